@@ -1,0 +1,1 @@
+//! Field encodings shared by the schemes.

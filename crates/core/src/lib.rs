@@ -1,0 +1,25 @@
+//! Sans-IO TCP/IP header compression.
+//!
+//! This crate holds the codecs and nothing else: no clocks, no sockets, no files, no randomness.
+//! Every scheme implements the [`codec::Compressor`] / [`codec::Decompressor`] pair, and
+//! [`codec::Scheme`] selects one by name with static dispatch ([`codec::AnyCompressor`],
+//! [`codec::AnyDecompressor`]).
+//!
+//! Schemes:
+//! - [`none`]: every packet passes unchanged (the baseline every other scheme is measured against);
+//! - [`taroc`]: TCP-Aware RObust header Compression (draft-ietf-rohc-tcp-taroc-00): W-LSB encoding
+//!   with a sliding window managed by TCP congestion-window tracking, robust without feedback.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod codec;
+pub mod encoding;
+pub mod none;
+pub mod taroc;
+
+pub use codec::{
+    AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Scheme,
+};
