@@ -1,0 +1,82 @@
+//! A one-call summary of a packet's headers, for tools that count header and payload bytes.
+
+use core::net::IpAddr;
+
+use crate::ip::IpInfo;
+use crate::tcp::TcpSegment;
+use crate::{protocol, udp};
+
+/// What a packet's headers say about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// Source address.
+    pub src: IpAddr,
+    /// Destination address.
+    pub dst: IpAddr,
+    /// Upper-layer protocol (after IPv6 extension headers).
+    pub protocol: u8,
+    /// Whether the packet is an IP fragment.
+    pub fragment: bool,
+    /// All IP headers (options and extension headers included) plus the TCP header with its
+    /// options, or the 8-byte UDP header. For other protocols, and for fragments, only the IP
+    /// headers (a non-first fragment carries no transport header).
+    pub header_len: usize,
+    /// The packet length the IP header declares, minus `header_len`.
+    pub payload_len: usize,
+}
+
+/// Summarizes `packet`, or `None` if its IP (or TCP/UDP) header cannot be parsed.
+pub fn summarize(packet: &[u8]) -> Option<Summary> {
+    let ip = IpInfo::parse(packet).ok()?;
+    let transport = packet.get(ip.transport_offset..)?;
+    let transport_header = match (ip.fragment, ip.protocol) {
+        (false, protocol::TCP) => TcpSegment::new_checked(transport).ok()?.header_len(),
+        (false, protocol::UDP) if transport.len() >= udp::HEADER_LEN => udp::HEADER_LEN,
+        (false, protocol::UDP) => return None,
+        _ => 0,
+    };
+    let header_len = ip.transport_offset + transport_header;
+    Some(Summary {
+        src: ip.src,
+        dst: ip.dst,
+        protocol: ip.protocol,
+        fragment: ip.fragment,
+        header_len,
+        payload_len: ip.declared_len.saturating_sub(header_len),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcp_over_ipv4() {
+        let mut p = [0u8; 60];
+        p[0] = 0x45;
+        p[3] = 60;
+        p[9] = protocol::TCP;
+        p[12..16].copy_from_slice(&[10, 0, 0, 1]);
+        p[16..20].copy_from_slice(&[10, 0, 0, 2]);
+        p[32] = 0x80; // 32-byte TCP header
+        let s = summarize(&p).unwrap();
+        assert_eq!(
+            (s.header_len, s.payload_len, s.protocol, s.fragment),
+            (52, 8, 6, false)
+        );
+        assert!(s.src < s.dst);
+        assert_eq!(summarize(&p[..30]), None);
+        assert_eq!(summarize(&[]), None);
+    }
+
+    #[test]
+    fn fragments_count_only_ip_headers() {
+        let mut p = [0u8; 48];
+        p[0] = 0x45;
+        p[3] = 48;
+        p[6] = 0x20; // MF
+        p[9] = protocol::UDP;
+        let s = summarize(&p).unwrap();
+        assert_eq!((s.header_len, s.payload_len, s.fragment), (20, 28, true));
+    }
+}
