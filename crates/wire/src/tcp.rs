@@ -322,7 +322,7 @@ impl<'a> Iterator for OptionIter<'a> {
             kind::MSS if data.len() == 2 => TcpOption::Mss(be16(data, 0)),
             kind::WINDOW_SCALE if data.len() == 1 => TcpOption::WindowScale(data[0]),
             kind::SACK_PERMITTED if data.is_empty() => TcpOption::SackPermitted,
-            kind::SACK if !data.is_empty() && data.len() % 8 == 0 && data.len() <= 32 => {
+            kind::SACK if !data.is_empty() && data.len().is_multiple_of(8) && data.len() <= 32 => {
                 let mut blocks = SackBlocks::default();
                 for b in data.chunks_exact(8) {
                     blocks.push(be32(b, 0), be32(b, 4));
