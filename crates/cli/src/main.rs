@@ -1,1 +1,23 @@
-fn main() {}
+//! The `taroc` program; everything lives in the `taroc_cli` library.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Parser;
+use taroc_cli::cli::{run_eval, Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Eval(args) => {
+            let progress = std::io::stderr().is_terminal();
+            let stdout = std::io::stdout();
+            let stderr = std::io::stderr();
+            if run_eval(&args, &mut stdout.lock(), &mut stderr.lock(), progress) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! The command line: `taroc eval [OPTIONS] [PCAP]...`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+use taroc_core::Scheme;
+
+use crate::capture::{self, Capture, CaptureError};
+use crate::eval::{self, Options};
+use crate::report;
+
+/// Robust TCP/IP header compression (TAROC) and the tools to measure it.
+#[derive(Debug, Parser)]
+#[command(
+    name = "taroc",
+    version,
+    about = "Robust TCP/IP header compression (TAROC) and the tools to measure it",
+    long_about = "Robust TCP/IP header compression (TAROC: W-LSB encoding with TCP \
+                  congestion-window tracking, robust without feedback) and baselines.\n\n\
+                  Run `taroc eval` to measure every scheme on packet captures."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Evaluate header-compression schemes on packet captures over a simulated link.
+    Eval(EvalArgs),
+}
+
+const EVAL_ABOUT: &str = "\
+Evaluate header-compression schemes on packet captures over a simulated link.
+
+Each capture's IP packets are split into two link directions (forward: source address below \
+destination address; reverse: the rest). Each direction gets its own compressor -> link -> \
+decompressor pair, fresh for every scheme, and every delivered packet is compared byte for byte \
+with the original it came from.
+
+Reported per capture and scheme:
+  packets        packets offered to the compressors
+  orig hdr B     their header bytes (packet bytes minus payload bytes)
+  link hdr B     bytes on the link minus the original payload bytes, including the 1 byte of \
+packet kind every frame costs and any full headers
+  hdr B/pkt      link hdr B / packets
+  ratio          orig hdr B / link hdr B
+  delivered      packets the decompressors delivered
+  link lost      frames lost on the link (random loss or bit errors)
+  ctx damage     intact frames the decompressor refused for a missing or damaged context
+  other drop     intact frames refused for another reason (malformed, unsupported, ...)
+  incorrect      delivered packets that differ from the original (must be 0)
+  comp ns/pkt    compression time per packet offered
+  decomp ns/pkt  decompression time per frame handed to the decompressor
+Times are wall-clock (std::time::Instant) over the whole batch of one direction: first every \
+packet is compressed, then every frame crosses the link, then every intact frame is \
+decompressed; each batch includes copying the frames (or rebuilt packets) into one buffer. Build \
+with --release for meaningful times.
+
+Captures: pcap or pcapng, link types raw IP (101, 12, 14), IPv4 (228), IPv6 (229), Ethernet (1, \
+with 802.1Q/802.1ad VLAN tags), Linux cooked SLL (113) and SLL2 (276). Non-IP frames (ARP, ...) \
+are skipped and counted; IP packets are trimmed to their IP length (link padding). Records cut \
+short by the snaplen are kept and sent as they are (they cannot pass a TCP checksum), and \
+counted. A file that cannot be read is reported on one line and skipped; the exit status is then \
+non-zero. With no PCAP, a built-in capture is used (250 packets of a real IPv4 bulk transfer).
+
+All randomness comes from --seed: each direction and impairment has its own random stream, and \
+every scheme meets the same losses at the same positions, so the same seed gives the same \
+results bit for bit.";
+
+/// Parses a probability in [0, 1].
+fn probability(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not a probability in [0, 1]"))
+    }
+}
+
+/// Parses a mean burst length (at least 1 frame).
+fn burst_length(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if value >= 1.0 && value.is_finite() {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not a mean burst length of at least 1"))
+    }
+}
+
+/// Parses a scheme name.
+fn scheme(text: &str) -> Result<Scheme, String> {
+    text.parse().map_err(|_| {
+        let names: Vec<&str> = Scheme::ALL.iter().map(|s| s.name()).collect();
+        format!(
+            "unknown scheme `{text}` (expected one of: {})",
+            names.join(", ")
+        )
+    })
+}
+
+/// The arguments of `taroc eval`.
+#[derive(Debug, Clone, Args)]
+#[command(about = "Evaluate header-compression schemes on packet captures", long_about = EVAL_ABOUT)]
+pub struct EvalArgs {
+    /// Capture files (pcap or pcapng). Without any, the built-in capture is used.
+    #[arg(value_name = "PCAP")]
+    pub pcaps: Vec<PathBuf>,
+
+    /// Schemes to run, comma-separated, in this order [default: every scheme].
+    #[arg(long = "scheme", value_name = "LIST", value_delimiter = ',', value_parser = scheme)]
+    pub schemes: Vec<Scheme>,
+
+    /// Independent bit errors on the link, per bit of each frame (its packet-kind byte
+    /// included). A frame with any bit error is discarded by the link's CRC, i.e. lost with
+    /// probability 1-(1-BER)^bits.
+    #[arg(long, value_name = "BER", default_value_t = 0.0, value_parser = probability)]
+    pub ber: f64,
+
+    /// Random frame loss rate on the link (independent per frame unless --burst is given).
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
+    pub loss: f64,
+
+    /// Make link losses come in bursts of this mean length in frames, with the same average loss
+    /// rate --loss: a two-state Gilbert-Elliott chain (every frame lost in the bad state, none in
+    /// the good state; it leaves the bad state with probability 1/L per frame).
+    #[arg(long, value_name = "L", value_parser = burst_length)]
+    pub burst: Option<f64>,
+
+    /// Reorder packets before the compressor: with probability P a packet is held back and
+    /// released right after the next 1 to 3 packets (uniformly) of its direction, so the
+    /// compressor sees it late.
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
+    pub reorder_before: f64,
+
+    /// Remove packets before the compressor with probability P (as if lost upstream). Removed
+    /// packets never reach the codecs and are not counted as offered; reports say how many.
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
+    pub loss_before: f64,
+
+    /// Seed of every random stream (ChaCha8).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+
+    /// Print one JSON object per line per capture and scheme instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl EvalArgs {
+    /// The evaluation options these arguments ask for.
+    pub fn options(&self) -> Options {
+        Options {
+            ber: self.ber,
+            loss: self.loss,
+            burst: self.burst,
+            reorder_before: self.reorder_before,
+            loss_before: self.loss_before,
+            seed: self.seed,
+            config: Default::default(),
+        }
+    }
+
+    /// The schemes to run: those asked for, or every scheme.
+    pub fn schemes(&self) -> Vec<Scheme> {
+        if self.schemes.is_empty() {
+            Scheme::ALL.to_vec()
+        } else {
+            self.schemes.clone()
+        }
+    }
+}
+
+/// Runs `taroc eval`: reports go to `out`, errors (and progress, if `progress`) to `err`.
+/// Returns whether every capture was evaluated.
+pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> bool {
+    let options = args.options();
+    if let Err(problem) = options.loss_model() {
+        let _ = writeln!(err, "taroc eval: {problem}");
+        return false;
+    }
+    let schemes = args.schemes();
+    let mut ok = true;
+    let sources: Vec<Option<&PathBuf>> = if args.pcaps.is_empty() {
+        vec![None]
+    } else {
+        args.pcaps.iter().map(Some).collect()
+    };
+    let mut first_table = true;
+    for source in sources {
+        let loaded: Result<Capture, CaptureError> = match source {
+            Some(path) => capture::read_file(path),
+            None => capture::parse(crate::BUILTIN_CAPTURE_NAME, crate::BUILTIN_CAPTURE),
+        };
+        let capture = match loaded {
+            Ok(capture) => capture,
+            Err(error) => {
+                let _ = writeln!(err, "taroc eval: {error}");
+                ok = false;
+                continue;
+            }
+        };
+        let started = Instant::now();
+        let mut shown = false;
+        let results = eval::evaluate(&capture, &schemes, &options, |done, scheme| {
+            if progress && started.elapsed().as_secs_f64() > 1.0 && done < schemes.len() {
+                let _ = write!(
+                    err,
+                    "\r{}: {done}/{} schemes done ({scheme})\x1b[K",
+                    capture.name,
+                    schemes.len()
+                );
+                let _ = err.flush();
+                shown = true;
+            }
+        });
+        if shown {
+            let _ = write!(err, "\r\x1b[K");
+        }
+        match results {
+            Ok(results) => {
+                if args.json {
+                    for result in &results {
+                        let _ = writeln!(out, "{}", report::json_line(result));
+                    }
+                } else {
+                    if !first_table {
+                        let _ = writeln!(out);
+                    }
+                    first_table = false;
+                    let _ = write!(out, "{}", report::table(&results, &capture.link_types));
+                }
+            }
+            Err(problem) => {
+                let _ = writeln!(err, "taroc eval: {}: {problem}", capture.name);
+                ok = false;
+            }
+        }
+    }
+    ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn arguments_parse() {
+        let cli = Cli::try_parse_from([
+            "taroc",
+            "eval",
+            "--scheme",
+            "none,taroc",
+            "--ber",
+            "1e-5",
+            "--loss",
+            "0.01",
+            "--burst",
+            "3",
+            "--seed",
+            "9",
+            "--json",
+            "a.pcap",
+        ])
+        .unwrap();
+        let Command::Eval(args) = cli.command;
+        assert_eq!(args.schemes, vec![Scheme::None, Scheme::Taroc]);
+        assert_eq!((args.ber, args.loss, args.burst), (1e-5, 0.01, Some(3.0)));
+        assert_eq!(args.seed, 9);
+        assert!(args.json);
+        assert_eq!(args.pcaps, vec![PathBuf::from("a.pcap")]);
+        for bad in [
+            &["taroc", "eval", "--scheme", "nope"][..],
+            &["taroc", "eval", "--loss", "2"],
+            &["taroc", "eval", "--burst", "0.5"],
+            &["taroc", "eval", "--ber", "x"],
+        ] {
+            assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn default_schemes_are_all() {
+        let cli = Cli::try_parse_from(["taroc", "eval"]).unwrap();
+        let Command::Eval(args) = cli.command;
+        assert_eq!(args.schemes(), Scheme::ALL.to_vec());
+    }
+}

@@ -1,0 +1,504 @@
+//! The evaluation harness: runs a capture through compressor → link → decompressor, one pair per
+//! link direction, and checks every delivered packet against the original (the oracle).
+//!
+//! A packet's direction: forward if its source address is lower than its destination address
+//! (`IpAddr` ordering), reverse otherwise; a packet whose IP header cannot be parsed goes
+//! forward. The two directions are independent (no feedback channel), so each is run as three
+//! batches: compress every packet, send every frame over the link, decompress every frame the
+//! link delivered intact. Compression and decompression times are measured per batch with
+//! [`Instant`], so the clock costs nothing per packet; each batch includes copying every frame
+//! (or rebuilt packet) into one buffer.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use taroc_core::codec::SchemeConfig;
+use taroc_core::{
+    AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Scheme,
+};
+use taroc_wire::checksum::transport_verifies;
+use taroc_wire::ip::IpInfo;
+use taroc_wire::summary::summarize;
+
+use crate::capture::Capture;
+use crate::impair::{before_compressor, BeforeCompressor, Fate, Link, LossModel};
+
+/// How to run an evaluation: the impairments and the codecs' settings.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Independent bit-error probability per bit on the link.
+    pub ber: f64,
+    /// Frame loss rate on the link.
+    pub loss: f64,
+    /// Mean length of link loss bursts in frames (Gilbert–Elliott), or independent losses.
+    pub burst: Option<f64>,
+    /// Probability that a packet is held back before the compressor.
+    pub reorder_before: f64,
+    /// Probability that a packet is removed before the compressor.
+    pub loss_before: f64,
+    /// The seed every random stream derives from.
+    pub seed: u64,
+    /// The codecs' settings.
+    pub config: SchemeConfig,
+}
+
+impl Options {
+    /// Checks the options and returns the link's loss model.
+    pub fn loss_model(&self) -> Result<LossModel, String> {
+        for (name, p) in [
+            ("--ber", self.ber),
+            ("--loss", self.loss),
+            ("--reorder-before", self.reorder_before),
+            ("--loss-before", self.loss_before),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("{name} {p} is not a probability in [0, 1]"));
+            }
+        }
+        LossModel::new(self.loss, self.burst)
+    }
+}
+
+/// The options of a run, as reported with each result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OptionsUsed {
+    /// See [`Options::ber`].
+    pub ber: f64,
+    /// See [`Options::loss`].
+    pub loss: f64,
+    /// See [`Options::burst`].
+    pub burst: Option<f64>,
+    /// See [`Options::reorder_before`].
+    pub reorder_before: f64,
+    /// See [`Options::loss_before`].
+    pub loss_before: f64,
+    /// See [`Options::seed`].
+    pub seed: u64,
+}
+
+/// What one scheme did with one capture. Serialized as one JSON object per line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SchemeResult {
+    /// The capture's name.
+    pub capture: String,
+    /// The scheme's name.
+    pub scheme: String,
+    /// Packets offered to the compressors (after `--loss-before`).
+    pub packets: u64,
+    /// Header bytes of those packets: packet bytes minus payload bytes.
+    pub original_header_bytes: u64,
+    /// Bytes on the link (frames plus 1 packet-kind byte each) minus the original payload bytes.
+    pub link_header_bytes: i64,
+    /// `link_header_bytes / packets`.
+    pub header_bytes_per_packet: f64,
+    /// `original_header_bytes / link_header_bytes` (null if the link carried no header bytes).
+    pub compression_ratio: Option<f64>,
+    /// Every byte the link carried, packet-kind bytes included.
+    pub link_bytes: u64,
+    /// Packets the decompressors delivered (correct or not).
+    pub delivered: u64,
+    /// Frames the link lost (random loss and bit errors).
+    pub link_lost: u64,
+    /// Of `link_lost`, the frames discarded for bit errors.
+    pub link_lost_bit_errors: u64,
+    /// Frames the link delivered intact that a decompressor refused for lack of, or damage to,
+    /// its context ([`DropReason::is_context_damage`]).
+    pub context_damage_lost: u64,
+    /// Frames the link delivered intact that a decompressor refused for another reason.
+    pub other_refused: u64,
+    /// Delivered packets that differ from the original.
+    pub incorrect_delivered: u64,
+    /// Of `incorrect_delivered`, those whose TCP/UDP checksum still verifies (or that carry
+    /// none), which the receiver would not catch.
+    pub incorrect_undetected: u64,
+    /// Nanoseconds of compression per packet offered.
+    pub compress_ns_per_packet: f64,
+    /// Nanoseconds of decompression per frame handed to a decompressor.
+    pub decompress_ns_per_packet: f64,
+    /// Packet records in the capture file.
+    pub records: u64,
+    /// Records skipped because they carry no IP packet.
+    pub non_ip_records: u64,
+    /// IP records cut short by the capture's snaplen (sent as they are).
+    pub truncated_records: u64,
+    /// Packets removed before the compressor (`--loss-before`); not counted in `packets`.
+    pub removed_before: u64,
+    /// Packets held back before the compressor (`--reorder-before`).
+    pub reordered_before: u64,
+    /// Frames sent, by packet kind.
+    pub frames_by_kind: BTreeMap<String, u64>,
+    /// Intact frames the decompressors refused, by reason.
+    pub drops_by_reason: BTreeMap<String, u64>,
+    /// The options of the run.
+    pub options: OptionsUsed,
+}
+
+/// The scheme-independent part of an evaluation: directions, impairments before the
+/// compressor, and payload sizes.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Per direction (forward, reverse), the packets the compressor sees, in order.
+    pub directions: [BeforeCompressor; 2],
+    /// Per packet of the capture, its payload bytes present in the record (per the IP length,
+    /// capped at what was captured).
+    pub payload: Vec<usize>,
+}
+
+/// The direction of a packet: 0 (forward, source below destination) or 1 (reverse).
+pub fn direction(packet: &[u8]) -> usize {
+    match IpInfo::parse(packet) {
+        Ok(ip) if ip.src >= ip.dst => 1,
+        _ => 0,
+    }
+}
+
+/// Splits the capture into directions and applies the impairments before the compressor.
+pub fn prepare(capture: &Capture, options: &Options) -> Prepared {
+    let mut split: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+    let mut payload = Vec::with_capacity(capture.packets.len());
+    for (index, packet) in capture.packets.iter().enumerate() {
+        split[direction(packet)].push(index);
+        let present = summarize(packet).map_or(0, |s| {
+            s.payload_len.min(packet.len().saturating_sub(s.header_len))
+        });
+        payload.push(present);
+    }
+    let directions = [0, 1].map(|d| {
+        before_compressor(
+            &split[d],
+            options.seed,
+            d,
+            options.loss_before,
+            options.reorder_before,
+        )
+    });
+    Prepared {
+        directions,
+        payload,
+    }
+}
+
+/// A frame in the link buffer.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    kind: FrameKind,
+    start: usize,
+    end: usize,
+}
+
+/// Runs `scheme` over a prepared capture. Fails only if the options are invalid.
+pub fn run_scheme(
+    capture: &Capture,
+    prepared: &Prepared,
+    scheme: Scheme,
+    options: &Options,
+) -> Result<SchemeResult, String> {
+    let loss = options.loss_model()?;
+    let mut result = SchemeResult {
+        capture: capture.name.clone(),
+        scheme: scheme.name().to_string(),
+        packets: 0,
+        original_header_bytes: 0,
+        link_header_bytes: 0,
+        header_bytes_per_packet: 0.0,
+        compression_ratio: None,
+        link_bytes: 0,
+        delivered: 0,
+        link_lost: 0,
+        link_lost_bit_errors: 0,
+        context_damage_lost: 0,
+        other_refused: 0,
+        incorrect_delivered: 0,
+        incorrect_undetected: 0,
+        compress_ns_per_packet: 0.0,
+        decompress_ns_per_packet: 0.0,
+        records: capture.records,
+        non_ip_records: capture.non_ip_records,
+        truncated_records: capture.truncated_records,
+        removed_before: prepared.directions.iter().map(|d| d.removed).sum(),
+        reordered_before: prepared.directions.iter().map(|d| d.reordered).sum(),
+        frames_by_kind: FrameKind::ALL
+            .iter()
+            .map(|k| (k.name().to_string(), 0))
+            .collect(),
+        drops_by_reason: DropReason::ALL
+            .iter()
+            .map(|r| (r.name().to_string(), 0))
+            .collect(),
+        options: OptionsUsed {
+            ber: options.ber,
+            loss: options.loss,
+            burst: options.burst,
+            reorder_before: options.reorder_before,
+            loss_before: options.loss_before,
+            seed: options.seed,
+        },
+    };
+    let mut compress_time = Duration::ZERO;
+    let mut decompress_time = Duration::ZERO;
+    let mut decompressed = 0u64;
+    let mut scratch = Vec::with_capacity(2048);
+    let mut frames: Vec<u8> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
+    let mut rebuilt: Vec<u8> = Vec::new();
+    let mut outcomes: Vec<Result<(usize, usize), DropReason>> = Vec::new();
+    let mut intact: Vec<usize> = Vec::new();
+
+    for (d, before) in prepared.directions.iter().enumerate() {
+        let order = &before.order;
+        let mut compressor = AnyCompressor::new(scheme, &options.config);
+        let mut decompressor = AnyDecompressor::new(scheme, &options.config);
+
+        // 1. Compress.
+        frames.clear();
+        spans.clear();
+        let started = Instant::now();
+        for &index in order {
+            let kind = compressor.compress(&capture.packets[index], &mut scratch);
+            let start = frames.len();
+            frames.extend_from_slice(&scratch);
+            spans.push(Span {
+                kind,
+                start,
+                end: frames.len(),
+            });
+        }
+        compress_time += started.elapsed();
+
+        // 2. Count bytes and send over the link.
+        let mut link = Link::new(options.seed, d, loss.clone(), options.ber);
+        intact.clear();
+        for (position, span) in spans.iter().enumerate() {
+            let packet = &capture.packets[order[position]];
+            let payload = prepared.payload[order[position]];
+            let on_link = 1 + span.end - span.start;
+            result.packets += 1;
+            result.original_header_bytes += (packet.len() - payload) as u64;
+            result.link_header_bytes += on_link as i64 - payload as i64;
+            result.link_bytes += on_link as u64;
+            *result
+                .frames_by_kind
+                .entry(span.kind.name().to_string())
+                .or_default() += 1;
+            match link.send(8 * on_link as u64) {
+                Fate::Delivered => intact.push(position),
+                Fate::Lost => result.link_lost += 1,
+                Fate::BitError => {
+                    result.link_lost += 1;
+                    result.link_lost_bit_errors += 1;
+                }
+            }
+        }
+
+        // 3. Decompress what arrived intact.
+        rebuilt.clear();
+        outcomes.clear();
+        let started = Instant::now();
+        for &position in &intact {
+            let span = spans[position];
+            // The link carries the kind as one byte; an intact frame keeps it.
+            let outcome = match FrameKind::from_byte(span.kind.to_byte()) {
+                Some(kind) => decompressor
+                    .decompress(kind, &frames[span.start..span.end], &mut scratch)
+                    .map(|()| {
+                        let start = rebuilt.len();
+                        rebuilt.extend_from_slice(&scratch);
+                        (start, rebuilt.len())
+                    }),
+                None => Err(DropReason::UnknownKind),
+            };
+            outcomes.push(outcome);
+        }
+        decompress_time += started.elapsed();
+        decompressed += intact.len() as u64;
+
+        // 4. The oracle.
+        for (&position, outcome) in intact.iter().zip(&outcomes) {
+            match *outcome {
+                Ok((start, end)) => {
+                    result.delivered += 1;
+                    let packet = &rebuilt[start..end];
+                    if packet != capture.packets[order[position]].as_slice() {
+                        result.incorrect_delivered += 1;
+                        if !transport_checksum_rejects(packet) {
+                            result.incorrect_undetected += 1;
+                        }
+                    }
+                }
+                Err(reason) => {
+                    if reason.is_context_damage() {
+                        result.context_damage_lost += 1;
+                    } else {
+                        result.other_refused += 1;
+                    }
+                    *result
+                        .drops_by_reason
+                        .entry(reason.name().to_string())
+                        .or_default() += 1;
+                }
+            }
+        }
+    }
+
+    if result.packets > 0 {
+        result.header_bytes_per_packet = result.link_header_bytes as f64 / result.packets as f64;
+        result.compress_ns_per_packet = compress_time.as_nanos() as f64 / result.packets as f64;
+    }
+    if decompressed > 0 {
+        result.decompress_ns_per_packet = decompress_time.as_nanos() as f64 / decompressed as f64;
+    }
+    if result.link_header_bytes > 0 {
+        result.compression_ratio =
+            Some(result.original_header_bytes as f64 / result.link_header_bytes as f64);
+    }
+    Ok(result)
+}
+
+/// Whether the receiver's TCP or UDP checksum would reject `packet` (false when it has none to
+/// check: other protocols, fragments, unparsable headers).
+fn transport_checksum_rejects(packet: &[u8]) -> bool {
+    let Ok(ip) = IpInfo::parse(packet) else {
+        return false;
+    };
+    if ip.fragment || !(ip.protocol == 6 || ip.protocol == 17) {
+        return false;
+    }
+    match packet.get(ip.transport_offset..ip.declared_len.min(packet.len())) {
+        Some(segment) => !transport_verifies(ip.src, ip.dst, ip.protocol, segment),
+        None => true,
+    }
+}
+
+/// Runs every scheme of `schemes` over `capture`, calling `progress` after each one.
+pub fn evaluate(
+    capture: &Capture,
+    schemes: &[Scheme],
+    options: &Options,
+    mut progress: impl FnMut(usize, Scheme),
+) -> Result<Vec<SchemeResult>, String> {
+    options.loss_model()?;
+    let prepared = prepare(capture, options);
+    let mut results = Vec::with_capacity(schemes.len());
+    for (done, &scheme) in schemes.iter().enumerate() {
+        results.push(run_scheme(capture, &prepared, scheme, options)?);
+        progress(done + 1, scheme);
+    }
+    Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An IPv4/TCP packet from `src` to `dst` with `payload` bytes of payload.
+    fn packet(src: u8, dst: u8, seq: u32, payload: usize) -> Vec<u8> {
+        let total = 40 + payload;
+        let mut p = vec![0u8; total];
+        p[0] = 0x45;
+        p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+        p[8] = 64;
+        p[9] = 6;
+        p[12..16].copy_from_slice(&[10, 0, 0, src]);
+        p[16..20].copy_from_slice(&[10, 0, 0, dst]);
+        p[24..28].copy_from_slice(&seq.to_be_bytes());
+        p[32] = 0x50;
+        p
+    }
+
+    fn capture() -> Capture {
+        let mut packets = Vec::new();
+        for i in 0..200u32 {
+            packets.push(packet(1, 2, i * 100, 100));
+            packets.push(packet(2, 1, i, 0));
+        }
+        Capture {
+            name: "test".to_string(),
+            records: packets.len() as u64,
+            packets,
+            ..Capture::default()
+        }
+    }
+
+    #[test]
+    fn directions_follow_address_order() {
+        assert_eq!(direction(&packet(1, 2, 0, 0)), 0);
+        assert_eq!(direction(&packet(2, 1, 0, 0)), 1);
+        assert_eq!(direction(&[0xFF; 3]), 0);
+    }
+
+    #[test]
+    fn clean_link_with_no_compression_counts_bytes() {
+        let capture = capture();
+        let options = Options::default();
+        let results = evaluate(&capture, &[Scheme::None], &options, |_, _| {}).unwrap();
+        let r = &results[0];
+        assert_eq!(r.packets, 400);
+        assert_eq!(r.delivered, 400);
+        assert_eq!(r.original_header_bytes, 400 * 40);
+        assert_eq!(r.link_header_bytes, 400 * 41);
+        assert_eq!(r.header_bytes_per_packet, 41.0);
+        assert_eq!(r.link_bytes, 400 * 41 + 200 * 100);
+        assert_eq!(r.frames_by_kind["TYPE_IP"], 400);
+        assert_eq!(
+            (r.link_lost, r.context_damage_lost, r.incorrect_delivered),
+            (0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn impairments_are_counted_and_reproducible() {
+        let capture = capture();
+        let options = Options {
+            loss: 0.1,
+            ber: 1e-4,
+            loss_before: 0.05,
+            reorder_before: 0.1,
+            seed: 42,
+            ..Options::default()
+        };
+        let run = || evaluate(&capture, &[Scheme::None], &options, |_, _| {}).unwrap();
+        let r = run().remove(0);
+        assert_eq!(r.packets + r.removed_before, 400);
+        assert!(r.removed_before > 0 && r.reordered_before > 0);
+        assert!(r.link_lost_bit_errors > 0 && r.link_lost > r.link_lost_bit_errors);
+        assert_eq!(
+            r.delivered + r.link_lost + r.context_damage_lost + r.other_refused,
+            r.packets
+        );
+        assert_eq!(r.incorrect_delivered, 0);
+        let again = run().remove(0);
+        assert_eq!(
+            (r.delivered, r.link_lost, r.link_header_bytes),
+            (again.delivered, again.link_lost, again.link_header_bytes)
+        );
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        let options = Options {
+            loss: 1.5,
+            ..Options::default()
+        };
+        assert!(evaluate(&capture(), &[Scheme::None], &options, |_, _| {}).is_err());
+    }
+
+    #[test]
+    fn checksum_rejection_of_wrong_packets() {
+        let mut p = packet(1, 2, 7, 10);
+        // Set the checksum so that the segment verifies.
+        let sum = taroc_wire::checksum::Sum::new()
+            .add_pseudo_header(
+                "10.0.0.1".parse().unwrap(),
+                "10.0.0.2".parse().unwrap(),
+                6,
+                30,
+            )
+            .add_bytes(&p[20..])
+            .checksum();
+        p[36..38].copy_from_slice(&sum.to_be_bytes());
+        assert!(!transport_checksum_rejects(&p));
+        p[45] ^= 1;
+        assert!(transport_checksum_rejects(&p));
+    }
+}

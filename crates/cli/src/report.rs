@@ -1,0 +1,167 @@
+//! Reports: an aligned table per capture for people, one JSON object per line for programs.
+
+use std::fmt::Write as _;
+
+use crate::capture::link_type_name;
+use crate::eval::SchemeResult;
+
+/// One JSON object (a single line, no newline) for `result`.
+pub fn json_line(result: &SchemeResult) -> String {
+    serde_json::to_string(result).expect("a SchemeResult always serializes")
+}
+
+/// The human-readable report of one capture: a heading, a table with one row per scheme, and
+/// notes on what was skipped, truncated, impaired or refused.
+pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
+    let mut out = String::new();
+    let Some(first) = results.first() else {
+        return out;
+    };
+    let links: Vec<String> = link_types
+        .iter()
+        .map(|&n| format!("{n} {}", link_type_name(n)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{}: {} records, link type {}",
+        first.capture,
+        first.records,
+        if links.is_empty() {
+            "-".to_string()
+        } else {
+            links.join(", ")
+        }
+    );
+
+    let headers = [
+        "scheme",
+        "packets",
+        "orig hdr B",
+        "link hdr B",
+        "hdr B/pkt",
+        "ratio",
+        "delivered",
+        "link lost",
+        "ctx damage",
+        "other drop",
+        "incorrect",
+        "comp ns/pkt",
+        "decomp ns/pkt",
+    ];
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|r| {
+            vec![
+                r.scheme.clone(),
+                r.packets.to_string(),
+                r.original_header_bytes.to_string(),
+                r.link_header_bytes.to_string(),
+                format!("{:.2}", r.header_bytes_per_packet),
+                r.compression_ratio
+                    .map_or("-".to_string(), |ratio| format!("{ratio:.2}")),
+                r.delivered.to_string(),
+                r.link_lost.to_string(),
+                r.context_damage_lost.to_string(),
+                r.other_refused.to_string(),
+                r.incorrect_delivered.to_string(),
+                format!("{:.1}", r.compress_ns_per_packet),
+                format!("{:.1}", r.decompress_ns_per_packet),
+            ]
+        })
+        .collect();
+    out.push_str(&align(&headers, &rows));
+
+    let mut notes = Vec::new();
+    if first.non_ip_records > 0 {
+        notes.push(format!("{} non-IP records skipped", first.non_ip_records));
+    }
+    if first.truncated_records > 0 {
+        notes.push(format!(
+            "{} records truncated by snaplen (sent as they are; they cannot pass a TCP checksum)",
+            first.truncated_records
+        ));
+    }
+    let o = &first.options;
+    if o.loss_before > 0.0 || o.reorder_before > 0.0 {
+        notes.push(format!(
+            "before the compressor: {} packets removed (--loss-before {}), {} held back \
+             (--reorder-before {})",
+            first.removed_before, o.loss_before, first.reordered_before, o.reorder_before
+        ));
+    }
+    if o.loss > 0.0 || o.ber > 0.0 {
+        let burst = o
+            .burst
+            .map_or(String::new(), |b| format!(" in bursts of mean {b} frames"));
+        notes.push(format!(
+            "link: loss {}{burst}, BER {}; seed {}",
+            o.loss, o.ber, o.seed
+        ));
+    }
+    for r in results {
+        let drops: Vec<String> = r
+            .drops_by_reason
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(reason, n)| format!("{reason} {n}"))
+            .collect();
+        if !drops.is_empty() {
+            notes.push(format!("{} refused: {}", r.scheme, drops.join(", ")));
+        }
+        if r.incorrect_delivered > 0 {
+            notes.push(format!(
+                "{}: {} incorrect deliveries, {} of them not caught by the TCP/UDP checksum",
+                r.scheme, r.incorrect_delivered, r.incorrect_undetected
+            ));
+        }
+    }
+    for note in notes {
+        let _ = writeln!(out, "  {note}");
+    }
+    out
+}
+
+/// Lays out `rows` under `headers`: the first column left-aligned, the others right-aligned.
+fn align(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.len());
+        }
+    }
+    let mut out = String::new();
+    let header_row: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+    for row in std::iter::once(&header_row).chain(rows) {
+        let mut line = String::new();
+        for (column, (cell, width)) in row.iter().zip(&widths).enumerate() {
+            if column == 0 {
+                let _ = write!(line, "{cell:<width$}");
+            } else {
+                let _ = write!(line, "  {cell:>width$}");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_line_up() {
+        let text = align(
+            &["scheme", "packets"],
+            &[
+                vec!["none".to_string(), "5".to_string()],
+                vec!["taroc".to_string(), "12345678".to_string()],
+            ],
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "scheme   packets");
+        assert_eq!(lines[1], "none           5");
+        assert_eq!(lines[2], "taroc   12345678");
+    }
+}
