@@ -165,35 +165,44 @@ pub fn read_file(path: &Path) -> Result<Capture, CaptureError> {
 
 /// Parses the bytes of a whole pcap or pcapng file named `name`.
 pub fn parse(name: &str, bytes: &[u8]) -> Result<Capture, CaptureError> {
+    match parse_partial(name, bytes) {
+        (capture, None) => Ok(capture),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// Like [`parse`], but also returns the records read before an error (for example all complete
+/// records of a file cut short in its last record), with the error if there was one.
+pub fn parse_partial(name: &str, bytes: &[u8]) -> (Capture, Option<CaptureError>) {
     let mut builder = Builder {
         capture: Capture {
             name: name.to_string(),
             ..Capture::default()
         },
     };
-    let fail = |problem: String| CaptureError {
+    let outcome = if bytes.is_empty() {
+        Err("empty file".to_string())
+    } else {
+        match bytes.get(..4) {
+            Some([0xA1, 0xB2, 0xC3, 0xD4])
+            | Some([0xD4, 0xC3, 0xB2, 0xA1])
+            | Some([0xA1, 0xB2, 0x3C, 0x4D])
+            | Some([0x4D, 0x3C, 0xB2, 0xA1]) => parse_pcap(bytes, &mut builder),
+            Some([0x0A, 0x0D, 0x0D, 0x0A]) => parse_pcapng(bytes, &mut builder),
+            _ => {
+                let shown: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+                Err(format!(
+                    "not a pcap or pcapng file (starts with {})",
+                    shown.join(" ")
+                ))
+            }
+        }
+    };
+    let error = outcome.err().map(|problem| CaptureError {
         file: name.to_string(),
         problem,
-    };
-    if bytes.is_empty() {
-        return Err(fail("empty file".to_string()));
-    }
-    let magic = bytes.get(..4).map(|m| [m[0], m[1], m[2], m[3]]);
-    match magic {
-        Some([0xA1, 0xB2, 0xC3, 0xD4])
-        | Some([0xD4, 0xC3, 0xB2, 0xA1])
-        | Some([0xA1, 0xB2, 0x3C, 0x4D])
-        | Some([0x4D, 0x3C, 0xB2, 0xA1]) => parse_pcap(bytes, &mut builder).map_err(fail)?,
-        Some([0x0A, 0x0D, 0x0D, 0x0A]) => parse_pcapng(bytes, &mut builder).map_err(fail)?,
-        _ => {
-            let shown: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
-            return Err(fail(format!(
-                "not a pcap or pcapng file (starts with {})",
-                shown.join(" ")
-            )));
-        }
-    }
-    Ok(builder.capture)
+    });
+    (builder.capture, error)
 }
 
 /// Collects records into a [`Capture`].
@@ -454,6 +463,9 @@ mod tests {
         assert!(cut.problem.contains("truncated"), "{cut}");
         let cut = parse("cut.pcap", &file[..file.len() - 50]).unwrap_err();
         assert!(cut.problem.contains("truncated"), "{cut}");
+        let (partial, error) = parse_partial("cut.pcap", &file[..file.len() - 5]);
+        assert_eq!(partial.packets, vec![ip.clone()]);
+        assert!(error.is_some());
         let header = parse("h.pcap", &file[..10]).unwrap_err();
         assert!(header.problem.contains("header"), "{header}");
         let ppp = parse("ppp.pcap", &pcap_file(204, &[])).unwrap_err();

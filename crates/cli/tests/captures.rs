@@ -1,0 +1,258 @@
+//! End-to-end: every shared capture through every scheme on a clean link, and the program's
+//! handling of unreadable files and of its built-in capture.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use taroc_cli::capture::{self, Capture};
+use taroc_cli::eval::{self, Options, SchemeResult};
+use taroc_core::Scheme;
+
+const CAPTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/captures");
+
+/// Every `*.pcap` / `*.pcapng` under `dir`, sorted.
+fn capture_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("pcap" | "pcapng")
+            ) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn assert_clean(result: &SchemeResult) {
+    let what = format!("{} / {}", result.capture, result.scheme);
+    assert_eq!(result.delivered, result.packets, "{what}: delivered");
+    assert_eq!(
+        result.incorrect_delivered, 0,
+        "{what}: incorrect deliveries"
+    );
+    assert_eq!(
+        result.context_damage_lost, 0,
+        "{what}: context-damage losses"
+    );
+    assert_eq!(result.link_lost, 0, "{what}: link losses on a clean link");
+}
+
+#[test]
+fn every_shared_capture_passes_every_scheme_on_a_clean_link() {
+    let dir = Path::new(CAPTURES);
+    if !dir.is_dir() {
+        eprintln!("notice: {CAPTURES} not found; skipping the end-to-end capture test");
+        return;
+    }
+    let files = capture_files(dir);
+    assert!(!files.is_empty(), "no captures under {CAPTURES}");
+    let (mut evaluated, mut packets, mut ppp, mut cut) = (0, 0u64, 0, 0);
+    for file in &files {
+        let name = file.display().to_string();
+        let bytes = std::fs::read(file).unwrap();
+        let (capture, error): (Capture, _) = capture::parse_partial(&name, &bytes);
+        if let Some(error) = error {
+            assert_eq!(error.file, name);
+            assert!(!error.problem.contains('\n'), "{error}");
+            if error.problem.contains("link type 204") {
+                // PPP with direction: not something we take IP packets out of.
+                assert!(error.problem.contains("PPP_WITH_DIR"), "{error}");
+                ppp += 1;
+                continue;
+            }
+            // Some fuzzer-made captures end in a few stray bytes: their complete records are
+            // still worth running.
+            assert!(
+                error.problem.contains("truncated"),
+                "unexpected error: {error}"
+            );
+            cut += 1;
+        }
+        let results = eval::evaluate(
+            &capture,
+            Scheme::ALL.as_slice(),
+            &Options::default(),
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(results.len(), Scheme::ALL.len());
+        for result in &results {
+            assert_clean(result);
+        }
+        evaluated += 1;
+        packets += results[0].packets;
+    }
+    eprintln!(
+        "{evaluated} captures ({packets} packets) evaluated with {} schemes; {ppp} PPP_WITH_DIR \
+         captures refused, {cut} truncated ones evaluated up to the cut",
+        Scheme::ALL.len()
+    );
+    assert!(evaluated > 0);
+}
+
+/// A fresh directory for one test's files.
+fn scratch_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("taroc-cli-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn unreadable_files_are_reported_and_the_others_still_run() {
+    let dir = scratch_dir("bad-files");
+    let truncated = dir.join("truncated.pcap");
+    let builtin = taroc_cli::BUILTIN_CAPTURE;
+    std::fs::write(&truncated, &builtin[..builtin.len() - 100]).unwrap();
+    let garbage = dir.join("garbage.pcap");
+    std::fs::write(&garbage, b"this is not a capture at all").unwrap();
+    let good = dir.join("good.pcap");
+    std::fs::write(&good, builtin).unwrap();
+
+    let output = Command::new(env!("CARGO_BIN_EXE_taroc"))
+        .args(["eval", "--json", "--scheme", "none"])
+        .args([&truncated, &garbage, &good])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        !output.status.success(),
+        "exit status must report the failures"
+    );
+    let errors: Vec<&str> = stderr.lines().collect();
+    assert_eq!(errors.len(), 2, "{stderr}");
+    assert!(
+        errors[0].contains(&truncated.display().to_string()),
+        "{stderr}"
+    );
+    assert!(errors[0].contains("truncated"), "{stderr}");
+    assert!(
+        errors[1].contains(&garbage.display().to_string()),
+        "{stderr}"
+    );
+    assert!(errors[1].contains("not a pcap"), "{stderr}");
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert_eq!(lines[0]["capture"], good.display().to_string());
+    assert_eq!(lines[0]["packets"], 250);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_builtin_capture_runs() {
+    let output = Command::new(env!("CARGO_BIN_EXE_taroc"))
+        .args(["eval", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), Scheme::ALL.len());
+    for (line, scheme) in lines.iter().zip(Scheme::ALL) {
+        assert_eq!(line["capture"], "built-in:default_bulk_v4");
+        assert_eq!(line["scheme"], scheme.name());
+        assert_eq!(line["packets"], 250);
+        assert_eq!(line["delivered"], 250);
+        assert_eq!(line["incorrect_delivered"], 0);
+        assert_eq!(line["context_damage_lost"], 0);
+        assert_eq!(line["truncated_records"], 0);
+        for field in [
+            "original_header_bytes",
+            "link_header_bytes",
+            "header_bytes_per_packet",
+            "link_lost",
+            "compress_ns_per_packet",
+            "decompress_ns_per_packet",
+        ] {
+            assert!(line[field].is_number(), "{field} in {line}");
+        }
+    }
+
+    // The table names every scheme.
+    let output = Command::new(env!("CARGO_BIN_EXE_taroc"))
+        .arg("eval")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.starts_with("built-in:default_bulk_v4: 250 records"),
+        "{table}"
+    );
+    for scheme in Scheme::ALL {
+        assert!(
+            table.lines().any(|l| l.starts_with(scheme.name())),
+            "{table}"
+        );
+    }
+}
+
+#[test]
+fn same_seed_same_numbers() {
+    let run = |seed: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_taroc"))
+            .args([
+                "eval",
+                "--json",
+                "--loss",
+                "0.05",
+                "--burst",
+                "2",
+                "--ber",
+                "1e-5",
+                "--reorder-before",
+                "0.02",
+                "--loss-before",
+                "0.01",
+                "--seed",
+                seed,
+            ])
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let object = v.as_object_mut().unwrap();
+                object.remove("compress_ns_per_packet");
+                object.remove("decompress_ns_per_packet");
+                v
+            })
+            .collect::<Vec<_>>()
+    };
+    let first = run("7");
+    assert_eq!(first, run("7"));
+    assert_ne!(first, run("8"));
+    for line in &first {
+        assert_eq!(line["incorrect_delivered"], 0);
+        let sum = [
+            "delivered",
+            "link_lost",
+            "context_damage_lost",
+            "other_refused",
+        ]
+        .iter()
+        .map(|f| line[*f].as_u64().unwrap())
+        .sum::<u64>();
+        assert_eq!(sum, line["packets"].as_u64().unwrap());
+    }
+}
