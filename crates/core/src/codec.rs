@@ -6,6 +6,7 @@
 //! decompressor turns a frame back into the original packet, byte for byte, or refuses it with a
 //! [`DropReason`]. It never delivers a packet that differs from the original it cannot verify.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
@@ -182,8 +183,8 @@ pub struct SchemeConfig {
 pub enum AnyCompressor {
     /// See [`Scheme::None`].
     None(NoneCompressor),
-    /// See [`Scheme::Taroc`].
-    Taroc(TarocCompressor),
+    /// See [`Scheme::Taroc`] (boxed: its context table is large, `none` is empty).
+    Taroc(Box<TarocCompressor>),
 }
 
 /// A decompressor of any scheme (static dispatch).
@@ -200,7 +201,9 @@ impl AnyCompressor {
     pub fn new(scheme: Scheme, config: &SchemeConfig) -> AnyCompressor {
         match scheme {
             Scheme::None => AnyCompressor::None(NoneCompressor),
-            Scheme::Taroc => AnyCompressor::Taroc(TarocCompressor::new(config.taroc.clone())),
+            Scheme::Taroc => {
+                AnyCompressor::Taroc(Box::new(TarocCompressor::new(config.taroc.clone())))
+            }
         }
     }
 }

@@ -1,1 +1,10 @@
 //! Field encodings shared by the schemes.
+//!
+//! - [`wlsb`]: window-based least-significant-bit encoding (TAROC draft section 5 and
+//!   Appendix A);
+//! - [`bits`]: MSB-first bit packing, for fields that are not byte-aligned;
+//! - [`delta`]: the RFC 1144 variable-length delta (one octet 1..=255, or 0 and two octets).
+
+pub mod bits;
+pub mod delta;
+pub mod wlsb;

@@ -1,0 +1,112 @@
+//! MSB-first bit packing.
+
+use alloc::vec::Vec;
+
+/// Appends bit fields to a byte vector, most significant bit first.
+#[derive(Debug)]
+pub struct BitWriter<'a> {
+    out: &'a mut Vec<u8>,
+    acc: u64,
+    used: u8,
+}
+
+impl<'a> BitWriter<'a> {
+    /// Starts writing at the end of `out`.
+    pub fn new(out: &'a mut Vec<u8>) -> BitWriter<'a> {
+        BitWriter {
+            out,
+            acc: 0,
+            used: 0,
+        }
+    }
+
+    /// Writes the `bits` low bits of `value` (`bits` up to 32).
+    pub fn put(&mut self, value: u32, bits: u8) {
+        debug_assert!(bits <= 32);
+        if bits == 0 {
+            return;
+        }
+        self.acc = (self.acc << bits) | u64::from(value & crate::encoding::wlsb::mask(bits));
+        self.used += bits;
+        while self.used >= 8 {
+            self.used -= 8;
+            self.out.push((self.acc >> self.used) as u8);
+        }
+        self.acc &= (1u64 << self.used) - 1;
+    }
+
+    /// Pads with zero bits to the next byte boundary.
+    pub fn finish(mut self) {
+        if self.used > 0 {
+            let pad = 8 - self.used;
+            self.put(0, pad);
+        }
+    }
+}
+
+/// Reads bit fields from a byte slice, most significant bit first.
+#[derive(Debug)]
+pub struct BitReader<'a> {
+    data: &'a [u8],
+    bit: usize,
+}
+
+impl<'a> BitReader<'a> {
+    /// Reads from the start of `data`.
+    pub fn new(data: &'a [u8]) -> BitReader<'a> {
+        BitReader { data, bit: 0 }
+    }
+
+    /// Reads `bits` bits (up to 32), or `None` past the end of the data.
+    pub fn get(&mut self, bits: u8) -> Option<u32> {
+        let mut value = 0u32;
+        for _ in 0..bits {
+            let byte = *self.data.get(self.bit / 8)?;
+            let b = (byte >> (7 - self.bit % 8)) & 1;
+            value = (value << 1) | u32::from(b);
+            self.bit += 1;
+        }
+        Some(value)
+    }
+
+    /// Whole bytes consumed, counting a partly read byte (its padding) as consumed.
+    pub fn bytes_consumed(&self) -> usize {
+        self.bit.div_ceil(8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_padding() {
+        let mut out = alloc::vec![0xEE];
+        let mut w = BitWriter::new(&mut out);
+        w.put(0b10, 2);
+        w.put(0x3FF, 10);
+        w.put(0x5A5A5A, 23);
+        w.put(5, 3);
+        w.finish();
+        assert_eq!(out.len(), 1 + 5); // 38 bits -> 5 bytes
+        let mut r = BitReader::new(&out[1..]);
+        assert_eq!(r.get(2), Some(0b10));
+        assert_eq!(r.get(10), Some(0x3FF));
+        assert_eq!(r.get(23), Some(0x5A5A5A));
+        assert_eq!(r.get(3), Some(5));
+        assert_eq!(r.bytes_consumed(), 5);
+        assert_eq!(r.get(3), Some(0));
+        assert_eq!(r.get(8), None);
+    }
+
+    #[test]
+    fn full_width_fields() {
+        let mut out = Vec::new();
+        let mut w = BitWriter::new(&mut out);
+        w.put(u32::MAX, 32);
+        w.put(0, 1);
+        w.finish();
+        assert_eq!(out, [0xFF, 0xFF, 0xFF, 0xFF, 0x00]);
+        assert_eq!(BitReader::new(&out).get(32), Some(u32::MAX));
+    }
+}

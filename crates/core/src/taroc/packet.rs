@@ -1,0 +1,281 @@
+//! What TAROC reads from a TCP/IP packet, and the parts both sides rebuild it from.
+//!
+//! A packet is split into a *template* (every header byte that must not change within a
+//! context: IP addresses, TTL / hop limit, DSCP, DF, IP options, IPv6 flow label and extension
+//! headers, TCP ports) and the per-packet fields that the COMPRESSED_TCP format carries.
+
+use alloc::vec::Vec;
+use core::net::IpAddr;
+
+use taroc_wire::checksum::{transport_verifies, Sum};
+use taroc_wire::ip::IpInfo;
+use taroc_wire::tcp::{flags, SackBlocks, TcpOption, TcpSegment};
+use taroc_wire::{ipv4, protocol};
+
+/// The fields W-LSB encodes (draft section 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fields {
+    /// TCP sequence number.
+    pub seq: u32,
+    /// TCP acknowledgment number.
+    pub ack: u32,
+    /// TCP window.
+    pub win: u16,
+    /// IPv4 Identification (0 for IPv6).
+    pub ip_id: u16,
+    /// Timestamp value (0 without the option).
+    pub ts_val: u32,
+    /// Timestamp echo reply (0 without the option).
+    pub ts_ecr: u32,
+}
+
+/// Longest template (IP headers plus TCP ports) a context keeps; longer headers pass as TYPE_IP.
+pub const MAX_TEMPLATE_LEN: usize = 128;
+
+/// Options longer than this cannot be expressed by the canonical layout (40 bytes of options).
+const MAX_OPTIONS: usize = 40;
+
+/// The identity of a TCP stream in one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowKey {
+    /// Source address.
+    pub src: IpAddr,
+    /// Destination address.
+    pub dst: IpAddr,
+    /// Source port.
+    pub src_port: u16,
+    /// Destination port.
+    pub dst_port: u16,
+}
+
+/// A TCP/IP packet TAROC can carry as UNCOMPRESSED_TCP (and perhaps as COMPRESSED_TCP).
+#[derive(Debug, Clone)]
+pub struct TcpIpPacket<'a> {
+    /// The whole packet.
+    pub bytes: &'a [u8],
+    /// IPv4 (true) or IPv6.
+    pub v4: bool,
+    /// Offset of the TCP header.
+    pub tcp_offset: usize,
+    /// TCP header length, options included.
+    pub tcp_header_len: usize,
+    /// The stream.
+    pub key: FlowKey,
+    /// The W-LSB fields.
+    pub fields: Fields,
+    /// Whether a Timestamps option is present.
+    pub ts: bool,
+    /// SACK blocks, if a SACK option is present.
+    pub sack: SackBlocks,
+    /// Whether the options are exactly the canonical layout of `ts` and `sack`
+    /// (see [`canonical_options`]).
+    pub canonical_options: bool,
+    /// TCP flags octet.
+    pub flags: u8,
+    /// Urgent pointer.
+    pub urgent: u16,
+    /// The R-octet value of this packet (RFC 2507 section 6 a).
+    pub r_octet: u8,
+    /// TCP checksum field.
+    pub checksum: u16,
+}
+
+impl<'a> TcpIpPacket<'a> {
+    /// Parses `bytes` as a TCP/IP packet TAROC can carry: IPv4 or IPv6, not a fragment, exactly as
+    /// long as the IP header says, valid IPv4 header checksum and valid TCP checksum, ACK set,
+    /// SYN and RST clear, well-formed options, a template of at most [`MAX_TEMPLATE_LEN`]
+    /// bytes. Anything else travels as TYPE_IP.
+    pub fn parse(bytes: &'a [u8]) -> Option<TcpIpPacket<'a>> {
+        let ip = IpInfo::parse(bytes).ok()?;
+        if ip.protocol != protocol::TCP || ip.fragment || ip.declared_len != bytes.len() {
+            return None;
+        }
+        if ip.transport_offset + 4 > MAX_TEMPLATE_LEN {
+            return None;
+        }
+        let v4 = ip.version == 4;
+        if v4 {
+            // The decompressor recomputes the header checksum, so it must be the one value a
+            // recomputation gives: valid, and not the 0xFFFF spelling of zero.
+            let header = ipv4::Ipv4Packet::new_checked(bytes).ok()?;
+            if !header.header_checksum_ok() || header.header_checksum() == 0xFFFF {
+                return None;
+            }
+        }
+        let segment = &bytes[ip.transport_offset..];
+        let tcp = TcpSegment::new_checked(segment).ok()?;
+        let f = tcp.flags();
+        if f & (flags::SYN | flags::RST) != 0 || f & flags::ACK == 0 {
+            return None;
+        }
+        if !transport_verifies(ip.src, ip.dst, protocol::TCP, segment) {
+            return None;
+        }
+        let mut ts = None;
+        let mut sack = None;
+        for option in tcp.option_iter() {
+            match option.ok()? {
+                TcpOption::Timestamps { val, ecr } if ts.is_none() => ts = Some((val, ecr)),
+                TcpOption::Sack(blocks) if sack.is_none() => sack = Some(blocks),
+                _ => {}
+            }
+        }
+        let sack = sack.unwrap_or_default();
+        let mut canonical = [0u8; MAX_OPTIONS];
+        let canonical_options = canonical_options(ts, &sack, &mut canonical)
+            .is_some_and(|n| canonical[..n] == *tcp.options());
+        let ecn = if v4 {
+            bytes[1] & 0x03
+        } else {
+            (bytes[1] >> 4) & 0x03
+        };
+        let (ts_val, ts_ecr) = ts.unwrap_or((0, 0));
+        Some(TcpIpPacket {
+            bytes,
+            v4,
+            tcp_offset: ip.transport_offset,
+            tcp_header_len: tcp.header_len(),
+            key: FlowKey {
+                src: ip.src,
+                dst: ip.dst,
+                src_port: tcp.src_port(),
+                dst_port: tcp.dst_port(),
+            },
+            fields: Fields {
+                seq: tcp.seq(),
+                ack: tcp.ack(),
+                win: tcp.window(),
+                ip_id: if v4 {
+                    u16::from_be_bytes([bytes[4], bytes[5]])
+                } else {
+                    0
+                },
+                ts_val,
+                ts_ecr,
+            },
+            ts: ts.is_some(),
+            sack,
+            canonical_options,
+            flags: f,
+            urgent: tcp.urgent(),
+            r_octet: r_octet(tcp.reserved(), f, ecn),
+            checksum: tcp.checksum(),
+        })
+    }
+
+    /// Payload length in bytes.
+    pub fn payload_len(&self) -> usize {
+        self.bytes.len() - self.tcp_offset - self.tcp_header_len
+    }
+
+    /// The payload.
+    pub fn payload(&self) -> &'a [u8] {
+        &self.bytes[self.tcp_offset + self.tcp_header_len..]
+    }
+
+    /// Writes the template (IP headers and TCP ports, with the per-packet IP fields zeroed) into
+    /// `out`, replacing its contents.
+    pub fn template_into(&self, out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(&self.bytes[..self.tcp_offset + 4]);
+        if self.v4 {
+            out[1] &= 0xFC; // ECN travels in the R-octet
+            out[2..6].fill(0); // Total Length, Identification
+            out[ipv4::CHECKSUM_OFFSET..ipv4::CHECKSUM_OFFSET + 2].fill(0);
+        } else {
+            out[1] &= !0x30; // ECN
+            out[4..6].fill(0); // Payload Length
+        }
+    }
+
+    /// Whether this packet's template equals `template`.
+    pub fn matches_template(&self, template: &[u8], scratch: &mut Vec<u8>) -> bool {
+        self.template_into(scratch);
+        scratch[..] == *template
+    }
+}
+
+/// The R-octet: bits 0-5 the 6-bit Reserved field of RFC 793 (today's 4 reserved bits, CWR and
+/// ECE), bits 6-7 the ECN bits of the IP header.
+pub fn r_octet(reserved: u8, tcp_flags: u8, ecn: u8) -> u8 {
+    ((reserved & 0x0F) << 4) | ((tcp_flags >> 6) << 2) | (ecn & 0x03)
+}
+
+/// The canonical option layout TAROC rebuilds: `NOP NOP Timestamps` if there are timestamps, then
+/// `NOP NOP SACK` if there are SACK blocks (the layout Linux and most stacks send). Writes it to
+/// `out` and returns its length, or `None` if it does not fit in 40 bytes.
+pub fn canonical_options(
+    ts: Option<(u32, u32)>,
+    sack: &SackBlocks,
+    out: &mut [u8; MAX_OPTIONS],
+) -> Option<usize> {
+    let mut at = 0;
+    if let Some((val, ecr)) = ts {
+        out[..2].fill(1);
+        at = 2 + TcpOption::Timestamps { val, ecr }.emit(&mut out[2..])?;
+    }
+    if !sack.is_empty() {
+        out.get_mut(at..at + 2)?.fill(1);
+        at += 2;
+        at += TcpOption::Sack(*sack).emit(&mut out[at..])?;
+    }
+    Some(at)
+}
+
+/// Rebuilds a packet from a template and the per-packet fields into `out`; returns `None` if
+/// the result would be longer than an IP length field can say.
+#[allow(clippy::too_many_arguments)]
+pub fn rebuild(
+    out: &mut Vec<u8>,
+    template: &[u8],
+    v4: bool,
+    fields: &Fields,
+    ts: bool,
+    sack: &SackBlocks,
+    tcp_flags: u8,
+    r: u8,
+    urgent: u16,
+    checksum: u16,
+    payload: &[u8],
+) -> Option<()> {
+    let mut options = [0u8; MAX_OPTIONS];
+    let ts_pair = ts.then_some((fields.ts_val, fields.ts_ecr));
+    let options_len = canonical_options(ts_pair, sack, &mut options)?;
+    let tcp_offset = template.len() - 4;
+    let total = tcp_offset + 20 + options_len + payload.len();
+    out.clear();
+    out.extend_from_slice(template);
+    out.extend_from_slice(&fields.seq.to_be_bytes());
+    out.extend_from_slice(&fields.ack.to_be_bytes());
+    let data_offset = ((20 + options_len) / 4) as u8;
+    out.push((data_offset << 4) | (r >> 4));
+    out.push(((r >> 2) & 0x03) << 6 | (tcp_flags & 0x3F));
+    out.extend_from_slice(&fields.win.to_be_bytes());
+    out.extend_from_slice(&checksum.to_be_bytes());
+    out.extend_from_slice(&urgent.to_be_bytes());
+    out.extend_from_slice(&options[..options_len]);
+    out.extend_from_slice(payload);
+    let ecn = r & 0x03;
+    if v4 {
+        let total = u16::try_from(total).ok()?;
+        out[1] |= ecn;
+        out[2..4].copy_from_slice(&total.to_be_bytes());
+        out[4..6].copy_from_slice(&fields.ip_id.to_be_bytes());
+        let mut ip = ipv4::Ipv4Packet::new_checked(&mut out[..]).ok()?;
+        ip.fill_header_checksum();
+    } else {
+        let payload_len = u16::try_from(total - taroc_wire::ipv6::HEADER_LEN).ok()?;
+        out[1] |= ecn << 4;
+        out[4..6].copy_from_slice(&payload_len.to_be_bytes());
+    }
+    Some(())
+}
+
+/// Whether the TCP segment of a rebuilt packet verifies.
+pub fn tcp_checksum_ok(packet: &[u8], tcp_offset: usize, key: &FlowKey) -> bool {
+    let segment = &packet[tcp_offset..];
+    Sum::new()
+        .add_pseudo_header(key.src, key.dst, protocol::TCP, segment.len() as u32)
+        .add_bytes(segment)
+        .verifies()
+}

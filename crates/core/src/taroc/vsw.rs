@@ -1,0 +1,258 @@
+//! The compressor's sliding window of potential references (VSW), and the W-LSB bit counts it
+//! implies for each field.
+//!
+//! The draft measures the window in sequence space: an entry leaves once the stream has
+//! progressed more than W bytes beyond it, in sequence numbers or in acknowledgment numbers
+//! (MISSION.md's reading of "the size of VSW"). A hard cap on the number of entries keeps memory
+//! bounded whatever the traffic; when the cap forces an entry out early, the oldest goes.
+
+use alloc::collections::VecDeque;
+
+use taroc_wire::seq::{seq_diff, seq_lt};
+
+use super::packet::Fields;
+use crate::encoding::wlsb::{bits_needed, signed_distance};
+
+/// One packet sent, as a potential reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// Its W-LSB fields.
+    pub fields: Fields,
+    /// Whether it carried payload.
+    pub has_payload: bool,
+    /// Whether it was sent as UNCOMPRESSED_TCP.
+    pub uncompressed: bool,
+}
+
+/// W-LSB bit counts for one packet against the window, per field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Needs {
+    /// Window.
+    pub win: u8,
+    /// Acknowledgment number.
+    pub ack: u8,
+    /// Sequence number.
+    pub seq: u8,
+    /// IP-ID.
+    pub ip_id: u8,
+    /// TS value.
+    pub ts_val: u8,
+    /// TS echo reply.
+    pub ts_ecr: u8,
+}
+
+/// The sliding window.
+#[derive(Debug, Clone)]
+pub struct Vsw {
+    entries: VecDeque<Entry>,
+    cap: usize,
+    max_seq: u32,
+    max_ack: u32,
+}
+
+impl Vsw {
+    /// An empty window holding at most `cap` entries (at least one).
+    pub fn new(cap: usize) -> Vsw {
+        Vsw {
+            entries: VecDeque::new(),
+            cap: cap.max(1),
+            max_seq: 0,
+            max_ack: 0,
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the window is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// The entries, oldest first.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter()
+    }
+
+    /// Adds a packet just sent.
+    pub fn push(&mut self, entry: Entry) {
+        if self.entries.is_empty() {
+            self.max_seq = entry.fields.seq;
+            self.max_ack = entry.fields.ack;
+        } else {
+            if seq_lt(self.max_seq, entry.fields.seq) {
+                self.max_seq = entry.fields.seq;
+            }
+            if seq_lt(self.max_ack, entry.fields.ack) {
+                self.max_ack = entry.fields.ack;
+            }
+        }
+        if self.entries.len() == self.cap {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(entry);
+    }
+
+    /// Removes every entry the stream has left more than `w` bytes behind, in sequence or in
+    /// acknowledgment numbers. The newest entry always stays.
+    pub fn prune(&mut self, w: u32) {
+        let (max_seq, max_ack) = (self.max_seq, self.max_ack);
+        let w = i64::from(w);
+        let newest = self.entries.len().saturating_sub(1);
+        let mut index = 0;
+        self.entries.retain(|e| {
+            let keep = index == newest
+                || (i64::from(seq_diff(max_seq, e.fields.seq)) <= w
+                    && i64::from(seq_diff(max_ack, e.fields.ack)) <= w);
+            index += 1;
+            keep
+        });
+    }
+
+    /// Whether a packet falls behind the window: older than every entry, in sequence number or
+    /// in acknowledgment number (draft section 7.1.2 a).
+    pub fn is_behind(&self, fields: &Fields) -> bool {
+        !self.entries.is_empty()
+            && (self
+                .entries
+                .iter()
+                .all(|e| seq_lt(fields.seq, e.fields.seq))
+                || self
+                    .entries
+                    .iter()
+                    .all(|e| seq_lt(fields.ack, e.fields.ack)))
+    }
+
+    /// Whether a segment with payload at `seq` retransmits one the window holds as sent
+    /// UNCOMPRESSED_TCP (draft section 7.1.1 a 2).
+    pub fn retransmits_uncompressed(&self, seq: u32) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.uncompressed && e.has_payload && e.fields.seq == seq)
+    }
+
+    /// The W-LSB bit count of each field of `f` against every entry.
+    pub fn needs(&self, f: &Fields) -> Needs {
+        let mut r = [0u64; 6];
+        for e in &self.entries {
+            let g = &e.fields;
+            let d = [
+                signed_distance(f.win.into(), g.win.into(), 16),
+                signed_distance(f.ack, g.ack, 32),
+                signed_distance(f.seq, g.seq, 32),
+                signed_distance(f.ip_id.into(), g.ip_id.into(), 16),
+                signed_distance(f.ts_val, g.ts_val, 32),
+                signed_distance(f.ts_ecr, g.ts_ecr, 32),
+            ];
+            for (ri, di) in r.iter_mut().zip(d) {
+                *ri = (*ri).max(di.unsigned_abs());
+            }
+        }
+        let k = r.map(bits_needed);
+        Needs {
+            win: k[0].min(16),
+            ack: k[1].min(32),
+            seq: k[2].min(32),
+            ip_id: k[3].min(16),
+            ts_val: k[4].min(32),
+            ts_ecr: k[5].min(32),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u32, ack: u32) -> Entry {
+        Entry {
+            fields: Fields {
+                seq,
+                ack,
+                ..Fields::default()
+            },
+            has_payload: true,
+            uncompressed: false,
+        }
+    }
+
+    #[test]
+    fn needs_follow_appendix_a() {
+        let mut v = Vsw::new(16);
+        v.push(entry(279, 7));
+        v.push(entry(283, 7));
+        let n = v.needs(&Fields {
+            seq: 284,
+            ack: 7,
+            ..Fields::default()
+        });
+        assert_eq!((n.seq, n.ack, n.win), (4, 0, 0));
+        let n = v.needs(&Fields {
+            seq: 290,
+            ack: 7,
+            ..Fields::default()
+        });
+        assert_eq!(n.seq, 5);
+    }
+
+    #[test]
+    fn prune_by_progress_in_either_number_space() {
+        let mut v = Vsw::new(16);
+        for i in 0..10 {
+            v.push(entry(i * 1000, 0));
+        }
+        v.prune(4000);
+        let seqs: alloc::vec::Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
+        assert_eq!(seqs, [5000, 6000, 7000, 8000, 9000]);
+        let mut a = Vsw::new(16);
+        for i in 0..10 {
+            a.push(entry(0, i * 1000));
+        }
+        a.prune(0);
+        assert_eq!(a.len(), 1);
+    }
+
+    #[test]
+    fn cap_bounds_memory() {
+        let mut v = Vsw::new(4);
+        for i in 0..100 {
+            v.push(entry(i, 0));
+        }
+        assert_eq!(v.len(), 4);
+        assert_eq!(v.entries().next().unwrap().fields.seq, 96);
+    }
+
+    #[test]
+    fn behind_and_retransmission() {
+        let mut v = Vsw::new(16);
+        v.push(Entry {
+            uncompressed: true,
+            ..entry(1000, 50)
+        });
+        v.push(entry(2000, 50));
+        assert!(v.is_behind(&Fields {
+            seq: 999,
+            ack: 50,
+            ..Fields::default()
+        }));
+        assert!(v.is_behind(&Fields {
+            seq: 3000,
+            ack: 49,
+            ..Fields::default()
+        }));
+        assert!(!v.is_behind(&Fields {
+            seq: 1500,
+            ack: 50,
+            ..Fields::default()
+        }));
+        assert!(v.retransmits_uncompressed(1000));
+        assert!(!v.retransmits_uncompressed(2000));
+    }
+}
