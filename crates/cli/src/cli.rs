@@ -31,6 +31,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Evaluate header-compression schemes on packet captures over a simulated link.
+    #[command(long_about = EVAL_ABOUT)]
     Eval(EvalArgs),
 }
 
@@ -45,8 +46,7 @@ with the original it came from.
 Reported per capture and scheme:
   packets        packets offered to the compressors
   orig hdr B     their header bytes (packet bytes minus payload bytes)
-  link hdr B     bytes on the link minus the original payload bytes, including the 1 byte of \
-packet kind every frame costs and any full headers
+  link hdr B     link bytes minus original payload bytes (with each frame's kind byte)
   hdr B/pkt      link hdr B / packets
   ratio          orig hdr B / link hdr B
   delivered      packets the decompressors delivered
@@ -56,6 +56,11 @@ packet kind every frame costs and any full headers
   incorrect      delivered packets that differ from the original (must be 0)
   comp ns/pkt    compression time per packet offered
   decomp ns/pkt  decompression time per frame handed to the decompressor
+
+With --json, the same numbers and more (frames by kind, refusals by reason, truncated records, \
+incorrect deliveries the TCP/UDP checksum would not catch, the options used) come as one JSON \
+object per line.
+
 Times are wall-clock (std::time::Instant) over the whole batch of one direction: first every \
 packet is compressed, then every frame crosses the link, then every intact frame is \
 decompressed; each batch includes copying the frames (or rebuilt packets) into one buffer. Build \
@@ -109,7 +114,6 @@ fn scheme(text: &str) -> Result<Scheme, String> {
 
 /// The arguments of `taroc eval`.
 #[derive(Debug, Clone, Args)]
-#[command(about = "Evaluate header-compression schemes on packet captures", long_about = EVAL_ABOUT)]
 pub struct EvalArgs {
     /// Capture files (pcap or pcapng). Without any, the built-in capture is used.
     #[arg(value_name = "PCAP")]

@@ -251,8 +251,7 @@ pub fn before_compressor(
         } else {
             None
         };
-        let hold = wait.is_some();
-        if !hold {
+        if wait.is_none() {
             result.order.push(packet);
         }
         for entry in held.iter_mut() {
@@ -264,9 +263,9 @@ pub fn before_compressor(
             }
             left != 0
         });
-        if hold {
+        if let Some(wait) = wait {
             result.reordered += 1;
-            held.push((packet, wait.unwrap_or(1)));
+            held.push((packet, wait));
         }
     }
     result.order.extend(held.into_iter().map(|(p, _)| p));

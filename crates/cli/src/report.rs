@@ -56,7 +56,11 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
                 r.packets.to_string(),
                 r.original_header_bytes.to_string(),
                 r.link_header_bytes.to_string(),
-                format!("{:.2}", r.header_bytes_per_packet),
+                if r.packets == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.2}", r.header_bytes_per_packet)
+                },
                 r.compression_ratio
                     .map_or("-".to_string(), |ratio| format!("{ratio:.2}")),
                 r.delivered.to_string(),
@@ -64,8 +68,11 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
                 r.context_damage_lost.to_string(),
                 r.other_refused.to_string(),
                 r.incorrect_delivered.to_string(),
-                format!("{:.1}", r.compress_ns_per_packet),
-                format!("{:.1}", r.decompress_ns_per_packet),
+                per_packet(r.packets, r.compress_ns_per_packet),
+                per_packet(
+                    r.delivered + r.context_damage_lost + r.other_refused,
+                    r.decompress_ns_per_packet,
+                ),
             ]
         })
         .collect();
@@ -119,6 +126,15 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
         let _ = writeln!(out, "  {note}");
     }
     out
+}
+
+/// A per-packet time with one decimal, or `-` when there was no packet to time.
+fn per_packet(count: u64, ns: f64) -> String {
+    if count == 0 {
+        "-".to_string()
+    } else {
+        format!("{ns:.1}")
+    }
 }
 
 /// Lays out `rows` under `headers`: the first column left-aligned, the others right-aligned.
