@@ -95,8 +95,8 @@ mod tests {
         assert_eq!(r.get(23), Some(0x5A5A5A));
         assert_eq!(r.get(3), Some(5));
         assert_eq!(r.bytes_consumed(), 5);
-        assert_eq!(r.get(3), Some(0));
-        assert_eq!(r.get(8), None);
+        assert_eq!(r.get(2), Some(0)); // padding
+        assert_eq!(r.get(1), None);
     }
 
     #[test]
