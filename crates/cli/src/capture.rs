@@ -250,7 +250,8 @@ fn parse_pcap(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
     let (mut rest, parser) =
         PcapParser::new(bytes).map_err(|e| format!("bad pcap file header: {}", describe(&e)))?;
     let header = parser.header();
-    let link_type = u32::from(header.datalink);
+    // The upper bits of the field may carry an FCS length (which the IP-length trim removes).
+    let link_type = u32::from(header.datalink) & 0xFFFF;
     if LinkType::from_number(link_type).is_none() {
         // Report it even for a file without records.
         builder.record(link_type, &[], 0)?;

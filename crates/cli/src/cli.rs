@@ -141,7 +141,7 @@ pub struct EvalArgs {
 
     /// Reorder packets before the compressor: with probability P a packet is held back and
     /// released right after the next 1 to 3 packets (uniformly) of its direction, so the
-    /// compressor sees it late.
+    /// compressor sees it late. Applied after --loss-before.
     #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
     pub reorder_before: f64,
 

@@ -19,7 +19,7 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
     };
     let links: Vec<String> = link_types
         .iter()
-        .map(|&n| format!("{n} {}", link_type_name(n)))
+        .map(|&n| format!("{n} ({})", link_type_name(n)))
         .collect();
     let _ = writeln!(
         out,
@@ -106,6 +106,18 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
         ));
     }
     for r in results {
+        if r.frames_by_kind
+            .iter()
+            .any(|(kind, &n)| kind != "TYPE_IP" && n > 0)
+        {
+            let kinds: Vec<String> = r
+                .frames_by_kind
+                .iter()
+                .filter(|(_, &n)| n > 0)
+                .map(|(kind, n)| format!("{kind} {n}"))
+                .collect();
+            notes.push(format!("{} frames: {}", r.scheme, kinds.join(", ")));
+        }
         let drops: Vec<String> = r
             .drops_by_reason
             .iter()
@@ -165,6 +177,37 @@ fn align(headers: &[&str], rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_says_what_was_skipped_and_truncated() {
+        let capture = crate::capture::Capture {
+            name: "t.pcap".to_string(),
+            packets: vec![vec![
+                0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+            ]],
+            records: 3,
+            non_ip_records: 2,
+            truncated_records: 1,
+            link_types: vec![1],
+        };
+        let results = crate::eval::evaluate(
+            &capture,
+            &[taroc_core::Scheme::None],
+            &crate::eval::Options::default(),
+            |_, _| {},
+        )
+        .unwrap();
+        let text = table(&results, &capture.link_types);
+        assert!(
+            text.starts_with("t.pcap: 3 records, link type 1 (ETHERNET)\n"),
+            "{text}"
+        );
+        assert!(text.contains("2 non-IP records skipped"), "{text}");
+        assert!(text.contains("1 records truncated by snaplen"), "{text}");
+        let json: serde_json::Value = serde_json::from_str(&json_line(&results[0])).unwrap();
+        assert_eq!(json["truncated_records"], 1);
+        assert_eq!(json["scheme"], "none");
+    }
 
     #[test]
     fn columns_line_up() {
