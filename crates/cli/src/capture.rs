@@ -122,7 +122,12 @@ impl LinkType {
             }
         };
         let announced = match packet.first()? >> 4 {
-            4 => usize::from(read_u16(packet, 2)?),
+            // A total length below the minimum header (0 in some TSO captures) is no length:
+            // keep the frame.
+            4 => match usize::from(read_u16(packet, 2)?) {
+                total if total < 20 => packet.len(),
+                total => total,
+            },
             6 => match read_u16(packet, 4)? {
                 0 => packet.len(), // a jumbogram: the length is in an option; keep the frame
                 payload => 40 + usize::from(payload),
@@ -416,6 +421,9 @@ mod tests {
         let ip = ipv4_packet();
         let link = LinkType::from_number(101).unwrap();
         assert_eq!(link.ip_packet(&ip[..30]), Some(&ip[..30]));
+        let mut no_length = ip.clone();
+        no_length[2..4].copy_from_slice(&[0, 0]);
+        assert_eq!(link.ip_packet(&no_length), Some(&no_length[..]));
     }
 
     #[test]
