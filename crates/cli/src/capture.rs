@@ -12,7 +12,7 @@ use std::path::Path;
 
 use pcap_file::pcap::PcapParser;
 use pcap_file::pcapng::{Block, PcapNgParser};
-use pcap_file::{DataLink, PcapError};
+use pcap_file::{DataLink, Endianness, PcapError};
 
 /// An error reading one capture file: which file, and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,13 +218,7 @@ struct Builder {
 impl Builder {
     /// Adds one record of link type `link_type` whose original length was `original_len`.
     fn record(&mut self, link_type: u32, frame: &[u8], original_len: usize) -> Result<(), String> {
-        let link = LinkType::from_number(link_type).ok_or_else(|| {
-            format!(
-                "unsupported link type {link_type} ({}); supported: raw IP (101, 12, 14), \
-                 IPv4 (228), IPv6 (229), Ethernet (1), Linux SLL (113), SLL2 (276)",
-                link_type_name(link_type)
-            )
-        })?;
+        let link = LinkType::from_number(link_type).ok_or_else(|| unsupported(link_type))?;
         let capture = &mut self.capture;
         capture.records += 1;
         if !capture.link_types.contains(&link_type) {
@@ -243,6 +237,15 @@ impl Builder {
     }
 }
 
+/// The problem of a file of link type `link_type`, which we cannot read.
+fn unsupported(link_type: u32) -> String {
+    format!(
+        "unsupported link type {link_type} ({}); supported: raw IP (101, 12, 14), IPv4 (228), \
+         IPv6 (229), Ethernet (1), Linux SLL (113), SLL2 (276)",
+        link_type_name(link_type)
+    )
+}
+
 fn describe(error: &PcapError) -> String {
     match error {
         PcapError::IncompleteBuffer => "unexpected end of file".to_string(),
@@ -258,8 +261,7 @@ fn parse_pcap(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
     // The upper bits of the field may carry an FCS length (which the IP-length trim removes).
     let link_type = u32::from(header.datalink) & 0xFFFF;
     if LinkType::from_number(link_type).is_none() {
-        // Report it even for a file without records.
-        builder.record(link_type, &[], 0)?;
+        return Err(unsupported(link_type));
     }
     let mut index = 0u64;
     while !rest.is_empty() {
@@ -272,16 +274,20 @@ fn parse_pcap(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
                 rest.len()
             ));
         }
+        let length_field = [rest[8], rest[9], rest[10], rest[11]];
+        let captured = match header.endianness {
+            Endianness::Big => u32::from_be_bytes(length_field),
+            Endianness::Little => u32::from_le_bytes(length_field),
+        } as usize;
+        if captured > MAX_RECORD_LEN {
+            return Err(format!("corrupt {}: captured length {captured}", where_()));
+        }
         let (next, raw) = parser.next_raw_packet(rest).map_err(|e| match e {
             PcapError::IncompleteBuffer => {
                 format!("truncated file: {} ends before its data", where_())
             }
             other => format!("{}: {}", where_(), describe(&other)),
         })?;
-        let captured = raw.incl_len as usize;
-        if captured > MAX_RECORD_LEN {
-            return Err(format!("corrupt {}: captured length {captured}", where_()));
-        }
         builder.record(link_type, &raw.data, raw.orig_len as usize)?;
         rest = next;
     }
@@ -470,6 +476,10 @@ mod tests {
         let cut = parse("cut.pcap", &file[..file.len() - 5]).unwrap_err();
         assert_eq!(cut.file, "cut.pcap");
         assert!(cut.problem.contains("truncated"), "{cut}");
+        let mut huge = file.clone();
+        huge[24 + 16 + 44 + 8..24 + 16 + 44 + 12].copy_from_slice(&[0xFF; 4]);
+        let corrupt = parse("huge.pcap", &huge).unwrap_err();
+        assert!(corrupt.problem.contains("corrupt record 2"), "{corrupt}");
         let cut = parse("cut.pcap", &file[..file.len() - 50]).unwrap_err();
         assert!(cut.problem.contains("truncated"), "{cut}");
         let (partial, error) = parse_partial("cut.pcap", &file[..file.len() - 5]);
