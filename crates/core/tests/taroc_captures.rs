@@ -81,6 +81,18 @@ fn clean_link_round_trips_every_capture() {
             compressed,
             o.link_header_bytes as f64 / o.packets as f64
         );
+        for why in Why::ALL {
+            let n: u64 = o.stats.iter().map(|s| s.frames(why)).sum();
+            if n > 0 {
+                eprint!(" {}={n}", why.name());
+            }
+        }
+        eprintln!();
+        for part in taroc_core::taroc::Part::ALL {
+            let n: u64 = o.stats.iter().map(|s| s.bytes(part)).sum();
+            eprint!(" {}={:.2}/pkt", part.name(), n as f64 / o.packets as f64);
+        }
+        eprintln!();
         assert_eq!(
             (o.delivered, o.damaged),
             (o.packets, 0),

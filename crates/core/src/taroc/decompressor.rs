@@ -37,6 +37,13 @@ impl TarocDecompressor {
         }
     }
 
+    /// The reference fields of context `cid`, if it exists.
+    pub fn reference_of(&self, cid: u8) -> Option<packet::Fields> {
+        self.contexts[usize::from(cid)]
+            .as_ref()
+            .map(|c| c.reference)
+    }
+
     /// Number of contexts held.
     pub fn context_count(&self) -> usize {
         self.contexts.iter().filter(|c| c.is_some()).count()

@@ -18,6 +18,8 @@ pub mod decompressor;
 pub mod format;
 pub mod packet;
 pub mod stats;
+#[cfg(test)]
+mod tests;
 pub mod vsw;
 
 pub use compressor::{State, TarocCompressor};
