@@ -22,4 +22,5 @@ pub mod taroc;
 
 pub use codec::{
     AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Scheme,
+    SchemeConfig,
 };

@@ -1364,8 +1364,8 @@ fn known_bug_reordered_duplicate_ack_gets_wrong_ip_id() {
     }
 }
 
-/// KNOWN BUG (found by `intact_frames_round_trip` and the `taroc_roundtrip` fuzz target; not
-/// fixed here): context-damage loss on a clean link. The decompressor keeps the highest-sequence
+/// FIXED BUG (found by `intact_frames_round_trip` and the `taroc_roundtrip` fuzz target; the VSW
+/// now measures progress from the decompressor's frontier and never evicts it): context-damage loss on a clean link. The decompressor keeps the highest-sequence
 /// verified packet as its reference (draft 7.2 a: a packet with a lower sequence number, e.g. a
 /// retransmission, does not replace it), but the compressor can drop exactly that packet from its
 /// VSW: by the entry cap (`max_vsw_entries`, which evicts the oldest *pushed* entry), or by
@@ -1384,8 +1384,7 @@ fn known_bug_reordered_duplicate_ack_gets_wrong_ip_id() {
 /// one stream; the fourth has a sequence number 34560 lower and an ACK 23168 higher than the
 /// others; the fifth is dropped), replayed by `fuzz_regressions::known_bugs_still_reproduce`.
 #[test]
-#[ignore = "known bug: VSW cap evicts the decompressor's reference; clean-link loss"]
-fn known_bug_vsw_cap_evicts_reference_after_retransmission() {
+fn vsw_cap_keeps_reference_after_retransmission() {
     let config = TarocConfig {
         max_vsw_entries: 1,
         ..TarocConfig::default()

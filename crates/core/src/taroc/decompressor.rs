@@ -3,12 +3,12 @@
 
 use alloc::vec::Vec;
 
-use taroc_wire::seq::seq_lt;
 use taroc_wire::tcp::{flags, SackBlocks};
 
 use super::context::{Identity, ALL_CIDS};
 use super::format::{self, flag, uncompressed};
 use super::packet::{self, FlowKey, TcpIpPacket};
+use super::vsw::is_older;
 use super::TarocConfig;
 use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::encoding::wlsb;
@@ -197,8 +197,7 @@ impl TarocDecompressor {
         }
         // Draft 7.2 a: a verified packet becomes the reference unless it is older than the
         // current one (a retransmission or a packet reordered before the compressor).
-        let older = seq_lt(fields.seq, r.seq) || (fields.seq == r.seq && seq_lt(fields.ack, r.ack));
-        if !older {
+        if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
             ctx.reference = fields;
         }
         Ok(())

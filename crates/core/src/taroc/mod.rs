@@ -38,7 +38,8 @@ pub struct TarocConfig {
     pub issthresh: u32,
     /// Most contexts (CIDs) the compressor uses, 1..=256 (default 256).
     pub max_contexts: usize,
-    /// Most VSW entries per context, so memory stays bounded whatever the traffic (default 256).
+    /// Most VSW entries per context, so memory stays bounded whatever the traffic (default 256,
+    /// at least 2).
     pub max_vsw_entries: usize,
 }
 

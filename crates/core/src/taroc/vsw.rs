@@ -3,8 +3,12 @@
 //!
 //! The draft measures the window in sequence space: an entry leaves once the stream has
 //! progressed more than W bytes beyond it, in sequence numbers or in acknowledgment numbers
-//! (MISSION.md's reading of "the size of VSW"). A hard cap on the number of entries keeps memory
-//! bounded whatever the traffic; when the cap forces an entry out early, the oldest goes.
+//! (MISSION.md's reading of "the size of VSW"). Progress is measured from the *frontier*: the
+//! newest packet in the decompressor's order (highest sequence number, then highest ACK; draft
+//! 7.2 a), because only such packets can become the decompressor's reference. A retransmission
+//! carrying a newer ACK is behind the frontier and moves nothing. A hard cap on the number of
+//! entries keeps memory bounded whatever the traffic; when the cap forces an entry out early, the
+//! oldest goes, except the frontier entry itself.
 
 use alloc::collections::VecDeque;
 
@@ -22,6 +26,12 @@ pub struct Entry {
     pub has_payload: bool,
     /// Whether it was sent as UNCOMPRESSED_TCP.
     pub uncompressed: bool,
+}
+
+/// Whether a packet `(seq, ack)` is older than `(ref_seq, ref_ack)` in the decompressor's order:
+/// a lower sequence number, or the same one and a lower ACK (draft section 7.2 a).
+pub fn is_older(seq: u32, ack: u32, ref_seq: u32, ref_ack: u32) -> bool {
+    seq_lt(seq, ref_seq) || (seq == ref_seq && seq_lt(ack, ref_ack))
 }
 
 /// W-LSB bit counts for one packet against the window, per field.
@@ -51,11 +61,11 @@ pub struct Vsw {
 }
 
 impl Vsw {
-    /// An empty window holding at most `cap` entries (at least one).
+    /// An empty window holding at most `cap` entries (at least two: the frontier and the newest).
     pub fn new(cap: usize) -> Vsw {
         Vsw {
             entries: VecDeque::new(),
-            cap: cap.max(1),
+            cap: cap.max(2),
             max_seq: 0,
             max_ack: 0,
         }
@@ -83,19 +93,16 @@ impl Vsw {
 
     /// Adds a packet just sent.
     pub fn push(&mut self, entry: Entry) {
-        if self.entries.is_empty() {
-            self.max_seq = entry.fields.seq;
-            self.max_ack = entry.fields.ack;
-        } else {
-            if seq_lt(self.max_seq, entry.fields.seq) {
-                self.max_seq = entry.fields.seq;
-            }
-            if seq_lt(self.max_ack, entry.fields.ack) {
-                self.max_ack = entry.fields.ack;
-            }
+        let (seq, ack) = (entry.fields.seq, entry.fields.ack);
+        if self.entries.is_empty() || !is_older(seq, ack, self.max_seq, self.max_ack) {
+            self.max_seq = seq;
+            self.max_ack = ack;
         }
         if self.entries.len() == self.cap {
-            self.entries.pop_front();
+            let frontier = |e: &Entry| e.fields.seq == self.max_seq && e.fields.ack == self.max_ack;
+            let victim =
+                usize::from(self.entries.front().is_some_and(frontier) && self.entries.len() > 1);
+            self.entries.remove(victim);
         }
         self.entries.push_back(entry);
     }
@@ -227,6 +234,27 @@ mod tests {
         }
         assert_eq!(v.len(), 4);
         assert_eq!(v.entries().next().unwrap().fields.seq, 96);
+        assert_eq!(Vsw::new(0).cap, 2);
+    }
+
+    #[test]
+    fn a_retransmission_with_a_newer_ack_does_not_prune_the_frontier() {
+        let mut v = Vsw::new(16);
+        v.push(entry(50_000, 1000)); // the frontier: the decompressor's likely reference
+        v.push(entry(10_000, 90_000)); // retransmission of a host that also receives data
+        v.prune(20_000);
+        assert_eq!(
+            v.len(),
+            2,
+            "the ACK jump of a packet behind the frontier moves nothing"
+        );
+        // The cap never evicts the frontier entry either.
+        let mut c = Vsw::new(2);
+        c.push(entry(50_000, 1000));
+        c.push(entry(10_000, 2000));
+        c.push(entry(10_100, 2000));
+        let seqs: alloc::vec::Vec<u32> = c.entries().map(|e| e.fields.seq).collect();
+        assert_eq!(seqs, [50_000, 10_100]);
     }
 
     #[test]
