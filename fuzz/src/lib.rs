@@ -1,0 +1,407 @@
+//! The logic of the fuzz targets, as plain functions of the input bytes that panic on a
+//! violated property. The cargo-fuzz targets in `fuzz_targets/` call them under libFuzzer;
+//! `crates/core/tests/fuzz_regressions.rs` includes this file as a module and replays the saved
+//! inputs of `fuzz/seeds/` and `fuzz/regressions/` on stable Rust.
+//!
+//! Input formats:
+//! - [`taroc_decompress`]: records, each either `kind len_lo len_hi frame[len]` (kind byte below
+//!   0x80: frame kind = kind % 3, length modulo 2048) or `0x80|i offset n xor[n]` (primed frame
+//!   `i`, with `xor` applied from `offset`, kind kept).
+//! - [`taroc_roundtrip`]: a configuration byte, then records `hdr_hi hdr_lo packet[len]` with
+//!   `len = hdr & 0x3FFF`; bit 15 of `hdr` asks for the lengths and checksums of the packet to be
+//!   fixed up first (so mutated headers still reach the compressor's deep paths).
+//! - [`wire_parse`]: any bytes.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+use std::sync::OnceLock;
+
+use taroc_core::taroc::packet::TcpIpPacket;
+use taroc_core::taroc::{TarocCompressor, TarocConfig, TarocDecompressor};
+use taroc_core::{Compressor, Decompressor, FrameKind};
+use taroc_wire::checksum::{checksum, Sum};
+use taroc_wire::ip::IpInfo;
+use taroc_wire::ipv4::Ipv4Packet;
+use taroc_wire::ipv6::Ipv6Packet;
+use taroc_wire::tcp::{OptionIter, TcpOption, TcpSegment};
+use taroc_wire::udp::UdpDatagram;
+
+// ---------------------------------------------------------------------------------------------
+// Building valid packets.
+
+/// Sets the IP length fields of `packet` to its length and recomputes the IPv4 header checksum
+/// and the TCP or UDP checksum, where the headers allow it. Leaves anything it cannot parse.
+pub fn fix_up(packet: &mut [u8]) {
+    let len = packet.len();
+    match packet.first().map(|b| b >> 4) {
+        Some(4) if len >= 20 && len <= usize::from(u16::MAX) => {
+            packet[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+            if let Ok(mut ip) = Ipv4Packet::new_checked(&mut packet[..]) {
+                ip.fill_header_checksum();
+            }
+        }
+        Some(6) if len >= 40 && len - 40 <= usize::from(u16::MAX) => {
+            packet[4..6].copy_from_slice(&((len - 40) as u16).to_be_bytes());
+        }
+        _ => return,
+    }
+    let Ok(ip) = IpInfo::parse(packet) else {
+        return;
+    };
+    let at = match ip.protocol {
+        taroc_wire::protocol::TCP => 16,
+        taroc_wire::protocol::UDP => 6,
+        _ => return,
+    };
+    let Some(segment) = packet.get_mut(ip.transport_offset..) else {
+        return;
+    };
+    if ip.fragment || segment.len() < at + 2 {
+        return;
+    }
+    segment[at..at + 2].fill(0);
+    let sum = Sum::new()
+        .add_pseudo_header(ip.src, ip.dst, ip.protocol, segment.len() as u32)
+        .add_bytes(segment)
+        .checksum();
+    segment[at..at + 2].copy_from_slice(&sum.to_be_bytes());
+}
+
+/// One TCP segment of the fixed priming flows (checksums filled).
+#[allow(clippy::too_many_arguments)]
+fn tcp_packet(
+    v6: bool,
+    seq: u32,
+    ack: u32,
+    ip_id: u16,
+    window: u16,
+    ts: Option<(u32, u32)>,
+    sack: &[(u32, u32)],
+    payload_len: usize,
+) -> Vec<u8> {
+    let mut p = Vec::new();
+    if v6 {
+        p.extend_from_slice(&[0x60, 0, 0, 0, 0, 0, 6, 64]);
+        p.extend_from_slice(&Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1).octets());
+        p.extend_from_slice(&Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 2).octets());
+    } else {
+        p.extend_from_slice(&[0x45, 0, 0, 0]);
+        p.extend_from_slice(&ip_id.to_be_bytes());
+        p.extend_from_slice(&[0x40, 0, 64, 6, 0, 0]);
+        p.extend_from_slice(&Ipv4Addr::new(198, 18, 0, 1).octets());
+        p.extend_from_slice(&Ipv4Addr::new(198, 18, 0, 2).octets());
+    }
+    let mut options = Vec::new();
+    if let Some((val, ecr)) = ts {
+        options.extend_from_slice(&[1, 1, 8, 10]);
+        options.extend_from_slice(&val.to_be_bytes());
+        options.extend_from_slice(&ecr.to_be_bytes());
+    }
+    if !sack.is_empty() {
+        options.extend_from_slice(&[1, 1, 5, 2 + 8 * sack.len() as u8]);
+        for (l, r) in sack {
+            options.extend_from_slice(&l.to_be_bytes());
+            options.extend_from_slice(&r.to_be_bytes());
+        }
+    }
+    p.extend_from_slice(&[0x9c, 0x40, 0x14, 0x51]);
+    p.extend_from_slice(&seq.to_be_bytes());
+    p.extend_from_slice(&ack.to_be_bytes());
+    p.push((((20 + options.len()) / 4) as u8) << 4);
+    p.push(0x10); // ACK
+    p.extend_from_slice(&window.to_be_bytes());
+    p.extend_from_slice(&[0, 0, 0, 0]);
+    p.extend_from_slice(&options);
+    p.extend((0..payload_len).map(|i| (i as u32).wrapping_mul(seq | 1) as u8));
+    fix_up(&mut p);
+    p
+}
+
+/// Frames of two fixed flows (IPv4 with timestamps and SACK, IPv6 without options), as one
+/// TAROC compressor sends them: UNCOMPRESSED_TCP first, then mostly COMPRESSED_TCP.
+pub fn primed_frames() -> &'static [(FrameKind, Vec<u8>)] {
+    static FRAMES: OnceLock<Vec<(FrameKind, Vec<u8>)>> = OnceLock::new();
+    FRAMES.get_or_init(|| {
+        let mut c = TarocCompressor::new(TarocConfig::default());
+        let mut frames = Vec::new();
+        for i in 0..12u32 {
+            let sack = [(5000 + 1448 * i, 6448 + 1448 * i)];
+            let v4 = tcp_packet(
+                false,
+                1_000_000 + 1448 * i,
+                2_000 + 7 * (i / 3),
+                100 + i as u16,
+                501 + (i / 4) as u16,
+                Some((77_000 + i / 2, 55_000 + i / 3)),
+                if i % 4 == 3 { &sack } else { &[] },
+                if i % 5 == 4 { 0 } else { 64 + i as usize },
+            );
+            let v6 = tcp_packet(
+                true,
+                9_000 + 2 * i,
+                3_000_000 + 1428 * i,
+                0,
+                8000 + 16 * i as u16,
+                None,
+                &[],
+                usize::from(i % 3 == 0),
+            );
+            for p in [v4, v6] {
+                let mut frame = Vec::new();
+                let kind = c.compress(&p, &mut frame);
+                frames.push((kind, frame));
+            }
+        }
+        frames
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// taroc_decompress
+
+/// Arbitrary frames into a primed TAROC decompressor: never a panic; what it delivers from a
+/// TAROC frame is a valid TCP/IP packet (checksums verify) of bounded size; TYPE_IP passes
+/// unchanged.
+pub fn taroc_decompress(data: &[u8]) {
+    let primed = primed_frames();
+    let mut d = TarocDecompressor::new(TarocConfig::default());
+    let mut out = Vec::new();
+    for (kind, frame) in primed {
+        d.decompress(*kind, frame, &mut out)
+            .expect("the primed frames decompress");
+    }
+    let mut rest = data;
+    let mut frame = Vec::new();
+    while let Some((&first, tail)) = rest.split_first() {
+        let kind;
+        if first & 0x80 == 0 {
+            kind = FrameKind::from_byte(first % 3).expect("three kinds");
+            let len = match tail {
+                [lo, hi, ..] => usize::from(u16::from_le_bytes([*lo, *hi])) % 2048,
+                _ => 0,
+            };
+            let body = tail.get(2..).unwrap_or(&[]);
+            let len = len.min(body.len());
+            frame.clear();
+            frame.extend_from_slice(&body[..len]);
+            rest = &body[len..];
+        } else {
+            let (k, base) = &primed[usize::from(first & 0x7F) % primed.len()];
+            kind = *k;
+            frame.clear();
+            frame.extend_from_slice(base);
+            let (offset, n) = match tail {
+                [o, n, ..] => (usize::from(*o), usize::from(*n)),
+                _ => (0, 0),
+            };
+            let body = tail.get(2..).unwrap_or(&[]);
+            let n = n.min(body.len());
+            for (i, x) in body[..n].iter().enumerate() {
+                if let Some(b) = frame.get_mut(offset + i) {
+                    *b ^= x;
+                }
+            }
+            rest = &body[n..];
+        }
+        if d.decompress(kind, &frame, &mut out).is_ok() {
+            check_delivered(kind, &frame, &out);
+        }
+        assert!(d.context_count() <= 256);
+    }
+}
+
+/// What any decompressor output must satisfy.
+fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
+    match kind {
+        FrameKind::Ip => assert_eq!(out, frame, "TYPE_IP must pass unchanged"),
+        FrameKind::UncompressedTcp | FrameKind::CompressedTcp => {
+            assert!(
+                TcpIpPacket::parse(out).is_some(),
+                "delivered an invalid TCP/IP packet from {kind:?} frame {frame:02x?}: {out:02x?}"
+            );
+            // Template (at most 128 bytes), 20-byte TCP header, 40 bytes of options at most.
+            assert!(out.len() <= frame.len() + 188, "output grew: {}", out.len());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// taroc_roundtrip
+
+/// Arbitrary "packets" through a TAROC compressor and decompressor on a clean link: every frame
+/// is delivered and equals its packet exactly.
+pub fn taroc_roundtrip(data: &[u8]) {
+    let Some((&selector, mut rest)) = data.split_first() else {
+        return;
+    };
+    let config = TarocConfig {
+        k: [2, 1, 4, 2][usize::from(selector >> 2 & 3)],
+        max_contexts: [256, 1, 2, 4][usize::from(selector & 3)],
+        ..TarocConfig::default()
+    };
+    let mut c = TarocCompressor::new(config.clone());
+    let mut d = TarocDecompressor::new(config);
+    let (mut packet, mut frame, mut out) = (Vec::new(), Vec::new(), Vec::new());
+    let mut index = 0usize;
+    while rest.len() >= 2 {
+        let header = u16::from_be_bytes([rest[0], rest[1]]);
+        let len = usize::from(header & 0x3FFF).min(rest.len() - 2);
+        packet.clear();
+        packet.extend_from_slice(&rest[2..2 + len]);
+        rest = &rest[2 + len..];
+        if header & 0x8000 != 0 {
+            fix_up(&mut packet);
+        }
+        let kind = c.compress(&packet, &mut frame);
+        if kind == FrameKind::Ip {
+            assert_eq!(frame, packet, "packet {index}: TYPE_IP frame differs");
+        }
+        match d.decompress(kind, &frame, &mut out) {
+            Ok(()) => assert!(
+                out == packet,
+                "packet {index} ({kind:?}) delivered wrong:\n  packet    {packet:02x?}\n  delivered {out:02x?}"
+            ),
+            Err(reason) => panic!(
+                "packet {index} ({kind:?}) dropped on a clean link: {reason:?}\n  packet {packet:02x?}\n  frame  {frame:02x?}"
+            ),
+        }
+        index += 1;
+    }
+}
+
+/// Encodes packets in the [`taroc_roundtrip`] input format (with the fix-up bit clear).
+pub fn roundtrip_input(selector: u8, packets: &[Vec<u8>]) -> Vec<u8> {
+    let mut data = vec![selector];
+    for p in packets {
+        let len = p.len().min(0x3FFF);
+        data.extend_from_slice(&(len as u16).to_be_bytes());
+        data.extend_from_slice(&p[..len]);
+    }
+    data
+}
+
+// ---------------------------------------------------------------------------------------------
+// wire_parse
+
+/// Every taroc_wire view on arbitrary bytes, every accessor: never a panic, and the few
+/// invariants the views promise.
+pub fn wire_parse(data: &[u8]) {
+    if let Ok(ip) = Ipv4Packet::new_checked(data) {
+        let header_len = ip.header_len();
+        assert!(header_len >= 20 && header_len <= data.len());
+        let _ = (
+            ip.tos(),
+            ip.ident(),
+            ip.flags_frag(),
+            ip.dont_frag(),
+            ip.is_fragment(),
+        );
+        let _ = (
+            ip.ttl(),
+            ip.protocol(),
+            ip.header_checksum(),
+            ip.src(),
+            ip.dst(),
+        );
+        assert_eq!(ip.header().len(), header_len);
+        assert_eq!(ip.options().len(), header_len - 20);
+        let _ = ip.is_exact();
+        assert!(usize::from(ip.total_len()) >= header_len);
+        let payload = ip.payload();
+        let _ = ip.header_checksum_ok();
+        tcp(payload);
+        udp(payload);
+        let mut copy = data.to_vec();
+        let mut m = Ipv4Packet::new_checked(&mut copy[..]).expect("same bytes");
+        m.set_ident(0x1234);
+        m.set_tos(0xB8);
+        m.set_total_len(m.total_len());
+        m.fill_header_checksum();
+        assert!(m.header_checksum_ok());
+        assert_eq!((m.ident(), m.tos()), (0x1234, 0xB8));
+        // Independent recomputation: the header sums to 0xFFFF.
+        assert_eq!(checksum(m.header()), 0);
+    }
+    if let Ok(ip) = Ipv6Packet::new_checked(data) {
+        let _ = (
+            ip.traffic_class(),
+            ip.flow_label(),
+            ip.payload_len(),
+            ip.next_header(),
+        );
+        let _ = (ip.hop_limit(), ip.src(), ip.dst(), ip.is_exact());
+        assert!(ip.flow_label() <= 0xF_FFFF);
+        if let Ok(upper) = ip.upper_layer() {
+            assert!(upper.offset >= 40 && upper.offset <= data.len());
+            tcp(&data[upper.offset..]);
+            udp(&data[upper.offset..]);
+        }
+        let mut copy = data.to_vec();
+        let mut m = Ipv6Packet::new_checked(&mut copy[..]).expect("same bytes");
+        m.set_payload_len(0x0102);
+        m.set_traffic_class(0xA5);
+        assert_eq!((m.payload_len(), m.traffic_class()), (0x0102, 0xA5));
+        assert_eq!(m.flow_label(), ip.flow_label());
+    }
+    tcp(data);
+    udp(data);
+    if let Ok(info) = IpInfo::parse(data) {
+        assert!(info.transport_offset <= data.len());
+        assert!(info.version == 4 || info.version == 6);
+    }
+    if let Some(s) = taroc_wire::summary::summarize(data) {
+        assert!(s.header_len <= data.len(), "{s:?}");
+    }
+    let _ = TcpIpPacket::parse(data).map(|p| (p.payload_len(), p.payload().len()));
+}
+
+fn tcp(data: &[u8]) {
+    let Ok(t) = TcpSegment::new_checked(data) else {
+        return;
+    };
+    let _ = (
+        t.src_port(),
+        t.dst_port(),
+        t.seq(),
+        t.ack(),
+        t.reserved(),
+        t.flags(),
+    );
+    let _ = (t.window(), t.checksum(), t.urgent());
+    let header_len = t.header_len();
+    assert!(header_len >= 20 && header_len <= data.len());
+    assert_eq!(t.options().len(), header_len - 20);
+    assert_eq!(t.payload().len(), data.len() - header_len);
+    let mut parsed = 0;
+    let mut iter = t.option_iter();
+    for option in iter.by_ref() {
+        parsed += 1;
+        assert!(parsed <= 40, "more options than option bytes");
+        let Ok(option) = option else {
+            continue;
+        };
+        // Whatever parses re-emits to bytes that parse back to the same option.
+        let mut buf = [0u8; 64];
+        if let Some(n) = option.emit(&mut buf) {
+            assert_eq!(n, option.wire_len());
+            let again = OptionIter::new(&buf[..n]).next();
+            assert_eq!(again, Some(Ok(option)), "option {option:?}");
+        } else {
+            assert!(
+                option.wire_len() > buf.len(),
+                "{option:?} did not emit into 64 bytes"
+            );
+        }
+        if let TcpOption::Sack(blocks) = option {
+            assert!(blocks.len() <= 4 && blocks.as_slice().len() == blocks.len());
+        }
+    }
+    let _ = iter.remainder();
+}
+
+fn udp(data: &[u8]) {
+    let Ok(u) = UdpDatagram::new_checked(data) else {
+        return;
+    };
+    let _ = (u.src_port(), u.dst_port(), u.length(), u.checksum());
+    assert_eq!(u.payload().len(), data.len() - 8);
+}
