@@ -1362,11 +1362,12 @@ fn known_bug_reordered_duplicate_ack_gets_wrong_ip_id() {
     }
 }
 
-/// FIXED BUG (found by `intact_frames_round_trip` and the `taroc_roundtrip` fuzz target; the VSW
-/// now measures progress from the decompressor's frontier and never evicts it): context-damage loss on a clean link. The decompressor keeps the highest-sequence
-/// verified packet as its reference (draft 7.2 a: a packet with a lower sequence number, e.g. a
-/// retransmission, does not replace it), but the compressor can drop exactly that packet from its
-/// VSW: by the entry cap (`max_vsw_entries`, which evicts the oldest *pushed* entry), or by
+/// FIXED BUG (found by `intact_frames_round_trip` and the `taroc_roundtrip` fuzz target; the
+/// VSW now measures progress from the decompressor's frontier and never evicts it):
+/// context-damage loss on a clean link. The decompressor keeps the highest-sequence verified
+/// packet as its reference (draft 7.2 a: a packet with a lower sequence number, e.g. a
+/// retransmission, does not replace it), but the compressor could drop exactly that packet from
+/// its VSW: by the entry cap (`max_vsw_entries`, which evicts the oldest *pushed* entry), or by
 /// pruning on acknowledgment progress when a later packet has a lower sequence number but a
 /// higher ACK (a retransmission of a host that also receives data carries its newest ACK). The
 /// next COMPRESSED_TCP is then coded for a window without the decompressor's reference: fields
@@ -1378,9 +1379,12 @@ fn known_bug_reordered_duplicate_ack_gets_wrong_ip_id() {
 /// 16 goes without its TS value (equal to the retransmission's, the only VSW entry); the
 /// decompressor's reference is still segment 15 (TS 0x6e), so the rebuilt packet fails its
 /// checksum. The pruning variant, with the default configuration, is the fuzz input
-/// `fuzz/known-bugs/taroc_roundtrip/clean_link_drop_lower_seq_higher_ack` (five pure ACKs of
+/// `fuzz/regressions/taroc_roundtrip/clean_link_drop_lower_seq_higher_ack` (five pure ACKs of
 /// one stream; the fourth has a sequence number 34560 lower and an ACK 23168 higher than the
-/// others; the fifth is dropped), replayed by `fuzz_regressions::known_bugs_still_reproduce`.
+/// others; the fifth was dropped), replayed by `fuzz_regressions::seeds_and_regressions_pass`.
+/// A remaining variant (an older packet sent as UNCOMPRESSED_TCP resets the decompressor's
+/// reference but not the VSW frontier) is
+/// `fuzz/known-bugs/taroc_roundtrip/clean_link_drop_uncompressed_older_packet_resets_reference`.
 #[test]
 fn vsw_cap_keeps_reference_after_retransmission() {
     let config = TarocConfig {
