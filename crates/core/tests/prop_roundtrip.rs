@@ -1382,9 +1382,9 @@ fn known_bug_reordered_duplicate_ack_gets_wrong_ip_id() {
 /// `fuzz/regressions/taroc_roundtrip/clean_link_drop_lower_seq_higher_ack` (five pure ACKs of
 /// one stream; the fourth has a sequence number 34560 lower and an ACK 23168 higher than the
 /// others; the fifth was dropped), replayed by `fuzz_regressions::seeds_and_regressions_pass`.
-/// A remaining variant (an older packet sent as UNCOMPRESSED_TCP resets the decompressor's
-/// reference but not the VSW frontier) is
-/// `fuzz/known-bugs/taroc_roundtrip/clean_link_drop_uncompressed_older_packet_resets_reference`.
+/// A further variant (an older packet sent as UNCOMPRESSED_TCP resets the decompressor's
+/// reference, so it must become the VSW frontier too) is the fixed regression
+/// `fuzz/regressions/taroc_roundtrip/clean_link_drop_uncompressed_older_packet_resets_reference`.
 #[test]
 fn vsw_cap_keeps_reference_after_retransmission() {
     let config = TarocConfig {

@@ -94,7 +94,12 @@ impl Vsw {
     /// Adds a packet just sent.
     pub fn push(&mut self, entry: Entry) {
         let (seq, ack) = (entry.fields.seq, entry.fields.ack);
-        if self.entries.is_empty() || !is_older(seq, ack, self.max_seq, self.max_ack) {
+        // An UNCOMPRESSED_TCP always becomes the decompressor's reference (draft 7.2 b), even when
+        // it is older: it becomes the frontier.
+        if self.entries.is_empty()
+            || entry.uncompressed
+            || !is_older(seq, ack, self.max_seq, self.max_ack)
+        {
             self.max_seq = seq;
             self.max_ack = ack;
         }
@@ -255,6 +260,22 @@ mod tests {
         c.push(entry(10_100, 2000));
         let seqs: alloc::vec::Vec<u32> = c.entries().map(|e| e.fields.seq).collect();
         assert_eq!(seqs, [50_000, 10_100]);
+    }
+
+    #[test]
+    fn an_older_uncompressed_packet_becomes_the_frontier() {
+        let mut v = Vsw::new(16);
+        v.push(entry(90_000, 1000));
+        v.push(Entry {
+            uncompressed: true,
+            ..entry(10_000, 1000)
+        });
+        v.prune(20_000);
+        assert_eq!(
+            v.len(),
+            2,
+            "both stay: the old frontier is ahead, the new one is the reference"
+        );
     }
 
     #[test]
