@@ -123,6 +123,13 @@ pub trait Decompressor {
     ) -> Result<(), DropReason>;
 }
 
+/// Delivers a `TYPE_IP` frame: the packet itself, unchanged.
+pub fn deliver_unchanged(frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+    out.clear();
+    out.extend_from_slice(frame);
+    Ok(())
+}
+
 /// A scheme, selectable by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scheme {

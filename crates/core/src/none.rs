@@ -30,9 +30,7 @@ impl Decompressor for NoneDecompressor {
         if kind != FrameKind::Ip {
             return Err(DropReason::UnknownKind);
         }
-        out.clear();
-        out.extend_from_slice(frame);
-        Ok(())
+        crate::codec::deliver_unchanged(frame, out)
     }
 }
 

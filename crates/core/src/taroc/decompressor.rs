@@ -212,11 +212,7 @@ impl Decompressor for TarocDecompressor {
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason> {
         match kind {
-            FrameKind::Ip => {
-                out.clear();
-                out.extend_from_slice(frame);
-                Ok(())
-            }
+            FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::UncompressedTcp => self.uncompressed(frame, out),
             FrameKind::CompressedTcp => self.compressed(frame, out),
         }
