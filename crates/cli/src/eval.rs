@@ -25,7 +25,7 @@ use crate::capture::Capture;
 use crate::impair::{before_compressor, BeforeCompressor, Fate, Link, LossModel};
 
 /// How to run an evaluation: the impairments and the codecs' settings.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Options {
     /// Independent bit-error probability per bit on the link.
     pub ber: f64,
@@ -39,7 +39,8 @@ pub struct Options {
     pub loss_before: f64,
     /// The seed every random stream derives from.
     pub seed: u64,
-    /// The codecs' settings.
+    /// The codecs' settings (not reported: the defaults today).
+    #[serde(skip)]
     pub config: SchemeConfig,
 }
 
@@ -58,23 +59,6 @@ impl Options {
         }
         LossModel::new(self.loss, self.burst)
     }
-}
-
-/// The options of a run, as reported with each result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OptionsUsed {
-    /// See [`Options::ber`].
-    pub ber: f64,
-    /// See [`Options::loss`].
-    pub loss: f64,
-    /// See [`Options::burst`].
-    pub burst: Option<f64>,
-    /// See [`Options::reorder_before`].
-    pub reorder_before: f64,
-    /// See [`Options::loss_before`].
-    pub loss_before: f64,
-    /// See [`Options::seed`].
-    pub seed: u64,
 }
 
 /// What one scheme did with one capture. Serialized as one JSON object per line.
@@ -131,7 +115,7 @@ pub struct SchemeResult {
     /// Intact frames the decompressors refused, by reason.
     pub drops_by_reason: BTreeMap<String, u64>,
     /// The options of the run.
-    pub options: OptionsUsed,
+    pub options: Options,
 }
 
 /// The scheme-independent part of an evaluation: directions, impairments before the
@@ -226,14 +210,7 @@ pub fn run_scheme(
             .iter()
             .map(|r| (r.name().to_string(), 0))
             .collect(),
-        options: OptionsUsed {
-            ber: options.ber,
-            loss: options.loss,
-            burst: options.burst,
-            reorder_before: options.reorder_before,
-            loss_before: options.loss_before,
-            seed: options.seed,
-        },
+        options: options.clone(),
     };
     let mut compress_time = Duration::ZERO;
     let mut decompress_time = Duration::ZERO;

@@ -179,7 +179,7 @@ impl FromStr for Scheme {
 }
 
 /// Per-scheme settings, for the schemes that have any.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SchemeConfig {
     /// TAROC's settings.
     pub taroc: TarocConfig,

@@ -27,6 +27,7 @@ use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::taroc::TarocConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};
+use taroc_wire::tcp::flags as tcpf;
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic randomness inside a case.
@@ -63,16 +64,6 @@ impl Rng {
 
 const TCP: u8 = 6;
 const UDP: u8 = 17;
-
-mod tcpf {
-    pub const FIN: u8 = 0x01;
-    pub const SYN: u8 = 0x02;
-    pub const PSH: u8 = 0x08;
-    pub const ACK: u8 = 0x10;
-    pub const URG: u8 = 0x20;
-    pub const ECE: u8 = 0x40;
-    pub const CWR: u8 = 0x80;
-}
 
 /// The IP-level fields of one packet.
 #[derive(Debug, Clone, Copy)]
