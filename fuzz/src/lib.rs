@@ -221,6 +221,7 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
             // Template (at most 128 bytes), 20-byte TCP header, 40 bytes of options at most.
             assert!(out.len() <= frame.len() + 188, "output grew: {}", out.len());
         }
+        other => panic!("TAROC delivered a {other:?} frame"),
     }
 }
 

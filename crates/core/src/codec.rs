@@ -11,8 +11,12 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
+use core::time::Duration;
+
+use crate::iphc::{IphcCompressor, IphcConfig, IphcDecompressor};
 use crate::none::{NoneCompressor, NoneDecompressor};
 use crate::taroc::{TarocCompressor, TarocConfig, TarocDecompressor};
+use crate::vj::{VjCompressor, VjConfig, VjDecompressor};
 
 /// The kind of a link frame. One number space for all schemes, so one link framing serves them all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -20,18 +24,32 @@ use crate::taroc::{TarocCompressor, TarocConfig, TarocDecompressor};
 pub enum FrameKind {
     /// A regular IP packet, sent unchanged (RFC 1144 / RFC 2507 / TAROC `TYPE_IP`).
     Ip = 0,
-    /// TAROC `UNCOMPRESSED_TCP`: the full header with the CID in the IP length field.
+    /// `UNCOMPRESSED_TCP` of RFC 1144 (connection number in the IP protocol field) and of TAROC
+    /// (context flags and CID in the IP length field).
     UncompressedTcp = 1,
-    /// TAROC `COMPRESSED_TCP`.
+    /// `COMPRESSED_TCP` of RFC 1144, RFC 2507 and TAROC.
     CompressedTcp = 2,
+    /// RFC 2507 `FULL_HEADER`: the full header with the CID (and generation) in the length fields.
+    FullHeader = 3,
+    /// RFC 2507 `COMPRESSED_TCP_NODELTA`: changing fields sent whole, not as deltas.
+    CompressedTcpNoDelta = 4,
+    /// RFC 2507 `COMPRESSED_NON_TCP`: a compressed header of a non-TCP packet stream.
+    CompressedNonTcp = 5,
+    /// RFC 2507 `CONTEXT_STATE`: feedback from a decompressor to the compressor at the other end
+    /// of the link (header requests). Travels on the reverse direction.
+    ContextState = 6,
 }
 
 impl FrameKind {
     /// Every frame kind, in byte order.
-    pub const ALL: [FrameKind; 3] = [
+    pub const ALL: [FrameKind; 7] = [
         FrameKind::Ip,
         FrameKind::UncompressedTcp,
         FrameKind::CompressedTcp,
+        FrameKind::FullHeader,
+        FrameKind::CompressedTcpNoDelta,
+        FrameKind::CompressedNonTcp,
+        FrameKind::ContextState,
     ];
 
     /// The one byte our links spend on the frame kind.
@@ -50,6 +68,10 @@ impl FrameKind {
             FrameKind::Ip => "TYPE_IP",
             FrameKind::UncompressedTcp => "UNCOMPRESSED_TCP",
             FrameKind::CompressedTcp => "COMPRESSED_TCP",
+            FrameKind::FullHeader => "FULL_HEADER",
+            FrameKind::CompressedTcpNoDelta => "COMPRESSED_TCP_NODELTA",
+            FrameKind::CompressedNonTcp => "COMPRESSED_NON_TCP",
+            FrameKind::ContextState => "CONTEXT_STATE",
         }
     }
 }
@@ -109,6 +131,19 @@ pub trait Compressor {
     /// cleared first, and returns the frame's kind. Never fails: a packet the scheme cannot
     /// compress is sent unchanged as [`FrameKind::Ip`].
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind;
+
+    /// Tells the compressor the time since an arbitrary origin; it never goes back. Schemes with
+    /// timers (IPHC's refresh of non-TCP contexts every few seconds) read it; others ignore it.
+    fn set_time(&mut self, now: Duration) {
+        let _ = now;
+    }
+
+    /// Hands the compressor a [`FrameKind::ContextState`] frame that the decompressor at the
+    /// other end of the link sent back (e.g. RFC 2507 header requests). Schemes without feedback
+    /// ignore it; malformed feedback is ignored too.
+    fn handle_feedback(&mut self, frame: &[u8]) {
+        let _ = frame;
+    }
 }
 
 /// A header decompressor for one direction of one link.
@@ -121,6 +156,15 @@ pub trait Decompressor {
         frame: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason>;
+
+    /// Moves feedback for the compressor at the other end of the link into `out` (cleared
+    /// first) and returns true, or returns false if there is none. The link carries it as a
+    /// [`FrameKind::ContextState`] frame on the reverse direction. Call after every
+    /// [`Decompressor::decompress`]; schemes without feedback never have any.
+    fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
+        let _ = out;
+        false
+    }
 }
 
 /// Delivers a `TYPE_IP` frame: the packet itself, unchanged.
@@ -135,18 +179,25 @@ pub fn deliver_unchanged(frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReas
 pub enum Scheme {
     /// No compression: every packet passes as `TYPE_IP`.
     None,
+    /// Van Jacobson's TCP/IP header compression (RFC 1144).
+    Vj,
+    /// IP Header Compression (RFC 2507): TCP with the twice algorithm and header requests,
+    /// non-TCP with generations.
+    Iphc,
     /// TAROC as drafted (draft-ietf-rohc-tcp-taroc-00).
     Taroc,
 }
 
 impl Scheme {
     /// Every scheme, in the order reports list them.
-    pub const ALL: [Scheme; 2] = [Scheme::None, Scheme::Taroc];
+    pub const ALL: [Scheme; 4] = [Scheme::None, Scheme::Vj, Scheme::Iphc, Scheme::Taroc];
 
     /// The scheme's name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Scheme::None => "none",
+            Scheme::Vj => "vj",
+            Scheme::Iphc => "iphc",
             Scheme::Taroc => "taroc",
         }
     }
@@ -164,7 +215,7 @@ pub struct UnknownScheme;
 
 impl fmt::Display for UnknownScheme {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("unknown scheme (expected one of: none, taroc)")
+        f.write_str("unknown scheme (expected one of: none, vj, iphc, taroc)")
     }
 }
 
@@ -181,6 +232,10 @@ impl FromStr for Scheme {
 /// Per-scheme settings, for the schemes that have any.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SchemeConfig {
+    /// VJ's settings.
+    pub vj: VjConfig,
+    /// IPHC's settings.
+    pub iphc: IphcConfig,
     /// TAROC's settings.
     pub taroc: TarocConfig,
 }
@@ -190,6 +245,10 @@ pub struct SchemeConfig {
 pub enum AnyCompressor {
     /// See [`Scheme::None`].
     None(NoneCompressor),
+    /// See [`Scheme::Vj`].
+    Vj(Box<VjCompressor>),
+    /// See [`Scheme::Iphc`].
+    Iphc(Box<IphcCompressor>),
     /// See [`Scheme::Taroc`] (boxed: its context table is large, `none` is empty).
     Taroc(Box<TarocCompressor>),
 }
@@ -199,6 +258,10 @@ pub enum AnyCompressor {
 pub enum AnyDecompressor {
     /// See [`Scheme::None`].
     None(NoneDecompressor),
+    /// See [`Scheme::Vj`].
+    Vj(Box<VjDecompressor>),
+    /// See [`Scheme::Iphc`].
+    Iphc(Box<IphcDecompressor>),
     /// See [`Scheme::Taroc`].
     Taroc(TarocDecompressor),
 }
@@ -208,6 +271,8 @@ impl AnyCompressor {
     pub fn new(scheme: Scheme, config: &SchemeConfig) -> AnyCompressor {
         match scheme {
             Scheme::None => AnyCompressor::None(NoneCompressor),
+            Scheme::Vj => AnyCompressor::Vj(Box::new(VjCompressor::new(config.vj.clone()))),
+            Scheme::Iphc => AnyCompressor::Iphc(Box::new(IphcCompressor::new(config.iphc.clone()))),
             Scheme::Taroc => {
                 AnyCompressor::Taroc(Box::new(TarocCompressor::new(config.taroc.clone())))
             }
@@ -220,6 +285,10 @@ impl AnyDecompressor {
     pub fn new(scheme: Scheme, config: &SchemeConfig) -> AnyDecompressor {
         match scheme {
             Scheme::None => AnyDecompressor::None(NoneDecompressor),
+            Scheme::Vj => AnyDecompressor::Vj(Box::new(VjDecompressor::new(config.vj.clone()))),
+            Scheme::Iphc => {
+                AnyDecompressor::Iphc(Box::new(IphcDecompressor::new(config.iphc.clone())))
+            }
             Scheme::Taroc => AnyDecompressor::Taroc(TarocDecompressor::new(config.taroc.clone())),
         }
     }
@@ -229,7 +298,27 @@ impl Compressor for AnyCompressor {
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
         match self {
             AnyCompressor::None(c) => c.compress(packet, out),
+            AnyCompressor::Vj(c) => c.compress(packet, out),
+            AnyCompressor::Iphc(c) => c.compress(packet, out),
             AnyCompressor::Taroc(c) => c.compress(packet, out),
+        }
+    }
+
+    fn set_time(&mut self, now: Duration) {
+        match self {
+            AnyCompressor::None(c) => c.set_time(now),
+            AnyCompressor::Vj(c) => c.set_time(now),
+            AnyCompressor::Iphc(c) => c.set_time(now),
+            AnyCompressor::Taroc(c) => c.set_time(now),
+        }
+    }
+
+    fn handle_feedback(&mut self, frame: &[u8]) {
+        match self {
+            AnyCompressor::None(c) => c.handle_feedback(frame),
+            AnyCompressor::Vj(c) => c.handle_feedback(frame),
+            AnyCompressor::Iphc(c) => c.handle_feedback(frame),
+            AnyCompressor::Taroc(c) => c.handle_feedback(frame),
         }
     }
 }
@@ -243,7 +332,18 @@ impl Decompressor for AnyDecompressor {
     ) -> Result<(), DropReason> {
         match self {
             AnyDecompressor::None(d) => d.decompress(kind, frame, out),
+            AnyDecompressor::Vj(d) => d.decompress(kind, frame, out),
+            AnyDecompressor::Iphc(d) => d.decompress(kind, frame, out),
             AnyDecompressor::Taroc(d) => d.decompress(kind, frame, out),
+        }
+    }
+
+    fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
+        match self {
+            AnyDecompressor::None(d) => d.take_feedback(out),
+            AnyDecompressor::Vj(d) => d.take_feedback(out),
+            AnyDecompressor::Iphc(d) => d.take_feedback(out),
+            AnyDecompressor::Taroc(d) => d.take_feedback(out),
         }
     }
 }

@@ -7,6 +7,8 @@
 //!
 //! Schemes:
 //! - [`none`]: every packet passes unchanged (the baseline every other scheme is measured against);
+//! - [`vj`]: Van Jacobson's compression (RFC 1144), the baseline of the 1990s;
+//! - [`iphc`]: IP Header Compression (RFC 2507), with the twice algorithm and header requests;
 //! - [`taroc`]: TCP-Aware RObust header Compression (draft-ietf-rohc-tcp-taroc-00): W-LSB encoding
 //!   with a sliding window managed by TCP congestion-window tracking, robust without feedback.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -17,8 +19,10 @@ extern crate alloc;
 
 pub mod codec;
 pub mod encoding;
+pub mod iphc;
 pub mod none;
 pub mod taroc;
+pub mod vj;
 
 pub use codec::{
     AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Scheme,

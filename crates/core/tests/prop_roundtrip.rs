@@ -1106,6 +1106,7 @@ fn run_case(case: &Case) -> Result<Vec<(Scheme, Tally)>, String> {
     };
     let config = SchemeConfig {
         taroc: case.taroc.clone(),
+        ..SchemeConfig::default()
     };
     let mut tallies = Vec::new();
     for scheme in Scheme::ALL {
@@ -1308,7 +1309,10 @@ fn taroc_link(
     packets: &[Vec<u8>],
     order: &[usize],
 ) -> Vec<(usize, Result<Vec<u8>, taroc_core::DropReason>)> {
-    let config = SchemeConfig { taroc: config };
+    let config = SchemeConfig {
+        taroc: config,
+        ..SchemeConfig::default()
+    };
     let mut c = AnyCompressor::new(Scheme::Taroc, &config);
     let mut d = AnyDecompressor::new(Scheme::Taroc, &config);
     let frames: Vec<(FrameKind, Vec<u8>)> = packets

@@ -215,6 +215,7 @@ impl Decompressor for TarocDecompressor {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::UncompressedTcp => self.uncompressed(frame, out),
             FrameKind::CompressedTcp => self.compressed(frame, out),
+            _ => Err(DropReason::UnknownKind),
         }
     }
 }
