@@ -9,10 +9,11 @@
 
 use std::fmt;
 use std::path::Path;
+use std::time::Duration;
 
 use pcap_file::pcap::PcapParser;
 use pcap_file::pcapng::{Block, PcapNgParser};
-use pcap_file::{DataLink, Endianness, PcapError};
+use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 
 /// An error reading one capture file: which file, and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +39,9 @@ pub struct Capture {
     pub name: String,
     /// Every IP packet, starting at its IPv4 or IPv6 header.
     pub packets: Vec<Vec<u8>>,
+    /// Per packet, its capture time since the first record's (zero where the file gives none,
+    /// or gives one before the first record's).
+    pub times: Vec<Duration>,
     /// How many packet records the file holds (IP or not).
     pub records: u64,
     /// Records skipped because their link layer carries no IPv4/IPv6 packet (ARP, LLDP, …) or
@@ -184,6 +188,7 @@ pub fn parse_partial(name: &str, bytes: &[u8]) -> (Capture, Option<CaptureError>
             name: name.to_string(),
             ..Capture::default()
         },
+        origin: None,
     };
     let outcome = if bytes.is_empty() {
         Err("empty file".to_string())
@@ -213,12 +218,22 @@ pub fn parse_partial(name: &str, bytes: &[u8]) -> (Capture, Option<CaptureError>
 /// Collects records into a [`Capture`].
 struct Builder {
     capture: Capture,
+    /// The time stamp of the first record, once seen.
+    origin: Option<Duration>,
 }
 
 impl Builder {
-    /// Adds one record of link type `link_type` whose original length was `original_len`.
-    fn record(&mut self, link_type: u32, frame: &[u8], original_len: usize) -> Result<(), String> {
+    /// Adds one record of link type `link_type`, captured at `time`, whose original length was
+    /// `original_len`.
+    fn record(
+        &mut self,
+        link_type: u32,
+        frame: &[u8],
+        original_len: usize,
+        time: Duration,
+    ) -> Result<(), String> {
         let link = LinkType::from_number(link_type).ok_or_else(|| unsupported(link_type))?;
+        let origin = *self.origin.get_or_insert(time);
         let capture = &mut self.capture;
         capture.records += 1;
         if !capture.link_types.contains(&link_type) {
@@ -230,6 +245,7 @@ impl Builder {
                     capture.truncated_records += 1;
                 }
                 capture.packets.push(packet.to_vec());
+                capture.times.push(time.saturating_sub(origin));
             }
             None => capture.non_ip_records += 1,
         }
@@ -288,7 +304,12 @@ fn parse_pcap(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
             }
             other => format!("{}: {}", where_(), describe(&other)),
         })?;
-        builder.record(link_type, &raw.data, raw.orig_len as usize)?;
+        let fraction = match header.ts_resolution {
+            TsResolution::MicroSecond => Duration::from_micros(u64::from(raw.ts_frac)),
+            TsResolution::NanoSecond => Duration::from_nanos(u64::from(raw.ts_frac)),
+        };
+        let time = Duration::from_secs(u64::from(raw.ts_sec)) + fraction;
+        builder.record(link_type, &raw.data, raw.orig_len as usize, time)?;
         rest = next;
     }
     Ok(())
@@ -298,6 +319,7 @@ fn parse_pcapng(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
     let (mut rest, mut parser) = PcapNgParser::new(bytes)
         .map_err(|e| format!("bad pcapng section header: {}", describe(&e)))?;
     let mut index = 0u64;
+    let mut last_time = Duration::ZERO;
     while !rest.is_empty() {
         index += 1;
         let offset = bytes.len() - rest.len();
@@ -307,8 +329,12 @@ fn parse_pcapng(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
             }
             other => format!("block {index} at byte {offset}: {}", describe(&other)),
         })?;
+        // Simple and obsolete packet blocks carry no usable time: they take the last one seen.
         let (interface, data, original_len) = match &block {
-            Block::EnhancedPacket(epb) => (epb.interface_id, &epb.data, epb.original_len),
+            Block::EnhancedPacket(epb) => {
+                last_time = epb.timestamp;
+                (epb.interface_id, &epb.data, epb.original_len)
+            }
             Block::SimplePacket(spb) => (0, &spb.data, spb.original_len),
             Block::Packet(pb) => (u32::from(pb.interface_id), &pb.data, pb.original_len),
             _ => {
@@ -332,6 +358,7 @@ fn parse_pcapng(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
             u32::from(description.linktype),
             frame,
             original_len as usize,
+            last_time,
         )?;
         rest = next;
     }
@@ -464,6 +491,8 @@ mod tests {
         let capture = parse("t.pcap", &file).unwrap();
         assert_eq!(capture.records, 3);
         assert_eq!(capture.packets, vec![ip.clone(), ip[..24].to_vec()]);
+        // Record i is stamped i seconds; times count from the first record.
+        assert_eq!(capture.times, vec![Duration::ZERO, Duration::from_secs(2)]);
         assert_eq!(capture.non_ip_records, 1);
         assert_eq!(capture.truncated_records, 1);
         assert_eq!(capture.link_types, vec![101]);

@@ -3,11 +3,16 @@
 //!
 //! A packet's direction: forward if its source address is lower than its destination address
 //! (`IpAddr` ordering), reverse otherwise; a packet whose IP header cannot be parsed goes
-//! forward. The two directions are independent (no feedback channel), so each is run as three
-//! batches: compress every packet, send every frame over the link, decompress every frame the
-//! link delivered intact. Compression and decompression times are measured per batch with
-//! [`Instant`], so the clock costs nothing per packet; each batch includes copying every frame
-//! (or rebuilt packet) into one buffer.
+//! forward. Both directions run interleaved in capture order, because a decompressor may send
+//! feedback (RFC 2507 header requests) to the compressor of its direction over the opposite
+//! direction of the link: a feedback frame waits at its node and crosses the link just before
+//! that node's next packet (the link has no delay of its own, so capture order is its clock),
+//! meets the same kind of losses as packets (from random streams of its own, so every scheme
+//! still meets the same losses at the same packet positions), and costs its bytes in the
+//! counts. Compressors get the capture's time stamps as their clock.
+//!
+//! Compression and decompression times are measured per call with [`Instant`], minus the cost
+//! of one clock read measured at the start of the run.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -72,14 +77,22 @@ pub struct SchemeResult {
     pub packets: u64,
     /// Header bytes of those packets: packet bytes minus payload bytes.
     pub original_header_bytes: u64,
-    /// Bytes on the link (frames plus 1 packet-kind byte each) minus the original payload bytes.
+    /// Bytes on the link (frames plus 1 packet-kind byte each, feedback included) minus the
+    /// original payload bytes.
     pub link_header_bytes: i64,
     /// `link_header_bytes / packets`.
     pub header_bytes_per_packet: f64,
     /// `original_header_bytes / link_header_bytes` (null if the link carried no header bytes).
     pub compression_ratio: Option<f64>,
-    /// Every byte the link carried, packet-kind bytes included.
+    /// Every byte the link carried, packet-kind bytes and feedback included.
     pub link_bytes: u64,
+    /// Feedback frames (`CONTEXT_STATE`, header requests) sent back over the link.
+    pub feedback_frames: u64,
+    /// Bytes of those feedback frames, kind bytes included (counted in `link_bytes` and
+    /// `link_header_bytes` too).
+    pub feedback_bytes: u64,
+    /// Feedback frames the link lost.
+    pub feedback_lost: u64,
     /// Packets the decompressors delivered (correct or not).
     pub delivered: u64,
     /// Frames the link lost (random loss and bit errors).
@@ -127,6 +140,9 @@ pub struct Prepared {
     /// Per packet of the capture, its payload bytes present in the record (per the IP length,
     /// capped at what was captured).
     pub payload: Vec<usize>,
+    /// Both directions merged in time: (direction, position in that direction's `order`), in
+    /// the order the packets reach their compressors.
+    pub schedule: Vec<(u8, u32)>,
 }
 
 /// The direction of a packet: 0 (forward, source below destination) or 1 (reverse).
@@ -157,18 +173,59 @@ pub fn prepare(capture: &Capture, options: &Options) -> Prepared {
             options.reorder_before,
         )
     });
+    let schedule = merge(&directions);
     Prepared {
         directions,
         payload,
+        schedule,
     }
 }
 
-/// A frame in the link buffer.
-#[derive(Debug, Clone, Copy)]
-struct Span {
-    kind: FrameKind,
-    start: usize,
-    end: usize,
+/// Merges the two directions by release time (ties: forward first; within a direction, its own
+/// order).
+fn merge(directions: &[BeforeCompressor; 2]) -> Vec<(u8, u32)> {
+    let total = directions[0].order.len() + directions[1].order.len();
+    let mut schedule = Vec::with_capacity(total);
+    let mut next = [0usize; 2];
+    while schedule.len() < total {
+        let at = |d: usize| directions[d].released_at.get(next[d]).copied();
+        let d = match (at(0), at(1)) {
+            (Some(a), Some(b)) => usize::from(b < a),
+            (Some(_), None) => 0,
+            _ => 1,
+        };
+        schedule.push((d as u8, next[d] as u32));
+        next[d] += 1;
+    }
+    schedule
+}
+
+/// One end of the link's two directions: the compressor that sends direction `d`, the
+/// decompressor that receives it, the link between them, and the feedback waiting to travel.
+struct End {
+    compressor: AnyCompressor,
+    decompressor: AnyDecompressor,
+    /// The link carrying this direction's packets.
+    link: Link,
+    /// The same link's own random streams for the feedback frames it carries, so that feedback
+    /// does not shift the losses every scheme meets at the same packet positions.
+    feedback_link: Link,
+    /// Feedback frames queued at this direction's sending node, produced by the opposite
+    /// direction's decompressor, to be sent before this direction's next packet.
+    pending: Vec<Vec<u8>>,
+    /// The compressor's clock, which never goes back.
+    now: Duration,
+}
+
+/// The time one clock read costs, measured: subtracted from every timed codec call.
+fn clock_overhead() -> Duration {
+    const READS: u32 = 2000;
+    let started = Instant::now();
+    let mut last = started;
+    for _ in 0..READS {
+        last = std::hint::black_box(Instant::now());
+    }
+    last.duration_since(started) / READS
 }
 
 /// Runs `scheme` over a prepared capture. Fails only if the options are invalid.
@@ -188,6 +245,9 @@ pub fn run_scheme(
         header_bytes_per_packet: 0.0,
         compression_ratio: None,
         link_bytes: 0,
+        feedback_frames: 0,
+        feedback_bytes: 0,
+        feedback_lost: 0,
         delivered: 0,
         link_lost: 0,
         link_lost_bit_errors: 0,
@@ -212,115 +272,118 @@ pub fn run_scheme(
             .collect(),
         options: options.clone(),
     };
+    let mut ends = [0, 1].map(|d| End {
+        compressor: AnyCompressor::new(scheme, &options.config),
+        decompressor: AnyDecompressor::new(scheme, &options.config),
+        link: Link::new(options.seed, d, loss.clone(), options.ber),
+        feedback_link: Link::new(options.seed, d + 2, loss.clone(), options.ber),
+        pending: Vec::new(),
+        now: Duration::ZERO,
+    });
+    let overhead = clock_overhead();
     let mut compress_time = Duration::ZERO;
     let mut decompress_time = Duration::ZERO;
     let mut decompressed = 0u64;
-    let mut scratch = Vec::with_capacity(2048);
-    let mut frames: Vec<u8> = Vec::new();
-    let mut spans: Vec<Span> = Vec::new();
-    let mut rebuilt: Vec<u8> = Vec::new();
-    let mut outcomes: Vec<Result<(usize, usize), DropReason>> = Vec::new();
-    let mut intact: Vec<usize> = Vec::new();
+    let mut frame = Vec::with_capacity(2048);
+    let mut rebuilt = Vec::with_capacity(2048);
+    let mut feedback = Vec::new();
 
-    for (d, before) in prepared.directions.iter().enumerate() {
-        let order = &before.order;
-        let mut compressor = AnyCompressor::new(scheme, &options.config);
-        let mut decompressor = AnyDecompressor::new(scheme, &options.config);
+    for &(d, position) in &prepared.schedule {
+        let d = usize::from(d);
+        let index = prepared.directions[d].order[position as usize];
+        let packet = capture.packets[index].as_slice();
+        let [forward, reverse] = &mut ends;
+        let (end, other) = if d == 0 {
+            (forward, reverse)
+        } else {
+            (reverse, forward)
+        };
 
-        // The buffers are sized and touched before the clock starts, so neither page faults
-        // nor reallocation are timed.
-        let room: usize = order
-            .iter()
-            .map(|&i| capture.packets[i].len() + SLACK)
-            .sum();
-        prefault(&mut frames, room);
-        prefault(&mut rebuilt, room);
-
-        // 1. Compress.
-        spans.clear();
-        let started = Instant::now();
-        for &index in order {
-            let kind = compressor.compress(&capture.packets[index], &mut scratch);
-            let start = frames.len();
-            frames.extend_from_slice(&scratch);
-            spans.push(Span {
-                kind,
-                start,
-                end: frames.len(),
-            });
-        }
-        compress_time += started.elapsed();
-
-        // 2. Count bytes and send over the link.
-        let mut link = Link::new(options.seed, d, loss.clone(), options.ber);
-        intact.clear();
-        for (position, span) in spans.iter().enumerate() {
-            let packet = &capture.packets[order[position]];
-            let payload = prepared.payload[order[position]];
-            let on_link = 1 + span.end - span.start;
-            result.packets += 1;
-            result.original_header_bytes += (packet.len() - payload) as u64;
-            result.link_header_bytes += on_link as i64 - payload as i64;
+        // 1. Feedback queued at this node crosses the link first, to the opposite direction's
+        //    compressor (which sits at the far end of this direction).
+        for message in end.pending.drain(..) {
+            let on_link = 1 + message.len();
+            result.feedback_frames += 1;
+            result.feedback_bytes += on_link as u64;
             result.link_bytes += on_link as u64;
+            result.link_header_bytes += on_link as i64;
             *result
                 .frames_by_kind
-                .entry(span.kind.name().to_string())
+                .entry(FrameKind::ContextState.name().to_string())
                 .or_default() += 1;
-            match link.send(8 * on_link as u64) {
-                Fate::Delivered => intact.push(position),
-                Fate::Lost => result.link_lost += 1,
-                Fate::BitError => {
-                    result.link_lost += 1;
-                    result.link_lost_bit_errors += 1;
-                }
+            match end.feedback_link.send(8 * on_link as u64) {
+                Fate::Delivered => other.compressor.handle_feedback(&message),
+                Fate::Lost | Fate::BitError => result.feedback_lost += 1,
             }
         }
 
-        // 3. Decompress what arrived intact.
-        outcomes.clear();
-        let started = Instant::now();
-        for &position in &intact {
-            let span = spans[position];
-            // The link carries the kind as one byte; an intact frame keeps it.
-            let outcome = match FrameKind::from_byte(span.kind.to_byte()) {
-                Some(kind) => decompressor
-                    .decompress(kind, &frames[span.start..span.end], &mut scratch)
-                    .map(|()| {
-                        let start = rebuilt.len();
-                        rebuilt.extend_from_slice(&scratch);
-                        (start, rebuilt.len())
-                    }),
-                None => Err(DropReason::UnknownKind),
-            };
-            outcomes.push(outcome);
+        // 2. Compress.
+        let released = prepared.directions[d].released_at[position as usize];
+        if let Some(&time) = capture.times.get(released) {
+            end.now = end.now.max(time);
         }
-        decompress_time += started.elapsed();
-        decompressed += intact.len() as u64;
+        end.compressor.set_time(end.now);
+        let started = Instant::now();
+        let kind = end.compressor.compress(packet, &mut frame);
+        compress_time += started.elapsed().saturating_sub(overhead);
 
-        // 4. The oracle.
-        for (&position, outcome) in intact.iter().zip(&outcomes) {
-            match *outcome {
-                Ok((start, end)) => {
-                    result.delivered += 1;
-                    let packet = &rebuilt[start..end];
-                    if packet != capture.packets[order[position]].as_slice() {
-                        result.incorrect_delivered += 1;
-                        if !transport_checksum_rejects(packet) {
-                            result.incorrect_undetected += 1;
-                        }
+        // 3. Count the bytes and send the frame over the link.
+        let payload = prepared.payload[index];
+        let on_link = 1 + frame.len();
+        result.packets += 1;
+        result.original_header_bytes += (packet.len() - payload) as u64;
+        result.link_header_bytes += on_link as i64 - payload as i64;
+        result.link_bytes += on_link as u64;
+        *result
+            .frames_by_kind
+            .entry(kind.name().to_string())
+            .or_default() += 1;
+        match end.link.send(8 * on_link as u64) {
+            Fate::Delivered => {}
+            Fate::Lost => {
+                result.link_lost += 1;
+                continue;
+            }
+            Fate::BitError => {
+                result.link_lost += 1;
+                result.link_lost_bit_errors += 1;
+                continue;
+            }
+        }
+
+        // 4. Decompress what arrived intact; the link carries the kind as one byte.
+        let started = Instant::now();
+        let outcome = match FrameKind::from_byte(kind.to_byte()) {
+            Some(kind) => end.decompressor.decompress(kind, &frame, &mut rebuilt),
+            None => Err(DropReason::UnknownKind),
+        };
+        decompress_time += started.elapsed().saturating_sub(overhead);
+        decompressed += 1;
+        while end.decompressor.take_feedback(&mut feedback) {
+            other.pending.push(feedback.clone());
+        }
+
+        // 5. The oracle.
+        match outcome {
+            Ok(()) => {
+                result.delivered += 1;
+                if rebuilt != packet {
+                    result.incorrect_delivered += 1;
+                    if !transport_checksum_rejects(&rebuilt) {
+                        result.incorrect_undetected += 1;
                     }
                 }
-                Err(reason) => {
-                    if reason.is_context_damage() {
-                        result.context_damage_lost += 1;
-                    } else {
-                        result.other_refused += 1;
-                    }
-                    *result
-                        .drops_by_reason
-                        .entry(reason.name().to_string())
-                        .or_default() += 1;
+            }
+            Err(reason) => {
+                if reason.is_context_damage() {
+                    result.context_damage_lost += 1;
+                } else {
+                    result.other_refused += 1;
                 }
+                *result
+                    .drops_by_reason
+                    .entry(reason.name().to_string())
+                    .or_default() += 1;
             }
         }
     }
@@ -337,17 +400,6 @@ pub fn run_scheme(
             Some(result.original_header_bytes as f64 / result.link_header_bytes as f64);
     }
     Ok(result)
-}
-
-/// Bytes of room per packet beyond its own length, for frames that grow (a full header sent
-/// with extra fields).
-const SLACK: usize = 64;
-
-/// Empties `buffer` and makes sure at least `room` bytes of capacity are allocated and touched.
-fn prefault(buffer: &mut Vec<u8>, room: usize) {
-    buffer.clear();
-    buffer.resize(room, 0);
-    buffer.clear();
 }
 
 /// Whether the receiver's TCP or UDP checksum would reject `packet` (false when it has none to
@@ -420,6 +472,27 @@ mod tests {
         assert_eq!(direction(&packet(1, 2, 0, 0)), 0);
         assert_eq!(direction(&packet(2, 1, 0, 0)), 1);
         assert_eq!(direction(&[0xFF; 3]), 0);
+    }
+
+    #[test]
+    fn directions_are_merged_in_capture_order() {
+        let prepared = prepare(&capture(), &Options::default());
+        let expected: Vec<(u8, u32)> = (0..200).flat_map(|i| [(0, i), (1, i)]).collect();
+        assert_eq!(prepared.schedule, expected);
+        // A held-back packet is scheduled where it is released, not where it was captured.
+        let options = Options {
+            reorder_before: 0.3,
+            seed: 7,
+            ..Options::default()
+        };
+        let prepared = prepare(&capture(), &options);
+        assert_eq!(prepared.schedule.len(), 400);
+        let released: Vec<usize> = prepared
+            .schedule
+            .iter()
+            .map(|&(d, p)| prepared.directions[usize::from(d)].released_at[p as usize])
+            .collect();
+        assert!(released.windows(2).all(|w| w[0] <= w[1]), "{released:?}");
     }
 
     #[test]

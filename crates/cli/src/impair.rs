@@ -210,6 +210,10 @@ pub fn frame_error_probability(ber: f64, bits: u64) -> f64 {
 pub struct BeforeCompressor {
     /// The packets the compressor sees, in the order it sees them (indices into the input).
     pub order: Vec<usize>,
+    /// Per entry of `order`, the packet (index into the input) at whose time it reaches the
+    /// compressor: itself, or for a held packet the one whose arrival releases it; `usize::MAX`
+    /// for the held packets released at the end.
+    pub released_at: Vec<usize>,
     /// How many packets were removed (`--loss-before`).
     pub removed: u64,
     /// How many packets were held back and released later (`--reorder-before`).
@@ -234,6 +238,7 @@ pub fn before_compressor(
     let mut reorder_rng = stream(seed, direction, Purpose::ReorderBefore);
     let mut result = BeforeCompressor {
         order: Vec::with_capacity(packets.len()),
+        released_at: Vec::with_capacity(packets.len()),
         ..BeforeCompressor::default()
     };
     // Held packets with the number of later packets still to wait for.
@@ -253,6 +258,7 @@ pub fn before_compressor(
         };
         if wait.is_none() {
             result.order.push(packet);
+            result.released_at.push(packet);
         }
         for entry in held.iter_mut() {
             entry.1 -= 1;
@@ -260,6 +266,7 @@ pub fn before_compressor(
         held.retain(|&(p, left)| {
             if left == 0 {
                 result.order.push(p);
+                result.released_at.push(packet);
             }
             left != 0
         });
@@ -268,7 +275,10 @@ pub fn before_compressor(
             held.push((packet, wait));
         }
     }
-    result.order.extend(held.into_iter().map(|(p, _)| p));
+    for (p, _) in held {
+        result.order.push(p);
+        result.released_at.push(usize::MAX);
+    }
     result
 }
 
@@ -376,5 +386,11 @@ mod tests {
             assert!(position <= packet + 3, "packet {packet} at {position}");
         }
         assert!(result.order.windows(2).any(|w| w[0] > w[1]));
+        // Release times never go back, and a packet is never released before it arrives.
+        assert_eq!(result.released_at.len(), result.order.len());
+        assert!(result.released_at.windows(2).all(|w| w[0] <= w[1]));
+        for (&packet, &at) in result.order.iter().zip(&result.released_at) {
+            assert!(at >= packet && (at == usize::MAX || at <= packet + 3));
+        }
     }
 }

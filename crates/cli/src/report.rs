@@ -45,6 +45,7 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
         "ctx damage",
         "other drop",
         "incorrect",
+        "undetected",
         "comp ns/pkt",
         "decomp ns/pkt",
     ];
@@ -68,6 +69,7 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
                 r.context_damage_lost.to_string(),
                 r.other_refused.to_string(),
                 r.incorrect_delivered.to_string(),
+                r.incorrect_undetected.to_string(),
                 per_packet(r.packets, r.compress_ns_per_packet),
                 per_packet(
                     r.delivered + r.context_damage_lost + r.other_refused,
@@ -104,6 +106,19 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
             "link: loss {}{burst}, BER {}; seed {}",
             o.loss, o.ber, o.seed
         ));
+    }
+    for r in results.iter().filter(|r| r.feedback_frames > 0) {
+        notes.push(format!(
+            "{}: {} feedback frames sent back ({} bytes, in the link counts; {} lost)",
+            r.scheme, r.feedback_frames, r.feedback_bytes, r.feedback_lost
+        ));
+    }
+    if results.iter().any(|r| r.incorrect_delivered > 0) {
+        notes.push(
+            "incorrect: delivered packets that differ from the original; undetected: of those, \
+             the ones whose TCP/UDP checksum still verifies"
+                .to_string(),
+        );
     }
     for r in results {
         if r.frames_by_kind
@@ -189,6 +204,7 @@ mod tests {
             non_ip_records: 2,
             truncated_records: 1,
             link_types: vec![1],
+            ..Default::default()
         };
         let results = crate::eval::evaluate(
             &capture,
