@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
-use taroc_core::Scheme;
+use taroc_core::variant::{self, Variant};
 
 use crate::capture::{self, Capture, CaptureError};
 use crate::eval::{self, Options};
@@ -101,13 +101,12 @@ fn burst_length(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses a scheme name.
-fn scheme(text: &str) -> Result<Scheme, String> {
-    text.parse().map_err(|_| {
-        let names: Vec<&str> = Scheme::ALL.iter().map(|s| s.name()).collect();
+/// Parses a scheme (variant) name.
+fn scheme(text: &str) -> Result<Variant, String> {
+    Variant::by_name(text).ok_or_else(|| {
         format!(
             "unknown scheme `{text}` (expected one of: {})",
-            names.join(", ")
+            variant::NAMES.join(", ")
         )
     })
 }
@@ -119,9 +118,11 @@ pub struct EvalArgs {
     #[arg(value_name = "PCAP")]
     pub pcaps: Vec<PathBuf>,
 
-    /// Schemes to run, comma-separated, in this order [default: every scheme].
+    /// Schemes to run, comma-separated, in this order [default: every scheme]: none, vj (RFC
+    /// 1144), iphc-twice (RFC 2507 repairing TCP contexts with the twice algorithm only), iphc
+    /// (twice and header requests sent back over the reverse direction), taroc.
     #[arg(long = "scheme", value_name = "LIST", value_delimiter = ',', value_parser = scheme)]
-    pub schemes: Vec<Scheme>,
+    pub schemes: Vec<Variant>,
 
     /// Independent bit errors on the link, per bit of each frame (its packet-kind byte
     /// included). A frame with any bit error is discarded by the link's CRC, i.e. lost with
@@ -169,14 +170,13 @@ impl EvalArgs {
             reorder_before: self.reorder_before,
             loss_before: self.loss_before,
             seed: self.seed,
-            config: Default::default(),
         }
     }
 
     /// The schemes to run: those asked for, or every scheme.
-    pub fn schemes(&self) -> Vec<Scheme> {
+    pub fn schemes(&self) -> Vec<Variant> {
         if self.schemes.is_empty() {
-            Scheme::ALL.to_vec()
+            Variant::all()
         } else {
             self.schemes.clone()
         }
@@ -263,12 +263,13 @@ mod tests {
     }
 
     #[test]
+    #[allow(irrefutable_let_patterns)] // while `eval` is the only command
     fn arguments_parse() {
         let cli = Cli::try_parse_from([
             "taroc",
             "eval",
             "--scheme",
-            "none,taroc",
+            "none,iphc-twice,taroc",
             "--ber",
             "1e-5",
             "--loss",
@@ -281,8 +282,11 @@ mod tests {
             "a.pcap",
         ])
         .unwrap();
-        let Command::Eval(args) = cli.command;
-        assert_eq!(args.schemes, vec![Scheme::None, Scheme::Taroc]);
+        let Command::Eval(args) = cli.command else {
+            panic!("not eval")
+        };
+        let names: Vec<&str> = args.schemes.iter().map(|v| v.name).collect();
+        assert_eq!(names, ["none", "iphc-twice", "taroc"]);
         assert_eq!((args.ber, args.loss, args.burst), (1e-5, 0.01, Some(3.0)));
         assert_eq!(args.seed, 9);
         assert!(args.json);
@@ -298,9 +302,12 @@ mod tests {
     }
 
     #[test]
+    #[allow(irrefutable_let_patterns)] // while `eval` is the only command
     fn default_schemes_are_all() {
         let cli = Cli::try_parse_from(["taroc", "eval"]).unwrap();
-        let Command::Eval(args) = cli.command;
-        assert_eq!(args.schemes(), Scheme::ALL.to_vec());
+        let Command::Eval(args) = cli.command else {
+            panic!("not eval")
+        };
+        assert_eq!(args.schemes(), Variant::all());
     }
 }

@@ -18,9 +18,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use taroc_core::codec::SchemeConfig;
 use taroc_core::{
-    AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Scheme,
+    AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Variant,
 };
 use taroc_wire::checksum::transport_verifies;
 use taroc_wire::ip::IpInfo;
@@ -29,7 +28,7 @@ use taroc_wire::summary::summarize;
 use crate::capture::Capture;
 use crate::impair::{before_compressor, BeforeCompressor, Fate, Link, LossModel};
 
-/// How to run an evaluation: the impairments and the codecs' settings.
+/// How to run an evaluation: the impairments (the codecs' settings come with each [`Variant`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Options {
     /// Independent bit-error probability per bit on the link.
@@ -44,9 +43,6 @@ pub struct Options {
     pub loss_before: f64,
     /// The seed every random stream derives from.
     pub seed: u64,
-    /// The codecs' settings (not reported: the defaults today).
-    #[serde(skip)]
-    pub config: SchemeConfig,
 }
 
 impl Options {
@@ -71,7 +67,7 @@ impl Options {
 pub struct SchemeResult {
     /// The capture's name.
     pub capture: String,
-    /// The scheme's name.
+    /// The scheme's name (its variant's: `iphc-twice`, for instance).
     pub scheme: String,
     /// Packets offered to the compressors (after `--loss-before`).
     pub packets: u64,
@@ -228,17 +224,17 @@ fn clock_overhead() -> Duration {
     last.duration_since(started) / READS
 }
 
-/// Runs `scheme` over a prepared capture. Fails only if the options are invalid.
+/// Runs one scheme variant over a prepared capture. Fails only if the options are invalid.
 pub fn run_scheme(
     capture: &Capture,
     prepared: &Prepared,
-    scheme: Scheme,
+    variant: &Variant,
     options: &Options,
 ) -> Result<SchemeResult, String> {
     let loss = options.loss_model()?;
     let mut result = SchemeResult {
         capture: capture.name.clone(),
-        scheme: scheme.name().to_string(),
+        scheme: variant.name.to_string(),
         packets: 0,
         original_header_bytes: 0,
         link_header_bytes: 0,
@@ -273,8 +269,8 @@ pub fn run_scheme(
         options: options.clone(),
     };
     let mut ends = [0, 1].map(|d| End {
-        compressor: AnyCompressor::new(scheme, &options.config),
-        decompressor: AnyDecompressor::new(scheme, &options.config),
+        compressor: variant.compressor(),
+        decompressor: variant.decompressor(),
         link: Link::new(options.seed, d, loss.clone(), options.ber),
         feedback_link: Link::new(options.seed, d + 2, loss.clone(), options.ber),
         pending: Vec::new(),
@@ -417,19 +413,19 @@ fn transport_checksum_rejects(packet: &[u8]) -> bool {
     }
 }
 
-/// Runs every scheme of `schemes` over `capture`, calling `progress` after each one.
+/// Runs every scheme variant of `variants` over `capture`, calling `progress` after each one.
 pub fn evaluate(
     capture: &Capture,
-    schemes: &[Scheme],
+    variants: &[Variant],
     options: &Options,
-    mut progress: impl FnMut(usize, Scheme),
+    mut progress: impl FnMut(usize, &Variant),
 ) -> Result<Vec<SchemeResult>, String> {
     options.loss_model()?;
     let prepared = prepare(capture, options);
-    let mut results = Vec::with_capacity(schemes.len());
-    for (done, &scheme) in schemes.iter().enumerate() {
-        results.push(run_scheme(capture, &prepared, scheme, options)?);
-        progress(done + 1, scheme);
+    let mut results = Vec::with_capacity(variants.len());
+    for (done, variant) in variants.iter().enumerate() {
+        results.push(run_scheme(capture, &prepared, variant, options)?);
+        progress(done + 1, variant);
     }
     Ok(results)
 }
@@ -437,6 +433,7 @@ pub fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use taroc_core::Scheme;
 
     /// An IPv4/TCP packet from `src` to `dst` with `payload` bytes of payload.
     fn packet(src: u8, dst: u8, seq: u32, payload: usize) -> Vec<u8> {
@@ -499,7 +496,8 @@ mod tests {
     fn clean_link_with_no_compression_counts_bytes() {
         let capture = capture();
         let options = Options::default();
-        let results = evaluate(&capture, &[Scheme::None], &options, |_, _| {}).unwrap();
+        let results =
+            evaluate(&capture, &[Variant::of(Scheme::None)], &options, |_, _| {}).unwrap();
         let r = &results[0];
         assert_eq!(r.packets, 400);
         assert_eq!(r.delivered, 400);
@@ -525,7 +523,7 @@ mod tests {
             seed: 42,
             ..Options::default()
         };
-        let run = || evaluate(&capture, &[Scheme::None], &options, |_, _| {}).unwrap();
+        let run = || evaluate(&capture, &[Variant::of(Scheme::None)], &options, |_, _| {}).unwrap();
         let r = run().remove(0);
         assert_eq!(r.packets + r.removed_before, 400);
         assert!(r.removed_before > 0 && r.reordered_before > 0);
@@ -548,7 +546,13 @@ mod tests {
             loss: 1.5,
             ..Options::default()
         };
-        assert!(evaluate(&capture(), &[Scheme::None], &options, |_, _| {}).is_err());
+        assert!(evaluate(
+            &capture(),
+            &[Variant::of(Scheme::None)],
+            &options,
+            |_, _| {}
+        )
+        .is_err());
     }
 
     #[test]

@@ -208,7 +208,7 @@ mod tests {
         };
         let results = crate::eval::evaluate(
             &capture,
-            &[taroc_core::Scheme::None],
+            &[taroc_core::Variant::of(taroc_core::Scheme::None)],
             &crate::eval::Options::default(),
             |_, _| {},
         )

@@ -22,9 +22,11 @@ pub mod encoding;
 pub mod iphc;
 pub mod none;
 pub mod taroc;
+pub mod variant;
 pub mod vj;
 
 pub use codec::{
     AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Scheme,
     SchemeConfig,
 };
+pub use variant::Variant;

@@ -1,0 +1,91 @@
+//! Named variants: a scheme with particular settings, selectable by one name on a command line
+//! (`iphc-twice` is IPHC without header requests, for instance).
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::codec::{AnyCompressor, AnyDecompressor, Scheme, SchemeConfig};
+
+/// A scheme with its settings, under a name of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// The name on the command line and in reports.
+    pub name: &'static str,
+    /// The scheme.
+    pub scheme: Scheme,
+    /// Its settings.
+    pub config: SchemeConfig,
+}
+
+/// Every variant's name, in the order reports list them.
+pub const NAMES: [&str; 5] = ["none", "vj", "iphc-twice", "iphc", "taroc"];
+
+impl Variant {
+    /// The variant of `scheme` with default settings, named after the scheme.
+    pub fn of(scheme: Scheme) -> Variant {
+        Variant {
+            name: scheme.name(),
+            scheme,
+            config: SchemeConfig::default(),
+        }
+    }
+
+    /// The variant called `name` (one of [`NAMES`]), if any:
+    /// - `none`, `vj`, `iphc`, `taroc`: the scheme with its defaults (IPHC with the twice
+    ///   algorithm and header requests, as RFC 2507 and the paper describe it);
+    /// - `iphc-twice`: IPHC repairing TCP contexts with the twice algorithm alone, no header
+    ///   requests.
+    pub fn by_name(name: &str) -> Option<Variant> {
+        if name == "iphc-twice" {
+            let mut variant = Variant::of(Scheme::Iphc);
+            variant.name = "iphc-twice";
+            variant.config.iphc.header_requests = false;
+            return Some(variant);
+        }
+        name.parse::<Scheme>().ok().map(Variant::of)
+    }
+
+    /// Every variant, in the order of [`NAMES`].
+    pub fn all() -> Vec<Variant> {
+        NAMES
+            .iter()
+            .filter_map(|name| Variant::by_name(name))
+            .collect()
+    }
+
+    /// A fresh compressor of this variant.
+    pub fn compressor(&self) -> AnyCompressor {
+        AnyCompressor::new(self.scheme, &self.config)
+    }
+
+    /// A fresh decompressor of this variant.
+    pub fn decompressor(&self) -> AnyDecompressor {
+        AnyDecompressor::new(self.scheme, &self.config)
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_a_variant_and_every_scheme_has_one() {
+        let all = Variant::all();
+        assert_eq!(all.len(), NAMES.len());
+        for (variant, name) in all.iter().zip(NAMES) {
+            assert_eq!(variant.name, name);
+        }
+        for scheme in Scheme::ALL {
+            assert_eq!(Variant::by_name(scheme.name()), Some(Variant::of(scheme)));
+        }
+        assert!(Variant::by_name("iphc-twice").is_some_and(|v| !v.config.iphc.header_requests));
+        assert!(Variant::by_name("iphc").is_some_and(|v| v.config.iphc.header_requests));
+        assert_eq!(Variant::by_name("twice"), None);
+    }
+}
