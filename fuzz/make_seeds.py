@@ -67,11 +67,27 @@ def main():
     write(f"{seeds}/taroc_decompress", "flip", replay + bytes([0x80 | 7, 4, 1, 0x10]))
     write(f"{seeds}/taroc_decompress", "raw_v4", bytes([1]) + struct.pack("<H", 60) + v4[11][:60])
 
+    # vj_/iphc_roundtrip: the same real packets; IPHC also with its clock ticking (bit 7).
+    for target, selectors in [("vj_roundtrip", [0, 4]), ("iphc_roundtrip", [0, 0x80])]:
+        for selector in selectors:
+            write(f"{seeds}/{target}", f"v4_bulk_start_{selector}", roundtrip_input(selector, [cut(p, 16) for p in v4[:24]], True))
+            write(f"{seeds}/{target}", f"v6_bulk_start_{selector}", roundtrip_input(selector, [cut(p, 16) for p in v6[:24]], True))
+    # vj_/iphc_decompress: replay the primed frames (36: three flows of 12), then a flipped byte;
+    # raw frames of every kind.
+    replay = bytes(b for i in range(36) for b in (0x80 | i, 0, 0))
+    for target in ["vj_decompress", "iphc_decompress"]:
+        write(f"{seeds}/{target}", "replay_primed", replay)
+        write(f"{seeds}/{target}", "flip", replay + bytes([0x80 | 9, 4, 1, 0x10]))
+        write(f"{seeds}/{target}", "raw_kinds", b"".join(bytes([k]) + struct.pack("<H", 40) + v4[11][:40] for k in range(7)))
+
     if corpus:
         root = os.path.join(HERE, "corpus")
         for i in range(0, 600, 20):
             write(f"{root}/taroc_roundtrip", f"v4_{i}", roundtrip_input(0, [cut(p, 16) for p in v4[i:i + 30]], True))
             write(f"{root}/taroc_roundtrip", f"v6_{i}", roundtrip_input(0, [cut(p, 16) for p in v6[i:i + 30]], True))
+            for target in ["vj_roundtrip", "iphc_roundtrip"]:
+                write(f"{root}/{target}", f"v4_{i}", roundtrip_input(0, [cut(p, 16) for p in v4[i:i + 30]], True))
+                write(f"{root}/{target}", f"v6_{i}", roundtrip_input(0, [cut(p, 16) for p in v6[i:i + 30]], True))
         for i in range(0, 400, 10):
             write(f"{root}/wire_parse", f"v4_{i}", v4[i][:200])
             write(f"{root}/wire_parse", f"v6_{i}", v6[i][:200])

@@ -11,13 +11,19 @@
 //!   `len = hdr & 0x3FFF`; bit 15 of `hdr` asks for the lengths and checksums of the packet to be
 //!   fixed up first (so mutated headers still reach the compressor's deep paths).
 //! - [`wire_parse`]: any bytes.
+//! - [`vj_decompress`], [`iphc_decompress`]: as [`taroc_decompress`], with the frame kind
+//!   `kind % 7` (every kind of [`FrameKind::ALL`]) and the scheme's own primed frames.
+//! - [`vj_roundtrip`], [`iphc_roundtrip`]: as [`taroc_roundtrip`] (the configuration byte picks
+//!   the scheme's settings; for IPHC, bit 7 advances the compressor's clock by a second before
+//!   each packet).
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::OnceLock;
 
+use taroc_core::codec::SchemeConfig;
 use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::taroc::{TarocCompressor, TarocConfig, TarocDecompressor};
-use taroc_core::{Compressor, Decompressor, FrameKind};
+use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};
 use taroc_wire::ip::IpInfo;
 use taroc_wire::ipv4::Ipv4Packet;
@@ -116,43 +122,72 @@ fn tcp_packet(
     p
 }
 
+/// The packets of the priming flows: IPv4 with timestamps and SACK, IPv6 without options, and
+/// (for schemes that compress it) a UDP flow, interleaved.
+fn priming_packets() -> Vec<Vec<u8>> {
+    let mut packets = Vec::new();
+    for i in 0..12u32 {
+        let sack = [(5000 + 1448 * i, 6448 + 1448 * i)];
+        let v4 = tcp_packet(
+            false,
+            1_000_000 + 1448 * i,
+            2_000 + 7 * (i / 3),
+            100 + i as u16,
+            501 + (i / 4) as u16,
+            Some((77_000 + i / 2, 55_000 + i / 3)),
+            if i % 4 == 3 { &sack } else { &[] },
+            if i % 5 == 4 { 0 } else { 64 + i as usize },
+        );
+        let v6 = tcp_packet(
+            true,
+            9_000 + 2 * i,
+            3_000_000 + 1428 * i,
+            0,
+            8000 + 16 * i as u16,
+            None,
+            &[],
+            usize::from(i % 3 == 0),
+        );
+        packets.push(v4);
+        packets.push(v6);
+        packets.push(udp_packet(i));
+    }
+    packets
+}
+
+/// One IPv4/UDP datagram of the priming flow (checksum filled).
+fn udp_packet(i: u32) -> Vec<u8> {
+    let mut p = vec![0x45, 0, 0, 0, 0, i as u8, 0, 0, 64, 17, 0, 0];
+    p.extend_from_slice(&Ipv4Addr::new(198, 18, 0, 3).octets());
+    p.extend_from_slice(&Ipv4Addr::new(198, 18, 0, 4).octets());
+    p.extend_from_slice(&[0x13, 0x88, 0x13, 0x89, 0, 0, 0, 0]);
+    p.extend((0..20 + i).map(|b| b as u8));
+    let len = (p.len() - 20) as u16;
+    p[24..26].copy_from_slice(&len.to_be_bytes());
+    fix_up(&mut p);
+    p
+}
+
+/// The priming packets as `scheme`'s compressor sends them (TCP/IP only for TAROC, whose
+/// frames the TAROC harness checks against TCP/IP parsing).
+fn frames_of(scheme: Scheme) -> Vec<(FrameKind, Vec<u8>)> {
+    let mut c = AnyCompressor::new(scheme, &SchemeConfig::default());
+    priming_packets()
+        .into_iter()
+        .filter(|p| scheme != Scheme::Taroc || TcpIpPacket::parse(p).is_some())
+        .map(|p| {
+            let mut frame = Vec::new();
+            let kind = c.compress(&p, &mut frame);
+            (kind, frame)
+        })
+        .collect()
+}
+
 /// Frames of two fixed flows (IPv4 with timestamps and SACK, IPv6 without options), as one
 /// TAROC compressor sends them: UNCOMPRESSED_TCP first, then mostly COMPRESSED_TCP.
 pub fn primed_frames() -> &'static [(FrameKind, Vec<u8>)] {
     static FRAMES: OnceLock<Vec<(FrameKind, Vec<u8>)>> = OnceLock::new();
-    FRAMES.get_or_init(|| {
-        let mut c = TarocCompressor::new(TarocConfig::default());
-        let mut frames = Vec::new();
-        for i in 0..12u32 {
-            let sack = [(5000 + 1448 * i, 6448 + 1448 * i)];
-            let v4 = tcp_packet(
-                false,
-                1_000_000 + 1448 * i,
-                2_000 + 7 * (i / 3),
-                100 + i as u16,
-                501 + (i / 4) as u16,
-                Some((77_000 + i / 2, 55_000 + i / 3)),
-                if i % 4 == 3 { &sack } else { &[] },
-                if i % 5 == 4 { 0 } else { 64 + i as usize },
-            );
-            let v6 = tcp_packet(
-                true,
-                9_000 + 2 * i,
-                3_000_000 + 1428 * i,
-                0,
-                8000 + 16 * i as u16,
-                None,
-                &[],
-                usize::from(i % 3 == 0),
-            );
-            for p in [v4, v6] {
-                let mut frame = Vec::new();
-                let kind = c.compress(&p, &mut frame);
-                frames.push((kind, frame));
-            }
-        }
-        frames
-    })
+    FRAMES.get_or_init(|| frames_of(Scheme::Taroc))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -222,6 +257,182 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
             assert!(out.len() <= frame.len() + 188, "output grew: {}", out.len());
         }
         other => panic!("TAROC delivered a {other:?} frame"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// vj_decompress, iphc_decompress
+
+/// Arbitrary frames into a primed VJ decompressor: never a panic; TYPE_IP passes unchanged;
+/// what it rebuilds is an IPv4/TCP packet whose IP header checksum verifies (RFC 1144
+/// recomputes it; it does not verify the TCP checksum, so neither do we).
+pub fn vj_decompress(data: &[u8]) {
+    baseline_decompress(Scheme::Vj, data, |kind, frame, out| match kind {
+        FrameKind::Ip => assert_eq!(out, frame, "TYPE_IP must pass unchanged"),
+        _ => {
+            let ip = Ipv4Packet::new_checked(out).expect("VJ delivers IPv4");
+            assert!(ip.header_checksum_ok(), "IP header checksum: {out:02x?}");
+            assert_eq!(ip.protocol(), taroc_wire::protocol::TCP);
+            // A 16-byte compressed header at most stands for 40 bytes plus the context's
+            // options (up to 80 more).
+            assert!(out.len() <= frame.len() + 120, "output grew: {}", out.len());
+        }
+    });
+}
+
+/// Arbitrary frames into a primed IPHC decompressor: never a panic; TYPE_IP passes unchanged;
+/// a FULL_HEADER delivers a packet of the frame's length; a packet rebuilt from a compressed
+/// header parses as IP, and if it is TCP (or UDP with a checksum) its checksum verifies.
+pub fn iphc_decompress(data: &[u8]) {
+    baseline_decompress(Scheme::Iphc, data, |kind, frame, out| match kind {
+        FrameKind::Ip => assert_eq!(out, frame, "TYPE_IP must pass unchanged"),
+        FrameKind::FullHeader => assert_eq!(out.len(), frame.len(), "FULL_HEADER length"),
+        _ => {
+            let ip = IpInfo::parse(out).expect("IPHC delivers a parsable IP packet");
+            let segment = &out[ip.transport_offset.min(out.len())..];
+            let carried = match ip.protocol {
+                taroc_wire::protocol::TCP => true,
+                taroc_wire::protocol::UDP => segment.get(6..8).is_some_and(|c| c != [0, 0]),
+                _ => false,
+            };
+            if carried && !ip.fragment {
+                assert!(
+                    taroc_wire::checksum::transport_verifies(ip.src, ip.dst, ip.protocol, segment),
+                    "delivered a packet whose checksum fails from {kind:?} frame {frame:02x?}: \
+                     {out:02x?}"
+                );
+            }
+        }
+    });
+}
+
+/// The shared driver of [`vj_decompress`] and [`iphc_decompress`].
+fn baseline_decompress(scheme: Scheme, data: &[u8], check: impl Fn(FrameKind, &[u8], &[u8])) {
+    static PRIMED: OnceLock<[Vec<(FrameKind, Vec<u8>)>; 2]> = OnceLock::new();
+    let primed = PRIMED.get_or_init(|| [frames_of(Scheme::Vj), frames_of(Scheme::Iphc)]);
+    let primed = &primed[usize::from(scheme == Scheme::Iphc)];
+    let mut d = AnyDecompressor::new(scheme, &SchemeConfig::default());
+    let mut out = Vec::new();
+    let mut feedback = Vec::new();
+    for (kind, frame) in primed {
+        d.decompress(*kind, frame, &mut out)
+            .expect("the primed frames decompress");
+    }
+    let mut rest = data;
+    let mut frame = Vec::new();
+    while let Some((&first, tail)) = rest.split_first() {
+        let kind;
+        let body;
+        if first & 0x80 == 0 {
+            kind = FrameKind::ALL[usize::from(first) % FrameKind::ALL.len()];
+            let len = match tail {
+                [lo, hi, ..] => usize::from(u16::from_le_bytes([*lo, *hi])) % 2048,
+                _ => 0,
+            };
+            body = tail.get(2..).unwrap_or(&[]);
+            let len = len.min(body.len());
+            frame.clear();
+            frame.extend_from_slice(&body[..len]);
+            rest = &body[len..];
+        } else {
+            let (k, base) = &primed[usize::from(first & 0x7F) % primed.len()];
+            kind = *k;
+            frame.clear();
+            frame.extend_from_slice(base);
+            let (offset, n) = match tail {
+                [o, n, ..] => (usize::from(*o), usize::from(*n)),
+                _ => (0, 0),
+            };
+            body = tail.get(2..).unwrap_or(&[]);
+            let n = n.min(body.len());
+            for (i, x) in body[..n].iter().enumerate() {
+                if let Some(b) = frame.get_mut(offset + i) {
+                    *b ^= x;
+                }
+            }
+            rest = &body[n..];
+        }
+        if d.decompress(kind, &frame, &mut out).is_ok() {
+            check(kind, &frame, &out);
+        }
+        while d.take_feedback(&mut feedback) {
+            assert!(
+                feedback.len() <= 2048,
+                "feedback of {} bytes",
+                feedback.len()
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// vj_roundtrip, iphc_roundtrip
+
+/// Arbitrary "packets" through a VJ compressor and decompressor on a clean link: every frame
+/// is delivered and equals its packet exactly. Selector bits 0-1: slots 16, 1, 2, 256; bit 2:
+/// connection-number omission off.
+pub fn vj_roundtrip(data: &[u8]) {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let mut config = SchemeConfig::default();
+    config.vj.slots = [16, 1, 2, 256][usize::from(selector & 3)];
+    config.vj.compress_cid = selector & 4 == 0;
+    baseline_roundtrip(Scheme::Vj, &config, false, rest);
+}
+
+/// Arbitrary "packets" through an IPHC compressor and decompressor on a clean link: every frame
+/// is delivered and equals its packet exactly, and the decompressor never asks for a header.
+/// Selector bit 7: the clock advances by one second before each packet (refreshes by time).
+pub fn iphc_roundtrip(data: &[u8]) {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    baseline_roundtrip(
+        Scheme::Iphc,
+        &SchemeConfig::default(),
+        selector & 0x80 != 0,
+        rest,
+    );
+}
+
+/// The shared driver of [`vj_roundtrip`] and [`iphc_roundtrip`].
+fn baseline_roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut rest: &[u8]) {
+    let mut c = AnyCompressor::new(scheme, config);
+    let mut d = AnyDecompressor::new(scheme, config);
+    let (mut packet, mut frame, mut out, mut feedback) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut index = 0u32;
+    while rest.len() >= 2 {
+        let header = u16::from_be_bytes([rest[0], rest[1]]);
+        let len = usize::from(header & 0x3FFF).min(rest.len() - 2);
+        packet.clear();
+        packet.extend_from_slice(&rest[2..2 + len]);
+        rest = &rest[2 + len..];
+        if header & 0x8000 != 0 {
+            fix_up(&mut packet);
+        }
+        if tick {
+            c.set_time(std::time::Duration::from_secs(u64::from(index)));
+        }
+        let kind = c.compress(&packet, &mut frame);
+        if kind == FrameKind::Ip {
+            assert_eq!(frame, packet, "packet {index}: TYPE_IP frame differs");
+        }
+        match d.decompress(kind, &frame, &mut out) {
+            Ok(()) => assert!(
+                out == packet,
+                "packet {index} ({kind:?}) delivered wrong:\n  packet    {packet:02x?}\n  delivered {out:02x?}"
+            ),
+            Err(reason) => panic!(
+                "packet {index} ({kind:?}) dropped on a clean link: {reason:?}\n  packet {packet:02x?}\n  frame  {frame:02x?}"
+            ),
+        }
+        assert!(
+            !d.take_feedback(&mut feedback),
+            "packet {index}: feedback on a clean link"
+        );
+        index += 1;
     }
 }
 

@@ -5,7 +5,8 @@
 //!
 //! Modules: [`capture`] reads pcap/pcapng files and takes IP packets out of link frames;
 //! [`impair`] holds the impairment models; [`eval`] is the harness and its oracle; [`report`]
-//! prints tables and JSON; [`cli`] is the command line.
+//! prints tables and JSON; [`twice`] is the loss-repair analysis of the twice algorithm; [`cli`] is
+//! the command line.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -14,6 +15,7 @@ pub mod cli;
 pub mod eval;
 pub mod impair;
 pub mod report;
+pub mod twice;
 
 /// The capture `taroc eval` runs on when given no file: the first 250 records of a real IPv4 bulk
 /// transfer (see `data/README.md`).

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
-use taroc_cli::cli::{run_eval, Cli, Command};
+use taroc_cli::cli::{run_eval, run_twice, Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -14,6 +14,15 @@ fn main() -> ExitCode {
             let stdout = std::io::stdout();
             let stderr = std::io::stderr();
             if run_eval(&args, &mut stdout.lock(), &mut stderr.lock(), progress) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Command::Twice(args) => {
+            let stdout = std::io::stdout();
+            let stderr = std::io::stderr();
+            if run_twice(&args, &mut stdout.lock(), &mut stderr.lock()) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE

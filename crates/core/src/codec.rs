@@ -253,8 +253,9 @@ pub enum AnyCompressor {
     Taroc(Box<TarocCompressor>),
 }
 
-/// A decompressor of any scheme (static dispatch).
-#[derive(Debug)]
+/// A decompressor of any scheme (static dispatch). `Clone`, so an analysis can try a loss on a
+/// copy (see `taroc twice`).
+#[derive(Debug, Clone)]
 pub enum AnyDecompressor {
     /// See [`Scheme::None`].
     None(NoneDecompressor),

@@ -12,10 +12,14 @@ use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 3] = [
+const TARGETS: [(&str, Target); 7] = [
     ("taroc_decompress", logic::taroc_decompress),
     ("taroc_roundtrip", logic::taroc_roundtrip),
     ("wire_parse", logic::wire_parse),
+    ("vj_decompress", logic::vj_decompress),
+    ("vj_roundtrip", logic::vj_roundtrip),
+    ("iphc_decompress", logic::iphc_decompress),
+    ("iphc_roundtrip", logic::iphc_roundtrip),
 ];
 
 fn fuzz_dir() -> PathBuf {

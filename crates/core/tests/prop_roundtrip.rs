@@ -5,7 +5,9 @@
 //! What must hold, for every scheme in [`Scheme::ALL`]:
 //! - nothing panics;
 //! - every packet a decompressor delivers from an intact frame equals, byte for byte, the packet
-//!   that frame was made from;
+//!   that frame was made from — except for VJ (RFC 1144), which by design does not verify what it
+//!   rebuilds: after the link lost, reordered, duplicated or corrupted frames its wrong packets
+//!   are counted instead, and the receiver's TCP/UDP checksum must reject (nearly) all of them;
 //! - on a clean link every frame is delivered.
 //!
 //! Frames corrupted on purpose are checked separately (see [`corrupted_frames`]): TAROC, like
@@ -896,6 +898,25 @@ struct Tally {
     known_ip_id: usize,
     /// Frames dropped on a clean link after impairments before the compressor.
     clean_drops: usize,
+    /// VJ only (RFC 1144 does not verify what it rebuilds): packets delivered wrong after the
+    /// link lost, reordered, duplicated or corrupted frames.
+    unverified_wrong: usize,
+    /// Of those, the ones whose TCP/UDP checksum still verifies (the receiver would accept
+    /// them).
+    unverified_wrong_undetected: usize,
+}
+
+/// Whether `packet` parses as IP and its TCP/UDP checksum verifies.
+fn transport_verifies(packet: &[u8]) -> bool {
+    let Ok(ip) = taroc_wire::ip::IpInfo::parse(packet) else {
+        return false;
+    };
+    let end = ip.declared_len.min(packet.len());
+    !ip.fragment
+        && (ip.protocol == TCP || ip.protocol == UDP)
+        && packet.get(ip.transport_offset..end).is_some_and(|segment| {
+            taroc_wire::checksum::transport_verifies(ip.src, ip.dst, ip.protocol, segment)
+        })
 }
 
 /// Whether the two IPv4 packets differ at most in Identification (and so header checksum).
@@ -1034,6 +1055,11 @@ fn run_link_inner(
                     tally.corrupted_ok += usize::from(f.corrupted);
                     continue;
                 }
+                if scheme == Scheme::Vj && !clean {
+                    tally.unverified_wrong += 1;
+                    tally.unverified_wrong_undetected += usize::from(transport_verifies(&out));
+                    continue;
+                }
                 if !strict() && damaged_context {
                     let uncovered = mask_unverifiable(&out) == mask_unverifiable(original);
                     *match (f.corrupted, uncovered) {
@@ -1155,6 +1181,8 @@ struct Totals {
     known_ip_id: usize,
     clean_drops: usize,
     clean_drops_default_config: usize,
+    unverified_wrong: usize,
+    unverified_wrong_undetected: usize,
 }
 
 /// Runs the property over `cases` cases from a fixed seed, then prints what happened.
@@ -1186,6 +1214,8 @@ fn check(name: &str, cases: u32, seed: u64, corrupting: bool) {
             s.propagated_covered += t.propagated_covered;
             s.known_ip_id += t.known_ip_id;
             s.clean_drops += t.clean_drops;
+            s.unverified_wrong += t.unverified_wrong;
+            s.unverified_wrong_undetected += t.unverified_wrong_undetected;
             if default {
                 s.clean_drops_default_config += t.clean_drops;
             }
@@ -1197,6 +1227,17 @@ fn check(name: &str, cases: u32, seed: u64, corrupting: bool) {
     }
     if let Err(e) = result {
         panic!("{name}: {e}");
+    }
+    // VJ's wrong packets are the receiver's to catch: its TCP checksum must reject (nearly)
+    // all of them. A 16-bit checksum lets about 1 in 65536 random differences through.
+    let totals = totals.borrow();
+    if let Some(vj) = totals.get("vj") {
+        assert!(
+            vj.unverified_wrong_undetected * 1000 <= vj.unverified_wrong,
+            "{name}: VJ delivered {} wrong packets the receiver's checksum would accept (of {})",
+            vj.unverified_wrong_undetected,
+            vj.unverified_wrong
+        );
     }
 }
 

@@ -23,7 +23,7 @@ struct Context {
 }
 
 /// The TAROC decompressor for one direction of a link.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TarocDecompressor {
     contexts: Vec<Option<Context>>,
 }
