@@ -49,3 +49,109 @@ pub fn forward(packet: &[u8]) -> bool {
     let s = taroc_wire::summary::summarize(packet).unwrap();
     s.src < s.dst
 }
+
+/// `shared/captures/local` (the VJ reference captures), if present beside the checkout.
+pub fn local_captures() -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/captures/local"
+    ));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "notice: {} is absent; skipping capture tests",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// One record of a classic pcap file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PcapRecord {
+    /// The captured bytes.
+    pub data: Vec<u8>,
+    /// The length of the packet on the wire (more than `data.len()` when the snaplen cut it).
+    pub original_len: usize,
+}
+
+/// A classic pcap file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pcap {
+    /// The LINKTYPE of every record.
+    pub link_type: u32,
+    /// The records, in file order.
+    pub records: Vec<PcapRecord>,
+}
+
+/// Reads a classic pcap file of either byte order, with micro- or nanosecond timestamps.
+pub fn read_pcap(path: &std::path::Path) -> Pcap {
+    let data = std::fs::read(path).unwrap();
+    let what = path.display();
+    assert!(data.len() >= 24, "{what}: shorter than a pcap header");
+    let big_endian = match data[..4] {
+        [0xd4, 0xc3, 0xb2, 0xa1] | [0x4d, 0x3c, 0xb2, 0xa1] => false,
+        [0xa1, 0xb2, 0xc3, 0xd4] | [0xa1, 0xb2, 0x3c, 0x4d] => true,
+        _ => panic!("{what}: not a classic pcap file"),
+    };
+    let u32_at = |at: usize| {
+        let b: [u8; 4] = data[at..at + 4].try_into().unwrap();
+        if big_endian {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        }
+    };
+    let link_type = u32_at(20) & 0x0FFF_FFFF;
+    let mut records = Vec::new();
+    let mut at = 24;
+    while at < data.len() {
+        assert!(at + 16 <= data.len(), "{what}: record header cut at {at}");
+        let captured = u32_at(at + 8) as usize;
+        let original_len = u32_at(at + 12) as usize;
+        at += 16;
+        assert!(
+            at + captured <= data.len(),
+            "{what}: record data cut at {at}"
+        );
+        records.push(PcapRecord {
+            data: data[at..at + captured].to_vec(),
+            original_len,
+        });
+        at += captured;
+    }
+    Pcap { link_type, records }
+}
+
+/// Writes a classic little-endian microsecond pcap of `link_type`; record `i` gets the
+/// timestamp `i` ms.
+pub fn write_pcap(path: &std::path::Path, link_type: u32, records: &[PcapRecord]) {
+    let mut out = Vec::new();
+    out.extend_from_slice(&[0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0]);
+    out.extend_from_slice(&[0; 8]);
+    out.extend_from_slice(&65535u32.to_le_bytes());
+    out.extend_from_slice(&link_type.to_le_bytes());
+    for (i, record) in records.iter().enumerate() {
+        out.extend_from_slice(&((i / 1000) as u32).to_le_bytes());
+        out.extend_from_slice(&((i % 1000 * 1000) as u32).to_le_bytes());
+        out.extend_from_slice(&(record.data.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(record.original_len as u32).to_le_bytes());
+        out.extend_from_slice(&record.data);
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// The IPv4 packet of an untagged Ethernet II frame, zero-filled up to its IP Total Length when
+/// the capture cut it short, and how many of its bytes were captured; `None` for other frames.
+pub fn ethernet_ipv4_zero_filled(frame: &[u8]) -> Option<(Vec<u8>, usize)> {
+    if frame.len() < 14 + 20 || frame[12..14] != [0x08, 0x00] || frame[14] >> 4 != 4 {
+        return None;
+    }
+    let ip = &frame[14..];
+    let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+    let captured = ip.len().min(total);
+    let mut packet = ip[..captured].to_vec();
+    packet.resize(total.max(captured), 0);
+    Some((packet, captured))
+}
