@@ -1,0 +1,651 @@
+//! The `taroc gateway` command line: `taroc gateway [OPTIONS]` runs a gateway,
+//! `taroc gateway bench [OPTIONS]` measures one.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use taroc_core::variant::{self, Variant};
+
+use crate::bench::{self, ForwardingConfig, GridConfig};
+use crate::counters::Counters;
+use crate::gateway::{self, LoopOptions, Pipeline, PipelineConfig, RunReport};
+use crate::harness::{self, IpVersion};
+use crate::link::LinkConfig;
+use crate::tun::{Tun, TunConfig};
+use crate::udp::{self, UdpConfig};
+use crate::{signal, Error};
+
+const GATEWAY_ABOUT: &str = "\
+Run header compression on a live Linux link: packets from TUN devices cross a compressor, a \
+link and a decompressor.
+
+Two modes:
+
+  Emulated link (one host): --tun-a NAME --tun-b NAME [--netns-a NS --netns-b NS]
+    Packets read from TUN A are compressed, cross an emulated link (--rate, --delay, --queue, \
+--ber, --loss, --burst, --reorder; each direction its own random streams from --seed), are \
+decompressed and written into TUN B; and back. The gateway keeps each original packet beside \
+its frame, so it judges every delivery exactly: `incorrect delivered` counts packets that \
+differ from the original (must be 0 for schemes that verify what they deliver; RFC 1144 VJ \
+does not, and can deliver wrong packets after a loss, which the receiving TCP then rejects by \
+its checksum), `incorrect undetected` those whose TCP/UDP checksum would still pass.
+
+  UDP link (two hosts): --tun NAME --listen ADDR:PORT --peer ADDR:PORT
+    Frames travel to the peer gateway in UDP datagrams (one frame kind byte, then the frame). \
+The link options, if given, are applied to what this side sends, to make a real link worse on \
+purpose. There is no oracle here: the receive direction counts delivered TCP/UDP packets whose \
+checksum fails (`checksum failed`), which the receiving host will drop.
+
+TUN devices are created, or attached if a TUN device of that name exists (e.g. from `ip tuntap \
+add mode tun`), given the --mtu and brought up; their addresses and routes are yours to set \
+(`ip address add ... dev NAME`). Packets longer than the TUN MTU and frames longer than the \
+link MTU are dropped, counted and logged (at most once a second). The link MTU must be at \
+least the TUN MTU.
+
+Counters (packets, bytes saved, drops by reason, context damage, feedback) are printed every \
+--stats-interval seconds and in full on exit, on SIGINT/SIGTERM or after --duration. Needs root \
+(CAP_NET_ADMIN; CAP_SYS_ADMIN for --netns-*).
+
+Example, one host:
+  ip netns add left; ip netns add right
+  taroc gateway --tun-a tc0 --netns-a left --tun-b tc0 --netns-b right \\
+      --scheme taroc --rate 384 --delay 100 --ber 1e-5 &
+  ip -n left address add 10.9.0.1/24 dev tc0; ip -n right address add 10.9.0.2/24 dev tc0
+  ip netns exec right iperf3 -s -D; ip netns exec left iperf3 -c 10.9.0.2 -n 1M";
+
+const BENCH_ABOUT: &str = "\
+Measure the gateway with real kernel TCP transfers between two fresh network namespaces.
+
+Goodput grid (default): for every --rates x --bers x --timestamps x --schemes cell, a bulk TCP \
+transfer of rate x --duration bytes (a seeded byte stream, checked byte for byte) crosses the \
+gateway over the emulated link, with the MTU the TAROC draft pairs with the BER (Appendix B.3: \
+576 bytes up to 3e-6, 296 up to 3e-5, 168 at 1e-4, 96 above; at least 1280 for IPv6), \
+--delay each way and a --queue packet DropTail queue (the draft: 100 ms, 6 packets). Goodput is \
+bytes received per second from accept to end of stream; a transfer still running at \
+--time-limit stops there (marked *). `--timestamps on,off` runs with Linux defaults and with \
+net.ipv4.tcp_timestamps=0. Also reported: the gateway's CPU time per packet, and its oracle's \
+incorrect deliveries. Cells run --jobs at a time, each in its own namespaces.
+
+Forwarding (--forwarding): TCP through the gateway with link emulation off and 1500-byte \
+packets, for --forwarding-seconds per measurement, against a plain TUN-to-TUN copy measured in \
+the same run (alternating, --rounds times): Mbit/s of IP packets forwarded in the data \
+direction, and the ratio to the copy. The gateway is one thread; the TCP ends share the machine.
+
+Needs root. With --json, one JSON object per run on standard output.";
+
+/// Parses a probability in [0, 1].
+fn probability(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not a probability in [0, 1]"))
+    }
+}
+
+/// Parses a mean burst length (at least 1 frame).
+fn burst_length(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if value >= 1.0 && value.is_finite() {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not a mean burst length of at least 1"))
+    }
+}
+
+/// Parses a non-negative, finite number.
+fn non_negative(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if value >= 0.0 && value.is_finite() {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not a non-negative number"))
+    }
+}
+
+/// Parses a positive, finite number.
+fn positive(text: &str) -> Result<f64, String> {
+    let value = non_negative(text)?;
+    if value > 0.0 {
+        Ok(value)
+    } else {
+        Err("must be above 0".into())
+    }
+}
+
+/// Parses a scheme (variant) name.
+fn scheme(text: &str) -> Result<Variant, String> {
+    Variant::by_name(text).ok_or_else(|| {
+        format!(
+            "unknown scheme `{text}` (expected one of: {})",
+            variant::NAMES.join(", ")
+        )
+    })
+}
+
+/// Parses `on` / `off`.
+fn on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" | "1" | "true" => Ok(true),
+        "off" | "0" | "false" => Ok(false),
+        _ => Err(format!("`{text}` is not on or off")),
+    }
+}
+
+/// Parses 4 or 6.
+fn ip_version(text: &str) -> Result<IpVersion, String> {
+    match text {
+        "4" => Ok(IpVersion::V4),
+        "6" => Ok(IpVersion::V6),
+        _ => Err(format!("`{text}` is not 4 or 6")),
+    }
+}
+
+/// The arguments of `taroc gateway`.
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true, long_about = GATEWAY_ABOUT)]
+pub struct GatewayArgs {
+    /// Measure instead of running a gateway.
+    #[command(subcommand)]
+    pub command: Option<GatewayCommand>,
+
+    /// The gateway's settings.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// The subcommands of `taroc gateway`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum GatewayCommand {
+    /// Measure goodput per scheme over a grid of link settings, or forwarding speed.
+    #[command(long_about = BENCH_ABOUT)]
+    Bench(BenchArgs),
+}
+
+/// The settings of a running gateway.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Emulated link: the TUN device of side A (created, or attached if it exists).
+    #[arg(long, value_name = "NAME", help_heading = "Emulated link (one host)")]
+    pub tun_a: Option<String>,
+    /// Emulated link: the TUN device of side B.
+    #[arg(long, value_name = "NAME", help_heading = "Emulated link (one host)")]
+    pub tun_b: Option<String>,
+    /// Open TUN A inside this network namespace (from `ip netns`).
+    #[arg(long, value_name = "NS", help_heading = "Emulated link (one host)")]
+    pub netns_a: Option<String>,
+    /// Open TUN B inside this network namespace.
+    #[arg(long, value_name = "NS", help_heading = "Emulated link (one host)")]
+    pub netns_b: Option<String>,
+
+    /// UDP link: the local TUN device.
+    #[arg(long, value_name = "NAME", help_heading = "UDP link (two hosts)")]
+    pub tun: Option<String>,
+    /// UDP link: the local address and port to receive frames on.
+    #[arg(long, value_name = "ADDR:PORT", help_heading = "UDP link (two hosts)")]
+    pub listen: Option<SocketAddr>,
+    /// UDP link: the peer gateway's address and port.
+    #[arg(long, value_name = "ADDR:PORT", help_heading = "UDP link (two hosts)")]
+    pub peer: Option<SocketAddr>,
+
+    /// Scheme of both directions (one of: none, vj, iphc-twice, iphc, taroc).
+    #[arg(long, value_name = "NAME", default_value = "taroc", value_parser = scheme)]
+    pub scheme: Variant,
+    /// Scheme of the forward direction (A to B; UDP: what this side sends), instead of --scheme.
+    #[arg(long, value_name = "NAME", value_parser = scheme)]
+    pub forward_scheme: Option<Variant>,
+    /// Scheme of the reverse direction (B to A; UDP: what the peer sends), instead of --scheme.
+    #[arg(long, value_name = "NAME", value_parser = scheme)]
+    pub reverse_scheme: Option<Variant>,
+
+    /// MTU of the TUN devices, bytes; longer packets are refused.
+    #[arg(long, value_name = "BYTES", default_value_t = 1500,
+          value_parser = clap::value_parser!(u32).range(68..=65535))]
+    pub mtu: u32,
+    /// Largest frame on the link, bytes (its kind byte excluded) [default: --mtu].
+    #[arg(long, value_name = "BYTES",
+          value_parser = clap::value_parser!(u32).range(68..=65535))]
+    pub link_mtu: Option<u32>,
+
+    /// Link bandwidth, kbit/s (0: no limit, no queue).
+    #[arg(long, value_name = "KBIT", default_value_t = 0.0, value_parser = non_negative,
+          help_heading = "Link impairments")]
+    pub rate: f64,
+    /// One-way propagation delay, ms.
+    #[arg(long, value_name = "MS", default_value_t = 0.0, value_parser = non_negative,
+          help_heading = "Link impairments")]
+    pub delay: f64,
+    /// DropTail queue limit, packets waiting for the transmitter.
+    #[arg(
+        long,
+        value_name = "PACKETS",
+        default_value_t = 64,
+        help_heading = "Link impairments"
+    )]
+    pub queue: usize,
+    /// Bit error rate; a frame with any bit error is dropped (as by a link CRC).
+    #[arg(long, value_name = "BER", default_value_t = 0.0, value_parser = probability,
+          help_heading = "Link impairments")]
+    pub ber: f64,
+    /// Random frame loss rate (independent, or the average rate of --burst).
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability,
+          help_heading = "Link impairments")]
+    pub loss: f64,
+    /// Make --loss come in bursts of this mean length in frames (Gilbert-Elliott).
+    #[arg(long, value_name = "L", value_parser = burst_length, help_heading = "Link impairments")]
+    pub burst: Option<f64>,
+    /// Hold a frame back with probability P, delivering it after the next 1 to 3 frames.
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability,
+          help_heading = "Link impairments")]
+    pub reorder: f64,
+    /// Seed of every random stream of the link (ChaCha8).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        help_heading = "Link impairments"
+    )]
+    pub seed: u64,
+    /// Frames a link direction holds at once (waiting and in flight); more are dropped.
+    #[arg(long, value_name = "N", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..=1048576),
+          help_heading = "Link impairments")]
+    pub slots: u32,
+
+    /// Print a summary line per direction every this many seconds (0: only at exit).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = non_negative)]
+    pub stats_interval: f64,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECS", value_parser = positive)]
+    pub duration: Option<f64>,
+    /// On exit, also print the counters as one JSON object on standard output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl RunArgs {
+    /// The link settings these arguments ask for.
+    pub fn link(&self) -> LinkConfig {
+        LinkConfig {
+            rate_bps: (self.rate * 1000.0) as u64,
+            delay: Duration::from_secs_f64(self.delay / 1000.0),
+            queue: self.queue,
+            ber: self.ber,
+            loss: self.loss,
+            burst: self.burst,
+            reorder: self.reorder,
+            mtu: self.link_mtu.unwrap_or(self.mtu) as usize,
+            slots: self.slots as usize,
+        }
+    }
+
+    /// The schemes of the forward and reverse directions.
+    pub fn variants(&self) -> [Variant; 2] {
+        [
+            self.forward_scheme
+                .clone()
+                .unwrap_or_else(|| self.scheme.clone()),
+            self.reverse_scheme
+                .clone()
+                .unwrap_or_else(|| self.scheme.clone()),
+        ]
+    }
+
+    fn options(&self) -> LoopOptions {
+        LoopOptions {
+            stats_interval: (self.stats_interval > 0.0)
+                .then(|| Duration::from_secs_f64(self.stats_interval)),
+            duration: self.duration.map(Duration::from_secs_f64),
+        }
+    }
+}
+
+/// The arguments of `taroc gateway bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Schemes, comma-separated [default: every scheme].
+    #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = scheme)]
+    pub schemes: Vec<Variant>,
+    /// Link rates, kbit/s, comma-separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "64,384",
+          value_parser = positive)]
+    pub rates: Vec<f64>,
+    /// Bit error rates, comma-separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "1e-7,1e-5,1e-4",
+          value_parser = probability)]
+    pub bers: Vec<f64>,
+    /// TCP timestamps settings to run: on (Linux default), off (tcp_timestamps=0), or both.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "on,off",
+          value_parser = on_off)]
+    pub timestamps: Vec<bool>,
+    /// IP version of the transfers (IPv6 raises every MTU to at least 1280).
+    #[arg(long, value_name = "4|6", default_value = "4", value_parser = ip_version)]
+    pub ip: IpVersion,
+    /// MTU of every cell instead of the draft's per-BER MTU.
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(68..=65535))]
+    pub mtu: Option<u32>,
+    /// One-way link delay, ms.
+    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = non_negative)]
+    pub delay: f64,
+    /// DropTail queue limit, packets.
+    #[arg(long, value_name = "PACKETS", default_value_t = 6)]
+    pub queue: usize,
+    /// Transfer size: what the link's rate carries in this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = positive)]
+    pub duration: f64,
+    /// Stop a transfer after this many seconds [default: 4 x --duration + 30].
+    #[arg(long, value_name = "SECS", value_parser = positive)]
+    pub time_limit: Option<f64>,
+    /// Congestion control in the namespaces (e.g. cubic, reno, bbr) [default: the kernel's].
+    #[arg(long, value_name = "NAME")]
+    pub cc: Option<String>,
+    /// Runs at once.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub jobs: usize,
+    /// Seed of the links and transfers.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Measure forwarding speed against a plain TUN-to-TUN copy instead of the grid.
+    #[arg(long)]
+    pub forwarding: bool,
+    /// Forwarding: seconds per measurement.
+    #[arg(long, value_name = "SECS", default_value_t = 3.0, value_parser = positive)]
+    pub forwarding_seconds: f64,
+    /// Forwarding: rounds of measurements.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub rounds: usize,
+    /// One JSON object per run on standard output instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `taroc gateway`: a gateway, or `bench`.
+pub fn run(args: GatewayArgs) -> ExitCode {
+    let result = match args.command {
+        Some(GatewayCommand::Bench(bench)) => run_bench(&bench),
+        None => run_gateway(&args.run),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("taroc gateway: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_report(labels: &[&str; 2], report: &RunReport, json: bool) {
+    eprint!("{}", gateway::final_table(labels, report));
+    if json {
+        #[derive(serde::Serialize)]
+        struct Final<'a> {
+            directions: [&'a str; 2],
+            counters: &'a [Counters; 2],
+            cpu_s: f64,
+            wall_s: f64,
+            cpu_ns_per_packet: f64,
+        }
+        let record = Final {
+            directions: *labels,
+            counters: &report.counters,
+            cpu_s: report.cpu.as_secs_f64(),
+            wall_s: report.wall.as_secs_f64(),
+            cpu_ns_per_packet: report.cpu_ns_per_packet(),
+        };
+        match serde_json::to_string(&record) {
+            Ok(line) => println!("{line}"),
+            Err(e) => eprintln!("taroc gateway: JSON: {e}"),
+        }
+    }
+}
+
+fn run_gateway(args: &RunArgs) -> Result<(), Error> {
+    let link = args.link();
+    let variants = args.variants();
+    let stop = AtomicBool::new(false);
+    let options = args.options();
+    match (&args.tun_a, &args.tun_b, &args.tun, &args.peer) {
+        (Some(a), Some(b), None, None) => {
+            if args.listen.is_some() {
+                return Err(Error::new(
+                    "--listen belongs to the UDP mode (--tun, --peer)",
+                ));
+            }
+            let config = PipelineConfig {
+                variants: variants.clone(),
+                links: [link.clone(), link],
+                tun_mtu: args.mtu as usize,
+                seed: args.seed,
+            };
+            let mut pipeline = Pipeline::new(&config)?;
+            let open = |name: &String, netns: &Option<String>| {
+                Tun::open(&TunConfig {
+                    name: name.clone(),
+                    mtu: args.mtu,
+                    netns: netns.clone(),
+                })
+            };
+            let tun_a = open(a, &args.netns_a)?;
+            let tun_b = open(b, &args.netns_b)?;
+            signal::install()?;
+            eprintln!(
+                "taroc gateway: emulated link {a} <-> {b}, schemes a->b {} b->a {}, MTU {} (link \
+                 {}); SIGINT/SIGTERM to stop",
+                variants[0], variants[1], args.mtu, config.links[0].mtu
+            );
+            let report = gateway::run_emulated([&tun_a, &tun_b], &mut pipeline, &stop, &options)?;
+            print_report(&gateway::DIRECTIONS, &report, args.json);
+            Ok(())
+        }
+        (None, None, Some(name), Some(peer)) => {
+            if args.netns_a.is_some() || args.netns_b.is_some() {
+                return Err(Error::new(
+                    "--netns-a/--netns-b belong to the emulated mode",
+                ));
+            }
+            let listen = args
+                .listen
+                .ok_or_else(|| Error::new("the UDP mode needs --listen ADDR:PORT"))?;
+            let config = UdpConfig {
+                listen,
+                peer: *peer,
+                variants: variants.clone(),
+                link,
+                tun_mtu: args.mtu as usize,
+                seed: args.seed,
+            };
+            let tun = Tun::open(&TunConfig {
+                name: name.clone(),
+                mtu: args.mtu,
+                netns: None,
+            })?;
+            signal::install()?;
+            eprintln!(
+                "taroc gateway: {name} <-> UDP {listen} <-> peer {peer}, send {} receive {}, MTU \
+                 {}; SIGINT/SIGTERM to stop",
+                variants[0], variants[1], args.mtu
+            );
+            let report = udp::run_udp(&tun, &config, &stop, &options)?;
+            print_report(&udp::DIRECTIONS, &report, args.json);
+            Ok(())
+        }
+        _ => Err(Error::new(
+            "give --tun-a and --tun-b (emulated link), or --tun, --listen and --peer (UDP link); \
+             see --help",
+        )),
+    }
+}
+
+fn run_bench(args: &BenchArgs) -> Result<(), Error> {
+    harness::check_environment()?;
+    let variants = if args.schemes.is_empty() {
+        Variant::all()
+    } else {
+        args.schemes.clone()
+    };
+    if args.forwarding {
+        let config = ForwardingConfig {
+            variants,
+            seconds: args.forwarding_seconds,
+            rounds: args.rounds.max(1),
+            mtu: args.mtu.unwrap_or(1500),
+            ip_version: args.ip,
+        };
+        let records = bench::run_forwarding(&config, |r| {
+            if args.json {
+                if let Ok(line) = serde_json::to_string(r) {
+                    println!("{line}");
+                }
+            } else {
+                eprintln!(
+                    "round {} {}: {:.1} Mbit/s, {:.0} ns CPU/packet",
+                    r.round, r.path, r.mbit_per_s, r.cpu_ns_per_packet
+                );
+            }
+        })?;
+        if !args.json {
+            print!("{}", bench::forwarding_table(&records));
+        }
+        return Ok(());
+    }
+    let config = GridConfig {
+        variants,
+        rates_kbps: args.rates.clone(),
+        bers: args.bers.clone(),
+        timestamps: args.timestamps.clone(),
+        ip_version: args.ip,
+        mtu: args.mtu,
+        delay: Duration::from_secs_f64(args.delay / 1000.0),
+        queue: args.queue,
+        duration: Duration::from_secs_f64(args.duration),
+        time_limit: Duration::from_secs_f64(args.time_limit.unwrap_or(4.0 * args.duration + 30.0)),
+        congestion_control: args.cc.clone(),
+        jobs: args.jobs.max(1),
+        seed: args.seed,
+    };
+    let total = config.rates_kbps.len()
+        * config.bers.len()
+        * config.timestamps.len()
+        * config.variants.len();
+    let mut done = 0;
+    let records = bench::run_grid(&config, |r| {
+        done += 1;
+        if args.json {
+            if let Ok(line) = serde_json::to_string(r) {
+                println!("{line}");
+            }
+        }
+        eprintln!(
+            "[{done}/{total}] {} {} kbit/s BER {:e} MTU {} TS {}: {:.0} B/s{}, incorrect {}",
+            r.scheme,
+            r.rate_kbps,
+            r.ber,
+            r.mtu,
+            if r.timestamps { "on" } else { "off" },
+            r.goodput_bytes_per_s,
+            if r.completed { "" } else { " (time limit)" },
+            r.incorrect_delivered
+        );
+    })?;
+    if !args.json {
+        print!("{}", bench::grid_table(&records));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    #[derive(Debug, Parser)]
+    struct Top {
+        #[command(subcommand)]
+        command: Top2,
+    }
+
+    #[derive(Debug, Subcommand)]
+    enum Top2 {
+        Gateway(GatewayArgs),
+    }
+
+    fn parse(args: &[&str]) -> Result<GatewayArgs, clap::Error> {
+        let mut all = vec!["taroc", "gateway"];
+        all.extend_from_slice(args);
+        Top::try_parse_from(all).map(|t| match t.command {
+            Top2::Gateway(g) => g,
+        })
+    }
+
+    #[test]
+    fn command_line_is_consistent() {
+        Top::command().debug_assert();
+    }
+
+    #[test]
+    fn gateway_arguments_parse() {
+        let g = parse(&[
+            "--tun-a",
+            "a0",
+            "--tun-b",
+            "b0",
+            "--scheme",
+            "vj",
+            "--reverse-scheme",
+            "none",
+            "--rate",
+            "384",
+            "--delay",
+            "100",
+            "--ber",
+            "1e-5",
+            "--mtu",
+            "576",
+        ])
+        .unwrap();
+        assert!(g.command.is_none());
+        let link = g.run.link();
+        assert_eq!((link.rate_bps, link.mtu, link.ber), (384_000, 576, 1e-5));
+        assert_eq!(link.delay, Duration::from_millis(100));
+        let [f, r] = g.run.variants();
+        assert_eq!((f.name, r.name), ("vj", "none"));
+        for bad in [
+            &["--scheme", "nope"][..],
+            &["--ber", "2"],
+            &["--mtu", "20"],
+            &["--burst", "0.5"],
+            &["--rate", "-1"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn bench_arguments_parse() {
+        let g = parse(&["bench", "--rates", "64", "--timestamps", "off", "--json"]).unwrap();
+        let Some(GatewayCommand::Bench(b)) = g.command else {
+            panic!("not bench")
+        };
+        assert_eq!(b.rates, vec![64.0]);
+        assert_eq!(b.bers, vec![1e-7, 1e-5, 1e-4]);
+        assert_eq!(b.timestamps, vec![false]);
+        assert!(b.json && !b.forwarding);
+        assert!(parse(&["bench", "--ip", "5"]).is_err());
+    }
+
+    #[test]
+    fn missing_mode_is_explained() {
+        let g = parse(&[]).unwrap();
+        let e = run_gateway(&g.run).unwrap_err().to_string();
+        assert!(e.contains("--tun-a"), "{e}");
+    }
+}

@@ -1,0 +1,468 @@
+//! `taroc gateway bench`: the harness as a measurement.
+//!
+//! - **Goodput grid**: for every link rate, BER, TCP timestamps setting and scheme, a real kernel
+//!   TCP transfer through the gateway over the emulated link, with the MTU the TAROC draft's
+//!   Appendix B pairs with the BER (576 bytes up to 3e-6, 296 up to 3e-5, 168 at 1e-4, 96
+//!   above), the draft's 100 ms delay and 6-packet router queue. Cells run in parallel (each in
+//!   its own namespaces; the gateway needs little CPU at these rates).
+//! - **Forwarding speed**: 1500-byte packets of a TCP transfer through the gateway with the link
+//!   emulation off, against a plain TUN-to-TUN copy measured in the same run, in alternating
+//!   rounds.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::Serialize;
+use taroc_core::variant::Variant;
+
+use crate::harness::{self, IpVersion, Scenario};
+use crate::link::LinkConfig;
+use crate::transfer::TransferConfig;
+use crate::Error;
+
+/// The MTU the TAROC draft's simulations (Appendix B.3) use at bit error rate `ber`.
+pub fn draft_mtu(ber: f64) -> u32 {
+    if ber <= 3e-6 {
+        576
+    } else if ber <= 3e-5 {
+        296
+    } else if ber <= 1e-4 {
+        168
+    } else {
+        96
+    }
+}
+
+/// The settings of the goodput grid.
+#[derive(Debug, Clone)]
+pub struct GridConfig {
+    /// Schemes to compare (both directions use the same).
+    pub variants: Vec<Variant>,
+    /// Link rates, kbit/s.
+    pub rates_kbps: Vec<f64>,
+    /// Bit error rates.
+    pub bers: Vec<f64>,
+    /// TCP timestamps settings to run (true: Linux default).
+    pub timestamps: Vec<bool>,
+    /// IP version.
+    pub ip_version: IpVersion,
+    /// The MTU of every cell, instead of the draft's per-BER MTU.
+    pub mtu: Option<u32>,
+    /// One-way link delay.
+    pub delay: Duration,
+    /// DropTail queue limit, packets.
+    pub queue: usize,
+    /// A clean link would carry the transfer in about this long (its size is rate x this).
+    pub duration: Duration,
+    /// A transfer stops after this long, finished or not.
+    pub time_limit: Duration,
+    /// Congestion control, if not the default.
+    pub congestion_control: Option<String>,
+    /// Cells run at once.
+    pub jobs: usize,
+    /// Seed of links and transfers.
+    pub seed: u64,
+}
+
+/// One cell of the grid: the fields of `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Record {
+    /// Scheme (variant) name.
+    pub scheme: String,
+    /// Link rate, kbit/s.
+    pub rate_kbps: f64,
+    /// Bit error rate.
+    pub ber: f64,
+    /// TUN and link MTU, bytes.
+    pub mtu: u32,
+    /// Whether TCP timestamps were on.
+    pub timestamps: bool,
+    /// 4 or 6.
+    pub ip_version: u8,
+    /// Application bytes received per second, from accept to end of stream (or time limit).
+    pub goodput_bytes_per_s: f64,
+    /// Bytes the sender's application wrote.
+    pub bytes_sent: u64,
+    /// Bytes the receiver's application read.
+    pub bytes_received: u64,
+    /// Deliveries of the gateway that differ from the original packet (both directions).
+    pub incorrect_delivered: u64,
+    /// Of those, the ones whose TCP checksum verifies.
+    pub incorrect_undetected: u64,
+    /// Gateway CPU time per packet read from the TUN devices, ns.
+    pub cpu_ns_per_packet: f64,
+    /// Whether the transfer finished within the time limit.
+    pub completed: bool,
+    /// Whether every byte arrived unchanged.
+    pub intact: bool,
+    /// Seconds from accept to end of stream (or the time limit).
+    pub elapsed_s: f64,
+    /// Intact frames refused for context damage (both directions).
+    pub context_damage: u64,
+    /// Frames lost on the link (loss and bit errors, both directions).
+    pub link_lost: u64,
+    /// Frames dropped by the DropTail queue (both directions).
+    pub queue_drops: u64,
+    /// Packets the gateway read (both directions).
+    pub packets: u64,
+    /// Link bytes saved by compression (both directions).
+    pub bytes_saved: i64,
+    /// One-way delay, ms.
+    pub delay_ms: f64,
+    /// Queue limit, packets.
+    pub queue: usize,
+    /// Congestion control.
+    pub congestion_control: String,
+}
+
+#[derive(Debug, Clone)]
+struct Cell {
+    variant: Variant,
+    rate_kbps: f64,
+    ber: f64,
+    mtu: u32,
+    timestamps: bool,
+}
+
+fn cells(config: &GridConfig) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for &rate_kbps in &config.rates_kbps {
+        for &ber in &config.bers {
+            for &timestamps in &config.timestamps {
+                for variant in &config.variants {
+                    let mut mtu = config.mtu.unwrap_or_else(|| draft_mtu(ber));
+                    if config.ip_version == IpVersion::V6 {
+                        mtu = mtu.max(1280);
+                    }
+                    cells.push(Cell {
+                        variant: variant.clone(),
+                        rate_kbps,
+                        ber,
+                        mtu,
+                        timestamps,
+                    });
+                }
+            }
+        }
+    }
+    cells
+}
+
+fn run_cell(config: &GridConfig, cell: &Cell, index: usize) -> Result<Record, Error> {
+    let rate_bps = (cell.rate_kbps * 1000.0) as u64;
+    let bytes = (rate_bps as f64 / 8.0 * config.duration.as_secs_f64()) as u64;
+    let scenario = Scenario {
+        variants: [cell.variant.clone(), cell.variant.clone()],
+        link: LinkConfig {
+            rate_bps,
+            delay: config.delay,
+            queue: config.queue,
+            ber: cell.ber,
+            mtu: cell.mtu as usize,
+            slots: 4096,
+            ..LinkConfig::default()
+        },
+        tun_mtu: cell.mtu,
+        ip_version: config.ip_version,
+        timestamps: cell.timestamps,
+        congestion_control: config.congestion_control.clone(),
+        transfer: TransferConfig {
+            bytes: bytes.max(1),
+            seed: config.seed ^ index as u64,
+            time_limit: config.time_limit,
+        },
+        seed: config.seed.wrapping_add(index as u64),
+        plain_copy: false,
+    };
+    let outcome = harness::run(&scenario)?;
+    let [a, b] = &outcome.report.counters;
+    let t = &outcome.transfer;
+    Ok(Record {
+        scheme: cell.variant.name.to_owned(),
+        rate_kbps: cell.rate_kbps,
+        ber: cell.ber,
+        mtu: cell.mtu,
+        timestamps: cell.timestamps,
+        ip_version: config.ip_version.number(),
+        goodput_bytes_per_s: t.goodput(),
+        bytes_sent: t.bytes_sent,
+        bytes_received: t.bytes_received,
+        incorrect_delivered: a.incorrect_delivered + b.incorrect_delivered,
+        incorrect_undetected: a.incorrect_undetected + b.incorrect_undetected,
+        cpu_ns_per_packet: outcome.report.cpu_ns_per_packet(),
+        completed: t.completed,
+        intact: t.is_intact(),
+        elapsed_s: t.elapsed_ns as f64 / 1e9,
+        context_damage: a.context_damage + b.context_damage,
+        link_lost: a.link_lost + a.link_bit_errors + b.link_lost + b.link_bit_errors,
+        queue_drops: a.queue_drops + b.queue_drops,
+        packets: outcome.report.packets(),
+        bytes_saved: a.bytes_saved + b.bytes_saved,
+        delay_ms: config.delay.as_secs_f64() * 1e3,
+        queue: config.queue,
+        congestion_control: outcome.congestion_control,
+    })
+}
+
+/// Runs every cell of the grid, `config.jobs` at a time, calling `on_record` as each finishes
+/// (in completion order); returns the records in grid order, or the first error.
+pub fn run_grid(
+    config: &GridConfig,
+    mut on_record: impl FnMut(&Record),
+) -> Result<Vec<Record>, Error> {
+    let cells = cells(config);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    let mut results: Vec<Option<Record>> = vec![None; cells.len()];
+    let mut first_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..config.jobs.clamp(1, cells.len().max(1)) {
+            let tx = tx.clone();
+            let (cells, next) = (&cells, &next);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(cell) = cells.get(i) else { break };
+                if tx.send((i, run_cell(config, cell, i))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (i, result) in rx {
+            match result {
+                Ok(record) => {
+                    on_record(&record);
+                    results[i] = Some(record);
+                }
+                Err(e) => {
+                    // Stop handing out cells; the running ones finish.
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    });
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(results.into_iter().flatten().collect()),
+    }
+}
+
+/// The grid as tables: goodput (bytes/s) per scheme, then gateway CPU per packet.
+pub fn grid_table(records: &[Record]) -> String {
+    let mut schemes: Vec<&str> = Vec::new();
+    let mut rows: Vec<(f64, f64, u32, bool)> = Vec::new();
+    for r in records {
+        if !schemes.contains(&r.scheme.as_str()) {
+            schemes.push(&r.scheme);
+        }
+        let key = (r.rate_kbps, r.ber, r.mtu, r.timestamps);
+        if !rows.contains(&key) {
+            rows.push(key);
+        }
+    }
+    let find = |key: &(f64, f64, u32, bool), scheme: &str| {
+        records
+            .iter()
+            .find(|r| (r.rate_kbps, r.ber, r.mtu, r.timestamps) == *key && r.scheme == scheme)
+    };
+    let mut out = String::new();
+    for (title, value) in [
+        (
+            "goodput, bytes/s (* = not finished in the time limit)",
+            (|r: &Record| {
+                format!(
+                    "{:.0}{}",
+                    r.goodput_bytes_per_s,
+                    if r.completed { "" } else { "*" }
+                )
+            }) as fn(&Record) -> String,
+        ),
+        ("gateway CPU, ns per packet", |r: &Record| {
+            format!("{:.0}", r.cpu_ns_per_packet)
+        }),
+    ] {
+        let _ = writeln!(out, "{title}");
+        let _ = write!(out, "{:>9} {:>7} {:>5} {:>4}", "kbit/s", "BER", "MTU", "TS");
+        for s in &schemes {
+            let _ = write!(out, " {s:>10}");
+        }
+        out.push('\n');
+        for key in &rows {
+            let _ = write!(
+                out,
+                "{:>9} {:>7.0e} {:>5} {:>4}",
+                key.0,
+                key.1,
+                key.2,
+                if key.3 { "on" } else { "off" }
+            );
+            for s in &schemes {
+                let cell = find(key, s).map_or_else(|| "-".to_owned(), value);
+                let _ = write!(out, " {cell:>10}");
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    let incorrect: u64 = records.iter().map(|r| r.incorrect_delivered).sum();
+    let broken = records.iter().filter(|r| r.completed && !r.intact).count();
+    let _ = writeln!(
+        out,
+        "incorrect deliveries (gateway oracle), all runs: {incorrect}; finished transfers with \
+         wrong bytes: {broken}"
+    );
+    out
+}
+
+/// The settings of the forwarding benchmark.
+#[derive(Debug, Clone)]
+pub struct ForwardingConfig {
+    /// Schemes to measure (each against the plain copy).
+    pub variants: Vec<Variant>,
+    /// Length of each measurement.
+    pub seconds: f64,
+    /// Rounds (copy, then each scheme, per round).
+    pub rounds: usize,
+    /// TUN MTU (1500: packets of 1500 bytes).
+    pub mtu: u32,
+    /// IP version.
+    pub ip_version: IpVersion,
+}
+
+/// One line of the forwarding benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct ForwardingRecord {
+    /// `copy` (plain TUN-to-TUN copy) or a scheme's name.
+    pub path: String,
+    /// Round number (from 0).
+    pub round: usize,
+    /// IP bytes forwarded in the data direction per second, in Mbit/s.
+    pub mbit_per_s: f64,
+    /// Packets forwarded in the data direction per second.
+    pub packets_per_s: f64,
+    /// Mean length of those packets, bytes.
+    pub mean_packet_bytes: f64,
+    /// Gateway CPU time per packet read (both directions), ns.
+    pub cpu_ns_per_packet: f64,
+    /// Share of the gateway thread's wall time spent on CPU.
+    pub cpu_share: f64,
+    /// Incorrect deliveries (must be 0).
+    pub incorrect_delivered: u64,
+    /// Whether the received bytes matched the bytes sent, as far as they went.
+    pub intact: bool,
+}
+
+fn forward_once(
+    config: &ForwardingConfig,
+    variant: Option<&Variant>,
+    round: usize,
+) -> Result<ForwardingRecord, Error> {
+    let none = Variant::by_name("none").ok_or_else(|| Error::new("no `none` scheme"))?;
+    let v = variant.unwrap_or(&none).clone();
+    let scenario = Scenario {
+        variants: [v.clone(), v],
+        link: LinkConfig {
+            mtu: config.mtu as usize,
+            ..LinkConfig::default()
+        },
+        tun_mtu: config.mtu,
+        ip_version: config.ip_version,
+        timestamps: true,
+        congestion_control: None,
+        transfer: TransferConfig {
+            bytes: u64::MAX / 4,
+            seed: round as u64,
+            time_limit: Duration::from_secs_f64(config.seconds),
+        },
+        seed: 1,
+        plain_copy: variant.is_none(),
+    };
+    let outcome = harness::run(&scenario)?;
+    let c = &outcome.report.counters[0];
+    let seconds = outcome.transfer.elapsed_ns.max(1) as f64 / 1e9;
+    let wall = outcome.report.wall.as_secs_f64().max(1e-9);
+    Ok(ForwardingRecord {
+        path: variant.map_or("copy", |v| v.name).to_owned(),
+        round,
+        mbit_per_s: c.delivered_bytes as f64 * 8.0 / seconds / 1e6,
+        packets_per_s: c.delivered as f64 / seconds,
+        mean_packet_bytes: c.delivered_bytes as f64 / c.delivered.max(1) as f64,
+        cpu_ns_per_packet: outcome.report.cpu_ns_per_packet(),
+        cpu_share: outcome.report.cpu.as_secs_f64() / wall,
+        incorrect_delivered: outcome.report.counters[0].incorrect_delivered
+            + outcome.report.counters[1].incorrect_delivered,
+        intact: outcome.transfer.first_mismatch.is_none(),
+    })
+}
+
+/// Runs the forwarding benchmark: per round, the plain copy, then each scheme.
+pub fn run_forwarding(
+    config: &ForwardingConfig,
+    mut on_record: impl FnMut(&ForwardingRecord),
+) -> Result<Vec<ForwardingRecord>, Error> {
+    let mut records = Vec::new();
+    for round in 0..config.rounds {
+        for variant in std::iter::once(None).chain(config.variants.iter().map(Some)) {
+            let record = forward_once(config, variant, round)?;
+            on_record(&record);
+            records.push(record);
+        }
+    }
+    Ok(records)
+}
+
+/// The forwarding benchmark as a table: mean over rounds per path, and the ratio to the copy.
+pub fn forwarding_table(records: &[ForwardingRecord]) -> String {
+    let mut paths: Vec<&str> = Vec::new();
+    for r in records {
+        if !paths.contains(&r.path.as_str()) {
+            paths.push(&r.path);
+        }
+    }
+    let mean = |path: &str, f: fn(&ForwardingRecord) -> f64| {
+        let values: Vec<f64> = records.iter().filter(|r| r.path == path).map(f).collect();
+        values.iter().sum::<f64>() / values.len().max(1) as f64
+    };
+    let copy = mean("copy", |r| r.mbit_per_s);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>8} {:>10} {:>10} {:>9} {:>12} {:>8} {:>9}",
+        "path", "Mbit/s", "packets/s", "pkt bytes", "CPU ns/pkt", "CPU use", "vs copy"
+    );
+    for path in paths {
+        let mbit = mean(path, |r| r.mbit_per_s);
+        let _ = writeln!(
+            out,
+            "{:>8} {:>10.1} {:>10.0} {:>9.0} {:>12.0} {:>7.0}% {:>9.2}",
+            path,
+            mbit,
+            mean(path, |r| r.packets_per_s),
+            mean(path, |r| r.mean_packet_bytes),
+            mean(path, |r| r.cpu_ns_per_packet),
+            mean(path, |r| r.cpu_share) * 100.0,
+            if copy > 0.0 { mbit / copy } else { 0.0 }
+        );
+    }
+    let incorrect: u64 = records.iter().map(|r| r.incorrect_delivered).sum();
+    let _ = writeln!(out, "incorrect deliveries: {incorrect}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draft_mtus() {
+        assert_eq!(draft_mtu(1e-7), 576);
+        assert_eq!(draft_mtu(3e-6), 576);
+        assert_eq!(draft_mtu(1e-5), 296);
+        assert_eq!(draft_mtu(3e-5), 296);
+        assert_eq!(draft_mtu(1e-4), 168);
+        assert_eq!(draft_mtu(3e-4), 96);
+    }
+}

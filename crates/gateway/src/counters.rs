@@ -1,0 +1,266 @@
+//! What the data path counts, per direction: plain integers, updated by the one data-path
+//! thread, printed periodically and on exit.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use taroc_core::{DropReason, FrameKind};
+
+use crate::link::{Fate, LinkDrop};
+
+/// The counters of one direction (compressor → link → decompressor).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Packets read from the TUN device (offered to the compressor, or refused as oversize).
+    pub packets_in: u64,
+    /// Their bytes.
+    pub bytes_in: u64,
+    /// Packets longer than the TUN MTU: refused before the compressor.
+    pub oversize_packets: u64,
+    /// Frames the compressor made, by kind ([`FrameKind::to_byte`] order); feedback excluded.
+    pub frames_by_kind: [u64; 7],
+    /// Bytes the link was offered for those frames, with one kind byte per frame.
+    pub link_bytes: u64,
+    /// Packet bytes minus frame bytes over every compressed packet (kind bytes not counted):
+    /// what compression saved.
+    pub bytes_saved: i64,
+    /// Frames longer than the link MTU: refused before the link.
+    pub oversize_frames: u64,
+    /// Frames dropped by the link's DropTail queue.
+    pub queue_drops: u64,
+    /// Frames dropped because every link slot was in use.
+    pub slot_drops: u64,
+    /// Frames lost on the link (random or burst loss).
+    pub link_lost: u64,
+    /// Frames discarded for bit errors (the link CRC).
+    pub link_bit_errors: u64,
+    /// Intact frames the decompressor refused, by reason ([`DropReason::ALL`] order).
+    pub refused: [u64; 5],
+    /// Refusals that are context damage ([`DropReason::is_context_damage`]).
+    pub context_damage: u64,
+    /// Datagrams that were not frames of ours (UDP mode: unknown kind byte, empty, other peer).
+    pub foreign_frames: u64,
+    /// Packets the decompressor delivered.
+    pub delivered: u64,
+    /// Their bytes.
+    pub delivered_bytes: u64,
+    /// Delivered packets that differ from the original (emulated link only: the oracle).
+    pub incorrect_delivered: u64,
+    /// Incorrect deliveries whose TCP/UDP checksum still verifies (the receiver cannot tell).
+    pub incorrect_undetected: u64,
+    /// Delivered TCP/UDP packets whose checksum fails (the only check in UDP mode).
+    pub checksum_failed: u64,
+    /// Delivered packets the TUN device refused to take.
+    pub tun_write_errors: u64,
+    /// Frames the UDP socket failed to send (UDP mode).
+    pub send_errors: u64,
+    /// CONTEXT_STATE frames the decompressor sent back on the reverse link.
+    pub feedback_sent: u64,
+    /// Their bytes, with the kind byte.
+    pub feedback_bytes: u64,
+    /// CONTEXT_STATE frames handed to this direction's compressor.
+    pub feedback_received: u64,
+}
+
+impl Counters {
+    /// Counts a frame the compressor made from a packet.
+    pub fn count_frame(&mut self, kind: FrameKind, packet_len: usize, frame_len: usize) {
+        self.frames_by_kind[usize::from(kind.to_byte())] += 1;
+        self.link_bytes += frame_len as u64 + 1;
+        self.bytes_saved += packet_len as i64 - frame_len as i64;
+    }
+
+    /// Counts a frame the link refused.
+    pub fn count_link_drop(&mut self, drop: LinkDrop) {
+        match drop {
+            LinkDrop::Oversize => self.oversize_frames += 1,
+            LinkDrop::QueueFull => self.queue_drops += 1,
+            LinkDrop::SlotsFull => self.slot_drops += 1,
+        }
+    }
+
+    /// Counts a frame that did not survive the link.
+    pub fn count_link_fate(&mut self, fate: Fate) {
+        match fate {
+            Fate::Intact => {}
+            Fate::Lost => self.link_lost += 1,
+            Fate::BitError => self.link_bit_errors += 1,
+        }
+    }
+
+    /// Counts a decompressor refusal.
+    pub fn count_refusal(&mut self, reason: DropReason) {
+        if let Some(i) = DropReason::ALL.iter().position(|&r| r == reason) {
+            self.refused[i] += 1;
+        }
+        if reason.is_context_damage() {
+            self.context_damage += 1;
+        }
+    }
+
+    /// Frames the compressor made.
+    pub fn frames(&self) -> u64 {
+        self.frames_by_kind.iter().sum()
+    }
+
+    /// Every drop, whatever the reason (before, on and after the link).
+    pub fn drops(&self) -> u64 {
+        self.oversize_packets
+            + self.oversize_frames
+            + self.queue_drops
+            + self.slot_drops
+            + self.link_lost
+            + self.link_bit_errors
+            + self.refused.iter().sum::<u64>()
+            + self.tun_write_errors
+            + self.send_errors
+    }
+
+    /// Adds `other` to these counters.
+    pub fn add(&mut self, other: &Counters) {
+        macro_rules! sum {
+            ($($field:ident),*) => { $(self.$field += other.$field;)* };
+        }
+        sum!(
+            packets_in,
+            bytes_in,
+            oversize_packets,
+            link_bytes,
+            bytes_saved,
+            oversize_frames,
+            queue_drops,
+            slot_drops,
+            link_lost,
+            link_bit_errors,
+            context_damage,
+            foreign_frames,
+            delivered,
+            delivered_bytes,
+            incorrect_delivered,
+            incorrect_undetected,
+            checksum_failed,
+            tun_write_errors,
+            send_errors,
+            feedback_sent,
+            feedback_bytes,
+            feedback_received
+        );
+        for (a, b) in self.frames_by_kind.iter_mut().zip(other.frames_by_kind) {
+            *a += b;
+        }
+        for (a, b) in self.refused.iter_mut().zip(other.refused) {
+            *a += b;
+        }
+    }
+
+    /// One line: the counters that matter at a glance.
+    pub fn summary(&self) -> String {
+        format!(
+            "in {} pkts {} B, saved {} B, delivered {}, drops {} (link {}, queue {}, ctx damage {}), \
+             incorrect {}",
+            self.packets_in,
+            self.bytes_in,
+            self.bytes_saved,
+            self.delivered,
+            self.drops(),
+            self.link_lost + self.link_bit_errors,
+            self.queue_drops,
+            self.context_damage,
+            self.incorrect_delivered
+        )
+    }
+}
+
+/// A table of the counters of several directions, one column each, headed by `labels`.
+pub fn table(labels: &[&str], columns: &[&Counters]) -> String {
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    let mut row = |name: &str, value: &dyn Fn(&Counters) -> String| {
+        rows.push((name.to_owned(), columns.iter().map(|c| value(c)).collect()));
+    };
+    row("packets in", &|c| c.packets_in.to_string());
+    row("bytes in", &|c| c.bytes_in.to_string());
+    row("link bytes", &|c| c.link_bytes.to_string());
+    row("bytes saved", &|c| c.bytes_saved.to_string());
+    for kind in FrameKind::ALL {
+        if kind != FrameKind::ContextState {
+            let i = usize::from(kind.to_byte());
+            row(&format!("frames {}", kind.name()), &|c| {
+                c.frames_by_kind[i].to_string()
+            });
+        }
+    }
+    row("delivered", &|c| c.delivered.to_string());
+    row("drop oversize packet", &|c| c.oversize_packets.to_string());
+    row("drop oversize frame", &|c| c.oversize_frames.to_string());
+    row("drop queue full", &|c| c.queue_drops.to_string());
+    row("drop link slots full", &|c| c.slot_drops.to_string());
+    row("drop link loss", &|c| c.link_lost.to_string());
+    row("drop link bit error", &|c| c.link_bit_errors.to_string());
+    for (i, reason) in DropReason::ALL.iter().enumerate() {
+        row(&format!("refused {}", reason.name()), &|c| {
+            c.refused[i].to_string()
+        });
+    }
+    row("context damage", &|c| c.context_damage.to_string());
+    row("foreign frames", &|c| c.foreign_frames.to_string());
+    row("tun write errors", &|c| c.tun_write_errors.to_string());
+    row("udp send errors", &|c| c.send_errors.to_string());
+    row("checksum failed", &|c| c.checksum_failed.to_string());
+    row("incorrect delivered", &|c| {
+        c.incorrect_delivered.to_string()
+    });
+    row("incorrect undetected", &|c| {
+        c.incorrect_undetected.to_string()
+    });
+    row("feedback sent", &|c| c.feedback_sent.to_string());
+    row("feedback received", &|c| c.feedback_received.to_string());
+
+    let name_width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns.len())
+        .map(|i| {
+            rows.iter()
+                .map(|(_, v)| v[i].len())
+                .chain([labels.get(i).map_or(0, |l| l.len())])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let _ = write!(out, "{:name_width$}", "");
+    for (i, width) in widths.iter().enumerate() {
+        let _ = write!(out, "  {:>width$}", labels.get(i).copied().unwrap_or(""));
+    }
+    out.push('\n');
+    for (name, values) in &rows {
+        let _ = write!(out, "{name:name_width$}");
+        for (value, width) in values.iter().zip(&widths) {
+            let _ = write!(out, "  {value:>width$}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_refusals_and_sums() {
+        let mut c = Counters::default();
+        c.count_frame(FrameKind::CompressedTcp, 1500, 1450);
+        c.count_refusal(DropReason::ChecksumMismatch);
+        c.count_refusal(DropReason::Malformed);
+        c.count_link_fate(Fate::BitError);
+        assert_eq!(c.frames(), 1);
+        assert_eq!((c.link_bytes, c.bytes_saved), (1451, 50));
+        assert_eq!((c.context_damage, c.drops()), (1, 3));
+        let mut total = Counters::default();
+        total.add(&c);
+        total.add(&c);
+        assert_eq!(total.frames(), 2);
+        assert_eq!(total.refused.iter().sum::<u64>(), 4);
+        let text = table(&["a->b"], &[&total]);
+        assert!(text.contains("context damage") && text.contains("a->b"));
+    }
+}

@@ -1,0 +1,594 @@
+//! The emulated link, one direction: a transmitter with a bandwidth, a DropTail queue in front of
+//! it, a propagation delay, and impairments (bit errors, random or bursty loss, reordering).
+//!
+//! Time is nanoseconds from an origin the caller chooses; the link never reads a clock. A frame
+//! offered at `now` waits for the transmitter (FIFO), is serialized in `bits / rate` (its
+//! kind byte counted: that is the byte our links spend on the frame kind), and arrives `delay`
+//! after its last bit left. The DropTail queue limit counts frames waiting for the transmitter,
+//! not the one being sent. Every frame is decided when offered, with a fixed number of random
+//! draws per frame from seeded ChaCha8 streams (one per purpose and direction), so a seed gives
+//! the same decisions on every machine:
+//! - *bit errors*: independent per bit with probability `ber`; a frame with any bit error is
+//!   discarded at the far end, as a link CRC would (it still uses the link's time);
+//! - *loss*: with probability `loss` per frame, or with `burst = L` a two-state Gilbert–Elliott
+//!   chain of the same average loss with bursts of mean length L frames (every frame is lost in
+//!   the bad state, none in the good one; the bad state is left with probability 1/L);
+//! - *reordering*: with probability `reorder` an intact frame is held back at the far end and
+//!   delivered right after the next 1 to 3 frames (uniformly), or after `max(delay, 10 ms)` if
+//!   they do not come; one frame is held at a time.
+//!
+//! The link holds at most `slots` frames (waiting or in flight) in a ring of preallocated slots,
+//! each with room for a frame and, in emulated mode, the original packet (the oracle). Offering
+//! and taking frames never allocates.
+
+use std::time::Duration;
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+use taroc_core::FrameKind;
+
+/// The settings of one direction of an emulated link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkConfig {
+    /// Bandwidth in bits per second; 0 for no serialization time (and no queue).
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// DropTail limit: frames waiting for the transmitter (the one being sent excluded).
+    pub queue: usize,
+    /// Independent bit-error probability per bit of each frame (kind byte included).
+    pub ber: f64,
+    /// Frame loss probability (average, when `burst` is set).
+    pub loss: f64,
+    /// Mean loss burst length in frames (Gilbert–Elliott), if losses come in bursts.
+    pub burst: Option<f64>,
+    /// Probability that an intact frame is delivered after 1 to 3 later frames.
+    pub reorder: f64,
+    /// Largest frame the link carries, in bytes (the kind byte excluded, as PPP's MRU excludes
+    /// its protocol field).
+    pub mtu: usize,
+    /// Frames the link holds at once (waiting and in flight); more are dropped.
+    pub slots: usize,
+}
+
+impl Default for LinkConfig {
+    /// A transparent link: no rate, no delay, no impairment; MTU 1500.
+    fn default() -> LinkConfig {
+        LinkConfig {
+            rate_bps: 0,
+            delay: Duration::ZERO,
+            queue: 64,
+            ber: 0.0,
+            loss: 0.0,
+            burst: None,
+            reorder: 0.0,
+            mtu: 1500,
+            slots: 1024,
+        }
+    }
+}
+
+impl LinkConfig {
+    /// Whether this link does nothing at all to frames, so the gateway can hand them straight to
+    /// the decompressor.
+    pub fn is_transparent(&self) -> bool {
+        self.rate_bps == 0
+            && self.delay.is_zero()
+            && self.ber == 0.0
+            && self.loss == 0.0
+            && self.reorder == 0.0
+    }
+
+    /// Checks the settings; the error says which one is wrong.
+    pub fn check(&self) -> Result<(), crate::Error> {
+        let probability = |name: &str, p: f64| {
+            if (0.0..=1.0).contains(&p) {
+                Ok(())
+            } else {
+                Err(crate::Error::new(format!(
+                    "{name} {p} is not a probability in [0, 1]"
+                )))
+            }
+        };
+        probability("BER", self.ber)?;
+        probability("loss", self.loss)?;
+        probability("reorder", self.reorder)?;
+        if let Some(burst) = self.burst {
+            if !(burst >= 1.0 && burst.is_finite()) {
+                return Err(crate::Error::new(format!(
+                    "burst length {burst} is not at least 1 frame"
+                )));
+            }
+            if self.loss >= 1.0 {
+                return Err(crate::Error::new("bursty loss needs a loss rate below 1"));
+            }
+        }
+        if self.mtu == 0 || self.mtu > 65535 {
+            return Err(crate::Error::new(format!(
+                "link MTU {} is outside 1..=65535",
+                self.mtu
+            )));
+        }
+        if self.slots == 0 || self.slots > 1 << 20 {
+            return Err(crate::Error::new(format!(
+                "link slots {} is outside 1..=1048576",
+                self.slots
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Why the link refused a frame when it was offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkDrop {
+    /// Longer than the link MTU.
+    Oversize,
+    /// The DropTail queue was full.
+    QueueFull,
+    /// Every slot of the link was in use (waiting or in flight).
+    SlotsFull,
+}
+
+/// What happened to a frame on the link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Arrived intact.
+    Intact,
+    /// Lost (random or burst loss).
+    Lost,
+    /// Hit by at least one bit error: discarded by the link CRC.
+    BitError,
+}
+
+/// A frame taken off the link at its far end.
+#[derive(Debug)]
+pub struct Arrival<'a> {
+    /// The frame's kind.
+    pub kind: FrameKind,
+    /// The frame's bytes (meaningless unless `fate` is [`Fate::Intact`]).
+    pub frame: &'a [u8],
+    /// The packet the frame was made from, if the sender gave one (the oracle).
+    pub original: Option<&'a [u8]>,
+    /// Whether it arrived intact.
+    pub fate: Fate,
+}
+
+#[derive(Debug)]
+struct Slot {
+    kind: FrameKind,
+    frame: Vec<u8>,
+    original: Vec<u8>,
+    has_original: bool,
+    tx_start: u64,
+    arrival: u64,
+    fate: Fate,
+    hold_for: u8,
+}
+
+impl Slot {
+    fn new(frame_capacity: usize, original_capacity: usize) -> Slot {
+        Slot {
+            kind: FrameKind::Ip,
+            frame: Vec::with_capacity(frame_capacity),
+            original: Vec::with_capacity(original_capacity),
+            has_original: false,
+            tx_start: 0,
+            arrival: 0,
+            fate: Fate::Intact,
+            hold_for: 0,
+        }
+    }
+
+    fn arrival(&self) -> Arrival<'_> {
+        Arrival {
+            kind: self.kind,
+            frame: &self.frame,
+            original: self.has_original.then_some(&self.original[..]),
+            fate: self.fate,
+        }
+    }
+}
+
+/// A uniform number in [0, 1) with 53 random bits.
+fn uniform(rng: &mut ChaCha8Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// Random streams of a link, one per purpose.
+#[derive(Debug)]
+struct Streams {
+    bits: ChaCha8Rng,
+    loss: ChaCha8Rng,
+    reorder: ChaCha8Rng,
+}
+
+impl Streams {
+    fn new(seed: u64, direction: u64) -> Streams {
+        let stream = |purpose: u64| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            rng.set_stream(direction * 16 + purpose);
+            rng
+        };
+        Streams {
+            bits: stream(0),
+            loss: stream(1),
+            reorder: stream(2),
+        }
+    }
+}
+
+/// A held-back (reordered) frame.
+#[derive(Debug)]
+struct Held {
+    slot: Slot,
+    active: bool,
+    /// Frames still to deliver before this one.
+    countdown: u8,
+    /// Delivered at this time at the latest.
+    deadline: u64,
+}
+
+/// One direction of an emulated link.
+#[derive(Debug)]
+pub struct Link {
+    config: LinkConfig,
+    ring: Box<[Slot]>,
+    head: usize,
+    len: usize,
+    tx_free_at: u64,
+    streams: Streams,
+    bad_state: bool,
+    held: Held,
+    hold_max: u64,
+}
+
+impl Link {
+    /// A link with `config` (checked by [`LinkConfig::check`]), its random streams derived from
+    /// `seed` and `direction` (so the two directions of a link differ), and slots with room for
+    /// originals of up to `original_capacity` bytes (0 when there is no oracle).
+    pub fn new(config: LinkConfig, seed: u64, direction: u64, original_capacity: usize) -> Link {
+        let ring = (0..config.slots)
+            .map(|_| Slot::new(config.mtu, original_capacity))
+            .collect();
+        let hold_max = config.delay.max(Duration::from_millis(10)).as_nanos() as u64;
+        Link {
+            held: Held {
+                slot: Slot::new(config.mtu, original_capacity),
+                active: false,
+                countdown: 0,
+                deadline: 0,
+            },
+            config,
+            ring,
+            head: 0,
+            len: 0,
+            tx_free_at: 0,
+            streams: Streams::new(seed, direction),
+            bad_state: false,
+            hold_max,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &LinkConfig {
+        &self.config
+    }
+
+    /// Frames on the link (waiting, in flight, or held back).
+    pub fn len(&self) -> usize {
+        self.len + usize::from(self.held.active)
+    }
+
+    /// Whether the link carries no frame.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn index(&self, i: usize) -> usize {
+        (self.head + i) % self.ring.len()
+    }
+
+    /// Frames waiting for the transmitter at `now`.
+    fn waiting(&self, now: u64) -> usize {
+        let mut count = 0;
+        while count < self.len && self.ring[self.index(self.len - 1 - count)].tx_start > now {
+            count += 1;
+        }
+        count
+    }
+
+    /// The time, in ns, `bits` take on the wire.
+    fn serialization(&self, bits: u64) -> u64 {
+        if self.config.rate_bps == 0 {
+            0
+        } else {
+            (u128::from(bits) * 1_000_000_000 / u128::from(self.config.rate_bps)) as u64
+        }
+    }
+
+    /// Offers a frame at time `now` (ns). `original` is the packet it was made from, kept for the
+    /// oracle (it must fit the capacity given to [`Link::new`], or it is not kept).
+    pub fn send(
+        &mut self,
+        now: u64,
+        kind: FrameKind,
+        frame: &[u8],
+        original: Option<&[u8]>,
+    ) -> Result<(), LinkDrop> {
+        if frame.len() > self.config.mtu {
+            return Err(LinkDrop::Oversize);
+        }
+        if self.len == self.ring.len() {
+            return Err(LinkDrop::SlotsFull);
+        }
+        if self.config.rate_bps > 0 && self.waiting(now) >= self.config.queue {
+            return Err(LinkDrop::QueueFull);
+        }
+        let bits = (frame.len() as u64 + 1) * 8;
+        // The same number of draws for every frame, whatever happens to it.
+        let u_bits = uniform(&mut self.streams.bits);
+        let u_loss = uniform(&mut self.streams.loss);
+        let u_reorder = uniform(&mut self.streams.reorder);
+        let u_hold = uniform(&mut self.streams.reorder);
+
+        let lost = match self.config.burst {
+            None => u_loss < self.config.loss,
+            Some(length) => {
+                let leave_bad = 1.0 / length;
+                let enter_bad = self.config.loss * leave_bad / (1.0 - self.config.loss);
+                self.bad_state = if self.bad_state {
+                    u_loss >= leave_bad
+                } else {
+                    u_loss < enter_bad
+                };
+                self.bad_state
+            }
+        };
+        let p_bit_error = if self.config.ber > 0.0 {
+            -((bits as f64) * (-self.config.ber).ln_1p()).exp_m1()
+        } else {
+            0.0
+        };
+        let fate = if lost {
+            Fate::Lost
+        } else if u_bits < p_bit_error {
+            Fate::BitError
+        } else {
+            Fate::Intact
+        };
+        let hold_for = if u_reorder < self.config.reorder {
+            1 + ((u_hold * 3.0) as u8).min(2)
+        } else {
+            0
+        };
+
+        let tx_start = now.max(self.tx_free_at);
+        let tx_end = tx_start + self.serialization(bits);
+        self.tx_free_at = tx_end;
+        let arrival = tx_end + self.config.delay.as_nanos() as u64;
+
+        let index = self.index(self.len);
+        let slot = &mut self.ring[index];
+        slot.kind = kind;
+        slot.frame.clear();
+        slot.frame.extend_from_slice(frame);
+        slot.has_original = false;
+        slot.original.clear();
+        if let Some(original) = original {
+            if original.len() <= slot.original.capacity() {
+                slot.original.extend_from_slice(original);
+                slot.has_original = true;
+            }
+        }
+        slot.tx_start = tx_start;
+        slot.arrival = arrival;
+        slot.fate = fate;
+        slot.hold_for = hold_for;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// When the next frame is due at the far end, if any.
+    pub fn next_event(&self) -> Option<u64> {
+        let head = (self.len > 0).then(|| self.ring[self.head].arrival);
+        let due = if self.held.countdown == 0 {
+            0
+        } else {
+            self.held.deadline
+        };
+        let held = self.held.active.then_some(due);
+        match (head, held) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Takes the next frame due at `now` off the link, if any.
+    pub fn receive(&mut self, now: u64) -> Option<Arrival<'_>> {
+        if self.held.active && (self.held.countdown == 0 || self.held.deadline <= now) {
+            self.held.active = false;
+            return Some(self.held.slot.arrival());
+        }
+        loop {
+            if self.len == 0 || self.ring[self.head].arrival > now {
+                return None;
+            }
+            let index = self.head;
+            self.head = (self.head + 1) % self.ring.len();
+            self.len -= 1;
+            let slot = &mut self.ring[index];
+            if slot.hold_for > 0 && slot.fate == Fate::Intact && !self.held.active {
+                std::mem::swap(slot, &mut self.held.slot);
+                self.held.active = true;
+                self.held.countdown = self.held.slot.hold_for;
+                self.held.deadline = self.held.slot.arrival + self.hold_max;
+                continue;
+            }
+            if self.held.active {
+                self.held.countdown = self.held.countdown.saturating_sub(1);
+            }
+            return Some(self.ring[index].arrival());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(link: &mut Link, now: u64) -> Vec<(Vec<u8>, Fate)> {
+        let mut out = Vec::new();
+        while let Some(a) = link.receive(now) {
+            out.push((a.frame.to_vec(), a.fate));
+        }
+        out
+    }
+
+    #[test]
+    fn serialization_queue_and_delay() {
+        let config = LinkConfig {
+            rate_bps: 8_000, // one byte per ms
+            delay: Duration::from_millis(100),
+            queue: 2,
+            ..LinkConfig::default()
+        };
+        let mut link = Link::new(config, 1, 0, 0);
+        let frame = [0u8; 99]; // 100 bytes with the kind byte: 100 ms on the wire
+        for _ in 0..3 {
+            link.send(0, FrameKind::Ip, &frame, None).unwrap();
+        }
+        // One on the wire, two waiting: the queue is full.
+        assert_eq!(
+            link.send(0, FrameKind::Ip, &frame, None),
+            Err(LinkDrop::QueueFull)
+        );
+        const MS: u64 = 1_000_000;
+        assert_eq!(link.next_event(), Some(200 * MS));
+        assert!(drain(&mut link, 199 * MS).is_empty());
+        assert_eq!(drain(&mut link, 200 * MS).len(), 1);
+        // After 100 ms the first waiting frame is on the wire: room for one more.
+        link.send(100 * MS, FrameKind::Ip, &frame, None).unwrap();
+        assert_eq!(drain(&mut link, 400 * MS).len(), 2);
+        assert_eq!(drain(&mut link, 500 * MS).len(), 1);
+        assert!(link.is_empty());
+    }
+
+    #[test]
+    fn oversize_and_full_slots_are_refused() {
+        let config = LinkConfig {
+            mtu: 10,
+            slots: 2,
+            delay: Duration::from_millis(1),
+            ..LinkConfig::default()
+        };
+        let mut link = Link::new(config, 1, 0, 0);
+        assert_eq!(
+            link.send(0, FrameKind::Ip, &[0; 11], None),
+            Err(LinkDrop::Oversize)
+        );
+        link.send(0, FrameKind::Ip, &[0; 10], None).unwrap();
+        link.send(0, FrameKind::Ip, &[0; 10], None).unwrap();
+        assert_eq!(
+            link.send(0, FrameKind::Ip, &[0; 10], None),
+            Err(LinkDrop::SlotsFull)
+        );
+    }
+
+    #[test]
+    fn bit_errors_match_the_rate_and_are_deterministic() {
+        let config = LinkConfig {
+            ber: 1e-4,
+            slots: 100_000,
+            ..LinkConfig::default()
+        };
+        let run = || {
+            let mut link = Link::new(config.clone(), 7, 0, 0);
+            let frame = [0u8; 999]; // 8000 bits: P(error) = 1 - (1 - 1e-4)^8000 = 0.5507
+            for _ in 0..20_000 {
+                link.send(0, FrameKind::Ip, &frame, None).unwrap();
+            }
+            drain(&mut link, 0)
+                .iter()
+                .map(|(_, fate)| *fate == Fate::BitError)
+                .collect::<Vec<_>>()
+        };
+        let errors = run();
+        let rate = errors.iter().filter(|&&e| e).count() as f64 / errors.len() as f64;
+        assert!((rate - 0.5507).abs() < 0.02, "{rate}");
+        assert_eq!(errors, run());
+    }
+
+    #[test]
+    fn bursts_have_the_average_rate_and_length() {
+        let config = LinkConfig {
+            loss: 0.1,
+            burst: Some(4.0),
+            slots: 200_000,
+            ..LinkConfig::default()
+        };
+        let mut link = Link::new(config, 3, 1, 0);
+        for _ in 0..200_000 {
+            link.send(0, FrameKind::Ip, &[0; 10], None).unwrap();
+        }
+        let lost: Vec<bool> = drain(&mut link, 0)
+            .iter()
+            .map(|(_, f)| *f == Fate::Lost)
+            .collect();
+        let rate = lost.iter().filter(|&&l| l).count() as f64 / lost.len() as f64;
+        let bursts = lost.windows(2).filter(|w| !w[0] && w[1]).count() as f64;
+        let mean_burst = lost.iter().filter(|&&l| l).count() as f64 / bursts;
+        assert!((rate - 0.1).abs() < 0.01, "{rate}");
+        assert!((mean_burst - 4.0).abs() < 0.3, "{mean_burst}");
+    }
+
+    #[test]
+    fn reordered_frames_come_after_one_to_three_others() {
+        let config = LinkConfig {
+            reorder: 0.2,
+            delay: Duration::from_millis(5),
+            slots: 5000,
+            ..LinkConfig::default()
+        };
+        let mut link = Link::new(config, 5, 0, 0);
+        for i in 0..2000u32 {
+            link.send(0, FrameKind::Ip, &i.to_be_bytes(), None).unwrap();
+        }
+        let order: Vec<u32> = drain(&mut link, 5_000_000)
+            .iter()
+            .map(|(f, _)| u32::from_be_bytes([f[0], f[1], f[2], f[3]]))
+            .collect();
+        assert_eq!(order.len(), 2000);
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..2000).collect::<Vec<_>>());
+        let late: Vec<usize> = order
+            .iter()
+            .enumerate()
+            .filter(|&(pos, &v)| (v as usize) < pos)
+            .map(|(pos, &v)| pos - v as usize)
+            .collect();
+        assert!(!late.is_empty());
+        assert!(late.iter().all(|&d| (1..=3).contains(&d)), "{late:?}");
+    }
+
+    #[test]
+    fn a_held_frame_leaves_after_its_deadline_without_followers() {
+        let config = LinkConfig {
+            reorder: 1.0,
+            delay: Duration::from_millis(1),
+            ..LinkConfig::default()
+        };
+        let mut link = Link::new(config, 5, 0, 8);
+        link.send(0, FrameKind::Ip, &[1], Some(&[9, 9])).unwrap();
+        assert!(link.receive(1_000_000).is_none());
+        let deadline = link.next_event().unwrap();
+        assert_eq!(deadline, 11_000_000);
+        let arrival = link.receive(deadline).unwrap();
+        assert_eq!(
+            (arrival.frame, arrival.original),
+            (&[1u8][..], Some(&[9u8, 9][..]))
+        );
+        assert!(link.is_empty());
+    }
+}

@@ -1,0 +1,236 @@
+//! A bulk TCP transfer with the kernel's sockets, checked byte for byte: the sender writes a
+//! seeded pseudo-random stream (ChaCha8), the receiver regenerates it and compares everything
+//! it reads. Each end runs in a thread of its own inside its network namespace.
+//!
+//! Every step is bounded in time: connecting, each read and write (socket timeouts), and the
+//! whole transfer (`time_limit`); past the limit both ends stop and report how far they got.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+use serde::Serialize;
+
+use crate::{netns, Error};
+
+/// What to transfer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransferConfig {
+    /// Bytes the sender writes.
+    pub bytes: u64,
+    /// Seed of the byte stream.
+    pub seed: u64,
+    /// The whole transfer stops after this long, finished or not.
+    pub time_limit: Duration,
+}
+
+/// How a transfer went.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TransferResult {
+    /// Bytes the sender's application wrote into its socket.
+    pub bytes_sent: u64,
+    /// Bytes the receiver's application read.
+    pub bytes_received: u64,
+    /// Offset of the first received byte that differs from the stream sent, if any.
+    pub first_mismatch: Option<u64>,
+    /// From the connection being accepted to the end of the stream (or the time limit), in ns.
+    pub elapsed_ns: u64,
+    /// Whether the receiver read the whole stream and its end before the time limit.
+    pub completed: bool,
+}
+
+impl TransferResult {
+    /// Whether every byte sent arrived, unchanged.
+    pub fn is_intact(&self) -> bool {
+        self.completed && self.first_mismatch.is_none() && self.bytes_received == self.bytes_sent
+    }
+
+    /// Bytes received per second.
+    pub fn goodput(&self) -> f64 {
+        if self.elapsed_ns == 0 {
+            0.0
+        } else {
+            self.bytes_received as f64 * 1e9 / self.elapsed_ns as f64
+        }
+    }
+}
+
+const CHUNK: usize = 16 * 1024;
+const IO_TIMEOUT: Duration = Duration::from_millis(200);
+
+fn stream(seed: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(0x7472_616e); // "tran"
+    rng
+}
+
+fn receive(
+    listener: TcpListener,
+    config: &TransferConfig,
+    deadline: Instant,
+    abort: &AtomicBool,
+) -> Result<TransferResult, Error> {
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| Error::io("listener", e))?;
+    let mut conn = loop {
+        match listener.accept() {
+            Ok((conn, _)) => break conn,
+            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
+                if abort.load(Ordering::Relaxed) {
+                    return Ok(TransferResult::default());
+                }
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            Err(e) => return Err(Error::io("accepting the transfer connection", e)),
+        }
+    };
+    let started = Instant::now();
+    conn.set_nonblocking(false)
+        .and_then(|()| conn.set_read_timeout(Some(IO_TIMEOUT)))
+        .map_err(|e| Error::io("receiver socket", e))?;
+    let mut expected = stream(config.seed);
+    let mut want = vec![0u8; CHUNK];
+    let mut got = vec![0u8; CHUNK];
+    let mut result = TransferResult::default();
+    while Instant::now() < deadline {
+        match conn.read(&mut got) {
+            Ok(0) => {
+                result.completed = true;
+                break;
+            }
+            Ok(n) => {
+                if result.first_mismatch.is_none() {
+                    expected.fill_bytes(&mut want[..n]);
+                    if let Some(i) = want[..n].iter().zip(&got[..n]).position(|(a, b)| a != b) {
+                        result.first_mismatch = Some(result.bytes_received + i as u64);
+                    }
+                }
+                result.bytes_received += n as u64;
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io("receiving the transfer", e)),
+        }
+    }
+    result.elapsed_ns = started.elapsed().as_nanos() as u64;
+    Ok(result)
+}
+
+fn send(
+    addr: SocketAddr,
+    config: &TransferConfig,
+    deadline: Instant,
+) -> Result<(u64, bool), Error> {
+    let mut conn = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match TcpStream::connect_timeout(&addr, left.min(Duration::from_secs(3))) {
+            Ok(conn) => break conn,
+            Err(e) if Instant::now() + Duration::from_millis(100) < deadline => {
+                let _ = e;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => return Err(Error::io(format!("connecting to {addr}"), e)),
+        }
+    };
+    conn.set_write_timeout(Some(IO_TIMEOUT))
+        .and_then(|()| conn.set_read_timeout(Some(IO_TIMEOUT)))
+        .map_err(|e| Error::io("sender socket", e))?;
+    let mut source = stream(config.seed);
+    let mut chunk = vec![0u8; CHUNK];
+    let mut sent = 0u64;
+    let mut pending = 0..0;
+    while sent < config.bytes && Instant::now() < deadline {
+        if pending.is_empty() {
+            let n = (config.bytes - sent).min(CHUNK as u64) as usize;
+            source.fill_bytes(&mut chunk[..n]);
+            pending = 0..n;
+        }
+        match conn.write(&chunk[pending.clone()]) {
+            Ok(n) => {
+                pending.start += n;
+                sent += n as u64;
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io("sending the transfer", e)),
+        }
+    }
+    let _ = conn.shutdown(Shutdown::Write);
+    // Wait for the receiver to close its end (it has read everything), within the deadline.
+    let mut byte = [0u8; 1];
+    let mut closed = false;
+    while Instant::now() < deadline {
+        match conn.read(&mut byte) {
+            Ok(0) => {
+                closed = true;
+                break;
+            }
+            Ok(_) => {}
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    Ok((sent, closed))
+}
+
+/// Transfers `config.bytes` from a socket in namespace `sender_ns` to one listening on `addr`
+/// in namespace `receiver_ns`, and checks what arrives.
+pub fn run(
+    sender_ns: &str,
+    receiver_ns: &str,
+    addr: SocketAddr,
+    config: &TransferConfig,
+) -> Result<TransferResult, Error> {
+    let deadline = Instant::now() + config.time_limit;
+    let abort = AtomicBool::new(false);
+    let abort = &abort;
+    std::thread::scope(|scope| {
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let receiver = scope.spawn(move || {
+            let listener = netns::enter(receiver_ns).and_then(|()| {
+                TcpListener::bind(addr).map_err(|e| Error::io(format!("listening on {addr}"), e))
+            });
+            match listener {
+                Ok(listener) => {
+                    let _ = ready_tx.send(Ok(()));
+                    receive(listener, config, deadline, abort)
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(()));
+                    Err(e)
+                }
+            }
+        });
+        let ready = ready_rx
+            .recv_timeout(Duration::from_secs(10))
+            .map_err(|_| ())
+            .and_then(|r| r);
+        let sent = match ready {
+            Ok(()) => {
+                let sender = scope.spawn(move || {
+                    netns::enter(sender_ns)?;
+                    send(addr, config, deadline)
+                });
+                sender
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::new("the sender thread panicked")))
+                    .inspect_err(|_| abort.store(true, Ordering::Relaxed))
+            }
+            Err(()) => Err(Error::new("the receiver did not start")),
+        };
+        let received = receiver
+            .join()
+            .unwrap_or_else(|_| Err(Error::new("the receiver thread panicked")))?;
+        let (bytes_sent, _closed) = sent?;
+        Ok(TransferResult {
+            bytes_sent,
+            ..received
+        })
+    })
+}
