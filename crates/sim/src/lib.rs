@@ -1,0 +1,14 @@
+//! A deterministic packet-level discrete-event simulator that runs the real taroc codecs
+//! (actual header bytes, actual checksum verification) under real TCP congestion control, and
+//! reproduces Appendix B of the TAROC draft.
+//!
+//! Layers: [`event`] (the event queue), [`link`] (bandwidth, delay, DropTail, bit errors),
+//! [`tcp`] (senders, receiver, packets), [`net`] (nodes, links with codecs, the event loop),
+//! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid) and
+//! [`reference`] (the draft's numbers).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod event;
+pub mod link;
+pub mod tcp;
