@@ -37,6 +37,9 @@ pub enum Command {
     /// Degermark et al., Figure 16.)
     #[command(long_about = TWICE_ABOUT)]
     Twice(TwiceArgs),
+    /// Run header compression on a live Linux link (TUN devices, emulated or UDP link), or
+    /// measure it (`taroc gateway bench`).
+    Gateway(Box<taroc_gateway::args::GatewayArgs>),
 }
 
 const TWICE_ABOUT: &str = "\

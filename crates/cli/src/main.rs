@@ -28,5 +28,6 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
+        Command::Gateway(args) => taroc_gateway::args::run(*args),
     }
 }

@@ -1,0 +1,165 @@
+//! The gateway's data path does not allocate after warm-up: a counting global allocator watches
+//! the emulated-link pipeline (compress → link with rate, delay, bit errors and reordering →
+//! decompress → oracle → feedback), without TUN devices, carrying a TCP bulk transfer with
+//! timestamps in one direction and its ACKs in the other, for every scheme.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::time::Duration;
+
+use taroc_core::variant::Variant;
+use taroc_gateway::gateway::{Pipeline, PipelineConfig};
+use taroc_gateway::link::LinkConfig;
+use taroc_wire::checksum::{checksum, Sum};
+
+thread_local! {
+    /// Allocations (and reallocations) made by this thread.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+struct Counting;
+
+// SAFETY: every call is forwarded unchanged to the system allocator; counting touches only a
+// const-initialized thread-local Cell, which never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: the caller's contract for `alloc` is passed on unchanged.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract for `dealloc` is passed on unchanged.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: the caller's contract for `realloc` is passed on unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
+
+/// An IPv4 TCP segment with the timestamps option and valid checksums.
+fn segment(forward: bool, seq: u32, ack: u32, ts: u32, ip_id: u16, payload: usize) -> Vec<u8> {
+    let (src, dst) = if forward {
+        ([10, 201, 0, 1], [10, 201, 0, 2])
+    } else {
+        ([10, 201, 0, 2], [10, 201, 0, 1])
+    };
+    let total = 20 + 32 + payload;
+    let mut p = vec![0u8; total];
+    p[0] = 0x45;
+    p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+    p[4..6].copy_from_slice(&ip_id.to_be_bytes());
+    p[6] = 0x40; // DF
+    p[8] = 64;
+    p[9] = 6;
+    p[12..16].copy_from_slice(&src);
+    p[16..20].copy_from_slice(&dst);
+    let c = checksum(&p[..20]);
+    p[10..12].copy_from_slice(&c.to_be_bytes());
+    let t = &mut p[20..];
+    let (sport, dport) = if forward {
+        (40000u16, 5201u16)
+    } else {
+        (5201, 40000)
+    };
+    t[0..2].copy_from_slice(&sport.to_be_bytes());
+    t[2..4].copy_from_slice(&dport.to_be_bytes());
+    t[4..8].copy_from_slice(&seq.to_be_bytes());
+    t[8..12].copy_from_slice(&ack.to_be_bytes());
+    t[12] = 8 << 4; // 32-byte header
+    t[13] = 0x10; // ACK
+    t[14..16].copy_from_slice(&502u16.to_be_bytes());
+    t[20..24].copy_from_slice(&[1, 1, 8, 10]);
+    t[24..28].copy_from_slice(&ts.to_be_bytes());
+    t[28..32].copy_from_slice(&(ts - 3).to_be_bytes());
+    for (i, byte) in t[32..].iter_mut().enumerate() {
+        *byte = (seq as usize + i) as u8;
+    }
+    let sum = Sum::new()
+        .add_pseudo_header(src.into(), dst.into(), 6, (total - 20) as u32)
+        .add_bytes(&p[20..])
+        .checksum();
+    p[36..38].copy_from_slice(&sum.to_be_bytes());
+    p
+}
+
+/// Runs `packets` data segments (and an ACK per two) through the pipeline from step `start`.
+fn drive(pipeline: &mut Pipeline, packets: &[(Vec<u8>, Vec<u8>)], start: u64) {
+    let mut sink = |_: usize, _: &[u8]| true;
+    for (i, (data, ack)) in packets.iter().enumerate() {
+        let now = (start + i as u64) * 200_000; // a data segment every 0.2 ms
+        pipeline.input(0, now, data, &mut sink);
+        if i % 2 == 1 {
+            pipeline.input(1, now, ack, &mut sink);
+        }
+        pipeline.poll(now, &mut sink);
+    }
+}
+
+#[test]
+fn emulated_pipeline_does_not_allocate_after_warm_up() {
+    const MSS: usize = 1228;
+    const WARM_UP: usize = 10_000;
+    const MEASURED: usize = 20_000;
+    let flow: Vec<(Vec<u8>, Vec<u8>)> = (0..WARM_UP + MEASURED)
+        .map(|i| {
+            let seq = 1_000 + (i * MSS) as u32;
+            let ts = 100_000 + (i / 10) as u32;
+            (
+                segment(true, seq, 77, ts, i as u16, MSS),
+                segment(false, 77, seq + MSS as u32, ts, (i / 2) as u16, 0),
+            )
+        })
+        .collect();
+    let link = LinkConfig {
+        rate_bps: 100_000_000,
+        delay: Duration::from_millis(5),
+        ber: 1e-6,
+        reorder: 0.001,
+        mtu: 1280,
+        ..LinkConfig::default()
+    };
+    let mut report = Vec::new();
+    for variant in Variant::all() {
+        let mut pipeline = Pipeline::new(&PipelineConfig {
+            variants: [variant.clone(), variant.clone()],
+            links: [link.clone(), link.clone()],
+            tun_mtu: 1280,
+            seed: 3,
+        })
+        .unwrap();
+        drive(&mut pipeline, &flow[..WARM_UP], 0);
+        let before = allocations();
+        drive(&mut pipeline, &flow[WARM_UP..], WARM_UP as u64);
+        let made = allocations() - before;
+        let c = pipeline.counters(0);
+        assert!(
+            c.delivered > (MEASURED as u64) / 2,
+            "{}: {c:?}",
+            variant.name
+        );
+        assert!(
+            c.link_bit_errors > 0,
+            "{}: the link lost nothing",
+            variant.name
+        );
+        report.push(format!(
+            "{}: {made} allocations over {} packets (delivered {}, bit errors {}, feedback {})",
+            variant.name,
+            MEASURED + MEASURED / 2,
+            c.delivered,
+            c.link_bit_errors,
+            c.feedback_sent + pipeline.counters(1).feedback_sent
+        ));
+        println!("{}", report.last().unwrap());
+        assert_eq!(made, 0, "{}", report.join("\n"));
+    }
+}
