@@ -11,4 +11,6 @@
 
 pub mod event;
 pub mod link;
+pub mod net;
+pub mod scenario;
 pub mod tcp;

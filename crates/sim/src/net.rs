@@ -1,0 +1,454 @@
+//! Nodes, links with per-direction header compression, and the event loop.
+//!
+//! A link direction carries *frames*. Each frame costs its bytes plus one byte of frame kind on
+//! the wire (the link framing; see `taroc_core::FrameKind::to_byte`); links without a codec
+//! (wired links) carry IP packets as they are, with no extra byte. Packets are compressed when
+//! they start transmission (so DropTail drops happen before the compressor sees a packet), a frame
+//! hit by a bit error is discarded by the receiving link layer, and intact frames go through the
+//! decompressor, whose feedback (CONTEXT_STATE) crosses the reverse direction of the same link
+//! as frames of its own.
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+use serde::Serialize;
+use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
+
+use crate::event::{EventQueue, Time};
+use crate::link::{ErrorProcess, LinkParams};
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::segment;
+use crate::tcp::sender::TcpSender;
+use crate::tcp::Outbox;
+
+/// Index of a node.
+pub type NodeId = usize;
+/// Index of a link direction.
+pub type LinkId = usize;
+
+/// Header compression on one link direction.
+#[derive(Debug)]
+pub enum Codec {
+    /// No codec and no framing byte: a wired link carrying IP packets.
+    Wire,
+    /// A real scheme: the compressor at the sending end, the decompressor at the receiving end.
+    Real {
+        /// The compressor.
+        compressor: Box<AnyCompressor>,
+        /// The decompressor.
+        decompressor: Box<AnyDecompressor>,
+    },
+    /// The simulator-only IDEAL scheme: a 4-byte compressed header (plus the kind byte) that
+    /// never loses its context.
+    Ideal,
+}
+
+/// Counters of a link direction.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LinkStats {
+    /// Packets offered to the queue.
+    pub offered: u64,
+    /// Packets dropped by DropTail.
+    pub queue_drops: u64,
+    /// Frames transmitted.
+    pub frames: u64,
+    /// Bytes on the wire (framing included).
+    pub wire_bytes: u64,
+    /// Frames discarded for bit errors.
+    pub corrupted: u64,
+    /// Frames the decompressor refused.
+    pub decompressor_drops: u64,
+    /// Feedback frames sent.
+    pub feedback_frames: u64,
+}
+
+#[derive(Debug)]
+struct Item {
+    bytes: Vec<u8>,
+    feedback: bool,
+}
+
+#[derive(Debug)]
+struct InFlight {
+    kind: FrameKind,
+    bytes: Vec<u8>,
+    corrupted: bool,
+    feedback: bool,
+}
+
+/// One direction of a link.
+#[derive(Debug)]
+pub struct LinkDir {
+    /// Parameters.
+    pub params: LinkParams,
+    /// The node at the receiving end.
+    pub to: NodeId,
+    /// The opposite direction of the same link, if any (carries this direction's feedback).
+    pub reverse: Option<LinkId>,
+    /// The codec.
+    pub codec: Codec,
+    /// Counters.
+    pub stats: LinkStats,
+    queue: VecDeque<Item>,
+    busy: bool,
+    in_flight: VecDeque<InFlight>,
+    errors: ErrorProcess,
+    rng: ChaCha8Rng,
+}
+
+/// What runs on a node.
+#[derive(Debug)]
+pub enum Agent {
+    /// Nothing: a router.
+    None,
+    /// A bulk TCP sender.
+    Sender(Box<TcpSender>),
+    /// A TCP receiver.
+    Receiver(Box<TcpReceiver>),
+}
+
+/// A node: an address, routes, and perhaps a TCP agent.
+#[derive(Debug)]
+pub struct Node {
+    /// The node's address.
+    pub addr: IpAddr,
+    /// Routes: destination address -> outgoing link.
+    pub routes: Vec<(IpAddr, LinkId)>,
+    /// The agent.
+    pub agent: Agent,
+    timer_pending: Option<Time>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    TxDone(LinkId),
+    Arrive(LinkId),
+    Timer(NodeId),
+    Start(NodeId),
+}
+
+/// A network and its event loop.
+#[derive(Debug)]
+pub struct Network {
+    /// Nodes.
+    pub nodes: Vec<Node>,
+    /// Link directions.
+    pub links: Vec<LinkDir>,
+    queue: EventQueue<Event>,
+    now: Time,
+    seed: u64,
+    out: Outbox,
+    packet: Vec<u8>,
+    feedback: Vec<u8>,
+    /// Packets dropped for lack of a route.
+    pub unroutable: u64,
+}
+
+impl Network {
+    /// An empty network whose random streams derive from `seed`.
+    pub fn new(seed: u64) -> Network {
+        Network {
+            nodes: Vec::new(),
+            links: Vec::new(),
+            queue: EventQueue::new(),
+            now: 0,
+            seed,
+            out: Outbox::default(),
+            packet: Vec::with_capacity(2048),
+            feedback: Vec::with_capacity(256),
+            unroutable: 0,
+        }
+    }
+
+    /// Adds a node.
+    pub fn add_node(&mut self, addr: IpAddr, agent: Agent) -> NodeId {
+        self.nodes.push(Node {
+            addr,
+            routes: Vec::new(),
+            agent,
+            timer_pending: None,
+        });
+        self.nodes.len() - 1
+    }
+
+    /// Adds a link direction into node `to`. Each direction draws its bit errors from its own
+    /// random stream (seed, link index), so adding traffic elsewhere does not shift them.
+    pub fn add_link(&mut self, params: LinkParams, to: NodeId, codec: Codec) -> LinkId {
+        let id = self.links.len();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        rng.set_stream(id as u64 + 1);
+        self.links.push(LinkDir {
+            params,
+            to,
+            reverse: None,
+            codec,
+            stats: LinkStats::default(),
+            queue: VecDeque::new(),
+            busy: false,
+            in_flight: VecDeque::new(),
+            errors: ErrorProcess::new(params.errors),
+            rng,
+        });
+        id
+    }
+
+    /// Declares `a` and `b` the two directions of one link (feedback of each crosses the other).
+    pub fn pair(&mut self, a: LinkId, b: LinkId) {
+        self.links[a].reverse = Some(b);
+        self.links[b].reverse = Some(a);
+    }
+
+    /// Routes packets for `dst` leaving `node` over `link`.
+    pub fn route(&mut self, node: NodeId, dst: IpAddr, link: LinkId) {
+        self.nodes[node].routes.push((dst, link));
+    }
+
+    /// Schedules the agent of `node` to start at `at`.
+    pub fn start_agent(&mut self, node: NodeId, at: Time) {
+        self.queue.push(at, Event::Start(node));
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.queue.processed()
+    }
+
+    /// Runs until simulated time `until` (events at exactly `until` are not run).
+    pub fn run_until(&mut self, until: Time) {
+        while let Some(t) = self.queue.peek_time() {
+            if t >= until {
+                break;
+            }
+            let Some((t, event)) = self.queue.pop() else {
+                break;
+            };
+            self.now = t;
+            match event {
+                Event::TxDone(l) => {
+                    self.links[l].busy = false;
+                    self.start_tx(l);
+                }
+                Event::Arrive(l) => self.arrive(l),
+                Event::Timer(n) => self.timer(n),
+                Event::Start(n) => {
+                    if let Agent::Sender(s) = &mut self.nodes[n].agent {
+                        s.start(t, &mut self.out);
+                    }
+                    self.after_agent(n);
+                }
+            }
+        }
+        self.now = self.now.max(until);
+    }
+
+    fn timer(&mut self, n: NodeId) {
+        let now = self.now;
+        let node = &mut self.nodes[n];
+        if node.timer_pending == Some(now) {
+            node.timer_pending = None;
+        }
+        match &mut node.agent {
+            Agent::Sender(s) => s.on_timer(now, &mut self.out),
+            Agent::Receiver(r) => r.on_timer(now, &mut self.out),
+            Agent::None => {}
+        }
+        self.after_agent(n);
+    }
+
+    /// Sends what the agent of `n` produced and (re)schedules its timer.
+    fn after_agent(&mut self, n: NodeId) {
+        while !self.out.packets.is_empty() {
+            let packet = self.out.packets.remove(0);
+            self.forward(n, packet);
+        }
+        let deadline = match &self.nodes[n].agent {
+            Agent::Sender(s) => s.deadline(),
+            Agent::Receiver(r) => r.deadline(),
+            Agent::None => None,
+        };
+        if let Some(d) = deadline {
+            let node = &mut self.nodes[n];
+            if node.timer_pending.is_none_or(|p| d < p) {
+                node.timer_pending = Some(d);
+                self.queue.push(d.max(self.now), Event::Timer(n));
+            }
+        }
+    }
+
+    fn forward(&mut self, n: NodeId, packet: Vec<u8>) {
+        let link = segment::destination(&packet).and_then(|dst| {
+            self.nodes[n]
+                .routes
+                .iter()
+                .find(|(a, _)| *a == dst)
+                .map(|&(_, l)| l)
+        });
+        match link {
+            Some(l) => self.enqueue(
+                l,
+                Item {
+                    bytes: packet,
+                    feedback: false,
+                },
+            ),
+            None => {
+                self.unroutable += 1;
+                self.out.recycle(packet);
+            }
+        }
+    }
+
+    fn enqueue(&mut self, l: LinkId, item: Item) {
+        let link = &mut self.links[l];
+        if !item.feedback {
+            link.stats.offered += 1;
+        }
+        if link.queue.len() + usize::from(link.busy) >= link.params.queue_limit {
+            link.stats.queue_drops += 1;
+            self.out.recycle(item.bytes);
+            return;
+        }
+        link.queue.push_back(item);
+        if !link.busy {
+            self.start_tx(l);
+        }
+    }
+
+    fn start_tx(&mut self, l: LinkId) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        let Some(item) = link.queue.pop_front() else {
+            return;
+        };
+        let (kind, bytes, wire_len) = if item.feedback {
+            let len = item.bytes.len() + 1;
+            (FrameKind::ContextState, item.bytes, len)
+        } else {
+            match &mut link.codec {
+                Codec::Wire => {
+                    let len = item.bytes.len();
+                    (FrameKind::Ip, item.bytes, len)
+                }
+                Codec::Ideal => {
+                    let headers = segment::header_bytes(&item.bytes).unwrap_or(0);
+                    let len = item.bytes.len() - headers.min(item.bytes.len())
+                        + if headers > 0 { 4 } else { 0 }
+                        + 1;
+                    (FrameKind::CompressedTcp, item.bytes, len)
+                }
+                Codec::Real { compressor, .. } => {
+                    compressor.set_time(Duration::from_nanos(now));
+                    let mut frame = self.out.buffer();
+                    let kind = compressor.compress(&item.bytes, &mut frame);
+                    self.out.recycle(item.bytes);
+                    let len = frame.len() + 1;
+                    (kind, frame, len)
+                }
+            }
+        };
+        let corrupted = link.errors.corrupts(wire_len as u64 * 8, &mut link.rng);
+        link.stats.frames += 1;
+        link.stats.wire_bytes += wire_len as u64;
+        if item.feedback {
+            link.stats.feedback_frames += 1;
+        }
+        let tx = link.params.tx_time(wire_len);
+        link.busy = true;
+        link.in_flight.push_back(InFlight {
+            kind,
+            bytes,
+            corrupted,
+            feedback: item.feedback,
+        });
+        let delay = link.params.delay_ns;
+        self.queue.push(now + tx, Event::TxDone(l));
+        self.queue.push(now + tx + delay, Event::Arrive(l));
+    }
+
+    fn arrive(&mut self, l: LinkId) {
+        let Some(frame) = self.links[l].in_flight.pop_front() else {
+            return;
+        };
+        if frame.corrupted {
+            self.links[l].stats.corrupted += 1;
+            self.out.recycle(frame.bytes);
+            return;
+        }
+        if frame.feedback {
+            if let Some(rev) = self.links[l].reverse {
+                if let Codec::Real { compressor, .. } = &mut self.links[rev].codec {
+                    compressor.handle_feedback(&frame.bytes);
+                }
+            }
+            self.out.recycle(frame.bytes);
+            return;
+        }
+        let to = self.links[l].to;
+        let packet = match &mut self.links[l].codec {
+            Codec::Wire | Codec::Ideal => frame.bytes,
+            Codec::Real { decompressor, .. } => {
+                let mut packet = std::mem::take(&mut self.packet);
+                let result = decompressor.decompress(frame.kind, &frame.bytes, &mut packet);
+                let mut feedback = Vec::new();
+                std::mem::swap(&mut feedback, &mut self.feedback);
+                let mut replies = Vec::new();
+                while decompressor.take_feedback(&mut feedback) {
+                    let mut b = self.out.buffer();
+                    b.extend_from_slice(&feedback);
+                    replies.push(b);
+                }
+                self.feedback = feedback;
+                self.out.recycle(frame.bytes);
+                if let Some(rev) = self.links[l].reverse {
+                    for bytes in replies {
+                        self.enqueue(
+                            rev,
+                            Item {
+                                bytes,
+                                feedback: true,
+                            },
+                        );
+                    }
+                }
+                match result {
+                    Ok(()) => {
+                        let mut out = self.out.buffer();
+                        std::mem::swap(&mut out, &mut packet);
+                        self.packet = packet;
+                        out
+                    }
+                    Err(_) => {
+                        self.links[l].stats.decompressor_drops += 1;
+                        self.packet = packet;
+                        return;
+                    }
+                }
+            }
+        };
+        self.deliver(to, packet);
+    }
+
+    fn deliver(&mut self, n: NodeId, packet: Vec<u8>) {
+        let now = self.now;
+        let node = &mut self.nodes[n];
+        let for_me = segment::destination(&packet) == Some(node.addr);
+        match (&mut node.agent, for_me) {
+            (Agent::Sender(s), true) => s.on_packet(now, &packet, &mut self.out),
+            (Agent::Receiver(r), true) => r.on_packet(now, &packet, &mut self.out),
+            _ => {
+                self.forward(n, packet);
+                return;
+            }
+        }
+        self.out.recycle(packet);
+        self.after_agent(n);
+    }
+}
