@@ -1,72 +1,183 @@
-//! IP Header Compression (RFC 2507). Placeholder: sends every packet as
-//! `TYPE_IP` until the codec lands.
+//! IP Header Compression (RFC 2507), with the *twice* algorithm and header requests of its
+//! section 10 and of Degermark et al., "Low-loss TCP/IP header compression for wireless
+//! networks".
+//!
+//! What is compressed is the *compressible chain of subheaders* (RFC 2507 section 7, see
+//! [`chain`]): IPv4 headers without options that are not fragments, IPv6 base headers and their
+//! Hop-by-Hop, Routing, Destination Options, Fragment and Authentication headers, the SPI of ESP,
+//! and one TCP or UDP header, nested in any order IP allows (IPv4 or IPv6 inside IPv4 or IPv6),
+//! up to [`IphcConfig::max_header`] octets. A chain that ends in a TCP header is a *TCP packet
+//! stream*, compressed with deltas ([`tcp`]); every other chain is a *non-TCP packet stream*,
+//! compressed with generations and compression slow-start ([`non_tcp`]). A packet that cannot be
+//! compressed exactly goes as `TYPE_IP`, unchanged: an IPv4 first header with options or for a
+//! fragment, length fields that do not match the packet's length (truncated captures, padding,
+//! jumbograms), a wrong IPv4 header checksum (it is inferred), a TCP checksum or a non-zero UDP
+//! checksum that does not verify (the decompressor verifies them).
+//!
+//! Formats: [`FrameKind::FullHeader`](crate::codec::FrameKind::FullHeader) is the packet itself
+//! with the CID (and for non-TCP the generation) in its length fields (RFC 2507 section 5.3);
+//! `COMPRESSED_TCP`, `COMPRESSED_TCP_NODELTA` and `COMPRESSED_NON_TCP` are those of section 6,
+//! starting at their first octet (the link carries the kind, as RFC 2509's PPP protocol numbers
+//! do); `CONTEXT_STATE` is the TCP header request of section 10.2 ([`feedback`]).
+//!
+//! # Readings of the RFC where it is open
+//!
+//! - **CID allocation.** A packet stream keeps its CID while it lasts; a new stream takes the
+//!   lowest CID never used yet, then the least recently used one (LRU). TCP and non-TCP have
+//!   separate CID spaces (section 5.1). Non-TCP CIDs below 256 use the 8-bit format, larger ones
+//!   the 16-bit format (section 6 c, d); a chain with a single length field cannot carry a
+//!   16-bit CID in its full header (section 5.3), so such streams only get CIDs below 256.
+//! - **Grouping** (section 4.1, optional): a stream is identified by the kinds of its
+//!   subheaders, the addresses of every IP header, the ports, the SPIs and, for non-TCP, the
+//!   first next-header value past the chain. Every other NOCHANGE field (TTL, traffic class, flow
+//!   label, …) belongs to the context: a change sends a full header on the same CID.
+//! - **TCP** (section 7.12, [`tcp`]): the change-mask octet is RFC 1144's, with R and O in the
+//!   bits RFC 1144 leaves free, *including RFC 1144's two special encodings* (S W U: the sequence
+//!   number advanced by the previous segment's payload; S A W U: both sequence and
+//!   acknowledgment numbers did), since section 6 a) gives the flags "the same meaning as in
+//!   RFC 1144". A FULL_HEADER is sent for a new stream, a change of any NOCHANGE field or of the
+//!   subheader structure (the TCP header length included), a SYN, a header request, and a
+//!   *retransmission* (a segment carrying data or FIN that starts below the highest sequence
+//!   number sent, section 3.2). COMPRESSED_TCP_NODELTA is sent, as section 7.12.2 allows, for the
+//!   other changes a compressed header cannot carry: FIN, RST or no ACK, a sequence or
+//!   acknowledgment change outside 0..=65535, an urgent pointer change without URG, and a change
+//!   mask that collides with a special encoding. The R-octet's six Reserved bits are today's
+//!   three reserved bits, AE, CWR and ECE; its two low bits are the ECN field of the IP header
+//!   closest to the TCP header (for IPv6 with extension headers in between, the IPv6 header).
+//!   The I flag (and the IPv4 Identification delta) exists only when an IPv4 header immediately
+//!   precedes the TCP header; any other IPv4 Identification is a RANDOM field.
+//! - **Twice** (section 10.1, [`IphcConfig::twice`]): when the rebuilt segment fails its
+//!   checksum, the decompressor assumes lost packets and tries, in order: the current deltas
+//!   applied twice (one lost packet like this one), then, with
+//!   [`IphcConfig::twice_segment_multiples`], `k` times the segment size for `k` in
+//!   1..=[`TWICE_MAX_MULTIPLE`] — on the sequence number for a segment carrying data (`k` lost
+//!   full-sized segments; the size is the largest payload seen in the context) and on the
+//!   acknowledgment number for a segment without data (one lost ACK of `k` segments; the size is
+//!   the smallest of the last four positive ACK deltas). The first candidate whose TCP checksum
+//!   verifies is delivered and becomes the context. If none does, the context is *damaged*:
+//!   every COMPRESSED_TCP for it is dropped (`ChecksumMismatch`) without further guesses until a
+//!   FULL_HEADER or a COMPRESSED_TCP_NODELTA repairs it, which bounds the chance of a checksum
+//!   collision to one set of guesses per loss.
+//! - **The IPv4 Identification after a loss.** No checksum covers it, so a repair must *know*
+//!   it. A guess is tried only when the hypothesis fixes it: always for IPv6 and for an IPv4
+//!   Identification that stays constant; for one that increases by one per packet, only the
+//!   hypotheses on segments carrying data, where the number of lost packets is the number of
+//!   segments assumed lost. ACK-stream guesses on such IPv4 streams are not tried (the number of
+//!   lost ACKs, hence the Identification, is unknown) and neither are guesses on streams whose
+//!   Identification jumps irregularly: those contexts wait for a FULL_HEADER (header requests
+//!   bring one after one round trip). Residual case, inherent to RFC 1144/2507 delta coding: a
+//!   lost packet that changes only the IPv4 Identification (a duplicate ACK with unchanged
+//!   options) leaves every later packet with an Identification off by one that nothing detects,
+//!   until the next FULL_HEADER or NODELTA.
+//! - **Header requests** (section 10.2, [`IphcConfig::header_requests`]): a TCP CID is requested
+//!   when its context becomes damaged, or when a compressed packet names a TCP CID without a
+//!   context. To limit the rate (section 10.2 "SHOULD NOT transmit … every time"), a CID is
+//!   requested again only after [`REQUEST_REPEAT_FIRST`] more of its packets were dropped, then
+//!   after twice as many each time, up to [`REQUEST_REPEAT_MAX`]; a lost request is thus
+//!   repeated, but never more than once per that many packets. All pending CIDs leave in one
+//!   CONTEXT_STATE. The compressor answers with a FULL_HEADER on the next packet of each CID.
+//! - **Non-TCP** ([`non_tcp`]): section 3.3.3's pseudo-code as written (F_PERIOD doubles from 1
+//!   at every slow-start refresh, capped at F_MAX_PERIOD; a refresh also after F_MAX_TIME).
+//!   F_MAX_PERIOD or F_MAX_TIME of zero mean no limit (RFC 2509). The generation of a CID is never
+//!   reset and advances by one per context change and per new stream on the CID (section 8). A
+//!   generation value is not reused within [`MIN_WRAP`] of its last use: the compressor sends the
+//!   packet as `TYPE_IP` instead. The D bit is never set (no hooked scheme); a frame with D set
+//!   is refused as `Unsupported`.
+//! - **What is verified** before delivery: for TCP the TCP checksum (every format); for UDP a
+//!   non-zero checksum; for every full header the IPv4 header checksums too (the full header
+//!   keeps the original checksum, which verifies once the length fields are restored). For other
+//!   non-TCP packets only the generation protects the context. Residual case (FIFO link with
+//!   CRC): a decompressor that misses every full header of 64 successive generations of one CID
+//!   (an outage of at least MIN_WRAP, sections 3.3 and 9 a) could accept a compressed header
+//!   against a stale context of the same generation; the decompressor has no clock to apply
+//!   section 9 a's rule. Likewise the compressor does not wait MIN_WRAP after booting: a fresh
+//!   compressor is assumed to face a fresh decompressor.
+//! - **Not implemented**: the packet sequence numbers for reordering links (section 11,
+//!   EXPECT_REORDERING is "no"; the packet-number octets of TCP full headers are sent as zero and
+//!   ignored on receipt), the D-bit hook of section 12, IPv4 headers with options or for
+//!   fragments (section 7.13 b) and the Minimal Encapsulation header (7.14), which end the chain
+//!   before them (or make the packet `TYPE_IP` when first).
 
-use alloc::vec::Vec;
+use core::time::Duration;
 
-use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
+pub mod chain;
+pub mod compressor;
+mod cid;
+pub mod decompressor;
+pub mod feedback;
+pub mod full_header;
+pub mod non_tcp;
+pub mod tcp;
+#[cfg(test)]
+mod tests;
 
-/// IPHC's settings.
+pub use compressor::IphcCompressor;
+pub use decompressor::IphcDecompressor;
+
+/// MIN_WRAP of RFC 2507 section 14: the shortest time before a generation value may be reused.
+pub const MIN_WRAP: Duration = Duration::from_secs(3);
+
+/// The largest multiple of the segment size the twice extension tries (the paper's "small
+/// multiples").
+pub const TWICE_MAX_MULTIPLE: u32 = 4;
+
+/// Dropped packets of a damaged TCP context after which its header request is repeated the first
+/// time.
+pub const REQUEST_REPEAT_FIRST: u32 = 16;
+
+/// The longest interval, in dropped packets of one damaged TCP context, between two header
+/// requests for it.
+pub const REQUEST_REPEAT_MAX: u32 = 1024;
+
+/// IPHC's settings: the parameters of RFC 2507 section 14 (their defaults are the RFC's) and
+/// which of the optional TCP repair mechanisms of section 10 are used. Compressor and
+/// decompressor must use the same values of the negotiated parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IphcConfig {
     /// Whether the decompressor asks for a full header (CONTEXT_STATE) when it cannot repair a
-    /// TCP context.
+    /// TCP context (section 10.2). Default true.
     pub header_requests: bool,
+    /// Whether the decompressor tries the twice algorithm on a TCP checksum failure
+    /// (section 10.1). Default true.
+    pub twice: bool,
+    /// Whether twice also tries multiples of the segment size (the paper's extension). Default
+    /// true; only used with [`IphcConfig::twice`].
+    pub twice_segment_multiples: bool,
+    /// TCP_SPACE: the largest TCP CID (3..=255 in RFC 2507, 0..=255 in RFC 2509). Default 15.
+    pub tcp_space: u8,
+    /// NON_TCP_SPACE: the largest non-TCP CID (3..=65535 in RFC 2507, 0..=65535 in RFC 2509).
+    /// Default 15. CIDs above 255 use the 16-bit format.
+    pub non_tcp_space: u16,
+    /// F_MAX_PERIOD: most COMPRESSED_NON_TCP headers between two full headers of a stream
+    /// (1..=65535; 0 means no limit, as in RFC 2509). Default 256.
+    pub f_max_period: u16,
+    /// F_MAX_TIME: longest time between two full headers of a non-TCP stream (1..=255 s; zero
+    /// means no limit, as in RFC 2509). Default 5 s. Read against the time given to
+    /// [`crate::codec::Compressor::set_time`].
+    pub f_max_time: Duration,
+    /// MAX_HEADER: the longest chain of subheaders compressed, in octets (60..=65535).
+    /// Default 168.
+    pub max_header: u16,
 }
 
 impl Default for IphcConfig {
     fn default() -> IphcConfig {
         IphcConfig {
             header_requests: true,
+            twice: true,
+            twice_segment_multiples: true,
+            tcp_space: 15,
+            non_tcp_space: 15,
+            f_max_period: 256,
+            f_max_time: Duration::from_secs(5),
+            max_header: 168,
         }
     }
 }
 
-/// The IPHC compressor for one direction of a link.
-#[derive(Debug, Clone)]
-pub struct IphcCompressor {
-    config: IphcConfig,
-}
-
-impl IphcCompressor {
-    /// A compressor with no connection state.
-    pub fn new(config: IphcConfig) -> IphcCompressor {
-        IphcCompressor { config }
-    }
-}
-
-/// The IPHC decompressor for one direction of a link.
-#[derive(Debug, Clone)]
-pub struct IphcDecompressor {
-    config: IphcConfig,
-}
-
-impl IphcDecompressor {
-    /// A decompressor with no connection state.
-    pub fn new(config: IphcConfig) -> IphcDecompressor {
-        IphcDecompressor { config }
-    }
-}
-
-impl Compressor for IphcCompressor {
-    fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
-        let _ = &self.config;
-        out.clear();
-        out.extend_from_slice(packet);
-        FrameKind::Ip
-    }
-}
-
-impl Decompressor for IphcDecompressor {
-    fn decompress(
-        &mut self,
-        kind: FrameKind,
-        frame: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), DropReason> {
-        let _ = &self.config;
-        match kind {
-            FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
-            _ => Err(DropReason::UnknownKind),
-        }
+impl IphcConfig {
+    /// MAX_HEADER in octets, raised to the RFC's minimum of 60 if set lower.
+    pub(crate) fn max_header(&self) -> usize {
+        usize::from(self.max_header.max(60))
     }
 }

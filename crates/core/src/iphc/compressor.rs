@@ -1,0 +1,323 @@
+//! The IPHC compressor: one per link direction.
+
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use super::chain::{self, Layout};
+use super::cid::CidTable;
+use super::full_header::{self, FullId};
+use super::non_tcp::{self, Refresh, Send};
+use super::tcp::{self, tcp_flag, NotCompressible};
+use super::{feedback, IphcConfig};
+use crate::codec::{Compressor, FrameKind};
+
+/// What the compressor remembers of a TCP stream: the header as the decompressor holds it.
+#[derive(Debug, Clone)]
+struct TcpContext {
+    /// The chain of the last packet sent, with the Reserved bits and ECN of the context (an
+    /// R-octet does not update them).
+    header: Vec<u8>,
+    /// Its layout.
+    layout: Layout,
+    /// The payload length of the last packet sent.
+    last_payload: usize,
+    /// One past the highest sequence number sent (retransmission detection).
+    high_seq: u32,
+    /// A header request named this CID: the next packet goes as a FULL_HEADER.
+    needs_full: bool,
+    /// The last packet sent changed no field the TCP checksum covers (sequence, acknowledgment,
+    /// window, urgent pointer) but did change the delta-coded IPv4 Identification: were it
+    /// lost, the next compressed header would decompress with a wrong Identification that no
+    /// checksum detects, so the next packet goes as COMPRESSED_TCP_NODELTA, which carries it
+    /// whole.
+    invisible: bool,
+    /// The last packet sent changed the TCP options (a loss of it is then visible to the next
+    /// packet unless that one sends its options whole).
+    options_changed: bool,
+}
+
+/// What to send for a TCP packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    /// COMPRESSED_TCP with these changes.
+    Compressed(tcp::Changes),
+    /// COMPRESSED_TCP_NODELTA.
+    NoDelta,
+    /// FULL_HEADER on the stream's CID.
+    Full,
+    /// FULL_HEADER for a stream without a context.
+    New,
+    /// FULL_HEADER on another CID: the packet changes a field the TCP checksum does not cover
+    /// (an IP-level NOCHANGE field, or the ECN field, which only full headers update), and a loss
+    /// of this full header must not leave the decompressor rebuilding the old value.
+    Move,
+}
+
+/// Decides the format of `packet` against the context `ctx` of its stream.
+fn decide(ctx: &TcpContext, packet: &[u8], layout: &Layout) -> Decision {
+    let Some(t) = layout.tcp else {
+        return Decision::New;
+    };
+    let n = layout.subs.len();
+    if ctx.layout.subs[..ctx.layout.subs.len() - 1] != layout.subs[..n - 1]
+        || !chain::nochange_eq_upto(layout, &ctx.header, packet, t.start + 4)
+    {
+        return Decision::Move;
+    }
+    let decision = if ctx.needs_full || ctx.layout != *layout {
+        Decision::Full
+    } else {
+        match tcp::changes(packet, &ctx.header, layout, ctx.last_payload, ctx.high_seq) {
+            Ok(c) if ctx.invisible && (c.mask & tcp::flag::O != 0 || !ctx.options_changed) => {
+                Decision::NoDelta
+            }
+            Ok(c) => Decision::Compressed(c),
+            Err(NotCompressible::NoDelta) => Decision::NoDelta,
+            Err(NotCompressible::Full) => Decision::Full,
+        }
+    };
+    // Neither a NODELTA nor a full header may change the ECN field silently: NODELTA cannot
+    // carry it, and a full header that changes it moves the stream.
+    match decision {
+        Decision::NoDelta | Decision::Full if !chain::ecn_eq(layout, &ctx.header, packet) => {
+            Decision::Move
+        }
+        d => d,
+    }
+}
+
+/// What the compressor remembers of a non-TCP stream.
+#[derive(Debug, Clone)]
+struct NonTcpContext {
+    /// The chain of the full header that set the context.
+    header: Vec<u8>,
+    /// Its layout.
+    layout: Layout,
+    /// Slow-start and refresh state.
+    refresh: Refresh,
+}
+
+/// The IPHC compressor for one direction of a link.
+#[derive(Debug, Clone)]
+pub struct IphcCompressor {
+    config: IphcConfig,
+    /// The time last given to [`Compressor::set_time`].
+    now: Duration,
+    tcp: CidTable<TcpContext>,
+    non_tcp: CidTable<NonTcpContext>,
+    /// Scratch: the layout of the packet being compressed.
+    layout: Layout,
+    /// Scratch: the stream key of the packet being compressed.
+    key: Vec<u8>,
+}
+
+impl IphcCompressor {
+    /// A compressor with no connection state.
+    pub fn new(config: IphcConfig) -> IphcCompressor {
+        IphcCompressor {
+            tcp: CidTable::new(u16::from(config.tcp_space)),
+            non_tcp: CidTable::new(config.non_tcp_space),
+            config,
+            now: Duration::ZERO,
+            layout: Layout::default(),
+            key: Vec::new(),
+        }
+    }
+
+    /// Compresses a packet of a TCP stream whose chain `layout` passed the checks.
+    fn compress_tcp(&mut self, packet: &[u8], layout: &Layout, out: &mut Vec<u8>) -> FrameKind {
+        let space = u16::from(self.config.tcp_space);
+        let (mut cid, fresh) = self.tcp.assign(&self.key, space);
+        let slot = self.tcp.slot_mut(cid).expect("an assigned CID has a slot");
+        let decision = match &slot.ctx {
+            Some(ctx) if !fresh => decide(ctx, packet, layout),
+            _ => Decision::New,
+        };
+        let decision = if decision == Decision::Move {
+            cid = self.tcp.reassign(&self.key, space, cid);
+            Decision::New
+        } else {
+            decision
+        };
+        let slot = self.tcp.slot_mut(cid).expect("an assigned CID has a slot");
+        let cid8 = cid as u8;
+        let flags = tcp::tcp_flags(packet, layout);
+        let now = tcp::read_fields(packet, layout);
+        let payload = packet.len() - layout.len;
+        let seg_end = now
+            .seq
+            .wrapping_add(payload as u32)
+            .wrapping_add(u32::from(flags & tcp_flag::SYN != 0))
+            .wrapping_add(u32::from(flags & tcp_flag::FIN != 0));
+        // What a loss of this packet would leave undetected (see `TcpContext::invisible`).
+        let (invisible, options_changed) = match (&slot.ctx, decision) {
+            (Some(ctx), d) if d != Decision::New => {
+                let before = tcp::read_fields(&ctx.header, &ctx.layout);
+                let invisible = layout.ipv4_id.is_some()
+                    && ctx.layout == *layout
+                    && (before.seq, before.ack, before.window, before.urgent)
+                        == (now.seq, now.ack, now.window, now.urgent)
+                    && before.ip_id != now.ip_id;
+                let options_changed = ctx.layout != *layout
+                    || tcp::options(&ctx.header, layout) != tcp::options(packet, layout);
+                (invisible, options_changed)
+            }
+            _ => (false, true),
+        };
+        let kind = match decision {
+            Decision::Compressed(changes) => {
+                tcp::emit_compressed(out, cid8, &changes, packet, layout);
+                let ctx = slot.ctx.as_mut().expect("compressed against a context");
+                let kept = tcp::r_octet(&ctx.header, layout);
+                ctx.header.clear();
+                ctx.header.extend_from_slice(&packet[..layout.len]);
+                tcp::apply_r_octet(&mut ctx.header, layout, kept);
+                FrameKind::CompressedTcp
+            }
+            Decision::NoDelta => {
+                tcp::emit_nodelta(out, cid8, packet, layout);
+                let ctx = slot.ctx.as_mut().expect("NODELTA against a context");
+                ctx.header.clear();
+                ctx.header.extend_from_slice(&packet[..layout.len]);
+                FrameKind::CompressedTcpNoDelta
+            }
+            Decision::Full | Decision::New | Decision::Move => {
+                out.extend_from_slice(packet);
+                let written = full_header::write(out, layout, FullId::Tcp { cid: cid8 });
+                debug_assert!(written, "a TCP chain has an IP length field");
+                let high_seq = match &slot.ctx {
+                    Some(ctx) if decision == Decision::Full && flags & tcp_flag::SYN == 0 => {
+                        ctx.high_seq
+                    }
+                    _ => seg_end,
+                };
+                slot.ctx = Some(TcpContext {
+                    header: packet[..layout.len].to_vec(),
+                    layout: layout.clone(),
+                    last_payload: 0,
+                    high_seq,
+                    needs_full: false,
+                    invisible: false,
+                    options_changed: true,
+                });
+                FrameKind::FullHeader
+            }
+        };
+        let ctx = slot.ctx.as_mut().expect("a context after sending");
+        ctx.last_payload = payload;
+        ctx.invisible = invisible;
+        ctx.options_changed = options_changed;
+        if (seg_end.wrapping_sub(ctx.high_seq) as i32) > 0 {
+            ctx.high_seq = seg_end;
+        }
+        kind
+    }
+
+    /// Compresses a packet of a non-TCP stream whose chain `layout` passed the checks; `None`
+    /// sends it as `TYPE_IP`.
+    fn compress_non_tcp(
+        &mut self,
+        packet: &[u8],
+        layout: &Layout,
+        out: &mut Vec<u8>,
+    ) -> Option<FrameKind> {
+        // A 16-bit CID needs two length fields in the full header (section 5.3).
+        let limit = if layout.lengths.len() >= 2 {
+            self.config.non_tcp_space
+        } else {
+            self.config.non_tcp_space.min(255)
+        };
+        let (cid, fresh) = self.non_tcp.assign(&self.key, limit);
+        let slot = self
+            .non_tcp
+            .slot_mut(cid)
+            .expect("an assigned CID has a slot");
+        let changed = match &slot.ctx {
+            Some(ctx) => {
+                fresh
+                    || ctx.layout != *layout
+                    || !chain::nochange_eq(layout, &ctx.header, packet)
+            }
+            None => true,
+        };
+        let full = if changed {
+            if !slot.generation.advance(self.now) {
+                // The next generation value was used less than MIN_WRAP ago.
+                slot.ctx = None;
+                return None;
+            }
+            slot.ctx = Some(NonTcpContext {
+                header: packet[..layout.len].to_vec(),
+                layout: layout.clone(),
+                refresh: Refresh::after_change(self.now),
+            });
+            true
+        } else {
+            let ctx = slot.ctx.as_mut().expect("checked above");
+            ctx.refresh.next(
+                self.now,
+                self.config.f_max_period,
+                self.config.f_max_time,
+            ) == Send::Full
+        };
+        let generation = slot.generation.value;
+        if full {
+            out.extend_from_slice(packet);
+            let id = FullId::NonTcp { cid, generation };
+            if !full_header::write(out, layout, id) {
+                slot.ctx = None;
+                return None;
+            }
+            Some(FrameKind::FullHeader)
+        } else {
+            non_tcp::emit_header(out, cid, generation);
+            tcp::put_random(out, packet, layout);
+            out.extend_from_slice(&packet[layout.len..]);
+            Some(FrameKind::CompressedNonTcp)
+        }
+    }
+}
+
+impl Compressor for IphcCompressor {
+    fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
+        out.clear();
+        let mut layout = core::mem::take(&mut self.layout);
+        let kind = if chain::parse(packet, self.config.max_header(), &mut layout)
+            && chain::compressible(packet, &layout)
+        {
+            chain::stream_key(packet, &layout, &mut self.key);
+            if layout.tcp.is_some() {
+                Some(self.compress_tcp(packet, &layout, out))
+            } else {
+                self.compress_non_tcp(packet, &layout, out)
+            }
+        } else {
+            None
+        };
+        self.layout = layout;
+        kind.unwrap_or_else(|| {
+            out.clear();
+            out.extend_from_slice(packet);
+            FrameKind::Ip
+        })
+    }
+
+    fn set_time(&mut self, now: Duration) {
+        self.now = now;
+    }
+
+    fn handle_feedback(&mut self, frame: &[u8]) {
+        let Some(cids) = feedback::parse(frame) else {
+            return;
+        };
+        for &cid in cids {
+            if let Some(ctx) = self
+                .tcp
+                .slot_mut(u16::from(cid))
+                .and_then(|slot| slot.ctx.as_mut())
+            {
+                ctx.needs_full = true;
+            }
+        }
+    }
+}

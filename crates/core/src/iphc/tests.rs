@@ -1,0 +1,557 @@
+//! Tests of the IPHC codec: golden bytes of every format worked from RFC 2507's text, the twice
+//! algorithm and header requests, non-TCP slow-start and refreshes, nested and extension
+//! headers, and a random-flow property test.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use taroc_wire::checksum::Sum;
+
+use super::chain::{self, Layout};
+use super::full_header::{self, FullId};
+use super::{feedback, IphcCompressor, IphcConfig, IphcDecompressor};
+use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
+
+// ---------------------------------------------------------------------------------------------
+// Packet builders (independent of the codec: they compute every checksum themselves).
+
+const A4: [u8; 4] = [10, 0, 0, 1];
+const B4: [u8; 4] = [10, 0, 0, 2];
+const C4: [u8; 4] = [192, 0, 2, 7];
+const D4: [u8; 4] = [192, 0, 2, 9];
+const A6: [u8; 16] = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+const B6: [u8; 16] = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+const C6: [u8; 16] = [0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0c];
+const D6: [u8; 16] = [0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0d];
+
+const TCP: u8 = 6;
+const UDP: u8 = 17;
+const ACK: u8 = 0x10;
+const PSH: u8 = 0x08;
+const FIN: u8 = 0x01;
+const SYN: u8 = 0x02;
+const URG: u8 = 0x20;
+const ECE: u8 = 0x40;
+
+/// A TCP header and its payload.
+#[derive(Debug, Clone)]
+struct Tcp {
+    sport: u16,
+    dport: u16,
+    seq: u32,
+    ack: u32,
+    flags: u8,
+    window: u16,
+    urgent: u16,
+    options: Vec<u8>,
+    payload: Vec<u8>,
+}
+
+impl Tcp {
+    fn new(seq: u32, ack: u32) -> Tcp {
+        Tcp {
+            sport: 40000,
+            dport: 80,
+            seq,
+            ack,
+            flags: ACK,
+            window: 1000,
+            urgent: 0,
+            options: Vec::new(),
+            payload: Vec::new(),
+        }
+    }
+
+    fn payload(mut self, len: usize) -> Tcp {
+        self.payload = (0..len).map(|i| (i as u32 ^ self.seq) as u8).collect();
+        self
+    }
+
+    fn timestamps(mut self, val: u32, ecr: u32) -> Tcp {
+        self.options = vec![1, 1, 8, 10];
+        self.options.extend_from_slice(&val.to_be_bytes());
+        self.options.extend_from_slice(&ecr.to_be_bytes());
+        self
+    }
+
+    /// The segment, with its checksum under the pseudo-header of `src` and `dst`.
+    fn segment(&self, src: &[u8], dst: &[u8]) -> Vec<u8> {
+        assert_eq!(self.options.len() % 4, 0);
+        let hl = 20 + self.options.len();
+        let mut s = Vec::new();
+        s.extend_from_slice(&self.sport.to_be_bytes());
+        s.extend_from_slice(&self.dport.to_be_bytes());
+        s.extend_from_slice(&self.seq.to_be_bytes());
+        s.extend_from_slice(&self.ack.to_be_bytes());
+        s.push(((hl / 4) as u8) << 4);
+        s.push(self.flags);
+        s.extend_from_slice(&self.window.to_be_bytes());
+        s.extend_from_slice(&[0, 0]);
+        s.extend_from_slice(&self.urgent.to_be_bytes());
+        s.extend_from_slice(&self.options);
+        s.extend_from_slice(&self.payload);
+        transport_checksum(&mut s, src, dst, TCP, 16);
+        s
+    }
+}
+
+fn transport_checksum(s: &mut [u8], src: &[u8], dst: &[u8], proto: u8, at: usize) {
+    s[at..at + 2].copy_from_slice(&[0, 0]);
+    let sum = Sum::new()
+        .add_bytes(src)
+        .add_bytes(dst)
+        .add_u32(s.len() as u32)
+        .add_u16(u16::from(proto))
+        .add_bytes(s)
+        .checksum();
+    // A computed zero goes as 0xFFFF in UDP (zero means "no checksum").
+    let sum = if sum == 0 && proto == UDP { 0xFFFF } else { sum };
+    s[at..at + 2].copy_from_slice(&sum.to_be_bytes());
+}
+
+fn udp(src: &[u8], dst: &[u8], sport: u16, dport: u16, payload: &[u8], checksum: bool) -> Vec<u8> {
+    let mut s = Vec::new();
+    s.extend_from_slice(&sport.to_be_bytes());
+    s.extend_from_slice(&dport.to_be_bytes());
+    s.extend_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
+    s.extend_from_slice(&[0, 0]);
+    s.extend_from_slice(payload);
+    if checksum {
+        transport_checksum(&mut s, src, dst, UDP, 6);
+    }
+    s
+}
+
+/// IPv4 header fields.
+#[derive(Debug, Clone, Copy)]
+struct V4 {
+    src: [u8; 4],
+    dst: [u8; 4],
+    id: u16,
+    tos: u8,
+    ttl: u8,
+}
+
+impl V4 {
+    fn new(id: u16) -> V4 {
+        V4 {
+            src: A4,
+            dst: B4,
+            id,
+            tos: 0,
+            ttl: 64,
+        }
+    }
+
+    fn wrap(&self, proto: u8, payload: &[u8]) -> Vec<u8> {
+        let mut p = vec![0x45, self.tos];
+        p.extend_from_slice(&((20 + payload.len()) as u16).to_be_bytes());
+        p.extend_from_slice(&self.id.to_be_bytes());
+        p.extend_from_slice(&[0x40, 0, self.ttl, proto, 0, 0]);
+        p.extend_from_slice(&self.src);
+        p.extend_from_slice(&self.dst);
+        let sum = Sum::new().add_bytes(&p).checksum();
+        p[10..12].copy_from_slice(&sum.to_be_bytes());
+        p.extend_from_slice(payload);
+        p
+    }
+}
+
+/// IPv6 header fields.
+#[derive(Debug, Clone, Copy)]
+struct V6 {
+    src: [u8; 16],
+    dst: [u8; 16],
+    tc: u8,
+    flow: u32,
+    hop: u8,
+}
+
+impl V6 {
+    fn new() -> V6 {
+        V6 {
+            src: A6,
+            dst: B6,
+            tc: 0,
+            flow: 0x12345,
+            hop: 64,
+        }
+    }
+
+    fn wrap(&self, next: u8, payload: &[u8]) -> Vec<u8> {
+        let mut p = vec![0x60 | (self.tc >> 4), (self.tc << 4) | ((self.flow >> 16) as u8 & 0x0F)];
+        p.extend_from_slice(&(self.flow as u16).to_be_bytes());
+        p.extend_from_slice(&(payload.len() as u16).to_be_bytes());
+        p.extend_from_slice(&[next, self.hop]);
+        p.extend_from_slice(&self.src);
+        p.extend_from_slice(&self.dst);
+        p.extend_from_slice(payload);
+        p
+    }
+}
+
+fn v4_tcp(ip: V4, t: &Tcp) -> Vec<u8> {
+    ip.wrap(TCP, &t.segment(&ip.src, &ip.dst))
+}
+
+fn v6_tcp(ip: V6, t: &Tcp) -> Vec<u8> {
+    ip.wrap(TCP, &t.segment(&ip.src, &ip.dst))
+}
+
+fn v4_udp(ip: V4, sport: u16, payload: &[u8], checksum: bool) -> Vec<u8> {
+    ip.wrap(UDP, &udp(&ip.src, &ip.dst, sport, 53, payload, checksum))
+}
+
+fn v6_udp(ip: V6, sport: u16, payload: &[u8]) -> Vec<u8> {
+    ip.wrap(UDP, &udp(&ip.src, &ip.dst, sport, 53, payload, true))
+}
+
+/// A compressor and a decompressor joined by a link the test drives.
+struct Pair {
+    c: IphcCompressor,
+    d: IphcDecompressor,
+}
+
+impl Pair {
+    fn new(config: IphcConfig) -> Pair {
+        Pair {
+            c: IphcCompressor::new(config.clone()),
+            d: IphcDecompressor::new(config),
+        }
+    }
+
+    fn send(&mut self, packet: &[u8]) -> (FrameKind, Vec<u8>) {
+        let mut frame = Vec::new();
+        let kind = self.c.compress(packet, &mut frame);
+        if kind == FrameKind::Ip {
+            assert_eq!(frame, packet);
+        }
+        (kind, frame)
+    }
+
+    fn recv(&mut self, kind: FrameKind, frame: &[u8]) -> Result<Vec<u8>, DropReason> {
+        let mut out = vec![0xEE; 3];
+        let r = self.d.decompress(kind, frame, &mut out);
+        r.map(|()| out)
+    }
+
+    /// Sends `packet` over a clean link and checks it arrives whole; returns the frame.
+    fn pass(&mut self, packet: &[u8]) -> (FrameKind, Vec<u8>) {
+        let (kind, frame) = self.send(packet);
+        assert_eq!(
+            self.recv(kind, &frame).as_deref(),
+            Ok(packet),
+            "{kind:?} frame {frame:02x?}"
+        );
+        (kind, frame)
+    }
+
+    /// Moves the decompressor's feedback to the compressor; returns it.
+    fn feedback(&mut self) -> Option<Vec<u8>> {
+        let mut fb = Vec::new();
+        if self.d.take_feedback(&mut fb) {
+            self.c.handle_feedback(&fb);
+            Some(fb)
+        } else {
+            None
+        }
+    }
+}
+
+fn cat(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Golden formats.
+
+#[test]
+fn full_header_tcp_has_the_cid_in_the_ipv4_total_length() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let p = v4_tcp(V4::new(7), &Tcp::new(1000, 5000).payload(10));
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::FullHeader);
+    // Section 5.3.1: first length field = | pkt nr LSB (0) | CID (0) |.
+    let mut expected = p.clone();
+    expected[2..4].copy_from_slice(&[0x00, 0x00]);
+    assert_eq!(frame, expected);
+
+    // A second connection takes the next CID.
+    let mut other = Tcp::new(1, 2).payload(3);
+    other.sport = 40001;
+    let q = v4_tcp(V4::new(9), &other);
+    let (kind, frame) = pair.pass(&q);
+    assert_eq!(kind, FrameKind::FullHeader);
+    let mut expected = q.clone();
+    expected[2..4].copy_from_slice(&[0x00, 0x01]);
+    assert_eq!(frame, expected);
+}
+
+#[test]
+fn full_header_tcp_with_two_length_fields() {
+    // IPv4/TCP tunnelled in IPv6: the IPv6 Payload Length is the first length field, the inner
+    // IPv4 Total Length the second, | pkt nr MSB (0) | 0 |.
+    let mut pair = Pair::new(IphcConfig::default());
+    let inner = v4_tcp(V4::new(3), &Tcp::new(10, 20).payload(5));
+    let p = V6::new().wrap(4, &inner);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::FullHeader);
+    let mut expected = p.clone();
+    expected[4..6].copy_from_slice(&[0x00, 0x00]);
+    expected[42..44].copy_from_slice(&[0x00, 0x00]);
+    assert_eq!(frame, expected);
+}
+
+#[test]
+fn full_header_non_tcp_8_bit_cid_and_generation() {
+    let mut pair = Pair::new(IphcConfig::default());
+    // Stream 0, then stream 1 (another source port).
+    pair.pass(&v4_udp(V4::new(1), 1000, b"first", true));
+    let p = v4_udp(V4::new(2), 1001, b"second", true);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::FullHeader);
+    // Section 5.3.2: | 0 | D=0 | generation 0 | CID 1 |, second length field (UDP) 0.
+    let mut expected = p.clone();
+    expected[2..4].copy_from_slice(&[0x00, 0x01]);
+    expected[24..26].copy_from_slice(&[0x00, 0x00]);
+    assert_eq!(frame, expected);
+
+    // A TTL change is a new context version: generation 1.
+    let mut ip = V4::new(3);
+    ip.ttl = 63;
+    let p = v4_udp(ip, 1001, b"third", true);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::FullHeader);
+    let mut expected = p.clone();
+    expected[2..4].copy_from_slice(&[0x01, 0x01]);
+    expected[24..26].copy_from_slice(&[0x00, 0x00]);
+    assert_eq!(frame, expected);
+
+    // The frame reads back as what it says.
+    let mut layout = Layout::default();
+    assert!(chain::parse(&frame, 168, &mut layout));
+    assert_eq!(
+        full_header::read(&frame, &layout),
+        Ok(FullId::NonTcp {
+            cid: 1,
+            generation: 1
+        })
+    );
+}
+
+#[test]
+fn full_header_non_tcp_16_bit_cid() {
+    let config = IphcConfig {
+        non_tcp_space: 300,
+        ..IphcConfig::default()
+    };
+    let mut pair = Pair::new(config);
+    for port in 0..256u16 {
+        pair.pass(&v4_udp(V4::new(port), 2000 + port, b"x", true));
+    }
+    // The 257th stream gets CID 256: | 1 | D=0 | generation 0 | 0 |, then the CID.
+    let p = v4_udp(V4::new(0x4242), 5000, b"sixteen", true);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::FullHeader);
+    let mut expected = p.clone();
+    expected[2..4].copy_from_slice(&[0x80, 0x00]);
+    expected[24..26].copy_from_slice(&[0x01, 0x00]);
+    assert_eq!(frame, expected);
+
+    // Its compressed header: | msb of CID | 1 | D | generation | lsb of CID |, then the RANDOM
+    // fields: IPv4 Identification and UDP checksum.
+    let p = v4_udp(V4::new(0x4243), 5000, b"sixteen", true);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::CompressedNonTcp);
+    assert_eq!(
+        frame,
+        cat(&[&[0x01, 0x80, 0x00, 0x42, 0x43], &p[26..28], b"sixteen"])
+    );
+
+    // A stream with a single length field (IPv4/ICMP) cannot carry a 16-bit CID: it gets one
+    // below 256 (the least recently used).
+    let icmp = V4::new(1).wrap(1, &[8, 0, 0xf7, 0xff, 0, 0, 0, 0]);
+    let (kind, frame) = pair.pass(&icmp);
+    assert_eq!(kind, FrameKind::FullHeader);
+    assert_eq!(frame[2], 0x01, "generation 1 of a reused CID, 8-bit format");
+    assert_eq!(frame[3], 0x00, "CID 0, the least recently used");
+}
+
+/// A pure-ACK stream with timestamps, to which each test step applies one change.
+fn flag_stream() -> (Tcp, V4) {
+    (Tcp::new(1000, 5000).timestamps(7, 9), V4::new(100))
+}
+
+#[test]
+fn compressed_tcp_each_change_mask_bit() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let (mut t, mut ip) = flag_stream();
+    assert_eq!(pair.pass(&v4_tcp(ip, &t)).0, FrameKind::FullHeader);
+    let cid = 0u8;
+    // Each step: a change, and the frame section 6 a) prescribes. The TCP checksum is the
+    // packet's own (octets 36..38 of an IPv4/TCP packet); the IPv4 Identification advances by
+    // one unless the I step says otherwise.
+    let mut step = |t: &Tcp, ip: &mut V4, id_step: u16, expected_tail: &[u8], mask: u8| {
+        ip.id = ip.id.wrapping_add(id_step);
+        let p = v4_tcp(*ip, t);
+        let (kind, frame) = pair.pass(&p);
+        assert_eq!(kind, FrameKind::CompressedTcp, "mask {mask:#04x}");
+        assert_eq!(
+            frame,
+            cat(&[&[cid, mask], &p[36..38], expected_tail]),
+            "mask {mask:#04x}"
+        );
+    };
+    // S: sequence delta 1000, three octets (0, then 16 bits).
+    t.seq += 1000;
+    step(&t, &mut ip, 1, &[0x00, 0x03, 0xE8], 0x08);
+    // A: acknowledgment delta 5.
+    t.ack += 5;
+    step(&t, &mut ip, 1, &[5], 0x04);
+    // W: window delta 256.
+    t.window += 256;
+    step(&t, &mut ip, 1, &[0x00, 0x01, 0x00], 0x02);
+    // U: URG with urgent pointer 7 (an absolute value).
+    t.flags = ACK | URG;
+    t.urgent = 7;
+    step(&t, &mut ip, 1, &[7], 0x01);
+    // P (with A, so the packet changes a field the TCP checksum covers).
+    t.flags = ACK | PSH;
+    t.ack += 1;
+    step(&t, &mut ip, 1, &[1], 0x14);
+    // I: the Identification advanced by 3; its delta comes after the ACK delta.
+    t.flags = ACK;
+    t.ack += 1;
+    step(&t, &mut ip, 3, &[1, 3], 0x24);
+    // O: new timestamps; the whole options field comes last.
+    t.ack += 1;
+    t = Tcp {
+        options: Tcp::new(0, 0).timestamps(8, 10).options,
+        ..t
+    };
+    let mut tail = vec![1];
+    tail.extend_from_slice(&t.options);
+    step(&t, &mut ip, 1, &tail, 0x44);
+    // R: ECE set and ECN CE in the TOS octet. R-octet = Reserved (000001: ECE is the last of the
+    // six bits) << 2 | ECN (11) = 0x07, right after the RANDOM fields (none here).
+    t.flags = ACK | ECE;
+    ip.tos = 0x03;
+    t.ack += 1;
+    step(&t, &mut ip, 1, &[0x07, 1], 0x84);
+    // The R-octet did not update the context: back to ECE clear and Not-ECT, no R.
+    t.flags = ACK;
+    ip.tos = 0;
+    t.ack += 1;
+    step(&t, &mut ip, 1, &[1], 0x04);
+    // Once more with CE: R again, since the context still holds Not-ECT.
+    ip.tos = 0x03;
+    t.ack += 1;
+    step(&t, &mut ip, 1, &[0x03, 1], 0x84);
+}
+
+#[test]
+fn compressed_tcp_special_encodings_of_rfc_1144() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let mut t = Tcp::new(1000, 5000).payload(100);
+    let mut ip = V4::new(1);
+    assert_eq!(pair.pass(&v4_tcp(ip, &t)).0, FrameKind::FullHeader);
+    // Sequence number advanced by the previous payload: S W U, nothing else.
+    t.seq += 100;
+    t = t.payload(100);
+    ip.id += 1;
+    let p = v4_tcp(ip, &t);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::CompressedTcp);
+    assert_eq!(frame, cat(&[&[0, 0x0B], &p[36..38], &t.payload]));
+    // Sequence and acknowledgment numbers both advanced by it: S A W U.
+    t.seq += 100;
+    t.ack += 100;
+    t = t.payload(100);
+    ip.id += 1;
+    let p = v4_tcp(ip, &t);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::CompressedTcp);
+    assert_eq!(frame, cat(&[&[0, 0x0F], &p[36..38], &t.payload]));
+    // Real changes S W U would read as SPECIAL_D: COMPRESSED_TCP_NODELTA instead, which is
+    // CID, the IPv4 Identification (RANDOM in this format) and the TCP header from the sequence
+    // number on.
+    t.seq += 100;
+    t.window += 1;
+    t.flags = ACK | URG;
+    t.urgent = 1;
+    t = t.payload(100);
+    ip.id += 1;
+    let p = v4_tcp(ip, &t);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::CompressedTcpNoDelta);
+    assert_eq!(frame, cat(&[&[0], &p[4..6], &p[24..]]));
+}
+
+#[test]
+fn nodelta_for_fin_and_full_header_for_retransmissions() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let mut t = Tcp::new(1000, 5000).payload(100);
+    let mut ip = V4::new(1);
+    pair.pass(&v4_tcp(ip, &t));
+    t.seq += 100;
+    ip.id += 1;
+    assert_eq!(pair.pass(&v4_tcp(ip, &t)).0, FrameKind::CompressedTcp);
+    // A retransmission of the first segment: FULL_HEADER (section 3.2), never NODELTA.
+    let mut again = Tcp::new(1000, 5000).payload(100);
+    again.window = t.window;
+    ip.id += 1;
+    assert_eq!(pair.pass(&v4_tcp(ip, &again)).0, FrameKind::FullHeader);
+    // FIN: not inferable in COMPRESSED_TCP; NODELTA carries it.
+    t.seq += 100;
+    t.flags = ACK | FIN;
+    t = t.payload(0);
+    ip.id += 1;
+    let p = v4_tcp(ip, &t);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::CompressedTcpNoDelta);
+    assert_eq!(frame, cat(&[&[0], &p[4..6], &p[24..]]));
+    // SYN: always a full header (a new connection).
+    let mut syn = Tcp::new(77, 0);
+    syn.flags = SYN;
+    ip.id += 1;
+    assert_eq!(pair.pass(&v4_tcp(ip, &syn)).0, FrameKind::FullHeader);
+}
+
+#[test]
+fn compressed_non_tcp_formats() {
+    let mut pair = Pair::new(IphcConfig::default());
+    // IPv4/UDP with a checksum: CID, | 0 | D | generation |, then the RANDOM fields in header
+    // order: IPv4 Identification, UDP checksum.
+    pair.pass(&v4_udp(V4::new(0x1234), 1000, b"hello", true));
+    let p = v4_udp(V4::new(0x1235), 1000, b"hello", true);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::CompressedNonTcp);
+    assert_eq!(frame, cat(&[&[0, 0, 0x12, 0x35], &p[26..28], b"hello"]));
+
+    // Without a UDP checksum (zero): it is NOCHANGE, not sent.
+    pair.pass(&v4_udp(V4::new(1), 1001, b"abc", false));
+    let p = v4_udp(V4::new(2), 1001, b"abc", false);
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::CompressedNonTcp);
+    assert_eq!(frame, cat(&[&[1, 0, 0, 2], b"abc"]));
+
+    // IPv6/UDP: only the UDP checksum.
+    pair.pass(&v6_udp(V6::new(), 1002, b"v6!"));
+    let p = v6_udp(V6::new(), 1002, b"v6!!");
+    let (kind, frame) = pair.pass(&p);
+    assert_eq!(kind, FrameKind::CompressedNonTcp);
+    assert_eq!(frame, cat(&[&[2, 0], &p[46..48], b"v6!!"]));
+}
+
+#[test]
+fn context_state_format() {
+    let mut out = Vec::new();
+    assert_eq!(feedback::emit(&mut out, &[5, 9]), 2);
+    assert_eq!(out, [3, 2, 5, 9]);
+    assert_eq!(feedback::parse(&out), Some(&[5u8, 9][..]));
+    // RFC 2508's RTP types and malformed counts are not TCP header requests.
+    assert_eq!(feedback::parse(&[1, 1, 7, 0x80, 3]), None);
+    assert_eq!(feedback::parse(&[3, 2, 5]), None);
+    assert_eq!(feedback::parse(&[3]), None);
+}
