@@ -3,7 +3,6 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use taroc_wire::checksum;
 use taroc_wire::ipv4::Ipv4Packet;
 use taroc_wire::protocol;
 use taroc_wire::tcp::{flags, TcpSegment};
@@ -75,11 +74,17 @@ impl VjCompressor {
 
 /// The layout of `packet` if it is a TCP/IP packet VJ may compress, or `None` if it goes as
 /// `TYPE_IP`: not IPv4, not TCP, a fragment, SYN, FIN or RST set, ACK clear (RFC 1144 section
-/// 3.2.3), or not a whole packet (shorter than its headers, or not exactly its Total Length long:
-/// see difference 1 in the [module documentation](super)).
+/// 3.2.3), not a whole packet (shorter than its headers, or not exactly its Total Length long:
+/// difference 1 in the [module documentation](super)), or with an IP header checksum that does
+/// not verify (difference 3).
 fn compressible(packet: &[u8]) -> Option<Layout> {
     let ip = Ipv4Packet::new_checked(packet).ok()?;
     if ip.protocol() != protocol::TCP || ip.is_fragment() || !ip.is_exact() {
+        return None;
+    }
+    // Difference 3: the decompressor computes the IP header checksum of a COMPRESSED_TCP packet
+    // and checks that of an UNCOMPRESSED_TCP one.
+    if !ip.header_checksum_ok() {
         return None;
     }
     let ip_len = ip.header_len();
@@ -119,10 +124,6 @@ fn compressed_header(
     if saved[options.clone()] != packet[options]
         || saved[tcp_options.clone()] != packet[tcp_options]
     {
-        return None;
-    }
-    // Difference 3: the decompressor computes the IP header checksum of a COMPRESSED_TCP packet.
-    if !checksum::Sum::new().add_bytes(&packet[..th]).verifies() {
         return None;
     }
 
@@ -169,15 +170,13 @@ fn compressed_header(
             }
         }
         SPECIAL_I | SPECIAL_D => return None,
-        SEQ_ACK => {
-            if delta_seq == delta_ack && delta_seq == previous_data && specials_allowed {
-                changes = Changes::EchoedInteractive;
-            }
+        // S and A both by the previous packet's data length: echoed interactive traffic.
+        SEQ_ACK if delta_seq == delta_ack && delta_seq == previous_data && specials_allowed => {
+            changes = Changes::EchoedInteractive;
         }
-        NEW_S => {
-            if delta_seq == previous_data && specials_allowed {
-                changes = Changes::UnidirectionalData;
-            }
+        // S alone by the previous packet's data length: unidirectional data.
+        NEW_S if delta_seq == previous_data && specials_allowed => {
+            changes = Changes::UnidirectionalData;
         }
         _ => {}
     }

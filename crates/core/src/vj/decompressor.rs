@@ -73,7 +73,8 @@ impl VjDecompressor {
     }
 
     /// An `UNCOMPRESSED_TCP` frame: the packet, with TCP restored in its protocol field; its
-    /// header becomes the slot's.
+    /// header becomes the slot's. Refused if its IP header checksum (with TCP in the protocol
+    /// field) does not verify.
     fn uncompressed(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
         // Appendix A.3 trusts the frame's header lengths; we check that the headers are there.
         let ip = Ipv4Packet::new_checked(frame).map_err(|_| DropReason::Malformed)?;
@@ -85,10 +86,15 @@ impl VjDecompressor {
             .slots
             .get_mut(usize::from(cid))
             .ok_or(DropReason::Malformed)?;
-        self.toss = false;
-        self.last_received = Some(cid);
         out.extend_from_slice(frame);
         out[IP_PROTOCOL] = protocol::TCP;
+        // Section 3.1: "the receiver can check the header checksum when the header is actually
+        // sent (i.e., in an uncompressed datagram)". Appendix A.3 does not; Linux slhc does.
+        if !checksum::Sum::new().add_bytes(&out[..ip_len]).verifies() {
+            return Err(DropReason::Malformed);
+        }
+        self.toss = false;
+        self.last_received = Some(cid);
         slot.header[..len].copy_from_slice(&out[..len]);
         slot.len = len;
         Ok(())

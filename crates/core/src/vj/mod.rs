@@ -40,16 +40,20 @@
 //!    became the AE, CWR and ECE flags (RFC 3168, RFC 9768), are treated as fields that must not
 //!    change: if they differ from the saved header the packet goes `UNCOMPRESSED_TCP`. The RFC's
 //!    code compares only the data offset and would silently keep the old bits;
-//! 3. a packet whose IP header checksum does not verify goes `UNCOMPRESSED_TCP`, since the
-//!    decompressor recomputes the checksum of a `COMPRESSED_TCP` packet;
+//! 3. a packet whose IP header checksum does not verify goes `TYPE_IP`: the decompressor
+//!    recomputes the checksum of a `COMPRESSED_TCP` packet, and checks that of an
+//!    `UNCOMPRESSED_TCP` one (below);
 //! 4. the special cases `SPECIAL_I` and `SPECIAL_D` are not used when the saved header has URG
 //!    set: their decoding (RFC 1144 section 3.2.4, and Appendix A.3) leaves the URG flag of the
 //!    saved header as it is, while the packet has URG clear. The general encoding (U clear) makes
 //!    the decompressor clear it.
 //!
 //! None of these cases occurs in the reference captures. The decompressor departs from the RFC's
-//! code only where that code reads out of bounds or uses a slot that was never filled: it
-//! refuses such frames (and sets `toss`), and a refused frame leaves every slot as it was.
+//! code where that code reads out of bounds or uses a slot that was never filled: it refuses
+//! such frames (and sets `toss`), and a refused frame leaves every slot as it was. Like Linux
+//! `slhc` (and as section 3.1 suggests: "the receiver can check the header checksum when the
+//! header is actually sent"), it refuses an `UNCOMPRESSED_TCP` frame whose IP header checksum,
+//! with TCP in the protocol field, does not verify; Appendix A.3 does not check it.
 //! [`VjConfig::slots`] is clamped to 1..=256.
 
 pub mod compressor;

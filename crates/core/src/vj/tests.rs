@@ -648,8 +648,9 @@ fn unchanging_fields_that_change_send_uncompressed() {
 }
 
 #[test]
-fn bad_ip_header_checksum_goes_uncompressed() {
-    // Difference 3: the decompressor would compute a correct checksum.
+fn bad_ip_header_checksum_goes_as_type_ip() {
+    // Difference 3: the decompressor would compute a correct checksum for COMPRESSED_TCP, and
+    // refuse the UNCOMPRESSED_TCP frame.
     let mut link = Link::new(VjConfig::default());
     let p1 = Pkt {
         data: data(20),
@@ -663,7 +664,14 @@ fn bad_ip_header_checksum_goes_uncompressed() {
     }
     .build();
     packet[10] ^= 0x55;
-    link.send_bytes(&packet, FrameKind::UncompressedTcp);
+    link.send_bytes(&packet, FrameKind::Ip);
+    // The state did not change: the next packet is compressed against p1.
+    let p3 = Pkt {
+        seq: 1020,
+        id: 102,
+        ..p1.clone()
+    };
+    link.compressed(&p3, &header(0x0F | NEW_I, None, &p3, &[2]));
 }
 
 #[test]
@@ -974,7 +982,7 @@ fn a_lost_frame_without_link_error_gives_a_wrong_packet_as_rfc_1144_says() {
 fn refused_frames_set_toss_and_change_no_slot() {
     let (d0, frames, packets) = three_frames();
     let mut out = Vec::new();
-    let bad: [(FrameKind, Vec<u8>, DropReason); 9] = [
+    let bad: [(FrameKind, Vec<u8>, DropReason); 10] = [
         (FrameKind::CompressedTcp, vec![], DropReason::Malformed),
         // Cut inside the checksum.
         (
@@ -1012,6 +1020,17 @@ fn refused_frames_set_toss_and_change_no_slot() {
         (
             FrameKind::UncompressedTcp,
             packets[0][..39].to_vec(),
+            DropReason::Malformed,
+        ),
+        // IP header checksum wrong (with TCP in the protocol field it verifies as sent).
+        (
+            FrameKind::UncompressedTcp,
+            {
+                let mut f = packets[0].clone();
+                f[9] = 0;
+                f[8] ^= 1;
+                f
+            },
             DropReason::Malformed,
         ),
         (
@@ -1277,7 +1296,7 @@ fn property_after_a_loss_frames_are_tossed_until_uncompressed_or_explicit() {
 
 #[test]
 fn property_garbage_never_panics() {
-    let mut rng = Rng(0x6A7B_A6E);
+    let mut rng = Rng(0x06A7_BA6E);
     let (mut frame, mut out) = (Vec::new(), Vec::new());
     for _ in 0..200 {
         let config = random_config(&mut rng);
