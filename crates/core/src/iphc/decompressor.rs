@@ -294,7 +294,7 @@ impl IphcDecompressor {
             .add_bytes(&out[t.start..t.start + 4])
             .add_bytes(&out[t.start + 12..t.start + 14])
             .add_bytes(&out[t.start + 16..]);
-        let guesses = guesses(&self.config, ctx, &delta, payload);
+        let guesses = guesses(&self.config, ctx, &delta, special, payload);
         let found = guesses.as_slice().iter().find_map(|lost| {
             let f = TcpFields {
                 seq: before.seq.wrapping_add(lost.seq).wrapping_add(delta.seq),
@@ -421,10 +421,17 @@ impl IphcDecompressor {
     }
 }
 
-/// The guesses for a compressed TCP header with deltas `delta` and `payload` octets of data
-/// against context `ctx`: plain decompression, then twice, then multiples of the segment size
-/// (see [`super`]).
-fn guesses(config: &IphcConfig, ctx: &TcpContext, delta: &Lost, payload: usize) -> Guesses {
+/// The guesses for a compressed TCP header with deltas `delta` (`special` if they came from an
+/// RFC 1144 special encoding) and `payload` octets of data against context `ctx`: plain
+/// decompression, then twice, then, with the extension, the segment-size guesses (see
+/// [`super`]).
+fn guesses(
+    config: &IphcConfig,
+    ctx: &TcpContext,
+    delta: &Lost,
+    special: Option<u8>,
+    payload: usize,
+) -> Guesses {
     let mut g = Guesses {
         list: [Lost::default(); 2 + 2 * TWICE_MAX_MULTIPLE as usize],
         len: 0,
@@ -453,18 +460,28 @@ fn guesses(config: &IphcConfig, ctx: &TcpContext, delta: &Lost, payload: usize) 
     if !config.twice_segment_multiples {
         return g;
     }
-    if data && ctx.segment > 0 {
-        // k lost full-sized segments.
-        for k in 1..=TWICE_MAX_MULTIPLE {
+    let segment = ctx.segment;
+    let last = ctx.last_payload as u32;
+    if data && special != Some(flag::SPECIAL_I) {
+        // m lost data segments, contiguous: the first starts where the context's segment ends
+        // and the last one's length is this packet's sequence delta; those in between are
+        // full-sized. With SPECIAL_D the delta was taken as the context's payload, so the
+        // lost segments are m full-sized ones.
+        for m in 1..=TWICE_MAX_MULTIPLE {
+            let seq = if special.is_some() {
+                m.wrapping_mul(segment)
+            } else {
+                last.wrapping_add((m - 1).wrapping_mul(segment))
+            };
             g.push(Lost {
-                seq: k.wrapping_mul(ctx.segment),
+                seq,
                 ack: 0,
                 window: 0,
-                ip_id: (k as u16).wrapping_mul(delta.ip_id),
+                ip_id: (m as u16).wrapping_mul(delta.ip_id),
             });
         }
     } else if !data && delta.ack != 0 && ctx.ack_unit() > 0 {
-        // One lost ACK of k segments.
+        // One lost ACK of k segments (the paper's multiples of the segment size).
         for k in 1..=TWICE_MAX_MULTIPLE {
             g.push(Lost {
                 seq: 0,

@@ -129,6 +129,9 @@ pub struct Generation {
     pub value: u8,
     /// When each of the last 63 changes happened, oldest first.
     changes: VecDeque<Duration>,
+    /// Whether every value has been used once (the 64th change is not a reuse: the value
+    /// before the first change was never sent).
+    wrapped: bool,
 }
 
 impl Default for Generation {
@@ -137,6 +140,7 @@ impl Default for Generation {
         Generation {
             value: 63,
             changes: VecDeque::new(),
+            wrapped: false,
         }
     }
 }
@@ -145,12 +149,13 @@ impl Generation {
     /// Moves to the next value at `now`, or returns false if that value was last used less than
     /// [`MIN_WRAP`] ago.
     pub fn advance(&mut self, now: Duration) -> bool {
-        // The next value was last used until the change 63 changes ago.
         if self.changes.len() == 63 {
-            if now.saturating_sub(self.changes[0]) < MIN_WRAP {
+            // The next value was in use until the change 63 changes ago.
+            if self.wrapped && now.saturating_sub(self.changes[0]) < MIN_WRAP {
                 return false;
             }
             self.changes.pop_front();
+            self.wrapped = true;
         }
         self.changes.push_back(now);
         self.value = (self.value + 1) & 0x3F;
