@@ -9,8 +9,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod event;
 pub mod link;
 pub mod net;
+pub mod reference;
+pub mod reproduce;
 pub mod scenario;
 pub mod tcp;

@@ -165,10 +165,7 @@ impl Scenario {
         [
             ("fixed->router", wired(self.host_queue)),
             ("router->fixed", wired(self.router_queue)),
-            (
-                "router->mobile",
-                wireless(self.router_queue, self.errors),
-            ),
+            ("router->mobile", wireless(self.router_queue, self.errors)),
             ("mobile->router", wireless(self.host_queue, ack_errors)),
         ]
     }
@@ -273,7 +270,11 @@ impl Scenario {
         }
         let until = (self.duration_s * SECOND as f64) as Time;
         net.run_until(until);
-        Ok(outcome(&net, self.duration_s, start.elapsed().as_secs_f64()))
+        Ok(outcome(
+            &net,
+            self.duration_s,
+            start.elapsed().as_secs_f64(),
+        ))
     }
 }
 
@@ -329,7 +330,10 @@ mod tests {
         let s = quick("taroc", 1e-5, TcpVariant::Sack);
         let a = s.run().unwrap();
         let b = s.run().unwrap();
-        assert_eq!(a.goodput_bytes_per_s.to_bits(), b.goodput_bytes_per_s.to_bits());
+        assert_eq!(
+            a.goodput_bytes_per_s.to_bits(),
+            b.goodput_bytes_per_s.to_bits()
+        );
         assert_eq!(a.events, b.events);
         assert_eq!(a.sender, b.sender);
         let other = Scenario { seed: 2, ..s }.run().unwrap();
@@ -349,7 +353,10 @@ mod tests {
                         ..quick(scheme, 1e-5, tcp)
                     };
                     let o = s.run().unwrap();
-                    assert!(o.goodput_bytes_per_s > 1000.0, "{scheme} {tcp} {ipv6}: {o:?}");
+                    assert!(
+                        o.goodput_bytes_per_s > 1000.0,
+                        "{scheme} {tcp} {ipv6}: {o:?}"
+                    );
                     assert_eq!(o.receiver.bad_checksums, 0);
                 }
             }

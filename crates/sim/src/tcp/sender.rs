@@ -79,11 +79,17 @@ impl FromStr for TcpVariant {
     type Err = String;
     fn from_str(s: &str) -> Result<TcpVariant, String> {
         let lower = s.to_ascii_lowercase();
-        let lower = if lower == "sack1" { "sack".to_string() } else { lower };
+        let lower = if lower == "sack1" {
+            "sack".to_string()
+        } else {
+            lower
+        };
         TcpVariant::ALL
             .into_iter()
             .find(|v| v.name() == lower)
-            .ok_or_else(|| format!("unknown TCP variant {s:?} (expected tahoe, reno, newreno or sack)"))
+            .ok_or_else(|| {
+                format!("unknown TCP variant {s:?} (expected tahoe, reno, newreno or sack)")
+            })
     }
 }
 
@@ -624,5 +630,4 @@ impl TcpSender {
         self.timer = Some(now + self.rto.rto());
         self.pump(now, out);
     }
-
 }

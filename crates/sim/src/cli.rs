@@ -1,0 +1,258 @@
+//! The `taroc sim` and `taroc reproduce` subcommands: clap arguments and runners, so the CLI
+//! crate only adds an enum variant and a dispatch arm.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::link::ErrorModel;
+use crate::reproduce::{self, GridOptions};
+use crate::scenario::{Scenario, SCHEMES};
+use crate::tcp::sender::TcpVariant;
+
+const SIM_ABOUT: &str = "\
+Run one scenario of the TAROC draft's Appendix B topology: fixed host -8 Mbit/s, 100 ms- router \
+(queue 6) -wireless link- mobile host, one bulk TCP transfer from the fixed host to the mobile \
+host. The real codecs compress the data at the router and the ACKs at the mobile host; every \
+frame pays one byte of frame kind on the wireless link; a frame with any bit error is dropped; \
+the receiving TCP verifies every checksum. Prints goodput (application bytes delivered in order \
+per simulated second) and counters. Deterministic: one seed gives one result, bit for bit.";
+
+/// The arguments of `taroc sim`.
+#[derive(Debug, Clone, Args)]
+#[command(long_about = SIM_ABOUT)]
+pub struct SimArgs {
+    /// Header compression on the wireless link: none, vj, iphc (draft's: header requests, no
+    /// twice), iphc-twice, taroc, or ideal (simulator-only 4-byte header that never fails).
+    #[arg(long, default_value = "taroc")]
+    pub scheme: String,
+    /// Wireless bandwidth, kbit/s.
+    #[arg(long, default_value_t = 384.0)]
+    pub bandwidth_kbps: f64,
+    /// Bit error rate on the wireless link (both directions).
+    #[arg(long, default_value_t = 1e-7)]
+    pub ber: f64,
+    /// IP MTU on the wireless link, bytes.
+    #[arg(long, default_value_t = 576)]
+    pub mtu: usize,
+    /// TCP sender: tahoe, reno, newreno, sack.
+    #[arg(long, default_value = "tahoe")]
+    pub tcp: TcpVariant,
+    /// Simulated seconds.
+    #[arg(long, default_value_t = 1000.0)]
+    pub duration: f64,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Maximum TCP window, segments (NS-2's default 20).
+    #[arg(long, default_value_t = 20)]
+    pub window: u32,
+    /// Delayed ACKs at the receiver.
+    #[arg(long)]
+    pub delayed_ack: bool,
+    /// TCP timestamps option on every segment.
+    #[arg(long)]
+    pub timestamps: bool,
+    /// IPv6 instead of IPv4.
+    #[arg(long)]
+    pub ipv6: bool,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const REPRODUCE_ABOUT: &str = "\
+Reproduce the TAROC draft's Appendix B: the 36 rows the draft tabulates (384 kbit/s Tahoe, \
+114 kbit/s Sack, 64 kbit/s Reno, 9.6 kbit/s Sack; nine BERs each, with the draft's MTU) for \
+NONE, VJHC, IPHC, TAROC and IDEAL, several seeds each, on all cores. Prints our goodput beside \
+the draft's, with each one's ratio to IDEAL, checks the draft's qualitative claims, and writes \
+CSV and JSON into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
+seeds of 1000 s. With --json, prints a JSON array with one record per cell (bandwidth_kbps, tcp, \
+ber, mtu, scheme, goodput_bytes_per_s = mean over seeds, seeds, ...).";
+
+/// The arguments of `taroc reproduce`.
+#[derive(Debug, Clone, Args)]
+#[command(long_about = REPRODUCE_ABOUT)]
+pub struct ReproduceArgs {
+    /// 3 seeds per cell instead of 5 (1000 s each).
+    #[arg(long)]
+    pub quick: bool,
+    /// Seeds per cell (overrides the default of the mode).
+    #[arg(long)]
+    pub seeds: Option<u32>,
+    /// Simulated seconds per run (overrides the default of the mode).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Print one JSON record per cell instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Directory for appendix-b.csv and appendix-b.json (created if needed).
+    #[arg(long, default_value = "sim-results")]
+    pub out: PathBuf,
+}
+
+/// Runs `taroc sim`. Returns false on error (reported on `err`).
+pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool {
+    let scenario = Scenario {
+        scheme: args.scheme.clone(),
+        wireless_bps: (args.bandwidth_kbps * 1000.0).round() as u64,
+        errors: ErrorModel::Ber { ber: args.ber },
+        mtu: args.mtu,
+        tcp: args.tcp,
+        duration_s: args.duration,
+        seed: args.seed,
+        max_window_segments: args.window,
+        delayed_ack: args.delayed_ack,
+        timestamps: args.timestamps,
+        ipv6: args.ipv6,
+        ..Scenario::default()
+    };
+    if !(args.bandwidth_kbps > 0.0) {
+        let _ = writeln!(err, "taroc sim: bandwidth must be positive");
+        return false;
+    }
+    let outcome = match scenario.run() {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = writeln!(err, "taroc sim: {e} (schemes: {})", SCHEMES.join(", "));
+            return false;
+        }
+    };
+    let written = if args.json {
+        serde_json::to_string_pretty(&serde_json::json!({
+            "scenario": scenario,
+            "outcome": outcome,
+        }))
+        .map_err(std::io::Error::other)
+        .and_then(|s| writeln!(out, "{s}"))
+    } else {
+        writeln!(
+            out,
+            "{} over {} kbit/s, BER {:e}, MTU {}, TCP {}, {} s, seed {}\n\
+             goodput            {:.1} bytes/s\n\
+             segments sent      {} ({} retransmitted, {} timeouts, {} fast retransmits)\n\
+             wireless data link {} frames, {} hit by bit errors, {} dropped by the queue, {} refused by the decompressor\n\
+             wireless ACK link  {} frames, {} hit by bit errors, {} refused by the decompressor\n\
+             bad checksums      {} at the receiver, {} at the sender\n\
+             events             {} in {:.3} s wall ({:.2} M events/s)",
+            scenario.scheme,
+            args.bandwidth_kbps,
+            args.ber,
+            args.mtu,
+            args.tcp,
+            args.duration,
+            args.seed,
+            outcome.goodput_bytes_per_s,
+            outcome.sender.segments_sent,
+            outcome.sender.retransmissions,
+            outcome.sender.timeouts,
+            outcome.sender.fast_retransmits,
+            outcome.data_link.frames,
+            outcome.data_link.corrupted,
+            outcome.data_link.queue_drops,
+            outcome.data_link.decompressor_drops,
+            outcome.ack_link.frames,
+            outcome.ack_link.corrupted,
+            outcome.ack_link.decompressor_drops,
+            outcome.receiver.bad_checksums,
+            outcome.sender.bad_checksums,
+            outcome.events,
+            outcome.wall_s,
+            outcome.events as f64 / outcome.wall_s.max(1e-9) / 1e6,
+        )
+    };
+    written.is_ok()
+}
+
+/// Runs `taroc reproduce`. Returns false on error (reported on `err`).
+pub fn run_reproduce(
+    args: &ReproduceArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: bool,
+) -> bool {
+    let mut options = if args.quick {
+        GridOptions::quick()
+    } else {
+        GridOptions::full()
+    };
+    if let Some(s) = args.seeds {
+        options.seeds = s;
+    }
+    if let Some(d) = args.duration {
+        if !(d > 0.0) {
+            let _ = writeln!(err, "taroc reproduce: duration must be positive");
+            return false;
+        }
+        options.duration_s = d;
+    }
+    options.threads = args.threads;
+    let show = |done: usize, total: usize| {
+        if progress {
+            let width = 40;
+            let filled = done * width / total.max(1);
+            eprint!(
+                "\r[{}{}] {done}/{total} runs",
+                "#".repeat(filled),
+                " ".repeat(width - filled)
+            );
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    let grid = match reproduce::run(&options, &show) {
+        Ok(g) => g,
+        Err(e) => {
+            let _ = writeln!(err, "taroc reproduce: {e}");
+            return false;
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&args.out)
+        .and_then(|()| std::fs::write(args.out.join("appendix-b.csv"), reproduce::csv(&grid)))
+        .and_then(|()| {
+            let json = serde_json::to_string_pretty(&grid).map_err(std::io::Error::other)?;
+            std::fs::write(args.out.join("appendix-b.json"), json)
+        })
+    {
+        let _ = writeln!(
+            err,
+            "taroc reproduce: cannot write {}: {e}",
+            args.out.display()
+        );
+        return false;
+    }
+    let events: u64 = grid.cells.iter().map(|c| c.events).sum();
+    let cpu: f64 = grid.cells.iter().map(|c| c.wall_s).sum();
+    let runs: usize = grid.cells.iter().map(|c| c.seeds as usize).sum();
+    let result = if args.json {
+        serde_json::to_string_pretty(&grid.cells)
+            .map_err(std::io::Error::other)
+            .and_then(|s| writeln!(out, "{s}"))
+    } else {
+        let violations = reproduce::shape_violations(&grid);
+        let mut text = reproduce::table(&grid);
+        text.push_str(&format!(
+            "\n{runs} runs, {events} events in {:.1} s wall on {} threads ({:.2} M events/s per core, {:.3} s per run on average)\n",
+            grid.wall_s,
+            grid.threads,
+            events as f64 / cpu.max(1e-9) / 1e6,
+            cpu / runs.max(1) as f64
+        ));
+        if violations.is_empty() {
+            text.push_str("The draft's qualitative claims hold on every row.\n");
+        } else {
+            text.push_str("Where the draft's qualitative claims do not hold:\n");
+            for v in violations {
+                text.push_str(&format!("  {v}\n"));
+            }
+        }
+        text.push_str(&format!("CSV and JSON in {}\n", args.out.display()));
+        write!(out, "{text}")
+    };
+    result.is_ok()
+}
