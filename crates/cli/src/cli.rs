@@ -40,6 +40,10 @@ pub enum Command {
     /// Run header compression on a live Linux link (TUN devices, emulated or UDP link), or
     /// measure it (`taroc gateway bench`).
     Gateway(Box<taroc_gateway::args::GatewayArgs>),
+    /// Simulate one TCP transfer over the draft's Appendix B topology with real codecs.
+    Sim(taroc_sim::cli::SimArgs),
+    /// Reproduce the TAROC draft's Appendix B tables with the simulator.
+    Reproduce(taroc_sim::cli::ReproduceArgs),
 }
 
 const TWICE_ABOUT: &str = "\

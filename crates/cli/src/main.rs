@@ -29,5 +29,23 @@ fn main() -> ExitCode {
             }
         }
         Command::Gateway(args) => taroc_gateway::args::run(*args),
+        Command::Sim(args) => {
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            if taroc_sim::cli::run_sim(&args, &mut stdout.lock(), &mut stderr.lock()) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Command::Reproduce(args) => {
+            let progress = std::io::stderr().is_terminal();
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            if taroc_sim::cli::run_reproduce(&args, &mut stdout.lock(), &mut stderr.lock(), progress)
+            {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
     }
 }
