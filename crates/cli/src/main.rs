@@ -40,8 +40,12 @@ fn main() -> ExitCode {
         Command::Reproduce(args) => {
             let progress = std::io::stderr().is_terminal();
             let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-            if taroc_sim::cli::run_reproduce(&args, &mut stdout.lock(), &mut stderr.lock(), progress)
-            {
+            if taroc_sim::cli::run_reproduce(
+                &args,
+                &mut stdout.lock(),
+                &mut stderr.lock(),
+                progress,
+            ) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
