@@ -22,7 +22,7 @@
 //! | Hop-by-Hop, Destination Options | option data (not of Pad1/PadN) | — | Jumbo Payload: not compressed |
 //! | Routing | — | — | |
 //! | Fragment | offset, M, Identification (6 octets) | — | ends the chain |
-//! | AH | authentication data | — | |
+//! | AH | authentication data (after the SPI) | — | |
 //! | ESP | — | — | SPI only, ends the chain |
 //! | UDP | checksum, unless zero in the context (then NOCHANGE) | Length | |
 //! | TCP | see [`super::tcp`] | — | ports NOCHANGE |
@@ -281,9 +281,6 @@ pub fn parse(packet: &[u8], max_header: usize, layout: &mut Layout) -> bool {
             protocol::AH => {
                 let Some(&l) = rest.get(1) else { break };
                 let len = (usize::from(l) + 2) * 4;
-                if len < 12 {
-                    break;
-                }
                 (SubKind::Ah, len, rest.first().copied())
             }
             protocol::ESP => (SubKind::Esp, 4, None),
@@ -394,8 +391,10 @@ fn classify(packet: &[u8], layout: &mut Layout) {
             SubKind::Routing | SubKind::Esp => {}
             SubKind::Fragment => both(span(2, 8), dynamic),
             SubKind::Ah => {
-                if s.len > 12 {
-                    both(span(12, s.len), dynamic);
+                // Section 7.9: everything after the SPI is Authentication Data (RFC 2402's
+                // Sequence Number field included).
+                if s.len > 8 {
+                    both(span(8, s.len), dynamic);
                 }
             }
             SubKind::Udp => {

@@ -259,6 +259,12 @@ impl Pair {
     }
 }
 
+/// Whether packet `i` (from 0) of a non-TCP stream is a slow-start full header (default
+/// F_MAX_PERIOD, no time limit reached).
+fn slow_start_full(i: usize) -> bool {
+    [0, 2, 5, 10, 19, 36, 69, 134, 263].contains(&i)
+}
+
 fn cat(parts: &[&[u8]]) -> Vec<u8> {
     parts.concat()
 }
@@ -866,4 +872,408 @@ fn a_lost_packet_that_changes_only_the_ip_id_is_never_invisible() {
             "lost {lost}: {results:?}"
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Non-TCP behaviour: slow-start, refreshes, generations.
+
+/// The 1-based numbers of the packets of one UDP stream sent as full headers, one packet per
+/// second of `step`.
+fn full_header_numbers(config: IphcConfig, packets: usize, step: Duration) -> Vec<usize> {
+    let mut pair = Pair::new(config);
+    let mut fulls = Vec::new();
+    for i in 0..packets {
+        pair.c.set_time(step * i as u32);
+        let p = v4_udp(V4::new(i as u16), 7000, &[i as u8; 20], true);
+        let (kind, _) = pair.pass(&p);
+        match kind {
+            FrameKind::FullHeader => fulls.push(i + 1),
+            FrameKind::CompressedNonTcp => {}
+            other => panic!("packet {i}: {other:?}"),
+        }
+    }
+    fulls
+}
+
+#[test]
+fn compression_slow_start_timing() {
+    // Section 3.3.1's picture |.|..|....|........| and 3.3.4: F_MAX_PERIOD (256) is reached
+    // after nine full headers and 255 compressed ones; then a full header every 257 packets.
+    assert_eq!(
+        full_header_numbers(IphcConfig::default(), 800, Duration::ZERO),
+        [1, 3, 6, 11, 20, 37, 70, 135, 264, 521, 778]
+    );
+}
+
+#[test]
+fn refresh_every_f_max_period_packets() {
+    let config = IphcConfig {
+        f_max_period: 4,
+        ..IphcConfig::default()
+    };
+    assert_eq!(
+        full_header_numbers(config, 28, Duration::ZERO),
+        [1, 3, 6, 11, 16, 21, 26]
+    );
+}
+
+#[test]
+fn refresh_after_f_max_time() {
+    // One packet a second: slow-start refreshes at 0, 2, 5 and 10 s; then F_PERIOD is 8
+    // packets, longer than F_MAX_TIME (5 s): a refresh as soon as more than 5 s have passed.
+    let fulls = full_header_numbers(IphcConfig::default(), 30, Duration::from_secs(1));
+    let seconds: Vec<usize> = fulls.iter().map(|n| n - 1).collect();
+    assert_eq!(seconds, [0, 2, 5, 10, 16, 22, 28]);
+    // F_MAX_TIME zero: no limit.
+    let config = IphcConfig {
+        f_max_time: Duration::ZERO,
+        ..IphcConfig::default()
+    };
+    assert_eq!(
+        full_header_numbers(config, 30, Duration::from_secs(1)),
+        [1, 3, 6, 11, 20]
+    );
+}
+
+#[test]
+fn a_compressed_header_of_another_generation_is_dropped() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let packet = |id: u16, ttl: u8| v4_udp(V4 { ttl, ..V4::new(id) }, 7000, b"voice", true);
+    for id in 0..40 {
+        pair.pass(&packet(id, 64));
+    }
+    // The TTL changes; the full header of generation 1 is lost.
+    let (kind, frame) = pair.send(&packet(40, 63));
+    assert_eq!((kind, frame[2]), (FrameKind::FullHeader, 1));
+    // The next compressed header carries generation 1: the context (generation 0) is not used.
+    let (kind, frame) = pair.send(&packet(41, 63));
+    assert_eq!((kind, frame[1]), (FrameKind::CompressedNonTcp, 1));
+    assert_eq!(pair.recv(kind, &frame), Err(DropReason::NoContext));
+    // Slow-start: the third packet after the change is a full header again, and repairs.
+    assert_eq!(pair.pass(&packet(42, 63)).0, FrameKind::FullHeader);
+    assert_eq!(pair.pass(&packet(43, 63)).0, FrameKind::CompressedNonTcp);
+    // A late compressed header of generation 0 (a reordering link) is dropped too.
+    let mut old = v4_udp(V4::new(7), 7000, b"voice", true);
+    let mut scratch = Pair::new(IphcConfig::default());
+    scratch.send(&old);
+    let (_, stale) = scratch.send(&{
+        old[4] = 0;
+        old.clone()
+    });
+    assert_eq!(stale[1], 0);
+    assert_eq!(
+        pair.recv(FrameKind::CompressedNonTcp, &stale),
+        Err(DropReason::NoContext)
+    );
+}
+
+#[test]
+fn a_generation_is_not_reused_within_min_wrap() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let packet = |ttl: u8| v4_udp(V4 { ttl, ..V4::new(1) }, 7000, b"x", true);
+    // 64 context changes at time 0 use generations 0..=63.
+    for g in 0..64u8 {
+        let (kind, frame) = pair.pass(&packet(200 - g));
+        assert_eq!((kind, frame[2]), (FrameKind::FullHeader, g));
+    }
+    // The 65th would reuse generation 0, last used less than MIN_WRAP (3 s) ago.
+    assert_eq!(pair.pass(&packet(100)).0, FrameKind::Ip);
+    pair.c.set_time(Duration::from_millis(2999));
+    assert_eq!(pair.pass(&packet(101)).0, FrameKind::Ip);
+    pair.c.set_time(Duration::from_secs(3));
+    let (kind, frame) = pair.pass(&packet(102));
+    assert_eq!((kind, frame[2]), (FrameKind::FullHeader, 0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nested IP headers and IPv6 extension headers.
+
+#[test]
+fn ipv4_in_ipv6_and_ipv6_in_ipv4_round_trip() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let outer6 = V6 {
+        src: C6,
+        dst: D6,
+        ..V6::new()
+    };
+    let outer4 = V4 {
+        src: C4,
+        dst: D4,
+        ..V4::new(0)
+    };
+    let mut seq = 1000;
+    for i in 0..12u16 {
+        let t = Tcp::new(seq, 88).timestamps(u32::from(i), 3).payload(512);
+        seq += 512;
+        // IPv4/TCP in IPv6: the inner Identification is DELTA (it precedes TCP at once).
+        let p = outer6.wrap(4, &v4_tcp(V4::new(i), &t));
+        let (kind, frame) = pair.pass(&p);
+        if i > 0 {
+            assert_eq!(kind, FrameKind::CompressedTcp);
+            // CID, mask (SPECIAL_D | O), checksum, options.
+            assert_eq!(frame.len(), 4 + 12 + 512, "{frame:02x?}");
+        }
+        // IPv6/TCP in IPv4: the outer Identification is RANDOM (2 octets every time).
+        let mut t6 = t.clone();
+        t6.sport = 5555;
+        let p = V4 {
+            id: 900 + i,
+            ..outer4
+        }
+        .wrap(41, &v6_tcp(V6::new(), &t6));
+        let (kind, frame) = pair.pass(&p);
+        if i > 0 {
+            assert_eq!(kind, FrameKind::CompressedTcp);
+            assert_eq!(&frame[4..6], &(900 + i).to_be_bytes());
+            assert_eq!(frame.len(), 6 + 12 + 512);
+        }
+        // UDP in both.
+        let p = outer4.wrap(41, &v6_udp(V6::new(), 53, &[i as u8; 30]));
+        pair.pass(&p);
+        let p = outer6.wrap(4, &v4_udp(V4::new(i * 3), 53, &[i as u8; 30], true));
+        let (kind, frame) = pair.pass(&p);
+        if !slow_start_full(i.into()) {
+            // Inner IPv4 Identification and UDP checksum are RANDOM.
+            assert_eq!((kind, frame.len()), (FrameKind::CompressedNonTcp, 2 + 4 + 30));
+        }
+        // IPv4 in IPv4 too.
+        let p = outer4.wrap(4, &v4_udp(V4::new(i), 54, &[1; 10], false));
+        pair.pass(&p);
+    }
+    // A lost segment of the tunnelled stream is repaired like any other.
+    let packets: Vec<Vec<u8>> = (0..10u16)
+        .map(|i| {
+            let t = Tcp::new(7000 + 512 * u32::from(i), 88).payload(512);
+            outer6.wrap(4, &v4_tcp(V4::new(i), &t))
+        })
+        .collect();
+    let results = run_lossy(&mut Pair::new(IphcConfig::default()), &packets, &[4]);
+    assert!(results.iter().flatten().all(|r| r.is_ok()), "{results:?}");
+}
+
+/// An IPv6 extension header of `body` (which must make it a multiple of 8 octets long).
+fn ext(next: u8, len_field: u8, body: &[u8]) -> Vec<u8> {
+    let mut h = vec![next, len_field];
+    h.extend_from_slice(body);
+    h
+}
+
+#[test]
+fn ipv6_extension_headers_round_trip() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let ip = V6::new();
+    for i in 0..6u8 {
+        // Hop-by-Hop: Router Alert (data RANDOM) and PadN; Routing type 2 (all NOCHANGE);
+        // Destination Options: PadN; AH: SPI then 16 octets of authentication data (RANDOM).
+        let payload = [i; 25];
+        let u = udp(&ip.src, &ip.dst, 4000, 4001, &payload, true);
+        let mut ah = ext(UDP, 4, &[0, 0, 0, 0, 1, 0]);
+        ah.extend_from_slice(&u32::from(i).to_be_bytes());
+        ah.extend_from_slice(&[i; 12]);
+        let dest = ext(51, 0, &[1, 4, 0, 0, 0, 0]);
+        let mut routing = ext(60, 2, &[2, 1, 0, 0, 0, 0]);
+        routing.extend_from_slice(&C6);
+        let hbh = ext(43, 0, &[5, 2, 0, i, 1, 0]);
+        let p = ip.wrap(0, &cat(&[&hbh, &routing, &dest, &ah, &u]));
+        let (kind, frame) = pair.pass(&p);
+        if !slow_start_full(i.into()) {
+            assert_eq!(kind, FrameKind::CompressedNonTcp);
+            // CID, generation; Router Alert value; AH data (16); UDP checksum; payload.
+            assert_eq!(frame.len(), 2 + 2 + 16 + 2 + 25, "{frame:02x?}");
+            assert_eq!(&frame[2..4], &[0, i]);
+        }
+        // TCP behind Hop-by-Hop and Destination Options.
+        let t = Tcp::new(100 + 10 * u32::from(i), 7).payload(10);
+        let dest = ext(TCP, 0, &[1, 4, 0, 0, 0, 0]);
+        let hbh = ext(60, 0, &[5, 2, 0, i, 1, 0]);
+        let p = ip.wrap(0, &cat(&[&hbh, &dest, &t.segment(&ip.src, &ip.dst)]));
+        let (kind, frame) = pair.pass(&p);
+        if i > 0 {
+            assert_eq!(kind, FrameKind::CompressedTcp);
+            assert_eq!(frame.len(), 4 + 2 + 10);
+        }
+        // Fragments: the chain ends at the Fragment header, whose offset, M and Identification
+        // are RANDOM (6 octets).
+        let frag = [UDP, 0, 0, 8 * i, 0, 0, 0, 42];
+        let p = ip.wrap(44, &cat(&[&frag, &[i; 40]]));
+        let (kind, frame) = pair.pass(&p);
+        if !slow_start_full(i.into()) {
+            assert_eq!((kind, frame.len()), (FrameKind::CompressedNonTcp, 2 + 6 + 40));
+        }
+        // ESP: only the SPI is compressed.
+        let p = ip.wrap(50, &cat(&[&[0, 0, 1, 0], &[i; 30]]));
+        let (kind, frame) = pair.pass(&p);
+        if !slow_start_full(i.into()) {
+            assert_eq!((kind, frame.len()), (FrameKind::CompressedNonTcp, 2 + 30));
+        }
+    }
+}
+
+#[test]
+fn max_header_keeps_whole_subheaders_only() {
+    // IPv6/IPv6/IPv6/TCP with 40 octets of options: 180 octets > MAX_HEADER (168). The chain
+    // is the three IPv6 headers; TCP travels as payload of a non-TCP stream.
+    let mut pair = Pair::new(IphcConfig::default());
+    for i in 0..4u32 {
+        let mut t = Tcp::new(i * 100, 5).payload(100);
+        t.options = vec![1; 40];
+        let inner = v6_tcp(V6::new(), &t);
+        let p = V6::new().wrap(41, &V6::new().wrap(41, &inner));
+        let (kind, frame) = pair.pass(&p);
+        if !slow_start_full(i as usize) {
+            assert_eq!((kind, frame.len()), (FrameKind::CompressedNonTcp, 2 + 60 + 100));
+        }
+    }
+    // With MAX_HEADER 180 it is a TCP stream.
+    let mut pair = Pair::new(IphcConfig {
+        max_header: 180,
+        ..IphcConfig::default()
+    });
+    for i in 0..4u32 {
+        let mut t = Tcp::new(i * 100, 5).payload(100);
+        t.options = vec![1; 40];
+        let p = V6::new().wrap(41, &V6::new().wrap(41, &v6_tcp(V6::new(), &t)));
+        let (kind, _) = pair.pass(&p);
+        if i > 0 {
+            assert_eq!(kind, FrameKind::CompressedTcp);
+        }
+    }
+}
+
+#[test]
+fn what_cannot_be_compressed_exactly_goes_as_type_ip() {
+    let mut pair = Pair::new(IphcConfig::default());
+    let good = v4_tcp(V4::new(1), &Tcp::new(1, 2).payload(30));
+    pair.pass(&good);
+    let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+    // IPv4 with options (section 7.13 b).
+    let mut opts = good.clone();
+    opts.splice(20..20, [1, 1, 1, 0]);
+    opts[0] = 0x46;
+    let len = opts.len() as u16;
+    opts[2..4].copy_from_slice(&len.to_be_bytes());
+    opts[10..12].copy_from_slice(&[0, 0]);
+    let sum = Sum::new().add_bytes(&opts[..24]).checksum();
+    opts[10..12].copy_from_slice(&sum.to_be_bytes());
+    cases.push(("options", opts));
+    // A fragment.
+    let mut frag = v4_udp(V4::new(2), 9, &[0; 16], true);
+    frag[6] = 0x20;
+    frag[10..12].copy_from_slice(&[0, 0]);
+    let sum = Sum::new().add_bytes(&frag[..20]).checksum();
+    frag[10..12].copy_from_slice(&sum.to_be_bytes());
+    cases.push(("fragment", frag));
+    // Truncated by a snaplen, or padded.
+    cases.push(("truncated", good[..good.len() - 5].to_vec()));
+    cases.push(("padded", cat(&[&good, &[0, 0]])));
+    // Wrong checksums: IPv4 header, TCP, UDP.
+    let mut bad = good.clone();
+    bad[8] ^= 1;
+    cases.push(("ipv4 checksum", bad));
+    let mut bad = good.clone();
+    bad[50] ^= 1;
+    cases.push(("tcp checksum", bad));
+    let mut bad = v4_udp(V4::new(3), 9, &[7; 16], true);
+    bad[30] ^= 1;
+    cases.push(("udp checksum", bad));
+    // A Jumbo Payload option, and things that are not IP at all.
+    // (A jumbogram's Payload Length is 0; its length is in the option.)
+    let mut jumbo = V6::new().wrap(0, &[UDP, 0, 0xC2, 4, 0, 0, 0, 48]);
+    jumbo[4..6].copy_from_slice(&[0, 0]);
+    cases.push(("jumbo", jumbo));
+    cases.push(("empty", Vec::new()));
+    cases.push(("garbage", vec![0x99; 50]));
+    cases.push(("short v6", vec![0x60; 20]));
+    for (what, p) in cases {
+        assert_eq!(pair.pass(&p).0, FrameKind::Ip, "{what}");
+    }
+    // The stream is still compressed afterwards.
+    let next = v4_tcp(V4::new(2), &Tcp::new(31, 2).payload(30));
+    assert_eq!(pair.pass(&next).0, FrameKind::CompressedTcp);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hand-built probe frames of shared/captures/local (tshark probes, not all RFC-exact).
+
+/// The PPP frames (direction, protocol, payload) of a LINKTYPE_PPP_WITH_DIR pcap.
+fn ppp_frames(data: &[u8]) -> Vec<(u8, u16, Vec<u8>)> {
+    let le32 = |at: usize| u32::from_le_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+    assert_eq!(le32(20), 204, "LINKTYPE_PPP_WITH_DIR");
+    let mut at = 24;
+    let mut frames = Vec::new();
+    while at + 16 <= data.len() {
+        let caplen = le32(at + 8);
+        let r = &data[at + 16..at + 16 + caplen];
+        assert_eq!(&r[1..3], &[0xff, 0x03]);
+        frames.push((r[0], u16::from_be_bytes([r[3], r[4]]), r[5..].to_vec()));
+        at += 16 + caplen;
+    }
+    frames
+}
+
+#[test]
+fn probe_capture_full_header_cids_and_generations() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/captures/local/iphc_probe_ppp_withdir.pcap"
+    );
+    let Ok(data) = std::fs::read(path) else {
+        std::eprintln!("notice: {path} absent; skipping");
+        return;
+    };
+    let frames = ppp_frames(&data);
+    assert_eq!(frames.len(), 7);
+    // RFC 2509 protocol numbers: FULL_HEADER 0x0061, COMPRESSED_NON_TCP 0x0065,
+    // CONTEXT_STATE 0x2065.
+    let (tcp_full, udp_full, non_tcp) = (&frames[0].2, &frames[1].2, &frames[4].2);
+    assert_eq!((frames[0].1, frames[1].1, frames[4].1), (0x61, 0x61, 0x65));
+    let mut layout = Layout::default();
+    assert!(chain::parse(tcp_full, 168, &mut layout));
+    assert_eq!(
+        full_header::read(tcp_full, &layout),
+        Ok(FullId::Tcp { cid: 5 })
+    );
+    assert!(chain::parse(udp_full, 168, &mut layout));
+    assert_eq!(
+        full_header::read(udp_full, &layout),
+        Ok(FullId::NonTcp {
+            cid: 7,
+            generation: 3
+        })
+    );
+    // The probe's transport checksums are placeholders, which our decompressor refuses.
+    let mut d = IphcDecompressor::new(IphcConfig::default());
+    let mut out = Vec::new();
+    for full in [tcp_full, udp_full] {
+        assert_eq!(
+            d.decompress(FrameKind::FullHeader, full, &mut out),
+            Err(DropReason::Malformed)
+        );
+    }
+    // With a real UDP checksum the two non-TCP frames are RFC 2507 exact: the full header sets
+    // CID 7 generation 3, and the compressed one (CID 7, generation 3, then the RANDOM IPv4
+    // Identification 0x1235 and UDP checksum) decompresses against it.
+    assert_eq!(&non_tcp[..4], &[7, 3, 0x12, 0x35]);
+    let mut packet = udp_full.clone();
+    assert!(chain::fill_lengths(&mut packet, &layout));
+    transport_checksum(&mut packet[20..], &A4, &B4, UDP, 6);
+    let mut full = udp_full.clone();
+    full[26..28].copy_from_slice(&packet[26..28]);
+    assert_eq!(d.decompress(FrameKind::FullHeader, &full, &mut out), Ok(()));
+    assert_eq!(out, packet);
+    let mut second = packet.clone();
+    second[4..6].copy_from_slice(&[0x12, 0x35]);
+    second[10..12].copy_from_slice(&[0, 0]);
+    let sum = Sum::new().add_bytes(&second[..20]).checksum();
+    second[10..12].copy_from_slice(&sum.to_be_bytes());
+    let mut compressed = non_tcp.clone();
+    compressed[4..6].copy_from_slice(&packet[26..28]);
+    assert_eq!(
+        d.decompress(FrameKind::CompressedNonTcp, &compressed, &mut out),
+        Ok(())
+    );
+    assert_eq!(out, second);
+    // Its CONTEXT_STATE is RFC 2508's (type 1, RTP): not a TCP header request.
+    assert_eq!(frames[5].1, 0x2065);
+    assert_eq!(feedback::parse(&frames[5].2), None);
 }
