@@ -111,7 +111,7 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
         ipv6: args.ipv6,
         ..Scenario::default()
     };
-    if !(args.bandwidth_kbps > 0.0) {
+    if args.bandwidth_kbps.is_nan() || args.bandwidth_kbps <= 0.0 {
         let _ = writeln!(err, "taroc sim: bandwidth must be positive");
         return false;
     }
@@ -184,7 +184,7 @@ pub fn run_reproduce(
         options.seeds = s;
     }
     if let Some(d) = args.duration {
-        if !(d > 0.0) {
+        if d.is_nan() || d <= 0.0 {
             let _ = writeln!(err, "taroc reproduce: duration must be positive");
             return false;
         }
