@@ -9,7 +9,7 @@
 //!   connection, when a field VJ does not carry changed (IP version, header length, TOS, DF,
 //!   TTL, TCP data offset, IP or TCP options), when a delta does not fit in 16 bits or is
 //!   negative, when the changes look like a special case, and for apparent retransmissions;
-//! - `COMPRESSED_TCP` ([`FrameKind::CompressedTcp`]): the compressed header of [`format`]
+//! - `COMPRESSED_TCP` ([`FrameKind::CompressedTcp`]): the compressed header of [`format`](mod@format)
 //!   followed by the TCP data.
 //!
 //! [`VjCompressor`] follows RFC 1144's decision procedure (section 3.2.3 and `sl_compress_tcp` of
@@ -31,8 +31,8 @@
 //! RFC's: on the reference captures our frames equal, byte for byte, those of Linux `slhc` and
 //! of ppp's `vjcompress` (`tests/vj_reference.rs`). The compressor departs from the RFC's code
 //! only where that code would make the decompressor deliver a packet different from the
-//! original on a clean link; there it sends `UNCOMPRESSED_TCP` (or the general encoding) instead,
-//! which any RFC 1144 decompressor decodes:
+//! original on a clean link; there it sends `TYPE_IP`, `UNCOMPRESSED_TCP` or the general
+//! encoding instead, all of which any RFC 1144 decompressor decodes:
 //! 1. a packet whose buffer is not exactly its IP Total Length long (cut by a snaplen, or with
 //!    link padding) is sent as `TYPE_IP`: the decompressor takes the IP length from the frame
 //!    length, so a `COMPRESSED_TCP` frame could not give it back;
@@ -53,8 +53,28 @@
 //! such frames (and sets `toss`), and a refused frame leaves every slot as it was. Like Linux
 //! `slhc` (and as section 3.1 suggests: "the receiver can check the header checksum when the
 //! header is actually sent"), it refuses an `UNCOMPRESSED_TCP` frame whose IP header checksum,
-//! with TCP in the protocol field, does not verify; Appendix A.3 does not check it.
+//! with TCP in the protocol field, does not verify; Appendix A.3 does not check it. A
+//! `COMPRESSED_TCP` frame without a connection number before any frame named one is refused
+//! (Appendix A.4 would index slot 255; `slhc` starts with `toss` set for that reason).
 //! [`VjConfig::slots`] is clamped to 1..=256.
+//!
+//! # Linux `slhc` and the code of RFC 1144
+//!
+//! On the reference captures `slhc` (and ppp's `vjcompress`) produce exactly the frames of the
+//! RFC's procedure. Reading `slhc` shows where it departs from Appendix A on other traffic:
+//! - of the IP flags and fragment offset word it compares only DF, where Appendix A.2 compares
+//!   the whole word; since fragments go `TYPE_IP`, that leaves the reserved flag bit (0x8000),
+//!   whose change `slhc` would lose and the RFC (and we) send `UNCOMPRESSED_TCP`; it does not
+//!   compare the protocol (always TCP there);
+//! - it encodes every number with the zero test of `ENCODEZ`, where Appendix A.2 uses `ENCODE`
+//!   for the window, ack and sequence changes; those are never zero there, so the bytes agree;
+//! - its decompressor checks the IP header checksum of `UNCOMPRESSED_TCP` frames, refuses a
+//!   connection number whose slot was never filled, starts with `toss` set, and adds the
+//!   `SPECIAL_I` length as a 16-bit signed number (wrong above 32767 bytes of data; an MTU
+//!   that large does not occur on its links).
+//!
+//! Both take the IP ID change before truncating it to 16 bits, so a wrap from 65535 to 0 is sent
+//! with the I bit as a change of 1; so do we.
 
 pub mod compressor;
 pub mod decompressor;

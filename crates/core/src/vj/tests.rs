@@ -69,7 +69,7 @@ impl Pkt {
     fn build(&self) -> Vec<u8> {
         let ihl = 20 + self.ip_options.len();
         let thl = 20 + self.tcp_options.len();
-        assert!(ihl % 4 == 0 && thl % 4 == 0 && ihl <= 60 && thl <= 60);
+        assert!(ihl & 3 == 0 && thl & 3 == 0 && ihl <= 60 && thl <= 60);
         let total = ihl + thl + self.data.len();
         let mut p = Vec::with_capacity(total);
         p.push(0x40 | (ihl / 4) as u8);
