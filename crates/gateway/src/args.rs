@@ -1,10 +1,10 @@
 //! The `taroc gateway` command line: `taroc gateway [OPTIONS]` runs a gateway,
 //! `taroc gateway bench [OPTIONS]` measures one.
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use taroc_core::variant::{self, Variant};
@@ -14,6 +14,7 @@ use crate::counters::Counters;
 use crate::gateway::{self, LoopOptions, Pipeline, PipelineConfig, RunReport};
 use crate::harness::{self, IpVersion};
 use crate::link::LinkConfig;
+use crate::transfer::{self, TransferConfig};
 use crate::tun::{Tun, TunConfig};
 use crate::udp::{self, UdpConfig};
 use crate::{signal, Error};
@@ -75,6 +76,32 @@ the same run (alternating, --rounds times): Mbit/s of IP packets forwarded in th
 direction, and the ratio to the copy. The gateway is one thread; the TCP ends share the machine.
 
 Needs root. With --json, one JSON object per run on standard output.";
+
+const TRANSFER_ABOUT: &str = "\
+Send or receive a checked TCP byte stream with the kernel's sockets: the sender writes --bytes \
+of a pseudo-random stream (ChaCha8 from --seed), the receiver regenerates it and compares every \
+byte it reads. Run the receiver first (on one host or in one namespace), then the sender (on \
+the other side of the gateways). Each prints one JSON object (bytes, first mismatching offset, \
+seconds, goodput) and exits with status 0 only if the whole stream arrived unchanged.
+
+Example, across the namespaces of the `taroc gateway` example:
+  taroc gateway transfer --netns right --receive 10.9.0.2:5201 --bytes 4M &
+  taroc gateway transfer --netns left --send 10.9.0.2:5201 --bytes 4M";
+
+/// Parses a byte count with an optional K, M or G suffix (powers of 1024).
+fn byte_count(text: &str) -> Result<u64, String> {
+    let (digits, scale) = match text.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&text[..i], 1u64 << 10),
+        Some((i, 'M' | 'm')) => (&text[..i], 1 << 20),
+        Some((i, 'G' | 'g')) => (&text[..i], 1 << 30),
+        _ => (text, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("`{text}` is not a byte count (e.g. 1048576, 512K, 4M)"))
+}
 
 /// Parses a probability in [0, 1].
 fn probability(text: &str) -> Result<f64, String> {
@@ -169,6 +196,9 @@ pub enum GatewayCommand {
     /// Measure goodput per scheme over a grid of link settings, or forwarding speed.
     #[command(long_about = BENCH_ABOUT)]
     Bench(BenchArgs),
+    /// Send or receive a checked TCP byte stream (to test a link through gateways).
+    #[command(long_about = TRANSFER_ABOUT)]
+    Transfer(TransferArgs),
 }
 
 /// The settings of a running gateway.
@@ -368,10 +398,35 @@ pub struct BenchArgs {
     pub json: bool,
 }
 
-/// Runs `taroc gateway`: a gateway, or `bench`.
+/// The arguments of `taroc gateway transfer`.
+#[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("role").required(true).args(["send", "receive"])))]
+pub struct TransferArgs {
+    /// Listen on ADDR:PORT for one connection and check the stream it brings.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub receive: Option<SocketAddr>,
+    /// Connect to ADDR:PORT and send the stream.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub send: Option<SocketAddr>,
+    /// Run inside this network namespace (from `ip netns`).
+    #[arg(long, value_name = "NS")]
+    pub netns: Option<String>,
+    /// Length of the stream, bytes (suffixes K, M, G: powers of 1024); both ends need it.
+    #[arg(long, value_name = "N", default_value = "1M", value_parser = byte_count)]
+    pub bytes: u64,
+    /// Seed of the stream; both ends need the same.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Give up after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = positive)]
+    pub time_limit: f64,
+}
+
+/// Runs `taroc gateway`: a gateway, `bench` or `transfer`.
 pub fn run(args: GatewayArgs) -> ExitCode {
     let result = match args.command {
         Some(GatewayCommand::Bench(bench)) => run_bench(&bench),
+        Some(GatewayCommand::Transfer(transfer)) => run_transfer(&transfer),
         None => run_gateway(&args.run),
     };
     match result {
@@ -485,8 +540,87 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
     }
 }
 
+fn run_transfer(args: &TransferArgs) -> Result<(), Error> {
+    if let Some(ns) = &args.netns {
+        crate::netns::enter(ns)?;
+    }
+    signal::install()?;
+    let config = TransferConfig {
+        bytes: args.bytes,
+        seed: args.seed,
+        time_limit: Duration::from_secs_f64(args.time_limit),
+    };
+    let deadline = Instant::now() + config.time_limit;
+    #[derive(serde::Serialize)]
+    struct Report {
+        role: &'static str,
+        bytes: u64,
+        bytes_sent: Option<u64>,
+        bytes_received: Option<u64>,
+        first_mismatch: Option<u64>,
+        elapsed_s: Option<f64>,
+        goodput_bytes_per_s: Option<f64>,
+        completed: bool,
+        intact: bool,
+    }
+    let report = match (args.receive, args.send) {
+        (Some(addr), _) => {
+            let listener = TcpListener::bind(addr)
+                .map_err(|e| Error::io(format!("listening on {addr}"), e))?;
+            eprintln!("taroc gateway transfer: listening on {addr}");
+            let r = transfer::receive(listener, &config, deadline, &signal::STOP)?;
+            Report {
+                role: "receive",
+                bytes: args.bytes,
+                bytes_sent: None,
+                bytes_received: Some(r.bytes_received),
+                first_mismatch: r.first_mismatch,
+                elapsed_s: Some(r.elapsed_ns as f64 / 1e9),
+                goodput_bytes_per_s: Some(r.goodput()),
+                completed: r.completed,
+                intact: r.completed && r.first_mismatch.is_none() && r.bytes_received == args.bytes,
+            }
+        }
+        (None, Some(addr)) => {
+            let started = Instant::now();
+            let (sent, closed) = transfer::send(addr, &config, deadline, &signal::STOP)?;
+            Report {
+                role: "send",
+                bytes: args.bytes,
+                bytes_sent: Some(sent),
+                bytes_received: None,
+                first_mismatch: None,
+                elapsed_s: Some(started.elapsed().as_secs_f64()),
+                goodput_bytes_per_s: None,
+                completed: closed,
+                intact: closed && sent == args.bytes,
+            }
+        }
+        (None, None) => return Err(Error::new("give --send or --receive")),
+    };
+    match serde_json::to_string(&report) {
+        Ok(line) => println!("{line}"),
+        Err(e) => return Err(Error::new(format!("JSON: {e}"))),
+    }
+    if report.intact {
+        Ok(())
+    } else {
+        Err(Error::new(format!(
+            "the stream did not arrive whole and unchanged ({} of {} bytes{})",
+            report.bytes_received.or(report.bytes_sent).unwrap_or(0),
+            args.bytes,
+            match report.first_mismatch {
+                Some(at) => format!(", first wrong byte at {at}"),
+                None => String::new(),
+            }
+        )))
+    }
+}
+
 fn run_bench(args: &BenchArgs) -> Result<(), Error> {
     harness::check_environment()?;
+    // SIGINT/SIGTERM stop the running transfers and gateways; every namespace is cleaned up.
+    signal::install()?;
     let variants = if args.schemes.is_empty() {
         Variant::all()
     } else {
@@ -640,6 +774,20 @@ mod tests {
         assert_eq!(b.timestamps, vec![false]);
         assert!(b.json && !b.forwarding);
         assert!(parse(&["bench", "--ip", "5"]).is_err());
+    }
+
+    #[test]
+    fn transfer_arguments_parse() {
+        let g = parse(&["transfer", "--receive", "10.0.0.2:5201", "--bytes", "4M"]).unwrap();
+        let Some(GatewayCommand::Transfer(t)) = g.command else {
+            panic!("not transfer")
+        };
+        assert_eq!((t.bytes, t.send), (4 << 20, None));
+        assert!(parse(&["transfer", "--bytes", "1K"]).is_err());
+        assert!(parse(&["transfer", "--send", "1.2.3.4:1", "--bytes", "x"]).is_err());
+        assert_eq!(byte_count("512K"), Ok(512 << 10));
+        assert_eq!(byte_count("7"), Ok(7));
+        assert!(byte_count("99999999999G").is_err());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde::Serialize;
 use taroc_core::variant::Variant;
 
-use crate::harness::{self, IpVersion, Scenario};
+use crate::harness::{self, IpVersion, Mode, Scenario};
 use crate::link::LinkConfig;
 use crate::transfer::TransferConfig;
 use crate::Error;
@@ -174,7 +174,7 @@ fn run_cell(config: &GridConfig, cell: &Cell, index: usize) -> Result<Record, Er
             time_limit: config.time_limit,
         },
         seed: config.seed.wrapping_add(index as u64),
-        plain_copy: false,
+        mode: Mode::Emulated,
     };
     let outcome = harness::run(&scenario)?;
     let [a, b] = &outcome.report.counters;
@@ -222,6 +222,9 @@ pub fn run_grid(
             let tx = tx.clone();
             let (cells, next) = (&cells, &next);
             scope.spawn(move || loop {
+                if crate::signal::STOP.load(Ordering::Relaxed) {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(cell) = cells.get(i) else { break };
                 if tx.send((i, run_cell(config, cell, i))).is_err() {
@@ -246,6 +249,7 @@ pub fn run_grid(
     });
     match first_error {
         Some(e) => Err(e),
+        None if crate::signal::STOP.load(Ordering::Relaxed) => Err(Error::new("interrupted")),
         None => Ok(results.into_iter().flatten().collect()),
     }
 }
@@ -378,7 +382,11 @@ fn forward_once(
             time_limit: Duration::from_secs_f64(config.seconds),
         },
         seed: 1,
-        plain_copy: variant.is_none(),
+        mode: if variant.is_none() {
+            Mode::PlainCopy
+        } else {
+            Mode::Emulated
+        },
     };
     let outcome = harness::run(&scenario)?;
     let c = &outcome.report.counters[0];
@@ -405,6 +413,9 @@ pub fn run_forwarding(
 ) -> Result<Vec<ForwardingRecord>, Error> {
     let mut records = Vec::new();
     for round in 0..config.rounds {
+        if crate::signal::STOP.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Error::new("interrupted"));
+        }
         for variant in std::iter::once(None).chain(config.variants.iter().map(Some)) {
             let record = forward_once(config, variant, round)?;
             on_record(&record);

@@ -7,7 +7,9 @@
 //! ```
 //!
 //! No veth pair and no bridge: each namespace holds one end, a TUN device the gateway opened
-//! inside it, so every packet between the two stacks crosses the gateway. The namespaces get
+//! inside it, so every packet between the two stacks crosses the gateway. In [`Mode::Udp`] two
+//! gateways, one per TUN device, exchange frames in UDP datagrams over this host's loopback
+//! instead, as two gateways on two hosts would. The namespaces get
 //! unique names (`taroc-<pid>-<n>a`/`b`, skipping names in use), so runs in parallel, in one
 //! process or several, do not collide. Everything is undone by Drop guards, in order, whatever
 //! happens (error or panic): the gateway thread is stopped and joined, the TUN devices close,
@@ -16,7 +18,7 @@
 //! are threads of this process ([`crate::transfer`]): no child process outlives a run.
 
 use std::fs;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Once};
 use std::thread::JoinHandle;
@@ -29,6 +31,7 @@ use crate::link::LinkConfig;
 use crate::netns::{self, Netns};
 use crate::transfer::{self, TransferConfig, TransferResult};
 use crate::tun::{Tun, TunConfig};
+use crate::udp::{self, UdpConfig};
 use crate::Error;
 
 /// The IP version of a transfer.
@@ -85,8 +88,20 @@ pub struct Scenario {
     pub transfer: TransferConfig,
     /// Seed of the link's random streams.
     pub seed: u64,
-    /// Forward with a plain TUN-to-TUN copy instead of the codecs (a speed baseline).
-    pub plain_copy: bool,
+    /// How the gateway forwards.
+    pub mode: Mode,
+}
+
+/// How the harness's gateway forwards between the two TUN devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One gateway, the emulated link in the middle (with its oracle).
+    Emulated,
+    /// Two UDP gateways, one per TUN device, talking over this host's loopback; the link's
+    /// impairments are applied on send by each. No oracle: `checksum_failed` counts instead.
+    Udp,
+    /// A plain TUN-to-TUN copy, no codec, no link (the forwarding speed baseline).
+    PlainCopy,
 }
 
 /// What a run measured.
@@ -162,7 +177,15 @@ fn create_pair() -> Result<(Netns, Netns), Error> {
 fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), Error> {
     netns::run_in(Some(ns), || {
         let path = format!("/proc/sys/net/{key}");
-        fs::write(&path, value).map_err(|e| Error::io(format!("setting {path} to {value}"), e))
+        fs::write(&path, value).map_err(|e| {
+            let hint = if key.ends_with("tcp_congestion_control") {
+                " (a namespace may only pick one of the host's \
+                 net.ipv4.tcp_allowed_congestion_control)"
+            } else {
+                ""
+            };
+            Error::io(format!("setting {path} to {value}{hint}"), e)
+        })
     })
 }
 
@@ -176,29 +199,67 @@ fn read_sysctl(ns: &str, key: &str) -> Result<String, Error> {
     })
 }
 
-/// The gateway thread; stopped and joined on drop.
+/// The gateway threads; stopped and joined on drop.
 struct Running {
     stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<Result<RunReport, Error>>>,
+    handles: Vec<JoinHandle<Result<RunReport, Error>>>,
 }
 
 impl Running {
-    fn finish(mut self) -> Result<RunReport, Error> {
+    fn spawn(
+        &mut self,
+        work: impl FnOnce(&AtomicBool) -> Result<RunReport, Error> + Send + 'static,
+    ) -> Result<(), Error> {
+        let stop = Arc::clone(&self.stop);
+        let handle = std::thread::Builder::new()
+            .name("taroc-gateway".into())
+            .spawn(move || work(&stop))
+            .map_err(|e| Error::io("starting a gateway thread", e))?;
+        self.handles.push(handle);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Vec<RunReport>, Error> {
         self.stop.store(true, Ordering::Relaxed);
-        match self.handle.take().map(JoinHandle::join) {
-            Some(Ok(report)) => report,
-            Some(Err(_)) => Err(Error::new("the gateway thread panicked")),
-            None => Err(Error::new("the gateway thread is gone")),
-        }
+        self.handles
+            .drain(..)
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::new("a gateway thread panicked")))
+            })
+            .collect()
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(handle) = self.handle.take() {
+        for handle in self.handles.drain(..) {
             let _ = handle.join();
         }
+    }
+}
+
+/// The loopback UDP sockets of the two gateways of [`Mode::Udp`].
+fn udp_pair() -> Result<[UdpSocket; 2], Error> {
+    let bind = || {
+        UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
+            .map_err(|e| Error::io("binding a loopback UDP socket", e))
+    };
+    Ok([bind()?, bind()?])
+}
+
+/// Joins the reports of two UDP gateways into the two directions a->b and b->a.
+fn join_udp_reports(a: &RunReport, b: &RunReport) -> RunReport {
+    let mut forward = a.counters[0].clone();
+    forward.add(&b.counters[1]);
+    let mut reverse = b.counters[0].clone();
+    reverse.add(&a.counters[1]);
+    RunReport {
+        counters: [forward, reverse],
+        cpu: a.cpu + b.cpu,
+        wall: a.wall.max(b.wall),
     }
 }
 
@@ -247,37 +308,60 @@ pub fn run(scenario: &Scenario) -> Result<Outcome, Error> {
     let tun_b = tuns.pop().ok_or_else(|| Error::new("TUN B missing"))?;
     let tun_a = tuns.pop().ok_or_else(|| Error::new("TUN A missing"))?;
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let pipeline = if scenario.plain_copy {
-        None
-    } else {
-        Some(Pipeline::new(&config)?)
+    let mut running = Running {
+        stop: Arc::new(AtomicBool::new(false)),
+        handles: Vec::new(),
     };
-    let thread_stop = Arc::clone(&stop);
-    let handle = std::thread::Builder::new()
-        .name("taroc-gateway".into())
-        .spawn(move || {
-            let options = LoopOptions::default();
-            match pipeline {
-                Some(mut pipeline) => {
-                    gateway::run_emulated([&tun_a, &tun_b], &mut pipeline, &thread_stop, &options)
-                }
-                None => gateway::run_emulated(
-                    [&tun_a, &tun_b],
-                    &mut Copy::default(),
-                    &thread_stop,
-                    &options,
-                ),
-            }
-        })
-        .map_err(|e| Error::io("starting the gateway thread", e))?;
-    let running = Running {
-        stop,
-        handle: Some(handle),
-    };
+    let options = LoopOptions::default();
+    match scenario.mode {
+        Mode::Emulated => {
+            let mut pipeline = Pipeline::new(&config)?;
+            running.spawn(move |stop| {
+                gateway::run_emulated([&tun_a, &tun_b], &mut pipeline, stop, &options)
+            })?;
+        }
+        Mode::PlainCopy => running.spawn(move |stop| {
+            gateway::run_emulated([&tun_a, &tun_b], &mut Copy::default(), stop, &options)
+        })?,
+        Mode::Udp => {
+            let [socket_a, socket_b] = udp_pair()?;
+            let local = |s: &UdpSocket| {
+                s.local_addr()
+                    .map_err(|e| Error::io("reading a socket's address", e))
+            };
+            let (addr_a, addr_b) = (local(&socket_a)?, local(&socket_b)?);
+            let [forward, reverse] = scenario.variants.clone();
+            let udp = |listen, peer, variants, seed| UdpConfig {
+                listen,
+                peer,
+                variants,
+                link: scenario.link.clone(),
+                tun_mtu: scenario.tun_mtu as usize,
+                seed,
+            };
+            let config_a = udp(
+                addr_a,
+                addr_b,
+                [forward.clone(), reverse.clone()],
+                scenario.seed,
+            );
+            let config_b = udp(addr_b, addr_a, [reverse, forward], scenario.seed ^ 0x5555);
+            let options_b = options.clone();
+            running
+                .spawn(move |stop| udp::run_udp_on(&tun_a, socket_a, &config_a, stop, &options))?;
+            running.spawn(move |stop| {
+                udp::run_udp_on(&tun_b, socket_b, &config_b, stop, &options_b)
+            })?;
+        }
+    }
     let addr = SocketAddr::new(scenario.ip_version.address(1), 5201);
     let transfer = transfer::run(&namespaces[0], &namespaces[1], addr, &scenario.transfer);
-    let report = running.finish()?;
+    let reports = running.finish()?;
+    let report = match &reports[..] {
+        [one] => one.clone(),
+        [a, b] => join_udp_reports(a, b),
+        _ => return Err(Error::new("unexpected gateway reports")),
+    };
     drop((ns_a, ns_b));
     Ok(Outcome {
         transfer: transfer?,

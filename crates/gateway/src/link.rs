@@ -1,13 +1,20 @@
-//! The emulated link, one direction: a transmitter with a bandwidth, a DropTail queue in front of
-//! it, a propagation delay, and impairments (bit errors, random or bursty loss, reordering).
+//! The emulated link, one direction: a DropTail queue of packets, a transmitter with a
+//! bandwidth, a propagation delay, and impairments (bit errors, random or bursty loss,
+//! reordering).
+//!
+//! As on a real serial link (PPP compresses a packet when it hands it to the line), the queue
+//! holds *packets*, and a packet is compressed when the transmitter takes it: the caller offers
+//! a packet ([`Link::offer`]), asks when the head of the queue may start ([`Link::ready`]),
+//! compresses it ([`Link::head`]) and puts the frame on the wire ([`Link::transmit`]). So a
+//! queue overflow drops a packet before the compressor has seen it, never a frame after.
+//! Feedback frames (CONTEXT_STATE) queue the same way, already made.
 //!
 //! Time is nanoseconds from an origin the caller chooses; the link never reads a clock. A frame
-//! offered at `now` waits for the transmitter (FIFO), is serialized in `bits / rate` (its
-//! kind byte counted: that is the byte our links spend on the frame kind), and arrives `delay`
-//! after its last bit left. The DropTail queue limit counts frames waiting for the transmitter,
-//! not the one being sent. Every frame is decided when offered, with a fixed number of random
-//! draws per frame from seeded ChaCha8 streams (one per purpose and direction), so a seed gives
-//! the same decisions on every machine:
+//! is serialized in `bits / rate` (its kind byte counted: the byte our links spend on the frame
+//! kind), and arrives `delay` after its last bit left. The DropTail limit counts packets waiting
+//! for the transmitter, not the one being sent. Every frame's fate is decided when it is
+//! transmitted, with a fixed number of random draws per frame from seeded ChaCha8 streams (one
+//! per purpose and direction), so a seed gives the same decisions on every machine:
 //! - *bit errors*: independent per bit with probability `ber`; a frame with any bit error is
 //!   discarded at the far end, as a link CRC would (it still uses the link's time);
 //! - *loss*: with probability `loss` per frame, or with `burst = L` a two-state Gilbert–Elliott
@@ -17,9 +24,10 @@
 //!   delivered right after the next 1 to 3 frames (uniformly), or after `max(delay, 10 ms)` if
 //!   they do not come; one frame is held at a time.
 //!
-//! The link holds at most `slots` frames (waiting or in flight) in a ring of preallocated slots,
-//! each with room for a frame and, in emulated mode, the original packet (the oracle). Offering
-//! and taking frames never allocates.
+//! The wire holds at most `slots` frames in flight, in a ring of preallocated slots, each with
+//! room for a frame and its original packet (the oracle of the emulated mode); the queue is a
+//! ring of preallocated packet buffers, which move to the wire by swapping, not copying. Nothing
+//! here allocates after [`Link::new`].
 
 use std::time::Duration;
 
@@ -160,7 +168,6 @@ struct Slot {
     frame: Vec<u8>,
     original: Vec<u8>,
     has_original: bool,
-    tx_start: u64,
     arrival: u64,
     fate: Fate,
     hold_for: u8,
@@ -173,7 +180,6 @@ impl Slot {
             frame: Vec::with_capacity(frame_capacity),
             original: Vec::with_capacity(original_capacity),
             has_original: false,
-            tx_start: 0,
             arrival: 0,
             fate: Fate::Intact,
             hold_for: 0,
@@ -229,11 +235,22 @@ struct Held {
     deadline: u64,
 }
 
+/// A packet (or feedback frame) waiting for the transmitter.
+#[derive(Debug)]
+struct Queued {
+    bytes: Vec<u8>,
+    feedback: bool,
+    since: u64,
+}
+
 /// One direction of an emulated link.
 #[derive(Debug)]
 pub struct Link {
     config: LinkConfig,
-    ring: Box<[Slot]>,
+    queue: Box<[Queued]>,
+    queue_head: usize,
+    queue_len: usize,
+    wire: Box<[Slot]>,
     head: usize,
     len: usize,
     tx_free_at: u64,
@@ -241,32 +258,45 @@ pub struct Link {
     bad_state: bool,
     held: Held,
     hold_max: u64,
+    packet_capacity: usize,
 }
 
 impl Link {
     /// A link with `config` (checked by [`LinkConfig::check`]), its random streams derived from
-    /// `seed` and `direction` (so the two directions of a link differ), and slots with room for
-    /// originals of up to `original_capacity` bytes (0 when there is no oracle).
-    pub fn new(config: LinkConfig, seed: u64, direction: u64, original_capacity: usize) -> Link {
-        let ring = (0..config.slots)
-            .map(|_| Slot::new(config.mtu, original_capacity))
+    /// `seed` and `direction` (so the two directions of a link differ), for packets of up to
+    /// `max_packet` bytes.
+    pub fn new(config: LinkConfig, seed: u64, direction: u64, max_packet: usize) -> Link {
+        let packet_capacity = max_packet.max(config.mtu);
+        let wire = (0..config.slots)
+            .map(|_| Slot::new(config.mtu, packet_capacity))
+            .collect();
+        let queue = (0..config.queue.max(1))
+            .map(|_| Queued {
+                bytes: Vec::with_capacity(packet_capacity),
+                feedback: false,
+                since: 0,
+            })
             .collect();
         let hold_max = config.delay.max(Duration::from_millis(10)).as_nanos() as u64;
         Link {
             held: Held {
-                slot: Slot::new(config.mtu, original_capacity),
+                slot: Slot::new(config.mtu, packet_capacity),
                 active: false,
                 countdown: 0,
                 deadline: 0,
             },
             config,
-            ring,
+            queue,
+            queue_head: 0,
+            queue_len: 0,
+            wire,
             head: 0,
             len: 0,
             tx_free_at: 0,
             streams: Streams::new(seed, direction),
             bad_state: false,
             hold_max,
+            packet_capacity,
         }
     }
 
@@ -275,63 +305,120 @@ impl Link {
         &self.config
     }
 
-    /// Frames on the link (waiting, in flight, or held back).
+    /// Packets and frames on the link (queued, in flight, or held back).
     pub fn len(&self) -> usize {
-        self.len + usize::from(self.held.active)
+        self.queue_len + self.len + usize::from(self.held.active)
     }
 
-    /// Whether the link carries no frame.
+    /// Whether the link carries nothing.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    fn index(&self, i: usize) -> usize {
-        (self.head + i) % self.ring.len()
-    }
-
-    /// Frames waiting for the transmitter at `now`.
-    fn waiting(&self, now: u64) -> usize {
-        let mut count = 0;
-        while count < self.len && self.ring[self.index(self.len - 1 - count)].tx_start > now {
-            count += 1;
-        }
-        count
-    }
-
-    /// The time, in ns, `bits` take on the wire.
-    fn serialization(&self, bits: u64) -> u64 {
-        if self.config.rate_bps == 0 {
-            0
-        } else {
-            (u128::from(bits) * 1_000_000_000 / u128::from(self.config.rate_bps)) as u64
-        }
-    }
-
-    /// Offers a frame at time `now` (ns). `original` is the packet it was made from, kept for the
-    /// oracle (it must fit the capacity given to [`Link::new`], or it is not kept).
-    pub fn send(
-        &mut self,
-        now: u64,
-        kind: FrameKind,
-        frame: &[u8],
-        original: Option<&[u8]>,
-    ) -> Result<(), LinkDrop> {
-        if frame.len() > self.config.mtu {
+    /// Queues a packet (or, with `feedback`, a CONTEXT_STATE frame) offered at `now`. Refused
+    /// if the queue already holds `queue` packets waiting (DropTail; with an idle transmitter
+    /// and an empty queue a packet is always taken), or if it is longer than the link's buffers.
+    /// Call [`Link::ready`] right after: an idle transmitter takes it at once.
+    pub fn offer(&mut self, now: u64, bytes: &[u8], feedback: bool) -> Result<(), LinkDrop> {
+        if bytes.len() > self.packet_capacity {
             return Err(LinkDrop::Oversize);
         }
-        if self.len == self.ring.len() {
-            return Err(LinkDrop::SlotsFull);
-        }
-        if self.config.rate_bps > 0 && self.waiting(now) >= self.config.queue {
+        let idle = self.queue_len == 0 && self.tx_free_at <= now;
+        if self.queue_len >= self.config.queue && !idle {
             return Err(LinkDrop::QueueFull);
         }
-        let bits = (frame.len() as u64 + 1) * 8;
-        // The same number of draws for every frame, whatever happens to it.
+        if self.queue_len == self.queue.len() {
+            return Err(LinkDrop::QueueFull);
+        }
+        let index = (self.queue_head + self.queue_len) % self.queue.len();
+        let entry = &mut self.queue[index];
+        entry.bytes.clear();
+        entry.bytes.extend_from_slice(bytes);
+        entry.feedback = feedback;
+        entry.since = now;
+        self.queue_len += 1;
+        Ok(())
+    }
+
+    /// When the packet at the head of the queue starts being transmitted, if that is no later
+    /// than `now`.
+    pub fn ready(&self, now: u64) -> Option<u64> {
+        if self.queue_len == 0 {
+            return None;
+        }
+        let start = self.tx_free_at.max(self.queue[self.queue_head].since);
+        (start <= now).then_some(start)
+    }
+
+    /// The head of the queue: its bytes, and whether it is a feedback frame (else a packet).
+    pub fn head(&self) -> Option<(&[u8], bool)> {
+        (self.queue_len > 0).then(|| {
+            let entry = &self.queue[self.queue_head];
+            (&entry.bytes[..], entry.feedback)
+        })
+    }
+
+    /// Takes the head of the queue and puts its frame on the wire, starting at `start` (from
+    /// [`Link::ready`]): `frame` is what the compressor made of the head packet (kept beside
+    /// it as the oracle), or `None` for a feedback frame, sent as it is. The head leaves the
+    /// queue even when the frame is refused (longer than the MTU, or no free wire slot).
+    pub fn transmit(
+        &mut self,
+        start: u64,
+        kind: FrameKind,
+        frame: Option<&[u8]>,
+    ) -> Result<(), LinkDrop> {
+        if self.queue_len == 0 {
+            return Ok(());
+        }
+        let queued = self.queue_head;
+        self.queue_head = (self.queue_head + 1) % self.queue.len();
+        self.queue_len -= 1;
+        let frame_len = frame.map_or(self.queue[queued].bytes.len(), <[u8]>::len);
+        if frame_len > self.config.mtu {
+            return Err(LinkDrop::Oversize);
+        }
+        if self.len == self.wire.len() {
+            return Err(LinkDrop::SlotsFull);
+        }
+        let bits = (frame_len as u64 + 1) * 8;
+        let (fate, hold_for) = self.draw(bits);
+        let tx_start = start.max(self.tx_free_at);
+        let tx_end = tx_start + self.serialization(bits);
+        self.tx_free_at = tx_end;
+
+        let index = (self.head + self.len) % self.wire.len();
+        let slot = &mut self.wire[index];
+        let entry = &mut self.queue[queued];
+        slot.kind = kind;
+        slot.frame.clear();
+        match frame {
+            Some(frame) => {
+                slot.frame.extend_from_slice(frame);
+                // The packet moves to the wire as the oracle; the slot's old buffer (same
+                // capacity) goes back to the queue.
+                std::mem::swap(&mut slot.original, &mut entry.bytes);
+                slot.has_original = true;
+            }
+            None => {
+                slot.frame.extend_from_slice(&entry.bytes);
+                slot.has_original = false;
+            }
+        }
+        slot.arrival = tx_end + self.config.delay.as_nanos() as u64;
+        slot.fate = fate;
+        slot.hold_for = hold_for;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// The fate of a frame of `bits` bits, and how many frames to hold it back for (0: none).
+    /// Always the same number of draws.
+    fn draw(&mut self, bits: u64) -> (Fate, u8) {
         let u_bits = uniform(&mut self.streams.bits);
         let u_loss = uniform(&mut self.streams.loss);
         let u_reorder = uniform(&mut self.streams.reorder);
         let u_hold = uniform(&mut self.streams.reorder);
-
         let lost = match self.config.burst {
             None => u_loss < self.config.loss,
             Some(length) => {
@@ -362,62 +449,47 @@ impl Link {
         } else {
             0
         };
-
-        let tx_start = now.max(self.tx_free_at);
-        let tx_end = tx_start + self.serialization(bits);
-        self.tx_free_at = tx_end;
-        let arrival = tx_end + self.config.delay.as_nanos() as u64;
-
-        let index = self.index(self.len);
-        let slot = &mut self.ring[index];
-        slot.kind = kind;
-        slot.frame.clear();
-        slot.frame.extend_from_slice(frame);
-        slot.has_original = false;
-        slot.original.clear();
-        if let Some(original) = original {
-            if original.len() <= slot.original.capacity() {
-                slot.original.extend_from_slice(original);
-                slot.has_original = true;
-            }
-        }
-        slot.tx_start = tx_start;
-        slot.arrival = arrival;
-        slot.fate = fate;
-        slot.hold_for = hold_for;
-        self.len += 1;
-        Ok(())
+        (fate, hold_for)
     }
 
-    /// When the next frame is due at the far end, if any.
+    /// The time, in ns, `bits` take on the wire.
+    fn serialization(&self, bits: u64) -> u64 {
+        if self.config.rate_bps == 0 {
+            0
+        } else {
+            (u128::from(bits) * 1_000_000_000 / u128::from(self.config.rate_bps)) as u64
+        }
+    }
+
+    /// When something next happens on the link (a queued packet can start, a frame arrives, a
+    /// held frame is due), in ns, if anything is on it.
     pub fn next_event(&self) -> Option<u64> {
-        let head = (self.len > 0).then(|| self.ring[self.head].arrival);
+        let start =
+            (self.queue_len > 0).then(|| self.tx_free_at.max(self.queue[self.queue_head].since));
+        let arrival = (self.len > 0).then(|| self.wire[self.head].arrival);
         let due = if self.held.countdown == 0 {
             0
         } else {
             self.held.deadline
         };
         let held = self.held.active.then_some(due);
-        match (head, held) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [start, arrival, held].into_iter().flatten().min()
     }
 
-    /// Takes the next frame due at `now` off the link, if any.
+    /// Takes the next frame due at `now` off the far end of the link, if any.
     pub fn receive(&mut self, now: u64) -> Option<Arrival<'_>> {
         if self.held.active && (self.held.countdown == 0 || self.held.deadline <= now) {
             self.held.active = false;
             return Some(self.held.slot.arrival());
         }
         loop {
-            if self.len == 0 || self.ring[self.head].arrival > now {
+            if self.len == 0 || self.wire[self.head].arrival > now {
                 return None;
             }
             let index = self.head;
-            self.head = (self.head + 1) % self.ring.len();
+            self.head = (self.head + 1) % self.wire.len();
             self.len -= 1;
-            let slot = &mut self.ring[index];
+            let slot = &mut self.wire[index];
             if slot.hold_for > 0 && slot.fate == Fate::Intact && !self.held.active {
                 std::mem::swap(slot, &mut self.held.slot);
                 self.held.active = true;
@@ -428,7 +500,7 @@ impl Link {
             if self.held.active {
                 self.held.countdown = self.held.countdown.saturating_sub(1);
             }
-            return Some(self.ring[index].arrival());
+            return Some(self.wire[index].arrival());
         }
     }
 }
@@ -437,7 +509,27 @@ impl Link {
 mod tests {
     use super::*;
 
+    const MS: u64 = 1_000_000;
+
+    /// Starts every queued packet that may start by `now`, its frame being the packet itself.
+    fn pump(link: &mut Link, now: u64) -> Vec<LinkDrop> {
+        let mut drops = Vec::new();
+        while let Some(start) = link.ready(now) {
+            let packet = link.head().unwrap().0.to_vec();
+            if let Err(e) = link.transmit(start, FrameKind::Ip, Some(&packet)) {
+                drops.push(e);
+            }
+        }
+        drops
+    }
+
+    fn pass(link: &mut Link, now: u64, packet: &[u8]) {
+        link.offer(now, packet, false).unwrap();
+        assert!(pump(link, now).is_empty());
+    }
+
     fn drain(link: &mut Link, now: u64) -> Vec<(Vec<u8>, Fate)> {
+        pump(link, now);
         let mut out = Vec::new();
         while let Some(a) = link.receive(now) {
             out.push((a.frame.to_vec(), a.fate));
@@ -453,25 +545,35 @@ mod tests {
             queue: 2,
             ..LinkConfig::default()
         };
-        let mut link = Link::new(config, 1, 0, 0);
-        let frame = [0u8; 99]; // 100 bytes with the kind byte: 100 ms on the wire
+        let mut link = Link::new(config, 1, 0, 100);
+        let packet = [0u8; 99]; // 100 bytes with the kind byte: 100 ms on the wire
         for _ in 0..3 {
-            link.send(0, FrameKind::Ip, &frame, None).unwrap();
+            pass(&mut link, 0, &packet);
         }
         // One on the wire, two waiting: the queue is full.
-        assert_eq!(
-            link.send(0, FrameKind::Ip, &frame, None),
-            Err(LinkDrop::QueueFull)
-        );
-        const MS: u64 = 1_000_000;
-        assert_eq!(link.next_event(), Some(200 * MS));
+        assert_eq!(link.offer(0, &packet, false), Err(LinkDrop::QueueFull));
+        assert_eq!(link.next_event(), Some(100 * MS));
         assert!(drain(&mut link, 199 * MS).is_empty());
         assert_eq!(drain(&mut link, 200 * MS).len(), 1);
-        // After 100 ms the first waiting frame is on the wire: room for one more.
-        link.send(100 * MS, FrameKind::Ip, &frame, None).unwrap();
+        // The second packet is on the wire, the third waits: room for one more.
+        pass(&mut link, 250 * MS, &packet);
         assert_eq!(drain(&mut link, 400 * MS).len(), 2);
         assert_eq!(drain(&mut link, 500 * MS).len(), 1);
         assert!(link.is_empty());
+    }
+
+    #[test]
+    fn an_idle_link_takes_a_packet_even_without_a_queue() {
+        let config = LinkConfig {
+            rate_bps: 8_000,
+            queue: 0,
+            ..LinkConfig::default()
+        };
+        let mut link = Link::new(config, 1, 0, 100);
+        pass(&mut link, 0, &[0; 9]);
+        assert_eq!(link.offer(0, &[0; 9], false), Err(LinkDrop::QueueFull));
+        assert_eq!(drain(&mut link, 10 * MS).len(), 1);
+        pass(&mut link, 10 * MS, &[0; 9]);
     }
 
     #[test]
@@ -482,16 +584,40 @@ mod tests {
             delay: Duration::from_millis(1),
             ..LinkConfig::default()
         };
-        let mut link = Link::new(config, 1, 0, 0);
+        let mut link = Link::new(config, 1, 0, 100);
+        assert_eq!(link.offer(0, &[0; 101], false), Err(LinkDrop::Oversize));
+        link.offer(0, &[0; 11], false).unwrap();
+        assert_eq!(pump(&mut link, 0), vec![LinkDrop::Oversize]);
+        pass(&mut link, 0, &[0; 10]);
+        pass(&mut link, 0, &[0; 10]);
+        link.offer(0, &[0; 10], false).unwrap();
+        assert_eq!(pump(&mut link, 0), vec![LinkDrop::SlotsFull]);
+    }
+
+    #[test]
+    fn feedback_frames_travel_as_they_are_and_the_oracle_rides_along() {
+        let config = LinkConfig {
+            delay: Duration::from_millis(1),
+            ..LinkConfig::default()
+        };
+        let mut link = Link::new(config, 1, 0, 100);
+        link.offer(0, &[1, 2, 3], false).unwrap();
+        let start = link.ready(0).unwrap();
+        link.transmit(start, FrameKind::CompressedTcp, Some(&[9]))
+            .unwrap();
+        link.offer(0, &[7, 7], true).unwrap();
+        let start = link.ready(0).unwrap();
+        assert_eq!(link.head(), Some((&[7u8, 7][..], true)));
+        link.transmit(start, FrameKind::ContextState, None).unwrap();
+        let a = link.receive(MS).unwrap();
         assert_eq!(
-            link.send(0, FrameKind::Ip, &[0; 11], None),
-            Err(LinkDrop::Oversize)
+            (a.kind, a.frame, a.original),
+            (FrameKind::CompressedTcp, &[9u8][..], Some(&[1u8, 2, 3][..]))
         );
-        link.send(0, FrameKind::Ip, &[0; 10], None).unwrap();
-        link.send(0, FrameKind::Ip, &[0; 10], None).unwrap();
+        let a = link.receive(MS).unwrap();
         assert_eq!(
-            link.send(0, FrameKind::Ip, &[0; 10], None),
-            Err(LinkDrop::SlotsFull)
+            (a.kind, a.frame, a.original),
+            (FrameKind::ContextState, &[7u8, 7][..], None)
         );
     }
 
@@ -503,10 +629,10 @@ mod tests {
             ..LinkConfig::default()
         };
         let run = || {
-            let mut link = Link::new(config.clone(), 7, 0, 0);
-            let frame = [0u8; 999]; // 8000 bits: P(error) = 1 - (1 - 1e-4)^8000 = 0.5507
+            let mut link = Link::new(config.clone(), 7, 0, 1000);
+            let packet = [0u8; 999]; // 8000 bits: P(error) = 1 - (1 - 1e-4)^8000 = 0.5507
             for _ in 0..20_000 {
-                link.send(0, FrameKind::Ip, &frame, None).unwrap();
+                pass(&mut link, 0, &packet);
             }
             drain(&mut link, 0)
                 .iter()
@@ -527,9 +653,9 @@ mod tests {
             slots: 200_000,
             ..LinkConfig::default()
         };
-        let mut link = Link::new(config, 3, 1, 0);
+        let mut link = Link::new(config, 3, 1, 10);
         for _ in 0..200_000 {
-            link.send(0, FrameKind::Ip, &[0; 10], None).unwrap();
+            pass(&mut link, 0, &[0; 10]);
         }
         let lost: Vec<bool> = drain(&mut link, 0)
             .iter()
@@ -550,11 +676,11 @@ mod tests {
             slots: 5000,
             ..LinkConfig::default()
         };
-        let mut link = Link::new(config, 5, 0, 0);
+        let mut link = Link::new(config, 5, 0, 4);
         for i in 0..2000u32 {
-            link.send(0, FrameKind::Ip, &i.to_be_bytes(), None).unwrap();
+            pass(&mut link, 0, &i.to_be_bytes());
         }
-        let order: Vec<u32> = drain(&mut link, 5_000_000)
+        let order: Vec<u32> = drain(&mut link, 5 * MS)
             .iter()
             .map(|(f, _)| u32::from_be_bytes([f[0], f[1], f[2], f[3]]))
             .collect();
@@ -580,10 +706,12 @@ mod tests {
             ..LinkConfig::default()
         };
         let mut link = Link::new(config, 5, 0, 8);
-        link.send(0, FrameKind::Ip, &[1], Some(&[9, 9])).unwrap();
-        assert!(link.receive(1_000_000).is_none());
+        link.offer(0, &[9, 9], false).unwrap();
+        let start = link.ready(0).unwrap();
+        link.transmit(start, FrameKind::Ip, Some(&[1])).unwrap();
+        assert!(link.receive(MS).is_none());
         let deadline = link.next_event().unwrap();
-        assert_eq!(deadline, 11_000_000);
+        assert_eq!(deadline, 11 * MS);
         let arrival = link.receive(deadline).unwrap();
         assert_eq!(
             (arrival.frame, arrival.original),

@@ -59,6 +59,15 @@ impl TransferResult {
     }
 }
 
+/// Whether to give up: `abort` is set, or SIGINT/SIGTERM arrived (once
+/// [`crate::signal::install`] has run).
+fn stopped(abort: &AtomicBool) -> bool {
+    abort.load(Ordering::Relaxed) || crate::signal::STOP.load(Ordering::Relaxed)
+}
+
+/// An abort flag that is never set.
+static NEVER: AtomicBool = AtomicBool::new(false);
+
 const CHUNK: usize = 16 * 1024;
 const IO_TIMEOUT: Duration = Duration::from_millis(200);
 
@@ -68,7 +77,9 @@ fn stream(seed: u64) -> ChaCha8Rng {
     rng
 }
 
-fn receive(
+/// Accepts one connection on `listener` and reads the stream of `config.seed` until its end,
+/// the `deadline`, or `abort`, checking every byte. `bytes_sent` is left 0 (the sender knows it).
+pub fn receive(
     listener: TcpListener,
     config: &TransferConfig,
     deadline: Instant,
@@ -81,7 +92,7 @@ fn receive(
         match listener.accept() {
             Ok((conn, _)) => break conn,
             Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
-                if abort.load(Ordering::Relaxed) {
+                if stopped(abort) {
                     return Ok(TransferResult::default());
                 }
                 std::thread::sleep(Duration::from_millis(5))
@@ -97,7 +108,7 @@ fn receive(
     let mut want = vec![0u8; CHUNK];
     let mut got = vec![0u8; CHUNK];
     let mut result = TransferResult::default();
-    while Instant::now() < deadline {
+    while Instant::now() < deadline && !stopped(abort) {
         match conn.read(&mut got) {
             Ok(0) => {
                 result.completed = true;
@@ -121,17 +132,20 @@ fn receive(
     Ok(result)
 }
 
-fn send(
+/// Connects to `addr` and writes `config.bytes` of the stream of `config.seed`, then waits for
+/// the receiver to close; stops early at the `deadline` or on `abort`. Returns the bytes written
+/// and whether the receiver closed its end.
+pub fn send(
     addr: SocketAddr,
     config: &TransferConfig,
     deadline: Instant,
+    abort: &AtomicBool,
 ) -> Result<(u64, bool), Error> {
     let mut conn = loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match TcpStream::connect_timeout(&addr, left.min(Duration::from_secs(3))) {
             Ok(conn) => break conn,
-            Err(e) if Instant::now() + Duration::from_millis(100) < deadline => {
-                let _ = e;
+            Err(_) if Instant::now() + Duration::from_millis(100) < deadline && !stopped(abort) => {
                 std::thread::sleep(Duration::from_millis(100));
             }
             Err(e) => return Err(Error::io(format!("connecting to {addr}"), e)),
@@ -144,7 +158,7 @@ fn send(
     let mut chunk = vec![0u8; CHUNK];
     let mut sent = 0u64;
     let mut pending = 0..0;
-    while sent < config.bytes && Instant::now() < deadline {
+    while sent < config.bytes && Instant::now() < deadline && !stopped(abort) {
         if pending.is_empty() {
             let n = (config.bytes - sent).min(CHUNK as u64) as usize;
             source.fill_bytes(&mut chunk[..n]);
@@ -164,7 +178,7 @@ fn send(
     // Wait for the receiver to close its end (it has read everything), within the deadline.
     let mut byte = [0u8; 1];
     let mut closed = false;
-    while Instant::now() < deadline {
+    while Instant::now() < deadline && !stopped(abort) {
         match conn.read(&mut byte) {
             Ok(0) => {
                 closed = true;
@@ -215,7 +229,7 @@ pub fn run(
             Ok(()) => {
                 let sender = scope.spawn(move || {
                     netns::enter(sender_ns)?;
-                    send(addr, config, deadline)
+                    send(addr, config, deadline, &NEVER)
                 });
                 sender
                     .join()

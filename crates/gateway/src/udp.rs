@@ -21,8 +21,8 @@ use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, Frame
 
 use crate::counters::Counters;
 use crate::gateway::{
-    thread_cpu_time, transport_checksum_ok, wait_readable, Clock, DropLog, LoopOptions, RunReport,
-    READ_BUFFER,
+    self, thread_cpu_time, transport_checksum_ok, wait_readable, Clock, DropLog, LoopOptions,
+    RunReport, READ_BUFFER,
 };
 use crate::link::{Fate, Link, LinkConfig, LinkDrop};
 use crate::tun::Tun;
@@ -77,8 +77,8 @@ struct UdpPath {
 }
 
 impl UdpPath {
-    /// Sends a frame now (after the link), counting a failure against direction `d`.
-    fn transmit(&mut self, socket: &UdpSocket, peer: SocketAddr, kind: FrameKind, d: usize) {
+    /// Sends one datagram now, counting a failure.
+    fn send_datagram(&mut self, socket: &UdpSocket, peer: SocketAddr, kind: FrameKind) {
         let frame = if kind == FrameKind::ContextState {
             &self.feedback
         } else {
@@ -86,37 +86,21 @@ impl UdpPath {
         };
         encode_frame(kind, frame, &mut self.datagram);
         if socket.send_to(&self.datagram, peer).is_err() {
-            self.counters[d].send_errors += 1;
+            self.counters[0].send_errors += 1;
         }
     }
 
-    /// Puts a frame (in `self.frame`, or feedback in `self.feedback`) on the send path.
-    fn offer(&mut self, socket: &UdpSocket, peer: SocketAddr, now: u64, kind: FrameKind) {
-        let feedback = kind == FrameKind::ContextState;
-        let d = usize::from(feedback);
-        let bytes = if feedback {
-            &self.feedback
-        } else {
-            &self.frame
-        };
-        if self.transparent {
-            if bytes.len() > self.link.config().mtu {
-                self.counters[d].count_link_drop(LinkDrop::Oversize);
-            } else {
-                self.transmit(socket, peer, kind, d);
-                return;
-            }
-        } else if let Err(drop) = self.link.send(now, kind, bytes, None) {
-            self.counters[d].count_link_drop(drop);
-        } else {
-            return;
-        }
-        if !feedback && self.counters[0].oversize_frames > 0 {
-            let count = self.counters[0].oversize_frames;
-            let mtu = self.link.config().mtu;
-            let len = self.frame.len();
-            self.log.oversize(now, DIRECTIONS[0], true, len, mtu, count);
-        }
+    /// Starts what the link's transmitter may start by `now` (compressing packets then).
+    fn pump(&mut self, now: u64) {
+        gateway::pump(
+            &mut self.link,
+            &mut self.compressor,
+            &mut self.frame,
+            &mut self.counters[0],
+            now,
+            DIRECTIONS[0],
+            &mut self.log,
+        );
     }
 
     fn on_tun_packet(&mut self, socket: &UdpSocket, peer: SocketAddr, now: u64, packet: &[u8]) {
@@ -130,10 +114,26 @@ impl UdpPath {
                 .oversize(now, DIRECTIONS[0], false, packet.len(), self.tun_mtu, count);
             return;
         }
+        if !self.transparent {
+            self.pump(now);
+            if let Err(drop) = self.link.offer(now, packet, false) {
+                self.counters[0].count_link_drop(drop);
+            }
+            self.pump(now);
+            return;
+        }
         self.compressor.set_time(Duration::from_nanos(now));
         let kind = self.compressor.compress(packet, &mut self.frame);
         self.counters[0].count_frame(kind, packet.len(), self.frame.len());
-        self.offer(socket, peer, now, kind);
+        if self.frame.len() > self.link.config().mtu {
+            self.counters[0].count_link_drop(LinkDrop::Oversize);
+            let count = self.counters[0].oversize_frames;
+            let mtu = self.link.config().mtu;
+            self.log
+                .oversize(now, DIRECTIONS[0], true, self.frame.len(), mtu, count);
+            return;
+        }
+        self.send_datagram(socket, peer, kind);
     }
 
     fn on_datagram(
@@ -173,25 +173,29 @@ impl UdpPath {
             }
             self.counters[1].feedback_sent += 1;
             self.counters[1].feedback_bytes += self.feedback.len() as u64 + 1;
-            self.offer(socket, peer, now, FrameKind::ContextState);
+            if self.transparent {
+                self.send_datagram(socket, peer, FrameKind::ContextState);
+            } else if let Err(drop) = self.link.offer(now, &self.feedback, true) {
+                self.counters[0].count_link_drop(drop);
+            }
         }
+        self.pump(now);
     }
 
     /// Sends what the link has let through by `now`.
     fn drain_link(&mut self, socket: &UdpSocket, peer: SocketAddr, now: u64) {
+        self.pump(now);
         for _ in 0..4096 {
             let Some(arrival) = self.link.receive(now) else {
                 break;
             };
-            let kind = arrival.kind;
-            let d = usize::from(kind == FrameKind::ContextState);
             if arrival.fate != Fate::Intact {
-                self.counters[d].count_link_fate(arrival.fate);
+                self.counters[0].count_link_fate(arrival.fate);
                 continue;
             }
-            encode_frame(kind, arrival.frame, &mut self.datagram);
+            encode_frame(arrival.kind, arrival.frame, &mut self.datagram);
             if socket.send_to(&self.datagram, peer).is_err() {
-                self.counters[d].send_errors += 1;
+                self.counters[0].send_errors += 1;
             }
         }
     }
@@ -205,6 +209,14 @@ pub fn run_udp(
     stop: &AtomicBool,
     options: &LoopOptions,
 ) -> Result<RunReport, Error> {
+    check(config)?;
+    let socket = UdpSocket::bind(config.listen)
+        .map_err(|e| Error::io(format!("binding UDP {}", config.listen), e))?;
+    run_udp_on(tun, socket, config, stop, options)
+}
+
+/// Checks the settings of a UDP gateway.
+pub fn check(config: &UdpConfig) -> Result<(), Error> {
     config.link.check()?;
     if config.link.mtu < config.tun_mtu {
         return Err(Error::new(format!(
@@ -213,8 +225,18 @@ pub fn run_udp(
             config.link.mtu, config.tun_mtu
         )));
     }
-    let socket = UdpSocket::bind(config.listen)
-        .map_err(|e| Error::io(format!("binding UDP {}", config.listen), e))?;
+    Ok(())
+}
+
+/// [`run_udp`] on a socket already bound (`config.listen` is not used).
+pub fn run_udp_on(
+    tun: &Tun,
+    socket: UdpSocket,
+    config: &UdpConfig,
+    stop: &AtomicBool,
+    options: &LoopOptions,
+) -> Result<RunReport, Error> {
+    check(config)?;
     socket
         .set_nonblocking(true)
         .map_err(|e| Error::io("making the UDP socket non-blocking", e))?;
@@ -223,7 +245,7 @@ pub fn run_udp(
         compressor: config.variants[0].compressor(),
         decompressor: config.variants[1].decompressor(),
         transparent: config.link.is_transparent(),
-        link: Link::new(config.link.clone(), config.seed, 0, 0),
+        link: Link::new(config.link.clone(), config.seed, 0, config.tun_mtu),
         frame: Vec::with_capacity(config.link.mtu.max(config.tun_mtu) + 64),
         rebuilt: Vec::with_capacity(READ_BUFFER),
         feedback: Vec::with_capacity(READ_BUFFER),

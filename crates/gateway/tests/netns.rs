@@ -1,6 +1,8 @@
 //! Real Linux TCP through the gateway: for every scheme, IPv4 and IPv6, a clean link and one
 //! with bit errors (BER 1e-5), a kernel TCP transfer between two fresh network namespaces must
 //! deliver exactly the bytes sent, and the gateway's oracle must count no incorrect delivery.
+//! The UDP transport (two gateways over loopback) runs too, judged by the checksums of what it
+//! delivers.
 //!
 //! Needs root, /dev/net/tun and iproute2. Without them the tests print why and pass, unless the
 //! environment variable `CI` is set: then they fail (CI runs as root and must run them).
@@ -12,7 +14,7 @@ use std::time::Duration;
 
 use taroc_core::variant::Variant;
 use taroc_core::Scheme;
-use taroc_gateway::harness::{self, IpVersion, Outcome, Scenario};
+use taroc_gateway::harness::{self, IpVersion, Mode, Outcome, Scenario};
 use taroc_gateway::link::LinkConfig;
 use taroc_gateway::transfer::TransferConfig;
 
@@ -30,7 +32,7 @@ fn environment_ok() -> bool {
     }
 }
 
-fn scenario(variant: &Variant, ip_version: IpVersion, ber: f64, seed: u64) -> Scenario {
+fn scenario(variant: &Variant, mode: Mode, ip_version: IpVersion, ber: f64, seed: u64) -> Scenario {
     Scenario {
         variants: [variant.clone(), variant.clone()],
         link: LinkConfig {
@@ -56,12 +58,12 @@ fn scenario(variant: &Variant, ip_version: IpVersion, ber: f64, seed: u64) -> Sc
             time_limit: Duration::from_secs(90),
         },
         seed,
-        plain_copy: false,
+        mode,
     }
 }
 
 /// Runs every scheme (in parallel, each in its own namespaces) and checks them all.
-fn run_all(ip_version: IpVersion, ber: f64) {
+fn run_all(mode: Mode, ip_version: IpVersion, ber: f64) {
     if !environment_ok() {
         return;
     }
@@ -77,7 +79,7 @@ fn run_all(ip_version: IpVersion, ber: f64) {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    let s = scenario(v, ip_version, ber, 11 + i as u64);
+                    let s = scenario(v, mode, ip_version, ber, 11 + i as u64);
                     (v.clone(), scope.spawn(move || harness::run(&s)))
                 })
                 .collect();
@@ -93,7 +95,11 @@ fn run_all(ip_version: IpVersion, ber: f64) {
         });
     let mut failures = Vec::new();
     for (variant, outcome) in &outcomes {
-        let label = format!("IPv{} BER {ber:e} {}", ip_version.number(), variant.name);
+        let label = format!(
+            "{mode:?} IPv{} BER {ber:e} {}",
+            ip_version.number(),
+            variant.name
+        );
         let outcome = match outcome {
             Ok(o) => o,
             Err(e) => {
@@ -105,9 +111,11 @@ fn run_all(ip_version: IpVersion, ber: f64) {
         let [a, b] = &outcome.report.counters;
         let incorrect = a.incorrect_delivered + b.incorrect_delivered;
         let undetected = a.incorrect_undetected + b.incorrect_undetected;
+        let checksum_failed = a.checksum_failed + b.checksum_failed;
         println!(
             "{label}: sent {} received {} in {:.2} s ({:.0} kB/s), packets {}, link lost {}, \
-             ctx damage {}, incorrect {incorrect} (undetected {undetected}), cc {}, ns {:?}",
+             ctx damage {}, incorrect {incorrect} (undetected {undetected}), checksum failed \
+             {checksum_failed}, cc {}, ns {:?}",
             t.bytes_sent,
             t.bytes_received,
             t.elapsed_ns as f64 / 1e9,
@@ -145,20 +153,31 @@ fn run_all(ip_version: IpVersion, ber: f64) {
 
 #[test]
 fn ipv4_clean_link_every_scheme() {
-    run_all(IpVersion::V4, 0.0);
+    run_all(Mode::Emulated, IpVersion::V4, 0.0);
 }
 
 #[test]
 fn ipv4_ber_1e5_every_scheme() {
-    run_all(IpVersion::V4, 1e-5);
+    run_all(Mode::Emulated, IpVersion::V4, 1e-5);
 }
 
 #[test]
 fn ipv6_clean_link_every_scheme() {
-    run_all(IpVersion::V6, 0.0);
+    run_all(Mode::Emulated, IpVersion::V6, 0.0);
 }
 
 #[test]
 fn ipv6_ber_1e5_every_scheme() {
-    run_all(IpVersion::V6, 1e-5);
+    run_all(Mode::Emulated, IpVersion::V6, 1e-5);
+}
+
+/// Two gateways talking UDP over loopback, each impairing what it sends.
+#[test]
+fn udp_ipv4_ber_1e5_every_scheme() {
+    run_all(Mode::Udp, IpVersion::V4, 1e-5);
+}
+
+#[test]
+fn udp_ipv6_clean_link_every_scheme() {
+    run_all(Mode::Udp, IpVersion::V6, 0.0);
 }
