@@ -220,6 +220,10 @@ pub struct RunArgs {
     /// UDP link: the local TUN device.
     #[arg(long, value_name = "NAME", help_heading = "UDP link (two hosts)")]
     pub tun: Option<String>,
+    /// UDP link: open the TUN device inside this network namespace (the UDP socket stays in
+    /// the gateway's own namespace).
+    #[arg(long, value_name = "NS", help_heading = "UDP link (two hosts)")]
+    pub netns: Option<String>,
     /// UDP link: the local address and port to receive frames on.
     #[arg(long, value_name = "ADDR:PORT", help_heading = "UDP link (two hosts)")]
     pub listen: Option<SocketAddr>,
@@ -521,7 +525,7 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
             let tun = Tun::open(&TunConfig {
                 name: name.clone(),
                 mtu: args.mtu,
-                netns: None,
+                netns: args.netns.clone(),
             })?;
             signal::install()?;
             eprintln!(
