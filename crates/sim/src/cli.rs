@@ -68,8 +68,8 @@ Reproduce the TAROC draft's Appendix B: the 36 rows the draft tabulates (384 kbi
 NONE, VJHC, IPHC, TAROC and IDEAL, several seeds each, on all cores. Prints our goodput beside \
 the draft's, with each one's ratio to IDEAL, checks the draft's qualitative claims, and writes \
 CSV and JSON into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
-seeds of 1000 s. With --json, prints a JSON array with one record per cell (bandwidth_kbps, tcp, \
-ber, mtu, scheme, goodput_bytes_per_s = mean over seeds, seeds, ...).";
+seeds of 1000 s. With --json, prints JSON Lines: one object per cell per line (bandwidth_kbps, \
+tcp, ber, mtu, scheme, goodput_bytes_per_s = mean over seeds, seeds, ...).";
 
 /// The arguments of `taroc reproduce`.
 #[derive(Debug, Clone, Args)]
@@ -87,7 +87,7 @@ pub struct ReproduceArgs {
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Print one JSON record per cell instead of the table.
+    /// Print JSON Lines (one object per cell, one per line) instead of the table.
     #[arg(long)]
     pub json: bool,
     /// Directory for appendix-b.csv and appendix-b.json (created if needed).
@@ -230,9 +230,12 @@ pub fn run_reproduce(
     let cpu: f64 = grid.cells.iter().map(|c| c.wall_s).sum();
     let runs: usize = grid.cells.iter().map(|c| c.seeds as usize).sum();
     let result = if args.json {
-        serde_json::to_string_pretty(&grid.cells)
-            .map_err(std::io::Error::other)
-            .and_then(|s| writeln!(out, "{s}"))
+        // JSON Lines: one object per cell, one cell per line.
+        grid.cells.iter().try_for_each(|c| {
+            serde_json::to_string(c)
+                .map_err(std::io::Error::other)
+                .and_then(|s| writeln!(out, "{s}"))
+        })
     } else {
         let violations = reproduce::shape_violations(&grid);
         let mut text = reproduce::table(&grid);

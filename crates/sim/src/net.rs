@@ -4,7 +4,9 @@
 //! the wire (the link framing; see `taroc_core::FrameKind::to_byte`); links without a codec
 //! (wired links) carry IP packets as they are, with no extra byte. Packets are compressed when
 //! they start transmission (so DropTail drops happen before the compressor sees a packet), a frame
-//! hit by a bit error is discarded by the receiving link layer, and intact frames go through the
+//! hit by a bit error is discarded by the receiving link layer (which signals the receiving
+//! decompressor with `Decompressor::link_error`; queue drops are not signalled: nothing of
+//! them reaches the receiver), and intact frames go through the
 //! decompressor, whose feedback (CONTEXT_STATE) crosses the reverse direction of the same link
 //! as frames of its own.
 
@@ -378,7 +380,14 @@ impl Network {
             return;
         };
         if frame.corrupted {
-            self.links[l].stats.corrupted += 1;
+            // The receiving framer sees a bad CRC (it cannot tell which kind of frame it was)
+            // and tells the decompressor, as RFC 1144's framer does; VJ then tosses
+            // COMPRESSED_TCP frames until an UNCOMPRESSED_TCP one, the other schemes ignore it.
+            let link = &mut self.links[l];
+            link.stats.corrupted += 1;
+            if let Codec::Real { decompressor, .. } = &mut link.codec {
+                decompressor.link_error();
+            }
             self.out.recycle(frame.bytes);
             return;
         }

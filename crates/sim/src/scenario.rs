@@ -364,6 +364,19 @@ mod tests {
     }
 
     #[test]
+    fn bit_errors_make_vj_toss_until_an_uncompressed_frame() {
+        // The link reports every damaged frame with `link_error`, so VJ's decompressor refuses
+        // the COMPRESSED_TCP frames after it instead of rebuilding them from a stale context.
+        let o = quick("vj", 1e-5, TcpVariant::Reno).run().unwrap();
+        assert!(o.data_link.corrupted > 0, "{o:?}");
+        assert!(o.data_link.decompressor_drops > o.data_link.corrupted, "{o:?}");
+        assert_eq!(o.receiver.bad_checksums, 0, "{o:?}");
+        // Queue drops never reach the receiver; an error-free link never tosses.
+        let clean = quick("vj", 0.0, TcpVariant::Reno).run().unwrap();
+        assert_eq!(clean.data_link.decompressor_drops, 0, "{clean:?}");
+    }
+
+    #[test]
     fn bad_settings_are_errors() {
         assert!(Scenario {
             scheme: "zip".into(),
