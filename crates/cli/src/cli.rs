@@ -53,8 +53,9 @@ Degermark et al. (Low-loss TCP/IP header compression for wireless networks, Figu
 For every TCP segment of each capture, the real codecs are run as if that one segment were lost \
 on the link: the loss counts as repaired if the decompressor then delivers the next segment of \
 the same flow exactly as captured. Reported per method, for data streams (flows where most \
-segments carry payload) and ACK streams, as the percentage of losses repaired, beside the \
-paper's numbers for its four FTP traces:
+segments carry payload) and ACK streams, as the percentage of losses repaired (rep%), beside the \
+paper's numbers for its four FTP traces, and the percentage of losses whose next segment went \
+compressed (comp%: the others are repaired by a full or uncompressed header, whatever the method):
   twice        IPHC (RFC 2507): apply the delta twice, accept if the TCP checksum verifies
   twice+k*mss  twice, then the paper's suggested extension: try multiples of the segment size
   vj           RFC 1144, for contrast: no repair (a loss leaves a wrong context)

@@ -9,7 +9,9 @@
 //! that node's next packet (the link has no delay of its own, so capture order is its clock),
 //! meets the same kind of losses as packets (from random streams of its own, so every scheme
 //! still meets the same losses at the same packet positions), and costs its bytes in the
-//! counts. Compressors get the capture's time stamps as their clock.
+//! counts. Compressors get the capture's time stamps as their clock. A frame discarded for bit
+//! errors is signalled to its decompressor ([`Decompressor::link_error`], the CRC error a framer
+//! reports); a frame lost outright is not.
 //!
 //! Compression and decompression times are measured per call with [`Instant`], minus the cost
 //! of one clock read measured at the start of the run.
@@ -341,8 +343,10 @@ pub fn run_scheme(
                 continue;
             }
             Fate::BitError => {
+                // The frame arrived damaged: the framer's CRC check tells the decompressor.
                 result.link_lost += 1;
                 result.link_lost_bit_errors += 1;
+                end.decompressor.link_error();
                 continue;
             }
         }

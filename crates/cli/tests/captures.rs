@@ -238,7 +238,13 @@ fn same_seed_same_numbers() {
     assert_eq!(first, run("7"));
     assert_ne!(first, run("8"));
     for line in &first {
-        assert_eq!(line["incorrect_delivered"], 0);
+        if line["scheme"] == "vj" {
+            // RFC 1144 does not verify what it rebuilds: after a loss it delivers wrong packets
+            // (here the link loses frames) for the receiver's TCP checksum to reject.
+            assert!(line["incorrect_delivered"].as_u64().unwrap() > 0, "{line}");
+        } else {
+            assert_eq!(line["incorrect_delivered"], 0, "{line}");
+        }
         let sum = [
             "delivered",
             "link_lost",

@@ -157,6 +157,12 @@ pub trait Decompressor {
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason>;
 
+    /// Tells the decompressor that the link received a damaged frame (a CRC error) in place of
+    /// the next one, as a framer does. RFC 1144's decompressor then tosses compressed frames
+    /// until an uncompressed one re-establishes the context; schemes that verify what they
+    /// rebuild ignore it. A frame lost without a trace cannot be signalled.
+    fn link_error(&mut self) {}
+
     /// Moves feedback for the compressor at the other end of the link into `out` (cleared
     /// first) and returns true, or returns false if there is none. The link carries it as a
     /// [`FrameKind::ContextState`] frame on the reverse direction. Call after every
@@ -336,6 +342,15 @@ impl Decompressor for AnyDecompressor {
             AnyDecompressor::Vj(d) => d.decompress(kind, frame, out),
             AnyDecompressor::Iphc(d) => d.decompress(kind, frame, out),
             AnyDecompressor::Taroc(d) => d.decompress(kind, frame, out),
+        }
+    }
+
+    fn link_error(&mut self) {
+        match self {
+            AnyDecompressor::None(d) => d.link_error(),
+            AnyDecompressor::Vj(d) => d.link_error(),
+            AnyDecompressor::Iphc(d) => d.link_error(),
+            AnyDecompressor::Taroc(d) => d.link_error(),
         }
     }
 

@@ -30,7 +30,7 @@ struct Slot {
 /// `sl_uncompress_tcp` does on every error: from then on `COMPRESSED_TCP` frames without a
 /// connection number are refused ([`DropReason::NoContext`]) until a `COMPRESSED_TCP` frame with
 /// one (C bit set) or an `UNCOMPRESSED_TCP` frame arrives. A link that loses or discards frames
-/// must report it with [`VjDecompressor::link_error`], the RFC's `TYPE_ERROR`.
+/// must report it with [`Decompressor::link_error`], the RFC's `TYPE_ERROR`.
 #[derive(Debug, Clone)]
 pub struct VjDecompressor {
     slots: Vec<Slot>,
@@ -54,16 +54,6 @@ impl VjDecompressor {
             last_received: None,
             toss: false,
         }
-    }
-
-    /// Tells the decompressor that the link lost or discarded a frame (RFC 1144's `TYPE_ERROR`,
-    /// which the framer signals on a CRC error: section 3.2.4 and 4.1). It sets the `toss` flag:
-    /// the following `COMPRESSED_TCP` frames without a connection number are refused until one
-    /// with a connection number or an `UNCOMPRESSED_TCP` frame arrives. Without this, a frame
-    /// that omits its connection number after a lost one could be applied to the wrong
-    /// connection.
-    pub fn link_error(&mut self) {
-        self.toss = true;
     }
 
     /// Whether the decompressor is discarding `COMPRESSED_TCP` frames without a connection
@@ -205,5 +195,14 @@ impl Decompressor for VjDecompressor {
             out.clear();
         }
         result
+    }
+
+    /// The link lost or discarded a frame (RFC 1144's `TYPE_ERROR`, which the framer signals on
+    /// a CRC error: sections 3.2.4 and 4.1). Sets the `toss` flag: the following
+    /// `COMPRESSED_TCP` frames without a connection number are refused until one with a
+    /// connection number or an `UNCOMPRESSED_TCP` frame arrives. Without this, a frame that
+    /// omits its connection number after a lost one could be applied to the wrong connection.
+    fn link_error(&mut self) {
+        self.toss = true;
     }
 }

@@ -16,7 +16,7 @@
 //! Appendix A.2) step by step, including its least-recently-used reuse of connection slots and
 //! the C bit; [`VjDecompressor`] follows section 3.2.4 and `sl_uncompress_tcp` of Appendix A.3,
 //! including the `toss` flag: after an error (a frame it refuses, or a link error reported with
-//! [`VjDecompressor::link_error`]) it discards `COMPRESSED_TCP` frames until one with an
+//! [`Decompressor::link_error`](crate::codec::Decompressor::link_error)) it discards `COMPRESSED_TCP` frames until one with an
 //! explicit connection number or an `UNCOMPRESSED_TCP` frame arrives (section 4.1).
 //!
 //! As RFC 1144 specifies, the decompressor does not verify the TCP checksum: after a lost frame
