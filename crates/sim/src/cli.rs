@@ -67,7 +67,7 @@ Reproduce the TAROC draft's Appendix B: the 36 rows the draft tabulates (384 kbi
 114 kbit/s Sack, 64 kbit/s Reno, 9.6 kbit/s Sack; nine BERs each, with the draft's MTU) for \
 NONE, VJHC, IPHC, TAROC and IDEAL, several seeds each, on all cores. Prints our goodput beside \
 the draft's, with each one's ratio to IDEAL, checks the draft's qualitative claims, and writes \
-CSV and JSON into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
+CSV, JSON and one goodput-vs-BER plot per table (SVG) into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
 seeds of 1000 s. With --json, prints JSON Lines: one object per cell per line (bandwidth_kbps, \
 tcp, ber, mtu, scheme, goodput_bytes_per_s = mean over seeds, seeds, ...).";
 
@@ -90,7 +90,7 @@ pub struct ReproduceArgs {
     /// Print JSON Lines (one object per cell, one per line) instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Directory for appendix-b.csv and appendix-b.json (created if needed).
+    /// Directory for appendix-b.csv, appendix-b.json and the plots (created if needed).
     #[arg(long, default_value = "sim-results")]
     pub out: PathBuf,
 }
@@ -218,6 +218,11 @@ pub fn run_reproduce(
             let json = serde_json::to_string_pretty(&grid).map_err(std::io::Error::other)?;
             std::fs::write(args.out.join("appendix-b.json"), json)
         })
+        .and_then(|()| {
+            reproduce::plots(&grid)
+                .into_iter()
+                .try_for_each(|(name, svg)| std::fs::write(args.out.join(name), svg))
+        })
     {
         let _ = writeln!(
             err,
@@ -254,7 +259,10 @@ pub fn run_reproduce(
                 text.push_str(&format!("  {v}\n"));
             }
         }
-        text.push_str(&format!("CSV and JSON in {}\n", args.out.display()));
+        text.push_str(&format!(
+            "CSV, JSON and goodput-vs-BER plots (SVG) in {}\n",
+            args.out.display()
+        ));
         write!(out, "{text}")
     };
     result.is_ok()

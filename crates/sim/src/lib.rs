@@ -4,8 +4,8 @@
 //!
 //! Layers: [`event`] (the event queue), [`link`] (bandwidth, delay, DropTail, bit errors),
 //! [`tcp`] (senders, receiver, packets), [`net`] (nodes, links with codecs, the event loop),
-//! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid) and
-//! [`reference`] (the draft's numbers).
+//! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid),
+//! [`reference`] (the draft's numbers) and [`plot`] (SVG charts).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -13,6 +13,7 @@ pub mod cli;
 pub mod event;
 pub mod link;
 pub mod net;
+pub mod plot;
 pub mod reference;
 pub mod reproduce;
 pub mod scenario;

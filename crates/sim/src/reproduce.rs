@@ -332,3 +332,196 @@ pub fn shape_violations(grid: &Grid) -> Vec<String> {
     }
     v
 }
+
+/// The colors of the draft's schemes in the plots.
+const COLORS: [(&str, &str); 5] = [
+    ("none", "#555555"),
+    ("vj", "#d62728"),
+    ("iphc", "#ff7f0e"),
+    ("taroc", "#1f77b4"),
+    ("ideal", "#2ca02c"),
+];
+
+/// The draft-style plots: for each of the draft's four tables (bandwidth and TCP), goodput
+/// against BER (log scale) for every scheme, ours (solid, dots) beside the draft's (dashed,
+/// squares); panels with a linear goodput axis, a logarithmic one, and goodput relative to
+/// IDEAL. Returns (file name, SVG).
+pub fn plots(grid: &Grid) -> Vec<(String, String)> {
+    use crate::plot::{self, Axis, Marker, Panel, Series};
+    let rows = reference::rows().unwrap_or_default();
+    let mut tables: Vec<(f64, crate::tcp::sender::TcpVariant)> = Vec::new();
+    for r in &rows {
+        if !tables.contains(&(r.bandwidth_kbps, r.tcp)) {
+            tables.push((r.bandwidth_kbps, r.tcp));
+        }
+    }
+    let mut files = Vec::new();
+    for (kbps, tcp) in tables {
+        let table: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.bandwidth_kbps == kbps && r.tcp == tcp)
+            .collect();
+        let mut series = Vec::new();
+        let mut ratios = Vec::new();
+        let mut top: f64 = 1.0;
+        let mut bottom = f64::INFINITY;
+        // IDEAL first, so that the schemes close to it stay visible on top of it.
+        for i in [4, 0, 1, 2, 3] {
+            let ((draft_name, scheme), (_, color)) = (DRAFT_SCHEMES[i], COLORS[i]);
+            let ours: Vec<(f64, f64)> = table
+                .iter()
+                .filter_map(|r| cell(grid, r, scheme).map(|c| (r.ber, c.goodput_bytes_per_s)))
+                .collect();
+            let draft: Vec<(f64, f64)> = table
+                .iter()
+                .filter_map(|r| r.draft(scheme).map(|g| (r.ber, g)))
+                .collect();
+            for &(_, g) in ours.iter().chain(&draft) {
+                top = top.max(g);
+                if g > 0.0 {
+                    bottom = bottom.min(g);
+                }
+            }
+            let ideal_ours = |r: &Row| cell(grid, r, "ideal").map(|c| c.goodput_bytes_per_s);
+            let ratio_ours: Vec<(f64, f64)> = table
+                .iter()
+                .filter_map(|r| {
+                    let c = cell(grid, r, scheme)?;
+                    Some((r.ber, c.goodput_bytes_per_s / ideal_ours(r)?))
+                })
+                .collect();
+            let ratio_draft: Vec<(f64, f64)> = table
+                .iter()
+                .filter_map(|r| Some((r.ber, r.draft(scheme)? / r.draft("ideal")?)))
+                .collect();
+            if !ratio_ours.is_empty() {
+                ratios.push(Series {
+                    marker: Marker::Dot,
+                    ..Series::line(&format!("{draft_name} (ours)"), color, ratio_ours)
+                });
+            }
+            ratios.push(Series {
+                marker: Marker::Square,
+                dashed: true,
+                width: 1.2,
+                ..Series::line(&format!("{draft_name} (draft)"), color, ratio_draft)
+            });
+            if !ours.is_empty() {
+                series.push(Series {
+                    marker: Marker::Dot,
+                    ..Series::line(&format!("{draft_name} (ours)"), color, ours)
+                });
+            }
+            series.push(Series {
+                marker: Marker::Square,
+                dashed: true,
+                width: 1.2,
+                ..Series::line(&format!("{draft_name} (draft)"), color, draft)
+            });
+        }
+        let (bmin, bmax) = table.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+            (lo.min(r.ber), hi.max(r.ber))
+        });
+        let mut mtus = String::from("MTU (bytes) by BER:");
+        let mut last = None;
+        for r in &table {
+            if last != Some(r.mtu) {
+                let _ = write!(mtus, " {} from {},", r.mtu, r.ber_text);
+                last = Some(r.mtu);
+            }
+        }
+        mtus.pop();
+        let seeds = grid.cells.first().map_or(0, |c| c.seeds);
+        let notes = vec![
+            mtus,
+            format!(
+                "Ours: mean of {seeds} seed(s) x {} s per point; the draft's from its Appendix B table.",
+                grid.duration_s
+            ),
+        ];
+        let x = Axis::log("bit error rate", bmin / 1.3, bmax * 1.3);
+        let linear = Panel {
+            title: "goodput, linear scale".into(),
+            x: x.clone(),
+            y: Axis::linear("goodput (bytes/s)", 0.0, top * 1.05),
+            series: series.clone(),
+            notes: notes.clone(),
+        };
+        let log = Panel {
+            title: "goodput, logarithmic scale".into(),
+            x: x.clone(),
+            y: Axis::log("goodput (bytes/s)", (bottom / 1.5).max(0.1), top * 1.5),
+            series,
+            notes: notes.clone(),
+        };
+        let relative = Panel {
+            title: "goodput relative to IDEAL (ours to our IDEAL, the draft's to its IDEAL)".into(),
+            x,
+            y: Axis::linear("goodput / IDEAL", 0.0, 1.1),
+            series: ratios,
+            notes,
+        };
+        let name = format!("appendix-b-{kbps}k-{}.svg", tcp.name());
+        let title = format!(
+            "TAROC draft Appendix B: {kbps} kbit/s wireless link, TCP {}, goodput vs BER",
+            tcp.name()
+        );
+        files.push((name, plot::svg(&title, &[linear, log, relative])));
+    }
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_plot_per_draft_table_with_every_scheme() {
+        let rows = reference::rows().unwrap();
+        let mut cells = Vec::new();
+        for r in &rows {
+            for (_, s) in DRAFT_SCHEMES {
+                let g = r.draft(s).unwrap() * 0.9;
+                cells.push(Cell {
+                    bandwidth_kbps: r.bandwidth_kbps,
+                    tcp: r.tcp.name().into(),
+                    ber: r.ber,
+                    mtu: r.mtu,
+                    scheme: s.into(),
+                    goodput_bytes_per_s: g,
+                    seeds: 1,
+                    per_seed: vec![g],
+                    draft_bytes_per_s: r.draft(s).unwrap(),
+                    events: 0,
+                    wall_s: 0.0,
+                });
+            }
+        }
+        let grid = Grid {
+            cells,
+            wall_s: 0.0,
+            threads: 1,
+            duration_s: 1000.0,
+        };
+        let files = plots(&grid);
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "appendix-b-384k-tahoe.svg",
+                "appendix-b-114k-sack.svg",
+                "appendix-b-64k-reno.svg",
+                "appendix-b-9.6k-sack.svg"
+            ]
+        );
+        for (_, svg) in &files {
+            for s in ["NONE", "VJHC", "IPHC", "TAROC", "IDEAL"] {
+                assert!(svg.contains(&format!("{s} (ours)")));
+                assert!(svg.contains(&format!("{s} (draft)")));
+            }
+            assert!(svg.contains("1e-7") && svg.contains("1e-3"));
+        }
+        // Every cell goes in the CSV.
+        assert_eq!(csv(&grid).lines().count(), 1 + 36 * 5);
+    }
+}
