@@ -399,7 +399,10 @@ fn classify(packet: &[u8], layout: &mut Layout) {
             }
             SubKind::Udp => {
                 dynamic.push(span(4, 6));
-                lengths.push(LengthField { at: at + 4, base: at });
+                lengths.push(LengthField {
+                    at: at + 4,
+                    base: at,
+                });
                 if packet[at + 6..at + 8] != [0, 0] {
                     both(span(6, 8), dynamic);
                 }
@@ -448,6 +451,18 @@ pub fn nochange_eq_upto(layout: &Layout, a: &[u8], b: &[u8], end: usize) -> bool
         Some((i, mask)) if i < end => a[i] & !mask == b[i] & !mask,
         _ => true,
     }
+}
+
+/// Whether the TCP chains `a` (with layout `la`) and `b` (with `lb`) have the same subheaders
+/// before the TCP header and the same NOCHANGE octets up to the TCP ports, ECN bits aside: one
+/// stream, one IP-level context (the TCP header itself may differ, options length included).
+pub fn same_ip_context(la: &Layout, a: &[u8], lb: &Layout, b: &[u8]) -> bool {
+    let (Some(ta), Some(tb)) = (la.tcp, lb.tcp) else {
+        return false;
+    };
+    ta.start == tb.start
+        && la.subs[..la.subs.len() - 1] == lb.subs[..lb.subs.len() - 1]
+        && nochange_eq_upto(lb, a, b, tb.start + 4)
 }
 
 /// Whether the ECN fields of the IP header closest to TCP are equal in `a` and `b`.

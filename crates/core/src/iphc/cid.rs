@@ -13,7 +13,8 @@ pub(crate) struct Slot<C> {
     key: Vec<u8>,
     /// When it was last used.
     stamp: u64,
-    /// The context of its stream, once a packet of the stream was sent with a full header.
+    /// The context of its stream, once a packet of the stream was sent with a full header (or of
+    /// the last stream that used it).
     pub ctx: Option<C>,
     /// Its generation (non-TCP CIDs only), kept across streams (section 8).
     pub generation: Generation,
@@ -55,7 +56,8 @@ impl<C> CidTable<C> {
     }
 
     /// The CID of the stream `key`, giving it one (at most `limit`) if it has none; true if the
-    /// CID is newly given (its context is then `None`).
+    /// CID is newly given (its context is then the previous stream's, if any: what the
+    /// decompressor may still hold for the CID).
     pub fn assign(&mut self, key: &[u8], limit: u16) -> (u16, bool) {
         self.assign_avoiding(key, limit, None)
     }
@@ -65,9 +67,7 @@ impl<C> CidTable<C> {
     /// single CID in the space the stream keeps `from`.
     pub fn reassign(&mut self, key: &[u8], limit: u16, from: u16) -> u16 {
         if let Some(cid) = self.by_key.remove(key) {
-            let slot = &mut self.slots[usize::from(cid)];
-            slot.key.clear();
-            slot.ctx = None;
+            self.slots[usize::from(cid)].key.clear();
         }
         self.assign_avoiding(key, limit, Some(from)).0
     }
@@ -80,9 +80,7 @@ impl<C> CidTable<C> {
                 return (cid, false);
             }
             self.by_key.remove(key);
-            let slot = &mut self.slots[usize::from(cid)];
-            slot.key.clear();
-            slot.ctx = None;
+            self.slots[usize::from(cid)].key.clear();
         }
         let cid = if self.slots.len() <= usize::from(limit) {
             self.slots.push(Slot {
@@ -101,10 +99,8 @@ impl<C> CidTable<C> {
                 .or_else(|| self.lru.iter().find(|(_, &cid)| cid <= limit))
                 .expect("a CID space holds at least one CID up to its limit");
             self.lru.remove(&stamp);
-            let slot = &mut self.slots[usize::from(cid)];
-            let old = core::mem::take(&mut slot.key);
+            let old = core::mem::take(&mut self.slots[usize::from(cid)].key);
             self.by_key.remove(&old);
-            slot.ctx = None;
             cid
         };
         self.slots[usize::from(cid)].key = key.to_vec();

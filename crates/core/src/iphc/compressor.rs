@@ -1,17 +1,20 @@
 //! The IPHC compressor: one per link direction.
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::chain::{self, Layout};
 use super::cid::CidTable;
+use super::decompressor::TcpContext as DecompressorContext;
 use super::full_header::{self, FullId};
 use super::non_tcp::{self, Refresh, Send};
 use super::tcp::{self, tcp_flag, NotCompressible};
-use super::{feedback, IphcConfig};
+use super::{feedback, IphcConfig, HAZARD_DEPTH};
 use crate::codec::{Compressor, FrameKind};
 
-/// What the compressor remembers of a TCP stream: the header as the decompressor holds it.
+/// What the compressor remembers of a TCP stream: the header as the decompressor holds it, and
+/// the decompressor's context after each of the last packets.
 #[derive(Debug, Clone)]
 struct TcpContext {
     /// The chain of the last packet sent, with the Reserved bits and ECN of the context (an
@@ -25,15 +28,9 @@ struct TcpContext {
     high_seq: u32,
     /// A header request named this CID: the next packet goes as a FULL_HEADER.
     needs_full: bool,
-    /// The last packet sent changed no field the TCP checksum covers (sequence, acknowledgment,
-    /// window, urgent pointer) but did change the delta-coded IPv4 Identification: were it
-    /// lost, the next compressed header would decompress with a wrong Identification that no
-    /// checksum detects, so the next packet goes as COMPRESSED_TCP_NODELTA, which carries it
-    /// whole.
-    invisible: bool,
-    /// The last packet sent changed the TCP options (a loss of it is then visible to the next
-    /// packet unless that one sends its options whole).
-    options_changed: bool,
+    /// The decompressor's context after each of the last [`HAZARD_DEPTH`] + 1 packets sent,
+    /// oldest first: where a decompressor that lost the packets after one of them would be.
+    shadow: VecDeque<DecompressorContext>,
 }
 
 /// What to send for a TCP packet.
@@ -58,19 +55,14 @@ fn decide(ctx: &TcpContext, packet: &[u8], layout: &Layout) -> Decision {
     let Some(t) = layout.tcp else {
         return Decision::New;
     };
-    let n = layout.subs.len();
-    if ctx.layout.subs[..ctx.layout.subs.len() - 1] != layout.subs[..n - 1]
-        || !chain::nochange_eq_upto(layout, &ctx.header, packet, t.start + 4)
-    {
+    let _ = t;
+    if !chain::same_ip_context(&ctx.layout, &ctx.header, layout, packet) {
         return Decision::Move;
     }
     let decision = if ctx.needs_full || ctx.layout != *layout {
         Decision::Full
     } else {
         match tcp::changes(packet, &ctx.header, layout, ctx.last_payload, ctx.high_seq) {
-            Ok(c) if ctx.invisible && (c.mask & tcp::flag::O != 0 || !ctx.options_changed) => {
-                Decision::NoDelta
-            }
             Ok(c) => Decision::Compressed(c),
             Err(NotCompressible::NoDelta) => Decision::NoDelta,
             Err(NotCompressible::Full) => Decision::Full,
@@ -109,6 +101,8 @@ pub struct IphcCompressor {
     layout: Layout,
     /// Scratch: the stream key of the packet being compressed.
     key: Vec<u8>,
+    /// Scratch: packets rebuilt by the shadow decompressor.
+    scratch: Vec<u8>,
 }
 
 impl IphcCompressor {
@@ -121,6 +115,7 @@ impl IphcCompressor {
             now: Duration::ZERO,
             layout: Layout::default(),
             key: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -129,16 +124,46 @@ impl IphcCompressor {
         let space = u16::from(self.config.tcp_space);
         let (mut cid, fresh) = self.tcp.assign(&self.key, space);
         let slot = self.tcp.slot_mut(cid).expect("an assigned CID has a slot");
-        let decision = match &slot.ctx {
+        let mut decision = match &slot.ctx {
             Some(ctx) if !fresh => decide(ctx, packet, layout),
             _ => Decision::New,
         };
-        let decision = if decision == Decision::Move {
+        if let (Decision::Compressed(changes), Some(ctx)) = (decision, &slot.ctx) {
+            tcp::emit_compressed(out, cid as u8, &changes, packet, layout);
+            // A decompressor that lost the last few packets must deliver this one exactly or
+            // refuse it: otherwise it goes whole (NODELTA, or a full header if the ECN field
+            // differs from the context's, which NODELTA cannot carry).
+            let scratch = &mut self.scratch;
+            let hazard = ctx.shadow.iter().rev().skip(1).any(|old| {
+                old.rebuild(&self.config, &out[1..], scratch).is_ok() && scratch != packet
+            });
+            if hazard {
+                out.clear();
+                decision = if chain::ecn_eq(layout, &ctx.header, packet) {
+                    Decision::NoDelta
+                } else {
+                    Decision::Move
+                };
+            }
+        }
+        if let (Decision::NoDelta, Some(ctx)) = (decision, &slot.ctx) {
+            tcp::emit_nodelta(out, cid as u8, packet, layout);
+            // NODELTA takes the IP-level fields from the context: a decompressor still holding
+            // an older context of the CID must not rebuild this packet with other ones.
+            let scratch = &mut self.scratch;
+            let max_header = self.config.max_header();
+            let hazard = ctx.shadow.iter().rev().skip(1).any(|old| {
+                old.rebuild_nodelta(max_header, &out[1..], scratch).is_ok() && scratch != packet
+            });
+            out.clear();
+            if hazard {
+                decision = Decision::Full;
+            }
+        }
+        if decision == Decision::Move {
             cid = self.tcp.reassign(&self.key, space, cid);
-            Decision::New
-        } else {
-            decision
-        };
+            decision = Decision::New;
+        }
         let slot = self.tcp.slot_mut(cid).expect("an assigned CID has a slot");
         let cid8 = cid as u8;
         let flags = tcp::tcp_flags(packet, layout);
@@ -149,47 +174,37 @@ impl IphcCompressor {
             .wrapping_add(payload as u32)
             .wrapping_add(u32::from(flags & tcp_flag::SYN != 0))
             .wrapping_add(u32::from(flags & tcp_flag::FIN != 0));
-        // What a loss of this packet would leave undetected (see `TcpContext::invisible`).
-        let (invisible, options_changed) = match (&slot.ctx, decision) {
-            (Some(ctx), d) if d != Decision::New => {
-                let before = tcp::read_fields(&ctx.header, &ctx.layout);
-                let invisible = layout.ipv4_id.is_some()
-                    && ctx.layout == *layout
-                    && (before.seq, before.ack, before.window, before.urgent)
-                        == (now.seq, now.ack, now.window, now.urgent)
-                    && before.ip_id != now.ip_id;
-                let options_changed = ctx.layout != *layout
-                    || tcp::options(&ctx.header, layout) != tcp::options(packet, layout);
-                (invisible, options_changed)
-            }
-            _ => (false, true),
-        };
         let kind = match decision {
-            Decision::Compressed(changes) => {
-                tcp::emit_compressed(out, cid8, &changes, packet, layout);
+            Decision::Compressed(_) => FrameKind::CompressedTcp,
+            Decision::NoDelta => FrameKind::CompressedTcpNoDelta,
+            Decision::Full | Decision::New | Decision::Move => FrameKind::FullHeader,
+        };
+        match kind {
+            FrameKind::CompressedTcp => {
                 let ctx = slot.ctx.as_mut().expect("compressed against a context");
                 let kept = tcp::r_octet(&ctx.header, layout);
                 ctx.header.clear();
                 ctx.header.extend_from_slice(&packet[..layout.len]);
                 tcp::apply_r_octet(&mut ctx.header, layout, kept);
-                FrameKind::CompressedTcp
             }
-            Decision::NoDelta => {
+            FrameKind::CompressedTcpNoDelta => {
                 tcp::emit_nodelta(out, cid8, packet, layout);
                 let ctx = slot.ctx.as_mut().expect("NODELTA against a context");
                 ctx.header.clear();
                 ctx.header.extend_from_slice(&packet[..layout.len]);
-                FrameKind::CompressedTcpNoDelta
             }
-            Decision::Full | Decision::New | Decision::Move => {
+            _ => {
                 out.extend_from_slice(packet);
                 let written = full_header::write(out, layout, FullId::Tcp { cid: cid8 });
                 debug_assert!(written, "a TCP chain has an IP length field");
-                let high_seq = match &slot.ctx {
+                // A new stream on the CID inherits the decompressor states of the CID's last
+                // stream: a decompressor that loses this full header still holds one of them.
+                let (high_seq, shadow) = match slot.ctx.take() {
                     Some(ctx) if decision == Decision::Full && flags & tcp_flag::SYN == 0 => {
-                        ctx.high_seq
+                        (ctx.high_seq, ctx.shadow)
                     }
-                    _ => seg_end,
+                    Some(ctx) => (seg_end, ctx.shadow),
+                    None => (seg_end, VecDeque::new()),
                 };
                 slot.ctx = Some(TcpContext {
                     header: packet[..layout.len].to_vec(),
@@ -197,18 +212,57 @@ impl IphcCompressor {
                     last_payload: 0,
                     high_seq,
                     needs_full: false,
-                    invisible: false,
-                    options_changed: true,
+                    shadow,
                 });
-                FrameKind::FullHeader
             }
-        };
+        }
         let ctx = slot.ctx.as_mut().expect("a context after sending");
         ctx.last_payload = payload;
-        ctx.invisible = invisible;
-        ctx.options_changed = options_changed;
         if (seg_end.wrapping_sub(ctx.high_seq) as i32) > 0 {
             ctx.high_seq = seg_end;
+        }
+        // The decompressor's context after this packet, if nothing was lost.
+        let scratch = &mut self.scratch;
+        let next = match (kind, ctx.shadow.back()) {
+            (FrameKind::CompressedTcp, Some(last)) => {
+                let mut next = last.clone();
+                next.rebuild(&self.config, &out[1..], scratch)
+                    .ok()
+                    .filter(|_| scratch == packet)
+                    .map(|r| {
+                        next.commit(&r, scratch);
+                        next
+                    })
+            }
+            (FrameKind::CompressedTcpNoDelta, Some(last)) => {
+                let mut next = last.clone();
+                next.rebuild_nodelta(self.config.max_header(), &out[1..], scratch)
+                    .ok()
+                    .filter(|_| scratch == packet)
+                    .map(|l| {
+                        next.commit_nodelta(l, scratch);
+                        next
+                    })
+            }
+            (FrameKind::FullHeader, last) => {
+                Some(DecompressorContext::from_full(packet, layout.clone(), last))
+            }
+            _ => None,
+        };
+        match next {
+            Some(next) => {
+                ctx.shadow.push_back(next);
+                if ctx.shadow.len() > HAZARD_DEPTH + 1 {
+                    ctx.shadow.pop_front();
+                }
+            }
+            None => {
+                // The decompressor would not rebuild what was sent: cannot happen; were it to,
+                // a full header resynchronises both ends.
+                debug_assert!(false, "the decompressor rebuilds what the compressor sent");
+                ctx.shadow.clear();
+                ctx.needs_full = true;
+            }
         }
         kind
     }
@@ -234,9 +288,7 @@ impl IphcCompressor {
             .expect("an assigned CID has a slot");
         let changed = match &slot.ctx {
             Some(ctx) => {
-                fresh
-                    || ctx.layout != *layout
-                    || !chain::nochange_eq(layout, &ctx.header, packet)
+                fresh || ctx.layout != *layout || !chain::nochange_eq(layout, &ctx.header, packet)
             }
             None => true,
         };
@@ -254,11 +306,9 @@ impl IphcCompressor {
             true
         } else {
             let ctx = slot.ctx.as_mut().expect("checked above");
-            ctx.refresh.next(
-                self.now,
-                self.config.f_max_period,
-                self.config.f_max_time,
-            ) == Send::Full
+            ctx.refresh
+                .next(self.now, self.config.f_max_period, self.config.f_max_time)
+                == Send::Full
         };
         let generation = slot.generation.value;
         if full {

@@ -9,16 +9,17 @@ use alloc::vec::Vec;
 use super::chain::{self, Layout};
 use super::full_header::{self, FullId};
 use super::tcp::{self, flag, tcp_flag, TcpFields};
-use super::{feedback, non_tcp, IphcConfig};
-use super::{REQUEST_REPEAT_FIRST, REQUEST_REPEAT_MAX, TWICE_MAX_MULTIPLE};
+use super::{feedback, non_tcp, purity, IphcConfig};
+use super::{PURE_STREAM_PACKETS, REQUEST_REPEAT_FIRST, REQUEST_REPEAT_MAX, TWICE_MAX_MULTIPLE};
 use crate::codec::{deliver_unchanged, Decompressor, DropReason, FrameKind};
 
 /// How many recent ACK deltas the twice extension keeps to estimate an ACK stream's segment size.
 const ACK_HISTORY: usize = 4;
 
-/// A TCP context of the decompressor.
+/// A TCP context of the decompressor. The compressor keeps copies of it too (its *shadow* of
+/// the decompressor, [`super::compressor`]), updated by the same code.
 #[derive(Debug, Clone)]
-struct TcpContext {
+pub(crate) struct TcpContext {
     /// The chain of the last packet delivered, with the Reserved bits and ECN of the context.
     header: Vec<u8>,
     /// Its layout.
@@ -29,18 +30,36 @@ struct TcpContext {
     damaged: bool,
     /// The largest payload seen: the data segment size for the twice extension.
     segment: u32,
-    /// The last positive ACK deltas of segments without data, newest at `ack_at - 1`.
+    /// The last positive ACK deltas of segments without data.
     ack_deltas: [u32; ACK_HISTORY],
     /// Where the next ACK delta goes.
     ack_at: usize,
     /// The IPv4 Identification delta of the last compressed packet (IPv4 before TCP only).
     ip_id_delta: Option<u16>,
+    /// Packets with data delivered since the acknowledgment number last moved
+    /// ([`purity::count`]).
+    data_run: u32,
+    /// Packets without data delivered since the sequence number last moved.
+    ack_run: u32,
+}
+
+/// A compressed TCP header rebuilt against a context, not yet taken as the new context.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rebuilt {
+    fields: TcpFields,
+    before: TcpFields,
+    delta: Lost,
+    payload: usize,
 }
 
 impl TcpContext {
-    fn new(header: &[u8], layout: Layout, payload: usize) -> TcpContext {
-        TcpContext {
-            header: header[..layout.len].to_vec(),
+    /// The context a FULL_HEADER sets: `packet` (restored) with chain `layout`. `old` is the
+    /// context it replaces: if of the same stream (same IP-level context and ECN), what was
+    /// learnt of the stream is kept.
+    pub(crate) fn from_full(packet: &[u8], layout: Layout, old: Option<&TcpContext>) -> TcpContext {
+        let payload = packet.len() - layout.len;
+        let mut ctx = TcpContext {
+            header: packet[..layout.len].to_vec(),
             layout,
             last_payload: payload,
             damaged: false,
@@ -48,7 +67,30 @@ impl TcpContext {
             ack_deltas: [0; ACK_HISTORY],
             ack_at: 0,
             ip_id_delta: None,
+            data_run: 0,
+            ack_run: 0,
+        };
+        if let Some(old) = old {
+            if chain::same_ip_context(&old.layout, &old.header, &ctx.layout, &ctx.header)
+                && chain::ecn_eq(&ctx.layout, &old.header, &ctx.header)
+            {
+                ctx.segment = ctx.segment.max(old.segment);
+                ctx.ack_deltas = old.ack_deltas;
+                ctx.ack_at = old.ack_at;
+                ctx.data_run = old.data_run;
+                ctx.ack_run = old.ack_run;
+                let a = tcp::read_fields(&old.header, &old.layout);
+                let b = tcp::read_fields(&ctx.header, &ctx.layout);
+                purity::count(
+                    &mut ctx.data_run,
+                    &mut ctx.ack_run,
+                    a.seq != b.seq,
+                    a.ack != b.ack,
+                    payload,
+                );
+            }
         }
+        ctx
     }
 
     /// The ACK stream's segment size: the smallest recent ACK delta, if any.
@@ -59,6 +101,199 @@ impl TcpContext {
             .filter(|&d| d > 0)
             .min()
             .unwrap_or(0)
+    }
+
+    /// Rebuilds the packet of COMPRESSED_TCP header `frame` (after its CID) into `out` (empty),
+    /// trying plain decompression and then the guesses. `ChecksumMismatch` if none verifies.
+    /// Changes nothing in the context.
+    pub(crate) fn rebuild(
+        &self,
+        config: &IphcConfig,
+        frame: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Rebuilt, DropReason> {
+        // A frame too short for any context is malformed; one that does not fit this context
+        // (its RANDOM fields, its options) shows the context is not the compressor's.
+        if frame.len() < 3 {
+            return Err(DropReason::Malformed);
+        }
+        let c =
+            tcp::parse_compressed(frame, &self.layout).map_err(|_| DropReason::ChecksumMismatch)?;
+        let layout = &self.layout;
+        let t = layout.tcp.ok_or(DropReason::Malformed)?;
+        let before = tcp::read_fields(&self.header, layout);
+
+        // Everything but the DELTA fields, which the guesses vary.
+        out.clear();
+        out.extend_from_slice(&self.header);
+        tcp::write_random(out, layout, c.random);
+        let special = c.special();
+        let mut flags = (self.header[t.start + 13] & 0xC0) | tcp_flag::ACK;
+        if c.mask & flag::P != 0 {
+            flags |= tcp_flag::PSH;
+        }
+        if special.is_none() && c.mask & flag::U != 0 {
+            flags |= tcp_flag::URG;
+        }
+        out[t.start + 13] = flags;
+        out[t.start + 16..t.start + 18].copy_from_slice(&c.checksum);
+        let urgent = c.urgent.unwrap_or(before.urgent);
+        out[t.start + 18..t.start + 20].copy_from_slice(&urgent.to_be_bytes());
+        if let Some(r) = c.r_octet {
+            tcp::apply_r_octet(out, layout, r);
+        }
+        if let Some(options) = c.options {
+            out[t.start + 20..t.start + t.header_len].copy_from_slice(options);
+        }
+        out.extend_from_slice(c.payload);
+        if !chain::fill_lengths(out, layout) {
+            return Err(DropReason::Malformed);
+        }
+
+        let last = self.last_payload as u32;
+        let (seq, ack) = match special {
+            Some(flag::SPECIAL_I) => (last, last),
+            Some(_) => (last, 0),
+            None => (c.seq, c.ack),
+        };
+        let delta = Lost {
+            seq,
+            ack,
+            window: c.window,
+            ip_id: c.ip_id,
+        };
+        let payload = c.payload.len();
+        // The checksum of everything but sequence number, acknowledgment number and window.
+        let base = t
+            .pseudo_header(out, taroc_wire::protocol::TCP, out.len())
+            .add_bytes(&out[t.start..t.start + 4])
+            .add_bytes(&out[t.start + 12..t.start + 14])
+            .add_bytes(&out[t.start + 16..]);
+        let guesses = guesses(config, self, &delta, special, payload);
+        let fields = guesses
+            .as_slice()
+            .iter()
+            .find_map(|lost| {
+                let f = TcpFields {
+                    seq: before.seq.wrapping_add(lost.seq).wrapping_add(delta.seq),
+                    ack: before.ack.wrapping_add(lost.ack).wrapping_add(delta.ack),
+                    window: before
+                        .window
+                        .wrapping_add(lost.window)
+                        .wrapping_add(delta.window),
+                    urgent,
+                    ip_id: before
+                        .ip_id
+                        .wrapping_add(lost.ip_id)
+                        .wrapping_add(delta.ip_id),
+                };
+                base.add_u32(f.seq)
+                    .add_u32(f.ack)
+                    .add_u16(f.window)
+                    .verifies()
+                    .then_some(f)
+            })
+            .ok_or(DropReason::ChecksumMismatch)?;
+        tcp::write_fields(out, layout, &fields);
+        chain::fill_ipv4_checksums(out, layout);
+        Ok(Rebuilt {
+            fields,
+            before,
+            delta,
+            payload,
+        })
+    }
+
+    /// Takes the packet `out` that [`TcpContext::rebuild`] made as the new context.
+    pub(crate) fn commit(&mut self, r: &Rebuilt, out: &[u8]) {
+        // The delivered header becomes the context, but for what an R-octet carried.
+        let kept = tcp::r_octet(&self.header, &self.layout);
+        let len = self.layout.len;
+        self.header.copy_from_slice(&out[..len]);
+        tcp::apply_r_octet(&mut self.header, &self.layout, kept);
+        self.last_payload = r.payload;
+        if r.payload > 0 {
+            self.segment = self.segment.max(r.payload as u32);
+        } else if r.delta.ack > 0 {
+            self.ack_deltas[self.ack_at % ACK_HISTORY] = r.delta.ack;
+            self.ack_at = (self.ack_at + 1) % ACK_HISTORY;
+        }
+        if self.layout.ipv4_id.is_some() {
+            self.ip_id_delta = Some(r.delta.ip_id);
+        }
+        purity::count(
+            &mut self.data_run,
+            &mut self.ack_run,
+            r.fields.seq != r.before.seq,
+            r.fields.ack != r.before.ack,
+            r.payload,
+        );
+    }
+
+    /// Rebuilds the packet of COMPRESSED_TCP_NODELTA header `frame` (after its CID) into `out`
+    /// (empty); returns its layout. `ChecksumMismatch` if it does not verify. Changes nothing in
+    /// the context.
+    pub(crate) fn rebuild_nodelta(
+        &self,
+        max_header: usize,
+        frame: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Layout, DropReason> {
+        let layout = &self.layout;
+        let t = layout.tcp.ok_or(DropReason::Malformed)?;
+        let random_len = layout.random_len();
+        let id_len = if layout.ipv4_id.is_some() { 2 } else { 0 };
+        if frame.len() < 16 {
+            return Err(DropReason::Malformed);
+        }
+        if frame.len() < random_len + id_len + 16 {
+            return Err(DropReason::ChecksumMismatch);
+        }
+        let (random, rest) = frame.split_at(random_len + id_len);
+        let header_len = usize::from(rest[8] >> 4) * 4;
+        if header_len < 20 || rest.len() < header_len - 4 {
+            return Err(DropReason::ChecksumMismatch);
+        }
+        out.clear();
+        out.extend_from_slice(&self.header[..t.start + 4]);
+        tcp::write_random(out, layout, &random[..random_len]);
+        if let Some(at) = layout.ipv4_id {
+            out[at..at + 2].copy_from_slice(&random[random_len..]);
+        }
+        out.extend_from_slice(rest);
+        let mut new = Layout::default();
+        if !chain::parse(out, max_header, &mut new)
+            || new.tcp.map(|n| n.start) != Some(t.start)
+            || !chain::fill_lengths(out, &new)
+        {
+            return Err(DropReason::Malformed);
+        }
+        chain::fill_ipv4_checksums(out, &new);
+        if !chain::transport_verifies(out, &new) {
+            return Err(DropReason::ChecksumMismatch);
+        }
+        Ok(new)
+    }
+
+    /// Takes the packet `out` that [`TcpContext::rebuild_nodelta`] made (with `layout`) as the
+    /// new context.
+    pub(crate) fn commit_nodelta(&mut self, layout: Layout, out: &[u8]) {
+        let before = tcp::read_fields(&self.header, &self.layout);
+        let after = tcp::read_fields(out, &layout);
+        let payload = out.len() - layout.len;
+        self.header.clear();
+        self.header.extend_from_slice(&out[..layout.len]);
+        self.layout = layout;
+        self.last_payload = payload;
+        self.segment = self.segment.max(payload as u32);
+        self.ip_id_delta = None;
+        purity::count(
+            &mut self.data_run,
+            &mut self.ack_run,
+            after.seq != before.seq,
+            after.ack != before.ack,
+            payload,
+        );
     }
 }
 
@@ -193,25 +428,13 @@ impl IphcDecompressor {
         if !chain::fill_lengths(out, &layout) || !chain::verifies(out, &layout) {
             return Err(DropReason::Malformed);
         }
-        let payload = out.len() - layout.len;
         match id {
             FullId::Tcp { cid } => {
                 let slot = self
                     .tcp
                     .get_mut(usize::from(cid))
                     .ok_or(DropReason::Malformed)?;
-                let mut ctx = TcpContext::new(out, layout, payload);
-                if let Some(old) = slot.as_ref() {
-                    // Same stream (a refresh): keep what was learnt of its segment sizes.
-                    if old.layout == ctx.layout
-                        && chain::nochange_eq(&ctx.layout, &old.header, &ctx.header)
-                    {
-                        ctx.segment = ctx.segment.max(old.segment);
-                        ctx.ack_deltas = old.ack_deltas;
-                        ctx.ack_at = old.ack_at;
-                    }
-                }
-                *slot = Some(ctx);
+                *slot = Some(TcpContext::from_full(out, layout, slot.as_ref()));
                 self.repaired(cid);
             }
             FullId::NonTcp { cid, generation } => {
@@ -244,105 +467,22 @@ impl IphcDecompressor {
             self.note_drop(cid, false);
             return Err(DropReason::ChecksumMismatch);
         }
-        let c = tcp::parse_compressed(rest, &ctx.layout)?;
-        let layout = &ctx.layout;
-        let t = layout.tcp.ok_or(DropReason::Malformed)?;
-        let before = tcp::read_fields(&ctx.header, layout);
-
-        // Everything but the DELTA fields, which the guesses vary.
-        out.extend_from_slice(&ctx.header);
-        tcp::write_random(out, layout, c.random);
-        let special = c.special();
-        let mut flags = (ctx.header[t.start + 13] & 0xC0) | tcp_flag::ACK;
-        if c.mask & flag::P != 0 {
-            flags |= tcp_flag::PSH;
+        match ctx.rebuild(&self.config, rest, out) {
+            Ok(r) => {
+                ctx.commit(&r, out);
+                Ok(())
+            }
+            Err(DropReason::ChecksumMismatch) => {
+                ctx.damaged = true;
+                self.note_drop(cid, true);
+                Err(DropReason::ChecksumMismatch)
+            }
+            Err(e) => Err(e),
         }
-        if special.is_none() && c.mask & flag::U != 0 {
-            flags |= tcp_flag::URG;
-        }
-        out[t.start + 13] = flags;
-        out[t.start + 16..t.start + 18].copy_from_slice(&c.checksum);
-        let urgent = c.urgent.unwrap_or(before.urgent);
-        out[t.start + 18..t.start + 20].copy_from_slice(&urgent.to_be_bytes());
-        if let Some(r) = c.r_octet {
-            tcp::apply_r_octet(out, layout, r);
-        }
-        if let Some(options) = c.options {
-            out[t.start + 20..t.start + t.header_len].copy_from_slice(options);
-        }
-        out.extend_from_slice(c.payload);
-        if !chain::fill_lengths(out, layout) {
-            return Err(DropReason::Malformed);
-        }
-
-        let last = ctx.last_payload as u32;
-        let (seq, ack) = match special {
-            Some(flag::SPECIAL_I) => (last, last),
-            Some(_) => (last, 0),
-            None => (c.seq, c.ack),
-        };
-        let delta = Lost {
-            seq,
-            ack,
-            window: c.window,
-            ip_id: c.ip_id,
-        };
-        let payload = c.payload.len();
-        // The checksum of everything but sequence number, acknowledgment number and window.
-        let base = t
-            .pseudo_header(out, taroc_wire::protocol::TCP, out.len())
-            .add_bytes(&out[t.start..t.start + 4])
-            .add_bytes(&out[t.start + 12..t.start + 14])
-            .add_bytes(&out[t.start + 16..]);
-        let guesses = guesses(&self.config, ctx, &delta, special, payload);
-        let found = guesses.as_slice().iter().find_map(|lost| {
-            let f = TcpFields {
-                seq: before.seq.wrapping_add(lost.seq).wrapping_add(delta.seq),
-                ack: before.ack.wrapping_add(lost.ack).wrapping_add(delta.ack),
-                window: before
-                    .window
-                    .wrapping_add(lost.window)
-                    .wrapping_add(delta.window),
-                urgent,
-                ip_id: before
-                    .ip_id
-                    .wrapping_add(lost.ip_id)
-                    .wrapping_add(delta.ip_id),
-            };
-            base.add_u32(f.seq)
-                .add_u32(f.ack)
-                .add_u16(f.window)
-                .verifies()
-                .then_some(f)
-        });
-        let Some(fields) = found else {
-            ctx.damaged = true;
-            self.note_drop(cid, true);
-            return Err(DropReason::ChecksumMismatch);
-        };
-        tcp::write_fields(out, layout, &fields);
-        chain::fill_ipv4_checksums(out, layout);
-
-        // The delivered header becomes the context, but for what an R-octet carried.
-        let kept = tcp::r_octet(&ctx.header, layout);
-        let len = layout.len;
-        ctx.header.copy_from_slice(&out[..len]);
-        tcp::apply_r_octet(&mut ctx.header, &ctx.layout, kept);
-        ctx.last_payload = payload;
-        if payload > 0 {
-            ctx.segment = ctx.segment.max(payload as u32);
-        } else if delta.ack > 0 {
-            ctx.ack_deltas[ctx.ack_at % ACK_HISTORY] = delta.ack;
-            ctx.ack_at = (ctx.ack_at + 1) % ACK_HISTORY;
-        }
-        if ctx.layout.ipv4_id.is_some() {
-            ctx.ip_id_delta = Some(delta.ip_id);
-        }
-        Ok(())
     }
 
     fn nodelta(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        let (&cid, mut rest) = frame.split_first().ok_or(DropReason::Malformed)?;
+        let (&cid, rest) = frame.split_first().ok_or(DropReason::Malformed)?;
         let Some(slot) = self.tcp.get_mut(usize::from(cid)) else {
             return Err(DropReason::Malformed);
         };
@@ -350,47 +490,27 @@ impl IphcDecompressor {
             self.note_drop(cid, false);
             return Err(DropReason::NoContext);
         };
-        let layout = &ctx.layout;
-        let t = layout.tcp.ok_or(DropReason::Malformed)?;
-        let random_len = layout.random_len();
-        let id_len = if layout.ipv4_id.is_some() { 2 } else { 0 };
-        if rest.len() < random_len + id_len + 16 {
-            return Err(DropReason::Malformed);
-        }
-        let (random, after) = rest.split_at(random_len + id_len);
-        rest = after;
-        let header_len = usize::from(rest[8] >> 4) * 4;
-        if header_len < 20 || rest.len() < header_len - 4 {
-            return Err(DropReason::Malformed);
-        }
-        out.extend_from_slice(&ctx.header[..t.start + 4]);
-        tcp::write_random(out, layout, &random[..random_len]);
-        if let Some(at) = layout.ipv4_id {
-            out[at..at + 2].copy_from_slice(&random[random_len..]);
-        }
-        out.extend_from_slice(rest);
-        let mut new = Layout::default();
-        if !chain::parse(out, self.config.max_header(), &mut new)
-            || new.tcp.map(|n| n.start) != Some(t.start)
-            || !chain::fill_lengths(out, &new)
-        {
-            return Err(DropReason::Malformed);
-        }
-        chain::fill_ipv4_checksums(out, &new);
-        if !chain::transport_verifies(out, &new) {
-            let newly = !ctx.damaged;
-            ctx.damaged = true;
-            self.note_drop(cid, newly);
+        if ctx.damaged {
+            // NODELTA takes the IP-level fields (TTL, traffic class, …) from the context, which
+            // no checksum covers; a damaged context may be wrong in them too (another stream's
+            // packets may have failed against an old context of this one). Only a full header
+            // repairs it.
+            self.note_drop(cid, false);
             return Err(DropReason::ChecksumMismatch);
         }
-        ctx.header.clear();
-        ctx.header.extend_from_slice(&out[..new.len]);
-        ctx.layout = new;
-        ctx.last_payload = out.len() - ctx.layout.len;
-        ctx.damaged = false;
-        ctx.ip_id_delta = None;
-        self.repaired(cid);
-        Ok(())
+        match ctx.rebuild_nodelta(self.config.max_header(), rest, out) {
+            Ok(layout) => {
+                ctx.commit_nodelta(layout, out);
+                self.repaired(cid);
+                Ok(())
+            }
+            Err(DropReason::ChecksumMismatch) => {
+                ctx.damaged = true;
+                self.note_drop(cid, true);
+                Err(DropReason::ChecksumMismatch)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn compressed_non_tcp(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
@@ -425,6 +545,12 @@ impl IphcDecompressor {
 /// RFC 1144 special encoding) and `payload` octets of data against context `ctx`: plain
 /// decompression, then twice, then, with the extension, the segment-size guesses (see
 /// [`super`]).
+///
+/// Guesses are made on pure streams only. The TCP checksum is a one's-complement sum, blind to
+/// *which* field a difference is in: a guess that puts too little on the sequence number and
+/// as much too much on the acknowledgment number verifies. Where both fields move (data both
+/// ways), a loss can split a change between them in ways no guess can tell apart; where one of
+/// them stands still, it is known.
 fn guesses(
     config: &IphcConfig,
     ctx: &TcpContext,
@@ -449,46 +575,62 @@ fn guesses(
             _ => IdMode::Unknown,
         },
     };
-    let data = payload > 0;
-    if mode == IdMode::Unknown || (!data && mode == IdMode::Counting) {
-        return g;
-    }
-    if delta.seq != 0 || delta.ack != 0 || delta.window != 0 {
-        // Twice: one lost packet with the deltas of this one.
-        g.push(*delta);
-    }
-    if !config.twice_segment_multiples {
-        return g;
-    }
     let segment = ctx.segment;
     let last = ctx.last_payload as u32;
-    if data && special != Some(flag::SPECIAL_I) {
-        // m lost data segments, contiguous: the first starts where the context's segment ends
-        // and the last one's length is this packet's sequence delta; those in between are
-        // full-sized. With SPECIAL_D the delta was taken as the context's payload, so the
-        // lost segments are m full-sized ones.
-        for m in 1..=TWICE_MAX_MULTIPLE {
-            let seq = if special.is_some() {
-                m.wrapping_mul(segment)
-            } else {
-                last.wrapping_add((m - 1).wrapping_mul(segment))
-            };
-            g.push(Lost {
-                seq,
-                ack: 0,
-                window: 0,
-                ip_id: (m as u16).wrapping_mul(delta.ip_id),
-            });
+    if payload > 0 {
+        // A data stream: the acknowledgment number stands still.
+        if mode == IdMode::Unknown
+            || delta.ack != 0
+            || ctx.data_run < PURE_STREAM_PACKETS
+            || special == Some(flag::SPECIAL_I)
+        {
+            return g;
         }
-    } else if !data && delta.ack != 0 && ctx.ack_unit() > 0 {
-        // One lost ACK of k segments (the paper's multiples of the segment size).
-        for k in 1..=TWICE_MAX_MULTIPLE {
-            g.push(Lost {
-                seq: 0,
-                ack: k.wrapping_mul(ctx.ack_unit()),
-                window: 0,
-                ip_id: delta.ip_id,
-            });
+        // Twice, when TCP's sequence space allows it: one lost segment as long as the
+        // context's (the lost one starts where the context's ends, and this delta is its
+        // length). With SPECIAL_D the delta was taken as the context's payload anyway.
+        if special.is_some() || delta.seq == last {
+            g.push(*delta);
+        }
+        if config.twice_segment_multiples {
+            // m lost segments, contiguous: the first starts where the context's segment ends
+            // and the last one's length is this packet's sequence delta; those in between are
+            // full-sized. With SPECIAL_D the last one's length is unknown: full-sized too.
+            for m in 1..=TWICE_MAX_MULTIPLE {
+                let seq = if special.is_some() {
+                    m.wrapping_mul(segment)
+                } else {
+                    last.wrapping_add((m - 1).wrapping_mul(segment))
+                };
+                g.push(Lost {
+                    seq,
+                    ack: 0,
+                    window: 0,
+                    ip_id: (m as u16).wrapping_mul(delta.ip_id),
+                });
+            }
+        }
+    } else {
+        // An ACK stream: no data, the sequence number stands still. Its IPv4 Identification
+        // must not count packets (the number of lost ACKs is unknown).
+        if mode != IdMode::Free || delta.seq != 0 || last != 0 || ctx.ack_run < PURE_STREAM_PACKETS
+        {
+            return g;
+        }
+        if delta.ack != 0 || delta.window != 0 {
+            g.push(*delta);
+        }
+        let unit = ctx.ack_unit();
+        if config.twice_segment_multiples && delta.ack != 0 && unit > 0 {
+            // One lost ACK of k segments (the paper's multiples of the segment size).
+            for k in 1..=TWICE_MAX_MULTIPLE {
+                g.push(Lost {
+                    seq: 0,
+                    ack: k.wrapping_mul(unit),
+                    window: 0,
+                    ip_id: delta.ip_id,
+                });
+            }
         }
     }
     g

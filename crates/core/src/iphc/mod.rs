@@ -101,12 +101,13 @@
 use core::time::Duration;
 
 pub mod chain;
-pub mod compressor;
 mod cid;
+pub mod compressor;
 pub mod decompressor;
 pub mod feedback;
 pub mod full_header;
 pub mod non_tcp;
+pub mod purity;
 pub mod tcp;
 #[cfg(test)]
 mod tests;
@@ -120,6 +121,16 @@ pub const MIN_WRAP: Duration = Duration::from_secs(3);
 /// The largest multiple of the segment size the twice extension tries (the paper's "small
 /// multiples").
 pub const TWICE_MAX_MULTIPLE: u32 = 4;
+
+/// Packets in a row with the acknowledgment number standing still (a *data stream*) or without
+/// data and with the sequence number standing still (an *ACK stream*) before the decompressor
+/// counts a TCP stream as pure and tries guesses on it.
+pub const PURE_STREAM_PACKETS: u32 = 3;
+
+/// How many consecutive lost packets of a TCP stream the compressor protects against: it sends a
+/// COMPRESSED_TCP header only if a decompressor that lost up to this many packets before it
+/// would deliver it exactly or refuse it ([`compressor`]).
+pub const HAZARD_DEPTH: usize = 8;
 
 /// Dropped packets of a damaged TCP context after which its header request is repeated the first
 /// time.
