@@ -10,6 +10,7 @@ use crate::link::ErrorModel;
 use crate::reproduce::{self, GridOptions};
 use crate::scenario::{Scenario, SCHEMES};
 use crate::tcp::sender::TcpVariant;
+use crate::tracking;
 
 const SIM_ABOUT: &str = "\
 Run one scenario of the TAROC draft's Appendix B topology: fixed host -8 Mbit/s, 100 ms- router \
@@ -60,6 +61,14 @@ pub struct SimArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Write the congestion-window tracking plot (SVG): the sender's cwnd and ssthresh beside
+    /// TAROC's Algorithm SEQ (data stream) and Algorithm ACK (ACK stream) estimates. The
+    /// slides' case: --scheme taroc --bandwidth-kbps 9.6 --ber 1e-5 --mtu 296 --tcp sack.
+    #[arg(long, value_name = "FILE.svg")]
+    pub cwnd_plot: Option<PathBuf>,
+    /// Plot only the first SECONDS of the run (the accuracy figures cover all of it).
+    #[arg(long, value_name = "SECONDS")]
+    pub plot_window: Option<f64>,
 }
 
 const REPRODUCE_ABOUT: &str = "\
@@ -67,7 +76,8 @@ Reproduce the TAROC draft's Appendix B: the 36 rows the draft tabulates (384 kbi
 114 kbit/s Sack, 64 kbit/s Reno, 9.6 kbit/s Sack; nine BERs each, with the draft's MTU) for \
 NONE, VJHC, IPHC, TAROC and IDEAL, several seeds each, on all cores. Prints our goodput beside \
 the draft's, with each one's ratio to IDEAL, checks the draft's qualitative claims, and writes \
-CSV, JSON and one goodput-vs-BER plot per table (SVG) into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
+CSV, JSON, one goodput-vs-BER plot per table and the slides' cwnd-tracking plot (9.6 kbit/s, \
+BER 1e-5, MTU 296, SACK, TAROC; SVG) into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
 seeds of 1000 s. With --json, prints JSON Lines: one object per cell per line (bandwidth_kbps, \
 tcp, ber, mtu, scheme, goodput_bytes_per_s = mean over seeds, seeds, ...).";
 
@@ -115,14 +125,26 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
         let _ = writeln!(err, "taroc sim: bandwidth must be positive");
         return false;
     }
-    let outcome = match scenario.run() {
+    let outcome = match scenario.run_with(args.cwnd_plot.is_some()) {
         Ok(o) => o,
         Err(e) => {
             let _ = writeln!(err, "taroc sim: {e} (schemes: {})", SCHEMES.join(", "));
             return false;
         }
     };
+    if let Some(path) = &args.cwnd_plot {
+        let svg = tracking::svg(&scenario, &outcome, args.plot_window);
+        if let Err(e) = std::fs::write(path, svg) {
+            let _ = writeln!(err, "taroc sim: cannot write {}: {e}", path.display());
+            return false;
+        }
+    }
     let written = if args.json {
+        let mut outcome = outcome.clone();
+        // The traces are for the plot, not for the record.
+        outcome.cwnd_trace.clear();
+        outcome.data_estimates.clear();
+        outcome.ack_estimates.clear();
         serde_json::to_string_pretty(&serde_json::json!({
             "scenario": scenario,
             "outcome": outcome,
@@ -165,7 +187,22 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
             outcome.events as f64 / outcome.wall_s.max(1e-9) / 1e6,
         )
     };
-    written.is_ok()
+    let tracked = match &args.cwnd_plot {
+        Some(path) if !args.json => {
+            let seq = tracking::accuracy(&outcome.cwnd_trace, tracking::seq_estimates(&outcome));
+            let ack = tracking::accuracy(&outcome.cwnd_trace, tracking::ack_estimates(&outcome));
+            let line = |name: &str, a: tracking::Accuracy| format!("{name}: {}\n", a.summary());
+            writeln!(
+                out,
+                "{}{}cwnd tracking plot in {}",
+                line("Algorithm SEQ (data stream)", seq),
+                line("Algorithm ACK (ACK stream) ", ack),
+                path.display()
+            )
+        }
+        _ => Ok(()),
+    };
+    written.is_ok() && tracked.is_ok()
 }
 
 /// Runs `taroc reproduce`. Returns false on error (reported on `err`).
@@ -223,6 +260,16 @@ pub fn run_reproduce(
                 .into_iter()
                 .try_for_each(|(name, svg)| std::fs::write(args.out.join(name), svg))
         })
+        .and_then(|()| {
+            // The slides' congestion-window tracking case, seed 1, first 300 s plotted.
+            let scenario = Scenario {
+                duration_s: options.duration_s,
+                ..tracking::slides_case()
+            };
+            let outcome = scenario.run_with(true).map_err(std::io::Error::other)?;
+            let svg = tracking::svg(&scenario, &outcome, Some(300.0));
+            std::fs::write(args.out.join("cwnd-tracking.svg"), svg)
+        })
     {
         let _ = writeln!(
             err,
@@ -260,7 +307,7 @@ pub fn run_reproduce(
             }
         }
         text.push_str(&format!(
-            "CSV, JSON and goodput-vs-BER plots (SVG) in {}\n",
+            "CSV, JSON, goodput-vs-BER plots and the cwnd-tracking plot (SVG) in {}\n",
             args.out.display()
         ));
         write!(out, "{text}")

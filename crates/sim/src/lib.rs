@@ -5,7 +5,8 @@
 //! Layers: [`event`] (the event queue), [`link`] (bandwidth, delay, DropTail, bit errors),
 //! [`tcp`] (senders, receiver, packets), [`net`] (nodes, links with codecs, the event loop),
 //! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid),
-//! [`reference`] (the draft's numbers) and [`plot`] (SVG charts).
+//! [`reference`] (the draft's numbers), [`plot`] (SVG charts) and [`tracking`] (accuracy of
+//! TAROC's congestion-window tracking).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -18,3 +19,4 @@ pub mod reference;
 pub mod reproduce;
 pub mod scenario;
 pub mod tcp;
+pub mod tracking;

@@ -17,6 +17,7 @@ use std::time::Duration;
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use serde::Serialize;
+use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
 use crate::event::{EventQueue, Time};
@@ -46,6 +47,22 @@ pub enum Codec {
     /// The simulator-only IDEAL scheme: a 4-byte compressed header (plus the kind byte) that
     /// never loses its context.
     Ideal,
+}
+
+/// TAROC's congestion-window estimates after one packet went through the compressor: Algorithm
+/// SEQ's and Algorithm ACK's of the packet's stream (bytes of sequence space).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TrackerPoint {
+    /// Time, ns (when the compressor took the packet).
+    pub time_ns: Time,
+    /// Algorithm SEQ's cwnd.
+    pub seq_cwnd: u32,
+    /// Algorithm SEQ's ssthresh.
+    pub seq_ssthresh: u32,
+    /// Algorithm ACK's cwnd.
+    pub ack_cwnd: u32,
+    /// Algorithm ACK's ssthresh.
+    pub ack_ssthresh: u32,
 }
 
 /// Counters of a link direction.
@@ -94,6 +111,9 @@ pub struct LinkDir {
     pub codec: Codec,
     /// Counters.
     pub stats: LinkStats,
+    /// TAROC's estimates after every packet it compressed, if asked for (see
+    /// [`Network::trace_estimates`]).
+    pub estimates: Option<Vec<TrackerPoint>>,
     queue: VecDeque<Item>,
     busy: bool,
     in_flight: VecDeque<InFlight>,
@@ -188,6 +208,7 @@ impl Network {
             reverse: None,
             codec,
             stats: LinkStats::default(),
+            estimates: None,
             queue: VecDeque::new(),
             busy: false,
             in_flight: VecDeque::new(),
@@ -201,6 +222,12 @@ impl Network {
     pub fn pair(&mut self, a: LinkId, b: LinkId) {
         self.links[a].reverse = Some(b);
         self.links[b].reverse = Some(a);
+    }
+
+    /// Records TAROC's congestion-window estimates after every packet the compressor of `link`
+    /// takes (nothing is recorded for other schemes).
+    pub fn trace_estimates(&mut self, link: LinkId) {
+        self.links[link].estimates = Some(Vec::new());
     }
 
     /// Routes packets for `dst` leaving `node` over `link`.
@@ -349,7 +376,25 @@ impl Network {
                 Codec::Real { compressor, .. } => {
                     compressor.set_time(Duration::from_nanos(now));
                     let mut frame = self.out.buffer();
+                    let key = link
+                        .estimates
+                        .as_ref()
+                        .and_then(|_| TcpIpPacket::parse(&item.bytes))
+                        .map(|p| p.key);
                     let kind = compressor.compress(&item.bytes, &mut frame);
+                    if let (Some(key), Some(trace), AnyCompressor::Taroc(c)) =
+                        (key, &mut link.estimates, &**compressor)
+                    {
+                        if let Some((seq, ack)) = c.estimates_of(&key) {
+                            trace.push(TrackerPoint {
+                                time_ns: now,
+                                seq_cwnd: seq.cwnd,
+                                seq_ssthresh: seq.ssthresh,
+                                ack_cwnd: ack.cwnd,
+                                ack_ssthresh: ack.ssthresh,
+                            });
+                        }
+                    }
                     self.out.recycle(item.bytes);
                     let len = frame.len() + 1;
                     (kind, frame, len)

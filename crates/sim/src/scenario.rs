@@ -11,7 +11,7 @@ use taroc_core::Variant;
 
 use crate::event::{Time, MILLISECOND, SECOND};
 use crate::link::{ErrorModel, LinkParams};
-use crate::net::{Agent, Codec, LinkStats, Network};
+use crate::net::{Agent, Codec, LinkStats, Network, TrackerPoint};
 use crate::tcp::receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::segment::Endpoints;
@@ -107,6 +107,14 @@ pub struct Outcome {
     /// The sender's cwnd trace, if asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cwnd_trace: Vec<CwndPoint>,
+    /// TAROC's estimates at the router's compressor (data stream: Algorithm SEQ applies), if
+    /// asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub data_estimates: Vec<TrackerPoint>,
+    /// TAROC's estimates at the mobile host's compressor (ACK stream: Algorithm ACK applies),
+    /// if asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ack_estimates: Vec<TrackerPoint>,
 }
 
 impl Scenario {
@@ -259,7 +267,8 @@ impl Scenario {
         self.run_with(false)
     }
 
-    /// Runs the scenario, recording the sender's cwnd trace if `trace`.
+    /// Runs the scenario, recording the sender's cwnd trace and TAROC's estimates (both
+    /// wireless directions) if `trace`.
     pub fn run_with(&self, trace: bool) -> Result<Outcome, String> {
         let start = Instant::now();
         let mut net = self.build()?;
@@ -267,6 +276,8 @@ impl Scenario {
             if let Agent::Sender(s) = &mut net.nodes[0].agent {
                 s.enable_trace();
             }
+            net.trace_estimates(2);
+            net.trace_estimates(3);
         }
         let until = (self.duration_s * SECOND as f64) as Time;
         net.run_until(until);
@@ -296,6 +307,8 @@ fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
         data_link: net.links[2].stats,
         ack_link: net.links[3].stats,
         cwnd_trace,
+        data_estimates: net.links[2].estimates.clone().unwrap_or_default(),
+        ack_estimates: net.links[3].estimates.clone().unwrap_or_default(),
     }
 }
 
@@ -369,7 +382,10 @@ mod tests {
         // the COMPRESSED_TCP frames after it instead of rebuilding them from a stale context.
         let o = quick("vj", 1e-5, TcpVariant::Reno).run().unwrap();
         assert!(o.data_link.corrupted > 0, "{o:?}");
-        assert!(o.data_link.decompressor_drops > o.data_link.corrupted, "{o:?}");
+        assert!(
+            o.data_link.decompressor_drops > o.data_link.corrupted,
+            "{o:?}"
+        );
         assert_eq!(o.receiver.bad_checksums, 0, "{o:?}");
         // Queue drops never reach the receiver; an error-free link never tosses.
         let clean = quick("vj", 0.0, TcpVariant::Reno).run().unwrap();
