@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::link::ErrorModel;
 use crate::reproduce::{self, GridOptions};
-use crate::scenario::{Scenario, SCHEMES};
+use crate::scenario::{builtin, default_sim, Scenario, BUILTINS};
 use crate::tcp::sender::TcpVariant;
 use crate::tracking;
 
@@ -24,31 +24,40 @@ per simulated second) and counters. Deterministic: one seed gives one result, bi
 #[derive(Debug, Clone, Args)]
 #[command(long_about = SIM_ABOUT)]
 pub struct SimArgs {
+    /// Start from a scenario file (TOML; see --print-scenario) or a built-in: default,
+    /// slides-cwnd, appendix-b-KBPS-BER (a row of the draft's tables, e.g. appendix-b-9.6-1e-5).
+    /// The flags below override its fields.
+    #[arg(long, value_name = "FILE.toml|NAME")]
+    pub scenario: Option<String>,
+    /// Print the scenario (after the flags) as TOML, a starting point to edit, and exit.
+    #[arg(long)]
+    pub print_scenario: bool,
     /// Header compression on the wireless link: none, vj, iphc (draft's: header requests, no
-    /// twice), iphc-twice, taroc, or ideal (simulator-only 4-byte header that never fails).
-    #[arg(long, default_value = "taroc")]
-    pub scheme: String,
-    /// Wireless bandwidth, kbit/s.
-    #[arg(long, default_value_t = 384.0)]
-    pub bandwidth_kbps: f64,
-    /// Bit error rate on the wireless link (both directions).
-    #[arg(long, default_value_t = 1e-7)]
-    pub ber: f64,
-    /// IP MTU on the wireless link, bytes.
-    #[arg(long, default_value_t = 576)]
-    pub mtu: usize,
-    /// TCP sender: tahoe, reno, newreno, sack.
-    #[arg(long, default_value = "tahoe")]
-    pub tcp: TcpVariant,
-    /// Simulated seconds.
-    #[arg(long, default_value_t = 1000.0)]
-    pub duration: f64,
-    /// Random seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// twice), iphc-twice, taroc, or ideal (simulator-only 4-byte header that never fails)
+    /// [default: taroc].
+    #[arg(long)]
+    pub scheme: Option<String>,
+    /// Wireless bandwidth, kbit/s [default: 384].
+    #[arg(long)]
+    pub bandwidth_kbps: Option<f64>,
+    /// Bit error rate on the wireless link (both directions) [default: 1e-7].
+    #[arg(long)]
+    pub ber: Option<f64>,
+    /// IP MTU on the wireless link, bytes [default: 576].
+    #[arg(long)]
+    pub mtu: Option<usize>,
+    /// TCP sender: tahoe, reno, newreno, sack [default: tahoe].
+    #[arg(long)]
+    pub tcp: Option<TcpVariant>,
+    /// Simulated seconds [default: 1000].
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Random seed [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Maximum TCP window, segments (NS-2's default 20).
-    #[arg(long, default_value_t = 20)]
-    pub window: u32,
+    #[arg(long)]
+    pub window: Option<u32>,
     /// Delayed ACKs at the receiver.
     #[arg(long)]
     pub delayed_ack: bool,
@@ -105,30 +114,92 @@ pub struct ReproduceArgs {
     pub out: PathBuf,
 }
 
+/// The scenario `taroc sim` runs: the file or built-in of `--scenario` (or [`default_sim`]),
+/// with the flags' overrides, checked.
+pub fn sim_scenario(args: &SimArgs) -> Result<Scenario, String> {
+    let mut s = match &args.scenario {
+        None => default_sim(),
+        Some(name) => match builtin(name) {
+            Some(s) => s,
+            None => {
+                let path = std::path::Path::new(name);
+                if !path.exists() {
+                    return Err(format!(
+                        "{name}: no such file, nor a built-in scenario ({}, appendix-b-KBPS-BER)",
+                        BUILTINS.join(", ")
+                    ));
+                }
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+                Scenario::from_toml(&text).map_err(|e| format!("{name}: {e}"))?
+            }
+        },
+    };
+    if let Some(v) = &args.scheme {
+        s.scheme = v.clone();
+    }
+    if let Some(v) = args.bandwidth_kbps {
+        if v.is_nan() || v <= 0.0 || v > 1e9 {
+            return Err("bandwidth must be positive".into());
+        }
+        s.wireless_bps = (v * 1000.0).round() as u64;
+    }
+    if let Some(ber) = args.ber {
+        s.errors = ErrorModel::Ber { ber };
+    }
+    if let Some(v) = args.mtu {
+        s.mtu = v;
+    }
+    if let Some(v) = args.tcp {
+        s.tcp = v;
+    }
+    if let Some(v) = args.duration {
+        s.duration_s = v;
+    }
+    if let Some(v) = args.seed {
+        s.seed = v;
+    }
+    if let Some(v) = args.window {
+        s.max_window_segments = v;
+    }
+    s.delayed_ack |= args.delayed_ack;
+    s.timestamps |= args.timestamps;
+    s.ipv6 |= args.ipv6;
+    s.validate()?;
+    Ok(s)
+}
+
+fn describe(e: &ErrorModel) -> String {
+    match *e {
+        ErrorModel::None => "no bit errors".into(),
+        ErrorModel::Ber { ber } => format!("BER {ber:e}"),
+        ErrorModel::GilbertElliott {
+            good_ber,
+            bad_ber,
+            p_good_to_bad,
+            p_bad_to_good,
+        } => format!(
+            "Gilbert-Elliott BER {good_ber:e}/{bad_ber:e} (p {p_good_to_bad}/{p_bad_to_good})"
+        ),
+    }
+}
+
 /// Runs `taroc sim`. Returns false on error (reported on `err`).
 pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool {
-    let scenario = Scenario {
-        scheme: args.scheme.clone(),
-        wireless_bps: (args.bandwidth_kbps * 1000.0).round() as u64,
-        errors: ErrorModel::Ber { ber: args.ber },
-        mtu: args.mtu,
-        tcp: args.tcp,
-        duration_s: args.duration,
-        seed: args.seed,
-        max_window_segments: args.window,
-        delayed_ack: args.delayed_ack,
-        timestamps: args.timestamps,
-        ipv6: args.ipv6,
-        ..Scenario::default()
+    let scenario = match sim_scenario(args) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(err, "taroc sim: {e}");
+            return false;
+        }
     };
-    if args.bandwidth_kbps.is_nan() || args.bandwidth_kbps <= 0.0 {
-        let _ = writeln!(err, "taroc sim: bandwidth must be positive");
-        return false;
+    if args.print_scenario {
+        return write!(out, "{}", scenario.to_toml()).is_ok();
     }
     let outcome = match scenario.run_with(args.cwnd_plot.is_some()) {
         Ok(o) => o,
         Err(e) => {
-            let _ = writeln!(err, "taroc sim: {e} (schemes: {})", SCHEMES.join(", "));
+            let _ = writeln!(err, "taroc sim: {e}");
             return false;
         }
     };
@@ -154,20 +225,21 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
     } else {
         writeln!(
             out,
-            "{} over {} kbit/s, BER {:e}, MTU {}, TCP {}, {} s, seed {}\n\
+            "{} over {} kbit/s, {}, MTU {}, TCP {}, {} s, seed {}\n\
              goodput            {:.1} bytes/s\n\
              segments sent      {} ({} retransmitted, {} timeouts, {} fast retransmits)\n\
              wireless data link {} frames, {} hit by bit errors, {} dropped by the queue, {} refused by the decompressor\n\
              wireless ACK link  {} frames, {} hit by bit errors, {} refused by the decompressor\n\
+             header + framing   {:.2} bytes per data frame, {:.2} per ACK frame; feedback {} frames, {} bytes\n\
              bad checksums      {} at the receiver, {} at the sender\n\
              events             {} in {:.3} s wall ({:.2} M events/s)",
             scenario.scheme,
-            args.bandwidth_kbps,
-            args.ber,
-            args.mtu,
-            args.tcp,
-            args.duration,
-            args.seed,
+            scenario.wireless_bps as f64 / 1000.0,
+            describe(&scenario.errors),
+            scenario.mtu,
+            scenario.tcp,
+            scenario.duration_s,
+            scenario.seed,
             outcome.goodput_bytes_per_s,
             outcome.sender.segments_sent,
             outcome.sender.retransmissions,
@@ -180,6 +252,10 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
             outcome.ack_link.frames,
             outcome.ack_link.corrupted,
             outcome.ack_link.decompressor_drops,
+            outcome.data_link.overhead_per_frame(),
+            outcome.ack_link.overhead_per_frame(),
+            outcome.data_link.feedback_frames + outcome.ack_link.feedback_frames,
+            outcome.data_link.feedback_bytes + outcome.ack_link.feedback_bytes,
             outcome.receiver.bad_checksums,
             outcome.sender.bad_checksums,
             outcome.events,

@@ -82,6 +82,19 @@ pub struct LinkStats {
     pub decompressor_drops: u64,
     /// Feedback frames sent.
     pub feedback_frames: u64,
+    /// Bytes on the wire of the feedback frames (framing included).
+    pub feedback_bytes: u64,
+    /// TCP payload bytes the frames carried (links with a codec only): the rest of
+    /// `wire_bytes - feedback_bytes` is headers and framing.
+    pub payload_bytes: u64,
+}
+
+impl LinkStats {
+    /// Mean bytes of header and framing per packet frame (feedback frames left out).
+    pub fn overhead_per_frame(&self) -> f64 {
+        let frames = self.frames - self.feedback_frames;
+        (self.wire_bytes - self.feedback_bytes - self.payload_bytes) as f64 / frames.max(1) as f64
+    }
 }
 
 #[derive(Debug)]
@@ -368,12 +381,16 @@ impl Network {
                 }
                 Codec::Ideal => {
                     let headers = segment::header_bytes(&item.bytes).unwrap_or(0);
+                    link.stats.payload_bytes += (item.bytes.len() - headers) as u64;
                     let len = item.bytes.len() - headers.min(item.bytes.len())
                         + if headers > 0 { 4 } else { 0 }
                         + 1;
                     (FrameKind::CompressedTcp, item.bytes, len)
                 }
                 Codec::Real { compressor, .. } => {
+                    if let Some(headers) = segment::header_bytes(&item.bytes) {
+                        link.stats.payload_bytes += (item.bytes.len() - headers) as u64;
+                    }
                     compressor.set_time(Duration::from_nanos(now));
                     let mut frame = self.out.buffer();
                     let key = link
@@ -406,6 +423,7 @@ impl Network {
         link.stats.wire_bytes += wire_len as u64;
         if item.feedback {
             link.stats.feedback_frames += 1;
+            link.stats.feedback_bytes += wire_len as u64;
         }
         let tx = link.params.tx_time(wire_len);
         link.busy = true;

@@ -62,6 +62,60 @@ pub struct Scenario {
     pub min_rto_ms: u64,
 }
 
+/// One comment per field of the TOML form.
+const FIELD_DOCS: [(&str, &str); 23] = [
+    ("wireless_bps", "Wireless bandwidth, bits per second."),
+    ("wireless_delay_ms", "Wireless one-way delay, ms."),
+    (
+        "wired_bps",
+        "Wired (fixed host - router) bandwidth, bits per second.",
+    ),
+    ("wired_delay_ms", "Wired one-way delay, ms."),
+    (
+        "router_queue",
+        "The router's DropTail queue limits, packets (counting the one in service).",
+    ),
+    ("host_queue", "The hosts' interface queue limits, packets."),
+    (
+        "errors_on_ack_path",
+        "Whether the mobile -> router direction has the same bit errors.",
+    ),
+    (
+        "mtu",
+        "IP MTU on the wireless link, bytes; the TCP segment size follows from it.",
+    ),
+    (
+        "scheme",
+        "Header compression: none, vj, iphc, iphc-twice, taroc or ideal.",
+    ),
+    ("tcp", "TCP sender: tahoe, reno, newreno or sack."),
+    (
+        "max_window_segments",
+        "Largest TCP window, segments (NS-2's default 20).",
+    ),
+    ("delayed_ack", "Delayed ACKs at the receiver."),
+    ("timestamps", "TCP timestamps option on every segment."),
+    ("ipv6", "IPv6 instead of IPv4."),
+    ("duration_s", "Simulated seconds."),
+    (
+        "seed",
+        "Random seed (one seed gives one result, bit for bit).",
+    ),
+    ("min_rto_ms", "Minimum RTO, ms (RFC 6298: 1000)."),
+    (
+        "[errors]",
+        "Bit errors on the wireless link, router -> mobile (data).",
+    ),
+    (
+        "kind",
+        "none, ber, or gilbert_elliott (good_ber, bad_ber, p_good_to_bad, p_bad_to_good).",
+    ),
+    ("ber", "Independent bit errors, probability per bit."),
+    ("good_ber", "BER in the good state."),
+    ("bad_ber", "BER in the bad state."),
+    ("p_good_to_bad", "Per-frame transition probabilities."),
+];
+
 impl Default for Scenario {
     fn default() -> Scenario {
         Scenario {
@@ -85,6 +139,37 @@ impl Default for Scenario {
             min_rto_ms: 1000,
         }
     }
+}
+
+/// The draft's Appendix B topology with `taroc sim`'s defaults: TAROC, 384 kbit/s, BER 1e-7,
+/// MTU 576, Tahoe, 1000 s.
+pub fn default_sim() -> Scenario {
+    Scenario {
+        scheme: "taroc".into(),
+        ..Scenario::default()
+    }
+}
+
+/// The names of the built-in scenarios (besides `appendix-b-KBPS-BER`, one per row of the
+/// draft's tables, e.g. `appendix-b-9.6-1e-5`).
+pub const BUILTINS: [&str; 2] = ["default", "slides-cwnd"];
+
+/// A built-in scenario by name: `default` ([`default_sim`]), `slides-cwnd` (the slides'
+/// congestion-window tracking case: 9.6 kbit/s, BER 1e-5, MTU 296, SACK, TAROC) or
+/// `appendix-b-KBPS-BER` (a row of the draft's tables with its TCP and MTU, TAROC).
+pub fn builtin(name: &str) -> Option<Scenario> {
+    match name {
+        "default" => return Some(default_sim()),
+        "slides-cwnd" => return Some(crate::tracking::slides_case()),
+        _ => {}
+    }
+    let rest = name.strip_prefix("appendix-b-")?;
+    let (kbps, ber) = rest.split_once('-')?;
+    let rows = crate::reference::rows().ok()?;
+    let row = rows.iter().find(|r| {
+        kbps.parse::<f64>().ok() == Some(r.bandwidth_kbps) && ber.parse::<f64>().ok() == Some(r.ber)
+    })?;
+    Some(crate::reproduce::scenario(row, "taroc", 1, 1000.0))
 }
 
 /// The outcome of one run.
@@ -123,6 +208,33 @@ impl Scenario {
         let ip = if self.ipv6 { 40 } else { 20 };
         let ts = if self.timestamps { 12 } else { 0 };
         self.mtu.saturating_sub(ip + 20 + ts)
+    }
+
+    /// Reads a scenario from TOML (the fields of [`Scenario`]; missing ones take the defaults of
+    /// the Appendix B topology) and checks it. Errors name the line and the field.
+    pub fn from_toml(text: &str) -> Result<Scenario, String> {
+        let s: Scenario = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// The scenario as TOML, with a comment on every field: a starting point to edit.
+    pub fn to_toml(&self) -> String {
+        let body = toml::to_string(self).unwrap_or_default();
+        let mut out = String::from(
+            "# A taroc-sim scenario: the TAROC draft's Appendix B topology, fixed host -wired- router\n\
+             # -wireless- mobile host, one bulk TCP transfer to the mobile host. Missing fields take\n\
+             # the defaults. Run with: taroc sim --scenario FILE.toml\n",
+        );
+        for line in body.lines() {
+            let key = line.split('=').next().unwrap_or("").trim();
+            if let Some(doc) = FIELD_DOCS.iter().find(|(k, _)| *k == key).map(|(_, d)| d) {
+                out.push_str(&format!("# {doc}\n"));
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
     }
 
     /// Checks the settings, naming the first bad one.
@@ -390,6 +502,42 @@ mod tests {
         // Queue drops never reach the receiver; an error-free link never tosses.
         let clean = quick("vj", 0.0, TcpVariant::Reno).run().unwrap();
         assert_eq!(clean.data_link.decompressor_drops, 0, "{clean:?}");
+    }
+
+    #[test]
+    fn toml_round_trip_and_clear_errors() {
+        for name in [
+            "default",
+            "slides-cwnd",
+            "appendix-b-9.6-1e-5",
+            "appendix-b-384-1e-3",
+        ] {
+            let s = builtin(name).unwrap();
+            let text = s.to_toml();
+            assert!(text.contains("# Wireless bandwidth"), "{text}");
+            assert_eq!(Scenario::from_toml(&text).unwrap(), s, "{name}: {text}");
+        }
+        assert!(builtin("appendix-b-9.6-1e-9").is_none());
+        assert!(builtin("nonsense").is_none());
+        let ge = Scenario::from_toml(
+            "scheme = \"vj\"\n[errors]\nkind = \"gilbert_elliott\"\ngood_ber = 1e-7\n\
+             bad_ber = 1e-3\np_good_to_bad = 0.01\np_bad_to_good = 0.1\n",
+        )
+        .unwrap();
+        assert_eq!(ge.scheme, "vj");
+        assert_eq!(ge.mtu, 576);
+        assert!(matches!(ge.errors, ErrorModel::GilbertElliott { .. }));
+        let err = |t: &str| Scenario::from_toml(t).unwrap_err();
+        assert!(err("mtuu = 3").contains("mtuu"), "{}", err("mtuu = 3"));
+        assert!(
+            err("mtu = \"big\"").contains("line 1"),
+            "{}",
+            err("mtu = \"big\"")
+        );
+        assert!(err("scheme = \"zip\"").contains("unknown scheme"));
+        assert!(err("[errors]\nkind = \"ber\"\nber = 3.0").contains("ber"));
+        assert!(err("duration_s = -1.0").contains("duration"));
+        assert!(err("mtu = [").contains("line 1"));
     }
 
     #[test]
