@@ -532,6 +532,11 @@ pub fn transport_verifies(packet: &[u8], layout: &Layout) -> bool {
 /// cannot hold its value.
 pub fn fill_lengths(packet: &mut [u8], layout: &Layout) -> bool {
     let total = packet.len();
+    fill_lengths_for(packet, layout, total)
+}
+
+/// [`fill_lengths`] for a packet of `total` octets of which `packet` holds the chain.
+pub fn fill_lengths_for(packet: &mut [u8], layout: &Layout, total: usize) -> bool {
     for f in &layout.lengths {
         let Some(v) = f.value(total) else {
             return false;

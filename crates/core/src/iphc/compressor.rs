@@ -4,6 +4,8 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::time::Duration;
 
+use taroc_wire::checksum::Sum;
+
 use super::chain::{self, Layout};
 use super::cid::CidTable;
 use super::decompressor::TcpContext as DecompressorContext;
@@ -134,8 +136,9 @@ impl IphcCompressor {
             // refuse it: otherwise it goes whole (NODELTA, or a full header if the ECN field
             // differs from the context's, which NODELTA cannot carry).
             let scratch = &mut self.scratch;
+            let payload_sum = Sum::new().add_bytes(&packet[layout.len..]);
             let hazard = ctx.shadow.iter().rev().skip(1).any(|old| {
-                old.rebuild(&self.config, &out[1..], scratch).is_ok() && scratch != packet
+                old.rebuilds_wrongly(&self.config, &out[1..], packet, payload_sum, scratch)
             });
             if hazard {
                 out.clear();

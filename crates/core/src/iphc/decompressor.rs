@@ -6,6 +6,8 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
+use taroc_wire::checksum::Sum;
+
 use super::chain::{self, Layout};
 use super::full_header::{self, FullId};
 use super::tcp::{self, flag, tcp_flag, TcpFields};
@@ -103,7 +105,7 @@ impl TcpContext {
             .unwrap_or(0)
     }
 
-    /// Rebuilds the packet of COMPRESSED_TCP header `frame` (after its CID) into `out` (empty),
+    /// Rebuilds the packet of COMPRESSED_TCP header `frame` (after its CID) into `out`,
     /// trying plain decompression and then the guesses. `ChecksumMismatch` if none verifies.
     /// Changes nothing in the context.
     pub(crate) fn rebuild(
@@ -112,16 +114,60 @@ impl TcpContext {
         frame: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<Rebuilt, DropReason> {
+        let c = self.parse(frame)?;
+        let r = self.rebuild_header(config, &c, Sum::new().add_bytes(c.payload), out)?;
+        out.extend_from_slice(c.payload);
+        Ok(r)
+    }
+
+    /// Whether this context would deliver a packet other than `packet` for the COMPRESSED_TCP
+    /// header `frame` made from it (a decompressor in this state rebuilding it wrongly).
+    /// `payload_sum` is the sum of `packet`'s payload; `scratch` is working space.
+    pub(crate) fn rebuilds_wrongly(
+        &self,
+        config: &IphcConfig,
+        frame: &[u8],
+        packet: &[u8],
+        payload_sum: Sum,
+        scratch: &mut Vec<u8>,
+    ) -> bool {
+        let Ok(c) = self.parse(frame) else {
+            return false;
+        };
+        if self.layout.len + c.payload.len() != packet.len() {
+            // Another length than the packet's: wrong if it verifies.
+            return self.rebuild(config, frame, scratch).is_ok();
+        }
+        // The payload is the packet's own (the frame's tail): only the header can differ.
+        self.rebuild_header(config, &c, payload_sum, scratch)
+            .is_ok()
+            && scratch[..] != packet[..self.layout.len]
+    }
+
+    /// Reads a COMPRESSED_TCP header against this context.
+    fn parse<'a>(&self, frame: &'a [u8]) -> Result<tcp::Compressed<'a>, DropReason> {
         // A frame too short for any context is malformed; one that does not fit this context
         // (its RANDOM fields, its options) shows the context is not the compressor's.
         if frame.len() < 3 {
             return Err(DropReason::Malformed);
         }
-        let c =
-            tcp::parse_compressed(frame, &self.layout).map_err(|_| DropReason::ChecksumMismatch)?;
+        tcp::parse_compressed(frame, &self.layout).map_err(|_| DropReason::ChecksumMismatch)
+    }
+
+    /// Rebuilds the header (the chain) of compressed header `c` into `out`, with
+    /// `payload_sum` the sum of its payload.
+    fn rebuild_header(
+        &self,
+        config: &IphcConfig,
+        c: &tcp::Compressed<'_>,
+        payload_sum: Sum,
+        out: &mut Vec<u8>,
+    ) -> Result<Rebuilt, DropReason> {
         let layout = &self.layout;
         let t = layout.tcp.ok_or(DropReason::Malformed)?;
         let before = tcp::read_fields(&self.header, layout);
+        let payload = c.payload.len();
+        let total = layout.len + payload;
 
         // Everything but the DELTA fields, which the guesses vary.
         out.clear();
@@ -145,8 +191,7 @@ impl TcpContext {
         if let Some(options) = c.options {
             out[t.start + 20..t.start + t.header_len].copy_from_slice(options);
         }
-        out.extend_from_slice(c.payload);
-        if !chain::fill_lengths(out, layout) {
+        if !chain::fill_lengths_for(out, layout, total) {
             return Err(DropReason::Malformed);
         }
 
@@ -162,13 +207,13 @@ impl TcpContext {
             window: c.window,
             ip_id: c.ip_id,
         };
-        let payload = c.payload.len();
         // The checksum of everything but sequence number, acknowledgment number and window.
         let base = t
-            .pseudo_header(out, taroc_wire::protocol::TCP, out.len())
+            .pseudo_header(out, taroc_wire::protocol::TCP, total)
             .add_bytes(&out[t.start..t.start + 4])
             .add_bytes(&out[t.start + 12..t.start + 14])
-            .add_bytes(&out[t.start + 16..]);
+            .add_bytes(&out[t.start + 16..t.start + t.header_len])
+            .add_u16(payload_sum.fold());
         let guesses = guesses(config, self, &delta, special, payload);
         let fields = guesses
             .as_slice()
