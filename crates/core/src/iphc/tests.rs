@@ -1388,14 +1388,10 @@ struct UdpFlow {
 fn wrap(
     shape: Shape,
     proto: u8,
-    inner_src_dst: bool,
-    id: u16,
-    ttl: u8,
-    tos: u8,
+    (id, ttl, tos): (u16, u8, u8),
     outer_id: u16,
     seg: impl Fn(&[u8], &[u8]) -> Vec<u8>,
 ) -> Vec<u8> {
-    let _ = inner_src_dst;
     let v4 = V4 {
         ttl,
         tos,
@@ -1525,18 +1521,10 @@ impl TcpFlow {
             _ => rng.next() as u16,
         };
         self.outer_id = rng.next() as u16;
-        let ecn_tos = if matches!(self.shape, Shape::V6 | Shape::V6InV4) {
-            tos
-        } else {
-            tos
-        };
         wrap(
             self.shape,
             TCP,
-            true,
-            self.id,
-            self.ttl,
-            ecn_tos,
+            (self.id, self.ttl, tos),
             self.outer_id,
             |s, d| t.segment(s, d),
         )
@@ -1565,10 +1553,7 @@ impl UdpFlow {
         wrap(
             self.shape,
             UDP,
-            true,
-            self.id,
-            self.ttl,
-            0,
+            (self.id, self.ttl, 0),
             rng.next() as u16,
             |s, d| udp(s, d, sport, 5004, &payload, checksum),
         )
