@@ -154,7 +154,7 @@ impl IphcCompressor {
             // NODELTA takes the IP-level fields from the context: a decompressor still holding
             // an older context of the CID must not rebuild this packet with other ones.
             let scratch = &mut self.scratch;
-            let max_header = self.config.max_header();
+            let max_header = self.config.max_header_len();
             let hazard = ctx.shadow.iter().rev().skip(1).any(|old| {
                 old.rebuild_nodelta(max_header, &out[1..], scratch).is_ok() && scratch != packet
             });
@@ -239,7 +239,7 @@ impl IphcCompressor {
             }
             (FrameKind::CompressedTcpNoDelta, Some(last)) => {
                 let mut next = last.clone();
-                next.rebuild_nodelta(self.config.max_header(), &out[1..], scratch)
+                next.rebuild_nodelta(self.config.max_header_len(), &out[1..], scratch)
                     .ok()
                     .filter(|_| scratch == packet)
                     .map(|l| {
@@ -335,7 +335,7 @@ impl Compressor for IphcCompressor {
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
         out.clear();
         let mut layout = core::mem::take(&mut self.layout);
-        let kind = if chain::parse(packet, self.config.max_header(), &mut layout)
+        let kind = if chain::parse(packet, self.config.max_header_len(), &mut layout)
             && chain::compressible(packet, &layout)
         {
             chain::stream_key(packet, &layout, &mut self.key);

@@ -465,7 +465,7 @@ impl IphcDecompressor {
 
     fn full_header(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
         let mut layout = Layout::default();
-        if !chain::parse(frame, self.config.max_header(), &mut layout) {
+        if !chain::parse(frame, self.config.max_header_len(), &mut layout) {
             return Err(DropReason::Malformed);
         }
         let id = full_header::read(frame, &layout)?;
@@ -543,7 +543,7 @@ impl IphcDecompressor {
             self.note_drop(cid, false);
             return Err(DropReason::ChecksumMismatch);
         }
-        match ctx.rebuild_nodelta(self.config.max_header(), rest, out) {
+        match ctx.rebuild_nodelta(self.config.max_header_len(), rest, out) {
             Ok(layout) => {
                 ctx.commit_nodelta(layout, out);
                 self.repaired(cid);

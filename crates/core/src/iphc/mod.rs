@@ -30,45 +30,59 @@
 //! - **Grouping** (section 4.1, optional): a stream is identified by the kinds of its
 //!   subheaders, the addresses of every IP header, the ports, the SPIs and, for non-TCP, the
 //!   first next-header value past the chain. Every other NOCHANGE field (TTL, traffic class, flow
-//!   label, …) belongs to the context: a change sends a full header on the same CID.
-//! - **TCP** (section 7.12, [`tcp`]): the change-mask octet is RFC 1144's, with R and O in the
-//!   bits RFC 1144 leaves free, *including RFC 1144's two special encodings* (S W U: the sequence
-//!   number advanced by the previous segment's payload; S A W U: both sequence and
+//!   label, …) belongs to the context: a change sends a full header.
+//! - **TCP formats** (section 7.12, [`tcp`]): the change-mask octet is RFC 1144's, with R and O
+//!   in the bits RFC 1144 leaves free, *including RFC 1144's two special encodings* (S W U: the
+//!   sequence number advanced by the previous segment's payload; S A W U: both sequence and
 //!   acknowledgment numbers did), since section 6 a) gives the flags "the same meaning as in
-//!   RFC 1144". A FULL_HEADER is sent for a new stream, a change of any NOCHANGE field or of the
-//!   subheader structure (the TCP header length included), a SYN, a header request, and a
-//!   *retransmission* (a segment carrying data or FIN that starts below the highest sequence
-//!   number sent, section 3.2). COMPRESSED_TCP_NODELTA is sent, as section 7.12.2 allows, for the
-//!   other changes a compressed header cannot carry: FIN, RST or no ACK, a sequence or
-//!   acknowledgment change outside 0..=65535, an urgent pointer change without URG, and a change
-//!   mask that collides with a special encoding. The R-octet's six Reserved bits are today's
-//!   three reserved bits, AE, CWR and ECE; its two low bits are the ECN field of the IP header
-//!   closest to the TCP header (for IPv6 with extension headers in between, the IPv6 header).
-//!   The I flag (and the IPv4 Identification delta) exists only when an IPv4 header immediately
-//!   precedes the TCP header; any other IPv4 Identification is a RANDOM field.
+//!   RFC 1144". The R-octet's six Reserved bits are today's three reserved bits, AE, CWR and
+//!   ECE; its two low bits are the ECN field of the IP header closest to the TCP header (for
+//!   IPv6 with extension headers in between, the IPv6 header). The I flag (and the IPv4
+//!   Identification delta) exists only when an IPv4 header immediately precedes the TCP header;
+//!   any other IPv4 Identification is a RANDOM field.
+//! - **When the compressor sends what** ([`compressor`]): a FULL_HEADER for a new stream, a SYN,
+//!   a header request, a change of the TCP header length, and a *retransmission* (a segment
+//!   carrying data or FIN that starts below the highest sequence number sent, section 3.2).
+//!   COMPRESSED_TCP_NODELTA, as section 7.12.2 allows, for the other changes a compressed header
+//!   cannot carry: FIN, RST or no ACK, a sequence or acknowledgment change outside 0..=65535, an
+//!   urgent pointer change without URG, and a change mask that collides with a special
+//!   encoding. Two rules go beyond the RFC's text, because the TCP checksum does not cover the
+//!   IP header: a full header that changes an IP-level NOCHANGE field or the ECN field moves the
+//!   stream to another CID (section 8 lets the compressor change CIDs at will), so that losing
+//!   it leaves the decompressor without a context instead of with a wrong one; and the
+//!   compressor keeps a *shadow* of the decompressor (its context after each of the last
+//!   [`HAZARD_DEPTH`] packets of the CID, by the decompressor's own code) and sends a header
+//!   whole (NODELTA, or a full header) when a decompressor that lost up to that many packets
+//!   before it would rebuild it into a packet that verifies but is not the original. The
+//!   checksum is a one's-complement sum, so a loss can hide: a lost duplicate ACK changes only
+//!   the IPv4 Identification, a lost retransmission that moves the sequence number back by `x`
+//!   and the acknowledgment number forward by `x` changes no sum. A stream taking a CID inherits
+//!   the shadow of the CID's last stream, whose context the decompressor may still hold.
 //! - **Twice** (section 10.1, [`IphcConfig::twice`]): when the rebuilt segment fails its
-//!   checksum, the decompressor assumes lost packets and tries, in order: the current deltas
-//!   applied twice (one lost packet like this one), then, with
-//!   [`IphcConfig::twice_segment_multiples`], `k` times the segment size for `k` in
-//!   1..=[`TWICE_MAX_MULTIPLE`] — on the sequence number for a segment carrying data (`k` lost
-//!   full-sized segments; the size is the largest payload seen in the context) and on the
-//!   acknowledgment number for a segment without data (one lost ACK of `k` segments; the size is
-//!   the smallest of the last four positive ACK deltas). The first candidate whose TCP checksum
-//!   verifies is delivered and becomes the context. If none does, the context is *damaged*:
-//!   every COMPRESSED_TCP for it is dropped (`ChecksumMismatch`) without further guesses until a
-//!   FULL_HEADER or a COMPRESSED_TCP_NODELTA repairs it, which bounds the chance of a checksum
-//!   collision to one set of guesses per loss.
-//! - **The IPv4 Identification after a loss.** No checksum covers it, so a repair must *know*
-//!   it. A guess is tried only when the hypothesis fixes it: always for IPv6 and for an IPv4
-//!   Identification that stays constant; for one that increases by one per packet, only the
-//!   hypotheses on segments carrying data, where the number of lost packets is the number of
-//!   segments assumed lost. ACK-stream guesses on such IPv4 streams are not tried (the number of
-//!   lost ACKs, hence the Identification, is unknown) and neither are guesses on streams whose
-//!   Identification jumps irregularly: those contexts wait for a FULL_HEADER (header requests
-//!   bring one after one round trip). Residual case, inherent to RFC 1144/2507 delta coding: a
-//!   lost packet that changes only the IPv4 Identification (a duplicate ACK with unchanged
-//!   options) leaves every later packet with an Identification off by one that nothing detects,
-//!   until the next FULL_HEADER or NODELTA.
+//!   checksum, the decompressor assumes lost packets and tries guesses, the first that verifies
+//!   being delivered and taken as the context. Guesses are tried only on *pure* streams
+//!   ([`purity`]): a data stream (this segment carries data and the acknowledgment number stood
+//!   still for the last [`PURE_STREAM_PACKETS`] data segments) or an ACK stream (no data, the
+//!   sequence number stood still for as many packets), since a guess that puts too little on one
+//!   number and as much too much on the other verifies. On a data stream: twice (the current
+//!   deltas once more), when TCP's sequence space allows it (the lost segment starts where the
+//!   context's ended, so this delta must equal the context's payload length, or come from a
+//!   special encoding); with [`IphcConfig::twice_segment_multiples`], `m` lost contiguous
+//!   segments for `m` in 1..=[`TWICE_MAX_MULTIPLE`], full-sized (the largest payload seen) but
+//!   for the last, whose length is this packet's delta. On an ACK stream: twice, and with the
+//!   extension one lost ACK of `k` segments (the smallest of the last four ACK deltas) for `k`
+//!   in 1..=[`TWICE_MAX_MULTIPLE`], the paper's multiples of the segment size. If none verifies,
+//!   the context is *damaged*: every COMPRESSED_TCP for it is dropped (`ChecksumMismatch`)
+//!   without further guesses until a FULL_HEADER repairs it. A damaged context is not repaired
+//!   by NODELTA either (a deviation from section 7.12.2): NODELTA takes the IP-level fields from
+//!   the context, which may be what is wrong.
+//! - **The IPv4 Identification after a loss.** No checksum covers it, so a guess must *know*
+//!   it. Guesses are tried on IPv6, on an IPv4 Identification that stays constant, and on one
+//!   that increases by one per packet only for data-stream guesses, where the number of lost
+//!   packets is the number of segments assumed lost; not on ACK streams with such an
+//!   Identification (how many ACKs were lost is unknown), nor on streams whose Identification
+//!   jumps irregularly: those contexts wait for a FULL_HEADER (header requests bring one after a
+//!   round trip).
 //! - **Header requests** (section 10.2, [`IphcConfig::header_requests`]): a TCP CID is requested
 //!   when its context becomes damaged, or when a compressed packet names a TCP CID without a
 //!   context. To limit the rate (section 10.2 "SHOULD NOT transmit … every time"), a CID is
@@ -85,18 +99,36 @@
 //!   is refused as `Unsupported`.
 //! - **What is verified** before delivery: for TCP the TCP checksum (every format); for UDP a
 //!   non-zero checksum; for every full header the IPv4 header checksums too (the full header
-//!   keeps the original checksum, which verifies once the length fields are restored). For other
-//!   non-TCP packets only the generation protects the context. Residual case (FIFO link with
-//!   CRC): a decompressor that misses every full header of 64 successive generations of one CID
-//!   (an outage of at least MIN_WRAP, sections 3.3 and 9 a) could accept a compressed header
-//!   against a stale context of the same generation; the decompressor has no clock to apply
-//!   section 9 a's rule. Likewise the compressor does not wait MIN_WRAP after booting: a fresh
-//!   compressor is assumed to face a fresh decompressor.
-//! - **Not implemented**: the packet sequence numbers for reordering links (section 11,
-//!   EXPECT_REORDERING is "no"; the packet-number octets of TCP full headers are sent as zero and
-//!   ignored on receipt), the D-bit hook of section 12, IPv4 headers with options or for
-//!   fragments (section 7.13 b) and the Minimal Encapsulation header (7.14), which end the chain
-//!   before them (or make the packet `TYPE_IP` when first).
+//!   keeps the original checksum, which verifies once the length fields are restored).
+//!
+//! # Residual cases (a FIFO link that drops damaged frames, as RFC 2507 assumes)
+//!
+//! - TCP: a decompressor holding a context older than the compressor's shadow — more than
+//!   [`HAZARD_DEPTH`] consecutive packets of one CID lost — may rebuild a packet that verifies
+//!   but differs in a field no checksum covers (the IPv4 Identification, after a loss that
+//!   changed only it), or, by a one's-complement coincidence, in a covered one. A guess on a
+//!   wrong premise (the segment size learnt on a path that lost packets differs from the
+//!   compressor's view) is a second-order case of the same kind. A lost ACK that moves the
+//!   acknowledgment number by `x` and the window by `-x` (a receiver whose window shrinks by what
+//!   it acknowledges, without window scaling) hides from the checksum too; the shadow covers it
+//!   as well, within its depth.
+//! - Non-TCP: only the generation protects the context, so a decompressor that misses every full
+//!   header of 64 successive generations of one CID (an outage of at least MIN_WRAP, sections
+//!   3.3 and 9 a) could accept a compressed header against a stale context of the same
+//!   generation; the decompressor has no clock to apply section 9 a's rule. Likewise the
+//!   compressor does not wait MIN_WRAP after booting: a fresh compressor is assumed to face a
+//!   fresh decompressor.
+//! - A link that reorders or duplicates frames is outside RFC 2507's assumptions (section 11 is
+//!   not implemented): a duplicated header whose deltas change nothing the checksum covers is
+//!   delivered with a wrong IPv4 Identification.
+//!
+//! # Not implemented
+//!
+//! The packet sequence numbers for reordering links (section 11, EXPECT_REORDERING is "no"; the
+//! packet-number octets of TCP full headers are sent as zero and ignored on receipt), the D-bit
+//! hook of section 12, IPv4 headers with options or for fragments (section 7.13 b) and the
+//! Minimal Encapsulation header (7.14), which end the chain before them (or make the packet
+//! `TYPE_IP` when first).
 
 use core::time::Duration;
 
@@ -188,7 +220,7 @@ impl Default for IphcConfig {
 
 impl IphcConfig {
     /// MAX_HEADER in octets, raised to the RFC's minimum of 60 if set lower.
-    pub(crate) fn max_header(&self) -> usize {
+    pub(crate) fn max_header_len(&self) -> usize {
         usize::from(self.max_header.max(60))
     }
 }
