@@ -85,9 +85,88 @@ impl DropLog {
     }
 }
 
+/// The header field at byte `offset` of an IP packet (TCP or UDP inside), for logs.
+pub fn field_name(packet: &[u8], offset: usize) -> &'static str {
+    let Ok(ip) = IpInfo::parse(packet) else {
+        return "an unparsable header";
+    };
+    if offset < ip.transport_offset {
+        return match (ip.version, offset) {
+            (4, 0) => "IPv4 version/IHL",
+            (4, 1) => "IPv4 TOS",
+            (4, 2 | 3) => "IPv4 total length",
+            (4, 4 | 5) => "IPv4 identification",
+            (4, 6 | 7) => "IPv4 flags/fragment offset",
+            (4, 8) => "IPv4 TTL",
+            (4, 9) => "IPv4 protocol",
+            (4, 10 | 11) => "IPv4 header checksum",
+            (4, 12..=19) => "IPv4 addresses",
+            (4, _) => "IPv4 options",
+            (_, 0..=3) => "IPv6 version/traffic class/flow label",
+            (_, 4 | 5) => "IPv6 payload length",
+            (_, 6) => "IPv6 next header",
+            (_, 7) => "IPv6 hop limit",
+            (_, 8..=39) => "IPv6 addresses",
+            _ => "IPv6 extension headers",
+        };
+    }
+    let at = offset - ip.transport_offset;
+    match ip.protocol {
+        protocol::TCP => {
+            let data_offset = packet
+                .get(ip.transport_offset + 12)
+                .map_or(20, |b| usize::from(b >> 4) * 4);
+            match at {
+                0..=3 => "TCP ports",
+                4..=7 => "TCP sequence number",
+                8..=11 => "TCP acknowledgment number",
+                12 | 13 => "TCP data offset/flags",
+                14 | 15 => "TCP window",
+                16 | 17 => "TCP checksum",
+                18 | 19 => "TCP urgent pointer",
+                _ if at < data_offset => "TCP options",
+                _ => "payload",
+            }
+        }
+        protocol::UDP if at < 8 => "UDP header",
+        _ => "payload",
+    }
+}
+
+/// Logs an incorrect delivery (at most once a second per direction, through `last`): where
+/// the packet differs from the original.
+fn log_incorrect(
+    last: &mut Option<u64>,
+    now: u64,
+    label: &str,
+    original: &[u8],
+    rebuilt: &[u8],
+    count: u64,
+) {
+    if last.is_some_and(|last| now < last + 1_000_000_000) {
+        return;
+    }
+    *last = Some(now);
+    let differing = original.iter().zip(rebuilt).filter(|(a, b)| a != b).count()
+        + original.len().abs_diff(rebuilt.len());
+    let first = original
+        .iter()
+        .zip(rebuilt)
+        .position(|(a, b)| a != b)
+        .unwrap_or(original.len().min(rebuilt.len()));
+    eprintln!(
+        "taroc gateway: {label}: incorrect delivery ({count} so far; logged at most once a \
+         second): {} bytes delivered for {}, {differing} differ, the first at byte {first} ({})",
+        rebuilt.len(),
+        original.len(),
+        field_name(original, first)
+    );
+}
+
 /// One direction's codecs, buffers and counters.
 #[derive(Debug)]
 struct Codec {
+    last_incorrect_log: Option<u64>,
     compressor: AnyCompressor,
     decompressor: AnyDecompressor,
     frame: Vec<u8>,
@@ -193,6 +272,14 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
                     if checksum != Some(false) {
                         c.incorrect_undetected += 1;
                     }
+                    log_incorrect(
+                        &mut this.last_incorrect_log,
+                        now,
+                        DIRECTIONS[d],
+                        original,
+                        &this.rebuilt,
+                        c.incorrect_delivered,
+                    );
                 }
             }
             if !sink(d, &this.rebuilt) {
@@ -275,6 +362,7 @@ impl Pipeline {
             let frame_capacity = link.mtu.max(config.tun_mtu) + 64;
             Direction {
                 codec: Codec {
+                    last_incorrect_log: None,
                     compressor: config.variants[d].compressor(),
                     decompressor: config.variants[d].decompressor(),
                     // Room for anything a scheme makes of a packet (its frames are never much
@@ -714,6 +802,15 @@ mod tests {
             tun_mtu: 1500,
             seed: 1,
         }
+    }
+
+    #[test]
+    fn fields_are_named() {
+        let p = tcp_packet(1, 10);
+        assert_eq!(field_name(&p, 4), "IPv4 identification");
+        assert_eq!(field_name(&p, 25), "TCP sequence number");
+        assert_eq!(field_name(&p, 45), "payload");
+        assert_eq!(field_name(&[0x60], 0), "an unparsable header");
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! its event loop; [`udp`] the UDP transport; [`counters`] what the data path counts; [`signal`]
 //! SIGINT/SIGTERM; [`harness`] builds two namespaces around the gateway and runs real kernel TCP
 //! transfers ([`transfer`]) through it; [`bench`] measures goodput and forwarding speed;
-//! [`args`] is the `taroc gateway` command line.
+//! [`args`] is the `taroc gateway` command line (the gateway, `bench`, `transfer`).
 //!
 //! ## Dependencies, and why
 //! - `libc`: the TUN ioctls (`TUNSETIFF`, `SIOCSIFMTU`, `SIOCSIFFLAGS`), `setns`, `ppoll`,
