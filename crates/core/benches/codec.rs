@@ -3,10 +3,10 @@
 //! `cargo bench -p taroc-core --bench codec`. For each capture, every benchmark processes the
 //! whole capture per iteration and reports time per packet (throughput in packets):
 //! - `memcpy`: copy each packet into a reused buffer, the denominator of every ratio;
-//! - `none/compress`: the `none` scheme's compressor;
-//! - `taroc/compress`: a fresh TAROC compressor per iteration (one per link direction);
-//! - `taroc/decompress`: a fresh TAROC decompressor per iteration, on the frames a fresh
-//!   compressor made.
+//! - `<scheme>/compress`: fresh compressors of every scheme per iteration (one per link
+//!   direction);
+//! - `<scheme>/decompress` (vj, iphc, taroc): fresh decompressors per iteration, on the frames
+//!   fresh compressors made.
 //!
 //! The captures live beside the checkout in `shared/captures/linux`; without them this benches
 //! nothing.
@@ -104,7 +104,7 @@ fn codec(crit: &mut Criterion) {
             })
         });
 
-        for scheme in [Scheme::None, Scheme::Taroc] {
+        for scheme in Scheme::ALL {
             group.bench_function(BenchmarkId::new(scheme.name(), "compress"), |b| {
                 let mut frame = Vec::with_capacity(2048);
                 b.iter(|| {
@@ -120,22 +120,24 @@ fn codec(crit: &mut Criterion) {
             });
         }
 
-        let frames = compress_all(Scheme::Taroc, &packets);
-        group.bench_function(BenchmarkId::new("taroc", "decompress"), |b| {
-            let mut out = Vec::with_capacity(2048);
-            b.iter(|| {
-                let mut d = [
-                    AnyDecompressor::new(Scheme::Taroc, &config),
-                    AnyDecompressor::new(Scheme::Taroc, &config),
-                ];
-                for (dir, kind, frame) in &frames {
-                    let r = d[*dir].decompress(*kind, frame, &mut out);
-                    debug_assert!(r.is_ok());
-                    black_box(r.is_ok());
-                    black_box(&out);
-                }
-            })
-        });
+        for scheme in [Scheme::Vj, Scheme::Iphc, Scheme::Taroc] {
+            let frames = compress_all(scheme, &packets);
+            group.bench_function(BenchmarkId::new(scheme.name(), "decompress"), |b| {
+                let mut out = Vec::with_capacity(2048);
+                b.iter(|| {
+                    let mut d = [
+                        AnyDecompressor::new(scheme, &config),
+                        AnyDecompressor::new(scheme, &config),
+                    ];
+                    for (dir, kind, frame) in &frames {
+                        let r = d[*dir].decompress(*kind, frame, &mut out);
+                        debug_assert!(r.is_ok());
+                        black_box(r.is_ok());
+                        black_box(&out);
+                    }
+                })
+            });
+        }
         group.finish();
     }
 }
