@@ -656,17 +656,22 @@ fn guesses(
             }
         }
     } else {
-        // An ACK stream: no data, the sequence number stands still. Its IPv4 Identification
-        // must not count packets (the number of lost ACKs is unknown).
-        if mode != IdMode::Free || delta.seq != 0 || last != 0 || ctx.ack_run < PURE_STREAM_PACKETS
+        // An ACK stream: no data, the sequence number stands still.
+        if mode == IdMode::Unknown
+            || delta.seq != 0
+            || last != 0
+            || ctx.ack_run < PURE_STREAM_PACKETS
         {
             return g;
         }
         if delta.ack != 0 || delta.window != 0 {
+            // Twice: one lost ACK like this one (its Identification then advanced by one).
             g.push(*delta);
         }
         let unit = ctx.ack_unit();
-        if config.twice_segment_multiples && delta.ack != 0 && unit > 0 {
+        // The multiples only where the Identification does not count packets: with one that
+        // does, how many ACKs a stretch of k segments took is unknown.
+        if config.twice_segment_multiples && mode == IdMode::Free && delta.ack != 0 && unit > 0 {
             // One lost ACK of k segments (the paper's multiples of the segment size).
             for k in 1..=TWICE_MAX_MULTIPLE {
                 g.push(Lost {

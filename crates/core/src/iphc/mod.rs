@@ -78,10 +78,12 @@
 //!   the context, which may be what is wrong.
 //! - **The IPv4 Identification after a loss.** No checksum covers it, so a guess must *know*
 //!   it. Guesses are tried on IPv6, on an IPv4 Identification that stays constant, and on one
-//!   that increases by one per packet only for data-stream guesses, where the number of lost
-//!   packets is the number of segments assumed lost; not on ACK streams with such an
-//!   Identification (how many ACKs were lost is unknown), nor on streams whose Identification
-//!   jumps irregularly: those contexts wait for a FULL_HEADER (header requests bring one after a
+//!   that increases by one per packet when the guess fixes the number of lost packets: the
+//!   data-stream guesses (the segments assumed lost) and twice on an ACK stream (one lost ACK),
+//!   not the ACK multiples (how many ACKs a stretch of k segments took is unknown). Where a
+//!   loss of several packets would make such a guess verify with a wrong Identification, the
+//!   compressor's shadow sees it and sends the header whole. Streams whose Identification jumps
+//!   irregularly get no guesses: they wait for a FULL_HEADER (header requests bring one after a
 //!   round trip).
 //! - **Header requests** (section 10.2, [`IphcConfig::header_requests`]): a TCP CID is requested
 //!   when its context becomes damaged, or when a compressed packet names a TCP CID without a
