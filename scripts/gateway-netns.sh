@@ -129,7 +129,8 @@ for ipv in $IPS; do
         "$ipv" "$ber" "$scheme" "${sent:-?}" "${received:-?}" "${seconds:-0}" "$wrong" "$status"
       if [ "$status" != ok ]; then
         failures=$((failures + 1))
-        sed 's/^/  gateway: /' "$work/gateway.log" | tail -5 >&2
+        { grep 'incorrect delivery' "$work/gateway.log" | head -3; tail -3 "$work/gateway.log"; } |
+          sed 's/^/  gateway: /' >&2
       fi
       cleanup
     done

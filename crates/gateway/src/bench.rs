@@ -441,14 +441,14 @@ pub fn forwarding_table(records: &[ForwardingRecord]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:>8} {:>10} {:>10} {:>9} {:>12} {:>8} {:>9}",
+        "{:>10} {:>10} {:>10} {:>9} {:>12} {:>8} {:>9}",
         "path", "Mbit/s", "packets/s", "pkt bytes", "CPU ns/pkt", "CPU use", "vs copy"
     );
     for path in paths {
         let mbit = mean(path, |r| r.mbit_per_s);
         let _ = writeln!(
             out,
-            "{:>8} {:>10.1} {:>10.0} {:>9.0} {:>12.0} {:>7.0}% {:>9.2}",
+            "{:>10} {:>10.1} {:>10.0} {:>9.0} {:>12.0} {:>7.0}% {:>9.2}",
             path,
             mbit,
             mean(path, |r| r.packets_per_s),
