@@ -103,6 +103,11 @@ pub struct ReproduceArgs {
     /// Simulated seconds per run (overrides the default of the mode).
     #[arg(long)]
     pub duration: Option<f64>,
+    /// Schemes to run, comma-separated [default: none,vj,iphc,taroc,ideal]; also iphc-twice
+    /// and ideal-N (an IDEAL with an N-byte header, e.g. ideal-7). Schemes without a column in
+    /// the draft get one of their own (ours and ours÷IDEAL; run ideal too for the ratio).
+    #[arg(long, value_delimiter = ',')]
+    pub schemes: Option<Vec<String>>,
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -304,6 +309,9 @@ pub fn run_reproduce(
         options.duration_s = d;
     }
     options.threads = args.threads;
+    if let Some(schemes) = &args.schemes {
+        options.schemes = schemes.iter().map(|s| s.trim().to_string()).collect();
+    }
     let show = |done: usize, total: usize| {
         if progress {
             let width = 40;

@@ -44,9 +44,12 @@ pub enum Codec {
         /// The decompressor.
         decompressor: Box<AnyDecompressor>,
     },
-    /// The simulator-only IDEAL scheme: a 4-byte compressed header (plus the kind byte) that
-    /// never loses its context.
-    Ideal,
+    /// The simulator-only IDEAL scheme: a compressed header of `header` bytes (the draft's: 4;
+    /// plus the kind byte) that never loses its context.
+    Ideal {
+        /// Compressed header bytes per packet.
+        header: usize,
+    },
 }
 
 /// TAROC's congestion-window estimates after one packet went through the compressor: Algorithm
@@ -379,11 +382,11 @@ impl Network {
                     let len = item.bytes.len();
                     (FrameKind::Ip, item.bytes, len)
                 }
-                Codec::Ideal => {
+                Codec::Ideal { header } => {
                     let headers = segment::header_bytes(&item.bytes).unwrap_or(0);
                     link.stats.payload_bytes += (item.bytes.len() - headers) as u64;
                     let len = item.bytes.len() - headers.min(item.bytes.len())
-                        + if headers > 0 { 4 } else { 0 }
+                        + if headers > 0 { *header } else { 0 }
                         + 1;
                     (FrameKind::CompressedTcp, item.bytes, len)
                 }
@@ -465,7 +468,7 @@ impl Network {
         }
         let to = self.links[l].to;
         let packet = match &mut self.links[l].codec {
-            Codec::Wire | Codec::Ideal => frame.bytes,
+            Codec::Wire | Codec::Ideal { .. } => frame.bytes,
             Codec::Real { decompressor, .. } => {
                 let mut packet = std::mem::take(&mut self.packet);
                 let result = decompressor.decompress(frame.kind, &frame.bytes, &mut packet);

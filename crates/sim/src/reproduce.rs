@@ -107,7 +107,9 @@ pub fn run(
 ) -> Result<Grid, String> {
     let rows = reference::rows()?;
     for s in &options.schemes {
-        if !crate::scenario::SCHEMES.contains(&s.as_str()) {
+        if !crate::scenario::SCHEMES.contains(&s.as_str())
+            && crate::scenario::ideal_header(s).is_none()
+        {
             return Err(format!("unknown scheme {s:?}"));
         }
     }
@@ -227,6 +229,21 @@ pub fn table(grid: &Grid) -> String {
     for (name, _) in DRAFT_SCHEMES {
         let _ = write!(header, " | {name:^25}");
     }
+    // Schemes the draft has no column for (e.g. iphc-twice, ideal-7): ours (ours÷IDEAL).
+    let extra: Vec<&String> = grid
+        .cells
+        .iter()
+        .map(|c| &c.scheme)
+        .filter(|s| !DRAFT_SCHEMES.iter().any(|(_, d)| d == s))
+        .fold(Vec::new(), |mut v, s| {
+            if !v.contains(&s) {
+                v.push(s);
+            }
+            v
+        });
+    for name in &extra {
+        let _ = write!(header, " | {name:^13}");
+    }
     let _ = writeln!(out, "{header}");
     for row in &rows {
         let ideal = cell(grid, row, "ideal").map(|c| c.goodput_bytes_per_s);
@@ -256,6 +273,18 @@ pub fn table(grid: &Grid) -> String {
                 }
                 None => {
                     let _ = write!(out, " | {:>6}/{:<6.0}{:11}", "-", draft, "");
+                }
+            }
+        }
+        for scheme in &extra {
+            match cell(grid, row, scheme) {
+                Some(c) => {
+                    let ours = c.goodput_bytes_per_s;
+                    let ratio = ideal.map_or(f64::NAN, |i| ours / i);
+                    let _ = write!(out, " | {ours:>6.0} ({ratio:.3})");
+                }
+                None => {
+                    let _ = write!(out, " | {:^13}", "-");
                 }
             }
         }

@@ -20,6 +20,17 @@ use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender, TcpVar
 /// Scheme names accepted on the wireless link: the codec variants plus the simulator's `ideal`.
 pub const SCHEMES: [&str; 6] = ["none", "vj", "iphc", "iphc-twice", "taroc", "ideal"];
 
+/// The compressed header size of the simulator-only IDEAL schemes: `ideal` (the draft's 4
+/// bytes) and `ideal-N` (N bytes, 0..=60: e.g. `ideal-7`, an IDEAL as large as the draft's
+/// TAROC, to measure what header size alone costs).
+pub fn ideal_header(scheme: &str) -> Option<usize> {
+    if scheme == "ideal" {
+        return Some(4);
+    }
+    let n: usize = scheme.strip_prefix("ideal-")?.parse().ok()?;
+    (n <= 60).then_some(n)
+}
+
 /// One run of the Appendix B topology.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -239,9 +250,10 @@ impl Scenario {
 
     /// Checks the settings, naming the first bad one.
     pub fn validate(&self) -> Result<(), String> {
-        if !SCHEMES.contains(&self.scheme.as_str()) {
+        if !SCHEMES.contains(&self.scheme.as_str()) && ideal_header(&self.scheme).is_none() {
             return Err(format!(
-                "unknown scheme {:?} (expected one of: {})",
+                "unknown scheme {:?} (expected one of: {}, or ideal-N for an IDEAL with an \
+                 N-byte header, N up to 60)",
                 self.scheme,
                 SCHEMES.join(", ")
             ));
@@ -291,8 +303,8 @@ impl Scenario {
     }
 
     fn codec(&self) -> Codec {
-        if self.scheme == "ideal" {
-            return Codec::Ideal;
+        if let Some(header) = ideal_header(&self.scheme) {
+            return Codec::Ideal { header };
         }
         let Some(mut variant) = Variant::by_name(&self.scheme) else {
             return Codec::Wire;
@@ -538,6 +550,20 @@ mod tests {
         assert!(err("[errors]\nkind = \"ber\"\nber = 3.0").contains("ber"));
         assert!(err("duration_s = -1.0").contains("duration"));
         assert!(err("mtu = [").contains("line 1"));
+    }
+
+    #[test]
+    fn ideal_n_charges_n_header_bytes() {
+        assert_eq!(ideal_header("ideal"), Some(4));
+        assert_eq!(ideal_header("ideal-7"), Some(7));
+        assert_eq!(ideal_header("ideal-61"), None);
+        assert_eq!(ideal_header("ideal-x"), None);
+        let o = quick("ideal-7", 1e-6, TcpVariant::Sack).run().unwrap();
+        assert_eq!(o.data_link.overhead_per_frame(), 8.0);
+        assert_eq!(o.ack_link.overhead_per_frame(), 8.0);
+        let four = quick("ideal", 1e-6, TcpVariant::Sack).run().unwrap();
+        assert_eq!(four.data_link.overhead_per_frame(), 5.0);
+        assert!(quick("ideal-61", 0.0, TcpVariant::Sack).run().is_err());
     }
 
     #[test]
