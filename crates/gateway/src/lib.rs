@@ -14,7 +14,7 @@
 //! emulated link; [`gateway`] is the data path (TUN → compress → link → decompress → TUN) and
 //! its event loop; [`udp`] the UDP transport; [`counters`] what the data path counts; [`signal`]
 //! SIGINT/SIGTERM; [`harness`] builds two namespaces around the gateway and runs real kernel TCP
-//! transfers ([`transfer`]) through it; [`bench`] measures goodput and forwarding speed;
+//! transfers ([`transfer`]) through it; [`mod@bench`] measures goodput and forwarding speed;
 //! [`args`] is the `taroc gateway` command line (the gateway, `bench`, `transfer`).
 //!
 //! ## Dependencies, and why
