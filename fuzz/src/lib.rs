@@ -288,7 +288,9 @@ pub fn iphc_decompress(data: &[u8]) {
         FrameKind::Ip => assert_eq!(out, frame, "TYPE_IP must pass unchanged"),
         FrameKind::FullHeader => assert_eq!(out.len(), frame.len(), "FULL_HEADER length"),
         _ => {
-            let ip = IpInfo::parse(out).expect("IPHC delivers a parsable IP packet");
+            let ip = IpInfo::parse(out).unwrap_or_else(|e| {
+                panic!("{kind:?} frame {frame:02x?} delivered an unparsable packet ({e:?}): {out:02x?}")
+            });
             let segment = &out[ip.transport_offset.min(out.len())..];
             let carried = match ip.protocol {
                 taroc_wire::protocol::TCP => true,
@@ -306,9 +308,12 @@ pub fn iphc_decompress(data: &[u8]) {
     });
 }
 
+/// Frames with their kinds, in link order.
+type Frames = Vec<(FrameKind, Vec<u8>)>;
+
 /// The shared driver of [`vj_decompress`] and [`iphc_decompress`].
 fn baseline_decompress(scheme: Scheme, data: &[u8], check: impl Fn(FrameKind, &[u8], &[u8])) {
-    static PRIMED: OnceLock<[Vec<(FrameKind, Vec<u8>)>; 2]> = OnceLock::new();
+    static PRIMED: OnceLock<[Frames; 2]> = OnceLock::new();
     let primed = PRIMED.get_or_init(|| [frames_of(Scheme::Vj), frames_of(Scheme::Iphc)]);
     let primed = &primed[usize::from(scheme == Scheme::Iphc)];
     let mut d = AnyDecompressor::new(scheme, &SchemeConfig::default());
