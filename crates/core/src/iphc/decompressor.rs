@@ -470,7 +470,10 @@ impl IphcDecompressor {
         }
         let id = full_header::read(frame, &layout)?;
         out.extend_from_slice(frame);
-        if !chain::fill_lengths(out, &layout) || !chain::verifies(out, &layout) {
+        if !chain::fill_lengths(out, &layout)
+            || !chain::verifies(out, &layout)
+            || !chain::well_formed(out, &layout)
+        {
             return Err(DropReason::Malformed);
         }
         match id {
@@ -581,6 +584,11 @@ impl IphcDecompressor {
         chain::fill_ipv4_checksums(out, &ctx.layout);
         if !chain::transport_verifies(out, &ctx.layout) {
             return Err(DropReason::ChecksumMismatch);
+        }
+        // The payload holds what follows the chain: the compressor sent only well-formed
+        // packets.
+        if !chain::well_formed(out, &ctx.layout) {
+            return Err(DropReason::Malformed);
         }
         Ok(())
     }

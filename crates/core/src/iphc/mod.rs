@@ -12,7 +12,10 @@
 //! compressed exactly goes as `TYPE_IP`, unchanged: an IPv4 first header with options or for a
 //! fragment, length fields that do not match the packet's length (truncated captures, padding,
 //! jumbograms), a wrong IPv4 header checksum (it is inferred), a TCP checksum or a non-zero UDP
-//! checksum that does not verify (the decompressor verifies them).
+//! checksum that does not verify (the decompressor verifies them), a packet that does not parse
+//! as IP down to its upper-layer header (an IPv6 extension header past the chain that runs past
+//! the packet's end: [`chain::well_formed`]). The decompressor refuses a full header of such a
+//! packet, and a rebuilt packet that is not well formed.
 //!
 //! Formats: [`FrameKind::FullHeader`](crate::codec::FrameKind::FullHeader) is the packet itself
 //! with the CID (and for non-TCP the generation) in its length fields (RFC 2507 section 5.3);

@@ -1237,6 +1237,43 @@ fn what_cannot_be_compressed_exactly_goes_as_type_ip() {
     assert_eq!(pair.pass(&next).0, FrameKind::CompressedTcp);
 }
 
+#[test]
+fn a_full_header_whose_packet_is_not_ip_makes_and_changes_no_context() {
+    // The fuzzer's case: an IPv4/UDP full header whose first octet became 0x6d reads as an IPv6
+    // header whose Next Header (the IPv4 flags octet, 0) names a Hop-by-Hop header longer than
+    // the packet. The chain stops before it, so its length fields and checksums check out, but
+    // the packet does not parse as IP (the extension header runs past its end), and compressed
+    // headers against such a context rebuild packets that do not either.
+    let mut pair = Pair::new(IphcConfig::default());
+    let ip = V6::new();
+    let good = |payload: &[u8]| v6_udp(ip, 1000, payload);
+    pair.pass(&good(b"good"));
+    // Hop-by-Hop: 14 * 8 = 112 octets announced, 32 present.
+    let bad = ip.wrap(0, &cat(&[&[UDP, 13], &[0; 30]]));
+    let mut layout = Layout::default();
+    assert!(chain::parse(&bad, 168, &mut layout));
+    assert_eq!((layout.len, layout.upper), (40, Some(0)));
+    // The compressor sends such a packet as it is.
+    assert_eq!(pair.send(&bad).0, FrameKind::Ip);
+    // A full header of it is refused, whether its CID is free or holds a context.
+    for cid in [0, 5] {
+        let mut full = bad.clone();
+        let id = FullId::NonTcp { cid, generation: 0 };
+        assert!(full_header::write(&mut full, &layout, id));
+        assert_eq!(
+            pair.recv(FrameKind::FullHeader, &full),
+            Err(DropReason::Malformed)
+        );
+    }
+    assert_eq!(
+        pair.recv(FrameKind::CompressedNonTcp, &[5, 0, 0, 8, 1, 2]),
+        Err(DropReason::NoContext)
+    );
+    // CID 0 still holds the good stream.
+    let (kind, _) = pair.pass(&good(b"next"));
+    assert_eq!(kind, FrameKind::CompressedNonTcp);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The hand-built probe frames of shared/captures/local (tshark probes, not all RFC-exact).
 
