@@ -13,6 +13,7 @@
 //! passed out), so tests drive it without TUN devices; [`run_emulated`] is the loop around it:
 //! one thread, `ppoll` on both devices with a timeout until the next frame is due on a link.
 
+use std::io::Write as _;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -154,7 +155,10 @@ fn log_incorrect(
         .zip(rebuilt)
         .position(|(a, b)| a != b)
         .unwrap_or(original.len().min(rebuilt.len()));
-    eprintln!(
+    // Straight to the unbuffered stderr handle rather than `eprintln!`, which a test harness
+    // captures into a growing buffer: the data path must not allocate, logging included.
+    let _ = writeln!(
+        std::io::stderr(),
         "taroc gateway: {label}: incorrect delivery ({count} so far; logged at most once a \
          second): {} bytes delivered for {}, {differing} differ, the first at byte {first} ({})",
         rebuilt.len(),
