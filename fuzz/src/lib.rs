@@ -206,41 +206,52 @@ pub fn taroc_decompress(data: &[u8]) {
     }
     let mut rest = data;
     let mut frame = Vec::new();
-    while let Some((&first, tail)) = rest.split_first() {
-        let kind;
-        if first & 0x80 == 0 {
-            kind = FrameKind::from_byte(first % 3).expect("three kinds");
-            let len = match tail {
-                [lo, hi, ..] => usize::from(u16::from_le_bytes([*lo, *hi])) % 2048,
-                _ => 0,
-            };
-            let body = tail.get(2..).unwrap_or(&[]);
-            let len = len.min(body.len());
-            frame.clear();
-            frame.extend_from_slice(&body[..len]);
-            rest = &body[len..];
-        } else {
-            let (k, base) = &primed[usize::from(first & 0x7F) % primed.len()];
-            kind = *k;
-            frame.clear();
-            frame.extend_from_slice(base);
-            let (offset, n) = match tail {
-                [o, n, ..] => (usize::from(*o), usize::from(*n)),
-                _ => (0, 0),
-            };
-            let body = tail.get(2..).unwrap_or(&[]);
-            let n = n.min(body.len());
-            for (i, x) in body[..n].iter().enumerate() {
-                if let Some(b) = frame.get_mut(offset + i) {
-                    *b ^= x;
-                }
-            }
-            rest = &body[n..];
-        }
+    while !rest.is_empty() {
+        let kind = next_frame(&mut rest, primed, 3, &mut frame);
         if d.decompress(kind, &frame, &mut out).is_ok() {
             check_delivered(kind, &frame, &out);
         }
         assert!(d.context_count() <= 256);
+    }
+}
+
+/// Takes one record of the decompress targets' input format off `rest` (which must not be
+/// empty) into `frame` and returns its kind: `kind len_lo len_hi frame[len]` (kind byte below
+/// 0x80: the first `kinds` of [`FrameKind::ALL`], by the byte modulo `kinds`; length modulo
+/// 2048), or `0x80|i offset n xor[n]` (primed frame `i`, with `xor` applied from `offset`).
+fn next_frame(
+    rest: &mut &[u8],
+    primed: &[(FrameKind, Vec<u8>)],
+    kinds: usize,
+    frame: &mut Vec<u8>,
+) -> FrameKind {
+    let (&first, tail) = rest.split_first().expect("a record");
+    frame.clear();
+    let body = tail.get(2..).unwrap_or(&[]);
+    if first & 0x80 == 0 {
+        let len = match tail {
+            [lo, hi, ..] => usize::from(u16::from_le_bytes([*lo, *hi])) % 2048,
+            _ => 0,
+        };
+        let len = len.min(body.len());
+        frame.extend_from_slice(&body[..len]);
+        *rest = &body[len..];
+        FrameKind::ALL[usize::from(first) % kinds]
+    } else {
+        let (kind, base) = &primed[usize::from(first & 0x7F) % primed.len()];
+        frame.extend_from_slice(base);
+        let (offset, n) = match tail {
+            [o, n, ..] => (usize::from(*o), usize::from(*n)),
+            _ => (0, 0),
+        };
+        let n = n.min(body.len());
+        for (i, x) in body[..n].iter().enumerate() {
+            if let Some(b) = frame.get_mut(offset + i) {
+                *b ^= x;
+            }
+        }
+        *rest = &body[n..];
+        *kind
     }
 }
 
@@ -325,38 +336,8 @@ fn baseline_decompress(scheme: Scheme, data: &[u8], check: impl Fn(FrameKind, &[
     }
     let mut rest = data;
     let mut frame = Vec::new();
-    while let Some((&first, tail)) = rest.split_first() {
-        let kind;
-        let body;
-        if first & 0x80 == 0 {
-            kind = FrameKind::ALL[usize::from(first) % FrameKind::ALL.len()];
-            let len = match tail {
-                [lo, hi, ..] => usize::from(u16::from_le_bytes([*lo, *hi])) % 2048,
-                _ => 0,
-            };
-            body = tail.get(2..).unwrap_or(&[]);
-            let len = len.min(body.len());
-            frame.clear();
-            frame.extend_from_slice(&body[..len]);
-            rest = &body[len..];
-        } else {
-            let (k, base) = &primed[usize::from(first & 0x7F) % primed.len()];
-            kind = *k;
-            frame.clear();
-            frame.extend_from_slice(base);
-            let (offset, n) = match tail {
-                [o, n, ..] => (usize::from(*o), usize::from(*n)),
-                _ => (0, 0),
-            };
-            body = tail.get(2..).unwrap_or(&[]);
-            let n = n.min(body.len());
-            for (i, x) in body[..n].iter().enumerate() {
-                if let Some(b) = frame.get_mut(offset + i) {
-                    *b ^= x;
-                }
-            }
-            rest = &body[n..];
-        }
+    while !rest.is_empty() {
+        let kind = next_frame(&mut rest, primed, FrameKind::ALL.len(), &mut frame);
         if d.decompress(kind, &frame, &mut out).is_ok() {
             check(kind, &frame, &out);
         }
