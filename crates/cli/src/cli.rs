@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
-use taroc_core::variant::{self, Variant};
+use taroc_core::variant::Variant;
+use taroc_gateway::args::{burst_length, probability};
 
 use crate::capture::{self, Capture};
 use crate::eval::{self, Options};
@@ -177,40 +178,6 @@ All randomness comes from --seed: each direction and impairment has its own rand
 every scheme meets the same losses at the same positions, so the same seed gives the same \
 results bit for bit.";
 
-/// Parses a probability in [0, 1].
-fn probability(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number"))?;
-    if (0.0..=1.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(format!("{value} is not a probability in [0, 1]"))
-    }
-}
-
-/// Parses a mean burst length (at least 1 frame).
-fn burst_length(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number"))?;
-    if value >= 1.0 && value.is_finite() {
-        Ok(value)
-    } else {
-        Err(format!("{value} is not a mean burst length of at least 1"))
-    }
-}
-
-/// Parses a scheme (variant) name.
-fn scheme(text: &str) -> Result<Variant, String> {
-    Variant::by_name(text).ok_or_else(|| {
-        format!(
-            "unknown scheme `{text}` (expected one of: {})",
-            variant::NAMES.join(", ")
-        )
-    })
-}
-
 /// The arguments of `taroc eval`.
 #[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
@@ -221,7 +188,7 @@ pub struct EvalArgs {
     /// Schemes to run, comma-separated, in this order [default: every scheme]: none, vj (RFC
     /// 1144), iphc-twice (RFC 2507 repairing TCP contexts with the twice algorithm only), iphc
     /// (twice and header requests sent back over the reverse direction), taroc.
-    #[arg(long = "scheme", value_name = "LIST", value_delimiter = ',', value_parser = scheme)]
+    #[arg(long = "scheme", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
     pub schemes: Vec<Variant>,
 
     /// Independent bit errors on the link, per bit of each frame (its packet-kind byte

@@ -45,6 +45,17 @@ impl Variant {
         name.parse::<Scheme>().ok().map(Variant::of)
     }
 
+    /// The variant called `name`, or an error naming every variant: the parser of a
+    /// command-line option.
+    pub fn parse(name: &str) -> Result<Variant, alloc::string::String> {
+        Variant::by_name(name).ok_or_else(|| {
+            alloc::format!(
+                "unknown scheme `{name}` (expected one of: {})",
+                NAMES.join(", ")
+            )
+        })
+    }
+
     /// Every variant, in the order of [`NAMES`].
     pub fn all() -> Vec<Variant> {
         NAMES
@@ -87,5 +98,11 @@ mod tests {
         assert!(Variant::by_name("iphc-twice").is_some_and(|v| !v.config.iphc.header_requests));
         assert!(Variant::by_name("iphc").is_some_and(|v| v.config.iphc.header_requests));
         assert_eq!(Variant::by_name("twice"), None);
+        assert_eq!(Variant::parse("iphc").map(|v| v.name), Ok("iphc"));
+        let error = Variant::parse("twice").unwrap_err();
+        assert!(
+            error.contains("`twice`") && error.contains("iphc-twice"),
+            "{error}"
+        );
     }
 }

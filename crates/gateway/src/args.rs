@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
-use taroc_core::variant::{self, Variant};
+use taroc_core::variant::Variant;
 
 use crate::bench::{self, ForwardingConfig, GridConfig};
 use crate::counters::Counters;
@@ -103,8 +103,8 @@ fn byte_count(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{text}` is not a byte count (e.g. 1048576, 512K, 4M)"))
 }
 
-/// Parses a probability in [0, 1].
-fn probability(text: &str) -> Result<f64, String> {
+/// Parses a probability in [0, 1] (for `taroc eval` too).
+pub fn probability(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
         .map_err(|_| format!("`{text}` is not a number"))?;
@@ -115,8 +115,8 @@ fn probability(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses a mean burst length (at least 1 frame).
-fn burst_length(text: &str) -> Result<f64, String> {
+/// Parses a mean burst length (at least 1 frame) (for `taroc eval` too).
+pub fn burst_length(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
         .map_err(|_| format!("`{text}` is not a number"))?;
@@ -147,16 +147,6 @@ fn positive(text: &str) -> Result<f64, String> {
     } else {
         Err("must be above 0".into())
     }
-}
-
-/// Parses a scheme (variant) name.
-fn scheme(text: &str) -> Result<Variant, String> {
-    Variant::by_name(text).ok_or_else(|| {
-        format!(
-            "unknown scheme `{text}` (expected one of: {})",
-            variant::NAMES.join(", ")
-        )
-    })
 }
 
 /// Parses `on` / `off`.
@@ -232,13 +222,13 @@ pub struct RunArgs {
     pub peer: Option<SocketAddr>,
 
     /// Scheme of both directions (one of: none, vj, iphc-twice, iphc, taroc).
-    #[arg(long, value_name = "NAME", default_value = "taroc", value_parser = scheme)]
+    #[arg(long, value_name = "NAME", default_value = "taroc", value_parser = Variant::parse)]
     pub scheme: Variant,
     /// Scheme of the forward direction (A to B; UDP: what this side sends), instead of --scheme.
-    #[arg(long, value_name = "NAME", value_parser = scheme)]
+    #[arg(long, value_name = "NAME", value_parser = Variant::parse)]
     pub forward_scheme: Option<Variant>,
     /// Scheme of the reverse direction (B to A; UDP: what the peer sends), instead of --scheme.
-    #[arg(long, value_name = "NAME", value_parser = scheme)]
+    #[arg(long, value_name = "NAME", value_parser = Variant::parse)]
     pub reverse_scheme: Option<Variant>,
 
     /// MTU of the TUN devices, bytes; longer packets are refused.
@@ -347,7 +337,7 @@ impl RunArgs {
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Schemes, comma-separated [default: every scheme].
-    #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = scheme)]
+    #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
     pub schemes: Vec<Variant>,
     /// Link rates, kbit/s, comma-separated.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "64,384",
