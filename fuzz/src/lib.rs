@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 
 use taroc_core::codec::SchemeConfig;
 use taroc_core::taroc::packet::TcpIpPacket;
-use taroc_core::taroc::{TarocCompressor, TarocConfig, TarocDecompressor};
+use taroc_core::taroc::{TarocConfig, TarocDecompressor};
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};
 use taroc_wire::ip::IpInfo;
@@ -364,7 +364,7 @@ pub fn vj_roundtrip(data: &[u8]) {
     let mut config = SchemeConfig::default();
     config.vj.slots = [16, 1, 2, 256][usize::from(selector & 3)];
     config.vj.compress_cid = selector & 4 == 0;
-    baseline_roundtrip(Scheme::Vj, &config, false, rest);
+    roundtrip(Scheme::Vj, &config, false, rest);
 }
 
 /// Arbitrary "packets" through an IPHC compressor and decompressor on a clean link: every frame
@@ -374,7 +374,7 @@ pub fn iphc_roundtrip(data: &[u8]) {
     let Some((&selector, rest)) = data.split_first() else {
         return;
     };
-    baseline_roundtrip(
+    roundtrip(
         Scheme::Iphc,
         &SchemeConfig::default(),
         selector & 0x80 != 0,
@@ -382,8 +382,8 @@ pub fn iphc_roundtrip(data: &[u8]) {
     );
 }
 
-/// The shared driver of [`vj_roundtrip`] and [`iphc_roundtrip`].
-fn baseline_roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut rest: &[u8]) {
+/// The shared driver of [`taroc_roundtrip`], [`vj_roundtrip`] and [`iphc_roundtrip`].
+fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut rest: &[u8]) {
     let mut c = AnyCompressor::new(scheme, config);
     let mut d = AnyDecompressor::new(scheme, config);
     let (mut packet, mut frame, mut out, mut feedback) =
@@ -428,7 +428,7 @@ fn baseline_roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut res
 /// Arbitrary "packets" through a TAROC compressor and decompressor on a clean link: every frame
 /// is delivered and equals its packet exactly.
 pub fn taroc_roundtrip(data: &[u8]) {
-    let Some((&selector, mut rest)) = data.split_first() else {
+    let Some((&selector, rest)) = data.split_first() else {
         return;
     };
     let config = TarocConfig {
@@ -436,34 +436,11 @@ pub fn taroc_roundtrip(data: &[u8]) {
         max_contexts: [256, 1, 2, 4][usize::from(selector & 3)],
         ..TarocConfig::default()
     };
-    let mut c = TarocCompressor::new(config.clone());
-    let mut d = TarocDecompressor::new(config);
-    let (mut packet, mut frame, mut out) = (Vec::new(), Vec::new(), Vec::new());
-    let mut index = 0usize;
-    while rest.len() >= 2 {
-        let header = u16::from_be_bytes([rest[0], rest[1]]);
-        let len = usize::from(header & 0x3FFF).min(rest.len() - 2);
-        packet.clear();
-        packet.extend_from_slice(&rest[2..2 + len]);
-        rest = &rest[2 + len..];
-        if header & 0x8000 != 0 {
-            fix_up(&mut packet);
-        }
-        let kind = c.compress(&packet, &mut frame);
-        if kind == FrameKind::Ip {
-            assert_eq!(frame, packet, "packet {index}: TYPE_IP frame differs");
-        }
-        match d.decompress(kind, &frame, &mut out) {
-            Ok(()) => assert!(
-                out == packet,
-                "packet {index} ({kind:?}) delivered wrong:\n  packet    {packet:02x?}\n  delivered {out:02x?}"
-            ),
-            Err(reason) => panic!(
-                "packet {index} ({kind:?}) dropped on a clean link: {reason:?}\n  packet {packet:02x?}\n  frame  {frame:02x?}"
-            ),
-        }
-        index += 1;
-    }
+    let config = SchemeConfig {
+        taroc: config,
+        ..SchemeConfig::default()
+    };
+    roundtrip(Scheme::Taroc, &config, false, rest);
 }
 
 /// Encodes packets in the [`taroc_roundtrip`] input format (with the fix-up bit clear).
