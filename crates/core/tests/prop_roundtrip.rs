@@ -1185,21 +1185,28 @@ fn config(cases: u32, seed: u64) -> Config {
 #[derive(Debug, Default)]
 struct Totals {
     cases: usize,
-    frames: usize,
-    delivered: usize,
-    compressed: usize,
-    corrupted_ok: usize,
-    corrupted_uncovered: usize,
-    corrupted_covered: usize,
-    propagated_uncovered: usize,
-    propagated_covered: usize,
-    known_ip_id: usize,
-    clean_drops: usize,
+    /// Every link's tally, added up.
+    sum: Tally,
     clean_drops_default_config: usize,
-    unverified_wrong: usize,
-    unverified_wrong_ip_id: usize,
-    unverified_wrong_after_corruption: usize,
-    unverified_wrong_undetected: usize,
+}
+
+impl std::ops::AddAssign for Tally {
+    fn add_assign(&mut self, t: Tally) {
+        self.frames += t.frames;
+        self.delivered += t.delivered;
+        self.compressed += t.compressed;
+        self.corrupted_ok += t.corrupted_ok;
+        self.corrupted_uncovered += t.corrupted_uncovered;
+        self.corrupted_covered += t.corrupted_covered;
+        self.propagated_uncovered += t.propagated_uncovered;
+        self.propagated_covered += t.propagated_covered;
+        self.known_ip_id += t.known_ip_id;
+        self.clean_drops += t.clean_drops;
+        self.unverified_wrong += t.unverified_wrong;
+        self.unverified_wrong_ip_id += t.unverified_wrong_ip_id;
+        self.unverified_wrong_after_corruption += t.unverified_wrong_after_corruption;
+        self.unverified_wrong_undetected += t.unverified_wrong_undetected;
+    }
 }
 
 /// Runs the property over `cases` cases from a fixed seed, then prints what happened.
@@ -1221,20 +1228,7 @@ fn check(name: &str, cases: u32, seed: u64, corrupting: bool) {
         }
         for (scheme, t) in tallies {
             let s = totals.entry(scheme.name()).or_default();
-            s.frames += t.frames;
-            s.delivered += t.delivered;
-            s.compressed += t.compressed;
-            s.corrupted_ok += t.corrupted_ok;
-            s.corrupted_uncovered += t.corrupted_uncovered;
-            s.corrupted_covered += t.corrupted_covered;
-            s.propagated_uncovered += t.propagated_uncovered;
-            s.propagated_covered += t.propagated_covered;
-            s.known_ip_id += t.known_ip_id;
-            s.clean_drops += t.clean_drops;
-            s.unverified_wrong += t.unverified_wrong;
-            s.unverified_wrong_ip_id += t.unverified_wrong_ip_id;
-            s.unverified_wrong_after_corruption += t.unverified_wrong_after_corruption;
-            s.unverified_wrong_undetected += t.unverified_wrong_undetected;
+            s.sum += t;
             if default {
                 s.clean_drops_default_config += t.clean_drops;
             }
@@ -1254,10 +1248,10 @@ fn check(name: &str, cases: u32, seed: u64, corrupting: bool) {
     let totals = totals.borrow();
     if let Some(vj) = totals.get("vj") {
         assert!(
-            vj.unverified_wrong_undetected * 1000 <= vj.unverified_wrong,
+            vj.sum.unverified_wrong_undetected * 1000 <= vj.sum.unverified_wrong,
             "{name}: VJ delivered {} wrong packets the receiver's checksum would accept (of {})",
-            vj.unverified_wrong_undetected,
-            vj.unverified_wrong
+            vj.sum.unverified_wrong_undetected,
+            vj.sum.unverified_wrong
         );
     }
 }
