@@ -11,9 +11,10 @@ use super::cid::CidTable;
 use super::decompressor::TcpContext as DecompressorContext;
 use super::full_header::{self, FullId};
 use super::non_tcp::{self, Refresh, Send};
-use super::tcp::{self, tcp_flag, NotCompressible};
+use super::tcp::{self, NotCompressible};
 use super::{feedback, IphcConfig, HAZARD_DEPTH};
 use crate::codec::{Compressor, FrameKind};
+use taroc_wire::tcp::flags as tcp_flag;
 
 /// What the compressor remembers of a TCP stream: the header as the decompressor holds it, and
 /// the decompressor's context after each of the last packets.

@@ -10,10 +10,11 @@ use taroc_wire::checksum::Sum;
 
 use super::chain::{self, Layout};
 use super::full_header::{self, FullId};
-use super::tcp::{self, flag, tcp_flag, TcpFields};
+use super::tcp::{self, flag, TcpFields};
 use super::{feedback, non_tcp, purity, IphcConfig};
 use super::{PURE_STREAM_PACKETS, REQUEST_REPEAT_FIRST, REQUEST_REPEAT_MAX, TWICE_MAX_MULTIPLE};
 use crate::codec::{deliver_unchanged, Decompressor, DropReason, FrameKind};
+use taroc_wire::tcp::flags as tcp_flag;
 
 /// How many recent ACK deltas the twice extension keeps to estimate an ACK stream's segment size.
 const ACK_HISTORY: usize = 4;

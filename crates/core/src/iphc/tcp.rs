@@ -32,6 +32,7 @@ use alloc::vec::Vec;
 use super::chain::Layout;
 use crate::codec::DropReason;
 use crate::encoding::delta;
+use taroc_wire::tcp::flags as tcp_flag;
 
 /// The bits of the change-mask octet.
 pub mod flag {
@@ -59,22 +60,6 @@ pub mod flag {
     pub const SPECIAL_D: u8 = S | W | U;
     /// The bits the special encodings use.
     pub const SPECIALS_MASK: u8 = S | A | W | U;
-}
-
-/// TCP flag bits (octet 13 of the TCP header).
-pub mod tcp_flag {
-    /// FIN.
-    pub const FIN: u8 = 0x01;
-    /// SYN.
-    pub const SYN: u8 = 0x02;
-    /// RST.
-    pub const RST: u8 = 0x04;
-    /// PSH.
-    pub const PSH: u8 = 0x08;
-    /// ACK.
-    pub const ACK: u8 = 0x10;
-    /// URG.
-    pub const URG: u8 = 0x20;
 }
 
 /// The DELTA fields of a TCP header (and of the IPv4 header just before it).
