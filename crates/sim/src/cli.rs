@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::link::ErrorModel;
+use crate::plot::PngRenderer;
 use crate::reproduce::{self, GridOptions};
 use crate::scenario::{builtin, default_sim, Scenario, BUILTINS};
 use crate::tcp::sender::TcpVariant;
@@ -70,10 +71,11 @@ pub struct SimArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Write the congestion-window tracking plot (SVG): the sender's cwnd and ssthresh beside
-    /// TAROC's Algorithm SEQ (data stream) and Algorithm ACK (ACK stream) estimates. The
-    /// slides' case: --scheme taroc --bandwidth-kbps 9.6 --ber 1e-5 --mtu 296 --tcp sack.
-    #[arg(long, value_name = "FILE.svg")]
+    /// Write the congestion-window tracking plot: the sender's cwnd and ssthresh beside
+    /// TAROC's Algorithm SEQ (data stream) and Algorithm ACK (ACK stream) estimates; SVG, or
+    /// PNG if FILE ends in .png (drawn with a system font). The slides' case: --scheme taroc
+    /// --bandwidth-kbps 9.6 --ber 1e-5 --mtu 296 --tcp sack.
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
     pub cwnd_plot: Option<PathBuf>,
     /// Plot only the first SECONDS of the run (the accuracy figures cover all of it).
     #[arg(long, value_name = "SECONDS")]
@@ -86,7 +88,7 @@ Reproduce the TAROC draft's Appendix B: the 36 rows the draft tabulates (384 kbi
 NONE, VJHC, IPHC, TAROC and IDEAL, several seeds each, on all cores. Prints our goodput beside \
 the draft's, with each one's ratio to IDEAL, checks the draft's qualitative claims, and writes \
 CSV, JSON, one goodput-vs-BER plot per table and the slides' cwnd-tracking plot (9.6 kbit/s, \
-BER 1e-5, MTU 296, SACK, TAROC; SVG) into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
+BER 1e-5, MTU 296, SACK, TAROC; each as SVG and PNG, see --no-png) into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
 seeds of 1000 s. With --json, prints JSON Lines: one object per cell per line (bandwidth_kbps, \
 tcp, ber, mtu, scheme, goodput_bytes_per_s = mean over seeds, seeds, ...).";
 
@@ -117,6 +119,11 @@ pub struct ReproduceArgs {
     /// Directory for appendix-b.csv, appendix-b.json and the plots (created if needed).
     #[arg(long, default_value = "sim-results")]
     pub out: PathBuf,
+    /// Write the plots as SVG only. By default each plot is also rendered to a PNG beside
+    /// its SVG (1800 pixels wide), with a font installed on the system (e.g. Debian's
+    /// fonts-dejavu-core).
+    #[arg(long)]
+    pub no_png: bool,
 }
 
 /// The scenario `taroc sim` runs: the file or built-in of `--scenario` (or [`default_sim`]),
@@ -210,7 +217,21 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
     };
     if let Some(path) = &args.cwnd_plot {
         let svg = tracking::svg(&scenario, &outcome, args.plot_window);
-        if let Err(e) = std::fs::write(path, svg) {
+        let png = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        let bytes = if png {
+            match PngRenderer::new().and_then(|r| r.render(&svg, PNG_SCALE)) {
+                Ok(b) => b,
+                Err(e) => {
+                    let _ = writeln!(err, "taroc sim: PNG plot: {e}");
+                    return false;
+                }
+            }
+        } else {
+            svg.into_bytes()
+        };
+        if let Err(e) = std::fs::write(path, bytes) {
             let _ = writeln!(err, "taroc sim: cannot write {}: {e}", path.display());
             return false;
         }
@@ -286,6 +307,22 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
     written.is_ok() && tracked.is_ok()
 }
 
+/// PNG pixels per SVG pixel: our plots are 900 SVG pixels wide, so 1800 pixels.
+const PNG_SCALE: f32 = 2.0;
+
+/// Writes `NAME.png` beside each `NAME.svg` of `plots` in `dir`.
+fn write_pngs(plots: &[(String, String)], dir: &std::path::Path) -> Result<(), String> {
+    let renderer = PngRenderer::new()?;
+    for (name, svg) in plots {
+        let path = dir.join(name).with_extension("png");
+        let png = renderer
+            .render(svg, PNG_SCALE)
+            .map_err(|e| format!("{name}: {e}"))?;
+        std::fs::write(&path, png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// Runs `taroc reproduce`. Returns false on error (reported on `err`).
 pub fn run_reproduce(
     args: &ReproduceArgs,
@@ -333,6 +370,22 @@ pub fn run_reproduce(
             return false;
         }
     };
+    let mut plots = reproduce::plots(&grid);
+    // The slides' congestion-window tracking case, seed 1, first 300 s plotted.
+    let scenario = Scenario {
+        duration_s: options.duration_s,
+        ..tracking::slides_case()
+    };
+    match scenario.run_with(true) {
+        Ok(outcome) => plots.push((
+            "cwnd-tracking.svg".into(),
+            tracking::svg(&scenario, &outcome, Some(300.0)),
+        )),
+        Err(e) => {
+            let _ = writeln!(err, "taroc reproduce: cwnd-tracking run: {e}");
+            return false;
+        }
+    }
     if let Err(e) = std::fs::create_dir_all(&args.out)
         .and_then(|()| std::fs::write(args.out.join("appendix-b.csv"), reproduce::csv(&grid)))
         .and_then(|()| {
@@ -340,19 +393,9 @@ pub fn run_reproduce(
             std::fs::write(args.out.join("appendix-b.json"), json)
         })
         .and_then(|()| {
-            reproduce::plots(&grid)
-                .into_iter()
+            plots
+                .iter()
                 .try_for_each(|(name, svg)| std::fs::write(args.out.join(name), svg))
-        })
-        .and_then(|()| {
-            // The slides' congestion-window tracking case, seed 1, first 300 s plotted.
-            let scenario = Scenario {
-                duration_s: options.duration_s,
-                ..tracking::slides_case()
-            };
-            let outcome = scenario.run_with(true).map_err(std::io::Error::other)?;
-            let svg = tracking::svg(&scenario, &outcome, Some(300.0));
-            std::fs::write(args.out.join("cwnd-tracking.svg"), svg)
         })
     {
         let _ = writeln!(
@@ -361,6 +404,16 @@ pub fn run_reproduce(
             args.out.display()
         );
         return false;
+    }
+    if !args.no_png {
+        if let Err(e) = write_pngs(&plots, &args.out) {
+            let _ = writeln!(
+                err,
+                "taroc reproduce: PNG plots: {e}\n(the table, CSV, JSON and SVG plots are written; \
+                 --no-png skips the PNGs)"
+            );
+            return false;
+        }
     }
     let events: u64 = grid.cells.iter().map(|c| c.events).sum();
     let cpu: f64 = grid.cells.iter().map(|c| c.wall_s).sum();
@@ -391,10 +444,88 @@ pub fn run_reproduce(
             }
         }
         text.push_str(&format!(
-            "CSV, JSON, goodput-vs-BER plots and the cwnd-tracking plot (SVG) in {}\n",
+            "CSV, JSON, goodput-vs-BER plots and the cwnd-tracking plot ({}) in {}\n",
+            if args.no_png { "SVG" } else { "SVG and PNG" },
             args.out.display()
         ));
         write!(out, "{text}")
     };
     result.is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resvg::tiny_skia::Pixmap;
+
+    /// The size an SVG of ours declares, from its root element.
+    fn svg_size(svg: &str) -> (f32, f32) {
+        let attr = |name: &str| -> f32 {
+            let start = svg.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+            let len = svg[start..].find('"').unwrap();
+            svg[start..start + len].parse().unwrap()
+        };
+        (attr("width"), attr("height"))
+    }
+
+    #[test]
+    fn a_png_is_written_beside_every_svg() {
+        let dir = std::env::temp_dir().join(format!("taroc-pngs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let panel = crate::plot::Panel {
+            title: "panel".into(),
+            x: crate::plot::Axis::linear("x", 0.0, 1.0),
+            y: crate::plot::Axis::linear("y", 0.0, 1.0),
+            series: vec![],
+            notes: vec!["a note".into()],
+        };
+        let one = crate::plot::svg("one", std::slice::from_ref(&panel));
+        let two = crate::plot::svg("two", &[panel.clone(), panel]);
+        let plots = vec![("one.svg".to_string(), one), ("two.svg".to_string(), two)];
+        write_pngs(&plots, &dir).unwrap();
+        for (name, svg) in &plots {
+            let (w, h) = svg_size(svg);
+            let png = std::fs::read(dir.join(name).with_extension("png")).unwrap();
+            let image = Pixmap::decode_png(&png).unwrap();
+            assert_eq!(
+                (image.width(), image.height()),
+                ((w * PNG_SCALE).ceil() as u32, (h * PNG_SCALE).ceil() as u32),
+                "{name}"
+            );
+        }
+        assert!(write_pngs(&plots, &dir.join("missing")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sim_writes_the_cwnd_plot_as_png_by_extension() {
+        let path = std::env::temp_dir().join(format!("taroc-cwnd-{}.png", std::process::id()));
+        let args = SimArgs {
+            scenario: Some("slides-cwnd".into()),
+            print_scenario: false,
+            scheme: None,
+            bandwidth_kbps: None,
+            ber: None,
+            mtu: None,
+            tcp: None,
+            duration: Some(20.0),
+            seed: None,
+            window: None,
+            delayed_ack: false,
+            timestamps: false,
+            ipv6: false,
+            json: true,
+            cwnd_plot: Some(path.clone()),
+            plot_window: None,
+        };
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        assert!(
+            run_sim(&args, &mut stdout, &mut stderr),
+            "{}",
+            String::from_utf8_lossy(&stderr)
+        );
+        let image = Pixmap::decode_png(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(image.width(), 1800);
+        std::fs::remove_file(&path).unwrap();
+    }
 }

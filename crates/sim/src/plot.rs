@@ -4,8 +4,12 @@
 //! Used for the draft-style goodput-versus-BER plots of `taroc reproduce` and the
 //! congestion-window tracking plot of `taroc sim --cwnd-plot`. The output is plain SVG 1.1 that
 //! browsers and `rsvg-convert` render; it is deterministic (same data, same bytes).
+//! [`PngRenderer`] rasterises these SVGs to PNG (with `resvg`, text drawn in a system font).
 
 use std::fmt::Write as _;
+use std::sync::Arc;
+
+use resvg::{tiny_skia, usvg};
 
 /// One axis of a panel.
 #[derive(Debug, Clone, PartialEq)]
@@ -441,6 +445,78 @@ fn draw_series(
     }
 }
 
+/// The font families our SVGs ask for, in order of preference.
+const FONT_FAMILIES: [&str; 3] = ["DejaVu Sans", "Helvetica", "Arial"];
+
+/// Rasterises SVG documents to PNG, drawing text with the fonts installed on the system.
+/// Loading the fonts takes a moment: make one renderer and reuse it.
+#[derive(Debug)]
+pub struct PngRenderer {
+    options: usvg::Options<'static>,
+}
+
+impl PngRenderer {
+    /// Loads the system's fonts. Fails with a message saying what to install if there are none,
+    /// since text (titles, axes, legends) could not be drawn.
+    pub fn new() -> Result<PngRenderer, String> {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_system_fonts();
+        let family = {
+            let has = |name: &str| {
+                db.faces()
+                    .any(|f| f.families.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)))
+            };
+            match FONT_FAMILIES.into_iter().find(|f| has(f)) {
+                Some(f) => f.to_string(),
+                // None of ours: any installed family will do.
+                None => db
+                    .faces()
+                    .find_map(|f| f.families.first().map(|(n, _)| n.clone()))
+                    .ok_or_else(|| {
+                        "no fonts found on this system (searched /usr/share/fonts, \
+                         /usr/local/share/fonts, ~/.fonts and ~/.local/share/fonts), so the \
+                         plots' text cannot be drawn; install a TrueType font, e.g. Debian's \
+                         fonts-dejavu-core (apt-get install fonts-dejavu-core)"
+                            .to_string()
+                    })?,
+            }
+        };
+        db.set_sans_serif_family(&family);
+        db.set_serif_family(&family);
+        Ok(PngRenderer {
+            options: usvg::Options {
+                font_family: family,
+                fontdb: Arc::new(db),
+                ..usvg::Options::default()
+            },
+        })
+    }
+
+    /// Renders `svg` as a PNG `scale` times its size in SVG pixels (each dimension rounded up).
+    pub fn render(&self, svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(format!("PNG scale must be positive, not {scale}"));
+        }
+        let tree = usvg::Tree::from_str(svg, &self.options)
+            .map_err(|e| format!("cannot read the SVG: {e}"))?;
+        let size = tree.size();
+        let (w, h) = (
+            (size.width() * scale).ceil() as u32,
+            (size.height() * scale).ceil() as u32,
+        );
+        let mut pixmap = tiny_skia::Pixmap::new(w, h)
+            .ok_or_else(|| format!("cannot make a {w}x{h} pixel image"))?;
+        resvg::render(
+            &tree,
+            tiny_skia::Transform::from_scale(scale, scale),
+            &mut pixmap.as_mut(),
+        );
+        pixmap
+            .encode_png()
+            .map_err(|e| format!("cannot encode the PNG: {e}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -505,5 +581,36 @@ mod tests {
             notes: vec![],
         };
         assert!(!svg("", &[bad]).contains("NaN"));
+    }
+
+    /// The PNG of a plot decodes, has the SVG's size times the scale, is white behind the plot
+    /// and has text drawn in it (dark pixels where only a title is).
+    #[test]
+    fn png_has_the_svg_size_and_text() {
+        let renderer = PngRenderer::new().expect("system fonts (Debian: fonts-dejavu-core)");
+        let panel = Panel {
+            title: "panel".into(),
+            x: Axis::log("bit error rate", 1e-7, 1e-3),
+            y: Axis::linear("goodput", 0.0, 10.0),
+            series: vec![Series::line("a", "#1f77b4", vec![(1e-7, 1.0), (1e-3, 9.0)])],
+            notes: vec![],
+        };
+        let doc = svg("Title text", &[panel]);
+        for (scale, w, h) in [(1.0, 900, 460), (0.5, 450, 230)] {
+            let png = renderer.render(&doc, scale).unwrap();
+            assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+            let image = tiny_skia::Pixmap::decode_png(&png).unwrap();
+            assert_eq!((image.width(), image.height()), (w, h), "scale {scale}");
+        }
+        // Text only: the title's glyphs must be drawn, which needs a font.
+        let text = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"200\" height=\"40\" \
+                    font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\
+                    <rect width=\"200\" height=\"40\" fill=\"white\"/>\
+                    <text x=\"10\" y=\"28\" font-size=\"20\">goodput</text></svg>";
+        let image = tiny_skia::Pixmap::decode_png(&renderer.render(text, 1.0).unwrap()).unwrap();
+        let dark = image.pixels().iter().filter(|p| p.red() < 128).count();
+        assert!(dark > 50, "no text drawn ({dark} dark pixels)");
+        assert!(renderer.render("not svg", 1.0).is_err());
+        assert!(renderer.render(text, 0.0).is_err());
     }
 }
