@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 
 use taroc_core::codec::SchemeConfig;
 use taroc_core::taroc::packet::TcpIpPacket;
-use taroc_core::taroc::{TarocConfig, TarocDecompressor};
+use taroc_core::taroc::{Improvements, TarocConfig, TarocDecompressor};
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};
 use taroc_wire::ip::IpInfo;
@@ -434,6 +434,10 @@ pub fn taroc_roundtrip(data: &[u8]) {
     let config = TarocConfig {
         k: [2, 1, 4, 2][usize::from(selector >> 2 & 3)],
         max_contexts: [256, 1, 2, 4][usize::from(selector & 3)],
+        improvements: Improvements {
+            code_behind_window: selector & 0x10 != 0,
+            progress_since_push: selector & 0x20 != 0,
+        },
         ..TarocConfig::default()
     };
     let config = SchemeConfig {

@@ -18,7 +18,7 @@ pub struct Variant {
 }
 
 /// Every variant's name, in the order reports list them.
-pub const NAMES: [&str; 5] = ["none", "vj", "iphc-twice", "iphc", "taroc"];
+pub const NAMES: [&str; 6] = ["none", "vj", "iphc-twice", "iphc", "taroc", "taroc-plus"];
 
 impl Variant {
     /// The variant of `scheme` with default settings, named after the scheme.
@@ -34,15 +34,25 @@ impl Variant {
     /// - `none`, `vj`, `iphc`, `taroc`: the scheme with its defaults (IPHC with the twice
     ///   algorithm and header requests, as RFC 2507 and the paper describe it);
     /// - `iphc-twice`: IPHC repairing TCP contexts with the twice algorithm alone, no header
-    ///   requests.
+    ///   requests;
+    /// - `taroc-plus`: TAROC with our compressor-side improvements
+    ///   ([`crate::taroc::TarocConfig::plus`]); the draft's decompressor.
     pub fn by_name(name: &str) -> Option<Variant> {
-        if name == "iphc-twice" {
-            let mut variant = Variant::of(Scheme::Iphc);
-            variant.name = "iphc-twice";
-            variant.config.iphc.header_requests = false;
-            return Some(variant);
+        match name {
+            "iphc-twice" => {
+                let mut variant = Variant::of(Scheme::Iphc);
+                variant.name = "iphc-twice";
+                variant.config.iphc.header_requests = false;
+                Some(variant)
+            }
+            "taroc-plus" => {
+                let mut variant = Variant::of(Scheme::Taroc);
+                variant.name = "taroc-plus";
+                variant.config.taroc = crate::taroc::TarocConfig::plus();
+                Some(variant)
+            }
+            _ => name.parse::<Scheme>().ok().map(Variant::of),
         }
-        name.parse::<Scheme>().ok().map(Variant::of)
     }
 
     /// The variant called `name`, or an error naming every variant: the parser of a
@@ -97,6 +107,13 @@ mod tests {
         }
         assert!(Variant::by_name("iphc-twice").is_some_and(|v| !v.config.iphc.header_requests));
         assert!(Variant::by_name("iphc").is_some_and(|v| v.config.iphc.header_requests));
+        assert!(Variant::by_name("taroc-plus").is_some_and(|v| v
+            .config
+            .taroc
+            .improvements
+            .code_behind_window));
+        assert!(Variant::by_name("taroc")
+            .is_some_and(|v| v.config.taroc == crate::taroc::TarocConfig::default()));
         assert_eq!(Variant::by_name("twice"), None);
         assert_eq!(Variant::parse("iphc").map(|v| v.name), Ok("iphc"));
         let error = Variant::parse("twice").unwrap_err();

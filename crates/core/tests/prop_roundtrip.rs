@@ -28,7 +28,7 @@ use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestCaseError, TestRu
 
 use taroc_core::codec::SchemeConfig;
 use taroc_core::taroc::packet::TcpIpPacket;
-use taroc_core::taroc::TarocConfig;
+use taroc_core::taroc::{Improvements, TarocConfig};
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};
 use taroc_wire::tcp::flags as tcpf;
@@ -789,14 +789,21 @@ fn taroc_config() -> impl Strategy<Value = TarocConfig> {
         prop_oneof![4 => Just(25_000u32), 1 => Just(3_000u32), 1 => Just(1_000_000u32)],
         prop_oneof![4 => Just(256usize), 1 => 1usize..4],
         prop_oneof![4 => Just(256usize), 1 => 1usize..8],
+        (any::<bool>(), any::<bool>()),
     )
         .prop_map(
-            |(k, mss, issthresh, max_contexts, max_vsw_entries)| TarocConfig {
-                k,
-                mss,
-                issthresh,
-                max_contexts,
-                max_vsw_entries,
+            |(k, mss, issthresh, max_contexts, max_vsw_entries, (behind, since_push))| {
+                TarocConfig {
+                    k,
+                    mss,
+                    issthresh,
+                    max_contexts,
+                    max_vsw_entries,
+                    improvements: Improvements {
+                        code_behind_window: behind,
+                        progress_since_push: since_push,
+                    },
+                }
             },
         )
 }

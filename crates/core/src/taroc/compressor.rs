@@ -11,7 +11,7 @@ use super::cwnd::{AckTracker, SeqTracker, TrackerParams};
 use super::format::{self, flag, uncompressed};
 use super::packet::{FlowKey, TcpIpPacket};
 use super::stats::{Part, TarocStats, Why};
-use super::vsw::{Entry, Vsw};
+use super::vsw::{Entry, Progress, Vsw};
 use super::TarocConfig;
 use crate::codec::{Compressor, FrameKind};
 
@@ -184,7 +184,14 @@ impl TarocCompressor {
             key: p.key,
             identity: Identity::of(p, random_ip_id),
             state: State::start(),
-            vsw: Vsw::new(self.config.max_vsw_entries),
+            vsw: Vsw::new(
+                self.config.max_vsw_entries,
+                if self.config.improvements.progress_since_push {
+                    Progress::SincePush
+                } else {
+                    Progress::OfFields
+                },
+            ),
             seq: SeqTracker::new(params, p.fields.seq),
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,
@@ -226,7 +233,9 @@ impl Compressor for TarocCompressor {
         let mut why = match ctx.state {
             _ if ctx.vsw.is_empty() => Some(Why::NoReference),
             State::Ir { due: true, .. } => Some(Why::SlowStart),
-            State::Co if ctx.vsw.is_behind(&p.fields) => {
+            State::Co
+                if !config.improvements.code_behind_window && ctx.vsw.is_behind(&p.fields) =>
+            {
                 ctx.vsw.clear();
                 ctx.state = State::start();
                 Some(Why::BehindWindow)

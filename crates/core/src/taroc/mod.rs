@@ -41,6 +41,41 @@ pub struct TarocConfig {
     /// Most VSW entries per context, so memory stays bounded whatever the traffic (default 256,
     /// at least 2).
     pub max_vsw_entries: usize,
+    /// Departures from the draft, all off by default ([`TarocConfig::plus`] turns them on).
+    pub improvements: Improvements,
+}
+
+/// The compressor-side departures from the draft of the `taroc-plus` profile. None changes the
+/// wire format or the decompressor: a draft decompressor decodes a `taroc-plus` stream.
+///
+/// Both answer what the live gateway found with Linux TCP (SACK recovery that interleaves
+/// retransmissions with new data, BBR's window that never halves): the draft's window estimate
+/// falls short of the real flight, retransmissions fall behind the VSW, and the draft's answer
+/// (clear the VSW, send an UNCOMPRESSED_TCP) turns one lost frame into context damage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Improvements {
+    /// A packet behind the VSW (draft 7.1.2 a) is W-LSB coded against the window like any other,
+    /// instead of clearing the VSW and restarting slow-start. It decodes against every reference
+    /// the VSW holds, and (being older) does not become the decompressor's reference.
+    pub code_behind_window: bool,
+    /// Entries leave the VSW by the new data sent since they were pushed
+    /// ([`vsw::Progress::SincePush`]), so an older packet that became the decompressor's
+    /// reference (an UNCOMPRESSED_TCP retransmission, draft 7.2 b) stays for a window's worth of
+    /// new data, as a new packet would.
+    pub progress_since_push: bool,
+}
+
+impl TarocConfig {
+    /// The `taroc-plus` profile: the defaults with every [`Improvements`] on.
+    pub fn plus() -> TarocConfig {
+        TarocConfig {
+            improvements: Improvements {
+                code_behind_window: true,
+                progress_since_push: true,
+            },
+            ..TarocConfig::default()
+        }
+    }
 }
 
 impl Default for TarocConfig {
@@ -51,6 +86,7 @@ impl Default for TarocConfig {
             issthresh: issthresh_for_link(2_000_000, 50_000),
             max_contexts: 256,
             max_vsw_entries: 256,
+            improvements: Improvements::default(),
         }
     }
 }

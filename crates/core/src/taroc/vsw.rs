@@ -51,23 +51,51 @@ pub struct Needs {
     pub ts_ecr: u8,
 }
 
+/// How entries leave the window ([`Vsw::prune`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Progress {
+    /// The draft's reading: an entry leaves once the frontier is more than W beyond the entry's
+    /// own sequence (or acknowledgment) number.
+    #[default]
+    OfFields,
+    /// An entry leaves once the stream has sent more than W of *new* sequence (or
+    /// acknowledgment) space since the entry was pushed: a retransmission or an older packet
+    /// stays as long as a packet sent with the newest data would (the `taroc-plus` profile).
+    SincePush,
+}
+
+/// An entry with the point in sequence and acknowledgment space its progress is measured from.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    entry: Entry,
+    mark_seq: u32,
+    mark_ack: u32,
+}
+
 /// The sliding window.
 #[derive(Debug, Clone)]
 pub struct Vsw {
-    entries: VecDeque<Entry>,
+    entries: VecDeque<Slot>,
     cap: usize,
+    progress: Progress,
     max_seq: u32,
     max_ack: u32,
+    high_seq: u32,
+    high_ack: u32,
 }
 
 impl Vsw {
-    /// An empty window holding at most `cap` entries (at least two: the frontier and the newest).
-    pub fn new(cap: usize) -> Vsw {
+    /// An empty window holding at most `cap` entries (at least two: the frontier and the newest),
+    /// whose entries leave by `progress`.
+    pub fn new(cap: usize, progress: Progress) -> Vsw {
         Vsw {
             entries: VecDeque::new(),
             cap: cap.max(2),
+            progress,
             max_seq: 0,
             max_ack: 0,
+            high_seq: 0,
+            high_ack: 0,
         }
     }
 
@@ -88,7 +116,7 @@ impl Vsw {
 
     /// The entries, oldest first.
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter()
+        self.entries.iter().map(|s| &s.entry)
     }
 
     /// Adds a packet just sent.
@@ -103,26 +131,48 @@ impl Vsw {
             self.max_seq = seq;
             self.max_ack = ack;
         }
+        if self.entries.is_empty() {
+            (self.high_seq, self.high_ack) = (seq, ack);
+        } else {
+            if seq_lt(self.high_seq, seq) {
+                self.high_seq = seq;
+            }
+            if seq_lt(self.high_ack, ack) {
+                self.high_ack = ack;
+            }
+        }
         if self.entries.len() == self.cap {
-            let frontier = |e: &Entry| e.fields.seq == self.max_seq && e.fields.ack == self.max_ack;
+            let frontier =
+                |s: &Slot| s.entry.fields.seq == self.max_seq && s.entry.fields.ack == self.max_ack;
             let victim =
                 usize::from(self.entries.front().is_some_and(frontier) && self.entries.len() > 1);
             self.entries.remove(victim);
         }
-        self.entries.push_back(entry);
+        let (mark_seq, mark_ack) = match self.progress {
+            Progress::OfFields => (seq, ack),
+            Progress::SincePush => (self.high_seq, self.high_ack),
+        };
+        self.entries.push_back(Slot {
+            entry,
+            mark_seq,
+            mark_ack,
+        });
     }
 
     /// Removes every entry the stream has left more than `w` bytes behind, in sequence or in
-    /// acknowledgment numbers. The newest entry always stays.
+    /// acknowledgment numbers, as [`Progress`] measures it. The newest entry always stays.
     pub fn prune(&mut self, w: u32) {
-        let (max_seq, max_ack) = (self.max_seq, self.max_ack);
+        let (to_seq, to_ack) = match self.progress {
+            Progress::OfFields => (self.max_seq, self.max_ack),
+            Progress::SincePush => (self.high_seq, self.high_ack),
+        };
         let w = i64::from(w);
         let newest = self.entries.len().saturating_sub(1);
         let mut index = 0;
-        self.entries.retain(|e| {
+        self.entries.retain(|s| {
             let keep = index == newest
-                || (i64::from(seq_diff(max_seq, e.fields.seq)) <= w
-                    && i64::from(seq_diff(max_ack, e.fields.ack)) <= w);
+                || (i64::from(seq_diff(to_seq, s.mark_seq)) <= w
+                    && i64::from(seq_diff(to_ack, s.mark_ack)) <= w);
             index += 1;
             keep
         });
@@ -135,25 +185,24 @@ impl Vsw {
             && (self
                 .entries
                 .iter()
-                .all(|e| seq_lt(fields.seq, e.fields.seq))
+                .all(|s| seq_lt(fields.seq, s.entry.fields.seq))
                 || self
                     .entries
                     .iter()
-                    .all(|e| seq_lt(fields.ack, e.fields.ack)))
+                    .all(|s| seq_lt(fields.ack, s.entry.fields.ack)))
     }
 
     /// Whether a segment with payload at `seq` retransmits one the window holds as sent
     /// UNCOMPRESSED_TCP (draft section 7.1.1 a 2).
     pub fn retransmits_uncompressed(&self, seq: u32) -> bool {
-        self.entries
-            .iter()
+        self.entries()
             .any(|e| e.uncompressed && e.has_payload && e.fields.seq == seq)
     }
 
     /// The W-LSB bit count of each field of `f` against every entry.
     pub fn needs(&self, f: &Fields) -> Needs {
         let mut r = [0u64; 6];
-        for e in &self.entries {
+        for e in self.entries() {
             let g = &e.fields;
             let d = [
                 signed_distance(f.win.into(), g.win.into(), 16),
@@ -197,7 +246,7 @@ mod tests {
 
     #[test]
     fn needs_follow_appendix_a() {
-        let mut v = Vsw::new(16);
+        let mut v = Vsw::new(16, Progress::OfFields);
         v.push(entry(279, 7));
         v.push(entry(283, 7));
         let n = v.needs(&Fields {
@@ -216,14 +265,14 @@ mod tests {
 
     #[test]
     fn prune_by_progress_in_either_number_space() {
-        let mut v = Vsw::new(16);
+        let mut v = Vsw::new(16, Progress::OfFields);
         for i in 0..10 {
             v.push(entry(i * 1000, 0));
         }
         v.prune(4000);
         let seqs: alloc::vec::Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
         assert_eq!(seqs, [5000, 6000, 7000, 8000, 9000]);
-        let mut a = Vsw::new(16);
+        let mut a = Vsw::new(16, Progress::OfFields);
         for i in 0..10 {
             a.push(entry(0, i * 1000));
         }
@@ -233,18 +282,18 @@ mod tests {
 
     #[test]
     fn cap_bounds_memory() {
-        let mut v = Vsw::new(4);
+        let mut v = Vsw::new(4, Progress::OfFields);
         for i in 0..100 {
             v.push(entry(i, 0));
         }
         assert_eq!(v.len(), 4);
         assert_eq!(v.entries().next().unwrap().fields.seq, 96);
-        assert_eq!(Vsw::new(0).cap, 2);
+        assert_eq!(Vsw::new(0, Progress::OfFields).cap, 2);
     }
 
     #[test]
     fn a_retransmission_with_a_newer_ack_does_not_prune_the_frontier() {
-        let mut v = Vsw::new(16);
+        let mut v = Vsw::new(16, Progress::OfFields);
         v.push(entry(50_000, 1000)); // the frontier: the decompressor's likely reference
         v.push(entry(10_000, 90_000)); // retransmission of a host that also receives data
         v.prune(20_000);
@@ -254,7 +303,7 @@ mod tests {
             "the ACK jump of a packet behind the frontier moves nothing"
         );
         // The cap never evicts the frontier entry either.
-        let mut c = Vsw::new(2);
+        let mut c = Vsw::new(2, Progress::OfFields);
         c.push(entry(50_000, 1000));
         c.push(entry(10_000, 2000));
         c.push(entry(10_100, 2000));
@@ -264,7 +313,7 @@ mod tests {
 
     #[test]
     fn an_older_uncompressed_packet_becomes_the_frontier() {
-        let mut v = Vsw::new(16);
+        let mut v = Vsw::new(16, Progress::OfFields);
         v.push(entry(90_000, 1000));
         v.push(Entry {
             uncompressed: true,
@@ -280,7 +329,7 @@ mod tests {
 
     #[test]
     fn behind_and_retransmission() {
-        let mut v = Vsw::new(16);
+        let mut v = Vsw::new(16, Progress::OfFields);
         v.push(Entry {
             uncompressed: true,
             ..entry(1000, 50)
@@ -303,5 +352,25 @@ mod tests {
         }));
         assert!(v.retransmits_uncompressed(1000));
         assert!(!v.retransmits_uncompressed(2000));
+    }
+
+    #[test]
+    fn progress_since_push_keeps_an_old_packet_for_a_window_of_new_data() {
+        for (progress, kept) in [(Progress::OfFields, 2), (Progress::SincePush, 3)] {
+            let mut v = Vsw::new(16, progress);
+            v.push(entry(50_000, 1000));
+            v.push(entry(10_000, 1000)); // a retransmission, 40 000 behind
+            v.push(entry(50_500, 1000));
+            v.prune(20_000);
+            assert_eq!(v.len(), kept, "{progress:?}");
+        }
+        // Once the stream has sent more than W of new data since, the retransmission leaves.
+        let mut v = Vsw::new(16, Progress::SincePush);
+        v.push(entry(50_000, 1000));
+        v.push(entry(10_000, 1000));
+        v.push(entry(70_001, 1000));
+        v.prune(20_000);
+        let seqs: alloc::vec::Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
+        assert_eq!(seqs, [70_001]);
     }
 }
