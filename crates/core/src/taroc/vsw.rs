@@ -10,12 +10,12 @@
 //! entries keeps memory bounded whatever the traffic; when the cap forces an entry out early, the
 //! oldest goes, except the frontier entry itself.
 
-use alloc::collections::VecDeque;
+use alloc::vec::Vec;
 
 use taroc_wire::seq::{seq_diff, seq_lt};
 
 use super::packet::Fields;
-use crate::encoding::wlsb::{bits_needed, signed_distance};
+use crate::encoding::wlsb::bits_needed;
 
 /// One packet sent, as a potential reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,18 +64,168 @@ pub enum Progress {
     SincePush,
 }
 
-/// An entry with the point in sequence and acknowledgment space its progress is measured from.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    entry: Entry,
-    mark_seq: u32,
-    mark_ack: u32,
+/// The entries, one column per field (a structure of arrays, so that the scans every packet
+/// makes are simple loops over contiguous memory). The live entries, oldest first, are
+/// `start..` of every column; entries leave the front by moving `start`, and the dead prefix is
+/// dropped once it outgrows the live part, so each push costs O(1) amortized.
+#[derive(Debug, Clone, Default)]
+struct Columns {
+    start: usize,
+    seq: Vec<u32>,
+    ack: Vec<u32>,
+    win: Vec<u16>,
+    ip_id: Vec<u16>,
+    ts_val: Vec<u32>,
+    ts_ecr: Vec<u32>,
+    /// Where each entry's progress is measured from ([`Progress`]).
+    mark_seq: Vec<u32>,
+    mark_ack: Vec<u32>,
+    /// `HAS_PAYLOAD | UNCOMPRESSED` bits.
+    kind: Vec<u8>,
+}
+
+const HAS_PAYLOAD: u8 = 1;
+const UNCOMPRESSED: u8 = 2;
+
+/// Runs `$body` with `$v` bound to each column in turn (`&mut Vec<_>` of its own type).
+macro_rules! each_column {
+    ($c:expr, $v:ident => $body:expr) => {{
+        {
+            let $v = &mut $c.seq;
+            $body;
+        }
+        {
+            let $v = &mut $c.ack;
+            $body;
+        }
+        {
+            let $v = &mut $c.win;
+            $body;
+        }
+        {
+            let $v = &mut $c.ip_id;
+            $body;
+        }
+        {
+            let $v = &mut $c.ts_val;
+            $body;
+        }
+        {
+            let $v = &mut $c.ts_ecr;
+            $body;
+        }
+        {
+            let $v = &mut $c.mark_seq;
+            $body;
+        }
+        {
+            let $v = &mut $c.mark_ack;
+            $body;
+        }
+        {
+            let $v = &mut $c.kind;
+            $body;
+        }
+    }};
+}
+
+impl Columns {
+    fn len(&self) -> usize {
+        self.seq.len() - self.start
+    }
+
+    fn clear(&mut self) {
+        each_column!(self, v => v.clear());
+        self.start = 0;
+    }
+
+    fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32) {
+        if self.start > 0 && self.start >= self.len() {
+            let dead = self.start;
+            each_column!(self, v => v.drain(..dead));
+            self.start = 0;
+        }
+        let f = &e.fields;
+        self.seq.push(f.seq);
+        self.ack.push(f.ack);
+        self.win.push(f.win);
+        self.ip_id.push(f.ip_id);
+        self.ts_val.push(f.ts_val);
+        self.ts_ecr.push(f.ts_ecr);
+        self.mark_seq.push(mark_seq);
+        self.mark_ack.push(mark_ack);
+        self.kind.push(
+            if e.has_payload { HAS_PAYLOAD } else { 0 }
+                | if e.uncompressed { UNCOMPRESSED } else { 0 },
+        );
+    }
+
+    /// The entry at live index `i`.
+    fn get(&self, i: usize) -> Entry {
+        let j = self.start + i;
+        Entry {
+            fields: Fields {
+                seq: self.seq[j],
+                ack: self.ack[j],
+                win: self.win[j],
+                ip_id: self.ip_id[j],
+                ts_val: self.ts_val[j],
+                ts_ecr: self.ts_ecr[j],
+            },
+            has_payload: self.kind[j] & HAS_PAYLOAD != 0,
+            uncompressed: self.kind[j] & UNCOMPRESSED != 0,
+        }
+    }
+
+    /// Removes live entry 0 or 1.
+    fn remove_front(&mut self, i: usize) {
+        if i == 1 {
+            let (from, to) = (self.start, self.start + 1);
+            each_column!(self, v => v[to] = v[from]);
+        }
+        self.start += 1;
+    }
+
+    /// Keeps the newest entry and every other one whose progress marks are within `w` of
+    /// `(to_seq, to_ack)`, in order.
+    fn retain_within(&mut self, to_seq: u32, to_ack: u32, w: i32) {
+        let (n, mut to) = (self.len(), self.start);
+        for i in 0..n {
+            let from = self.start + i;
+            let keep = i == n - 1
+                || (seq_diff(to_seq, self.mark_seq[from]) <= w
+                    && seq_diff(to_ack, self.mark_ack[from]) <= w);
+            if keep {
+                if from != to {
+                    each_column!(self, v => v[to] = v[from]);
+                }
+                to += 1;
+            }
+        }
+        each_column!(self, v => v.truncate(to));
+    }
+}
+
+/// The bitwise OR of the distances from `v` to every value of `column`, in 32-bit sequence
+/// space. It has the bit length of the largest distance, which is all W-LSB needs, and unlike a
+/// maximum it vectorizes on every x86-64.
+fn distance_bits_32(column: &[u32], v: u32) -> u32 {
+    column.iter().fold(0, |bits, &g| {
+        bits | (v.wrapping_sub(g) as i32).unsigned_abs()
+    })
+}
+
+/// [`distance_bits_32`] in 16-bit space.
+fn distance_bits_16(column: &[u16], v: u16) -> u16 {
+    column.iter().fold(0, |bits, &g| {
+        bits | (v.wrapping_sub(g) as i16).unsigned_abs()
+    })
 }
 
 /// The sliding window.
 #[derive(Debug, Clone)]
 pub struct Vsw {
-    entries: VecDeque<Slot>,
+    columns: Columns,
     cap: usize,
     progress: Progress,
     max_seq: u32,
@@ -89,7 +239,7 @@ impl Vsw {
     /// whose entries leave by `progress`.
     pub fn new(cap: usize, progress: Progress) -> Vsw {
         Vsw {
-            entries: VecDeque::new(),
+            columns: Columns::default(),
             cap: cap.max(2),
             progress,
             max_seq: 0,
@@ -101,22 +251,22 @@ impl Vsw {
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.columns.len()
     }
 
     /// Whether the window is empty.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// Forgets every entry.
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.columns.clear();
     }
 
     /// The entries, oldest first.
-    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter().map(|s| &s.entry)
+    pub fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
+        (0..self.len()).map(|i| self.columns.get(i))
     }
 
     /// Adds a packet just sent.
@@ -124,14 +274,12 @@ impl Vsw {
         let (seq, ack) = (entry.fields.seq, entry.fields.ack);
         // An UNCOMPRESSED_TCP always becomes the decompressor's reference (draft 7.2 b), even when
         // it is older: it becomes the frontier.
-        if self.entries.is_empty()
-            || entry.uncompressed
-            || !is_older(seq, ack, self.max_seq, self.max_ack)
+        if self.is_empty() || entry.uncompressed || !is_older(seq, ack, self.max_seq, self.max_ack)
         {
             self.max_seq = seq;
             self.max_ack = ack;
         }
-        if self.entries.is_empty() {
+        if self.is_empty() {
             (self.high_seq, self.high_ack) = (seq, ack);
         } else {
             if seq_lt(self.high_seq, seq) {
@@ -141,22 +289,18 @@ impl Vsw {
                 self.high_ack = ack;
             }
         }
-        if self.entries.len() == self.cap {
-            let frontier =
-                |s: &Slot| s.entry.fields.seq == self.max_seq && s.entry.fields.ack == self.max_ack;
-            let victim =
-                usize::from(self.entries.front().is_some_and(frontier) && self.entries.len() > 1);
-            self.entries.remove(victim);
+        let c = &self.columns;
+        if c.len() == self.cap {
+            let front_is_frontier =
+                c.seq[c.start] == self.max_seq && c.ack[c.start] == self.max_ack;
+            self.columns
+                .remove_front(usize::from(front_is_frontier && self.cap > 1));
         }
         let (mark_seq, mark_ack) = match self.progress {
             Progress::OfFields => (seq, ack),
             Progress::SincePush => (self.high_seq, self.high_ack),
         };
-        self.entries.push_back(Slot {
-            entry,
-            mark_seq,
-            mark_ack,
-        });
+        self.columns.push(&entry, mark_seq, mark_ack);
     }
 
     /// Removes every entry the stream has left more than `w` bytes behind, in sequence or in
@@ -166,64 +310,67 @@ impl Vsw {
             Progress::OfFields => (self.max_seq, self.max_ack),
             Progress::SincePush => (self.high_seq, self.high_ack),
         };
-        let w = i64::from(w);
-        let newest = self.entries.len().saturating_sub(1);
-        let mut index = 0;
-        self.entries.retain(|s| {
-            let keep = index == newest
-                || (i64::from(seq_diff(to_seq, s.mark_seq)) <= w
-                    && i64::from(seq_diff(to_ack, s.mark_ack)) <= w);
-            index += 1;
-            keep
-        });
+        // Every i32 distance is at most i32::MAX, so a larger W keeps everything.
+        let w = w.min(i32::MAX as u32) as i32;
+        let c = &self.columns;
+        let n = c.len();
+        if n == 0 {
+            return;
+        }
+        let (marks_seq, marks_ack) = (&c.mark_seq[c.start..], &c.mark_ack[c.start..]);
+        let keep = |i: usize| {
+            i == n - 1
+                || (seq_diff(to_seq, marks_seq[i]) <= w && seq_diff(to_ack, marks_ack[i]) <= w)
+        };
+        // Entries usually leave from the front: drop the leading run, and only if some entry
+        // after it must go too, filter the rest.
+        let first_kept = (0..n).find(|&i| keep(i)).unwrap_or(n - 1);
+        let rest_kept = marks_seq[first_kept..n - 1]
+            .iter()
+            .zip(&marks_ack[first_kept..n - 1])
+            .fold(true, |all, (&s, &a)| {
+                all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
+            });
+        if rest_kept {
+            self.columns.start += first_kept;
+        } else {
+            self.columns.retain_within(to_seq, to_ack, w);
+        }
     }
 
     /// Whether a packet falls behind the window: older than every entry, in sequence number or
     /// in acknowledgment number (draft section 7.1.2 a).
     pub fn is_behind(&self, fields: &Fields) -> bool {
-        !self.entries.is_empty()
-            && (self
-                .entries
-                .iter()
-                .all(|s| seq_lt(fields.seq, s.entry.fields.seq))
-                || self
-                    .entries
-                    .iter()
-                    .all(|s| seq_lt(fields.ack, s.entry.fields.ack)))
+        let c = &self.columns;
+        !self.is_empty()
+            && (c.seq[c.start..].iter().all(|&g| seq_lt(fields.seq, g))
+                || c.ack[c.start..].iter().all(|&g| seq_lt(fields.ack, g)))
     }
 
     /// Whether a segment with payload at `seq` retransmits one the window holds as sent
     /// UNCOMPRESSED_TCP (draft section 7.1.1 a 2).
     pub fn retransmits_uncompressed(&self, seq: u32) -> bool {
-        self.entries()
-            .any(|e| e.uncompressed && e.has_payload && e.fields.seq == seq)
+        let c = &self.columns;
+        c.kind[c.start..]
+            .iter()
+            .zip(&c.seq[c.start..])
+            .any(|(&k, &g)| k == HAS_PAYLOAD | UNCOMPRESSED && g == seq)
     }
 
     /// The W-LSB bit count of each field of `f` against every entry.
     pub fn needs(&self, f: &Fields) -> Needs {
-        let mut r = [0u64; 6];
-        for e in self.entries() {
-            let g = &e.fields;
-            let d = [
-                signed_distance(f.win.into(), g.win.into(), 16),
-                signed_distance(f.ack, g.ack, 32),
-                signed_distance(f.seq, g.seq, 32),
-                signed_distance(f.ip_id.into(), g.ip_id.into(), 16),
-                signed_distance(f.ts_val, g.ts_val, 32),
-                signed_distance(f.ts_ecr, g.ts_ecr, 32),
-            ];
-            for (ri, di) in r.iter_mut().zip(d) {
-                *ri = (*ri).max(di.unsigned_abs());
-            }
-        }
-        let k = r.map(bits_needed);
+        let c = &self.columns;
+        let at = c.start;
+        // bits_needed depends on the bit length of the largest distance only.
+        let r32 = |column: &[u32], v: u32| bits_needed(distance_bits_32(&column[at..], v).into());
+        let r16 = |column: &[u16], v: u16| bits_needed(distance_bits_16(&column[at..], v).into());
         Needs {
-            win: k[0].min(16),
-            ack: k[1].min(32),
-            seq: k[2].min(32),
-            ip_id: k[3].min(16),
-            ts_val: k[4].min(32),
-            ts_ecr: k[5].min(32),
+            win: r16(&c.win, f.win).min(16),
+            ack: r32(&c.ack, f.ack).min(32),
+            seq: r32(&c.seq, f.seq).min(32),
+            ip_id: r16(&c.ip_id, f.ip_id).min(16),
+            ts_val: r32(&c.ts_val, f.ts_val).min(32),
+            ts_ecr: r32(&c.ts_ecr, f.ts_ecr).min(32),
         }
     }
 }
