@@ -14,7 +14,9 @@
 # Settings that differ from ns-2.35's defaults are set to what taroc's built-in scenario uses
 # (crates/sim/src/scenario.rs), so that the comparison is of the TCP models themselves:
 #   - initial window 1 segment (ns-2.35: 2; the draft's ns-2 of 2000: 1);
-#   - RTO per RFC 6298: initial 1 s, minimum 1 s, maximum 60 s (ns-2.35: 3 s, 0.2 s, 60 s);
+#   - RTO: initial 1 s, minimum 1 s, maximum 60 s (ns-2.35: 3 s, 0.2 s, 60 s), the backoff applied
+#     before the floor (rfc2988_ false, as ns-2 did before RFC 2988 and the Appendix B scenarios
+#     of taroc do, `rto_backoff = "ns2-classic"`); rfc2988_=true gives RFC 6298's order;
 #   - no limited transmit (RFC 3042; ns-2.35's singledup_ 1 sends a new segment on each of the
 #     first two duplicate ACKs; taroc's senders and the draft's ns-2 of 2000 do not);
 #   - the router's DropTail limit 6 toward the mobile host (ns-2's DropTail refuses a packet
@@ -84,6 +86,7 @@ $tcp set rtxcur_init_ 1.0
 $tcp set minrto_ 1.0
 $tcp set maxrto_ 60
 $tcp set singledup_ 0
+$tcp set rfc2988_ false
 foreach setting [lrange $argv 6 end] {
     set eq [string first = $setting]
     if {$eq < 1} {

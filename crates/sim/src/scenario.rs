@@ -13,7 +13,7 @@ use crate::event::{Time, MILLISECOND, SECOND};
 use crate::link::{ErrorModel, LinkParams};
 use crate::net::{Agent, Codec, LinkStats, Network, TrackerPoint};
 use crate::tcp::receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
-use crate::tcp::rto::RtoConfig;
+use crate::tcp::rto::{Backoff, RtoConfig};
 use crate::tcp::segment::Endpoints;
 use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender, TcpVariant};
 
@@ -71,10 +71,13 @@ pub struct Scenario {
     pub seed: u64,
     /// Minimum RTO, ms (RFC 6298: 1000).
     pub min_rto_ms: u64,
+    /// Order of the RTO floor and backoff: `ns2-classic` (the draft's NS-2 of 2000, the
+    /// default here so the Appendix B reproduction models it) or `rfc6298`.
+    pub rto_backoff: Backoff,
 }
 
 /// One comment per field of the TOML form.
-const FIELD_DOCS: [(&str, &str); 23] = [
+const FIELD_DOCS: [(&str, &str); 24] = [
     ("wireless_bps", "Wireless bandwidth, bits per second."),
     ("wireless_delay_ms", "Wireless one-way delay, ms."),
     (
@@ -114,6 +117,10 @@ const FIELD_DOCS: [(&str, &str); 23] = [
     ),
     ("min_rto_ms", "Minimum RTO, ms (RFC 6298: 1000)."),
     (
+        "rto_backoff",
+        "ns2-classic (backoff, then the floor: the draft's NS-2) or rfc6298 (floor, then backoff).",
+    ),
+    (
         "[errors]",
         "Bit errors on the wireless link, router -> mobile (data).",
     ),
@@ -148,6 +155,7 @@ impl Default for Scenario {
             duration_s: 1000.0,
             seed: 1,
             min_rto_ms: 1000,
+            rto_backoff: Backoff::Ns2Classic,
         }
     }
 }
@@ -350,6 +358,7 @@ impl Scenario {
                 variant: self.tcp,
                 rto: RtoConfig {
                     min_ns: self.min_rto_ms * MILLISECOND,
+                    backoff: self.rto_backoff,
                     ..RtoConfig::default()
                 },
                 ..SenderConfig::default()

@@ -5,6 +5,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::{Time, MILLISECOND, SECOND};
 
+/// In which order the RTO's lower bound and the exponential backoff apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backoff {
+    /// RFC 6298: the RTO is bounded (2.4), then doubles on each expiry (5.5); a computed RTO of
+    /// 0.4 s with a 1 s floor backs off to 2 s, 4 s, …
+    #[default]
+    Rfc6298,
+    /// NS-2's TCP agents as they were before RFC 2988 (today's `rfc2988_ false`): the computed
+    /// RTO doubles, then the floor applies, so the first backoffs of a short RTO stay at the
+    /// floor (0.4 s backs off to 1 s, 1 s, 1.6 s, …). The simulator the TAROC draft used.
+    Ns2Classic,
+}
+
 /// Settings of the retransmission timer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RtoConfig {
@@ -16,6 +30,8 @@ pub struct RtoConfig {
     pub max_ns: Time,
     /// Clock granularity G.
     pub granularity_ns: Time,
+    /// Order of floor and backoff.
+    pub backoff: Backoff,
 }
 
 impl Default for RtoConfig {
@@ -25,6 +41,7 @@ impl Default for RtoConfig {
             min_ns: SECOND,
             max_ns: 60 * SECOND,
             granularity_ns: 10 * MILLISECOND,
+            backoff: Backoff::Rfc6298,
         }
     }
 }
@@ -74,10 +91,17 @@ impl RtoEstimator {
         self.backoff = (self.backoff + 1).min(16);
     }
 
-    /// The current RTO, bounds and backoff applied.
+    /// The current RTO, bounds and backoff applied in the order of [`RtoConfig::backoff`].
     pub fn rto(&self) -> Time {
-        let backed = self.base.saturating_mul(1 << self.backoff);
-        backed.clamp(self.config.min_ns, self.config.max_ns)
+        let (min, max) = (self.config.min_ns, self.config.max_ns);
+        match self.config.backoff {
+            Backoff::Rfc6298 => self
+                .base
+                .clamp(min, max)
+                .saturating_mul(1 << self.backoff)
+                .min(max),
+            Backoff::Ns2Classic => self.base.saturating_mul(1 << self.backoff).clamp(min, max),
+        }
     }
 
     /// Expiries since the last RTT sample (the backoff exponent).
@@ -124,5 +148,25 @@ mod tests {
         assert_eq!(r.rto(), 60 * SECOND);
         r.sample(100 * MILLISECOND);
         assert_eq!(r.rto(), SECOND, "a sample clears the backoff; 1 s floor");
+    }
+
+    #[test]
+    fn floor_then_backoff_per_rfc6298_or_backoff_then_floor_as_classic_ns2() {
+        for (backoff, expected) in [
+            (Backoff::Rfc6298, [1000, 2000, 4000, 8000]),
+            (Backoff::Ns2Classic, [1000, 1000, 1200, 2400]),
+        ] {
+            let mut r = RtoEstimator::new(RtoConfig {
+                backoff,
+                ..RtoConfig::default()
+            });
+            r.sample(100 * MILLISECOND); // RTO = 100 + 4 * 50 = 300 ms, below the 1 s floor
+            let mut seen = [0; 4];
+            for slot in &mut seen {
+                *slot = r.rto() / MILLISECOND;
+                r.back_off();
+            }
+            assert_eq!(seen, expected, "{backoff:?}");
+        }
     }
 }
