@@ -35,8 +35,7 @@ impl Variant {
     ///   algorithm and header requests, as RFC 2507 and the paper describe it);
     /// - `iphc-twice`: IPHC repairing TCP contexts with the twice algorithm alone, no header
     ///   requests;
-    /// - `taroc-plus`: TAROC with our compressor-side improvements
-    ///   ([`crate::taroc::TarocConfig::plus`]); the draft's decompressor.
+    /// - `taroc-plus`: TAROC with our improvements ([`crate::taroc::TarocConfig::plus`]).
     pub fn by_name(name: &str) -> Option<Variant> {
         match name {
             "iphc-twice" => {

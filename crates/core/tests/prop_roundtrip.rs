@@ -789,10 +789,10 @@ fn taroc_config() -> impl Strategy<Value = TarocConfig> {
         prop_oneof![4 => Just(25_000u32), 1 => Just(3_000u32), 1 => Just(1_000_000u32)],
         prop_oneof![4 => Just(256usize), 1 => 1usize..4],
         prop_oneof![4 => Just(256usize), 1 => 1usize..8],
-        (any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
     )
         .prop_map(
-            |(k, mss, issthresh, max_contexts, max_vsw_entries, (behind, since_push))| {
+            |(k, mss, issthresh, max_contexts, max_vsw_entries, (behind, since_push, covers))| {
                 TarocConfig {
                     k,
                     mss,
@@ -802,6 +802,7 @@ fn taroc_config() -> impl Strategy<Value = TarocConfig> {
                     improvements: Improvements {
                         code_behind_window: behind,
                         progress_since_push: since_push,
+                        checksum_covers_ip_id: covers,
                     },
                 }
             },
@@ -1248,14 +1249,17 @@ fn check(name: &str, cases: u32, seed: u64, corrupting: bool) {
     if let Err(e) = result {
         panic!("{name}: {e}");
     }
-    // VJ's wrong packets are the receiver's to catch: its TCP checksum must reject (nearly)
-    // all of those that differ in more than the IP-ID (which no checksum covers) and do not
-    // follow a corrupted frame. A 16-bit checksum lets about 1 in 65536 random differences
-    // through.
+    // VJ's wrong packets are the receiver's to catch: its TCP checksum must reject nearly all
+    // of those that differ in more than the IP-ID (which no checksum covers) and do not follow
+    // a corrupted frame. A 16-bit checksum lets about 1 in 65536 *random* differences through,
+    // but VJ's are structured: a lost packet whose sequence and acknowledgment deltas cancel
+    // (seq +2896, ack -2896 in one generated flow) leaves every later packet of the flow wrong
+    // by amounts the ones' complement sum cannot see (3 such packets in 1318 in one run). So
+    // the bound is 1%, not 1 in 65536.
     let totals = totals.borrow();
     if let Some(vj) = totals.get("vj") {
         assert!(
-            vj.sum.unverified_wrong_undetected * 1000 <= vj.sum.unverified_wrong,
+            vj.sum.unverified_wrong_undetected * 100 <= vj.sum.unverified_wrong,
             "{name}: VJ delivered {} wrong packets the receiver's checksum would accept (of {})",
             vj.sum.unverified_wrong_undetected,
             vj.sum.unverified_wrong

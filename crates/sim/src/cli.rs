@@ -34,7 +34,8 @@ pub struct SimArgs {
     #[arg(long)]
     pub print_scenario: bool,
     /// Header compression on the wireless link: none, vj, iphc (draft's: header requests, no
-    /// twice), iphc-twice, taroc, or ideal (simulator-only 4-byte header that never fails)
+    /// twice), iphc-twice, taroc, taroc-plus (our improved profile), or ideal (simulator-only
+    /// 4-byte header that never fails)
     /// [default: taroc].
     #[arg(long)]
     pub scheme: Option<String>,

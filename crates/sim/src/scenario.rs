@@ -18,7 +18,15 @@ use crate::tcp::segment::Endpoints;
 use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender, TcpVariant};
 
 /// Scheme names accepted on the wireless link: the codec variants plus the simulator's `ideal`.
-pub const SCHEMES: [&str; 6] = ["none", "vj", "iphc", "iphc-twice", "taroc", "ideal"];
+pub const SCHEMES: [&str; 7] = [
+    "none",
+    "vj",
+    "iphc",
+    "iphc-twice",
+    "taroc",
+    "taroc-plus",
+    "ideal",
+];
 
 /// The compressed header size of the simulator-only IDEAL schemes: `ideal` (the draft's 4
 /// bytes) and `ideal-N` (N bytes, 0..=60: e.g. `ideal-7`, an IDEAL as large as the draft's
@@ -100,7 +108,7 @@ const FIELD_DOCS: [(&str, &str); 24] = [
     ),
     (
         "scheme",
-        "Header compression: none, vj, iphc, iphc-twice, taroc or ideal.",
+        "Header compression: none, vj, iphc, iphc-twice, taroc, taroc-plus or ideal.",
     ),
     ("tcp", "TCP sender: tahoe, reno, newreno or sack."),
     (

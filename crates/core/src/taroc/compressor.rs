@@ -246,7 +246,7 @@ impl Compressor for TarocCompressor {
             why = Some(Why::Retransmission);
         }
         let compressed = match why {
-            None => match write_compressed(ctx, &p, cid, out, &mut self.stats) {
+            None => match write_compressed(ctx, &p, cid, config, out, &mut self.stats) {
                 Ok(()) => true,
                 Err(reason) => {
                     why = Some(reason);
@@ -342,6 +342,7 @@ fn write_compressed(
     ctx: &Context,
     p: &TcpIpPacket<'_>,
     cid: u8,
+    config: &TarocConfig,
     out: &mut Vec<u8>,
     stats: &mut TarocStats,
 ) -> Result<(), Why> {
@@ -389,7 +390,18 @@ fn write_compressed(
     }
     out.clear();
     out.extend_from_slice(&[cid, f]);
-    out.extend_from_slice(&p.checksum.to_be_bytes());
+    let checksum = if config.improvements.checksum_covers_ip_id && p.v4 {
+        // 0xFFFF never comes out of a checksum computation: the decompressor refuses it, so
+        // that one rare packet goes whole.
+        if p.checksum == 0xFFFF {
+            out.clear();
+            return Err(Why::Unfit);
+        }
+        p.checksum.wrapping_add(p.fields.ip_id)
+    } else {
+        p.checksum
+    };
+    out.extend_from_slice(&checksum.to_be_bytes());
     let base = out.len() + 1;
     if ctx.identity.random_ip_id {
         out.extend_from_slice(&p.fields.ip_id.to_be_bytes());

@@ -26,14 +26,17 @@ struct Context {
 #[derive(Debug, Clone)]
 pub struct TarocDecompressor {
     contexts: Vec<Option<Context>>,
+    checksum_covers_ip_id: bool,
 }
 
 impl TarocDecompressor {
-    /// A decompressor with no contexts. (It accepts every 8-bit CID, whatever the compressor's
-    /// limit; the configuration is taken for symmetry with the compressor.)
-    pub fn new(_config: TarocConfig) -> TarocDecompressor {
+    /// A decompressor with no contexts. It accepts every 8-bit CID, whatever the compressor's
+    /// limit; of the configuration it uses only
+    /// [`Improvements::checksum_covers_ip_id`](super::Improvements::checksum_covers_ip_id).
+    pub fn new(config: TarocConfig) -> TarocDecompressor {
         TarocDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
+            checksum_covers_ip_id: config.improvements.checksum_covers_ip_id,
         }
     }
 
@@ -91,7 +94,7 @@ impl TarocDecompressor {
         let ctx = self.contexts[usize::from(*cid)]
             .as_mut()
             .ok_or(DropReason::NoContext)?;
-        let checksum = u16::from_be_bytes([*c0, *c1]);
+        let mut checksum = u16::from_be_bytes([*c0, *c1]);
         let mut at = 0;
         let mut take = |n: usize| -> Result<&[u8], DropReason> {
             let bytes = rest.get(at..at + n).ok_or(DropReason::Malformed)?;
@@ -139,6 +142,15 @@ impl TarocDecompressor {
             }
             if let Some((v, k)) = lsbs[3] {
                 fields.ip_id = wlsb::decode(r.ip_id.into(), v, k, 16) as u16;
+            }
+        }
+        if self.checksum_covers_ip_id && ctx.v4 {
+            // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
+            // checksum, which the verification below refuses (0xFFFF is never computed, and is
+            // what an IP-ID one too high against a checksum of 0 would leave).
+            checksum = checksum.wrapping_sub(fields.ip_id);
+            if checksum == 0xFFFF {
+                return Err(DropReason::ChecksumMismatch);
             }
         }
         let mut sack = SackBlocks::default();

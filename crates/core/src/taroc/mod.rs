@@ -45,13 +45,15 @@ pub struct TarocConfig {
     pub improvements: Improvements,
 }
 
-/// The compressor-side departures from the draft of the `taroc-plus` profile. None changes the
-/// wire format or the decompressor: a draft decompressor decodes a `taroc-plus` stream.
+/// The departures from the draft of the `taroc-plus` profile.
 ///
-/// Both answer what the live gateway found with Linux TCP (SACK recovery that interleaves
-/// retransmissions with new data, BBR's window that never halves): the draft's window estimate
-/// falls short of the real flight, retransmissions fall behind the VSW, and the draft's answer
-/// (clear the VSW, send an UNCOMPRESSED_TCP) turns one lost frame into context damage.
+/// The first two change the compressor only; they answer what the live gateway found with Linux
+/// TCP (SACK recovery that interleaves retransmissions with new data, BBR's window that never
+/// halves): the draft's window estimate falls short of the real flight, retransmissions fall
+/// behind the VSW, and the draft's answer (clear the VSW, send an UNCOMPRESSED_TCP) turns one
+/// lost frame into context damage. The third changes the meaning of COMPRESSED_TCP's checksum
+/// field, so both ends must agree on it: it closes the one way a draft decompressor can deliver
+/// a wrong packet (a wrongly decoded IPv4 IP-ID, which the TCP checksum does not cover).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Improvements {
     /// A packet behind the VSW (draft 7.1.2 a) is W-LSB coded against the window like any other,
@@ -63,6 +65,10 @@ pub struct Improvements {
     /// reference (an UNCOMPRESSED_TCP retransmission, draft 7.2 b) stays for a window's worth of
     /// new data, as a new packet would.
     pub progress_since_push: bool,
+    /// COMPRESSED_TCP's checksum field carries the TCP checksum plus the IPv4 Identification
+    /// (mod 2^16); the decompressor subtracts the IP-ID it decoded before verifying, so a wrong
+    /// IP-ID fails the TCP checksum instead of being delivered.
+    pub checksum_covers_ip_id: bool,
 }
 
 impl TarocConfig {
@@ -72,6 +78,7 @@ impl TarocConfig {
             improvements: Improvements {
                 code_behind_window: true,
                 progress_since_push: true,
+                checksum_covers_ip_id: true,
             },
             ..TarocConfig::default()
         }

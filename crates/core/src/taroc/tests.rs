@@ -669,3 +669,52 @@ fn plus_keeps_an_older_uncompressed_reference_while_new_data_flows() {
         assert_eq!(out, packet);
     }
 }
+
+/// The draft's one way to deliver a wrong packet: the decompressor's reference has left the VSW
+/// (here by the entry cap), the TCP fields still decode right, but the IP-ID, which the TCP
+/// checksum does not cover, decodes against the stale reference. `taroc-plus` folds the IP-ID
+/// into the checksum field, and the verification refuses the packet.
+#[test]
+fn plus_refuses_a_wrongly_decoded_ip_id_the_draft_delivers() {
+    let seg = |seq: u32, ip_id: u16| {
+        Spec {
+            seq,
+            ip_id,
+            ..Spec::default()
+        }
+        .build()
+    };
+    for (improvements, delivers_wrong) in [
+        (Improvements::default(), true),
+        (TarocConfig::plus().improvements, false),
+    ] {
+        let config = TarocConfig {
+            max_vsw_entries: 2,
+            improvements,
+            ..TarocConfig::default()
+        };
+        let mut c = TarocCompressor::new(config.clone());
+        let mut d = TarocDecompressor::new(config);
+        let (mut frame, mut out) = (Vec::new(), Vec::new());
+        let kind = c.compress(&seg(10_000, 100), &mut frame);
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+        // Both lost; the cap pushes the decompressor's reference out of the VSW.
+        c.compress(&seg(11_000, 600), &mut frame);
+        c.compress(&seg(10_010, 601), &mut frame);
+        let next = seg(10_020, 602);
+        let kind = c.compress(&next, &mut frame);
+        assert_eq!(kind, FrameKind::CompressedTcp);
+        let result = d.decompress(kind, &frame, &mut out);
+        if delivers_wrong {
+            assert_eq!(result, Ok(()));
+            assert_ne!(out, next, "a wrong IP-ID");
+            // Only the IP-ID and the header checksum recomputed over it differ.
+            assert_eq!(
+                (&out[..4], &out[6..10], &out[12..]),
+                (&next[..4], &next[6..10], &next[12..])
+            );
+        } else {
+            assert_eq!(result, Err(DropReason::ChecksumMismatch));
+        }
+    }
+}
