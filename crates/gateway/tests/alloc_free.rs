@@ -159,34 +159,12 @@ fn measure(variant: &Variant) -> (u64, String) {
     (made, line)
 }
 
-/// Whether a variant is IPHC (see the ignored test below).
-fn is_iphc(variant: &Variant) -> bool {
-    variant.scheme == taroc_core::Scheme::Iphc
-}
-
-/// Every scheme but IPHC (below).
+/// Every scheme.
 #[test]
 fn emulated_pipeline_does_not_allocate_after_warm_up() {
     let mut lines = Vec::new();
     let mut allocating = 0;
-    for variant in Variant::all().iter().filter(|v| !is_iphc(v)) {
-        let (made, line) = measure(variant);
-        allocating += usize::from(made > 0);
-        lines.push(line);
-    }
-    assert_eq!(allocating, 0, "{}", lines.join("\n"));
-}
-
-/// IPHC (both variants) allocates per packet: its compressor clones the decompressor context it
-/// shadows for every COMPRESSED_TCP (`last.clone()` in `crates/core/src/iphc/compressor.rs`, five
-/// allocations a packet), and rebuilds the context of every FULL_HEADER (`to_vec`, `clone`).
-/// Run with `--ignored` once those reuse their buffers.
-#[test]
-#[ignore = "IPHC clones its shadow context per packet (crates/core/src/iphc/compressor.rs)"]
-fn iphc_does_not_allocate_after_warm_up() {
-    let mut lines = Vec::new();
-    let mut allocating = 0;
-    for variant in Variant::all().iter().filter(|v| is_iphc(v)) {
+    for variant in &Variant::all() {
         let (made, line) = measure(variant);
         allocating += usize::from(made > 0);
         lines.push(line);

@@ -155,7 +155,10 @@ impl Transport {
 }
 
 /// Where the fields of a chain are. Two packets of one stream have equal layouts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Its `clone_from` reuses the target's buffers: copying a layout into one that held a chain as
+/// long does not allocate.
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Layout {
     /// Length of the chain in octets; the rest of the packet is payload.
     pub len: usize,
@@ -181,6 +184,42 @@ pub struct Layout {
     pub ipv4_id: Option<usize>,
     /// The octet holding the ECN field of the IP header closest to TCP, and the field's mask.
     pub ecn: Option<(usize, u8)>,
+}
+
+impl Clone for Layout {
+    fn clone(&self) -> Layout {
+        let mut layout = Layout::default();
+        layout.clone_from(self);
+        layout
+    }
+
+    fn clone_from(&mut self, source: &Layout) {
+        // Destructured, so that a new field cannot be forgotten here.
+        let Layout {
+            len,
+            subs,
+            upper,
+            dynamic,
+            random,
+            lengths,
+            ipv4,
+            tcp,
+            udp,
+            ipv4_id,
+            ecn,
+        } = source;
+        self.len = *len;
+        self.subs.clone_from(subs);
+        self.upper = *upper;
+        self.dynamic.clone_from(dynamic);
+        self.random.clone_from(random);
+        self.lengths.clone_from(lengths);
+        self.ipv4.clone_from(ipv4);
+        self.tcp = *tcp;
+        self.udp = *udp;
+        self.ipv4_id = *ipv4_id;
+        self.ecn = *ecn;
+    }
 }
 
 impl Layout {

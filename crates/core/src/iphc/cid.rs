@@ -74,12 +74,14 @@ impl<C> CidTable<C> {
 
     fn assign_avoiding(&mut self, key: &[u8], limit: u16, avoid: Option<u16>) -> (u16, bool) {
         let limit = limit.min(self.max);
+        // A key removed from `by_key`, whose buffer the new entry reuses.
+        let mut spare = None;
         if let Some(&cid) = self.by_key.get(key) {
             if cid <= limit {
                 self.touch(cid);
                 return (cid, false);
             }
-            self.by_key.remove(key);
+            spare = self.by_key.remove_entry(key).map(|(old, _)| old);
             self.slots[usize::from(cid)].key.clear();
         }
         let cid = if self.slots.len() <= usize::from(limit) {
@@ -99,12 +101,19 @@ impl<C> CidTable<C> {
                 .or_else(|| self.lru.iter().find(|(_, &cid)| cid <= limit))
                 .expect("a CID space holds at least one CID up to its limit");
             self.lru.remove(&stamp);
-            let old = core::mem::take(&mut self.slots[usize::from(cid)].key);
-            self.by_key.remove(&old);
+            let old = self.slots[usize::from(cid)].key.as_slice();
+            if let Some((old, _)) = self.by_key.remove_entry(old) {
+                spare = Some(old);
+            }
             cid
         };
-        self.slots[usize::from(cid)].key = key.to_vec();
-        self.by_key.insert(key.to_vec(), cid);
+        let slot_key = &mut self.slots[usize::from(cid)].key;
+        slot_key.clear();
+        slot_key.extend_from_slice(key);
+        let mut owned = spare.unwrap_or_default();
+        owned.clear();
+        owned.extend_from_slice(key);
+        self.by_key.insert(owned, cid);
         self.touch(cid);
         (cid, true)
     }

@@ -1,6 +1,5 @@
 //! The IPHC compressor: one per link direction.
 
-use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::time::Duration;
 
@@ -31,9 +30,95 @@ struct TcpContext {
     high_seq: u32,
     /// A header request named this CID: the next packet goes as a FULL_HEADER.
     needs_full: bool,
-    /// The decompressor's context after each of the last [`HAZARD_DEPTH`] + 1 packets sent,
-    /// oldest first: where a decompressor that lost the packets after one of them would be.
-    shadow: VecDeque<DecompressorContext>,
+    /// The decompressor's context after each of the last [`HAZARD_DEPTH`] + 1 packets sent:
+    /// where a decompressor that lost the packets after one of them would be.
+    shadow: Shadow,
+}
+
+/// The decompressor's context after each of the last [`HAZARD_DEPTH`] + 1 packets sent, in a
+/// ring whose slots keep their buffers: once every slot exists, a new context is copied into
+/// the oldest one (`clone_from`) and updated there, without allocating.
+#[derive(Debug, Clone, Default)]
+struct Shadow {
+    /// The slots, created as needed up to [`Shadow::DEPTH`]. Those past the contexts held
+    /// (after [`Shadow::clear`]) are spare storage.
+    slots: Vec<DecompressorContext>,
+    /// The slot of the oldest context.
+    head: usize,
+    /// How many contexts are held.
+    len: usize,
+}
+
+impl Shadow {
+    /// How many contexts the shadow holds at most.
+    const DEPTH: usize = HAZARD_DEPTH + 1;
+
+    /// The slot of the `i`-th oldest context.
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) % Self::DEPTH
+    }
+
+    /// Every context but the newest, newest first: where a decompressor that lost the last
+    /// packet, the last two, … would be.
+    fn older(&self) -> impl Iterator<Item = &DecompressorContext> {
+        (0..self.len.saturating_sub(1))
+            .rev()
+            .map(|i| &self.slots[self.slot(i)])
+    }
+
+    /// Appends a copy of the newest context, dropping the oldest if the shadow is full, and
+    /// returns it for updating; `None` (and nothing changed) if the shadow is empty.
+    fn push_copy(&mut self) -> Option<&mut DecompressorContext> {
+        let newest = self.slot(self.len.checked_sub(1)?);
+        let at = self.slot(self.len);
+        if at == self.slots.len() {
+            let copy = self.slots[newest].clone();
+            self.slots.push(copy);
+        } else {
+            // Two distinct slots (DEPTH > 1): split the borrow.
+            let (to, from) = if at < newest {
+                let (low, high) = self.slots.split_at_mut(newest);
+                (&mut low[at], &high[0])
+            } else {
+                let (low, high) = self.slots.split_at_mut(at);
+                (&mut high[0], &low[newest])
+            };
+            to.clone_from(from);
+        }
+        self.advance();
+        Some(&mut self.slots[at])
+    }
+
+    /// Appends the context FULL_HEADER `packet` (restored) with chain `layout` sets, from the
+    /// newest (see [`DecompressorContext::set_full`]), dropping the oldest if the shadow is full.
+    fn push_full(&mut self, packet: &[u8], layout: &Layout) {
+        if let Some(ctx) = self.push_copy() {
+            ctx.set_full(packet, layout, true);
+        } else if let Some(ctx) = self.slots.first_mut() {
+            // Empty, with spare storage (head is 0).
+            ctx.set_full(packet, layout, false);
+            self.len = 1;
+        } else {
+            self.slots
+                .push(DecompressorContext::from_full(packet, layout));
+            self.len = 1;
+        }
+    }
+
+    /// Counts the context just written after the newest one in.
+    fn advance(&mut self) {
+        if self.len == Self::DEPTH {
+            self.head = self.slot(1);
+        } else {
+            self.len += 1;
+        }
+    }
+
+    /// Forgets every context (keeping the slots' storage).
+    fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
 }
 
 /// What to send for a TCP packet.
@@ -106,6 +191,8 @@ pub struct IphcCompressor {
     key: Vec<u8>,
     /// Scratch: packets rebuilt by the shadow decompressor.
     scratch: Vec<u8>,
+    /// Scratch: the layout of a NODELTA packet rebuilt by the shadow decompressor.
+    rebuilt: Layout,
 }
 
 impl IphcCompressor {
@@ -119,6 +206,7 @@ impl IphcCompressor {
             layout: Layout::default(),
             key: Vec::new(),
             scratch: Vec::new(),
+            rebuilt: Layout::default(),
         }
     }
 
@@ -138,7 +226,7 @@ impl IphcCompressor {
             // differs from the context's, which NODELTA cannot carry).
             let scratch = &mut self.scratch;
             let payload_sum = Sum::new().add_bytes(&packet[layout.len..]);
-            let hazard = ctx.shadow.iter().rev().skip(1).any(|old| {
+            let hazard = ctx.shadow.older().any(|old| {
                 old.rebuilds_wrongly(&self.config, &out[1..], packet, payload_sum, scratch)
             });
             if hazard {
@@ -155,9 +243,12 @@ impl IphcCompressor {
             // NODELTA takes the IP-level fields from the context: a decompressor still holding
             // an older context of the CID must not rebuild this packet with other ones.
             let scratch = &mut self.scratch;
+            let rebuilt = &mut self.rebuilt;
             let max_header = self.config.max_header_len();
-            let hazard = ctx.shadow.iter().rev().skip(1).any(|old| {
-                old.rebuild_nodelta(max_header, &out[1..], scratch).is_ok() && scratch != packet
+            let hazard = ctx.shadow.older().any(|old| {
+                old.rebuild_nodelta(max_header, &out[1..], scratch, rebuilt)
+                    .is_ok()
+                    && scratch != packet
             });
             out.clear();
             if hazard {
@@ -203,21 +294,28 @@ impl IphcCompressor {
                 debug_assert!(written, "a TCP chain has an IP length field");
                 // A new stream on the CID inherits the decompressor states of the CID's last
                 // stream: a decompressor that loses this full header still holds one of them.
-                let (high_seq, shadow) = match slot.ctx.take() {
-                    Some(ctx) if decision == Decision::Full && flags & tcp_flag::SYN == 0 => {
-                        (ctx.high_seq, ctx.shadow)
+                match &mut slot.ctx {
+                    Some(ctx) => {
+                        if decision != Decision::Full || flags & tcp_flag::SYN != 0 {
+                            ctx.high_seq = seg_end;
+                        }
+                        ctx.header.clear();
+                        ctx.header.extend_from_slice(&packet[..layout.len]);
+                        ctx.layout.clone_from(layout);
+                        ctx.last_payload = 0;
+                        ctx.needs_full = false;
                     }
-                    Some(ctx) => (seg_end, ctx.shadow),
-                    None => (seg_end, VecDeque::new()),
-                };
-                slot.ctx = Some(TcpContext {
-                    header: packet[..layout.len].to_vec(),
-                    layout: layout.clone(),
-                    last_payload: 0,
-                    high_seq,
-                    needs_full: false,
-                    shadow,
-                });
+                    None => {
+                        slot.ctx = Some(TcpContext {
+                            header: packet[..layout.len].to_vec(),
+                            layout: layout.clone(),
+                            last_payload: 0,
+                            high_seq: seg_end,
+                            needs_full: false,
+                            shadow: Shadow::default(),
+                        });
+                    }
+                }
             }
         }
         let ctx = slot.ctx.as_mut().expect("a context after sending");
@@ -225,48 +323,37 @@ impl IphcCompressor {
         if (seg_end.wrapping_sub(ctx.high_seq) as i32) > 0 {
             ctx.high_seq = seg_end;
         }
-        // The decompressor's context after this packet, if nothing was lost.
+        // The decompressor's context after this packet, if nothing was lost, written over the
+        // oldest.
         let scratch = &mut self.scratch;
-        let next = match (kind, ctx.shadow.back()) {
-            (FrameKind::CompressedTcp, Some(last)) => {
-                let mut next = last.clone();
+        let rebuilt = &mut self.rebuilt;
+        let followed = match kind {
+            FrameKind::FullHeader => {
+                ctx.shadow.push_full(packet, layout);
+                true
+            }
+            FrameKind::CompressedTcp => ctx.shadow.push_copy().is_some_and(|next| {
                 next.rebuild(&self.config, &out[1..], scratch)
                     .ok()
                     .filter(|_| scratch == packet)
-                    .map(|r| {
-                        next.commit(&r, scratch);
-                        next
-                    })
-            }
-            (FrameKind::CompressedTcpNoDelta, Some(last)) => {
-                let mut next = last.clone();
-                next.rebuild_nodelta(self.config.max_header_len(), &out[1..], scratch)
+                    .map(|r| next.commit(&r, scratch))
+                    .is_some()
+            }),
+            FrameKind::CompressedTcpNoDelta => ctx.shadow.push_copy().is_some_and(|next| {
+                next.rebuild_nodelta(self.config.max_header_len(), &out[1..], scratch, rebuilt)
                     .ok()
                     .filter(|_| scratch == packet)
-                    .map(|l| {
-                        next.commit_nodelta(l, scratch);
-                        next
-                    })
-            }
-            (FrameKind::FullHeader, last) => {
-                Some(DecompressorContext::from_full(packet, layout.clone(), last))
-            }
-            _ => None,
+                    .map(|()| next.commit_nodelta(rebuilt, scratch))
+                    .is_some()
+            }),
+            _ => false,
         };
-        match next {
-            Some(next) => {
-                ctx.shadow.push_back(next);
-                if ctx.shadow.len() > HAZARD_DEPTH + 1 {
-                    ctx.shadow.pop_front();
-                }
-            }
-            None => {
-                // The decompressor would not rebuild what was sent: cannot happen; were it to,
-                // a full header resynchronises both ends.
-                debug_assert!(false, "the decompressor rebuilds what the compressor sent");
-                ctx.shadow.clear();
-                ctx.needs_full = true;
-            }
+        if !followed {
+            // The decompressor would not rebuild what was sent: cannot happen; were it to, a
+            // full header resynchronises both ends.
+            debug_assert!(false, "the decompressor rebuilds what the compressor sent");
+            ctx.shadow.clear();
+            ctx.needs_full = true;
         }
         kind
     }
@@ -302,11 +389,23 @@ impl IphcCompressor {
                 slot.ctx = None;
                 return None;
             }
-            slot.ctx = Some(NonTcpContext {
-                header: packet[..layout.len].to_vec(),
-                layout: layout.clone(),
-                refresh: Refresh::after_change(self.now),
-            });
+            let header = &packet[..layout.len];
+            let refresh = Refresh::after_change(self.now);
+            match &mut slot.ctx {
+                Some(ctx) => {
+                    ctx.header.clear();
+                    ctx.header.extend_from_slice(header);
+                    ctx.layout.clone_from(layout);
+                    ctx.refresh = refresh;
+                }
+                None => {
+                    slot.ctx = Some(NonTcpContext {
+                        header: header.to_vec(),
+                        layout: layout.clone(),
+                        refresh,
+                    });
+                }
+            }
             true
         } else {
             let ctx = slot.ctx.as_mut().expect("checked above");

@@ -20,8 +20,9 @@ use taroc_wire::tcp::flags as tcp_flag;
 const ACK_HISTORY: usize = 4;
 
 /// A TCP context of the decompressor. The compressor keeps copies of it too (its *shadow* of
-/// the decompressor, [`super::compressor`]), updated by the same code.
-#[derive(Debug, Clone)]
+/// the decompressor, [`super::compressor`]), updated by the same code; its `clone_from` reuses
+/// the target's buffers.
+#[derive(Debug)]
 pub(crate) struct TcpContext {
     /// The chain of the last packet delivered, with the Reserved bits and ECN of the context.
     header: Vec<u8>,
@@ -55,45 +56,105 @@ pub(crate) struct Rebuilt {
     payload: usize,
 }
 
-impl TcpContext {
-    /// The context a FULL_HEADER sets: `packet` (restored) with chain `layout`. `old` is the
-    /// context it replaces: if of the same stream (same IP-level context and ECN), what was
-    /// learnt of the stream is kept.
-    pub(crate) fn from_full(packet: &[u8], layout: Layout, old: Option<&TcpContext>) -> TcpContext {
-        let payload = packet.len() - layout.len;
-        let mut ctx = TcpContext {
-            header: packet[..layout.len].to_vec(),
+impl Clone for TcpContext {
+    fn clone(&self) -> TcpContext {
+        let mut ctx = TcpContext::empty();
+        ctx.clone_from(self);
+        ctx
+    }
+
+    fn clone_from(&mut self, source: &TcpContext) {
+        // Destructured, so that a new field cannot be forgotten here.
+        let TcpContext {
+            header,
             layout,
-            last_payload: payload,
+            last_payload,
+            damaged,
+            segment,
+            ack_deltas,
+            ack_at,
+            ip_id_delta,
+            data_run,
+            ack_run,
+        } = source;
+        self.header.clone_from(header);
+        self.layout.clone_from(layout);
+        self.last_payload = *last_payload;
+        self.damaged = *damaged;
+        self.segment = *segment;
+        self.ack_deltas = *ack_deltas;
+        self.ack_at = *ack_at;
+        self.ip_id_delta = *ip_id_delta;
+        self.data_run = *data_run;
+        self.ack_run = *ack_run;
+    }
+}
+
+impl TcpContext {
+    /// A context that has learnt nothing, with an empty chain: filled by
+    /// [`TcpContext::set_full`] or `clone_from`.
+    fn empty() -> TcpContext {
+        TcpContext {
+            header: Vec::new(),
+            layout: Layout::default(),
+            last_payload: 0,
             damaged: false,
-            segment: payload as u32,
+            segment: 0,
             ack_deltas: [0; ACK_HISTORY],
             ack_at: 0,
             ip_id_delta: None,
             data_run: 0,
             ack_run: 0,
-        };
-        if let Some(old) = old {
-            if chain::same_ip_context(&old.layout, &old.header, &ctx.layout, &ctx.header)
-                && chain::ecn_eq(&ctx.layout, &old.header, &ctx.header)
-            {
-                ctx.segment = ctx.segment.max(old.segment);
-                ctx.ack_deltas = old.ack_deltas;
-                ctx.ack_at = old.ack_at;
-                ctx.data_run = old.data_run;
-                ctx.ack_run = old.ack_run;
-                let a = tcp::read_fields(&old.header, &old.layout);
-                let b = tcp::read_fields(&ctx.header, &ctx.layout);
+        }
+    }
+
+    /// The context a FULL_HEADER sets where there was none: `packet` (restored) with chain
+    /// `layout`.
+    pub(crate) fn from_full(packet: &[u8], layout: &Layout) -> TcpContext {
+        let mut ctx = TcpContext::empty();
+        ctx.set_full(packet, layout, false);
+        ctx
+    }
+
+    /// Takes FULL_HEADER `packet` (restored) with chain `layout` as the context, in place
+    /// (reusing the buffers). With `inherit`, the context replaced is the CID's last one: if of
+    /// the same stream (same IP-level context and ECN), what was learnt of the stream is kept;
+    /// without, everything is learnt anew.
+    pub(crate) fn set_full(&mut self, packet: &[u8], layout: &Layout, inherit: bool) {
+        let payload = packet.len() - layout.len;
+        let header = &packet[..layout.len];
+        // What the old context knew of the stream, and its sequence and acknowledgment numbers.
+        let kept = (inherit
+            && chain::same_ip_context(&self.layout, &self.header, layout, header)
+            && chain::ecn_eq(layout, &self.header, header))
+        .then(|| (tcp::read_fields(&self.header, &self.layout), self.segment));
+        self.header.clear();
+        self.header.extend_from_slice(header);
+        self.layout.clone_from(layout);
+        self.last_payload = payload;
+        self.damaged = false;
+        self.segment = payload as u32;
+        self.ip_id_delta = None;
+        match kept {
+            Some((a, segment)) => {
+                // ack_deltas, ack_at, data_run and ack_run are the old context's.
+                self.segment = self.segment.max(segment);
+                let b = tcp::read_fields(&self.header, &self.layout);
                 purity::count(
-                    &mut ctx.data_run,
-                    &mut ctx.ack_run,
+                    &mut self.data_run,
+                    &mut self.ack_run,
                     a.seq != b.seq,
                     a.ack != b.ack,
                     payload,
                 );
             }
+            None => {
+                self.ack_deltas = [0; ACK_HISTORY];
+                self.ack_at = 0;
+                self.data_run = 0;
+                self.ack_run = 0;
+            }
         }
-        ctx
     }
 
     /// The ACK stream's segment size: the smallest recent ACK delta, if any.
@@ -277,14 +338,15 @@ impl TcpContext {
     }
 
     /// Rebuilds the packet of COMPRESSED_TCP_NODELTA header `frame` (after its CID) into `out`
-    /// (empty); returns its layout. `ChecksumMismatch` if it does not verify. Changes nothing in
+    /// and its layout into `new`. `ChecksumMismatch` if it does not verify. Changes nothing in
     /// the context.
     pub(crate) fn rebuild_nodelta(
         &self,
         max_header: usize,
         frame: &[u8],
         out: &mut Vec<u8>,
-    ) -> Result<Layout, DropReason> {
+        new: &mut Layout,
+    ) -> Result<(), DropReason> {
         let layout = &self.layout;
         let t = layout.tcp.ok_or(DropReason::Malformed)?;
         let random_len = layout.random_len();
@@ -307,29 +369,28 @@ impl TcpContext {
             out[at..at + 2].copy_from_slice(&random[random_len..]);
         }
         out.extend_from_slice(rest);
-        let mut new = Layout::default();
-        if !chain::parse(out, max_header, &mut new)
+        if !chain::parse(out, max_header, new)
             || new.tcp.map(|n| n.start) != Some(t.start)
-            || !chain::fill_lengths(out, &new)
+            || !chain::fill_lengths(out, new)
         {
             return Err(DropReason::Malformed);
         }
-        chain::fill_ipv4_checksums(out, &new);
-        if !chain::transport_verifies(out, &new) {
+        chain::fill_ipv4_checksums(out, new);
+        if !chain::transport_verifies(out, new) {
             return Err(DropReason::ChecksumMismatch);
         }
-        Ok(new)
+        Ok(())
     }
 
     /// Takes the packet `out` that [`TcpContext::rebuild_nodelta`] made (with `layout`) as the
     /// new context.
-    pub(crate) fn commit_nodelta(&mut self, layout: Layout, out: &[u8]) {
+    pub(crate) fn commit_nodelta(&mut self, layout: &Layout, out: &[u8]) {
         let before = tcp::read_fields(&self.header, &self.layout);
-        let after = tcp::read_fields(out, &layout);
+        let after = tcp::read_fields(out, layout);
         let payload = out.len() - layout.len;
         self.header.clear();
         self.header.extend_from_slice(&out[..layout.len]);
-        self.layout = layout;
+        self.layout.clone_from(layout);
         self.last_payload = payload;
         self.segment = self.segment.max(payload as u32);
         self.ip_id_delta = None;
@@ -414,6 +475,8 @@ pub struct IphcDecompressor {
     non_tcp: BTreeMap<u16, NonTcpContext>,
     /// TCP CIDs to request, in order.
     pending: Vec<u8>,
+    /// Scratch: the layout of the full header or NODELTA packet being rebuilt.
+    layout: Layout,
 }
 
 impl IphcDecompressor {
@@ -425,6 +488,7 @@ impl IphcDecompressor {
             requests: alloc::vec![Request::default(); cids],
             non_tcp: BTreeMap::new(),
             pending: Vec::new(),
+            layout: Layout::default(),
             config,
         }
     }
@@ -465,39 +529,53 @@ impl IphcDecompressor {
     }
 
     fn full_header(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        let mut layout = Layout::default();
-        if !chain::parse(frame, self.config.max_header_len(), &mut layout) {
+        let layout = &mut self.layout;
+        if !chain::parse(frame, self.config.max_header_len(), layout) {
             return Err(DropReason::Malformed);
         }
-        let id = full_header::read(frame, &layout)?;
+        let id = full_header::read(frame, layout)?;
         out.extend_from_slice(frame);
-        if !chain::fill_lengths(out, &layout)
-            || !chain::verifies(out, &layout)
-            || !chain::well_formed(out, &layout)
+        if !chain::fill_lengths(out, layout)
+            || !chain::verifies(out, layout)
+            || !chain::well_formed(out, layout)
         {
             return Err(DropReason::Malformed);
         }
         match id {
             FullId::Tcp { cid } => {
-                let slot = self
+                match self
                     .tcp
                     .get_mut(usize::from(cid))
-                    .ok_or(DropReason::Malformed)?;
-                *slot = Some(TcpContext::from_full(out, layout, slot.as_ref()));
+                    .ok_or(DropReason::Malformed)?
+                {
+                    Some(ctx) => ctx.set_full(out, layout, true),
+                    slot @ None => *slot = Some(TcpContext::from_full(out, layout)),
+                }
                 self.repaired(cid);
             }
             FullId::NonTcp { cid, generation } => {
                 if cid > self.config.non_tcp_space {
                     return Err(DropReason::Malformed);
                 }
-                self.non_tcp.insert(
-                    cid,
-                    NonTcpContext {
-                        header: out[..layout.len].to_vec(),
-                        layout,
-                        generation,
-                    },
-                );
+                let header = &out[..layout.len];
+                match self.non_tcp.get_mut(&cid) {
+                    Some(ctx) => {
+                        ctx.header.clear();
+                        ctx.header.extend_from_slice(header);
+                        ctx.layout.clone_from(layout);
+                        ctx.generation = generation;
+                    }
+                    None => {
+                        self.non_tcp.insert(
+                            cid,
+                            NonTcpContext {
+                                header: header.to_vec(),
+                                layout: layout.clone(),
+                                generation,
+                            },
+                        );
+                    }
+                }
             }
         }
         Ok(())
@@ -547,8 +625,9 @@ impl IphcDecompressor {
             self.note_drop(cid, false);
             return Err(DropReason::ChecksumMismatch);
         }
-        match ctx.rebuild_nodelta(self.config.max_header_len(), rest, out) {
-            Ok(layout) => {
+        let layout = &mut self.layout;
+        match ctx.rebuild_nodelta(self.config.max_header_len(), rest, out, layout) {
+            Ok(()) => {
                 ctx.commit_nodelta(layout, out);
                 self.repaired(cid);
                 Ok(())
