@@ -30,15 +30,16 @@ Two modes:
 --ber, --loss, --burst, --reorder; each direction its own random streams from --seed), are \
 decompressed and written into TUN B; and back. The gateway keeps each original packet beside \
 its frame, so it judges every delivery exactly: `incorrect delivered` counts packets that \
-differ from the original (must be 0 for schemes that verify what they deliver; RFC 1144 VJ \
-does not, and can deliver wrong packets after a loss, which the receiving TCP then rejects by \
-its checksum), `incorrect undetected` those whose TCP/UDP checksum would still pass.
+differ from the original, `incorrect undetected` those whose TCP/UDP checksum would still pass. \
+Every rebuilt TCP/UDP packet's checksum is verified before it is written: one that fails (RFC \
+1144 VJ does not verify what it rebuilds, and rebuilds wrong packets after a loss) is dropped \
+and counted (`checksum dropped`) unless --deliver-bad-checksums.
 
   UDP link (two hosts): --tun NAME --listen ADDR:PORT --peer ADDR:PORT
     Frames travel to the peer gateway in UDP datagrams (one frame kind byte, then the frame). \
 The link options, if given, are applied to what this side sends, to make a real link worse on \
-purpose. There is no oracle here: the receive direction counts delivered TCP/UDP packets whose \
-checksum fails (`checksum failed`), which the receiving host will drop.
+purpose. There is no oracle here; rebuilt packets whose TCP/UDP checksum fails are dropped \
+(`checksum dropped`), or delivered and counted (`checksum failed`) with --deliver-bad-checksums.
 
 TUN devices are created, or attached if a TUN device of that name exists (e.g. from `ip tuntap \
 add mode tun`), given the --mtu and brought up; their addresses and routes are yours to set \
@@ -294,6 +295,12 @@ pub struct RunArgs {
     /// On exit, also print the counters as one JSON object on standard output.
     #[arg(long)]
     pub json: bool,
+    /// Write rebuilt TCP/UDP packets whose checksum fails to the TUN device anyway (as a plain
+    /// RFC 1144 decompressor would; the receiving host drops them). By default the gateway drops
+    /// them itself and counts them (`checksum dropped`), so no wrongly rebuilt packet leaves it
+    /// unless no checksum can tell.
+    #[arg(long)]
+    pub deliver_bad_checksums: bool,
 }
 
 impl RunArgs {
@@ -474,6 +481,7 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
                 links: [link.clone(), link],
                 tun_mtu: args.mtu as usize,
                 seed: args.seed,
+                verify_checksums: !args.deliver_bad_checksums,
             };
             let mut pipeline = Pipeline::new(&config)?;
             let open = |name: &String, netns: &Option<String>| {
@@ -511,6 +519,7 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
                 link,
                 tun_mtu: args.mtu as usize,
                 seed: args.seed,
+                verify_checksums: !args.deliver_bad_checksums,
             };
             let tun = Tun::open(&TunConfig {
                 name: name.clone(),

@@ -91,6 +91,8 @@ pub struct Record {
     pub incorrect_delivered: u64,
     /// Of those, the ones whose TCP checksum verifies.
     pub incorrect_undetected: u64,
+    /// Rebuilt packets the gateway dropped because their TCP checksum failed.
+    pub checksum_dropped: u64,
     /// Gateway CPU time per packet read from the TUN devices, ns.
     pub cpu_ns_per_packet: f64,
     /// Whether the transfer finished within the time limit.
@@ -191,6 +193,7 @@ fn run_cell(config: &GridConfig, cell: &Cell, index: usize) -> Result<Record, Er
         bytes_received: t.bytes_received,
         incorrect_delivered: a.incorrect_delivered + b.incorrect_delivered,
         incorrect_undetected: a.incorrect_undetected + b.incorrect_undetected,
+        checksum_dropped: a.checksum_dropped + b.checksum_dropped,
         cpu_ns_per_packet: outcome.report.cpu_ns_per_packet(),
         completed: t.completed,
         intact: t.is_intact(),

@@ -48,8 +48,11 @@ pub struct Counters {
     pub incorrect_delivered: u64,
     /// Incorrect deliveries whose TCP/UDP checksum still verifies (the receiver cannot tell).
     pub incorrect_undetected: u64,
-    /// Delivered TCP/UDP packets whose checksum fails (the only check in UDP mode).
+    /// Delivered TCP/UDP packets whose checksum fails (only with `--deliver-bad-checksums`).
     pub checksum_failed: u64,
+    /// Rebuilt TCP/UDP packets whose checksum fails, which the gateway dropped instead of
+    /// delivering (the default): a wrongly rebuilt packet (VJ's after a loss) never leaves it.
+    pub checksum_dropped: u64,
     /// Delivered packets the TUN device refused to take.
     pub tun_write_errors: u64,
     /// Frames the UDP socket failed to send (UDP mode).
@@ -114,6 +117,7 @@ impl Counters {
             + self.refused.iter().sum::<u64>()
             + self.tun_write_errors
             + self.send_errors
+            + self.checksum_dropped
     }
 
     /// Adds `other` to these counters.
@@ -139,6 +143,7 @@ impl Counters {
             incorrect_delivered,
             incorrect_undetected,
             checksum_failed,
+            checksum_dropped,
             tun_write_errors,
             send_errors,
             feedback_sent,
@@ -205,6 +210,7 @@ pub fn table(labels: &[&str], columns: &[&Counters]) -> String {
     row("foreign frames", &|c| c.foreign_frames.to_string());
     row("tun write errors", &|c| c.tun_write_errors.to_string());
     row("udp send errors", &|c| c.send_errors.to_string());
+    row("checksum dropped", &|c| c.checksum_dropped.to_string());
     row("checksum failed", &|c| c.checksum_failed.to_string());
     row("incorrect delivered", &|c| {
         c.incorrect_delivered.to_string()

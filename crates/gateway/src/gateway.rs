@@ -170,6 +170,7 @@ fn log_incorrect(
 /// One direction's codecs, buffers and counters.
 #[derive(Debug)]
 struct Codec {
+    verify_checksums: bool,
     last_incorrect_log: Option<u64>,
     compressor: AnyCompressor,
     decompressor: AnyDecompressor,
@@ -197,6 +198,8 @@ pub struct PipelineConfig {
     pub tun_mtu: usize,
     /// Seed of the links' random streams.
     pub seed: u64,
+    /// Whether a rebuilt TCP/UDP packet whose checksum fails is dropped (true) or delivered.
+    pub verify_checksums: bool,
 }
 
 impl PipelineConfig {
@@ -262,6 +265,9 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     }
     match this.decompressor.decompress(kind, frame, &mut this.rebuilt) {
         Err(reason) => this.counters.count_refusal(reason),
+        Ok(()) if this.verify_checksums && transport_checksum_ok(&this.rebuilt) == Some(false) => {
+            this.counters.checksum_dropped += 1;
+        }
         Ok(()) => {
             let c = &mut this.counters;
             c.delivered += 1;
@@ -366,6 +372,7 @@ impl Pipeline {
             let frame_capacity = link.mtu.max(config.tun_mtu) + 64;
             Direction {
                 codec: Codec {
+                    verify_checksums: config.verify_checksums,
                     last_incorrect_log: None,
                     compressor: config.variants[d].compressor(),
                     decompressor: config.variants[d].decompressor(),
@@ -805,6 +812,7 @@ mod tests {
             links: [link.clone(), link],
             tun_mtu: 1500,
             seed: 1,
+            verify_checksums: true,
         }
     }
 
@@ -824,6 +832,46 @@ mod tests {
         p[45] ^= 1;
         assert_eq!(transport_checksum_ok(&p), Some(false));
         assert_eq!(transport_checksum_ok(&[0x45, 0]), None);
+    }
+
+    #[test]
+    fn packets_rebuilt_wrong_are_dropped_unless_asked_for() {
+        // VJ rebuilds wrong packets after a loss (RFC 1144 does not verify); the gateway checks
+        // each one's TCP checksum before writing it.
+        for verify in [true, false] {
+            let link = LinkConfig {
+                loss: 0.2,
+                ..LinkConfig::default()
+            };
+            let mut pipeline = Pipeline::new(&PipelineConfig {
+                variants: [Variant::of(Scheme::Vj), Variant::of(Scheme::Vj)],
+                verify_checksums: verify,
+                ..config(link)
+            })
+            .unwrap();
+            let mut wrong = 0;
+            let mut sink = |_: usize, p: &[u8]| {
+                wrong += usize::from(transport_checksum_ok(p) == Some(false));
+                true
+            };
+            for i in 0..300u32 {
+                let now = u64::from(i) * 1_000_000;
+                pipeline.input(0, now, &tcp_packet(i * 100, 100), &mut sink);
+                pipeline.poll(now, &mut sink);
+            }
+            pipeline.poll(1_000_000_000_000, &mut sink);
+            let c = pipeline.counters(0);
+            if verify {
+                assert_eq!((wrong, c.incorrect_delivered, c.checksum_failed), (0, 0, 0));
+                assert!(c.checksum_dropped > 0, "{c:?}");
+            } else {
+                assert!(
+                    wrong > 0 && c.incorrect_delivered as usize == wrong,
+                    "{c:?}"
+                );
+                assert_eq!((c.checksum_failed as usize, c.checksum_dropped), (wrong, 0));
+            }
+        }
     }
 
     #[test]

@@ -276,6 +276,7 @@ pub fn run(scenario: &Scenario) -> Result<Outcome, Error> {
         links: [scenario.link.clone(), scenario.link.clone()],
         tun_mtu: scenario.tun_mtu as usize,
         seed: scenario.seed,
+        verify_checksums: true,
     };
     config.check()?;
     let (ns_a, ns_b) = create_pair()?;
@@ -338,6 +339,7 @@ pub fn run(scenario: &Scenario) -> Result<Outcome, Error> {
                 link: scenario.link.clone(),
                 tun_mtu: scenario.tun_mtu as usize,
                 seed,
+                verify_checksums: true,
             };
             let config_a = udp(
                 addr_a,

@@ -60,6 +60,8 @@ pub struct UdpConfig {
     pub tun_mtu: usize,
     /// Seed of the impairments' random streams.
     pub seed: u64,
+    /// Whether a rebuilt TCP/UDP packet whose checksum fails is dropped (true) or delivered.
+    pub verify_checksums: bool,
 }
 
 struct UdpPath {
@@ -74,6 +76,7 @@ struct UdpPath {
     counters: [Counters; 2],
     log: DropLog,
     tun_mtu: usize,
+    verify_checksums: bool,
 }
 
 impl UdpPath {
@@ -156,6 +159,11 @@ impl UdpPath {
         let c = &mut self.counters[1];
         match self.decompressor.decompress(kind, frame, &mut self.rebuilt) {
             Err(reason) => c.count_refusal(reason),
+            Ok(())
+                if self.verify_checksums && transport_checksum_ok(&self.rebuilt) == Some(false) =>
+            {
+                c.checksum_dropped += 1;
+            }
             Ok(()) => {
                 c.delivered += 1;
                 c.delivered_bytes += self.rebuilt.len() as u64;
@@ -253,6 +261,7 @@ pub fn run_udp_on(
         counters: [Counters::default(), Counters::default()],
         log: DropLog::default(),
         tun_mtu: config.tun_mtu,
+        verify_checksums: config.verify_checksums,
     };
     let clock = Clock::start();
     let cpu_start = thread_cpu_time();

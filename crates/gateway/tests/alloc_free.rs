@@ -134,6 +134,7 @@ fn measure(variant: &Variant) -> (u64, String) {
         links: [link.clone(), link],
         tun_mtu: 1280,
         seed: 3,
+        verify_checksums: true,
     })
     .unwrap();
     drive(&mut pipeline, &flow[..WARM_UP], 0);
