@@ -353,6 +353,7 @@ pub fn run_scheme(
 
         // 4. Decompress what arrived intact; the link carries the kind as one byte.
         let started = Instant::now();
+        end.decompressor.set_time(end.now);
         let outcome = match FrameKind::from_byte(kind.to_byte()) {
             Some(kind) => end.decompressor.decompress(kind, &frame, &mut rebuilt),
             None => Err(DropReason::UnknownKind),

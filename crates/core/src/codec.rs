@@ -163,6 +163,12 @@ pub trait Decompressor {
     /// rebuild ignore it. A frame lost without a trace cannot be signalled.
     fn link_error(&mut self) {}
 
+    /// Tells the decompressor the time since an arbitrary origin; it never goes back. Schemes with
+    /// timers (IPHC repeating a header request that went unanswered) read it; others ignore it.
+    fn set_time(&mut self, now: Duration) {
+        let _ = now;
+    }
+
     /// Moves feedback for the compressor at the other end of the link into `out` (cleared
     /// first) and returns true, or returns false if there is none. The link carries it as a
     /// [`FrameKind::ContextState`] frame on the reverse direction. Call after every
@@ -351,6 +357,15 @@ impl Decompressor for AnyDecompressor {
             AnyDecompressor::Vj(d) => d.link_error(),
             AnyDecompressor::Iphc(d) => d.link_error(),
             AnyDecompressor::Taroc(d) => d.link_error(),
+        }
+    }
+
+    fn set_time(&mut self, now: Duration) {
+        match self {
+            AnyDecompressor::None(d) => d.set_time(now),
+            AnyDecompressor::Vj(d) => d.set_time(now),
+            AnyDecompressor::Iphc(d) => d.set_time(now),
+            AnyDecompressor::Taroc(d) => d.set_time(now),
         }
     }
 

@@ -263,6 +263,7 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
         other.counters.feedback_received += 1;
         return;
     }
+    this.decompressor.set_time(Duration::from_nanos(now));
     match this.decompressor.decompress(kind, frame, &mut this.rebuilt) {
         Err(reason) => this.counters.count_refusal(reason),
         Ok(()) if this.verify_checksums && transport_checksum_ok(&this.rebuilt) == Some(false) => {

@@ -156,6 +156,7 @@ impl UdpPath {
             self.counters[0].feedback_received += 1;
             return;
         }
+        self.decompressor.set_time(Duration::from_nanos(now));
         let c = &mut self.counters[1];
         match self.decompressor.decompress(kind, frame, &mut self.rebuilt) {
             Err(reason) => c.count_refusal(reason),

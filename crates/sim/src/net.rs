@@ -471,6 +471,7 @@ impl Network {
             Codec::Wire | Codec::Ideal { .. } => frame.bytes,
             Codec::Real { decompressor, .. } => {
                 let mut packet = std::mem::take(&mut self.packet);
+                decompressor.set_time(Duration::from_nanos(self.now));
                 let result = decompressor.decompress(frame.kind, &frame.bytes, &mut packet);
                 let mut feedback = Vec::new();
                 std::mem::swap(&mut feedback, &mut self.feedback);

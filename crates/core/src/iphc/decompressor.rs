@@ -5,6 +5,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use core::time::Duration;
 
 use taroc_wire::checksum::Sum;
 
@@ -12,7 +13,10 @@ use super::chain::{self, Layout};
 use super::full_header::{self, FullId};
 use super::tcp::{self, flag, TcpFields};
 use super::{feedback, non_tcp, purity, IphcConfig};
-use super::{PURE_STREAM_PACKETS, REQUEST_REPEAT_FIRST, REQUEST_REPEAT_MAX, TWICE_MAX_MULTIPLE};
+use super::{
+    PURE_STREAM_PACKETS, REQUEST_REPEAT_FIRST, REQUEST_REPEAT_MAX, REQUEST_REPEAT_TIME,
+    TWICE_MAX_MULTIPLE,
+};
 use crate::codec::{deliver_unchanged, Decompressor, DropReason, FrameKind};
 use taroc_wire::tcp::flags as tcp_flag;
 
@@ -421,6 +425,8 @@ struct Request {
     drops: u32,
     /// Drops after which the request is repeated.
     interval: u32,
+    /// When the last request was queued.
+    at: Duration,
 }
 
 /// How the IPv4 Identification of a repaired packet can be known (see [`super`]).
@@ -477,6 +483,8 @@ pub struct IphcDecompressor {
     pending: Vec<u8>,
     /// Scratch: the layout of the full header or NODELTA packet being rebuilt.
     layout: Layout,
+    /// The time, as last told ([`Decompressor::set_time`]).
+    now: Duration,
 }
 
 impl IphcDecompressor {
@@ -489,6 +497,7 @@ impl IphcDecompressor {
             non_tcp: BTreeMap::new(),
             pending: Vec::new(),
             layout: Layout::default(),
+            now: Duration::ZERO,
             config,
         }
     }
@@ -499,19 +508,24 @@ impl IphcDecompressor {
         if !self.config.header_requests {
             return;
         }
+        let now = self.now;
         let state = &mut self.requests[usize::from(cid)];
         let request = if newly_damaged || !state.requested {
             *state = Request {
                 requested: true,
                 drops: 0,
                 interval: REQUEST_REPEAT_FIRST,
+                at: now,
             };
             true
         } else {
             state.drops += 1;
-            if state.drops >= state.interval {
-                state.drops = 0;
+            let by_count = state.drops >= state.interval;
+            if by_count {
                 state.interval = (state.interval * 2).min(REQUEST_REPEAT_MAX);
+            }
+            if by_count || now >= state.at + REQUEST_REPEAT_TIME {
+                (state.drops, state.at) = (0, now);
                 true
             } else {
                 false
@@ -794,6 +808,10 @@ impl Decompressor for IphcDecompressor {
             out.clear();
         }
         result
+    }
+
+    fn set_time(&mut self, now: Duration) {
+        self.now = self.now.max(now);
     }
 
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {

@@ -92,8 +92,11 @@
 //!   when its context becomes damaged, or when a compressed packet names a TCP CID without a
 //!   context. To limit the rate (section 10.2 "SHOULD NOT transmit … every time"), a CID is
 //!   requested again only after [`REQUEST_REPEAT_FIRST`] more of its packets were dropped, then
-//!   after twice as many each time, up to [`REQUEST_REPEAT_MAX`]; a lost request is thus
-//!   repeated, but never more than once per that many packets. All pending CIDs leave in one
+//!   after twice as many each time, up to [`REQUEST_REPEAT_MAX`], or on the first drop once
+//!   [`REQUEST_REPEAT_TIME`] has passed since the last request (a decompressor told the time,
+//!   `Decompressor::set_time`: a sender in timeout backoff sends a packet per timeout, so counting
+//!   drops alone would leave its damaged ACK context unrepaired for minutes); a lost request is
+//!   thus repeated, but never more than once per that many packets or that long. All pending CIDs leave in one
 //!   CONTEXT_STATE. The compressor answers with a FULL_HEADER on the next packet of each CID.
 //! - **Non-TCP** ([`non_tcp`]): section 3.3.3's pseudo-code as written (F_PERIOD doubles from 1
 //!   at every slow-start refresh, capped at F_MAX_PERIOD; a refresh also after F_MAX_TIME).
@@ -176,6 +179,11 @@ pub const REQUEST_REPEAT_FIRST: u32 = 16;
 /// The longest interval, in dropped packets of one damaged TCP context, between two header
 /// requests for it.
 pub const REQUEST_REPEAT_MAX: u32 = 1024;
+
+/// Time after which a header request of a still damaged TCP context is repeated on its next
+/// dropped packet, however few were dropped (when the decompressor is told the time): a TCP
+/// sender in timeout backoff sends too few packets for the drop count to get there.
+pub const REQUEST_REPEAT_TIME: core::time::Duration = core::time::Duration::from_millis(500);
 
 /// IPHC's settings: the parameters of RFC 2507 section 14 (their defaults are the RFC's) and
 /// which of the optional TCP repair mechanisms of section 10 are used. Compressor and

@@ -803,6 +803,29 @@ fn twice_fails_where_it_must_and_a_header_request_repairs_the_context() {
     assert_eq!(pair.feedback(), None);
 }
 
+/// A sender in timeout backoff sends a packet per timeout: with a clock, a damaged context is
+/// requested again on the first drop half a second after the last request.
+#[test]
+fn an_unanswered_header_request_is_repeated_after_a_while() {
+    let packets = bulk(20, 500, true);
+    let mut pair = Pair::new(IphcConfig::default());
+    let _ = pair.send(&packets[0]); // lost: NoContext from here on
+    let mut asked = Vec::new();
+    for (i, p) in packets[1..].iter().enumerate() {
+        // Packets 200 ms apart.
+        pair.d
+            .set_time(core::time::Duration::from_millis(200 * i as u64));
+        let (kind, frame) = pair.send(p);
+        assert_eq!(pair.recv(kind, &frame), Err(DropReason::NoContext));
+        let mut fb = Vec::new();
+        if pair.d.take_feedback(&mut fb) {
+            asked.push(i);
+        }
+    }
+    // The first drop, then every third (600 ms >= 500 ms), long before 16 drops.
+    assert_eq!(asked, [0, 3, 6, 9, 12, 15, 18]);
+}
+
 #[test]
 fn header_requests_back_off_and_cover_missing_contexts() {
     let packets = bulk(200, 500, true);
