@@ -438,6 +438,7 @@ pub fn taroc_roundtrip(data: &[u8]) {
             code_behind_window: selector & 0x10 != 0,
             progress_since_push: selector & 0x20 != 0,
             checksum_covers_ip_id: selector & 0x40 != 0,
+            start_repeats: selector >> 7,
         },
         ..TarocConfig::default()
     };

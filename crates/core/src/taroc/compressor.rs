@@ -53,6 +53,8 @@ struct Context {
     last_used: u64,
     last_ip_id: u16,
     ip_id_jumps: u8,
+    /// UNCOMPRESSED_TCP packets still to send back to back at the start of slow-start.
+    repeats: u8,
 }
 
 /// The TAROC compressor for one direction of a link.
@@ -184,6 +186,7 @@ impl TarocCompressor {
             key: p.key,
             identity: Identity::of(p, random_ip_id),
             state: State::start(),
+            repeats: self.config.improvements.start_repeats,
             vsw: Vsw::new(
                 self.config.max_vsw_entries,
                 if self.config.improvements.progress_since_push {
@@ -238,6 +241,7 @@ impl Compressor for TarocCompressor {
             {
                 ctx.vsw.clear();
                 ctx.state = State::start();
+                ctx.repeats = config.improvements.start_repeats;
                 Some(Why::BehindWindow)
             }
             _ => None,
@@ -275,11 +279,15 @@ impl Compressor for TarocCompressor {
         ctx.vsw.prune(w);
         let w_packets = w.div_ceil(config.mss.max(1));
         ctx.state = match ctx.state {
-            State::Ir { .. } if !compressed => State::Ir {
-                f_period: ctx_f_period(ctx.state),
-                sent: 0,
-                due: false,
-            },
+            State::Ir { .. } if !compressed => {
+                let again = ctx.repeats > 0;
+                ctx.repeats = ctx.repeats.saturating_sub(1);
+                State::Ir {
+                    f_period: ctx_f_period(ctx.state),
+                    sent: 0,
+                    due: again,
+                }
+            }
             State::Ir { f_period, sent, .. } => {
                 let sent = sent + 1;
                 if sent < f_period {
@@ -300,6 +308,7 @@ impl Compressor for TarocCompressor {
             }
             State::Co if ctx.vsw.len() == 1 => {
                 self.stats.long_jumps += 1;
+                ctx.repeats = config.improvements.start_repeats;
                 State::start()
             }
             State::Co => State::Co,

@@ -69,6 +69,11 @@ pub struct Improvements {
     /// (mod 2^16); the decompressor subtracts the IP-ID it decoded before verifying, so a wrong
     /// IP-ID fails the TCP checksum instead of being delivered.
     pub checksum_covers_ip_id: bool,
+    /// How many more UNCOMPRESSED_TCP packets follow the first one back to back when a context
+    /// (re)starts slow-start (draft 7.1.1: one, then a COMPRESSED_TCP). The draft's first
+    /// COMPRESSED_TCP has only that one packet as its reference, so losing it costs the next
+    /// packet too; one repeat (`taroc-plus`) makes that take two losses in a row.
+    pub start_repeats: u8,
 }
 
 impl TarocConfig {
@@ -79,6 +84,7 @@ impl TarocConfig {
                 code_behind_window: true,
                 progress_since_push: true,
                 checksum_covers_ip_id: true,
+                start_repeats: 1,
             },
             ..TarocConfig::default()
         }
