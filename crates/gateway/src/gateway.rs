@@ -584,6 +584,66 @@ pub struct LoopOptions {
     pub duration: Option<Duration>,
 }
 
+/// The bookkeeping every event loop makes each turn: when to stop (the stop flag, SIGINT or
+/// SIGTERM, `--duration`), when to print the counters, and how long it may sleep.
+pub(crate) struct Schedule {
+    labels: [&'static str; 2],
+    interval: Option<u64>,
+    next_stats: Option<u64>,
+    end: Option<u64>,
+}
+
+impl Schedule {
+    /// The schedule of a loop whose two directions are called `labels` in its summaries.
+    pub(crate) fn new(options: &LoopOptions, labels: [&'static str; 2]) -> Schedule {
+        let interval = options.stats_interval.map(|i| (i.as_nanos() as u64).max(1));
+        Schedule {
+            labels,
+            interval,
+            next_stats: interval,
+            end: options.duration.map(|d| d.as_nanos() as u64),
+        }
+    }
+
+    /// At `now`: `None` if the loop must end; else prints each direction's `counters` if due,
+    /// and returns the longest the loop may sleep (100 ms at most, less if the link's
+    /// `next_event` or a summary is due sooner).
+    pub(crate) fn turn(
+        &mut self,
+        now: u64,
+        stop: &AtomicBool,
+        counters: impl Fn(usize) -> Counters,
+        next_event: Option<u64>,
+    ) -> Option<Duration> {
+        if stop.load(Ordering::Relaxed)
+            || crate::signal::STOP.load(Ordering::Relaxed)
+            || self.end.is_some_and(|end| now >= end)
+        {
+            return None;
+        }
+        if let (Some(at), Some(interval)) = (self.next_stats, self.interval) {
+            if now >= at {
+                for (d, label) in self.labels.iter().enumerate() {
+                    eprintln!(
+                        "taroc gateway [{:.0} s] {label}: {}",
+                        now as f64 / 1e9,
+                        counters(d).summary()
+                    );
+                }
+                self.next_stats = Some(at + interval);
+            }
+        }
+        let mut wake = now + 100_000_000;
+        for t in [next_event, self.next_stats, self.end]
+            .into_iter()
+            .flatten()
+        {
+            wake = wake.min(t);
+        }
+        Some(Duration::from_nanos(wake.saturating_sub(now)))
+    }
+}
+
 /// What a run of the event loop did.
 #[derive(Debug, Clone, Default)]
 pub struct RunReport {
@@ -698,36 +758,14 @@ pub fn run_emulated<P: DataPath>(
     let clock = Clock::start();
     let cpu_start = thread_cpu_time();
     let mut buffer = vec![0u8; READ_BUFFER];
-    let mut next_stats = options.stats_interval.map(|i| i.as_nanos() as u64);
-    let end = options.duration.map(|d| d.as_nanos() as u64);
+    let mut schedule = Schedule::new(options, DIRECTIONS);
     let mut sink = |d: usize, packet: &[u8]| tuns[1 - d].write(packet).is_ok();
     loop {
-        if stop.load(Ordering::Relaxed) || crate::signal::STOP.load(Ordering::Relaxed) {
-            break;
-        }
         let now = clock.now();
-        if end.is_some_and(|end| now >= end) {
+        let Some(sleep) = schedule.turn(now, stop, |d| path.counters(d), path.next_event()) else {
             break;
-        }
-        if let Some(at) = next_stats.filter(|&at| now >= at) {
-            for (d, label) in DIRECTIONS.iter().enumerate() {
-                eprintln!(
-                    "taroc gateway [{:.0} s] {label}: {}",
-                    now as f64 / 1e9,
-                    path.counters(d).summary()
-                );
-            }
-            let interval = options.stats_interval.unwrap_or_default().as_nanos() as u64;
-            next_stats = Some(at + interval.max(1));
-        }
-        let mut wake = now + 100_000_000;
-        for t in [path.next_event(), next_stats, end].into_iter().flatten() {
-            wake = wake.min(t);
-        }
-        let revents = wait_readable(
-            [tuns[0].raw_fd(), tuns[1].raw_fd()],
-            Duration::from_nanos(wake.saturating_sub(now)),
-        )?;
+        };
+        let revents = wait_readable([tuns[0].raw_fd(), tuns[1].raw_fd()], sleep)?;
         for (d, &events) in revents.iter().enumerate() {
             if events & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
                 return Err(Error::new(format!(

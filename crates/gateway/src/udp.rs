@@ -13,7 +13,7 @@
 //! the receiving host's stack will make.
 
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use taroc_core::variant::Variant;
@@ -22,7 +22,7 @@ use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, Frame
 use crate::counters::Counters;
 use crate::gateway::{
     self, thread_cpu_time, transport_checksum_ok, wait_readable, Clock, DropLog, LoopOptions,
-    RunReport, READ_BUFFER,
+    RunReport, Schedule, READ_BUFFER,
 };
 use crate::link::{Fate, Link, LinkConfig, LinkDrop};
 use crate::tun::Tun;
@@ -267,39 +267,15 @@ pub fn run_udp_on(
     let clock = Clock::start();
     let cpu_start = thread_cpu_time();
     let mut buffer = vec![0u8; READ_BUFFER];
-    let mut next_stats = options.stats_interval.map(|i| i.as_nanos() as u64);
-    let end = options.duration.map(|d| d.as_nanos() as u64);
+    let mut schedule = Schedule::new(options, DIRECTIONS);
     use std::os::fd::AsRawFd;
     loop {
-        if stop.load(Ordering::Relaxed) || crate::signal::STOP.load(Ordering::Relaxed) {
-            break;
-        }
         let now = clock.now();
-        if end.is_some_and(|end| now >= end) {
+        let counters = |d: usize| path.counters[d].clone();
+        let Some(sleep) = schedule.turn(now, stop, counters, path.link.next_event()) else {
             break;
-        }
-        if let Some(at) = next_stats.filter(|&at| now >= at) {
-            for (d, label) in DIRECTIONS.iter().enumerate() {
-                eprintln!(
-                    "taroc gateway [{:.0} s] {label}: {}",
-                    now as f64 / 1e9,
-                    path.counters[d].summary()
-                );
-            }
-            let interval = options.stats_interval.unwrap_or_default().as_nanos() as u64;
-            next_stats = Some(at + interval.max(1));
-        }
-        let mut wake = now + 100_000_000;
-        for t in [path.link.next_event(), next_stats, end]
-            .into_iter()
-            .flatten()
-        {
-            wake = wake.min(t);
-        }
-        let revents = wait_readable(
-            [tun.raw_fd(), socket.as_raw_fd()],
-            Duration::from_nanos(wake.saturating_sub(now)),
-        )?;
+        };
+        let revents = wait_readable([tun.raw_fd(), socket.as_raw_fd()], sleep)?;
         if revents[0] & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
             return Err(Error::new(format!("TUN device {} went away", tun.name())));
         }
