@@ -595,19 +595,29 @@ impl IphcDecompressor {
         Ok(())
     }
 
-    fn compressed_tcp(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+    /// The CID of a COMPRESSED_TCP or NODELTA frame and the rest of the frame, if the CID has a
+    /// sound context; else the refusal, counted towards a header request. A damaged context
+    /// refuses NODELTA too: NODELTA takes the IP-level fields (TTL, traffic class, …) from the
+    /// context, which no checksum covers, and a damaged context may be wrong in them (another
+    /// stream's packets may have failed against an old context of this one). Only a full header
+    /// repairs it.
+    fn sound_tcp_context<'f>(&mut self, frame: &'f [u8]) -> Result<(u8, &'f [u8]), DropReason> {
         let (&cid, rest) = frame.split_first().ok_or(DropReason::Malformed)?;
-        let Some(slot) = self.tcp.get_mut(usize::from(cid)) else {
-            return Err(DropReason::Malformed);
+        let refusal = match self.tcp.get(usize::from(cid)) {
+            None => return Err(DropReason::Malformed),
+            Some(None) => DropReason::NoContext,
+            Some(Some(ctx)) if ctx.damaged => DropReason::ChecksumMismatch,
+            Some(Some(_)) => return Ok((cid, rest)),
         };
-        let Some(ctx) = slot.as_mut() else {
-            self.note_drop(cid, false);
+        self.note_drop(cid, false);
+        Err(refusal)
+    }
+
+    fn compressed_tcp(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let (cid, rest) = self.sound_tcp_context(frame)?;
+        let Some(ctx) = self.tcp[usize::from(cid)].as_mut() else {
             return Err(DropReason::NoContext);
         };
-        if ctx.damaged {
-            self.note_drop(cid, false);
-            return Err(DropReason::ChecksumMismatch);
-        }
         match ctx.rebuild(&self.config, rest, out) {
             Ok(r) => {
                 ctx.commit(&r, out);
@@ -623,22 +633,10 @@ impl IphcDecompressor {
     }
 
     fn nodelta(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        let (&cid, rest) = frame.split_first().ok_or(DropReason::Malformed)?;
-        let Some(slot) = self.tcp.get_mut(usize::from(cid)) else {
-            return Err(DropReason::Malformed);
-        };
-        let Some(ctx) = slot.as_mut() else {
-            self.note_drop(cid, false);
+        let (cid, rest) = self.sound_tcp_context(frame)?;
+        let Some(ctx) = self.tcp[usize::from(cid)].as_mut() else {
             return Err(DropReason::NoContext);
         };
-        if ctx.damaged {
-            // NODELTA takes the IP-level fields (TTL, traffic class, …) from the context, which
-            // no checksum covers; a damaged context may be wrong in them too (another stream's
-            // packets may have failed against an old context of this one). Only a full header
-            // repairs it.
-            self.note_drop(cid, false);
-            return Err(DropReason::ChecksumMismatch);
-        }
         let layout = &mut self.layout;
         match ctx.rebuild_nodelta(self.config.max_header_len(), rest, out, layout) {
             Ok(()) => {
