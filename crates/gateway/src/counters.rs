@@ -101,6 +101,22 @@ impl Counters {
         }
     }
 
+    /// Counts a packet the decompressor rebuilt, of `len` bytes, whose TCP/UDP checksum
+    /// verifies (`Some(true)`), fails (`Some(false)`) or does not apply (`None`). Returns whether
+    /// it is to be delivered: not if its checksum fails and `verify` is set.
+    pub fn count_rebuilt(&mut self, len: usize, checksum: Option<bool>, verify: bool) -> bool {
+        if checksum == Some(false) {
+            if verify {
+                self.checksum_dropped += 1;
+                return false;
+            }
+            self.checksum_failed += 1;
+        }
+        self.delivered += 1;
+        self.delivered_bytes += len as u64;
+        true
+    }
+
     /// Frames the compressor made.
     pub fn frames(&self) -> u64 {
         self.frames_by_kind.iter().sum()

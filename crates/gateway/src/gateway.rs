@@ -266,19 +266,12 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     this.decompressor.set_time(Duration::from_nanos(now));
     match this.decompressor.decompress(kind, frame, &mut this.rebuilt) {
         Err(reason) => this.counters.count_refusal(reason),
-        Ok(()) if this.verify_checksums && transport_checksum_ok(&this.rebuilt) == Some(false) => {
-            this.counters.checksum_dropped += 1;
-        }
         Ok(()) => {
             let c = &mut this.counters;
-            c.delivered += 1;
-            c.delivered_bytes += this.rebuilt.len() as u64;
             let checksum = transport_checksum_ok(&this.rebuilt);
-            if checksum == Some(false) {
-                c.checksum_failed += 1;
-            }
-            if let Some(original) = original {
-                if original != &this.rebuilt[..] {
+            // A packet the gateway drops still lets the decompressor's feedback go below.
+            if c.count_rebuilt(this.rebuilt.len(), checksum, this.verify_checksums) {
+                if let Some(original) = original.filter(|o| *o != &this.rebuilt[..]) {
                     c.incorrect_delivered += 1;
                     if checksum != Some(false) {
                         c.incorrect_undetected += 1;
@@ -292,9 +285,9 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
                         c.incorrect_delivered,
                     );
                 }
-            }
-            if !sink(d, &this.rebuilt) {
-                c.tun_write_errors += 1;
+                if !sink(d, &this.rebuilt) {
+                    c.tun_write_errors += 1;
+                }
             }
         }
     }

@@ -160,18 +160,11 @@ impl UdpPath {
         let c = &mut self.counters[1];
         match self.decompressor.decompress(kind, frame, &mut self.rebuilt) {
             Err(reason) => c.count_refusal(reason),
-            Ok(())
-                if self.verify_checksums && transport_checksum_ok(&self.rebuilt) == Some(false) =>
-            {
-                c.checksum_dropped += 1;
-            }
             Ok(()) => {
-                c.delivered += 1;
-                c.delivered_bytes += self.rebuilt.len() as u64;
-                if transport_checksum_ok(&self.rebuilt) == Some(false) {
-                    c.checksum_failed += 1;
-                }
-                if tun.write(&self.rebuilt).is_err() {
+                let checksum = transport_checksum_ok(&self.rebuilt);
+                if c.count_rebuilt(self.rebuilt.len(), checksum, self.verify_checksums)
+                    && tun.write(&self.rebuilt).is_err()
+                {
                     c.tun_write_errors += 1;
                 }
             }
