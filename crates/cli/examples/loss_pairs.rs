@@ -12,6 +12,7 @@
 //! cargo run --release -p taroc-cli --example loss_pairs -- CAPTURE 10.9.0.1 [DEPTH] [--plus]
 //! ```
 
+use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 use std::path::Path;
 use std::process::ExitCode;
@@ -58,15 +59,18 @@ fn main() -> ExitCode {
     };
     let mut c = TarocCompressor::new(config.clone());
     let mut d = TarocDecompressor::new(config);
-    // The decompressor after each packet, all frames up to it delivered.
-    let mut after: Vec<TarocDecompressor> = Vec::with_capacity(packets.len());
+    // The decompressor after each of the last DEPTH packets, all frames up to it delivered:
+    // `after[k]` is the state after packet `i - after.len() + k`.
+    let mut after: VecDeque<TarocDecompressor> = VecDeque::with_capacity(depth + 1);
     let (mut frame, mut out) = (Vec::new(), Vec::new());
     let mut failing = [0u64; 8];
     for (i, packet) in packets.iter().enumerate() {
         let kind = c.compress(packet, &mut frame);
         if kind == FrameKind::CompressedTcp {
             let cid = frame[0];
-            for (j, state) in after.iter().enumerate().skip(i.saturating_sub(depth)) {
+            let first = i - after.len();
+            for (k, state) in after.iter().enumerate() {
+                let j = first + k;
                 if j + 1 == i || state.reference_of(cid).is_none() {
                     continue;
                 }
@@ -80,7 +84,10 @@ fn main() -> ExitCode {
             eprintln!("packet {i} did not survive a clean link");
             return ExitCode::FAILURE;
         }
-        after.push(d.clone());
+        if after.len() == depth {
+            after.pop_front();
+        }
+        after.push_back(d.clone());
     }
     println!(
         "{} packets from {source}, {}: failing pairs by frames lost in between (1..=6, 7+): {:?}",
