@@ -399,16 +399,19 @@ mod tests {
         assert_eq!((ack.flows, ack.segments), (1, 108));
     }
 
+    /// The success rate of `method` on `stream`, which the analysis must have measured.
+    fn success_percent(results: &[Repair], method: &str, stream: StreamKind) -> f64 {
+        results
+            .iter()
+            .find(|r| r.method == method && r.stream == stream)
+            .and_then(|r| r.success_percent)
+            .unwrap()
+    }
+
     #[test]
     fn taroc_repairs_every_single_loss_and_vj_none_of_the_compressed_ones() {
         let results = analyse(&bulk(200, 100), &default_methods());
-        let rate = |method: &str, stream| {
-            results
-                .iter()
-                .find(|r| r.method == method && r.stream == stream)
-                .and_then(|r| r.success_percent)
-                .unwrap()
-        };
+        let rate = |method: &str, stream| success_percent(&results, method, stream);
         // All but the loss of each flow's first packet, which creates the context (its second
         // is already compressed: compression slow-start).
         for r in results.iter().filter(|r| r.method == "taroc") {
@@ -422,13 +425,7 @@ mod tests {
     #[test]
     fn twice_repairs_equal_increments_and_multiples_repair_more() {
         let results = analyse(&bulk(200, 100), &default_methods());
-        let rate = |method: &str, stream| {
-            results
-                .iter()
-                .find(|r| r.method == method && r.stream == stream)
-                .and_then(|r| r.success_percent)
-                .unwrap()
-        };
+        let rate = |method: &str, stream| success_percent(&results, method, stream);
         // Equal segments, equal deltas: twice repairs (almost) every loss of the data stream.
         assert!(rate("twice", StreamKind::Data) > 95.0);
         // ACKs of 1, 2 or 3 segments: twice repairs a loss only between equal ACKs; trying
