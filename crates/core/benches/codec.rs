@@ -12,8 +12,10 @@
 //! nothing.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+#[path = "../tests/common.rs"]
+mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use taroc_core::codec::SchemeConfig;
@@ -24,39 +26,6 @@ const CAPTURES: [&str; 3] = [
     "b_bulk_v4_nots.pcap",
     "d_bulk_v6_default.pcap",
 ];
-
-fn captures_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/captures/linux");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("notice: {} is absent; no codec benchmarks", dir.display());
-        None
-    }
-}
-
-/// The packets of a classic little-endian microsecond pcap with link type 101 (raw IP).
-fn read_raw_ip_pcap(path: &Path) -> Vec<Vec<u8>> {
-    let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let le32 = |at: usize| u32::from_le_bytes(data[at..at + 4].try_into().unwrap()) as usize;
-    assert_eq!(data[..4], [0xd4, 0xc3, 0xb2, 0xa1], "little-endian pcap");
-    assert_eq!(le32(20), 101, "raw IP link type");
-    let mut packets = Vec::new();
-    let mut at = 24;
-    while at + 16 <= data.len() {
-        let caplen = le32(at + 8);
-        at += 16;
-        packets.push(data[at..at + caplen].to_vec());
-        at += caplen;
-    }
-    packets
-}
-
-/// 0 for packets from the lower address to the higher, else 1: one codec pair per direction.
-fn direction(packet: &[u8]) -> usize {
-    let s = taroc_wire::summary::summarize(packet).expect("capture packets parse");
-    usize::from(s.src > s.dst)
-}
 
 /// Compresses every packet with a fresh compressor per direction.
 fn compress_all(scheme: Scheme, packets: &[(usize, Vec<u8>)]) -> Vec<(usize, FrameKind, Vec<u8>)> {
@@ -76,14 +45,14 @@ fn compress_all(scheme: Scheme, packets: &[(usize, Vec<u8>)]) -> Vec<(usize, Fra
 }
 
 fn codec(crit: &mut Criterion) {
-    let Some(dir) = captures_dir() else {
+    let Some(dir) = common::linux_captures() else {
         return;
     };
     let config = SchemeConfig::default();
     for name in CAPTURES {
-        let packets: Vec<(usize, Vec<u8>)> = read_raw_ip_pcap(&dir.join(name))
+        let packets: Vec<(usize, Vec<u8>)> = common::read_raw_ip_pcap(&dir.join(name))
             .into_iter()
-            .map(|p| (direction(&p), p))
+            .map(|p| (usize::from(!common::forward(&p)), p))
             .collect();
         let n = packets.len();
         let label = name.trim_end_matches(".pcap");

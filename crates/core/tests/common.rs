@@ -3,12 +3,13 @@
 
 use std::path::PathBuf;
 
-/// `shared/captures/linux`, if present beside the checkout.
-pub fn linux_captures() -> Option<PathBuf> {
+/// `shared/captures/NAME`, if present beside the checkout (else a printed notice).
+fn shared_captures(name: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/captures/linux"
-    ));
+        "/../../../shared/captures"
+    ))
+    .join(name);
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -18,6 +19,11 @@ pub fn linux_captures() -> Option<PathBuf> {
         );
         None
     }
+}
+
+/// `shared/captures/linux`, if present beside the checkout.
+pub fn linux_captures() -> Option<PathBuf> {
+    shared_captures("linux")
 }
 
 /// The packets of a classic little-endian pcap with link type 101 (raw IP).
@@ -52,19 +58,7 @@ pub fn forward(packet: &[u8]) -> bool {
 
 /// `shared/captures/local` (the VJ reference captures), if present beside the checkout.
 pub fn local_captures() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/captures/local"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "notice: {} is absent; skipping capture tests",
-            dir.display()
-        );
-        None
-    }
+    shared_captures("local")
 }
 
 /// One record of a classic pcap file.
