@@ -13,7 +13,10 @@
 //!   getting through. A segment at or below the highest sequence number already sent (a
 //!   retransmission), or a segment without data whose ACK does not advance (a duplicate ACK),
 //!   sent after a *silence* of the stream: that is a retransmission timeout at the sender, or the
-//!   receiver answering one. And the same segment retransmitted a second time.
+//!   receiver answering one; and the same segment retransmitted a second time. The second signal
+//!   of a run answers (a run ends with a packet that is not stale), so a healthy context in a
+//!   timeout backoff at a high bit error rate pays half the full headers, and a broken one
+//!   one more timeout.
 //! - **Periodic refresh** (compressor, no feedback needed): an UNCOMPRESSED_TCP after a bound
 //!   in packets and a bound in time since the context's last one, the backstop of links without
 //!   feedback (the draft's U-mode lacks it).
@@ -101,6 +104,8 @@ pub(super) struct Watch {
     high_ack: u32,
     /// The last retransmitted sequence number, and how many times in a row it went.
     retransmitted: (u32, u8),
+    /// Distress signals since the stream last sent a packet that was not stale (mod 256).
+    distress: u8,
     /// The decompressor asked for this context.
     requested: bool,
 }
@@ -115,6 +120,7 @@ impl Watch {
             sent_end: p.fields.seq,
             high_ack: p.fields.ack,
             retransmitted: (p.fields.seq, 0),
+            distress: 0,
             requested: false,
         }
     }
@@ -145,6 +151,9 @@ impl Watch {
                 _ => (seq, 1),
             };
         }
+        if !stale {
+            self.distress = 0;
+        }
         if repair.context_requests && self.requested {
             return Some(Why::Requested);
         }
@@ -152,17 +161,28 @@ impl Watch {
             (Some(silence), Some(last)) => now.saturating_sub(last) >= silence,
             _ => false,
         };
-        if stale && silent {
-            return Some(Why::Timeout);
-        }
-        if repair.repeated_retransmission && data && stale && self.retransmitted.1 >= 2 {
-            return Some(Why::RepeatedRetransmission);
+        let repeated = repair.repeated_retransmission && data && stale && self.retransmitted.1 >= 2;
+        if stale && (silent || repeated) {
+            // Every second signal of a run answers: a retransmission timeout at a high bit
+            // error rate is often followed by another, and a full header is more likely to be
+            // hit than a compressed one, which lengthens the sender's backoff. A broken context
+            // costs one more timeout; a healthy one half the full headers.
+            self.distress = self.distress.wrapping_add(1);
+            if self.distress % 2 == 0 {
+                return Some(if silent {
+                    Why::Timeout
+                } else {
+                    Why::RepeatedRetransmission
+                });
+            }
         }
         let by_packets = repair.refresh_packets > 0 && self.since_refresh >= repair.refresh_packets;
         let by_time = repair
             .refresh_interval
             .is_some_and(|interval| now.saturating_sub(self.refreshed_at) >= interval);
-        (by_packets || by_time).then_some(Why::Refresh)
+        // A refresh rides on a packet of new data (or a new ACK), never on a retransmission:
+        // a timeout's retransmission lost to a full header's extra bits doubles the backoff.
+        (!stale && (by_packets || by_time)).then_some(Why::Refresh)
     }
 
     /// Records that `p` was sent at `now`, UNCOMPRESSED_TCP or not.

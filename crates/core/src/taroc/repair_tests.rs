@@ -135,41 +135,55 @@ fn the_draft_profile_never_repairs_a_restarted_decompressor() {
 }
 
 #[test]
-fn a_retransmission_after_a_silence_goes_uncompressed() {
+fn the_second_timeout_of_a_run_goes_uncompressed() {
     let mut link = Link::new(TarocConfig::plus(), false);
     for i in 0..100 {
         assert!(link.send(&data(i), u64::from(i)).1);
     }
     link.restart_decompressor(TarocConfig::plus());
-    // The receiver gets nothing, the sender times out: its retransmission repairs the context.
+    // The receiver gets nothing, the sender times out and backs off: the second retransmission
+    // after a silence repairs the context (the first goes compressed: see `Watch::due`).
     assert_eq!(link.send(&data(100), 100), (C, false));
     assert_eq!(
         link.send(&data(90), 100 + 149),
         (C, false),
         "not silent long enough"
     );
-    assert_eq!(link.send(&data(90), 100 + 149 + 150), (U, true));
+    assert_eq!(
+        link.send(&data(91), 100 + 149 + 150),
+        (C, false),
+        "first timeout"
+    );
+    assert_eq!(
+        link.send(&data(91), 100 + 149 + 450),
+        (U, true),
+        "second timeout"
+    );
     for i in 101..150 {
-        assert_eq!(link.send(&data(i), 400 + u64::from(i)), (C, true));
+        assert_eq!(link.send(&data(i), 1000 + u64::from(i)), (C, true));
     }
     assert_eq!(link.c.stats().frames(Why::Timeout), 1);
     // New data after a silence is not distress: it goes compressed.
     assert_eq!(link.send(&data(150), 5_000), (C, true));
+    // New data ends a run: the next run starts counting afresh.
+    assert_eq!(link.send(&data(140), 6_000), (C, true));
+    assert_eq!(link.send(&data(140), 7_000), (U, true));
 }
 
 #[test]
-fn a_duplicate_ack_after_a_silence_goes_uncompressed() {
+fn the_second_duplicate_ack_after_a_silence_goes_uncompressed() {
     let mut link = Link::new(TarocConfig::plus(), false);
     for i in 0..100 {
         assert!(link.send(&ack(i, i as u16), u64::from(i)).1);
     }
     link.restart_decompressor(TarocConfig::plus());
-    assert_eq!(link.send(&ack(99, 100), 1_000), (U, true));
-    assert_eq!(link.send(&ack(100, 101), 1_001), (C, true));
+    assert_eq!(link.send(&ack(99, 100), 1_000), (C, false));
+    assert_eq!(link.send(&ack(99, 101), 2_000), (U, true));
+    assert_eq!(link.send(&ack(100, 102), 2_001), (C, true));
 }
 
 #[test]
-fn the_second_retransmission_of_a_segment_goes_uncompressed_without_a_clock() {
+fn repeated_retransmissions_repair_without_a_clock() {
     let mut config = TarocConfig::plus();
     config.repair = Repair {
         repeated_retransmission: true,
@@ -180,6 +194,9 @@ fn the_second_retransmission_of_a_segment_goes_uncompressed_without_a_clock() {
         assert!(link.send(&data(i), 0).1);
     }
     link.restart_decompressor(config);
+    // The first and second sending of segment 50 are retransmissions; the second repeat is the
+    // first distress signal, the third the second.
+    assert_eq!(link.send(&data(50), 0), (C, false));
     assert_eq!(link.send(&data(50), 0), (C, false));
     assert_eq!(link.send(&data(50), 0), (U, true));
     assert_eq!(link.c.stats().frames(Why::RepeatedRetransmission), 1);
