@@ -168,7 +168,7 @@ impl Watch {
             // hit than a compressed one, which lengthens the sender's backoff. A broken context
             // costs one more timeout; a healthy one half the full headers.
             self.distress = self.distress.wrapping_add(1);
-            if self.distress % 2 == 0 {
+            if self.distress & 1 == 0 {
                 return Some(if silent {
                     Why::Timeout
                 } else {
