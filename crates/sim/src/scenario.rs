@@ -39,6 +39,12 @@ pub fn ideal_header(scheme: &str) -> Option<usize> {
     (n <= 60).then_some(n)
 }
 
+/// TCP's largest window with window scaling (RFC 7323): 2^30 bytes.
+const MAX_WINDOW_BYTES: u64 = 1 << 30;
+
+/// The largest one-way link delay a scenario may set, ms (a day).
+const MAX_DELAY_MS: u64 = 86_400_000;
+
 /// One run of the Appendix B topology.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -285,6 +291,29 @@ impl Scenario {
         }
         if self.max_window_segments == 0 {
             return Err("max window must be at least 1 segment".into());
+        }
+        let window_bytes = u64::from(self.max_window_segments) * self.mss() as u64;
+        if window_bytes > MAX_WINDOW_BYTES {
+            return Err(format!(
+                "max window {} segments of {} bytes exceeds TCP's largest window (2^30 bytes)",
+                self.max_window_segments,
+                self.mss()
+            ));
+        }
+        let max_rto_ms = RtoConfig::default().max_ns / MILLISECOND;
+        if self.min_rto_ms > max_rto_ms {
+            return Err(format!(
+                "min_rto_ms {} is above the maximum RTO ({max_rto_ms} ms)",
+                self.min_rto_ms
+            ));
+        }
+        for (name, ms) in [
+            ("wireless_delay_ms", self.wireless_delay_ms),
+            ("wired_delay_ms", self.wired_delay_ms),
+        ] {
+            if ms > MAX_DELAY_MS {
+                return Err(format!("{name} {ms} is above {MAX_DELAY_MS} (a day)"));
+            }
         }
         for (name, p) in self.links() {
             p.validate().map_err(|e| format!("{name}: {e}"))?;
@@ -603,5 +632,38 @@ mod tests {
         }
         .run()
         .is_err());
+    }
+
+    /// Settings that used to panic deep in the run (the RTO clamp with a floor above its
+    /// ceiling, overflowing nanosecond delays) or are out of range are refused up front, naming
+    /// the setting.
+    #[test]
+    fn settings_that_would_panic_are_refused_with_their_name() {
+        let err = |t: &str| Scenario::from_toml(t).unwrap_err();
+        for (toml, name) in [
+            ("min_rto_ms = 60001", "min_rto_ms"),
+            ("min_rto_ms = 18446744073709551615", "min_rto_ms"),
+            ("wireless_delay_ms = 18446744073709551615", "wireless_delay_ms"),
+            ("wired_delay_ms = 86400001", "wired_delay_ms"),
+            ("max_window_segments = 4294967295", "max window"),
+            ("duration_s = nan", "duration"),
+            ("duration_s = 0.0", "duration"),
+            ("wireless_bps = 0", "rate"),
+            ("router_queue = 0", "queue"),
+            ("[errors]\nkind = \"ber\"\nber = nan", "ber"),
+            ("[errors]\nkind = \"ber\"\nber = -1e-5", "ber"),
+            (
+                "[errors]\nkind = \"gilbert_elliott\"\ngood_ber = 0.0\nbad_ber = 1.0\n\
+                 p_good_to_bad = nan\np_bad_to_good = 0.1",
+                "p_good_to_bad",
+            ),
+        ] {
+            let e = err(toml);
+            assert!(e.contains(name), "{toml}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+        // The limits themselves are allowed, and run.
+        let edge = Scenario::from_toml("min_rto_ms = 60000\nduration_s = 5.0").unwrap();
+        assert!(edge.run().is_ok());
     }
 }
