@@ -3,7 +3,7 @@
 //! at the router, ACKs compressed at the mobile host) with every knob a field.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use taroc_core::taroc::issthresh_for_link;
@@ -12,6 +12,7 @@ use taroc_core::Variant;
 use crate::event::{Time, MILLISECOND, SECOND};
 use crate::link::{ErrorModel, LinkParams};
 use crate::net::{Agent, Codec, LinkStats, Network, TrackerPoint};
+use crate::outage::OutageStats;
 use crate::tcp::receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 use crate::tcp::rto::{Backoff, RtoConfig};
 use crate::tcp::segment::Endpoints;
@@ -88,10 +89,14 @@ pub struct Scenario {
     /// Order of the RTO floor and backoff: `ns2-classic` (the draft's NS-2 of 2000, the
     /// default here so the Appendix B reproduction models it) or `rfc6298`.
     pub rto_backoff: Backoff,
+    /// If set, both wireless decompressors are replaced by fresh ones at this simulated second
+    /// (a restarted peer), and the outcome tells how long the flows stayed broken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decompressor_reset_s: Option<f64>,
 }
 
 /// One comment per field of the TOML form.
-const FIELD_DOCS: [(&str, &str); 24] = [
+const FIELD_DOCS: [(&str, &str); 27] = [
     ("wireless_bps", "Wireless bandwidth, bits per second."),
     ("wireless_delay_ms", "Wireless one-way delay, ms."),
     (
@@ -135,17 +140,24 @@ const FIELD_DOCS: [(&str, &str); 24] = [
         "ns2-classic (backoff, then the floor: the draft's NS-2) or rfc6298 (floor, then backoff).",
     ),
     (
+        "decompressor_reset_s",
+        "Replace both wireless decompressors by fresh ones at this second (a restarted peer).",
+    ),
+    (
         "[errors]",
         "Bit errors on the wireless link, router -> mobile (data).",
     ),
     (
         "kind",
-        "none, ber, or gilbert_elliott (good_ber, bad_ber, p_good_to_bad, p_bad_to_good).",
+        "none, ber, gilbert_elliott (good_ber, bad_ber, p_good_to_bad, p_bad_to_good: per \
+         frame) or gilbert_elliott_time (good_ber, bad_ber, mean_good_s, mean_bad_s).",
     ),
     ("ber", "Independent bit errors, probability per bit."),
     ("good_ber", "BER in the good state."),
     ("bad_ber", "BER in the bad state."),
     ("p_good_to_bad", "Per-frame transition probabilities."),
+    ("mean_good_s", "Mean seconds in the good state."),
+    ("mean_bad_s", "Mean seconds in the bad state (a burst)."),
 ];
 
 impl Default for Scenario {
@@ -170,6 +182,7 @@ impl Default for Scenario {
             seed: 1,
             min_rto_ms: 1000,
             rto_backoff: Backoff::Ns2Classic,
+            decompressor_reset_s: None,
         }
     }
 }
@@ -229,6 +242,10 @@ pub struct Outcome {
     /// asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub data_estimates: Vec<TrackerPoint>,
+    /// How long the data flow (router -> mobile) stayed broken by its decompressor.
+    pub data_outages: OutageStats,
+    /// How long the ACK flow (mobile -> router) stayed broken by its decompressor.
+    pub ack_outages: OutageStats,
     /// TAROC's estimates at the mobile host's compressor (ACK stream: Algorithm ACK applies),
     /// if asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -318,6 +335,13 @@ impl Scenario {
         for (name, p) in self.links() {
             p.validate().map_err(|e| format!("{name}: {e}"))?;
         }
+        if let Some(at) = self.decompressor_reset_s {
+            if !(0.0..=1e7).contains(&at) {
+                return Err(format!(
+                    "decompressor_reset_s {at} is not a time in [0, 1e7] seconds"
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -347,13 +371,12 @@ impl Scenario {
         ]
     }
 
-    fn codec(&self) -> Codec {
-        if let Some(header) = ideal_header(&self.scheme) {
-            return Codec::Ideal { header };
+    /// The codec variant of the wireless link with this scenario's settings (none for IDEAL).
+    fn variant(&self) -> Option<Variant> {
+        if ideal_header(&self.scheme).is_some() {
+            return None;
         }
-        let Some(mut variant) = Variant::by_name(&self.scheme) else {
-            return Codec::Wire;
-        };
+        let mut variant = Variant::by_name(&self.scheme)?;
         if self.scheme == "iphc" {
             // The draft's IPHC: RFC 2507 with header requests, without the twice algorithm.
             variant.config.iphc.twice = false;
@@ -361,9 +384,19 @@ impl Scenario {
         variant.config.taroc.mss = self.mss() as u32;
         variant.config.taroc.issthresh =
             issthresh_for_link(self.wireless_bps, self.wireless_delay_ms * 1000);
-        Codec::Real {
-            compressor: Box::new(variant.compressor()),
-            decompressor: Box::new(variant.decompressor()),
+        Some(variant)
+    }
+
+    fn codec(&self) -> Codec {
+        if let Some(header) = ideal_header(&self.scheme) {
+            return Codec::Ideal { header };
+        }
+        match self.variant() {
+            Some(variant) => Codec::Real {
+                compressor: Box::new(variant.compressor()),
+                decompressor: Box::new(variant.decompressor()),
+            },
+            None => Codec::Wire,
         }
     }
 
@@ -429,6 +462,11 @@ impl Scenario {
         net.route(r, fixed, rf);
         net.route(m, fixed, mr);
         net.start_agent(f, 0);
+        if let (Some(at), Some(variant)) = (self.decompressor_reset_s, self.variant()) {
+            let at = (at * SECOND as f64) as Time;
+            net.schedule_decompressor_reset(rm, at, variant.decompressor());
+            net.schedule_decompressor_reset(mr, at, variant.decompressor());
+        }
         Ok(net)
     }
 
@@ -477,6 +515,8 @@ fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
         data_link: net.links[2].stats,
         ack_link: net.links[3].stats,
         cwnd_trace,
+        data_outages: net.links[2].outages.stats(Duration::from_nanos(net.now())),
+        ack_outages: net.links[3].outages.stats(Duration::from_nanos(net.now())),
         data_estimates: net.links[2].estimates.clone().unwrap_or_default(),
         ack_estimates: net.links[3].estimates.clone().unwrap_or_default(),
     }
@@ -643,7 +683,10 @@ mod tests {
         for (toml, name) in [
             ("min_rto_ms = 60001", "min_rto_ms"),
             ("min_rto_ms = 18446744073709551615", "min_rto_ms"),
-            ("wireless_delay_ms = 18446744073709551615", "wireless_delay_ms"),
+            (
+                "wireless_delay_ms = 18446744073709551615",
+                "wireless_delay_ms",
+            ),
             ("wired_delay_ms = 86400001", "wired_delay_ms"),
             ("max_window_segments = 4294967295", "max window"),
             ("duration_s = nan", "duration"),
@@ -665,5 +708,62 @@ mod tests {
         // The limits themselves are allowed, and run.
         let edge = Scenario::from_toml("min_rto_ms = 60000\nduration_s = 5.0").unwrap();
         assert!(edge.run().is_ok());
+    }
+
+    /// A decompressor reset mid-flow: no codec, no outage; VJ's fresh decompressor refuses
+    /// COMPRESSED_TCP until an UNCOMPRESSED_TCP (a retransmission) re-establishes the context,
+    /// so its flows break for a bounded time; on a clean link without a reset, nothing breaks.
+    #[test]
+    fn a_decompressor_reset_is_measured_as_an_outage() {
+        let run = |scheme: &str, reset: Option<f64>| {
+            Scenario {
+                decompressor_reset_s: reset,
+                ..quick(scheme, 0.0, TcpVariant::Reno)
+            }
+            .run()
+            .unwrap()
+        };
+        let none = run("none", Some(10.0));
+        assert_eq!(none.data_outages.outages + none.ack_outages.outages, 0);
+        let clean = run("vj", None);
+        assert_eq!(clean.data_outages, OutageStats::default());
+        let vj = run("vj", Some(10.0));
+        let both = vj.data_outages.merge(vj.ack_outages);
+        assert!(both.outages >= 1, "{both:?}");
+        assert_eq!(both.unended, 0, "{both:?}");
+        assert!(
+            both.longest_outage_s > 0.0 && both.longest_outage_s < 10.0,
+            "{both:?}"
+        );
+        assert!(both.longest_outage_packets >= 1, "{both:?}");
+        assert!(vj.receiver.delivered_bytes > clean.receiver.delivered_bytes / 2);
+        assert!(Scenario::from_toml("decompressor_reset_s = -1.0")
+            .unwrap_err()
+            .contains("decompressor_reset_s"));
+        let toml = Scenario {
+            decompressor_reset_s: Some(30.0),
+            ..Scenario::default()
+        }
+        .to_toml();
+        assert!(toml.contains("decompressor_reset_s = 30.0"), "{toml}");
+        assert!(
+            toml.contains("# Replace both wireless decompressors"),
+            "{toml}"
+        );
+    }
+
+    /// Time-based Gilbert–Elliott bursts lose frames on both directions; the scenario reads
+    /// them from TOML.
+    #[test]
+    fn bursts_in_time_lose_frames() {
+        let s = Scenario::from_toml(
+            "scheme = \"taroc\"\nduration_s = 60.0\n[errors]\nkind = \"gilbert_elliott_time\"\n\
+             good_ber = 0.0\nbad_ber = 1.0\nmean_good_s = 5.0\nmean_bad_s = 0.5\n",
+        )
+        .unwrap();
+        let o = s.run().unwrap();
+        assert!(o.data_link.corrupted > 10, "{o:?}");
+        assert!(o.ack_link.corrupted > 10, "{o:?}");
+        assert!(o.goodput_bytes_per_s > 1000.0, "{o:?}");
     }
 }

@@ -157,7 +157,10 @@ mod tests {
         assert_eq!(times(&pcapng(&[(9, &[9])], &nanos)), micro[..].to_vec());
         // 2^-20 s.
         let binary = [5 << 20, (5 << 20) + (1 << 18)];
-        assert_eq!(times(&pcapng(&[(9, &[0x80 | 20])], &binary)), micro[..].to_vec());
+        assert_eq!(
+            times(&pcapng(&[(9, &[0x80 | 20])], &binary)),
+            micro[..].to_vec()
+        );
         // An offset moves every time stamp alike; times stay relative to the first record.
         let offset = 1_000i64.to_le_bytes();
         assert_eq!(
