@@ -241,8 +241,8 @@ fn outages_line(o: &crate::outage::OutageStats) -> String {
             ""
         },
         o.longest_outage_packets,
-        if o.unended > 0 {
-            format!("; {} unended", o.unended)
+        if o.unended_outages > 0 {
+            format!("; {} unended", o.unended_outages)
         } else {
             String::new()
         }

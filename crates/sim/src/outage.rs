@@ -96,7 +96,7 @@ pub struct OutageStats {
     /// Outages (ended, or open at the end of the run).
     pub outages: u64,
     /// Of those, the ones still open at the end of the run.
-    pub unended: u64,
+    pub unended_outages: u64,
     /// The most packets any outage cost (the flow's frames not delivered during it).
     pub longest_outage_packets: u64,
     /// The longest outage in seconds (an unended one counts up to the end of the run).
@@ -116,7 +116,7 @@ impl OutageStats {
             };
         OutageStats {
             outages: self.outages + other.outages,
-            unended: self.unended + other.unended,
+            unended_outages: self.unended_outages + other.unended_outages,
             longest_outage_packets: self
                 .longest_outage_packets
                 .max(other.longest_outage_packets),
@@ -127,7 +127,7 @@ impl OutageStats {
 
     fn record(&mut self, seconds: f64, packets: u64, unended: bool) {
         self.outages += 1;
-        self.unended += u64::from(unended);
+        self.unended_outages += u64::from(unended);
         self.longest_outage_packets = self.longest_outage_packets.max(packets);
         if seconds > self.longest_outage_s || self.outages == 1 {
             self.longest_outage_s = seconds;
@@ -231,7 +231,7 @@ mod tests {
         t.frame(1, s(7.0), Delivered);
         let stats = t.stats(s(10.0));
         assert_eq!(stats.outages, 2);
-        assert_eq!(stats.unended, 1);
+        assert_eq!(stats.unended_outages, 1);
         assert_eq!(stats.longest_outage_packets, 3);
         assert!((stats.longest_outage_s - 7.5).abs() < 1e-9, "{stats:?}");
         assert!(stats.longest_outage_unended);
@@ -241,7 +241,7 @@ mod tests {
         let stats = closed.stats(s(10.0));
         assert!((stats.longest_outage_s - 4.0).abs() < 1e-9, "{stats:?}");
         assert!(!stats.longest_outage_unended);
-        assert_eq!(stats.unended, 0);
+        assert_eq!(stats.unended_outages, 0);
     }
 
     #[test]
@@ -274,20 +274,23 @@ mod tests {
     fn merging_keeps_the_longest() {
         let a = OutageStats {
             outages: 2,
-            unended: 0,
+            unended_outages: 0,
             longest_outage_packets: 9,
             longest_outage_s: 1.0,
             longest_outage_unended: false,
         };
         let b = OutageStats {
             outages: 1,
-            unended: 1,
+            unended_outages: 1,
             longest_outage_packets: 3,
             longest_outage_s: 8.0,
             longest_outage_unended: true,
         };
         let m = a.merge(b);
-        assert_eq!((m.outages, m.unended, m.longest_outage_packets), (3, 1, 9));
+        assert_eq!(
+            (m.outages, m.unended_outages, m.longest_outage_packets),
+            (3, 1, 9)
+        );
         assert_eq!((m.longest_outage_s, m.longest_outage_unended), (8.0, true));
         assert_eq!(OutageStats::default().merge(a), a);
     }

@@ -730,7 +730,7 @@ mod tests {
         let vj = run("vj", Some(10.0));
         let both = vj.data_outages.merge(vj.ack_outages);
         assert!(both.outages >= 1, "{both:?}");
-        assert_eq!(both.unended, 0, "{both:?}");
+        assert_eq!(both.unended_outages, 0, "{both:?}");
         assert!(
             both.longest_outage_s > 0.0 && both.longest_outage_s < 10.0,
             "{both:?}"
