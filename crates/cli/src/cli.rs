@@ -346,6 +346,8 @@ mod tests {
             "3",
             "--seed",
             "9",
+            "--reset-at",
+            "50",
             "--json",
             "a.pcap",
         ])
@@ -357,6 +359,7 @@ mod tests {
         assert_eq!(names, ["none", "iphc-twice", "taroc"]);
         assert_eq!((args.ber, args.loss, args.burst), (1e-5, 0.01, Some(3.0)));
         assert_eq!(args.seed, 9);
+        assert_eq!(args.options().reset_at, Some(50));
         assert!(args.json);
         assert_eq!(args.pcaps, vec![PathBuf::from("a.pcap")]);
         for bad in [
@@ -364,6 +367,7 @@ mod tests {
             &["taroc", "eval", "--loss", "2"],
             &["taroc", "eval", "--burst", "0.5"],
             &["taroc", "eval", "--ber", "x"],
+            &["taroc", "eval", "--reset-at", "-1"],
         ] {
             assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
         }
