@@ -263,7 +263,7 @@ impl Scenario {
     /// Reads a scenario from TOML (the fields of [`Scenario`]; missing ones take the defaults of
     /// the Appendix B topology) and checks it. Errors name the line and the field.
     pub fn from_toml(text: &str) -> Result<Scenario, String> {
-        let s: Scenario = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        let s: Scenario = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
         s.validate()?;
         Ok(s)
     }
@@ -497,6 +497,18 @@ impl Scenario {
     }
 }
 
+/// A TOML error on one line: where (line and column) and what.
+fn toml_error(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim().replace('\n', "; ");
+    let Some(span) = error.span() else {
+        return message;
+    };
+    let before = text.get(..span.start).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    format!("line {line}, column {column}: {message}")
+}
+
 fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
     let (sender, cwnd_trace) = match &net.nodes[0].agent {
         Agent::Sender(s) => (s.stats(), s.trace().to_vec()),
@@ -636,6 +648,9 @@ mod tests {
         assert!(err("[errors]\nkind = \"ber\"\nber = 3.0").contains("ber"));
         assert!(err("duration_s = -1.0").contains("duration"));
         assert!(err("mtu = [").contains("line 1"));
+        let e = err("mtu = 576\nscheme = 5");
+        assert!(e.starts_with("line 2, column 10: "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
     }
 
     #[test]
