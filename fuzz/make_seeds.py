@@ -66,6 +66,13 @@ def main():
     write(f"{seeds}/taroc_decompress", "replay_primed", replay)
     write(f"{seeds}/taroc_decompress", "flip", replay + bytes([0x80 | 7, 4, 1, 0x10]))
     write(f"{seeds}/taroc_decompress", "raw_v4", bytes([1]) + struct.pack("<H", 60) + v4[11][:60])
+    # taroc_plus_decompress: the same, and a damaged frame refused again and again (context
+    # requests), then the undamaged frames again.
+    write(f"{seeds}/taroc_plus_decompress", "replay_primed", replay)
+    write(f"{seeds}/taroc_plus_decompress", "flip", replay + bytes([0x80 | 7, 4, 1, 0x10]))
+    write(f"{seeds}/taroc_plus_decompress", "refused_repeatedly",
+          replay + bytes([0x80 | 9, 6, 2, 0x55, 0xAA]) * 8 + replay)
+    write(f"{seeds}/taroc_plus_decompress", "raw_v4", bytes([1]) + struct.pack("<H", 60) + v4[11][:60])
 
     # vj_/iphc_roundtrip: the same real packets; IPHC also with its clock ticking (bit 7).
     for target, selectors in [("vj_roundtrip", [0, 4]), ("iphc_roundtrip", [0, 0x80])]:

@@ -10,6 +10,7 @@
 //! - [`taroc_roundtrip`]: a configuration byte, then records `hdr_hi hdr_lo packet[len]` with
 //!   `len = hdr & 0x3FFF`; bit 15 of `hdr` asks for the lengths and checksums of the packet to be
 //!   fixed up first (so mutated headers still reach the compressor's deep paths).
+//! - [`taroc_plus_decompress`]: as [`taroc_decompress`], with `taroc-plus` primed frames.
 //! - [`wire_parse`]: any bytes.
 //! - [`vj_decompress`], [`iphc_decompress`]: as [`taroc_decompress`], with the frame kind
 //!   `kind % 7` (every kind of [`FrameKind::ALL`]) and the scheme's own primed frames.
@@ -19,9 +20,12 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use taroc_core::taroc::packet::TcpIpPacket;
+use taroc_core::taroc::repair::parse_request;
 use taroc_core::taroc::{Improvements, TarocConfig, TarocDecompressor};
+use taroc_core::variant::Variant;
 use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};
@@ -268,6 +272,77 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
             assert!(out.len() <= frame.len() + 188, "output grew: {}", out.len());
         }
         other => panic!("TAROC delivered a {other:?} frame"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// taroc_plus_decompress
+
+/// Frames of the same priming flows as [`primed_frames`], as the `taroc-plus` compressor
+/// sends them.
+// `crates/core/tests/fuzz_regressions.rs` includes this file and does not list this target yet.
+#[allow(dead_code)]
+pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
+    static FRAMES: OnceLock<Vec<(FrameKind, Vec<u8>)>> = OnceLock::new();
+    FRAMES.get_or_init(|| {
+        let mut c = taroc_plus().compressor();
+        priming_packets()
+            .into_iter()
+            .filter(|p| TcpIpPacket::parse(p).is_some())
+            .map(|p| {
+                let mut frame = Vec::new();
+                let kind = c.compress(&p, &mut frame);
+                (kind, frame)
+            })
+            .collect()
+    })
+}
+
+#[allow(dead_code)]
+fn taroc_plus() -> Variant {
+    Variant::by_name("taroc-plus").expect("the taroc-plus variant exists")
+}
+
+/// As [`taroc_decompress`], into a primed `taroc-plus` decompressor (with its repairs: context
+/// requests over the reverse channel), its clock advancing 30 ms per record so that requests
+/// come due: never a panic; what it delivers is a valid TCP/IP packet of bounded size; at most
+/// 256 contexts; every feedback frame is a well-formed context request naming each CID once.
+#[allow(dead_code)]
+pub fn taroc_plus_decompress(data: &[u8]) {
+    let primed = primed_plus_frames();
+    let mut d = taroc_plus().decompressor();
+    let mut out = Vec::new();
+    let mut feedback = Vec::new();
+    let mut now = Duration::ZERO;
+    for (kind, frame) in primed {
+        d.decompress(*kind, frame, &mut out)
+            .expect("the primed frames decompress");
+    }
+    let mut rest = data;
+    let mut frame = Vec::new();
+    while !rest.is_empty() {
+        let kind = next_frame(&mut rest, primed, 3, &mut frame);
+        now += Duration::from_millis(30);
+        d.set_time(now);
+        if d.decompress(kind, &frame, &mut out).is_ok() {
+            check_delivered(kind, &frame, &out);
+        }
+        while d.take_feedback(&mut feedback) {
+            let cids = parse_request(&feedback)
+                .unwrap_or_else(|| panic!("malformed context request {feedback:02x?}"));
+            let mut seen = [false; 256];
+            for &cid in cids {
+                assert!(
+                    !seen[usize::from(cid)],
+                    "CID {cid} requested twice: {cids:?}"
+                );
+                seen[usize::from(cid)] = true;
+            }
+        }
+        let AnyDecompressor::Taroc(taroc) = &d else {
+            panic!("taroc-plus is a TAROC decompressor")
+        };
+        assert!(taroc.context_count() <= 256);
     }
 }
 

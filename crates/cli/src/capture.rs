@@ -15,6 +15,9 @@ use pcap_file::pcap::PcapParser;
 use pcap_file::pcapng::{Block, PcapNgParser};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 
+mod timestamps;
+use timestamps::InterfaceClock;
+
 /// An error reading one capture file: which file, and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureError {
@@ -329,14 +332,22 @@ fn parse_pcapng(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
             }
             other => format!("block {index} at byte {offset}: {}", describe(&other)),
         })?;
-        // Simple and obsolete packet blocks carry no usable time: they take the last one seen.
-        let (interface, data, original_len) = match &block {
-            Block::EnhancedPacket(epb) => {
-                last_time = epb.timestamp;
-                (epb.interface_id, &epb.data, epb.original_len)
-            }
-            Block::SimplePacket(spb) => (0, &spb.data, spb.original_len),
-            Block::Packet(pb) => (u32::from(pb.interface_id), &pb.data, pb.original_len),
+        // Time stamps count ticks of the interface's resolution (pcap-file hands them over as
+        // nanoseconds). Simple packet blocks carry none: they take the last time seen.
+        let (interface, data, original_len, ticks) = match &block {
+            Block::EnhancedPacket(epb) => (
+                epb.interface_id,
+                &epb.data,
+                epb.original_len,
+                Some(epb.timestamp.as_nanos() as u64),
+            ),
+            Block::SimplePacket(spb) => (0, &spb.data, spb.original_len, None),
+            Block::Packet(pb) => (
+                u32::from(pb.interface_id),
+                &pb.data,
+                pb.original_len,
+                Some(pb.timestamp),
+            ),
             _ => {
                 rest = next;
                 continue;
@@ -345,6 +356,9 @@ fn parse_pcapng(bytes: &[u8], builder: &mut Builder) -> Result<(), String> {
         let description = parser.interfaces().get(interface as usize).ok_or_else(|| {
             format!("block {index} at byte {offset}: packet of undeclared interface {interface}")
         })?;
+        if let Some(ticks) = ticks {
+            last_time = InterfaceClock::of(description).time(ticks);
+        }
         let mut frame: &[u8] = data;
         if let Block::SimplePacket(_) = block {
             // The block's data is padded to 32 bits and cut at the interface's snaplen.

@@ -141,7 +141,8 @@ with the original it came from. Both directions run interleaved in capture order
 next packet, meets the link's losses, and costs its bytes.
 
 Schemes: none; vj (RFC 1144, which does not verify what it rebuilds); iphc-twice (RFC 2507, \
-repairing TCP contexts with the twice algorithm); iphc (twice plus header requests); taroc.
+repairing TCP contexts with the twice algorithm); iphc (twice plus header requests); taroc (the \
+draft); taroc-plus (TAROC with our improvements and bounded repairs).
 
 Reported per capture and scheme:
   packets        packets offered to the compressors
@@ -158,6 +159,13 @@ Reported per capture and scheme:
                  verifies what it rebuilds)
   undetected     of those, the ones whose TCP/UDP checksum still verifies (the receiver would
                  accept them)
+  outage pkts    the most packets any outage cost: an outage of a flow (one direction of one \
+                 connection) starts at its first frame refused for context damage or delivered \
+                 wrong (or, after --reset-at, at the reset if the flow's next intact frame is \
+                 refused) and ends at its next correct delivery; its packets are the flow's \
+                 frames not delivered meanwhile (refused, wrong or lost on the link)
+  outage s       the longest outage in capture-timestamp seconds; \"+\" marks one still open \
+                 at the end of the capture (measured to its last packet)
   comp ns/pkt    compression time per packet offered
   decomp ns/pkt  decompression time per frame handed to the decompressor
 
@@ -222,6 +230,13 @@ pub struct EvalArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
 
+    /// Replace both decompressors (both link directions) by fresh ones after the first N
+    /// packets of the capture, both directions counted, as when the peer restarts; the
+    /// compressors keep their contexts. The outage columns then tell how long flows stayed
+    /// broken.
+    #[arg(long, value_name = "N")]
+    pub reset_at: Option<u64>,
+
     /// Print one JSON object per line per capture and scheme instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -237,6 +252,7 @@ impl EvalArgs {
             reorder_before: self.reorder_before,
             loss_before: self.loss_before,
             seed: self.seed,
+            reset_at: self.reset_at,
         }
     }
 
@@ -330,6 +346,8 @@ mod tests {
             "3",
             "--seed",
             "9",
+            "--reset-at",
+            "50",
             "--json",
             "a.pcap",
         ])
@@ -341,6 +359,7 @@ mod tests {
         assert_eq!(names, ["none", "iphc-twice", "taroc"]);
         assert_eq!((args.ber, args.loss, args.burst), (1e-5, 0.01, Some(3.0)));
         assert_eq!(args.seed, 9);
+        assert_eq!(args.options().reset_at, Some(50));
         assert!(args.json);
         assert_eq!(args.pcaps, vec![PathBuf::from("a.pcap")]);
         for bad in [
@@ -348,6 +367,7 @@ mod tests {
             &["taroc", "eval", "--loss", "2"],
             &["taroc", "eval", "--burst", "0.5"],
             &["taroc", "eval", "--ber", "x"],
+            &["taroc", "eval", "--reset-at", "-1"],
         ] {
             assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
         }

@@ -23,12 +23,15 @@ use serde::Serialize;
 use taroc_core::{
     AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Variant,
 };
+use taroc_sim::outage::{FlowId, FrameFate, OutageStats, OutageTracker};
 use taroc_wire::checksum::transport_verifies;
 use taroc_wire::ip::IpInfo;
-use taroc_wire::summary::summarize;
 
 use crate::capture::Capture;
-use crate::impair::{before_compressor, BeforeCompressor, Fate, Link, LossModel};
+use crate::impair::{Fate, Link, LossModel};
+
+mod prepare;
+pub use prepare::{direction, prepare, Prepared};
 
 /// How to run an evaluation: the impairments (the codecs' settings come with each [`Variant`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -45,6 +48,9 @@ pub struct Options {
     pub loss_before: f64,
     /// The seed every random stream derives from.
     pub seed: u64,
+    /// Replace both decompressors by fresh ones after this many packets (both directions
+    /// counted), as when the peer restarts.
+    pub reset_at: Option<u64>,
 }
 
 impl Options {
@@ -125,77 +131,13 @@ pub struct SchemeResult {
     pub frames_by_kind: BTreeMap<String, u64>,
     /// Intact frames the decompressors refused, by reason.
     pub drops_by_reason: BTreeMap<String, u64>,
+    /// How long flows stayed broken (see `taroc_sim::outage`), in capture-timestamp seconds
+    /// and in packets: `outages`, `unended_outages`, `longest_outage_packets`,
+    /// `longest_outage_s`, `longest_outage_unended`. A wrong delivery counts as a refusal.
+    #[serde(flatten)]
+    pub outage: OutageStats,
     /// The options of the run.
     pub options: Options,
-}
-
-/// The scheme-independent part of an evaluation: directions, impairments before the
-/// compressor, and payload sizes.
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    /// Per direction (forward, reverse), the packets the compressor sees, in order.
-    pub directions: [BeforeCompressor; 2],
-    /// Per packet of the capture, its payload bytes present in the record (per the IP length,
-    /// capped at what was captured).
-    pub payload: Vec<usize>,
-    /// Both directions merged in time: (direction, position in that direction's `order`), in
-    /// the order the packets reach their compressors.
-    pub schedule: Vec<(u8, u32)>,
-}
-
-/// The direction of a packet: 0 (forward, source below destination) or 1 (reverse).
-pub fn direction(packet: &[u8]) -> usize {
-    match IpInfo::parse(packet) {
-        Ok(ip) if ip.src >= ip.dst => 1,
-        _ => 0,
-    }
-}
-
-/// Splits the capture into directions and applies the impairments before the compressor.
-pub fn prepare(capture: &Capture, options: &Options) -> Prepared {
-    let mut split: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-    let mut payload = Vec::with_capacity(capture.packets.len());
-    for (index, packet) in capture.packets.iter().enumerate() {
-        split[direction(packet)].push(index);
-        let present = summarize(packet).map_or(0, |s| {
-            s.payload_len.min(packet.len().saturating_sub(s.header_len))
-        });
-        payload.push(present);
-    }
-    let directions = [0, 1].map(|d| {
-        before_compressor(
-            &split[d],
-            options.seed,
-            d,
-            options.loss_before,
-            options.reorder_before,
-        )
-    });
-    let schedule = merge(&directions);
-    Prepared {
-        directions,
-        payload,
-        schedule,
-    }
-}
-
-/// Merges the two directions by release time (ties: forward first; within a direction, its own
-/// order).
-fn merge(directions: &[BeforeCompressor; 2]) -> Vec<(u8, u32)> {
-    let total = directions[0].order.len() + directions[1].order.len();
-    let mut schedule = Vec::with_capacity(total);
-    let mut next = [0usize; 2];
-    while schedule.len() < total {
-        let at = |d: usize| directions[d].released_at.get(next[d]).copied();
-        let d = match (at(0), at(1)) {
-            (Some(a), Some(b)) => usize::from(b < a),
-            (Some(_), None) => 0,
-            _ => 1,
-        };
-        schedule.push((d as u8, next[d] as u32));
-        next[d] += 1;
-    }
-    schedule
 }
 
 /// One end of the link's two directions: the compressor that sends direction `d`, the
@@ -268,6 +210,7 @@ pub fn run_scheme(
             .iter()
             .map(|r| (r.name().to_string(), 0))
             .collect(),
+        outage: OutageStats::default(),
         options: options.clone(),
     };
     let mut ends = [0, 1].map(|d| End {
@@ -285,8 +228,16 @@ pub fn run_scheme(
     let mut frame = Vec::with_capacity(2048);
     let mut rebuilt = Vec::with_capacity(2048);
     let mut feedback = Vec::new();
+    let mut outages = OutageTracker::new();
 
-    for &(d, position) in &prepared.schedule {
+    for (sent, &(d, position)) in prepared.schedule.iter().enumerate() {
+        if options.reset_at == Some(sent as u64) {
+            // A restarted peer: fresh decompressors, from the time of the last packet.
+            for end in &mut ends {
+                end.decompressor = variant.decompressor();
+            }
+            outages.reset(ends[0].now.max(ends[1].now));
+        }
         let d = usize::from(d);
         let index = prepared.directions[d].order[position as usize];
         let packet = capture.packets[index].as_slice();
@@ -336,10 +287,12 @@ pub fn run_scheme(
             .frames_by_kind
             .entry(kind.name().to_string())
             .or_default() += 1;
+        let flow = (d, FlowId::of(packet));
         match end.link.send(8 * on_link as u64) {
             Fate::Delivered => {}
             Fate::Lost => {
                 result.link_lost += 1;
+                outages.frame(flow, end.now, FrameFate::Lost);
                 continue;
             }
             Fate::BitError => {
@@ -347,6 +300,7 @@ pub fn run_scheme(
                 result.link_lost += 1;
                 result.link_lost_bit_errors += 1;
                 end.decompressor.link_error();
+                outages.frame(flow, end.now, FrameFate::Lost);
                 continue;
             }
         }
@@ -373,13 +327,18 @@ pub fn run_scheme(
                     if !transport_checksum_rejects(&rebuilt) {
                         result.incorrect_undetected += 1;
                     }
+                    outages.frame(flow, end.now, FrameFate::Damaged);
+                } else {
+                    outages.frame(flow, end.now, FrameFate::Delivered);
                 }
             }
             Err(reason) => {
                 if reason.is_context_damage() {
                     result.context_damage_lost += 1;
+                    outages.frame(flow, end.now, FrameFate::Damaged);
                 } else {
                     result.other_refused += 1;
+                    outages.frame(flow, end.now, FrameFate::Lost);
                 }
                 *result
                     .drops_by_reason
@@ -389,6 +348,7 @@ pub fn run_scheme(
         }
     }
 
+    result.outage = outages.stats(ends[0].now.max(ends[1].now));
     if result.packets > 0 {
         result.header_bytes_per_packet = result.link_header_bytes as f64 / result.packets as f64;
         result.compress_ns_per_packet = compress_time.as_nanos() as f64 / result.packets as f64;
@@ -436,12 +396,12 @@ pub fn evaluate(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use taroc_core::Scheme;
 
     /// An IPv4/TCP packet from `src` to `dst` with `payload` bytes of payload.
-    fn packet(src: u8, dst: u8, seq: u32, payload: usize) -> Vec<u8> {
+    pub(crate) fn packet(src: u8, dst: u8, seq: u32, payload: usize) -> Vec<u8> {
         let total = 40 + payload;
         let mut p = vec![0u8; total];
         p[0] = 0x45;
@@ -455,7 +415,7 @@ mod tests {
         p
     }
 
-    fn capture() -> Capture {
+    pub(crate) fn capture() -> Capture {
         let mut packets = Vec::new();
         for i in 0..200u32 {
             packets.push(packet(1, 2, i * 100, 100));
@@ -467,34 +427,6 @@ mod tests {
             packets,
             ..Capture::default()
         }
-    }
-
-    #[test]
-    fn directions_follow_address_order() {
-        assert_eq!(direction(&packet(1, 2, 0, 0)), 0);
-        assert_eq!(direction(&packet(2, 1, 0, 0)), 1);
-        assert_eq!(direction(&[0xFF; 3]), 0);
-    }
-
-    #[test]
-    fn directions_are_merged_in_capture_order() {
-        let prepared = prepare(&capture(), &Options::default());
-        let expected: Vec<(u8, u32)> = (0..200).flat_map(|i| [(0, i), (1, i)]).collect();
-        assert_eq!(prepared.schedule, expected);
-        // A held-back packet is scheduled where it is released, not where it was captured.
-        let options = Options {
-            reorder_before: 0.3,
-            seed: 7,
-            ..Options::default()
-        };
-        let prepared = prepare(&capture(), &options);
-        assert_eq!(prepared.schedule.len(), 400);
-        let released: Vec<usize> = prepared
-            .schedule
-            .iter()
-            .map(|&(d, p)| prepared.directions[usize::from(d)].released_at[p as usize])
-            .collect();
-        assert!(released.windows(2).all(|w| w[0] <= w[1]), "{released:?}");
     }
 
     #[test]
@@ -543,6 +475,53 @@ mod tests {
             (r.delivered, r.link_lost, r.link_header_bytes),
             (again.delivered, again.link_lost, again.link_header_bytes)
         );
+    }
+
+    #[test]
+    fn a_decompressor_reset_breaks_flows_until_the_context_is_rebuilt() {
+        let capture =
+            crate::capture::parse(crate::BUILTIN_CAPTURE_NAME, crate::BUILTIN_CAPTURE).unwrap();
+        let options = Options {
+            reset_at: Some(100),
+            ..Options::default()
+        };
+        let run = |name: &str, options: &Options| {
+            let variant = Variant::by_name(name).unwrap();
+            evaluate(&capture, &[variant], options, |_, _| {})
+                .unwrap()
+                .remove(0)
+        };
+        // Nothing to lose without a context; nothing breaks on a clean link without a reset.
+        assert_eq!(run("none", &options).outage, OutageStats::default());
+        assert_eq!(
+            run("vj", &Options::default()).outage,
+            OutageStats::default()
+        );
+        // VJ's fresh decompressors refuse the first COMPRESSED_TCP of each direction; the next
+        // packet goes UNCOMPRESSED_TCP (its timestamp option changed) and repairs it.
+        let vj = run("vj", &options);
+        assert_eq!(vj.context_damage_lost, 2, "{vj:?}");
+        assert_eq!(vj.outage.outages, 2, "{vj:?}");
+        assert_eq!(vj.outage.unended_outages, 0);
+        assert_eq!(vj.outage.longest_outage_packets, 1);
+        assert!(vj.outage.longest_outage_s > 0.0 && vj.outage.longest_outage_s < 0.1);
+        // The draft's TAROC has no way to rebuild a context in a replay (no TCP to time out):
+        // its flows stay broken to the end of the capture.
+        let taroc = run("taroc", &options);
+        assert!(taroc.outage.unended_outages >= 1, "{taroc:?}");
+        assert!(taroc.outage.longest_outage_unended);
+        assert!(taroc.outage.longest_outage_packets * 2 >= taroc.context_damage_lost);
+        let end = capture.times.last().unwrap().as_secs_f64();
+        let reset = capture.times[99].as_secs_f64();
+        assert!(taroc.outage.longest_outage_s <= end - reset + 1e-9);
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::report::json_line(&taroc)).unwrap();
+        assert_eq!(
+            json["longest_outage_packets"],
+            taroc.outage.longest_outage_packets
+        );
+        assert_eq!(json["longest_outage_unended"], true);
+        assert_eq!(json["options"]["reset_at"], 100);
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
         "other drop",
         "incorrect",
         "undetected",
+        "outage pkts",
+        "outage s",
         "comp ns/pkt",
         "decomp ns/pkt",
     ];
@@ -70,6 +72,16 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
                 r.other_refused.to_string(),
                 r.incorrect_delivered.to_string(),
                 r.incorrect_undetected.to_string(),
+                r.outage.longest_outage_packets.to_string(),
+                format!(
+                    "{:.3}{}",
+                    r.outage.longest_outage_s,
+                    if r.outage.longest_outage_unended {
+                        "+"
+                    } else {
+                        ""
+                    }
+                ),
                 per_packet(r.packets, r.compress_ns_per_packet),
                 per_packet(
                     r.delivered + r.context_damage_lost + r.other_refused,
@@ -96,6 +108,12 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
             "before the compressor: {} packets removed (--loss-before {}), {} held back \
              (--reorder-before {})",
             first.removed_before, o.loss_before, first.reordered_before, o.reorder_before
+        ));
+    }
+    if let Some(n) = o.reset_at {
+        notes.push(format!(
+            "both decompressors reset after {n} packets (--reset-at); outage s with + : still \
+             broken at the end of the capture"
         ));
     }
     if o.loss > 0.0 || o.ber > 0.0 {

@@ -142,8 +142,7 @@ pub fn sim_scenario(args: &SimArgs) -> Result<Scenario, String> {
                         BUILTINS.join(", ")
                     ));
                 }
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read {name}: {e}"))?;
+                let text = read_scenario_file(path).map_err(|e| format!("{name}: {e}"))?;
                 Scenario::from_toml(&text).map_err(|e| format!("{name}: {e}"))?
             }
         },
@@ -182,6 +181,27 @@ pub fn sim_scenario(args: &SimArgs) -> Result<Scenario, String> {
     Ok(s)
 }
 
+/// The largest scenario file read: real ones are a few hundred bytes.
+pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
+
+/// Reads a scenario file of at most [`MAX_SCENARIO_BYTES`] (so `/dev/zero` or a huge file is
+/// refused instead of filling memory), as UTF-8 text.
+fn read_scenario_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SCENARIO_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(format!(
+            "larger than {} KiB: not a scenario file",
+            MAX_SCENARIO_BYTES >> 10
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| "not UTF-8 text: not a scenario file".to_string())
+}
+
 fn describe(e: &ErrorModel) -> String {
     match *e {
         ErrorModel::None => "no bit errors".into(),
@@ -194,7 +214,39 @@ fn describe(e: &ErrorModel) -> String {
         } => format!(
             "Gilbert-Elliott BER {good_ber:e}/{bad_ber:e} (p {p_good_to_bad}/{p_bad_to_good})"
         ),
+        ErrorModel::GilbertElliottTime {
+            good_ber,
+            bad_ber,
+            mean_good_s,
+            mean_bad_s,
+        } => format!(
+            "Gilbert-Elliott BER {good_ber:e}/{bad_ber:e} (mean {mean_good_s} s good, \
+             {mean_bad_s} s bad)"
+        ),
     }
+}
+
+/// One line on the outages of a flow: count and longest, in seconds and packets.
+fn outages_line(o: &crate::outage::OutageStats) -> String {
+    if o.outages == 0 {
+        return "none".into();
+    }
+    format!(
+        "{} (longest {:.3} s{}, most packets {}{})",
+        o.outages,
+        o.longest_outage_s,
+        if o.longest_outage_unended {
+            ", still broken at the end"
+        } else {
+            ""
+        },
+        o.longest_outage_packets,
+        if o.unended_outages > 0 {
+            format!("; {} unended", o.unended_outages)
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// Runs `taroc sim`. Returns false on error (reported on `err`).
@@ -259,6 +311,7 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
              wireless ACK link  {} frames, {} hit by bit errors, {} refused by the decompressor\n\
              header + framing   {:.2} bytes per data frame, {:.2} per ACK frame; feedback {} frames, {} bytes\n\
              bad checksums      {} at the receiver, {} at the sender\n\
+             outages            data flow: {}; ACK flow: {}{}\n\
              events             {} in {:.3} s wall ({:.2} M events/s)",
             scenario.scheme,
             scenario.wireless_bps as f64 / 1000.0,
@@ -285,6 +338,11 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
             outcome.data_link.feedback_bytes + outcome.ack_link.feedback_bytes,
             outcome.receiver.bad_checksums,
             outcome.sender.bad_checksums,
+            outages_line(&outcome.data_outages),
+            outages_line(&outcome.ack_outages),
+            scenario
+                .decompressor_reset_s
+                .map_or(String::new(), |t| format!(" (decompressors reset at {t} s)")),
             outcome.events,
             outcome.wall_s,
             outcome.events as f64 / outcome.wall_s.max(1e-9) / 1e6,
@@ -528,5 +586,74 @@ mod tests {
         let image = Pixmap::decode_png(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(image.width(), 1800);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    fn args_for(scenario: &str) -> SimArgs {
+        SimArgs {
+            scenario: Some(scenario.into()),
+            print_scenario: true,
+            scheme: None,
+            bandwidth_kbps: None,
+            ber: None,
+            mtu: None,
+            tcp: None,
+            duration: None,
+            seed: None,
+            window: None,
+            delayed_ack: false,
+            timestamps: false,
+            ipv6: false,
+            json: false,
+            cwnd_plot: None,
+            plot_window: None,
+        }
+    }
+
+    #[test]
+    fn oversized_endless_or_binary_scenario_files_are_refused() {
+        // /dev/zero never ends: it must be refused after the cap, not read until memory runs out.
+        let zero = sim_scenario(&args_for("/dev/zero")).unwrap_err();
+        assert!(
+            zero.starts_with("/dev/zero: larger than 1024 KiB"),
+            "{zero}"
+        );
+        let dir = std::env::temp_dir().join(format!("taroc-scenario-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.toml");
+        let mut text = "# padding\n".repeat(((MAX_SCENARIO_BYTES as usize) / 10) + 1);
+        std::fs::write(&big, &text).unwrap();
+        let e = sim_scenario(&args_for(big.to_str().unwrap())).unwrap_err();
+        assert!(e.contains("larger than"), "{e}");
+        // Exactly at the cap is read: one long comment line, then a setting.
+        text = format!(
+            "#{}\nmtu = 296\n",
+            " ".repeat(MAX_SCENARIO_BYTES as usize - 12)
+        );
+        assert_eq!(text.len() as u64, MAX_SCENARIO_BYTES);
+        std::fs::write(&big, &text).unwrap();
+        assert_eq!(
+            sim_scenario(&args_for(big.to_str().unwrap())).unwrap().mtu,
+            296
+        );
+        let binary = dir.join("binary.toml");
+        std::fs::write(&binary, [0xFF, 0xFE, 0]).unwrap();
+        let e = sim_scenario(&args_for(binary.to_str().unwrap())).unwrap_err();
+        assert!(e.contains("not UTF-8"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        // The reported panic: a floor above the RTO's ceiling is a one-line error, not exit 101.
+        let rto = dir.with_extension("toml");
+        std::fs::write(&rto, "min_rto_ms = 120000\n").unwrap();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut args = args_for(rto.to_str().unwrap());
+        args.print_scenario = false;
+        assert!(!run_sim(&args, &mut out, &mut err));
+        let err = String::from_utf8(err).unwrap();
+        assert!(
+            err.starts_with("taroc sim: ")
+                && err.contains("min_rto_ms")
+                && err.lines().count() == 1,
+            "{err}"
+        );
+        std::fs::remove_file(&rto).unwrap();
     }
 }

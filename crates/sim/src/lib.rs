@@ -5,7 +5,8 @@
 //! Layers: [`event`] (the event queue), [`link`] (bandwidth, delay, DropTail, bit errors),
 //! [`tcp`] (senders, receiver, packets), [`net`] (nodes, links with codecs, the event loop),
 //! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid),
-//! [`reference`] (the draft's numbers), [`plot`] (SVG charts) and [`tracking`] (accuracy of
+//! [`reference`] (the draft's numbers), [`plot`] (SVG charts), [`outage`] (how long a flow stays
+//! broken) and [`tracking`] (accuracy of
 //! TAROC's congestion-window tracking).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -14,6 +15,7 @@ pub mod cli;
 pub mod event;
 pub mod link;
 pub mod net;
+pub mod outage;
 pub mod plot;
 pub mod reference;
 pub mod reproduce;

@@ -32,6 +32,21 @@ pub enum ErrorModel {
         /// Probability of moving bad -> good before a frame.
         p_bad_to_good: f64,
     },
+    /// Gilbert–Elliott in time: the link stays in each state for an exponentially distributed
+    /// time of the state's mean (starting in the good state), and a frame sees the state of the
+    /// moment its transmission starts. Bursts then last as long on an idle link (a TCP sender
+    /// backing off) as on a busy one, unlike the per-frame chain, whose bad state would outlast
+    /// every timeout of a sender that stops sending.
+    GilbertElliottTime {
+        /// BER in the good state.
+        good_ber: f64,
+        /// BER in the bad state (1 loses every frame).
+        bad_ber: f64,
+        /// Mean time in the good state, seconds.
+        mean_good_s: f64,
+        /// Mean time in the bad state, seconds.
+        mean_bad_s: f64,
+    },
 }
 
 impl ErrorModel {
@@ -57,6 +72,23 @@ impl ErrorModel {
                 check("bad_ber", bad_ber)?;
                 check("p_good_to_bad", p_good_to_bad)?;
                 check("p_bad_to_good", p_bad_to_good)
+            }
+            ErrorModel::GilbertElliottTime {
+                good_ber,
+                bad_ber,
+                mean_good_s,
+                mean_bad_s,
+            } => {
+                check("good_ber", good_ber)?;
+                check("bad_ber", bad_ber)?;
+                for (name, mean) in [("mean_good_s", mean_good_s), ("mean_bad_s", mean_bad_s)] {
+                    if !(mean > 0.0 && mean <= 1e9) {
+                        return Err(format!(
+                            "{name} must be positive (at most 1e9 s), got {mean}"
+                        ));
+                    }
+                }
+                Ok(())
             }
         }
     }
@@ -84,17 +116,30 @@ pub fn uniform(rng: &mut ChaCha8Rng) -> f64 {
 pub struct ErrorProcess {
     model: ErrorModel,
     bad: bool,
+    /// When the time-based chain next changes state (drawn at the first frame).
+    next_switch: Option<Time>,
+}
+
+/// An exponentially distributed duration of mean `mean_s` seconds, in ns (at least 1).
+fn exponential_ns(mean_s: f64, rng: &mut ChaCha8Rng) -> Time {
+    let seconds = -mean_s * (-uniform(rng)).ln_1p();
+    ((seconds * SECOND as f64) as Time).max(1)
 }
 
 impl ErrorProcess {
     /// A process of `model`, starting in the good state.
     pub fn new(model: ErrorModel) -> ErrorProcess {
-        ErrorProcess { model, bad: false }
+        ErrorProcess {
+            model,
+            bad: false,
+            next_switch: None,
+        }
     }
 
-    /// Whether a frame of `bits` bits is hit by at least one bit error. Draws from `rng`
-    /// (the same number of draws per frame whatever the outcome, for a given model).
-    pub fn corrupts(&mut self, bits: u64, rng: &mut ChaCha8Rng) -> bool {
+    /// Whether a frame of `bits` bits whose transmission starts at `now` is hit by at least
+    /// one bit error. Draws from `rng` (for the per-frame models, the same number of draws per
+    /// frame whatever the outcome).
+    pub fn corrupts(&mut self, bits: u64, now: Time, rng: &mut ChaCha8Rng) -> bool {
         match self.model {
             ErrorModel::None => false,
             ErrorModel::Ber { ber } => uniform(rng) < frame_error_probability(ber, bits),
@@ -110,6 +155,25 @@ impl ErrorProcess {
                 } else {
                     u < p_good_to_bad
                 };
+                let ber = if self.bad { bad_ber } else { good_ber };
+                uniform(rng) < frame_error_probability(ber, bits)
+            }
+            ErrorModel::GilbertElliottTime {
+                good_ber,
+                bad_ber,
+                mean_good_s,
+                mean_bad_s,
+            } => {
+                let mut switch = match self.next_switch {
+                    Some(t) => t,
+                    None => exponential_ns(mean_good_s, rng),
+                };
+                while switch <= now {
+                    self.bad = !self.bad;
+                    let mean = if self.bad { mean_bad_s } else { mean_good_s };
+                    switch = switch.saturating_add(exponential_ns(mean, rng));
+                }
+                self.next_switch = Some(switch);
                 let ber = if self.bad { bad_ber } else { good_ber };
                 uniform(rng) < frame_error_probability(ber, bits)
             }
@@ -183,7 +247,9 @@ mod tests {
             let mut rng = ChaCha8Rng::seed_from_u64(7);
             let mut process = ErrorProcess::new(ErrorModel::Ber { ber });
             let n = 200_000u32;
-            let hits = (0..n).filter(|_| process.corrupts(bits, &mut rng)).count() as f64;
+            let hits = (0..n)
+                .filter(|_| process.corrupts(bits, 0, &mut rng))
+                .count() as f64;
             let p = frame_error_probability(ber, bits);
             let sd = (p * (1.0 - p) / f64::from(n)).sqrt();
             let measured = hits / f64::from(n);
@@ -220,8 +286,42 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut process = ErrorProcess::new(model);
         let n = 200_000;
-        let hits = (0..n).filter(|_| process.corrupts(8, &mut rng)).count() as f64;
+        let hits = (0..n).filter(|_| process.corrupts(8, 0, &mut rng)).count() as f64;
         assert!((hits / n as f64 - 0.2).abs() < 0.01);
+    }
+
+    #[test]
+    fn gilbert_elliott_in_time_has_its_mean_burst_duration_and_loss_share() {
+        // Mean 1 s bad, 9 s good: 10% of the time bad; frames every 10 ms for 20000 s.
+        let model = ErrorModel::GilbertElliottTime {
+            good_ber: 0.0,
+            bad_ber: 1.0,
+            mean_good_s: 9.0,
+            mean_bad_s: 1.0,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut process = ErrorProcess::new(model);
+        let step = 10 * crate::event::MILLISECOND;
+        let lost: Vec<bool> = (0..2_000_000u64)
+            .map(|i| process.corrupts(8, i * step, &mut rng))
+            .collect();
+        let share = lost.iter().filter(|&&l| l).count() as f64 / lost.len() as f64;
+        let bursts = lost.windows(2).filter(|w| w[1] && !w[0]).count() as f64;
+        let mean_burst_s = lost.iter().filter(|&&l| l).count() as f64 * 0.01 / bursts;
+        // About 2000 bursts: the means are within a few percent.
+        assert!((share - 0.1).abs() < 0.01, "bad share {share}");
+        assert!(
+            (mean_burst_s - 1.0).abs() < 0.1,
+            "mean burst {mean_burst_s} s"
+        );
+        assert!(model.validate().is_ok());
+        let bad_mean = ErrorModel::GilbertElliottTime {
+            good_ber: 0.0,
+            bad_ber: 1.0,
+            mean_good_s: 1.0,
+            mean_bad_s: f64::NAN,
+        };
+        assert!(bad_mean.validate().unwrap_err().contains("mean_bad_s"));
     }
 
     #[test]

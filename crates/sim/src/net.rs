@@ -22,6 +22,7 @@ use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, Frame
 
 use crate::event::{EventQueue, Time};
 use crate::link::{ErrorProcess, LinkParams};
+use crate::outage::{receiver_accepts, FlowId, FrameFate, OutageTracker};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::segment;
 use crate::tcp::sender::TcpSender;
@@ -112,6 +113,8 @@ struct InFlight {
     bytes: Vec<u8>,
     corrupted: bool,
     feedback: bool,
+    /// The flow of the packet the frame carries (none for feedback).
+    flow: Option<FlowId>,
 }
 
 /// One direction of a link.
@@ -130,6 +133,8 @@ pub struct LinkDir {
     /// TAROC's estimates after every packet it compressed, if asked for (see
     /// [`Network::trace_estimates`]).
     pub estimates: Option<Vec<TrackerPoint>>,
+    /// How long the flows of this direction stayed broken (see [`crate::outage`]).
+    pub outages: OutageTracker<FlowId>,
     queue: VecDeque<Item>,
     busy: bool,
     in_flight: VecDeque<InFlight>,
@@ -166,6 +171,8 @@ enum Event {
     Arrive(LinkId),
     Timer(NodeId),
     Start(NodeId),
+    /// The decompressor reset of this index in [`Network::resets`].
+    Reset(usize),
 }
 
 /// A network and its event loop.
@@ -183,6 +190,8 @@ pub struct Network {
     feedback: Vec<u8>,
     /// Packets dropped for lack of a route.
     pub unroutable: u64,
+    /// Scheduled decompressor resets: the link and its fresh decompressor (taken when used).
+    resets: Vec<(LinkId, Option<Box<AnyDecompressor>>)>,
 }
 
 impl Network {
@@ -198,6 +207,7 @@ impl Network {
             packet: Vec::with_capacity(2048),
             feedback: Vec::with_capacity(256),
             unroutable: 0,
+            resets: Vec::new(),
         }
     }
 
@@ -225,6 +235,7 @@ impl Network {
             codec,
             stats: LinkStats::default(),
             estimates: None,
+            outages: OutageTracker::new(),
             queue: VecDeque::new(),
             busy: false,
             in_flight: VecDeque::new(),
@@ -249,6 +260,14 @@ impl Network {
     /// Routes packets for `dst` leaving `node` over `link`.
     pub fn route(&mut self, node: NodeId, dst: IpAddr, link: LinkId) {
         self.nodes[node].routes.push((dst, link));
+    }
+
+    /// Replaces the decompressor of `link` by `fresh` at `at`, as when the receiving peer
+    /// restarts, and counts from then how long its flows stay broken ([`crate::outage`]). Links
+    /// without a real codec only mark the reset (nothing can break).
+    pub fn schedule_decompressor_reset(&mut self, link: LinkId, at: Time, fresh: AnyDecompressor) {
+        self.resets.push((link, Some(Box::new(fresh))));
+        self.queue.push(at, Event::Reset(self.resets.len() - 1));
     }
 
     /// Schedules the agent of `node` to start at `at`.
@@ -283,6 +302,16 @@ impl Network {
                 }
                 Event::Arrive(l) => self.arrive(l),
                 Event::Timer(n) => self.timer(n),
+                Event::Reset(i) => {
+                    let (l, fresh) = &mut self.resets[i];
+                    let link = &mut self.links[*l];
+                    if let (Codec::Real { decompressor, .. }, Some(fresh)) =
+                        (&mut link.codec, fresh.take())
+                    {
+                        *decompressor = fresh;
+                    }
+                    link.outages.reset(Duration::from_nanos(t));
+                }
                 Event::Start(n) => {
                     if let Agent::Sender(s) = &mut self.nodes[n].agent {
                         s.start(t, &mut self.out);
@@ -373,6 +402,9 @@ impl Network {
         let Some(item) = link.queue.pop_front() else {
             return;
         };
+        // Outages are followed where a codec can break a flow.
+        let tracked = !item.feedback && matches!(link.codec, Codec::Real { .. });
+        let flow = tracked.then(|| FlowId::of(&item.bytes));
         let (kind, bytes, wire_len) = if item.feedback {
             let len = item.bytes.len() + 1;
             (FrameKind::ContextState, item.bytes, len)
@@ -421,7 +453,9 @@ impl Network {
                 }
             }
         };
-        let corrupted = link.errors.corrupts(wire_len as u64 * 8, &mut link.rng);
+        let corrupted = link
+            .errors
+            .corrupts(wire_len as u64 * 8, now, &mut link.rng);
         link.stats.frames += 1;
         link.stats.wire_bytes += wire_len as u64;
         if item.feedback {
@@ -435,6 +469,7 @@ impl Network {
             bytes,
             corrupted,
             feedback: item.feedback,
+            flow,
         });
         let delay = link.params.delay_ns;
         self.queue.push(now + tx, Event::TxDone(l));
@@ -451,6 +486,10 @@ impl Network {
             // COMPRESSED_TCP frames until an UNCOMPRESSED_TCP one, the other schemes ignore it.
             let link = &mut self.links[l];
             link.stats.corrupted += 1;
+            if let Some(flow) = frame.flow {
+                let now = Duration::from_nanos(self.now);
+                link.outages.frame(flow, now, FrameFate::Lost);
+            }
             if let Codec::Real { decompressor, .. } = &mut link.codec {
                 decompressor.link_error();
             }
@@ -467,6 +506,8 @@ impl Network {
             return;
         }
         let to = self.links[l].to;
+        let now = Duration::from_nanos(self.now);
+        let flow = frame.flow.unwrap_or_else(|| FlowId::of(&[]));
         let packet = match &mut self.links[l].codec {
             Codec::Wire | Codec::Ideal { .. } => frame.bytes,
             Codec::Real { decompressor, .. } => {
@@ -494,6 +535,13 @@ impl Network {
                         );
                     }
                 }
+                let fate = match result {
+                    Ok(()) if receiver_accepts(&packet) => FrameFate::Delivered,
+                    Ok(()) => FrameFate::Damaged,
+                    Err(reason) if reason.is_context_damage() => FrameFate::Damaged,
+                    Err(_) => FrameFate::Lost,
+                };
+                self.links[l].outages.frame(flow, now, fate);
                 match result {
                     Ok(()) => {
                         let mut out = self.out.buffer();

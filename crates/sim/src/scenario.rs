@@ -3,7 +3,7 @@
 //! at the router, ACKs compressed at the mobile host) with every knob a field.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use taroc_core::taroc::issthresh_for_link;
@@ -12,6 +12,7 @@ use taroc_core::Variant;
 use crate::event::{Time, MILLISECOND, SECOND};
 use crate::link::{ErrorModel, LinkParams};
 use crate::net::{Agent, Codec, LinkStats, Network, TrackerPoint};
+use crate::outage::OutageStats;
 use crate::tcp::receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 use crate::tcp::rto::{Backoff, RtoConfig};
 use crate::tcp::segment::Endpoints;
@@ -38,6 +39,12 @@ pub fn ideal_header(scheme: &str) -> Option<usize> {
     let n: usize = scheme.strip_prefix("ideal-")?.parse().ok()?;
     (n <= 60).then_some(n)
 }
+
+/// TCP's largest window with window scaling (RFC 7323): 2^30 bytes.
+const MAX_WINDOW_BYTES: u64 = 1 << 30;
+
+/// The largest one-way link delay a scenario may set, ms (a day).
+const MAX_DELAY_MS: u64 = 86_400_000;
 
 /// One run of the Appendix B topology.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,10 +89,14 @@ pub struct Scenario {
     /// Order of the RTO floor and backoff: `ns2-classic` (the draft's NS-2 of 2000, the
     /// default here so the Appendix B reproduction models it) or `rfc6298`.
     pub rto_backoff: Backoff,
+    /// If set, both wireless decompressors are replaced by fresh ones at this simulated second
+    /// (a restarted peer), and the outcome tells how long the flows stayed broken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decompressor_reset_s: Option<f64>,
 }
 
 /// One comment per field of the TOML form.
-const FIELD_DOCS: [(&str, &str); 24] = [
+const FIELD_DOCS: [(&str, &str); 27] = [
     ("wireless_bps", "Wireless bandwidth, bits per second."),
     ("wireless_delay_ms", "Wireless one-way delay, ms."),
     (
@@ -129,17 +140,24 @@ const FIELD_DOCS: [(&str, &str); 24] = [
         "ns2-classic (backoff, then the floor: the draft's NS-2) or rfc6298 (floor, then backoff).",
     ),
     (
+        "decompressor_reset_s",
+        "Replace both wireless decompressors by fresh ones at this second (a restarted peer).",
+    ),
+    (
         "[errors]",
         "Bit errors on the wireless link, router -> mobile (data).",
     ),
     (
         "kind",
-        "none, ber, or gilbert_elliott (good_ber, bad_ber, p_good_to_bad, p_bad_to_good).",
+        "none, ber, gilbert_elliott (good_ber, bad_ber, p_good_to_bad, p_bad_to_good: per \
+         frame) or gilbert_elliott_time (good_ber, bad_ber, mean_good_s, mean_bad_s).",
     ),
     ("ber", "Independent bit errors, probability per bit."),
     ("good_ber", "BER in the good state."),
     ("bad_ber", "BER in the bad state."),
     ("p_good_to_bad", "Per-frame transition probabilities."),
+    ("mean_good_s", "Mean seconds in the good state."),
+    ("mean_bad_s", "Mean seconds in the bad state (a burst)."),
 ];
 
 impl Default for Scenario {
@@ -164,6 +182,7 @@ impl Default for Scenario {
             seed: 1,
             min_rto_ms: 1000,
             rto_backoff: Backoff::Ns2Classic,
+            decompressor_reset_s: None,
         }
     }
 }
@@ -223,6 +242,10 @@ pub struct Outcome {
     /// asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub data_estimates: Vec<TrackerPoint>,
+    /// How long the data flow (router -> mobile) stayed broken by its decompressor.
+    pub data_outages: OutageStats,
+    /// How long the ACK flow (mobile -> router) stayed broken by its decompressor.
+    pub ack_outages: OutageStats,
     /// TAROC's estimates at the mobile host's compressor (ACK stream: Algorithm ACK applies),
     /// if asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -240,7 +263,7 @@ impl Scenario {
     /// Reads a scenario from TOML (the fields of [`Scenario`]; missing ones take the defaults of
     /// the Appendix B topology) and checks it. Errors name the line and the field.
     pub fn from_toml(text: &str) -> Result<Scenario, String> {
-        let s: Scenario = toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
+        let s: Scenario = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
         s.validate()?;
         Ok(s)
     }
@@ -286,8 +309,38 @@ impl Scenario {
         if self.max_window_segments == 0 {
             return Err("max window must be at least 1 segment".into());
         }
+        let window_bytes = u64::from(self.max_window_segments) * self.mss() as u64;
+        if window_bytes > MAX_WINDOW_BYTES {
+            return Err(format!(
+                "max window {} segments of {} bytes exceeds TCP's largest window (2^30 bytes)",
+                self.max_window_segments,
+                self.mss()
+            ));
+        }
+        let max_rto_ms = RtoConfig::default().max_ns / MILLISECOND;
+        if self.min_rto_ms > max_rto_ms {
+            return Err(format!(
+                "min_rto_ms {} is above the maximum RTO ({max_rto_ms} ms)",
+                self.min_rto_ms
+            ));
+        }
+        for (name, ms) in [
+            ("wireless_delay_ms", self.wireless_delay_ms),
+            ("wired_delay_ms", self.wired_delay_ms),
+        ] {
+            if ms > MAX_DELAY_MS {
+                return Err(format!("{name} {ms} is above {MAX_DELAY_MS} (a day)"));
+            }
+        }
         for (name, p) in self.links() {
             p.validate().map_err(|e| format!("{name}: {e}"))?;
+        }
+        if let Some(at) = self.decompressor_reset_s {
+            if !(0.0..=1e7).contains(&at) {
+                return Err(format!(
+                    "decompressor_reset_s {at} is not a time in [0, 1e7] seconds"
+                ));
+            }
         }
         Ok(())
     }
@@ -318,13 +371,12 @@ impl Scenario {
         ]
     }
 
-    fn codec(&self) -> Codec {
-        if let Some(header) = ideal_header(&self.scheme) {
-            return Codec::Ideal { header };
+    /// The codec variant of the wireless link with this scenario's settings (none for IDEAL).
+    fn variant(&self) -> Option<Variant> {
+        if ideal_header(&self.scheme).is_some() {
+            return None;
         }
-        let Some(mut variant) = Variant::by_name(&self.scheme) else {
-            return Codec::Wire;
-        };
+        let mut variant = Variant::by_name(&self.scheme)?;
         if self.scheme == "iphc" {
             // The draft's IPHC: RFC 2507 with header requests, without the twice algorithm.
             variant.config.iphc.twice = false;
@@ -332,9 +384,19 @@ impl Scenario {
         variant.config.taroc.mss = self.mss() as u32;
         variant.config.taroc.issthresh =
             issthresh_for_link(self.wireless_bps, self.wireless_delay_ms * 1000);
-        Codec::Real {
-            compressor: Box::new(variant.compressor()),
-            decompressor: Box::new(variant.decompressor()),
+        Some(variant)
+    }
+
+    fn codec(&self) -> Codec {
+        if let Some(header) = ideal_header(&self.scheme) {
+            return Codec::Ideal { header };
+        }
+        match self.variant() {
+            Some(variant) => Codec::Real {
+                compressor: Box::new(variant.compressor()),
+                decompressor: Box::new(variant.decompressor()),
+            },
+            None => Codec::Wire,
         }
     }
 
@@ -400,6 +462,11 @@ impl Scenario {
         net.route(r, fixed, rf);
         net.route(m, fixed, mr);
         net.start_agent(f, 0);
+        if let (Some(at), Some(variant)) = (self.decompressor_reset_s, self.variant()) {
+            let at = (at * SECOND as f64) as Time;
+            net.schedule_decompressor_reset(rm, at, variant.decompressor());
+            net.schedule_decompressor_reset(mr, at, variant.decompressor());
+        }
         Ok(net)
     }
 
@@ -430,6 +497,18 @@ impl Scenario {
     }
 }
 
+/// A TOML error on one line: where (line and column) and what.
+fn toml_error(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim().replace('\n', "; ");
+    let Some(span) = error.span() else {
+        return message;
+    };
+    let before = text.get(..span.start).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    format!("line {line}, column {column}: {message}")
+}
+
 fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
     let (sender, cwnd_trace) = match &net.nodes[0].agent {
         Agent::Sender(s) => (s.stats(), s.trace().to_vec()),
@@ -448,6 +527,8 @@ fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
         data_link: net.links[2].stats,
         ack_link: net.links[3].stats,
         cwnd_trace,
+        data_outages: net.links[2].outages.stats(Duration::from_nanos(net.now())),
+        ack_outages: net.links[3].outages.stats(Duration::from_nanos(net.now())),
         data_estimates: net.links[2].estimates.clone().unwrap_or_default(),
         ack_estimates: net.links[3].estimates.clone().unwrap_or_default(),
     }
@@ -567,6 +648,9 @@ mod tests {
         assert!(err("[errors]\nkind = \"ber\"\nber = 3.0").contains("ber"));
         assert!(err("duration_s = -1.0").contains("duration"));
         assert!(err("mtu = [").contains("line 1"));
+        let e = err("mtu = 576\nscheme = 5");
+        assert!(e.starts_with("line 2, column 10: "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
     }
 
     #[test]
@@ -603,5 +687,98 @@ mod tests {
         }
         .run()
         .is_err());
+    }
+
+    /// Settings that used to panic deep in the run (the RTO clamp with a floor above its
+    /// ceiling, overflowing nanosecond delays) or are out of range are refused up front, naming
+    /// the setting.
+    #[test]
+    fn settings_that_would_panic_are_refused_with_their_name() {
+        let err = |t: &str| Scenario::from_toml(t).unwrap_err();
+        for (toml, name) in [
+            ("min_rto_ms = 60001", "min_rto_ms"),
+            ("min_rto_ms = 18446744073709551615", "min_rto_ms"),
+            (
+                "wireless_delay_ms = 18446744073709551615",
+                "wireless_delay_ms",
+            ),
+            ("wired_delay_ms = 86400001", "wired_delay_ms"),
+            ("max_window_segments = 4294967295", "max window"),
+            ("duration_s = nan", "duration"),
+            ("duration_s = 0.0", "duration"),
+            ("wireless_bps = 0", "rate"),
+            ("router_queue = 0", "queue"),
+            ("[errors]\nkind = \"ber\"\nber = nan", "ber"),
+            ("[errors]\nkind = \"ber\"\nber = -1e-5", "ber"),
+            (
+                "[errors]\nkind = \"gilbert_elliott\"\ngood_ber = 0.0\nbad_ber = 1.0\n\
+                 p_good_to_bad = nan\np_bad_to_good = 0.1",
+                "p_good_to_bad",
+            ),
+        ] {
+            let e = err(toml);
+            assert!(e.contains(name), "{toml}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+        // The limits themselves are allowed, and run.
+        let edge = Scenario::from_toml("min_rto_ms = 60000\nduration_s = 5.0").unwrap();
+        assert!(edge.run().is_ok());
+    }
+
+    /// A decompressor reset mid-flow: no codec, no outage; VJ's fresh decompressor refuses
+    /// COMPRESSED_TCP until an UNCOMPRESSED_TCP (a retransmission) re-establishes the context,
+    /// so its flows break for a bounded time; on a clean link without a reset, nothing breaks.
+    #[test]
+    fn a_decompressor_reset_is_measured_as_an_outage() {
+        let run = |scheme: &str, reset: Option<f64>| {
+            Scenario {
+                decompressor_reset_s: reset,
+                ..quick(scheme, 0.0, TcpVariant::Reno)
+            }
+            .run()
+            .unwrap()
+        };
+        let none = run("none", Some(10.0));
+        assert_eq!(none.data_outages.outages + none.ack_outages.outages, 0);
+        let clean = run("vj", None);
+        assert_eq!(clean.data_outages, OutageStats::default());
+        let vj = run("vj", Some(10.0));
+        let both = vj.data_outages.merge(vj.ack_outages);
+        assert!(both.outages >= 1, "{both:?}");
+        assert_eq!(both.unended_outages, 0, "{both:?}");
+        assert!(
+            both.longest_outage_s > 0.0 && both.longest_outage_s < 10.0,
+            "{both:?}"
+        );
+        assert!(both.longest_outage_packets >= 1, "{both:?}");
+        assert!(vj.receiver.delivered_bytes > clean.receiver.delivered_bytes / 2);
+        assert!(Scenario::from_toml("decompressor_reset_s = -1.0")
+            .unwrap_err()
+            .contains("decompressor_reset_s"));
+        let toml = Scenario {
+            decompressor_reset_s: Some(30.0),
+            ..Scenario::default()
+        }
+        .to_toml();
+        assert!(toml.contains("decompressor_reset_s = 30.0"), "{toml}");
+        assert!(
+            toml.contains("# Replace both wireless decompressors"),
+            "{toml}"
+        );
+    }
+
+    /// Time-based Gilbert–Elliott bursts lose frames on both directions; the scenario reads
+    /// them from TOML.
+    #[test]
+    fn bursts_in_time_lose_frames() {
+        let s = Scenario::from_toml(
+            "scheme = \"taroc\"\nduration_s = 60.0\n[errors]\nkind = \"gilbert_elliott_time\"\n\
+             good_ber = 0.0\nbad_ber = 1.0\nmean_good_s = 5.0\nmean_bad_s = 0.5\n",
+        )
+        .unwrap();
+        let o = s.run().unwrap();
+        assert!(o.data_link.corrupted > 10, "{o:?}");
+        assert!(o.ack_link.corrupted > 10, "{o:?}");
+        assert!(o.goodput_bytes_per_s > 1000.0, "{o:?}");
     }
 }

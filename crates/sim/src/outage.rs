@@ -1,0 +1,313 @@
+//! Outages: how long a flow stays broken when its decompressor loses or damages its context.
+//!
+//! An outage of a flow (one direction of one connection) starts at the first frame of that flow
+//! the decompressor refuses for context damage ([`taroc_core::DropReason::is_context_damage`])
+//! or delivers wrong (which the receiver's checksum then drops), and ends at the next frame of
+//! the flow delivered correctly. A decompressor reset (a fresh decompressor, as after a restart
+//! of the peer) breaks every flow seen before it from the moment of the reset, as soon as the
+//! flow's next frame arriving intact is refused; a flow whose next intact frame is delivered
+//! correctly had no outage. An outage's length is counted in time (its start to the delivery
+//! that ends it) and in packets (the flow's frames sent meanwhile that were not delivered:
+//! refused, wrong, or lost on the link). An outage still open when the run ends is measured to
+//! the end and marked unended. Link losses alone are not outages.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+use serde::Serialize;
+use taroc_wire::checksum::transport_verifies;
+use taroc_wire::ip::IpInfo;
+
+/// What became of one frame of a flow at the decompressor's end of the link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameFate {
+    /// Delivered, and equal to the original (or passing the receiver's checksum).
+    Delivered,
+    /// Refused for context damage, or delivered wrong.
+    Damaged,
+    /// Lost on the link, or refused for another reason.
+    Lost,
+}
+
+/// A flow's identity: addresses, protocol and ports of the original packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FlowId {
+    /// Source address.
+    pub src: IpAddr,
+    /// Destination address.
+    pub dst: IpAddr,
+    /// IP protocol (0 when the header does not parse).
+    pub protocol: u8,
+    /// Source and destination ports (TCP and UDP; zero otherwise).
+    pub ports: [u16; 2],
+}
+
+impl FlowId {
+    /// The flow of `packet` (unparsable packets share one flow of unspecified addresses).
+    pub fn of(packet: &[u8]) -> FlowId {
+        let unspecified = IpAddr::V4(Ipv4Addr::UNSPECIFIED);
+        let Ok(ip) = IpInfo::parse(packet) else {
+            return FlowId {
+                src: unspecified,
+                dst: unspecified,
+                protocol: 0,
+                ports: [0; 2],
+            };
+        };
+        let port = |at: usize| {
+            packet
+                .get(ip.transport_offset + at..ip.transport_offset + at + 2)
+                .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]))
+        };
+        let ports = if !ip.fragment && (ip.protocol == 6 || ip.protocol == 17) {
+            [port(0), port(2)]
+        } else {
+            [0; 2]
+        };
+        FlowId {
+            src: ip.src,
+            dst: ip.dst,
+            protocol: ip.protocol,
+            ports,
+        }
+    }
+}
+
+/// Whether a receiving host would accept `packet`: its IP header parses and, for TCP and UDP
+/// (unfragmented), the transport checksum verifies. What a decompressor that does not verify
+/// its output (VJ) delivers wrong is dropped here.
+pub fn receiver_accepts(packet: &[u8]) -> bool {
+    let Ok(ip) = IpInfo::parse(packet) else {
+        return false;
+    };
+    if ip.fragment || !(ip.protocol == 6 || ip.protocol == 17) {
+        return true;
+    }
+    packet
+        .get(ip.transport_offset..ip.declared_len.min(packet.len()))
+        .is_some_and(|segment| transport_verifies(ip.src, ip.dst, ip.protocol, segment))
+}
+
+/// The outages of a run, summarised.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct OutageStats {
+    /// Outages (ended, or open at the end of the run).
+    pub outages: u64,
+    /// Of those, the ones still open at the end of the run.
+    pub unended_outages: u64,
+    /// The most packets any outage cost (the flow's frames not delivered during it).
+    pub longest_outage_packets: u64,
+    /// The longest outage in seconds (an unended one counts up to the end of the run).
+    pub longest_outage_s: f64,
+    /// Whether the longest outage in seconds was still open at the end of the run.
+    pub longest_outage_unended: bool,
+}
+
+impl OutageStats {
+    /// The longest outage of `self` and `other`, outages counted together.
+    pub fn merge(self, other: OutageStats) -> OutageStats {
+        let (longest_outage_s, longest_outage_unended) =
+            if other.longest_outage_s > self.longest_outage_s {
+                (other.longest_outage_s, other.longest_outage_unended)
+            } else {
+                (self.longest_outage_s, self.longest_outage_unended)
+            };
+        OutageStats {
+            outages: self.outages + other.outages,
+            unended_outages: self.unended_outages + other.unended_outages,
+            longest_outage_packets: self
+                .longest_outage_packets
+                .max(other.longest_outage_packets),
+            longest_outage_s,
+            longest_outage_unended,
+        }
+    }
+
+    fn record(&mut self, seconds: f64, packets: u64, unended: bool) {
+        self.outages += 1;
+        self.unended_outages += u64::from(unended);
+        self.longest_outage_packets = self.longest_outage_packets.max(packets);
+        if seconds > self.longest_outage_s || self.outages == 1 {
+            self.longest_outage_s = seconds;
+            self.longest_outage_unended = unended;
+        }
+    }
+}
+
+/// The state of one flow.
+#[derive(Debug, Clone, Copy)]
+enum State {
+    /// Working.
+    Up,
+    /// The decompressor was reset at this time; the flow's next intact frame tells whether
+    /// that broke it.
+    ResetAt(Duration),
+    /// Broken since this time, with this many frames not delivered so far.
+    Down(Duration, u64),
+}
+
+/// Follows the flows of one decompressor (or several: the key may include the direction) and
+/// measures their outages.
+#[derive(Debug, Clone)]
+pub struct OutageTracker<K> {
+    flows: HashMap<K, State>,
+    stats: OutageStats,
+}
+
+impl<K: Hash + Eq> Default for OutageTracker<K> {
+    fn default() -> Self {
+        OutageTracker {
+            flows: HashMap::new(),
+            stats: OutageStats::default(),
+        }
+    }
+}
+
+impl<K: Hash + Eq> OutageTracker<K> {
+    /// A tracker with no flows yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records what became of a frame of `flow` at time `at`.
+    pub fn frame(&mut self, flow: K, at: Duration, fate: FrameFate) {
+        let state = self.flows.entry(flow).or_insert(State::Up);
+        *state = match (*state, fate) {
+            (State::Down(since, packets), FrameFate::Delivered) => {
+                self.stats
+                    .record(at.saturating_sub(since).as_secs_f64(), packets, false);
+                State::Up
+            }
+            (State::Down(since, packets), _) => State::Down(since, packets + 1),
+            (_, FrameFate::Delivered) => State::Up,
+            (State::Up, FrameFate::Damaged) => State::Down(at, 1),
+            (State::ResetAt(reset), FrameFate::Damaged) => State::Down(reset, 1),
+            (state, FrameFate::Lost) => state,
+        };
+    }
+
+    /// The decompressor was replaced by a fresh one at `at`.
+    pub fn reset(&mut self, at: Duration) {
+        for state in self.flows.values_mut() {
+            if let State::Up = state {
+                *state = State::ResetAt(at);
+            }
+        }
+    }
+
+    /// The outages so far, counting those still open as ending at `end`.
+    pub fn stats(&self, end: Duration) -> OutageStats {
+        let mut stats = self.stats;
+        for state in self.flows.values() {
+            if let State::Down(since, packets) = *state {
+                stats.record(end.saturating_sub(since).as_secs_f64(), packets, true);
+            }
+        }
+        stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use FrameFate::{Damaged, Delivered, Lost};
+
+    fn s(seconds: f64) -> Duration {
+        Duration::from_secs_f64(seconds)
+    }
+
+    #[test]
+    fn an_outage_runs_from_the_first_damaged_frame_to_the_next_delivery() {
+        let mut t = OutageTracker::new();
+        t.frame(1, s(0.0), Delivered);
+        t.frame(1, s(1.0), Lost); // a link loss alone is no outage
+        t.frame(1, s(2.0), Damaged);
+        t.frame(2, s(2.5), Damaged); // another flow, still broken at the end
+        t.frame(1, s(3.0), Lost);
+        t.frame(1, s(4.0), Damaged);
+        t.frame(1, s(6.0), Delivered);
+        t.frame(1, s(7.0), Delivered);
+        let stats = t.stats(s(10.0));
+        assert_eq!(stats.outages, 2);
+        assert_eq!(stats.unended_outages, 1);
+        assert_eq!(stats.longest_outage_packets, 3);
+        assert!((stats.longest_outage_s - 7.5).abs() < 1e-9, "{stats:?}");
+        assert!(stats.longest_outage_unended);
+        // Without the open one, the closed outage is the longest: 2 s to 6 s.
+        let mut closed = t.clone();
+        closed.frame(2, s(2.6), Delivered);
+        let stats = closed.stats(s(10.0));
+        assert!((stats.longest_outage_s - 4.0).abs() < 1e-9, "{stats:?}");
+        assert!(!stats.longest_outage_unended);
+        assert_eq!(stats.unended_outages, 0);
+    }
+
+    #[test]
+    fn a_reset_breaks_a_flow_from_the_reset_only_if_its_next_frame_is_refused() {
+        let mut t = OutageTracker::new();
+        for flow in [1, 2, 3] {
+            t.frame(flow, s(0.0), Delivered);
+        }
+        t.reset(s(10.0));
+        t.frame(1, s(11.0), Lost);
+        t.frame(1, s(12.0), Damaged);
+        t.frame(1, s(15.0), Delivered); // broken from the reset: 5 s, 2 packets
+        t.frame(2, s(11.0), Delivered); // survived the reset
+        t.frame(2, s(12.0), Delivered);
+        // Flow 3 never sends again: no outage.
+        let stats = t.stats(s(100.0));
+        assert_eq!(stats.outages, 1);
+        assert_eq!(stats.longest_outage_packets, 1);
+        assert!((stats.longest_outage_s - 5.0).abs() < 1e-9, "{stats:?}");
+        // The reset's lost frame is not counted: a link loss says nothing about the context.
+        // A flow already broken stays broken from its first damaged frame.
+        let mut t = OutageTracker::new();
+        t.frame(1, s(1.0), Damaged);
+        t.reset(s(2.0));
+        t.frame(1, s(4.0), Delivered);
+        assert!((t.stats(s(4.0)).longest_outage_s - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn merging_keeps_the_longest() {
+        let a = OutageStats {
+            outages: 2,
+            unended_outages: 0,
+            longest_outage_packets: 9,
+            longest_outage_s: 1.0,
+            longest_outage_unended: false,
+        };
+        let b = OutageStats {
+            outages: 1,
+            unended_outages: 1,
+            longest_outage_packets: 3,
+            longest_outage_s: 8.0,
+            longest_outage_unended: true,
+        };
+        let m = a.merge(b);
+        assert_eq!(
+            (m.outages, m.unended_outages, m.longest_outage_packets),
+            (3, 1, 9)
+        );
+        assert_eq!((m.longest_outage_s, m.longest_outage_unended), (8.0, true));
+        assert_eq!(OutageStats::default().merge(a), a);
+    }
+
+    #[test]
+    fn flows_are_told_apart_by_addresses_protocol_and_ports() {
+        let mut p = vec![0u8; 40];
+        p[0] = 0x45;
+        p[2..4].copy_from_slice(&40u16.to_be_bytes());
+        p[9] = 6;
+        p[12..16].copy_from_slice(&[10, 0, 0, 1]);
+        p[16..20].copy_from_slice(&[10, 0, 0, 2]);
+        p[20..24].copy_from_slice(&[0, 80, 1, 0]);
+        let a = FlowId::of(&p);
+        assert_eq!(a.ports, [80, 256]);
+        p[21] = 81;
+        assert_ne!(FlowId::of(&p), a);
+        assert_eq!(FlowId::of(&[1, 2, 3]).protocol, 0);
+    }
+}
