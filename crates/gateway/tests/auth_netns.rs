@@ -94,7 +94,7 @@ fn relay(
         if datagram[0] & LONG != 0 {
             a_long = datagram.to_vec();
         }
-        if history.len() % 40 != 0 {
+        if !history.len().is_multiple_of(40) {
             continue;
         }
         let to = addrs[1];
@@ -240,6 +240,15 @@ fn forged_replayed_truncated_oversize_and_reflected_datagrams_are_refused() -> R
         accepted(&b.counters),
         accepted(&a.counters),
     );
+    for (name, c) in [("A", &a.counters[0]), ("B", &b.counters[0])] {
+        println!(
+            "{name} sent {} datagrams with {} bytes of authentication beyond the kind byte: {:.2} \
+             bytes per datagram",
+            c.datagrams_sent,
+            c.auth_bytes,
+            c.auth_bytes as f64 / c.datagrams_sent.max(1) as f64
+        );
+    }
     assert!(transfer.is_intact(), "{transfer:?}");
     assert!(
         relayed.replayed >= 20 && relayed.reflected > 0 && relayed.forged_long > 0,
