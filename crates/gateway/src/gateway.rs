@@ -624,7 +624,7 @@ impl Schedule {
             if now >= at {
                 for (d, label) in self.labels.iter().enumerate() {
                     eprintln!(
-                        "taroc gateway [{:.0} s] {label}: {}",
+                        "taroc gateway [{:.1} s] {label}: {}",
                         now as f64 / 1e9,
                         counters(d).summary()
                     );
