@@ -2,6 +2,7 @@
 //! `taroc gateway bench [OPTIONS]` measures one.
 
 use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand};
 use taroc_core::variant::Variant;
 
+use crate::auth::{self, AuthConfig};
 use crate::bench::{self, ForwardingConfig, GridConfig};
 use crate::counters::Counters;
 use crate::gateway::{self, LoopOptions, Pipeline, PipelineConfig, RunReport};
@@ -17,7 +19,7 @@ use crate::link::LinkConfig;
 use crate::transfer::{self, TransferConfig};
 use crate::tun::{Tun, TunConfig};
 use crate::udp::{self, UdpConfig};
-use crate::{signal, Error};
+use crate::{keyfile, signal, Error};
 
 const GATEWAY_ABOUT: &str = "\
 Run header compression on a live Linux link: packets from TUN devices cross a compressor, a \
@@ -35,11 +37,17 @@ Every rebuilt TCP/UDP packet's checksum is verified before it is written: one th
 1144 VJ does not verify what it rebuilds, and rebuilds wrong packets after a loss) is dropped \
 and counted (`checksum dropped`) unless --deliver-bad-checksums.
 
-  UDP link (two hosts): --tun NAME --listen ADDR:PORT --peer ADDR:PORT
-    Frames travel to the peer gateway in UDP datagrams (one frame kind byte, then the frame). \
-The link options, if given, are applied to what this side sends, to make a real link worse on \
-purpose. There is no oracle here; rebuilt packets whose TCP/UDP checksum fails are dropped \
-(`checksum dropped`), or delivered and counted (`checksum failed`) with --deliver-bad-checksums.
+  UDP link (two hosts): --tun NAME --listen ADDR:PORT --peer ADDR:PORT --key FILE
+    Frames travel to the peer gateway in UDP datagrams. Every frame is authenticated with the \
+pre-shared key in FILE (the same file on both gateways; make it with `taroc gateway genkey`): a \
+BLAKE3 tag (--tag-len bytes), a sender id and a counter, so a forged, replayed, reflected, \
+truncated or oversize datagram is refused and counted before it reaches a decompressor, \
+whatever its source address; frames are not encrypted. --insecure-no-auth sends and accepts \
+bare frames (one kind byte, then the frame) from the --peer address, as anyone who can spoof \
+that address can. The link options, if given, are applied to what this side sends, to make a \
+real link worse on purpose. There is no oracle here; rebuilt packets whose TCP/UDP checksum fails \
+are dropped (`checksum dropped`), or delivered and counted (`checksum failed`) with \
+--deliver-bad-checksums.
 
 TUN devices are created, or attached if a TUN device of that name exists (e.g. from `ip tuntap \
 add mode tun`), given the --mtu and brought up; their addresses and routes are yours to set \
@@ -47,8 +55,8 @@ add mode tun`), given the --mtu and brought up; their addresses and routes are y
 link MTU are dropped, counted and logged (at most once a second). The link MTU must be at \
 least the TUN MTU.
 
-Counters (packets, bytes saved, drops by reason, context damage, feedback) are printed every \
---stats-interval seconds and in full on exit, on SIGINT/SIGTERM or after --duration. Needs root \
+Counters (packets, bytes saved, drops by reason, context damage, datagrams refused before \
+decompression by reason, feedback) are printed every --stats-interval seconds and in full on exit, on SIGINT/SIGTERM or after --duration. Needs root \
 (CAP_NET_ADMIN; CAP_SYS_ADMIN for --netns-*).
 
 Example, one host:
@@ -56,7 +64,17 @@ Example, one host:
   taroc gateway --tun-a tc0 --netns-a left --tun-b tc0 --netns-b right \\
       --scheme taroc --rate 384 --delay 100 --ber 1e-5 &
   ip -n left address add 10.9.0.1/24 dev tc0; ip -n right address add 10.9.0.2/24 dev tc0
-  ip netns exec right iperf3 -s -D; ip netns exec left iperf3 -c 10.9.0.2 -n 1M";
+  ip netns exec right iperf3 -s -D; ip netns exec left iperf3 -c 10.9.0.2 -n 1M
+
+Example, two hosts (192.0.2.1 and 192.0.2.2):
+  (umask 077; taroc gateway genkey > link.key)   # then copy link.key to the other host
+  taroc gateway --tun tc0 --listen 0.0.0.0:7000 --peer 192.0.2.2:7000 --key link.key";
+
+const GENKEY_ABOUT: &str = "\
+Print a new pre-shared key for the authenticated UDP link: 32 random bytes from the kernel \
+(/dev/urandom) as 64 hexadecimal digits and a newline. Both gateways need the same key file \
+(--key FILE); keep it readable by its owner only, e.g.:
+  (umask 077; taroc gateway genkey > link.key)";
 
 const BENCH_ABOUT: &str = "\
 Measure the gateway with real kernel TCP transfers between two fresh network namespaces.
@@ -150,6 +168,28 @@ fn positive(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses a summary interval: 0 (none) or at least 0.1 s.
+fn stats_interval(text: &str) -> Result<f64, String> {
+    let value = non_negative(text)?;
+    if value == 0.0 || value >= 0.1 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{value} s is below the 0.1 s minimum (0: print only at exit)"
+        ))
+    }
+}
+
+/// Parses a socket buffer size: a byte count from 4K to 1G.
+fn socket_buffer(text: &str) -> Result<u64, String> {
+    let value = byte_count(text)?;
+    if (4 << 10..=1 << 30).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} bytes is outside 4K..=1G"))
+    }
+}
+
 /// Parses `on` / `off`.
 fn on_off(text: &str) -> Result<bool, String> {
     match text {
@@ -190,6 +230,9 @@ pub enum GatewayCommand {
     /// Send or receive a checked TCP byte stream (to test a link through gateways).
     #[command(long_about = TRANSFER_ABOUT)]
     Transfer(TransferArgs),
+    /// Print a new key for the authenticated UDP link (--key FILE).
+    #[command(long_about = GENKEY_ABOUT)]
+    Genkey,
 }
 
 /// The settings of a running gateway.
@@ -218,9 +261,29 @@ pub struct RunArgs {
     /// UDP link: the local address and port to receive frames on.
     #[arg(long, value_name = "ADDR:PORT", help_heading = "UDP link (two hosts)")]
     pub listen: Option<SocketAddr>,
-    /// UDP link: the peer gateway's address and port.
+    /// UDP link: the peer gateway's address and port (where frames go; frames are accepted
+    /// from any address if they authenticate).
     #[arg(long, value_name = "ADDR:PORT", help_heading = "UDP link (two hosts)")]
     pub peer: Option<SocketAddr>,
+    /// UDP link: the pre-shared key file (64 hex digits, from `taroc gateway genkey`), the
+    /// same on both gateways; every frame is authenticated with it.
+    #[arg(long, value_name = "FILE", help_heading = "UDP link (two hosts)")]
+    pub key: Option<PathBuf>,
+    /// UDP link: no authentication: bare frames, accepted from the --peer address (anyone who
+    /// can spoof it can inject packets into the TUN device and poison contexts).
+    #[arg(long, conflicts_with = "key", help_heading = "UDP link (two hosts)")]
+    pub insecure_no_auth: bool,
+    /// UDP link: bytes of authentication tag per frame (both gateways must agree); forging a
+    /// frame succeeds with odds 2^-(8 x BYTES) per try.
+    #[arg(long, value_name = "BYTES", default_value_t = auth::DEFAULT_TAG_LEN as u8,
+          value_parser = clap::value_parser!(u8).range(4..=16),
+          help_heading = "UDP link (two hosts)")]
+    pub tag_len: u8,
+    /// UDP link: receive and send buffer to ask the kernel for (suffixes K, M); the sizes
+    /// granted are printed at start.
+    #[arg(long, value_name = "BYTES", default_value = "4M", value_parser = socket_buffer,
+          help_heading = "UDP link (two hosts)")]
+    pub socket_buffer: u64,
 
     /// Scheme of both directions (one of: none, vj, iphc-twice, iphc, taroc).
     #[arg(long, value_name = "NAME", default_value = "taroc", value_parser = Variant::parse)]
@@ -286,8 +349,9 @@ pub struct RunArgs {
           help_heading = "Link impairments")]
     pub slots: u32,
 
-    /// Print a summary line per direction every this many seconds (0: only at exit).
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = non_negative)]
+    /// Print a summary line per direction every this many seconds (0: only at exit; at least
+    /// 0.1 otherwise).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = stats_interval)]
     pub stats_interval: f64,
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECS", value_parser = positive)]
@@ -336,6 +400,37 @@ impl RunArgs {
             stats_interval: (self.stats_interval > 0.0)
                 .then(|| Duration::from_secs_f64(self.stats_interval)),
             duration: self.duration.map(Duration::from_secs_f64),
+            verbose: true,
+        }
+    }
+
+    /// The authentication of the UDP link these arguments ask for (`None`: none, with a
+    /// warning printed); an error if they ask for none.
+    fn auth(&self) -> Result<Option<AuthConfig>, Error> {
+        match (&self.key, self.insecure_no_auth) {
+            (Some(path), _) => {
+                let (key, warning) = keyfile::read(path)?;
+                if let Some(warning) = warning {
+                    eprintln!("taroc gateway: warning: {warning}");
+                }
+                Ok(Some(AuthConfig {
+                    key,
+                    tag_len: usize::from(self.tag_len),
+                }))
+            }
+            (None, true) => {
+                eprintln!(
+                    "taroc gateway: WARNING: --insecure-no-auth: frames are not authenticated; \
+                     anyone who can send UDP from the peer's address can inject packets into \
+                     the TUN device and corrupt the decompressor's contexts"
+                );
+                Ok(None)
+            }
+            (None, false) => Err(Error::new(
+                "the UDP link authenticates every frame: give --key FILE, the same file on both \
+                 gateways (make one with `(umask 077; taroc gateway genkey > FILE)`), or \
+                 --insecure-no-auth to run without",
+            )),
         }
     }
 }
@@ -428,6 +523,9 @@ pub fn run(args: GatewayArgs) -> ExitCode {
     let result = match args.command {
         Some(GatewayCommand::Bench(bench)) => run_bench(&bench),
         Some(GatewayCommand::Transfer(transfer)) => run_transfer(&transfer),
+        Some(GatewayCommand::Genkey) => keyfile::generate().map(|key| {
+            print!("{}", keyfile::format(&key));
+        }),
         None => run_gateway(&args.run),
     };
     match result {
@@ -471,9 +569,10 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
     let options = args.options();
     match (&args.tun_a, &args.tun_b, &args.tun, &args.peer) {
         (Some(a), Some(b), None, None) => {
-            if args.listen.is_some() {
+            if args.listen.is_some() || args.key.is_some() || args.insecure_no_auth {
                 return Err(Error::new(
-                    "--listen belongs to the UDP mode (--tun, --peer)",
+                    "--listen, --key and --insecure-no-auth belong to the UDP mode (--tun, \
+                     --peer); the emulated link has no UDP link to authenticate",
                 ));
             }
             let config = PipelineConfig {
@@ -512,6 +611,11 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
             let listen = args
                 .listen
                 .ok_or_else(|| Error::new("the UDP mode needs --listen ADDR:PORT"))?;
+            let auth = args.auth()?;
+            let tag = auth.as_ref().map_or_else(
+                || "NOT authenticated".to_owned(),
+                |a| format!("authenticated ({}-byte tags)", a.tag_len),
+            );
             let config = UdpConfig {
                 listen,
                 peer: *peer,
@@ -520,7 +624,10 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
                 tun_mtu: args.mtu as usize,
                 seed: args.seed,
                 verify_checksums: !args.deliver_bad_checksums,
+                auth,
+                socket_buffer: args.socket_buffer as usize,
             };
+            udp::check(&config)?;
             let tun = Tun::open(&TunConfig {
                 name: name.clone(),
                 mtu: args.mtu,
@@ -528,8 +635,8 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
             })?;
             signal::install()?;
             eprintln!(
-                "taroc gateway: {name} <-> UDP {listen} <-> peer {peer}, send {} receive {}, MTU \
-                 {}; SIGINT/SIGTERM to stop",
+                "taroc gateway: {name} <-> UDP {listen} <-> peer {peer}, {tag}, send {} receive \
+                 {}, MTU {}; SIGINT/SIGTERM to stop",
                 variants[0], variants[1], args.mtu
             );
             let report = udp::run_udp(&tun, &config, &stop, &options)?;
@@ -791,6 +898,44 @@ mod tests {
         assert_eq!(byte_count("512K"), Ok(512 << 10));
         assert_eq!(byte_count("7"), Ok(7));
         assert!(byte_count("99999999999G").is_err());
+    }
+
+    #[test]
+    fn udp_mode_needs_a_key_or_the_insecure_flag() {
+        let udp = [
+            "--tun",
+            "t0",
+            "--listen",
+            "127.0.0.1:7000",
+            "--peer",
+            "127.0.0.1:7001",
+        ];
+        let g = parse(&udp).unwrap();
+        let e = run_gateway(&g.run).unwrap_err().to_string();
+        assert!(e.contains("--key FILE") && e.contains("genkey"), "{e}");
+        let with = |extra: &[&str]| {
+            let mut all = udp.to_vec();
+            all.extend_from_slice(extra);
+            parse(&all)
+        };
+        assert!(with(&["--key", "k", "--insecure-no-auth"]).is_err());
+        assert!(with(&["--tag-len", "3"]).is_err() && with(&["--tag-len", "17"]).is_err());
+        assert_eq!(with(&["--tag-len", "16"]).unwrap().run.tag_len, 16);
+        assert_eq!(parse(&[]).unwrap().run.socket_buffer, 4 << 20);
+        assert!(with(&["--socket-buffer", "1K"]).is_err());
+        assert!(with(&["--stats-interval", "0.05"]).is_err());
+        assert!(
+            with(&["--stats-interval", "0"]).is_ok() && with(&["--stats-interval", "0.1"]).is_ok()
+        );
+        let e = run_gateway(&with(&["--key", "/nonexistent/taroc.key"]).unwrap().run)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("reading key file /nonexistent/taroc.key"), "{e}");
+        let g = parse(&["--tun-a", "a", "--tun-b", "b", "--insecure-no-auth"]).unwrap();
+        let e = run_gateway(&g.run).unwrap_err().to_string();
+        assert!(e.contains("belong to the UDP mode"), "{e}");
+        let g = parse(&["genkey"]).unwrap();
+        assert!(matches!(g.command, Some(GatewayCommand::Genkey)));
     }
 
     #[test]

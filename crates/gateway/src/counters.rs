@@ -1,5 +1,11 @@
 //! What the data path counts, per direction: plain integers, updated by the one data-path
 //! thread, printed periodically and on exit.
+//!
+//! Three kinds of loss are kept apart: drops of our own packets and frames (before, on and
+//! after the link: [`Counters::drops`]); context damage (intact frames the decompressor refused
+//! because its context was out of step, [`Counters::context_damage`]); and datagrams refused
+//! *before decompression* on the UDP link ([`Counters::rejected`]: forged, replayed, malformed
+//! and the like), which are not necessarily ours and never touch a codec.
 
 use std::fmt::Write as _;
 
@@ -38,8 +44,12 @@ pub struct Counters {
     pub refused: [u64; 5],
     /// Refusals that are context damage ([`DropReason::is_context_damage`]).
     pub context_damage: u64,
-    /// Datagrams that were not frames of ours (UDP mode: unknown kind byte, empty, other peer).
-    pub foreign_frames: u64,
+    /// UDP datagrams refused before decompression, by reason: they reached neither the
+    /// decompressor nor the compressor's feedback input.
+    pub rejected: Rejected,
+    /// Authenticated frames accepted from a source address other than `--peer` (the peer is
+    /// pinned by its key, not its address; our frames still go to `--peer`).
+    pub other_source: u64,
     /// Packets the decompressor delivered.
     pub delivered: u64,
     /// Their bytes.
@@ -53,10 +63,17 @@ pub struct Counters {
     /// Rebuilt TCP/UDP packets whose checksum fails, which the gateway dropped instead of
     /// delivering (the default): a wrongly rebuilt packet (VJ's after a loss) never leaves it.
     pub checksum_dropped: u64,
+    /// Rebuilt packets longer than the TUN MTU: dropped, not written.
+    pub oversize_rebuilt: u64,
     /// Delivered packets the TUN device refused to take.
     pub tun_write_errors: u64,
     /// Frames the UDP socket failed to send (UDP mode).
     pub send_errors: u64,
+    /// Datagrams sent on the UDP link, feedback included (UDP mode).
+    pub datagrams_sent: u64,
+    /// Bytes the authenticated link's framing added to them beyond the kind byte (sender ids,
+    /// counters, tags): `auth_bytes / datagrams_sent` is its overhead per frame.
+    pub auth_bytes: u64,
     /// CONTEXT_STATE frames the decompressor sent back on the reverse link.
     pub feedback_sent: u64,
     /// Their bytes, with the kind byte.
@@ -103,8 +120,19 @@ impl Counters {
 
     /// Counts a packet the decompressor rebuilt, of `len` bytes, whose TCP/UDP checksum
     /// verifies (`Some(true)`), fails (`Some(false)`) or does not apply (`None`). Returns whether
-    /// it is to be delivered: not if its checksum fails and `verify` is set.
-    pub fn count_rebuilt(&mut self, len: usize, checksum: Option<bool>, verify: bool) -> bool {
+    /// it is to be delivered: not if it is longer than `mtu` (the TUN MTU), nor if its checksum
+    /// fails and `verify` is set.
+    pub fn count_rebuilt(
+        &mut self,
+        len: usize,
+        mtu: usize,
+        checksum: Option<bool>,
+        verify: bool,
+    ) -> bool {
+        if len > mtu {
+            self.oversize_rebuilt += 1;
+            return false;
+        }
         if checksum == Some(false) {
             if verify {
                 self.checksum_dropped += 1;
@@ -122,9 +150,11 @@ impl Counters {
         self.frames_by_kind.iter().sum()
     }
 
-    /// Every drop, whatever the reason (before, on and after the link).
+    /// Every drop of our packets and frames, whatever the reason (before, on and after the
+    /// link); datagrams refused before decompression ([`Counters::rejected`]) are not in it.
     pub fn drops(&self) -> u64 {
         self.oversize_packets
+            + self.oversize_rebuilt
             + self.oversize_frames
             + self.queue_drops
             + self.slot_drops
@@ -153,15 +183,18 @@ impl Counters {
             link_lost,
             link_bit_errors,
             context_damage,
-            foreign_frames,
+            other_source,
             delivered,
             delivered_bytes,
             incorrect_delivered,
             incorrect_undetected,
             checksum_failed,
             checksum_dropped,
+            oversize_rebuilt,
             tun_write_errors,
             send_errors,
+            datagrams_sent,
+            auth_bytes,
             feedback_sent,
             feedback_bytes,
             feedback_received
@@ -172,13 +205,15 @@ impl Counters {
         for (a, b) in self.refused.iter_mut().zip(other.refused) {
             *a += b;
         }
+        self.rejected.add(&other.rejected);
     }
 
-    /// One line: the counters that matter at a glance.
+    /// One line: the counters that matter at a glance. Datagrams refused before decompression
+    /// are shown apart from drops and context damage, with their reasons when there are any.
     pub fn summary(&self) -> String {
-        format!(
+        let mut line = format!(
             "in {} pkts {} B, saved {} B, delivered {}, drops {} (link {}, queue {}, ctx damage {}), \
-             incorrect {}",
+             refused before decompression {}",
             self.packets_in,
             self.bytes_in,
             self.bytes_saved,
@@ -187,8 +222,128 @@ impl Counters {
             self.link_lost + self.link_bit_errors,
             self.queue_drops,
             self.context_damage,
-            self.incorrect_delivered
-        )
+            self.rejected.total(),
+        );
+        let reasons: Vec<String> = Rejection::ALL
+            .iter()
+            .filter(|&&r| self.rejected.get(r) > 0)
+            .map(|&r| format!("{} {}", r.name(), self.rejected.get(r)))
+            .collect();
+        if !reasons.is_empty() {
+            let _ = write!(line, " ({})", reasons.join(", "));
+        }
+        let _ = write!(line, ", incorrect {}", self.incorrect_delivered);
+        line
+    }
+}
+
+/// Why a UDP datagram was refused before decompression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejection {
+    /// Too short for its form, or a first byte that is no frame kind.
+    Malformed,
+    /// Longer than the link MTU plus the framing overhead.
+    Oversize,
+    /// A long-form frame whose tag does not verify.
+    Forged,
+    /// A short-form frame whose tag does not verify with the peer we know (forged, or sent by
+    /// a peer we have not yet heard a long-form frame from), or that came before any long one.
+    Unsynced,
+    /// An authentic frame whose counter was seen already or is older than the replay window,
+    /// or a new sender's frame whose counter is not above the newest accepted.
+    Replayed,
+    /// An authentic frame carrying our own sender id: one of ours, sent back to us.
+    Reflected,
+    /// `--insecure-no-auth` only: a datagram from an address other than `--peer`.
+    Foreign,
+}
+
+impl Rejection {
+    /// Every reason, in counting order.
+    pub const ALL: [Rejection; 7] = [
+        Rejection::Malformed,
+        Rejection::Oversize,
+        Rejection::Forged,
+        Rejection::Unsynced,
+        Rejection::Replayed,
+        Rejection::Reflected,
+        Rejection::Foreign,
+    ];
+
+    /// A short name, for summaries and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rejection::Malformed => "malformed",
+            Rejection::Oversize => "oversize",
+            Rejection::Forged => "forged",
+            Rejection::Unsynced => "unsynced",
+            Rejection::Replayed => "replayed",
+            Rejection::Reflected => "reflected",
+            Rejection::Foreign => "foreign",
+        }
+    }
+}
+
+/// Datagrams refused before decompression, one count per [`Rejection`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Rejected {
+    /// [`Rejection::Malformed`].
+    pub malformed: u64,
+    /// [`Rejection::Oversize`].
+    pub oversize: u64,
+    /// [`Rejection::Forged`].
+    pub forged: u64,
+    /// [`Rejection::Unsynced`].
+    pub unsynced: u64,
+    /// [`Rejection::Replayed`].
+    pub replayed: u64,
+    /// [`Rejection::Reflected`].
+    pub reflected: u64,
+    /// [`Rejection::Foreign`].
+    pub foreign: u64,
+}
+
+impl Rejected {
+    fn slot(&mut self, reason: Rejection) -> &mut u64 {
+        match reason {
+            Rejection::Malformed => &mut self.malformed,
+            Rejection::Oversize => &mut self.oversize,
+            Rejection::Forged => &mut self.forged,
+            Rejection::Unsynced => &mut self.unsynced,
+            Rejection::Replayed => &mut self.replayed,
+            Rejection::Reflected => &mut self.reflected,
+            Rejection::Foreign => &mut self.foreign,
+        }
+    }
+
+    /// Counts one datagram refused for `reason`.
+    pub fn count(&mut self, reason: Rejection) {
+        *self.slot(reason) += 1;
+    }
+
+    /// The count for `reason`.
+    pub fn get(&self, reason: Rejection) -> u64 {
+        match reason {
+            Rejection::Malformed => self.malformed,
+            Rejection::Oversize => self.oversize,
+            Rejection::Forged => self.forged,
+            Rejection::Unsynced => self.unsynced,
+            Rejection::Replayed => self.replayed,
+            Rejection::Reflected => self.reflected,
+            Rejection::Foreign => self.foreign,
+        }
+    }
+
+    /// Every refused datagram.
+    pub fn total(&self) -> u64 {
+        Rejection::ALL.iter().map(|&r| self.get(r)).sum()
+    }
+
+    /// Adds `other` to these counts.
+    pub fn add(&mut self, other: &Rejected) {
+        for reason in Rejection::ALL {
+            *self.slot(reason) += other.get(reason);
+        }
     }
 }
 
@@ -223,9 +378,17 @@ pub fn table(labels: &[&str], columns: &[&Counters]) -> String {
         });
     }
     row("context damage", &|c| c.context_damage.to_string());
-    row("foreign frames", &|c| c.foreign_frames.to_string());
+    row("drop oversize rebuilt", &|c| c.oversize_rebuilt.to_string());
+    for reason in Rejection::ALL {
+        row(&format!("rejected {}", reason.name()), &|c| {
+            c.rejected.get(reason).to_string()
+        });
+    }
+    row("from other source", &|c| c.other_source.to_string());
     row("tun write errors", &|c| c.tun_write_errors.to_string());
     row("udp send errors", &|c| c.send_errors.to_string());
+    row("udp datagrams sent", &|c| c.datagrams_sent.to_string());
+    row("auth bytes", &|c| c.auth_bytes.to_string());
     row("checksum dropped", &|c| c.checksum_dropped.to_string());
     row("checksum failed", &|c| c.checksum_failed.to_string());
     row("incorrect delivered", &|c| {
@@ -284,5 +447,36 @@ mod tests {
         assert_eq!(total.refused.iter().sum::<u64>(), 4);
         let text = table(&["a->b"], &[&total]);
         assert!(text.contains("context damage") && text.contains("a->b"));
+        assert!(c
+            .summary()
+            .contains("refused before decompression 0, incorrect 0"));
+    }
+
+    #[test]
+    fn rejections_are_counted_apart_from_drops_and_context_damage() {
+        let mut c = Counters::default();
+        c.rejected.count(Rejection::Forged);
+        c.rejected.count(Rejection::Forged);
+        c.rejected.count(Rejection::Replayed);
+        assert!(!c.count_rebuilt(1501, 1500, Some(true), true));
+        assert!(c.count_rebuilt(1500, 1500, None, true));
+        assert_eq!((c.rejected.total(), c.drops(), c.context_damage), (3, 1, 0));
+        assert_eq!((c.oversize_rebuilt, c.delivered), (1, 1));
+        let line = c.summary();
+        assert!(
+            line.contains("refused before decompression 3 (forged 2, replayed 1)"),
+            "{line}"
+        );
+        let mut total = Counters::default();
+        total.add(&c);
+        total.add(&c);
+        assert_eq!(total.rejected.forged, 4);
+        assert_eq!(total.rejected.total(), 6);
+        for reason in Rejection::ALL {
+            let mut r = Rejected::default();
+            r.count(reason);
+            assert_eq!((r.get(reason), r.total()), (1, 1), "{}", reason.name());
+        }
+        assert!(table(&["receive"], &[&c]).contains("rejected forged"));
     }
 }

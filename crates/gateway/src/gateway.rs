@@ -171,6 +171,7 @@ fn log_incorrect(
 #[derive(Debug)]
 struct Codec {
     verify_checksums: bool,
+    tun_mtu: usize,
     last_incorrect_log: Option<u64>,
     compressor: AnyCompressor,
     decompressor: AnyDecompressor,
@@ -270,7 +271,8 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
             let c = &mut this.counters;
             let checksum = transport_checksum_ok(&this.rebuilt);
             // A packet the gateway drops still lets the decompressor's feedback go below.
-            if c.count_rebuilt(this.rebuilt.len(), checksum, this.verify_checksums) {
+            let (len, mtu) = (this.rebuilt.len(), this.tun_mtu);
+            if c.count_rebuilt(len, mtu, checksum, this.verify_checksums) {
                 if let Some(original) = original.filter(|o| *o != &this.rebuilt[..]) {
                     c.incorrect_delivered += 1;
                     if checksum != Some(false) {
@@ -367,6 +369,7 @@ impl Pipeline {
             Direction {
                 codec: Codec {
                     verify_checksums: config.verify_checksums,
+                    tun_mtu: config.tun_mtu,
                     last_incorrect_log: None,
                     compressor: config.variants[d].compressor(),
                     decompressor: config.variants[d].decompressor(),
@@ -575,6 +578,9 @@ pub struct LoopOptions {
     pub stats_interval: Option<Duration>,
     /// Stop after this long.
     pub duration: Option<Duration>,
+    /// Print what the loop learns at start to standard error (UDP: the socket buffer sizes
+    /// the kernel granted, the sender id).
+    pub verbose: bool,
 }
 
 /// The bookkeeping every event loop makes each turn: when to stop (the stop flag, SIGINT or
@@ -618,7 +624,7 @@ impl Schedule {
             if now >= at {
                 for (d, label) in self.labels.iter().enumerate() {
                     eprintln!(
-                        "taroc gateway [{:.0} s] {label}: {}",
+                        "taroc gateway [{:.1} s] {label}: {}",
                         now as f64 / 1e9,
                         counters(d).summary()
                     );

@@ -332,6 +332,10 @@ pub fn run(scenario: &Scenario) -> Result<Outcome, Error> {
             };
             let (addr_a, addr_b) = (local(&socket_a)?, local(&socket_b)?);
             let [forward, reverse] = scenario.variants.clone();
+            let auth = crate::auth::AuthConfig {
+                key: crate::keyfile::generate()?,
+                tag_len: crate::auth::DEFAULT_TAG_LEN,
+            };
             let udp = |listen, peer, variants, seed| UdpConfig {
                 listen,
                 peer,
@@ -340,6 +344,8 @@ pub fn run(scenario: &Scenario) -> Result<Outcome, Error> {
                 tun_mtu: scenario.tun_mtu as usize,
                 seed,
                 verify_checksums: true,
+                auth: Some(auth.clone()),
+                socket_buffer: udp::DEFAULT_SOCKET_BUFFER,
             };
             let config_a = udp(
                 addr_a,

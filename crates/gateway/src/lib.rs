@@ -8,23 +8,28 @@
 //!   each original packet beside its frame on the link, so it judges every delivery exactly
 //!   (the `incorrect_delivered` counter).
 //! - **UDP** (two hosts): one TUN device, frames travel in UDP datagrams to a peer gateway
-//!   ([`udp`]); the same impairments can be applied on send.
+//!   ([`udp`]); the same impairments can be applied on send. Every frame is authenticated
+//!   under a pre-shared key unless `--insecure-no-auth`.
 //!
 //! Modules: [`tun`] opens TUN devices; [`netns`] enters network namespaces; [`link`] is the
 //! emulated link; [`gateway`] is the data path (TUN → compress → link → decompress → TUN) and
-//! its event loop; [`udp`] the UDP transport; [`counters`] what the data path counts; [`signal`]
+//! its event loop; [`udp`] the UDP transport, [`auth`] its authentication, [`keyfile`] its keys,
+//! [`socket`] its socket's buffer sizes; [`counters`] what the data path counts; [`signal`]
 //! SIGINT/SIGTERM; [`harness`] builds two namespaces around the gateway and runs real kernel TCP
 //! transfers ([`transfer`]) through it; [`mod@bench`] measures goodput and forwarding speed;
-//! [`args`] is the `taroc gateway` command line (the gateway, `bench`, `transfer`).
+//! [`args`] is the `taroc gateway` command line (the gateway, `bench`, `transfer`, `genkey`).
 //!
 //! ## Dependencies, and why
 //! - `libc`: the TUN ioctls (`TUNSETIFF`, `SIOCSIFMTU`, `SIOCSIFFLAGS`), `setns`, `ppoll`,
 //!   `sigaction` and thread CPU time. A TUN crate would wrap the same two ioctls and bring an
-//!   async runtime or a builder we do not need; the `unsafe` stays in four small modules
-//!   ([`tun`], [`netns`], [`signal`], [`gateway`]'s `ppoll`/CPU clock), each block with a SAFETY
-//!   comment.
+//!   async runtime or a builder we do not need; the `unsafe` stays in five small modules
+//!   ([`tun`], [`netns`], [`signal`], [`gateway`]'s `ppoll`/CPU clock, [`socket`]'s
+//!   `setsockopt`/`getsockopt`), each block with a SAFETY comment.
 //! - `rand_chacha`: the seeded, portable random streams of the link model (as `taroc eval`).
 //! - `clap`: the command line (as `taroc eval`); `serde`/`serde_json`: the `--json` records.
+//! - `blake3`: the MAC of the authenticated UDP link (keyed hash, key derivation, extendable
+//!   output for the tag length); `constant_time_eq` (already one of blake3's) compares tags in
+//!   constant time. No hand-written cryptography.
 //!
 //! The data path is one thread with `ppoll` over the file descriptors (no async runtime): at the
 //! rates header compression is for, one core forwards far more than the link carries, and one
@@ -37,13 +42,16 @@ use std::fmt;
 use std::io;
 
 pub mod args;
+pub mod auth;
 pub mod bench;
 pub mod counters;
 pub mod gateway;
 pub mod harness;
+pub mod keyfile;
 pub mod link;
 pub mod netns;
 pub mod signal;
+pub mod socket;
 pub mod transfer;
 pub mod tun;
 pub mod udp;

@@ -1,44 +1,62 @@
 //! The UDP transport: one TUN device, and frames to and from a peer gateway in UDP datagrams.
 //!
-//! A datagram is one frame: one byte of [`FrameKind`] ([`FrameKind::to_byte`]) and the frame.
+//! A datagram is one frame. By default every frame is authenticated ([`crate::auth`]: kind
+//! byte, sender id or counter bits, the frame, a tag under the pre-shared key), and only an
+//! authentic, fresh frame of the peer is accepted, whatever address it comes from (the peer is
+//! pinned by its key; frames from another address are counted, `other_source`; ours still go
+//! to the configured peer). With `auth: None` (`--insecure-no-auth`) a datagram is one byte of
+//! [`FrameKind`] ([`FrameKind::to_byte`]) and the frame, accepted if it comes from the peer's
+//! address. Either way a refused datagram reaches neither the decompressor nor the
+//! compressor's feedback input, and is counted by reason ([`Counters::rejected`]), as is one
+//! longer than the link MTU plus the framing.
+//!
 //! The "send" direction compresses packets read from the TUN device and sends their frames to
 //! the peer, through an emulated link ([`crate::link`]) when impairments are configured, so a
 //! real link can be made worse on purpose; the "receive" direction decompresses the peer's
-//! frames and writes the packets into the TUN device. CONTEXT_STATE frames from the peer go to
-//! our compressor; our decompressor's feedback goes to the peer (through the same impaired
-//! send path). Datagrams from any address but the peer's are ignored and counted.
+//! frames and writes the packets into the TUN device (not those longer than the TUN MTU).
+//! CONTEXT_STATE frames from the peer go to our compressor; our decompressor's feedback goes to
+//! the peer (through the same impaired send path).
+//!
+//! [`Endpoint`] is this data path without I/O (tests and benchmarks drive it); [`run_udp`] and
+//! [`run_udp_on`] are the event loop around it.
 //!
 //! There is no oracle here (the original packets are on the other host): the receive direction
 //! counts delivered TCP/UDP packets whose checksum fails instead (`checksum_failed`), the check
 //! the receiving host's stack will make.
 
 use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd as _;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use taroc_core::variant::Variant;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
-use crate::counters::Counters;
+use crate::auth::{AuthConfig, Opener, Sealer, LONG_HEADER};
+use crate::counters::{Counters, Rejection};
 use crate::gateway::{
     self, thread_cpu_time, transport_checksum_ok, wait_readable, Clock, DropLog, LoopOptions,
     RunReport, Schedule, READ_BUFFER,
 };
 use crate::link::{Fate, Link, LinkConfig, LinkDrop};
+use crate::socket::size_buffers;
 use crate::tun::Tun;
-use crate::Error;
+use crate::{keyfile, Error};
 
 /// Labels of the two directions of a UDP gateway.
 pub const DIRECTIONS: [&str; 2] = ["send", "receive"];
 
-/// Writes a frame as a datagram: its kind byte, then its bytes.
+/// The socket buffer size asked for unless `--socket-buffer` says otherwise, bytes.
+pub const DEFAULT_SOCKET_BUFFER: usize = 4 << 20;
+
+/// Writes a frame as an unauthenticated datagram: its kind byte, then its bytes.
 pub fn encode_frame(kind: FrameKind, frame: &[u8], out: &mut Vec<u8>) {
     out.clear();
     out.push(kind.to_byte());
     out.extend_from_slice(frame);
 }
 
-/// Reads a datagram as a frame, if its first byte is a frame kind.
+/// Reads an unauthenticated datagram as a frame, if its first byte is a frame kind.
 pub fn decode_frame(datagram: &[u8]) -> Option<(FrameKind, &[u8])> {
     let (&byte, frame) = datagram.split_first()?;
     Some((FrameKind::from_byte(byte)?, frame))
@@ -56,19 +74,125 @@ pub struct UdpConfig {
     pub variants: [Variant; 2],
     /// Impairments applied to what we send (a transparent link sends at once).
     pub link: LinkConfig,
-    /// The TUN MTU: longer packets are refused.
+    /// The TUN MTU: longer packets are refused, read or rebuilt.
     pub tun_mtu: usize,
     /// Seed of the impairments' random streams.
     pub seed: u64,
     /// Whether a rebuilt TCP/UDP packet whose checksum fails is dropped (true) or delivered.
     pub verify_checksums: bool,
+    /// The key and tag length every frame is authenticated with; `None` sends and accepts
+    /// frames without authentication (`--insecure-no-auth`).
+    pub auth: Option<AuthConfig>,
+    /// SO_RCVBUF and SO_SNDBUF to ask the kernel for, bytes.
+    pub socket_buffer: usize,
 }
 
-struct UdpPath {
+/// Checks the settings of a UDP gateway.
+pub fn check(config: &UdpConfig) -> Result<(), Error> {
+    config.link.check()?;
+    if config.link.mtu < config.tun_mtu {
+        return Err(Error::new(format!(
+            "link MTU {} is below the TUN MTU {}: a packet the compressor cannot shrink would \
+             not fit the link",
+            config.link.mtu, config.tun_mtu
+        )));
+    }
+    if let Some(auth) = &config.auth {
+        auth.check().map_err(Error::new)?;
+    }
+    let (listen, peer) = (config.listen, config.peer);
+    if listen.is_ipv4() != peer.is_ipv4() {
+        let hint = match peer {
+            SocketAddr::V4(v4) => format!(
+                "listen on an IPv4 address (e.g. 0.0.0.0:{}), or give the peer as \
+                 [::ffff:{}]:{} (how an IPv6 socket sees IPv4 hosts)",
+                listen.port(),
+                v4.ip(),
+                v4.port()
+            ),
+            SocketAddr::V6(_) => format!("listen on an IPv6 address (e.g. [::]:{})", listen.port()),
+        };
+        return Err(Error::new(format!(
+            "--listen {listen} and --peer {peer} are of different address families, so no \
+             frame could pass: {hint}"
+        )));
+    }
+    Ok(())
+}
+
+/// How datagrams carry frames.
+#[derive(Debug)]
+enum Framing {
+    /// A kind byte and the frame; only the source address is checked.
+    Insecure,
+    /// [`crate::auth`]'s framing.
+    Authenticated {
+        sealer: Box<Sealer>,
+        opener: Box<Opener>,
+    },
+}
+
+impl Framing {
+    fn seal(&mut self, now: u64, kind: FrameKind, frame: &[u8], out: &mut Vec<u8>) {
+        match self {
+            Framing::Insecure => encode_frame(kind, frame, out),
+            Framing::Authenticated { sealer, .. } => sealer.seal(now, kind, frame, out),
+        }
+    }
+
+    fn open<'a>(
+        &mut self,
+        from: SocketAddr,
+        peer: SocketAddr,
+        max_frame: usize,
+        datagram: &'a [u8],
+    ) -> Result<(FrameKind, &'a [u8]), Rejection> {
+        match self {
+            Framing::Authenticated { opener, .. } => opener.open(datagram),
+            Framing::Insecure => {
+                if from != peer {
+                    return Err(Rejection::Foreign);
+                }
+                let (kind, frame) = decode_frame(datagram).ok_or(Rejection::Malformed)?;
+                if frame.len() > max_frame {
+                    return Err(Rejection::Oversize);
+                }
+                Ok((kind, frame))
+            }
+        }
+    }
+}
+
+/// Seals `frame` into `datagram` and sends it, counting in `counters` (the send direction's).
+#[allow(clippy::too_many_arguments)]
+fn send_frame<S: FnMut(&[u8]) -> bool>(
+    framing: &mut Framing,
+    datagram: &mut Vec<u8>,
+    counters: &mut Counters,
+    now: u64,
+    kind: FrameKind,
+    frame: &[u8],
+    send: &mut S,
+) {
+    framing.seal(now, kind, frame, datagram);
+    counters.datagrams_sent += 1;
+    counters.auth_bytes += (datagram.len() - frame.len() - 1) as u64;
+    if !send(datagram) {
+        counters.send_errors += 1;
+    }
+}
+
+/// The data path of one UDP gateway, without I/O: packets from the TUN device in, datagrams
+/// out through `send`; datagrams in, packets out through `write`. Both return false when the
+/// socket or device refused.
+#[derive(Debug)]
+pub struct Endpoint {
     compressor: AnyCompressor,
     decompressor: AnyDecompressor,
     link: Link,
     transparent: bool,
+    framing: Framing,
+    peer: SocketAddr,
     frame: Vec<u8>,
     rebuilt: Vec<u8>,
     feedback: Vec<u8>,
@@ -76,21 +200,57 @@ struct UdpPath {
     counters: [Counters; 2],
     log: DropLog,
     tun_mtu: usize,
+    link_mtu: usize,
     verify_checksums: bool,
 }
 
-impl UdpPath {
-    /// Sends one datagram now, counting a failure.
-    fn send_datagram(&mut self, socket: &UdpSocket, peer: SocketAddr, kind: FrameKind) {
-        let frame = if kind == FrameKind::ContextState {
-            &self.feedback
-        } else {
-            &self.frame
+impl Endpoint {
+    /// A gateway with fresh codecs. With authentication, its frames carry sender id
+    /// `sender_id` (random per start) and counters from `first_counter` (the wall clock at
+    /// start, ns since the UNIX epoch); without, both are unused.
+    pub fn new(config: &UdpConfig, sender_id: u64, first_counter: u64) -> Result<Endpoint, Error> {
+        check(config)?;
+        let link_mtu = config.link.mtu;
+        let framing = match &config.auth {
+            None => Framing::Insecure,
+            Some(auth) => Framing::Authenticated {
+                sealer: Box::new(Sealer::new(auth, sender_id, first_counter)),
+                opener: Box::new(Opener::new(auth, sender_id, link_mtu)),
+            },
         };
-        encode_frame(kind, frame, &mut self.datagram);
-        if socket.send_to(&self.datagram, peer).is_err() {
-            self.counters[0].send_errors += 1;
-        }
+        Ok(Endpoint {
+            compressor: config.variants[0].compressor(),
+            decompressor: config.variants[1].decompressor(),
+            transparent: config.link.is_transparent(),
+            link: Link::new(config.link.clone(), config.seed, 0, config.tun_mtu),
+            framing,
+            peer: config.peer,
+            frame: Vec::with_capacity(link_mtu.max(config.tun_mtu) + 64),
+            rebuilt: Vec::with_capacity(READ_BUFFER),
+            feedback: Vec::with_capacity(READ_BUFFER),
+            datagram: Vec::with_capacity(READ_BUFFER + LONG_HEADER + 16),
+            counters: [Counters::default(), Counters::default()],
+            log: DropLog::default(),
+            tun_mtu: config.tun_mtu,
+            link_mtu,
+            verify_checksums: config.verify_checksums,
+        })
+    }
+
+    /// The counters of the send and receive directions.
+    pub fn counters(&self) -> &[Counters; 2] {
+        &self.counters
+    }
+
+    /// When the emulated link next has something to do (ns), if any.
+    pub fn next_event(&self) -> Option<u64> {
+        self.link.next_event()
+    }
+
+    /// Counts an error the socket reported on receiving: an ICMP error of an earlier send
+    /// (the peer not up yet), so counted as a send error.
+    pub fn count_receive_error(&mut self) {
+        self.counters[0].send_errors += 1;
     }
 
     /// Starts what the link's transmitter may start by `now` (compressing packets then).
@@ -106,7 +266,8 @@ impl UdpPath {
         );
     }
 
-    fn on_tun_packet(&mut self, socket: &UdpSocket, peer: SocketAddr, now: u64, packet: &[u8]) {
+    /// A packet read from the TUN device at `now` (ns).
+    pub fn packet<S: FnMut(&[u8]) -> bool>(&mut self, now: u64, packet: &[u8], send: &mut S) {
         let c = &mut self.counters[0];
         c.packets_in += 1;
         c.bytes_in += packet.len() as u64;
@@ -127,30 +288,52 @@ impl UdpPath {
         }
         self.compressor.set_time(Duration::from_nanos(now));
         let kind = self.compressor.compress(packet, &mut self.frame);
-        self.counters[0].count_frame(kind, packet.len(), self.frame.len());
-        if self.frame.len() > self.link.config().mtu {
-            self.counters[0].count_link_drop(LinkDrop::Oversize);
-            let count = self.counters[0].oversize_frames;
-            let mtu = self.link.config().mtu;
-            self.log
-                .oversize(now, DIRECTIONS[0], true, self.frame.len(), mtu, count);
+        let c = &mut self.counters[0];
+        c.count_frame(kind, packet.len(), self.frame.len());
+        if self.frame.len() > self.link_mtu {
+            c.count_link_drop(LinkDrop::Oversize);
+            let count = c.oversize_frames;
+            self.log.oversize(
+                now,
+                DIRECTIONS[0],
+                true,
+                self.frame.len(),
+                self.link_mtu,
+                count,
+            );
             return;
         }
-        self.send_datagram(socket, peer, kind);
+        send_frame(
+            &mut self.framing,
+            &mut self.datagram,
+            c,
+            now,
+            kind,
+            &self.frame,
+            send,
+        );
     }
 
-    fn on_datagram(
+    /// A datagram received at `now` (ns) from `from`.
+    pub fn datagram<S: FnMut(&[u8]) -> bool, W: FnMut(&[u8]) -> bool>(
         &mut self,
-        socket: &UdpSocket,
-        peer: SocketAddr,
-        tun: &Tun,
         now: u64,
+        from: SocketAddr,
         datagram: &[u8],
+        send: &mut S,
+        write: &mut W,
     ) {
-        let Some((kind, frame)) = decode_frame(datagram) else {
-            self.counters[1].foreign_frames += 1;
-            return;
+        let opened = self.framing.open(from, self.peer, self.link_mtu, datagram);
+        let (kind, frame) = match opened {
+            Ok(frame) => frame,
+            Err(reason) => {
+                self.counters[1].rejected.count(reason);
+                return;
+            }
         };
+        if from != self.peer {
+            self.counters[1].other_source += 1;
+        }
         if kind == FrameKind::ContextState {
             self.compressor.handle_feedback(frame);
             self.counters[0].feedback_received += 1;
@@ -162,13 +345,15 @@ impl UdpPath {
             Err(reason) => c.count_refusal(reason),
             Ok(()) => {
                 let checksum = transport_checksum_ok(&self.rebuilt);
-                if c.count_rebuilt(self.rebuilt.len(), checksum, self.verify_checksums)
-                    && tun.write(&self.rebuilt).is_err()
+                let len = self.rebuilt.len();
+                if c.count_rebuilt(len, self.tun_mtu, checksum, self.verify_checksums)
+                    && !write(&self.rebuilt)
                 {
                     c.tun_write_errors += 1;
                 }
             }
         }
+        // Bounded: a decompressor has a little feedback per frame at most.
         for _ in 0..8 {
             if !self.decompressor.take_feedback(&mut self.feedback) {
                 break;
@@ -176,7 +361,15 @@ impl UdpPath {
             self.counters[1].feedback_sent += 1;
             self.counters[1].feedback_bytes += self.feedback.len() as u64 + 1;
             if self.transparent {
-                self.send_datagram(socket, peer, FrameKind::ContextState);
+                send_frame(
+                    &mut self.framing,
+                    &mut self.datagram,
+                    &mut self.counters[0],
+                    now,
+                    FrameKind::ContextState,
+                    &self.feedback,
+                    send,
+                );
             } else if let Err(drop) = self.link.offer(now, &self.feedback, true) {
                 self.counters[0].count_link_drop(drop);
             }
@@ -184,8 +377,8 @@ impl UdpPath {
         self.pump(now);
     }
 
-    /// Sends what the link has let through by `now`.
-    fn drain_link(&mut self, socket: &UdpSocket, peer: SocketAddr, now: u64) {
+    /// Sends what the emulated link has let through by `now`.
+    pub fn poll<S: FnMut(&[u8]) -> bool>(&mut self, now: u64, send: &mut S) {
         self.pump(now);
         for _ in 0..4096 {
             let Some(arrival) = self.link.receive(now) else {
@@ -195,12 +388,26 @@ impl UdpPath {
                 self.counters[0].count_link_fate(arrival.fate);
                 continue;
             }
-            encode_frame(arrival.kind, arrival.frame, &mut self.datagram);
-            if socket.send_to(&self.datagram, peer).is_err() {
-                self.counters[0].send_errors += 1;
-            }
+            send_frame(
+                &mut self.framing,
+                &mut self.datagram,
+                &mut self.counters[0],
+                now,
+                arrival.kind,
+                arrival.frame,
+                send,
+            );
         }
     }
+}
+
+/// Nanoseconds since the UNIX epoch, by the wall clock: the first counter of an
+/// authenticated sender.
+pub fn wall_clock_ns() -> Result<u64, Error> {
+    let since = SystemTime::now().duration_since(UNIX_EPOCH).map_err(|_| {
+        Error::new("the system clock is before 1970; the authenticated link counts from it")
+    })?;
+    Ok(since.as_nanos() as u64)
 }
 
 /// Runs a UDP gateway on `tun` until `stop` is set, SIGINT/SIGTERM arrives (once
@@ -217,20 +424,8 @@ pub fn run_udp(
     run_udp_on(tun, socket, config, stop, options)
 }
 
-/// Checks the settings of a UDP gateway.
-pub fn check(config: &UdpConfig) -> Result<(), Error> {
-    config.link.check()?;
-    if config.link.mtu < config.tun_mtu {
-        return Err(Error::new(format!(
-            "link MTU {} is below the TUN MTU {}: a packet the compressor cannot shrink would \
-             not fit the link",
-            config.link.mtu, config.tun_mtu
-        )));
-    }
-    Ok(())
-}
-
-/// [`run_udp`] on a socket already bound (`config.listen` is not used).
+/// [`run_udp`] on a socket already bound (`config.listen` is not used). Sizes the socket's
+/// buffers (`config.socket_buffer`); with `options.verbose`, prints what the kernel granted.
 pub fn run_udp_on(
     tun: &Tun,
     socket: UdpSocket,
@@ -242,30 +437,36 @@ pub fn run_udp_on(
     socket
         .set_nonblocking(true)
         .map_err(|e| Error::io("making the UDP socket non-blocking", e))?;
-    let peer = config.peer;
-    let mut path = UdpPath {
-        compressor: config.variants[0].compressor(),
-        decompressor: config.variants[1].decompressor(),
-        transparent: config.link.is_transparent(),
-        link: Link::new(config.link.clone(), config.seed, 0, config.tun_mtu),
-        frame: Vec::with_capacity(config.link.mtu.max(config.tun_mtu) + 64),
-        rebuilt: Vec::with_capacity(READ_BUFFER),
-        feedback: Vec::with_capacity(READ_BUFFER),
-        datagram: Vec::with_capacity(READ_BUFFER + 1),
-        counters: [Counters::default(), Counters::default()],
-        log: DropLog::default(),
-        tun_mtu: config.tun_mtu,
-        verify_checksums: config.verify_checksums,
+    let buffers = size_buffers(&socket, config.socket_buffer)?;
+    let (sender_id, first_counter) = match config.auth {
+        Some(_) => (keyfile::random_u64()?, wall_clock_ns()?),
+        None => (0, 0),
     };
+    if options.verbose {
+        eprintln!(
+            "taroc gateway: UDP socket buffers granted: receive {} B, send {} B (asked for {} \
+             B; the kernel reports twice the usable size){}",
+            buffers.receive,
+            buffers.send,
+            config.socket_buffer,
+            match config.auth {
+                Some(_) => format!("; sender id {sender_id:016x}"),
+                None => String::new(),
+            }
+        );
+    }
+    let mut endpoint = Endpoint::new(config, sender_id, first_counter)?;
+    let peer = config.peer;
+    let mut send = |datagram: &[u8]| socket.send_to(datagram, peer).is_ok();
+    let mut write = |packet: &[u8]| tun.write(packet).is_ok();
     let clock = Clock::start();
     let cpu_start = thread_cpu_time();
     let mut buffer = vec![0u8; READ_BUFFER];
     let mut schedule = Schedule::new(options, DIRECTIONS);
-    use std::os::fd::AsRawFd;
     loop {
         let now = clock.now();
-        let counters = |d: usize| path.counters[d].clone();
-        let Some(sleep) = schedule.turn(now, stop, counters, path.link.next_event()) else {
+        let counters = |d: usize| endpoint.counters()[d].clone();
+        let Some(sleep) = schedule.turn(now, stop, counters, endpoint.next_event()) else {
             break;
         };
         let revents = wait_readable([tun.raw_fd(), socket.as_raw_fd()], sleep)?;
@@ -275,7 +476,7 @@ pub fn run_udp_on(
         if revents[0] & libc::POLLIN != 0 {
             for _ in 0..64 {
                 match tun.read(&mut buffer) {
-                    Ok(Some(n)) => path.on_tun_packet(&socket, peer, clock.now(), &buffer[..n]),
+                    Ok(Some(n)) => endpoint.packet(clock.now(), &buffer[..n], &mut send),
                     Ok(None) => break,
                     Err(e) => return Err(Error::io(format!("reading from {}", tun.name()), e)),
                 }
@@ -284,20 +485,20 @@ pub fn run_udp_on(
         if revents[1] & (libc::POLLIN | libc::POLLERR) != 0 {
             for _ in 0..64 {
                 match socket.recv_from(&mut buffer) {
-                    Ok((n, from)) if from == peer => {
-                        path.on_datagram(&socket, peer, tun, clock.now(), &buffer[..n])
+                    // A datagram longer than the buffer arrives cut to its length: oversize.
+                    Ok((n, from)) => {
+                        endpoint.datagram(clock.now(), from, &buffer[..n], &mut send, &mut write)
                     }
-                    Ok(_) => path.counters[1].foreign_frames += 1,
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                     // ICMP errors of earlier sends (peer not up yet) surface here: not fatal.
-                    Err(_) => path.counters[0].send_errors += 1,
+                    Err(_) => endpoint.count_receive_error(),
                 }
             }
         }
-        path.drain_link(&socket, peer, clock.now());
+        endpoint.poll(clock.now(), &mut send);
     }
     Ok(RunReport {
-        counters: path.counters.clone(),
+        counters: endpoint.counters().clone(),
         cpu: thread_cpu_time().saturating_sub(cpu_start),
         wall: Duration::from_nanos(clock.now()),
     })
@@ -306,6 +507,8 @@ pub fn run_udp_on(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::{Key, DEFAULT_TAG_LEN, SHORT_HEADER};
+    use taroc_core::Scheme;
 
     #[test]
     fn frames_carry_their_kind_byte() {
@@ -316,5 +519,191 @@ mod tests {
         }
         assert_eq!(decode_frame(&[]), None);
         assert_eq!(decode_frame(&[200, 1]), None);
+    }
+
+    fn config(listen: &str, peer: &str, auth: bool) -> UdpConfig {
+        UdpConfig {
+            listen: listen.parse().unwrap(),
+            peer: peer.parse().unwrap(),
+            variants: [Variant::of(Scheme::Taroc), Variant::of(Scheme::Taroc)],
+            link: LinkConfig {
+                mtu: 1500,
+                ..LinkConfig::default()
+            },
+            tun_mtu: 1500,
+            seed: 1,
+            verify_checksums: true,
+            auth: auth.then(|| AuthConfig {
+                key: Key::from_bytes([3; 32]),
+                tag_len: DEFAULT_TAG_LEN,
+            }),
+            socket_buffer: DEFAULT_SOCKET_BUFFER,
+        }
+    }
+
+    #[test]
+    fn address_families_must_match() {
+        assert!(check(&config("0.0.0.0:7000", "192.0.2.2:7000", true)).is_ok());
+        assert!(check(&config("[::]:7000", "[::ffff:192.0.2.2]:7000", true)).is_ok());
+        let e = check(&config("[::]:7000", "192.0.2.2:7000", true))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("different address families") && e.contains("[::ffff:192.0.2.2]:7000"));
+        let e = check(&config("0.0.0.0:7000", "[2001:db8::2]:7000", true))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[::]:7000"), "{e}");
+        let mut bad_tag = config("0.0.0.0:7000", "192.0.2.2:7000", true);
+        bad_tag.auth.as_mut().unwrap().tag_len = 2;
+        assert!(check(&bad_tag)
+            .unwrap_err()
+            .to_string()
+            .contains("tag length"));
+    }
+
+    /// An IPv4 UDP packet of `len` bytes (checksum 0: none).
+    fn udp_packet(len: usize, id: u16) -> Vec<u8> {
+        let mut p = vec![0u8; len];
+        p[0] = 0x45;
+        p[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+        p[4..6].copy_from_slice(&id.to_be_bytes());
+        p[8] = 64;
+        p[9] = 17;
+        p[12..16].copy_from_slice(&[10, 0, 0, 1]);
+        p[16..20].copy_from_slice(&[10, 0, 0, 2]);
+        let c = taroc_wire::checksum::checksum(&p[..20]);
+        p[10..12].copy_from_slice(&c.to_be_bytes());
+        p[24..26].copy_from_slice(&((len - 20) as u16).to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn endpoints_talk_and_refuse_what_is_not_a_fresh_frame_of_the_peer() {
+        for auth in [true, false] {
+            let (a_addr, b_addr): (SocketAddr, SocketAddr) = (
+                "127.0.0.1:1".parse().unwrap(),
+                "127.0.0.1:2".parse().unwrap(),
+            );
+            let mut a =
+                Endpoint::new(&config("127.0.0.1:1", "127.0.0.1:2", auth), 1, 1000).unwrap();
+            let mut b =
+                Endpoint::new(&config("127.0.0.1:2", "127.0.0.1:1", auth), 2, 5000).unwrap();
+            let mut wire = Vec::new();
+            let mut delivered = Vec::new();
+            for i in 0..10 {
+                let packet = udp_packet(100 + i, i as u16);
+                a.packet(i as u64, &packet, &mut |d: &[u8]| {
+                    wire.push(d.to_vec());
+                    true
+                });
+            }
+            assert_eq!(wire.len(), 10);
+            let mut none = |_: &[u8]| true;
+            for d in &wire {
+                b.datagram(0, a_addr, d, &mut none, &mut |p: &[u8]| {
+                    delivered.push(p.to_vec());
+                    true
+                });
+            }
+            assert_eq!(delivered.len(), 10);
+            let overhead = a.counters()[0].auth_bytes;
+            // Ten long frames (the first 16 are long): 16 header bytes and an 8-byte tag each.
+            assert_eq!(overhead, if auth { 10 * 24 } else { 0 });
+            let mut flipped = wire[4].clone();
+            flipped[10] ^= 4;
+            let mut oversize = wire[5].clone();
+            oversize.resize(1500 + 1 + LONG_HEADER + DEFAULT_TAG_LEN, 0);
+            if auth {
+                refuse(&mut b, &wire[3], a_addr);
+                refuse(&mut b, &flipped, a_addr);
+                refuse(&mut b, &wire[6][..SHORT_HEADER], a_addr);
+                refuse(&mut b, &oversize, a_addr);
+                refuse(&mut b, &[], a_addr);
+                let r = &b.counters()[1].rejected;
+                assert_eq!(
+                    (r.replayed, r.forged, r.malformed, r.oversize, r.total()),
+                    (1, 1, 2, 1, 5),
+                    "{r:?}"
+                );
+                // An authentic frame from another address is taken, and counted.
+                let mut more = Vec::new();
+                a.packet(100, &udp_packet(60, 99), &mut |d: &[u8]| {
+                    more.push(d.to_vec());
+                    true
+                });
+                let elsewhere: SocketAddr = "127.0.0.9:9".parse().unwrap();
+                let mut got = 0;
+                b.datagram(0, elsewhere, &more[0], &mut none, &mut |_: &[u8]| {
+                    got += 1;
+                    true
+                });
+                assert_eq!((got, b.counters()[1].other_source), (1, 1));
+                // Our own frame, sent back to us.
+                let mut own = Vec::new();
+                b.packet(100, &udp_packet(60, 1), &mut |d: &[u8]| {
+                    own.push(d.to_vec());
+                    true
+                });
+                refuse(&mut b, &own[0], a_addr);
+                assert_eq!(b.counters()[1].rejected.reflected, 1);
+            } else {
+                // Without authentication only the address and the shape are checked.
+                refuse(&mut b, &wire[3], b_addr);
+                refuse(&mut b, &oversize, a_addr);
+                refuse(&mut b, &[9, 1, 2], a_addr);
+                let r = &b.counters()[1].rejected;
+                assert_eq!(
+                    (r.foreign, r.oversize, r.malformed, r.total()),
+                    (1, 1, 1, 3),
+                    "{r:?}"
+                );
+            }
+        }
+    }
+
+    /// Hands `datagram` to `b`, which must refuse it.
+    fn refuse(b: &mut Endpoint, datagram: &[u8], from: SocketAddr) {
+        let before = b.counters()[1].rejected.total();
+        b.datagram(
+            0,
+            from,
+            datagram,
+            &mut |_: &[u8]| true,
+            &mut |_: &[u8]| panic!("a refused datagram reached the TUN"),
+        );
+        assert_eq!(b.counters()[1].rejected.total(), before + 1);
+    }
+
+    #[test]
+    fn rebuilt_packets_longer_than_the_tun_mtu_are_not_written() {
+        let mut big = config("127.0.0.1:1", "127.0.0.1:2", true);
+        big.tun_mtu = 1500;
+        let mut small = config("127.0.0.1:2", "127.0.0.1:1", true);
+        small.tun_mtu = 1000;
+        small.link.mtu = 1500;
+        let mut a = Endpoint::new(&big, 1, 1000).unwrap();
+        let mut b = Endpoint::new(&small, 2, 1000).unwrap();
+        let mut wire = Vec::new();
+        for (i, len) in [1200, 900].into_iter().enumerate() {
+            a.packet(i as u64, &udp_packet(len, 1), &mut |d: &[u8]| {
+                wire.push(d.to_vec());
+                true
+            });
+        }
+        let mut written = Vec::new();
+        for d in &wire {
+            b.datagram(
+                0,
+                "127.0.0.1:1".parse().unwrap(),
+                d,
+                &mut |_: &[u8]| true,
+                &mut |p: &[u8]| {
+                    written.push(p.len());
+                    true
+                },
+            );
+        }
+        assert_eq!(written, vec![900]);
+        assert_eq!(b.counters()[1].oversize_rebuilt, 1);
     }
 }
