@@ -4,11 +4,16 @@
 //!
 //! Every step is bounded in time: connecting, each read and write (socket timeouts), and the
 //! whole transfer (`time_limit`); past the limit both ends stop and report how far they got.
+//!
+//! The receiver records its progress: after every read, the time and the bytes read so far
+//! ([`Sample`], a few thousand per megabytes at most), from which stalls and the time to resume
+//! after a disturbance are measured ([`crate::disturb`]); while it runs, a [`Watch`] shows others
+//! how far it got.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha8Rng;
@@ -41,6 +46,54 @@ pub struct TransferResult {
     pub elapsed_ns: u64,
     /// Whether the receiver read the whole stream and its end before the time limit.
     pub completed: bool,
+    /// The receiver's progress: one sample per read, in time order.
+    #[serde(skip)]
+    pub progress: Vec<Sample>,
+}
+
+/// The receiver's progress at one read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sample {
+    /// When the read returned, ns after the connection was accepted.
+    pub at_ns: u64,
+    /// Bytes read so far, this read included.
+    pub bytes: u64,
+}
+
+/// How far a running receiver got, for other threads to see.
+#[derive(Debug, Default)]
+pub struct Watch {
+    accepted: OnceLock<Instant>,
+    bytes: AtomicU64,
+    finished: AtomicBool,
+}
+
+impl Watch {
+    /// Bytes the receiver has read so far.
+    pub fn bytes_received(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Whether the receiver has stopped (end of stream, time limit, abort or error).
+    pub fn finished(&self) -> bool {
+        self.finished.load(Ordering::Relaxed)
+    }
+
+    /// `at` in ns after the connection was accepted (0 before it, or if it was not yet).
+    pub fn since_accept(&self, at: Instant) -> u64 {
+        self.accepted.get().map_or(0, |&accepted| {
+            at.saturating_duration_since(accepted).as_nanos() as u64
+        })
+    }
+}
+
+/// Sets [`Watch::finished`] when dropped, however the receiver ends.
+struct Finish<'a>(&'a Watch);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.finished.store(true, Ordering::Relaxed);
+    }
 }
 
 impl TransferResult {
@@ -85,6 +138,18 @@ pub fn receive(
     deadline: Instant,
     abort: &AtomicBool,
 ) -> Result<TransferResult, Error> {
+    receive_watched(listener, config, deadline, abort, &Watch::default())
+}
+
+/// [`receive`], showing its progress in `watch` as it goes.
+pub fn receive_watched(
+    listener: TcpListener,
+    config: &TransferConfig,
+    deadline: Instant,
+    abort: &AtomicBool,
+    watch: &Watch,
+) -> Result<TransferResult, Error> {
+    let _finish = Finish(watch);
     listener
         .set_nonblocking(true)
         .map_err(|e| Error::io("listener", e))?;
@@ -100,7 +165,7 @@ pub fn receive(
             Err(e) => return Err(Error::io("accepting the transfer connection", e)),
         }
     };
-    let started = Instant::now();
+    let started = *watch.accepted.get_or_init(Instant::now);
     conn.set_nonblocking(false)
         .and_then(|()| conn.set_read_timeout(Some(IO_TIMEOUT)))
         .map_err(|e| Error::io("receiver socket", e))?;
@@ -122,6 +187,11 @@ pub fn receive(
                     }
                 }
                 result.bytes_received += n as u64;
+                watch.bytes.store(result.bytes_received, Ordering::Relaxed);
+                result.progress.push(Sample {
+                    at_ns: started.elapsed().as_nanos() as u64,
+                    bytes: result.bytes_received,
+                });
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -201,6 +271,17 @@ pub fn run(
     addr: SocketAddr,
     config: &TransferConfig,
 ) -> Result<TransferResult, Error> {
+    run_watched(sender_ns, receiver_ns, addr, config, &Watch::default())
+}
+
+/// [`run`], the receiver showing its progress in `watch` as it goes.
+pub fn run_watched(
+    sender_ns: &str,
+    receiver_ns: &str,
+    addr: SocketAddr,
+    config: &TransferConfig,
+    watch: &Watch,
+) -> Result<TransferResult, Error> {
     let deadline = Instant::now() + config.time_limit;
     let abort = AtomicBool::new(false);
     let abort = &abort;
@@ -213,10 +294,11 @@ pub fn run(
             match listener {
                 Ok(listener) => {
                     let _ = ready_tx.send(Ok(()));
-                    receive(listener, config, deadline, abort)
+                    receive_watched(listener, config, deadline, abort, watch)
                 }
                 Err(e) => {
                     let _ = ready_tx.send(Err(()));
+                    watch.finished.store(true, Ordering::Relaxed);
                     Err(e)
                 }
             }
