@@ -15,7 +15,9 @@
 //! its event loop; [`udp`] the UDP transport; [`counters`] what the data path counts; [`signal`]
 //! SIGINT/SIGTERM; [`harness`] builds two namespaces around the gateway and runs real kernel TCP
 //! transfers ([`transfer`]) through it; [`mod@bench`] measures goodput and forwarding speed;
-//! [`args`] is the `taroc gateway` command line (the gateway, `bench`, `transfer`).
+//! [`relay`] stands between two UDP gateways to [`disturb`] a transfer (gateway restarts, loss
+//! bursts, frames [`forge`]d), and [`resume`] measures how each scheme recovers; [`args`] is the
+//! `taroc gateway` command line (the gateway, `bench`, `transfer`, `resume`).
 //!
 //! ## Dependencies, and why
 //! - `libc`: the TUN ioctls (`TUNSETIFF`, `SIOCSIFMTU`, `SIOCSIFFLAGS`), `setns`, `ppoll`,
@@ -46,6 +48,7 @@ pub mod harness;
 pub mod link;
 pub mod netns;
 pub mod relay;
+pub mod resume;
 pub mod signal;
 pub mod transfer;
 pub mod tun;
