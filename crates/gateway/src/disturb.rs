@@ -18,9 +18,12 @@
 //!
 //! What is measured, from the receiver's progress samples ([`crate::transfer::Sample`]):
 //! - **time to resume** ([`time_to_resume`]): from the end of a disturbance (gateway started
-//!   again, burst over, forgeries sent) to the first read that brings bytes beyond those the
-//!   receiver had read [`SETTLE`] after that end. The settling time lets the frames that passed
-//!   the relay before the end arrive: they say nothing about recovery;
+//!   again, burst over, forgeries sent) to the first read of a byte that the sender's TCP sent
+//!   for the first time after that end ([`crate::transfer::Watch::bytes_sent_on_wire`]). Bytes
+//!   that were on their way (in a gateway's link queue, say) arrive after the end whatever the
+//!   disturbance did, and bytes a sender still sends on acknowledgments that crossed before it
+//!   too: neither says the path works again. A byte sent after the end does, once all before it
+//!   (retransmitted if lost) arrived too;
 //! - **longest stall** ([`longest_stall`]): the longest time the receiver read nothing.
 
 use std::net::IpAddr;
@@ -32,9 +35,6 @@ use crate::harness::UdpGateway;
 use crate::relay::Relay;
 use crate::transfer::{Sample, Watch};
 use crate::{forge, Error};
-
-/// How long after a disturbance ends the frames it did not touch take to arrive.
-pub const SETTLE: Duration = Duration::from_millis(5);
 
 /// Forged datagrams sent back to back before a millisecond's pause, in a flood.
 const FLOOD_BATCH: usize = 64;
@@ -76,6 +76,9 @@ pub const SIDES: [&str; 2] = ["A", "B"];
 /// Something that happens to a running transfer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Disturbance {
+    /// Nothing: the time is only marked, so that an undisturbed run measures what resuming
+    /// takes without a disturbance (the bytes on their way must arrive first).
+    Nothing,
     /// Stop gateway `side` (0: A, 1: B), wait `down`, start a fresh one.
     Restart {
         /// 0: A, 1: B.
@@ -107,6 +110,7 @@ impl Disturbance {
     /// A short name for tables.
     pub fn label(&self) -> String {
         match self {
+            Disturbance::Nothing => "none".into(),
             Disturbance::Restart { side, down } => {
                 format!("restart {} ({} s down)", SIDES[*side], down.as_secs_f64())
             }
@@ -146,8 +150,9 @@ pub struct Applied {
     pub start_ns: u64,
     /// When it ended.
     pub end_ns: u64,
-    /// Bytes the receiver had read [`SETTLE`] after the end.
-    pub bytes_after: u64,
+    /// Bytes of the stream the sender's TCP had sent when it ended (or, if the sender's socket
+    /// could not tell, those the receiver had read).
+    pub sent_by_end: u64,
     /// What it did, in words (frames dropped, CIDs forged, ...).
     pub detail: String,
 }
@@ -161,12 +166,12 @@ pub struct Victim {
     pub address: IpAddr,
 }
 
-/// Time from the end of `applied` to the first read of bytes the receiver did not have
-/// [`SETTLE`] after it, in ns; `None` if no such read came.
+/// Time from the end of `applied` to the first read of a byte sent after it, in ns; `None` if
+/// no such read came.
 pub fn time_to_resume(progress: &[Sample], applied: &Applied) -> Option<u64> {
     progress
         .iter()
-        .find(|s| s.at_ns > applied.end_ns && s.bytes > applied.bytes_after)
+        .find(|s| s.at_ns > applied.end_ns && s.bytes > applied.sent_by_end)
         .map(|s| s.at_ns - applied.end_ns)
 }
 
@@ -205,6 +210,7 @@ fn apply(
     seed: u64,
 ) -> Result<String, Error> {
     Ok(match disturbance {
+        Disturbance::Nothing => "nothing".into(),
         Disturbance::Restart { side, down } => {
             let started = Instant::now();
             gateways[*side].restart(*down)?;
@@ -294,12 +300,14 @@ pub(crate) fn apply_plan(
         let start = Instant::now();
         let detail = apply(&planned.disturbance, gateways, relay, victims, watch, seed)?;
         let end = Instant::now();
-        std::thread::sleep(SETTLE);
+        let sent_by_end = watch
+            .bytes_sent_on_wire()
+            .unwrap_or_else(|| watch.bytes_received());
         applied.push(Applied {
             disturbance: planned.disturbance.clone(),
             start_ns: watch.since_accept(start),
             end_ns: watch.since_accept(end),
-            bytes_after: watch.bytes_received(),
+            sent_by_end,
             detail,
         });
     }
@@ -318,17 +326,16 @@ mod tests {
     }
 
     #[test]
-    fn resume_is_the_first_read_past_the_settled_bytes() {
+    fn resume_is_the_first_read_of_a_byte_sent_after_the_end() {
         let progress = samples(&[(10, 100), (20, 200), (25, 250), (900, 300), (910, 400)]);
-        let applied = |end_ns, bytes_after| Applied {
+        let applied = |end_ns, sent_by_end| Applied {
             disturbance: Disturbance::ForgeOnePerContext,
             start_ns: end_ns,
             end_ns,
-            bytes_after,
+            sent_by_end,
             detail: String::new(),
         };
-        // Bytes that were on their way (25 ns, read before the settling time ended) do not
-        // count as resuming.
+        // Bytes that were on their way at the end (read at 25 ns) do not count as resuming.
         assert_eq!(time_to_resume(&progress, &applied(22, 250)), Some(878));
         assert_eq!(time_to_resume(&progress, &applied(5, 100)), Some(15));
         assert_eq!(time_to_resume(&progress, &applied(905, 400)), None);

@@ -21,10 +21,10 @@
 //!
 //! ## Dependencies, and why
 //! - `libc`: the TUN ioctls (`TUNSETIFF`, `SIOCSIFMTU`, `SIOCSIFFLAGS`), `setns`, `ppoll`,
-//!   `sigaction` and thread CPU time. A TUN crate would wrap the same two ioctls and bring an
-//!   async runtime or a builder we do not need; the `unsafe` stays in four small modules
-//!   ([`tun`], [`netns`], [`signal`], [`gateway`]'s `ppoll`/CPU clock), each block with a SAFETY
-//!   comment.
+//!   `sigaction`, thread CPU time and a TCP socket's unsent bytes (`SIOCOUTQNSD`). A TUN crate
+//!   would wrap the same two ioctls and bring an async runtime or a builder we do not need; the
+//!   `unsafe` stays in five small modules ([`tun`], [`netns`], [`signal`], [`gateway`]'s
+//!   `ppoll`/CPU clock, [`transfer`]'s `SIOCOUTQNSD`), each block with a SAFETY comment.
 //! - `rand_chacha`: the seeded, portable random streams of the link model (as `taroc eval`).
 //! - `clap`: the command line (as `taroc eval`); `serde`/`serde_json`: the `--json` records.
 //!

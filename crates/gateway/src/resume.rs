@@ -38,9 +38,9 @@ sent from the address it takes for its peer's;
   flood: --per-cid forged frames of every kind on every CID 0..255, to each gateway.
 
 Reported per run: completed (every byte, unchanged, within --time-limit), total time, time to \
-resume (from the end of the disturbance to the first read of new bytes; 5 ms of frames already \
-past the relay are not counted), the longest time the receiver read nothing, against the same \
-scheme undisturbed. Needs root. Prints a markdown table, or with --json one JSON object per run.";
+resume (from the end of the disturbance to the first read of a byte the sender's TCP sent for \
+the first time after that end: bytes on their way do not count), the longest time the receiver \
+read nothing, against the same scheme undisturbed. Needs root. Prints a markdown table, or with --json one JSON object per run.";
 
 /// The settings of the disturbance matrix.
 #[derive(Debug, Clone)]
@@ -49,7 +49,7 @@ pub struct ResumeConfig {
     pub variants: Vec<Variant>,
     /// Disturbances.
     pub disturbances: Vec<Disturbance>,
-    /// Whether each scheme also runs undisturbed, for comparison.
+    /// Whether each scheme also runs undisturbed ([`Disturbance::Nothing`]), for comparison.
     pub baseline: bool,
     /// Transfer size, bytes.
     pub bytes: u64,
@@ -131,10 +131,10 @@ impl ResumeConfig {
 pub struct ResumeRecord {
     /// Scheme (variant) name.
     pub scheme: String,
-    /// The disturbance ([`Disturbance::label`]), or `none`.
+    /// The disturbance ([`Disturbance::label`]; `none` for [`Disturbance::Nothing`]).
     pub disturbance: String,
-    /// What the disturbance did (frames dropped, CIDs forged, ...); empty if none, or if the
-    /// transfer ended before it.
+    /// What the disturbance did (frames dropped, CIDs forged, ...); empty if the transfer
+    /// ended before it.
     pub detail: String,
     /// Whether the disturbance was applied (the transfer had not ended before it).
     pub applied: bool,
@@ -144,8 +144,8 @@ pub struct ResumeRecord {
     pub bytes_received: u64,
     /// Seconds from accept to the end of the stream (or the time limit).
     pub total_s: f64,
-    /// Seconds from the end of the disturbance to the first new bytes ([`disturb::time_to_resume`]);
-    /// `None` if they never came (or no disturbance).
+    /// Seconds from the end of the disturbance to the first read of a byte sent after it
+    /// ([`disturb::time_to_resume`]); `None` if none came.
     pub resume_s: Option<f64>,
     /// The longest time the receiver read nothing, seconds.
     pub longest_stall_s: f64,
@@ -165,17 +165,14 @@ pub struct ResumeRecord {
 fn run_cell(
     config: &ResumeConfig,
     variant: &Variant,
-    disturbance: Option<&Disturbance>,
+    disturbance: &Disturbance,
     seed: u64,
 ) -> Result<ResumeRecord, Error> {
     let scenario = config.scenario(variant, seed);
-    let plan: Vec<Planned> = disturbance
-        .map(|d| Planned {
-            at_bytes: (config.bytes as f64 * config.at_fraction) as u64,
-            disturbance: d.clone(),
-        })
-        .into_iter()
-        .collect();
+    let plan = [Planned {
+        at_bytes: (config.bytes as f64 * config.at_fraction) as u64,
+        disturbance: disturbance.clone(),
+    }];
     let outcome = harness::run_disturbed(&scenario, &plan)?;
     let t = &outcome.transfer;
     let [a, b] = &outcome.report.counters;
@@ -184,9 +181,9 @@ fn run_cell(
     let relay = outcome.relay.unwrap_or_default();
     Ok(ResumeRecord {
         scheme: variant.name.to_owned(),
-        disturbance: disturbance.map_or_else(|| "none".to_owned(), Disturbance::label),
+        disturbance: disturbance.label(),
         detail: applied.map(|a| a.detail.clone()).unwrap_or_default(),
-        applied: applied.is_some() || disturbance.is_none(),
+        applied: applied.is_some(),
         intact: t.is_intact(),
         bytes_received: t.bytes_received,
         total_s: seconds(t.elapsed_ns),
@@ -213,9 +210,9 @@ pub fn run_matrix(
     let mut cells = Vec::new();
     for variant in &config.variants {
         if config.baseline {
-            cells.push((variant, None));
+            cells.push((variant, &Disturbance::Nothing));
         }
-        cells.extend(config.disturbances.iter().map(|d| (variant, Some(d))));
+        cells.extend(config.disturbances.iter().map(|d| (variant, d)));
     }
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
@@ -265,34 +262,44 @@ pub fn run_matrix(
 
 /// The records as a markdown table: per scheme and disturbance, whether the transfer
 /// completed intact, its time, the time to resume and the longest stall, against the same
-/// scheme undisturbed.
+/// scheme undisturbed (its time to resume is that of the bytes on their way).
 pub fn resume_table(records: &[ResumeRecord]) -> String {
+    let none = Disturbance::Nothing.label();
+    let seconds = |s: Option<f64>| s.map_or_else(|| "never".to_owned(), |s| format!("{s:.3}"));
     let mut out = String::new();
     let _ = writeln!(
         out,
         "| scheme | disturbance | completed | total s | resume s | longest stall s | \
-         undisturbed s | undisturbed stall s | what happened |"
+         undisturbed: total s | resume s | longest stall s | what happened |"
     );
-    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---|");
-    for r in records.iter().filter(|r| r.disturbance != "none") {
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---|");
+    for r in records.iter().filter(|r| r.disturbance != none) {
         let base = records
             .iter()
-            .find(|b| b.scheme == r.scheme && b.disturbance == "none");
+            .find(|b| b.scheme == r.scheme && b.disturbance == none);
         let completed = match (r.applied, r.intact) {
             (false, _) => "not applied",
             (true, true) => "yes",
             (true, false) => "**NO**",
         };
-        let resume = r
-            .resume_s
-            .map_or_else(|| "never".to_owned(), |s| format!("{s:.3}"));
-        let base_total = base.map_or_else(|| "-".to_owned(), |b| format!("{:.2}", b.total_s));
-        let base_stall =
-            base.map_or_else(|| "-".to_owned(), |b| format!("{:.3}", b.longest_stall_s));
+        let (base_total, base_resume, base_stall) = match base {
+            Some(b) => (
+                format!("{:.2}", b.total_s),
+                seconds(b.resume_s),
+                format!("{:.3}", b.longest_stall_s),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {completed} | {:.2} | {resume} | {:.3} | {base_total} | {base_stall} | {} |",
-            r.scheme, r.disturbance, r.total_s, r.longest_stall_s, r.detail
+            "| {} | {} | {completed} | {:.2} | {} | {:.3} | {base_total} | {base_resume} | \
+             {base_stall} | {} |",
+            r.scheme,
+            r.disturbance,
+            r.total_s,
+            seconds(r.resume_s),
+            r.longest_stall_s,
+            r.detail
         );
     }
     out
@@ -402,7 +409,7 @@ pub fn run(args: &ResumeArgs) -> Result<(), Error> {
     let config = args.config()?;
     harness::check_environment()?;
     crate::signal::install()?;
-    let total = config.variants.len() * (config.disturbances.len() + 1);
+    let total = config.variants.len() * (config.disturbances.len() + usize::from(config.baseline));
     let mut done = 0;
     let records = run_matrix(&config, |r| {
         done += 1;
@@ -459,7 +466,7 @@ mod tests {
     #[test]
     fn table_compares_with_the_undisturbed_run() {
         let table = resume_table(&[
-            record("vj", "none", true, None),
+            record("vj", "none", true, Some(0.125)),
             record("vj", "restart A (1 s down)", true, Some(0.25)),
             record("taroc", "restart A (1 s down)", false, None),
         ]);
@@ -467,10 +474,10 @@ mod tests {
         assert_eq!(lines.len(), 4, "{table}");
         assert_eq!(
             lines[2],
-            "| vj | restart A (1 s down) | yes | 4.00 | 0.250 | 0.500 | 4.00 | 0.500 | d |"
+            "| vj | restart A (1 s down) | yes | 4.00 | 0.250 | 0.500 | 4.00 | 0.125 | 0.500 | d |"
         );
         assert!(lines[3].contains("| **NO** |") && lines[3].contains("| never |"));
-        assert!(lines[3].contains("| - | - |"), "{}", lines[3]);
+        assert!(lines[3].contains("| - | - | - |"), "{}", lines[3]);
     }
 
     #[test]

@@ -8,12 +8,13 @@
 //! The receiver records its progress: after every read, the time and the bytes read so far
 //! ([`Sample`], a few thousand per megabytes at most), from which stalls and the time to resume
 //! after a disturbance are measured ([`crate::disturb`]); while it runs, a [`Watch`] shows others
-//! how far it got.
+//! how far the receiver got and how far the sender's TCP has sent.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, OnceLock};
+use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha8Rng;
@@ -60,18 +61,40 @@ pub struct Sample {
     pub bytes: u64,
 }
 
-/// How far a running receiver got, for other threads to see.
+/// How far a running transfer got, for other threads to see.
 #[derive(Debug, Default)]
 pub struct Watch {
     accepted: OnceLock<Instant>,
     bytes: AtomicU64,
     finished: AtomicBool,
+    /// Bytes the sender's application has written.
+    written: AtomicU64,
+    /// The sender's socket (a duplicate descriptor) while it sends.
+    sender: Mutex<Option<TcpStream>>,
 }
+
+/// `SIOCOUTQNSD` of `linux/sockios.h`: the bytes of a TCP socket's send queue not sent yet.
+const SIOCOUTQNSD: libc::Ioctl = 0x894B;
 
 impl Watch {
     /// Bytes the receiver has read so far.
     pub fn bytes_received(&self) -> u64 {
         self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of the stream the sender's TCP has sent at least once (its first unsent byte),
+    /// if the sender is connected and still sending. Never below the truth: it may count as
+    /// sent the bytes of one write that happens while it is asked.
+    pub fn bytes_sent_on_wire(&self) -> Option<u64> {
+        let sender = self.sender.lock().ok()?;
+        let stream = sender.as_ref()?;
+        let mut unsent: libc::c_int = 0;
+        // SAFETY: the descriptor belongs to `stream`, alive while the lock is held; the ioctl
+        // writes one int through a pointer to `unsent`.
+        let rc = unsafe { libc::ioctl(stream.as_raw_fd(), SIOCOUTQNSD, &mut unsent) };
+        // Read after the queue: a write in between makes the result larger, not smaller.
+        let written = self.written.load(Ordering::Relaxed);
+        (rc == 0).then(|| written.saturating_sub(unsent.max(0) as u64))
     }
 
     /// Whether the receiver has stopped (end of stream, time limit, abort or error).
@@ -211,6 +234,28 @@ pub fn send(
     deadline: Instant,
     abort: &AtomicBool,
 ) -> Result<(u64, bool), Error> {
+    send_watched(addr, config, deadline, abort, &Watch::default())
+}
+
+/// Stops showing the sender's socket in a [`Watch`] when dropped, however the sender ends.
+struct Unwatch<'a>(&'a Watch);
+
+impl Drop for Unwatch<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut sender) = self.0.sender.lock() {
+            *sender = None;
+        }
+    }
+}
+
+/// [`send`], showing how far it got in `watch` as it goes.
+pub fn send_watched(
+    addr: SocketAddr,
+    config: &TransferConfig,
+    deadline: Instant,
+    abort: &AtomicBool,
+    watch: &Watch,
+) -> Result<(u64, bool), Error> {
     let mut conn = loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match TcpStream::connect_timeout(&addr, left.min(Duration::from_secs(3))) {
@@ -224,6 +269,10 @@ pub fn send(
     conn.set_write_timeout(Some(IO_TIMEOUT))
         .and_then(|()| conn.set_read_timeout(Some(IO_TIMEOUT)))
         .map_err(|e| Error::io("sender socket", e))?;
+    let _unwatch = Unwatch(watch);
+    if let (Ok(clone), Ok(mut sender)) = (conn.try_clone(), watch.sender.lock()) {
+        *sender = Some(clone);
+    }
     let mut source = stream(config.seed);
     let mut chunk = vec![0u8; CHUNK];
     let mut sent = 0u64;
@@ -238,6 +287,7 @@ pub fn send(
             Ok(n) => {
                 pending.start += n;
                 sent += n as u64;
+                watch.written.store(sent, Ordering::Relaxed);
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -311,7 +361,7 @@ pub fn run_watched(
             Ok(()) => {
                 let sender = scope.spawn(move || {
                     netns::enter(sender_ns)?;
-                    send(addr, config, deadline, &NEVER)
+                    send_watched(addr, config, deadline, &NEVER, watch)
                 });
                 sender
                     .join()
