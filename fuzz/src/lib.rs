@@ -20,9 +20,9 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::OnceLock;
 
-use taroc_core::codec::SchemeConfig;
 use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::taroc::{Improvements, TarocConfig, TarocDecompressor};
+use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};
 use taroc_wire::ip::IpInfo;

@@ -18,7 +18,7 @@ use std::time::Duration;
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use taroc_core::codec::SchemeConfig;
+use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 
 const CAPTURES: [&str; 3] = [

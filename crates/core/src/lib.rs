@@ -2,8 +2,8 @@
 //!
 //! This crate holds the codecs and nothing else: no clocks, no sockets, no files, no randomness.
 //! Every scheme implements the [`codec::Compressor`] / [`codec::Decompressor`] pair, and
-//! [`codec::Scheme`] selects one by name with static dispatch ([`codec::AnyCompressor`],
-//! [`codec::AnyDecompressor`]).
+//! [`scheme::Scheme`] (a module above the schemes) selects one by name with static dispatch
+//! ([`scheme::AnyCompressor`], [`scheme::AnyDecompressor`]).
 //!
 //! Schemes:
 //! - [`none`]: every packet passes unchanged (the baseline every other scheme is measured against);
@@ -21,12 +21,11 @@ pub mod codec;
 pub mod encoding;
 pub mod iphc;
 pub mod none;
+pub mod scheme;
 pub mod taroc;
 pub mod variant;
 pub mod vj;
 
-pub use codec::{
-    AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Scheme,
-    SchemeConfig,
-};
+pub use codec::{Compressor, Decompressor, DropReason, FrameKind};
+pub use scheme::{AnyCompressor, AnyDecompressor, Scheme, SchemeConfig};
 pub use variant::Variant;

@@ -4,7 +4,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::codec::{AnyCompressor, AnyDecompressor, Scheme, SchemeConfig};
+use crate::scheme::{AnyCompressor, AnyDecompressor, Scheme, SchemeConfig};
 
 /// A scheme with its settings, under a name of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]

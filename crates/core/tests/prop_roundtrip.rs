@@ -26,9 +26,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestCaseError, TestRunner};
 
-use taroc_core::codec::SchemeConfig;
 use taroc_core::taroc::packet::TcpIpPacket;
-use taroc_core::taroc::{Improvements, TarocConfig};
+use taroc_core::taroc::{Improvements, Repair, TarocConfig};
+use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};
 use taroc_wire::tcp::flags as tcpf;
@@ -790,6 +790,16 @@ fn taroc_config() -> impl Strategy<Value = TarocConfig> {
         prop_oneof![4 => Just(256usize), 1 => 1usize..4],
         prop_oneof![4 => Just(256usize), 1 => 1usize..8],
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        prop_oneof![
+            3 => Just(Repair::default()),
+            2 => Just(Repair::live()),
+            1 => (1u32..40).prop_map(|refresh_packets| Repair {
+                refresh_packets,
+                repeated_retransmission: true,
+                context_requests: true,
+                ..Repair::default()
+            }),
+        ],
     )
         .prop_map(
             |(
@@ -799,6 +809,7 @@ fn taroc_config() -> impl Strategy<Value = TarocConfig> {
                 max_contexts,
                 max_vsw_entries,
                 (behind, since_push, covers, repeat),
+                repair,
             )| {
                 TarocConfig {
                     k,
@@ -812,6 +823,7 @@ fn taroc_config() -> impl Strategy<Value = TarocConfig> {
                         checksum_covers_ip_id: covers,
                         start_repeats: u8::from(repeat),
                     },
+                    repair,
                 }
             },
         )

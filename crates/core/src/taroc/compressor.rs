@@ -3,6 +3,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use core::time::Duration;
 
 use taroc_wire::tcp::flags;
 
@@ -10,6 +11,7 @@ use super::context::{Identity, ALL_CIDS};
 use super::cwnd::{AckTracker, SeqTracker, TrackerParams};
 use super::format::{self, flag, uncompressed};
 use super::packet::{FlowKey, TcpIpPacket};
+use super::repair::{self, Watch};
 use super::stats::{Part, TarocStats, Why};
 use super::vsw::{Entry, Progress, Vsw};
 use super::TarocConfig;
@@ -55,6 +57,8 @@ struct Context {
     ip_id_jumps: u8,
     /// UNCOMPRESSED_TCP packets still to send back to back at the start of slow-start.
     repeats: u8,
+    /// What the repairs watch ([`repair`]).
+    watch: Watch,
 }
 
 /// The TAROC compressor for one direction of a link.
@@ -64,6 +68,7 @@ pub struct TarocCompressor {
     contexts: Vec<Option<Context>>,
     by_flow: BTreeMap<FlowKey, u8>,
     clock: u64,
+    now: Duration,
     scratch: Vec<u8>,
     stats: TarocStats,
 }
@@ -80,6 +85,7 @@ impl TarocCompressor {
             contexts: (0..n).map(|_| None).collect(),
             by_flow: BTreeMap::new(),
             clock: 0,
+            now: Duration::ZERO,
             scratch: Vec::new(),
             stats: TarocStats::default(),
         }
@@ -200,6 +206,7 @@ impl TarocCompressor {
             last_used: 0,
             last_ip_id: p.fields.ip_id,
             ip_id_jumps: jumps,
+            watch: Watch::new(p, self.now),
         });
         self.by_flow.insert(p.key, cid);
         self.stats.contexts_created += 1;
@@ -218,6 +225,27 @@ impl Context {
 }
 
 impl Compressor for TarocCompressor {
+    fn set_time(&mut self, now: Duration) {
+        self.now = self.now.max(now);
+    }
+
+    /// Answers context requests ([`repair`]): each named context's next packet goes
+    /// UNCOMPRESSED_TCP. Ignored unless [`repair::Repair::context_requests`] is on.
+    fn handle_feedback(&mut self, frame: &[u8]) {
+        if !self.config.repair.context_requests {
+            return;
+        }
+        let Some(cids) = repair::parse_request(frame) else {
+            return;
+        };
+        for &cid in cids {
+            if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
+                ctx.watch.request();
+                self.stats.requests_received += 1;
+            }
+        }
+    }
+
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
         out.clear();
         let Some(p) = TcpIpPacket::parse(packet) else {
@@ -249,6 +277,9 @@ impl Compressor for TarocCompressor {
         if why.is_none() && p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(p.fields.seq) {
             why = Some(Why::Retransmission);
         }
+        // The watch sees every packet (it counts retransmissions), so ask it first.
+        let repair = ctx.watch.due(&config.repair, &p, self.now);
+        why = why.or(repair);
         let compressed = match why {
             None => match write_compressed(ctx, &p, cid, config, out, &mut self.stats) {
                 Ok(()) => true,
@@ -268,6 +299,7 @@ impl Compressor for TarocCompressor {
             );
         }
 
+        ctx.watch.sent(&p, self.now, !compressed);
         ctx.vsw.push(Entry {
             fields: p.fields,
             has_payload: p.payload_len() > 0,

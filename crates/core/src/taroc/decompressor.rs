@@ -2,12 +2,14 @@
 //! with the TCP checksum, deliver, and only then take the packet as the new reference.
 
 use alloc::vec::Vec;
+use core::time::Duration;
 
 use taroc_wire::tcp::{flags, SackBlocks};
 
 use super::context::{Identity, ALL_CIDS};
 use super::format::{self, flag, uncompressed};
 use super::packet::{self, FlowKey, TcpIpPacket};
+use super::repair::Requests;
 use super::vsw::is_older;
 use super::TarocConfig;
 use crate::codec::{Decompressor, DropReason, FrameKind};
@@ -27,16 +29,19 @@ struct Context {
 pub struct TarocDecompressor {
     contexts: Vec<Option<Context>>,
     checksum_covers_ip_id: bool,
+    requests: Requests,
 }
 
 impl TarocDecompressor {
     /// A decompressor with no contexts. It accepts every 8-bit CID, whatever the compressor's
     /// limit; of the configuration it uses only
-    /// [`Improvements::checksum_covers_ip_id`](super::Improvements::checksum_covers_ip_id).
+    /// [`Improvements::checksum_covers_ip_id`](super::Improvements::checksum_covers_ip_id) and
+    /// [`Repair::context_requests`](super::Repair::context_requests).
     pub fn new(config: TarocConfig) -> TarocDecompressor {
         TarocDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
             checksum_covers_ip_id: config.improvements.checksum_covers_ip_id,
+            requests: Requests::new(config.repair.context_requests),
         }
     }
 
@@ -226,8 +231,28 @@ impl Decompressor for TarocDecompressor {
         match kind {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::UncompressedTcp => self.uncompressed(frame, out),
-            FrameKind::CompressedTcp => self.compressed(frame, out),
+            FrameKind::CompressedTcp => {
+                let result = self.compressed(frame, out);
+                if let Some(&cid) = frame.first() {
+                    match result {
+                        Ok(()) => self.requests.delivered(cid),
+                        // A frame rebuilt against a wrong context can also look malformed
+                        // (fields the context's identity forbids): ask for every refusal.
+                        Err(_) => self.requests.refused(cid),
+                    }
+                }
+                result
+            }
             _ => Err(DropReason::UnknownKind),
         }
+    }
+
+    fn set_time(&mut self, now: Duration) {
+        self.requests.set_time(now);
+    }
+
+    /// Context requests ([`super::repair`]), when they are on.
+    fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
+        self.requests.take(out)
     }
 }

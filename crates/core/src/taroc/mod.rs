@@ -17,6 +17,9 @@ pub mod cwnd;
 pub mod decompressor;
 pub mod format;
 pub mod packet;
+pub mod repair;
+#[cfg(test)]
+mod repair_tests;
 pub mod stats;
 #[cfg(test)]
 mod tests;
@@ -24,6 +27,7 @@ pub mod vsw;
 
 pub use compressor::{State, TarocCompressor};
 pub use decompressor::TarocDecompressor;
+pub use repair::Repair;
 pub use stats::{Part, TarocStats, Why};
 
 /// TAROC's settings.
@@ -43,6 +47,9 @@ pub struct TarocConfig {
     pub max_vsw_entries: usize,
     /// Departures from the draft, all off by default ([`TarocConfig::plus`] turns them on).
     pub improvements: Improvements,
+    /// Bounded context repair ([`repair`]): all off by default (the draft has none);
+    /// [`TarocConfig::plus`] turns every repair on ([`Repair::live`]).
+    pub repair: Repair,
 }
 
 /// The departures from the draft of the `taroc-plus` profile.
@@ -77,7 +84,8 @@ pub struct Improvements {
 }
 
 impl TarocConfig {
-    /// The `taroc-plus` profile: the defaults with every [`Improvements`] on.
+    /// The `taroc-plus` profile: the defaults with every [`Improvements`] and every [`Repair`]
+    /// on.
     pub fn plus() -> TarocConfig {
         TarocConfig {
             improvements: Improvements {
@@ -86,6 +94,7 @@ impl TarocConfig {
                 checksum_covers_ip_id: true,
                 start_repeats: 1,
             },
+            repair: Repair::live(),
             ..TarocConfig::default()
         }
     }
@@ -100,6 +109,7 @@ impl Default for TarocConfig {
             max_contexts: 256,
             max_vsw_entries: 256,
             improvements: Improvements::default(),
+            repair: Repair::default(),
         }
     }
 }

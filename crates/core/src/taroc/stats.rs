@@ -19,11 +19,21 @@ pub enum Why {
     Unfit,
     /// UNCOMPRESSED_TCP: a field needs more W-LSB bits than the largest PT class carries.
     FieldTooFar,
+    /// UNCOMPRESSED_TCP, a repair: the decompressor asked for the context
+    /// ([`super::repair`]).
+    Requested,
+    /// UNCOMPRESSED_TCP, a repair: a retransmission or duplicate ACK after a silence of the
+    /// stream (a TCP retransmission timeout).
+    Timeout,
+    /// UNCOMPRESSED_TCP, a repair: the same segment retransmitted a second time.
+    RepeatedRetransmission,
+    /// UNCOMPRESSED_TCP, a repair: the periodic refresh (packets or time since the last one).
+    Refresh,
 }
 
 impl Why {
     /// Every reason, in report order.
-    pub const ALL: [Why; 8] = [
+    pub const ALL: [Why; 12] = [
         Why::Compressed,
         Why::NotCompressible,
         Why::NoReference,
@@ -32,6 +42,10 @@ impl Why {
         Why::Retransmission,
         Why::Unfit,
         Why::FieldTooFar,
+        Why::Requested,
+        Why::Timeout,
+        Why::RepeatedRetransmission,
+        Why::Refresh,
     ];
 
     /// A snake_case name for reports.
@@ -45,6 +59,10 @@ impl Why {
             Why::Retransmission => "uncompressed_retransmission",
             Why::Unfit => "uncompressed_unfit",
             Why::FieldTooFar => "uncompressed_field_too_far",
+            Why::Requested => "uncompressed_requested",
+            Why::Timeout => "uncompressed_timeout",
+            Why::RepeatedRetransmission => "uncompressed_repeated_retransmission",
+            Why::Refresh => "uncompressed_refresh",
         }
     }
 }
@@ -100,6 +118,8 @@ pub struct TarocStats {
     pub evictions: u64,
     /// CO -> IR transitions because the VSW held a single packet.
     pub long_jumps: u64,
+    /// Context requests received for contexts the compressor holds.
+    pub requests_received: u64,
 }
 
 impl TarocStats {

@@ -1,0 +1,322 @@
+//! Bounded context repair: what makes a TAROC context come back, whatever happened to the
+//! decompressor's state (a loss pattern, a restart with empty state, a context poisoned by a
+//! forged or corrupted frame).
+//!
+//! The draft's W-LSB coding keeps a context decodable through losses as long as the
+//! decompressor's reference stays in the compressor's window (VSW). Nothing in the draft repairs
+//! a context whose reference is gone or wrong: the compressor keeps sending COMPRESSED_TCP, the
+//! decompressor keeps refusing them, and a TCP connection can stall for good (every
+//! retransmission refused too). Three repairs, all answered by an UNCOMPRESSED_TCP (which
+//! installs the context afresh at the decompressor), each a setting of [`Repair`]:
+//!
+//! - **TCP distress** (compressor, no feedback needed): TCP itself says when its packets are not
+//!   getting through. A segment at or below the highest sequence number already sent (a
+//!   retransmission), or a segment without data whose ACK does not advance (a duplicate ACK),
+//!   sent after a *silence* of the stream: that is a retransmission timeout at the sender, or the
+//!   receiver answering one. And the same segment retransmitted a second time.
+//! - **Periodic refresh** (compressor, no feedback needed): an UNCOMPRESSED_TCP after a bound
+//!   in packets and a bound in time since the context's last one, the backstop of links without
+//!   feedback (the draft's U-mode lacks it).
+//! - **Context requests** (decompressor → compressor, where a reverse channel exists): the
+//!   decompressor names each context it refused a COMPRESSED_TCP for (no context, a rebuilt
+//!   packet failing its checksum, or fields its context forbids) in a `CONTEXT_STATE` frame; the compressor sends that
+//!   context's next packet as UNCOMPRESSED_TCP.
+//!
+//! Request frame (the body of a [`FrameKind::ContextState`](crate::FrameKind) frame):
+//! `[REQUEST][CID]…`, one octet of type ([`REQUEST`]) and one octet per requested CID (at least
+//! one). Anything else is ignored by the compressor.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use taroc_wire::seq::seq_lt;
+
+use super::context::ALL_CIDS;
+use super::packet::TcpIpPacket;
+use super::stats::Why;
+
+/// The type octet of a TAROC context request.
+pub const REQUEST: u8 = 0x01;
+
+/// A decompressor repeats a request for a context it keeps refusing frames of once this long
+/// has passed since its last request for it…
+pub const REQUEST_INTERVAL: Duration = Duration::from_millis(100);
+
+/// …or once it has refused this many more frames of it (for users that never set the time).
+pub const REQUEST_EVERY_REFUSALS: u16 = 32;
+
+/// The repair settings. All off ([`Repair::default`]) is the draft; [`Repair::live`] is the
+/// `taroc-plus` profile's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Repair {
+    /// Send a stream's retransmission or duplicate ACK as UNCOMPRESSED_TCP when the stream was
+    /// silent at least this long before it (a TCP retransmission timeout, or the receiver's
+    /// answer to one). `None`: off. Needs the compressor's time ([`crate::Compressor::set_time`]).
+    pub distress_silence: Option<Duration>,
+    /// Send a segment retransmitted for the second time (or more) in a row as UNCOMPRESSED_TCP.
+    pub repeated_retransmission: bool,
+    /// Refresh a context (UNCOMPRESSED_TCP) once this many packets went compressed since its
+    /// last UNCOMPRESSED_TCP. 0: off.
+    pub refresh_packets: u32,
+    /// Refresh a context once this long passed since its last UNCOMPRESSED_TCP. `None`: off.
+    pub refresh_interval: Option<Duration>,
+    /// The decompressor sends context requests for the contexts it refuses frames of, and the
+    /// compressor answers them. Needs a reverse channel for `CONTEXT_STATE` frames.
+    pub context_requests: bool,
+}
+
+impl Repair {
+    /// The `taroc-plus` settings: every repair on. A silence of 150 ms is below the smallest
+    /// retransmission timeout of Linux (200 ms) and of RFC 6298 (1 s); a refresh every 512
+    /// packets or 30 s costs well under a byte per packet.
+    pub const fn live() -> Repair {
+        Repair {
+            distress_silence: Some(Duration::from_millis(150)),
+            repeated_retransmission: true,
+            refresh_packets: 512,
+            refresh_interval: Some(Duration::from_secs(30)),
+            context_requests: true,
+        }
+    }
+
+    /// Whether any repair is on.
+    pub fn any(&self) -> bool {
+        *self != Repair::default()
+    }
+}
+
+/// What the compressor watches of one stream to decide on a repair.
+#[derive(Debug, Clone)]
+pub(super) struct Watch {
+    /// Time of the stream's previous packet, once one was sent with the time known.
+    last_seen: Option<Duration>,
+    /// Time of the context's last UNCOMPRESSED_TCP.
+    refreshed_at: Duration,
+    /// Packets sent compressed since the last UNCOMPRESSED_TCP.
+    since_refresh: u32,
+    /// One past the highest sequence number sent with data.
+    sent_end: u32,
+    /// The highest acknowledgment number sent.
+    high_ack: u32,
+    /// The last retransmitted sequence number, and how many times in a row it went.
+    retransmitted: (u32, u8),
+    /// The decompressor asked for this context.
+    requested: bool,
+}
+
+impl Watch {
+    /// A stream whose first packet is `p`, sent at `now`.
+    pub(super) fn new(p: &TcpIpPacket<'_>, now: Duration) -> Watch {
+        Watch {
+            last_seen: None,
+            refreshed_at: now,
+            since_refresh: 0,
+            sent_end: p.fields.seq,
+            high_ack: p.fields.ack,
+            retransmitted: (p.fields.seq, 0),
+            requested: false,
+        }
+    }
+
+    /// The decompressor asked for this context.
+    pub(super) fn request(&mut self) {
+        self.requested = true;
+    }
+
+    /// Why `p`, about to be sent at `now`, must go UNCOMPRESSED_TCP to repair the context, if
+    /// it must. Call once per packet, before [`Watch::sent`].
+    pub(super) fn due(
+        &mut self,
+        repair: &Repair,
+        p: &TcpIpPacket<'_>,
+        now: Duration,
+    ) -> Option<Why> {
+        let (seq, ack) = (p.fields.seq, p.fields.ack);
+        let data = p.payload_len() > 0;
+        let stale = if data {
+            seq_lt(seq, self.sent_end)
+        } else {
+            !seq_lt(self.high_ack, ack)
+        };
+        if data && stale {
+            self.retransmitted = match self.retransmitted {
+                (at, n) if at == seq => (at, n.saturating_add(1)),
+                _ => (seq, 1),
+            };
+        }
+        if repair.context_requests && self.requested {
+            return Some(Why::Requested);
+        }
+        let silent = match (repair.distress_silence, self.last_seen) {
+            (Some(silence), Some(last)) => now.saturating_sub(last) >= silence,
+            _ => false,
+        };
+        if stale && silent {
+            return Some(Why::Timeout);
+        }
+        if repair.repeated_retransmission && data && stale && self.retransmitted.1 >= 2 {
+            return Some(Why::RepeatedRetransmission);
+        }
+        let by_packets = repair.refresh_packets > 0 && self.since_refresh >= repair.refresh_packets;
+        let by_time = repair
+            .refresh_interval
+            .is_some_and(|interval| now.saturating_sub(self.refreshed_at) >= interval);
+        (by_packets || by_time).then_some(Why::Refresh)
+    }
+
+    /// Records that `p` was sent at `now`, UNCOMPRESSED_TCP or not.
+    pub(super) fn sent(&mut self, p: &TcpIpPacket<'_>, now: Duration, uncompressed: bool) {
+        let end = p.fields.seq.wrapping_add(p.payload_len() as u32);
+        if seq_lt(self.sent_end, end) {
+            self.sent_end = end;
+        }
+        if seq_lt(self.high_ack, p.fields.ack) {
+            self.high_ack = p.fields.ack;
+        }
+        self.last_seen = Some(now);
+        if uncompressed {
+            self.since_refresh = 0;
+            self.refreshed_at = now;
+            self.requested = false;
+        } else {
+            self.since_refresh = self.since_refresh.saturating_add(1);
+        }
+    }
+}
+
+/// Parses a context request: the CIDs it names, or `None` if it is not one.
+pub fn parse_request(frame: &[u8]) -> Option<&[u8]> {
+    match frame {
+        [REQUEST, cids @ ..] if !cids.is_empty() && cids.len() <= ALL_CIDS => Some(cids),
+        _ => None,
+    }
+}
+
+/// The decompressor's side of context requests: which contexts to ask for, rate-limited.
+#[derive(Debug, Clone)]
+pub(super) struct Requests {
+    now: Duration,
+    /// CIDs to ask for in the next request frame.
+    pending: [u64; ALL_CIDS / 64],
+    /// Per CID: when it was last asked for, and frames refused since. Empty when off.
+    asked: Vec<(Option<Duration>, u16)>,
+}
+
+impl Requests {
+    /// Requests on (`enabled`) or off.
+    pub(super) fn new(enabled: bool) -> Requests {
+        Requests {
+            now: Duration::ZERO,
+            pending: [0; ALL_CIDS / 64],
+            asked: if enabled {
+                vec![(None, 0); ALL_CIDS]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// The time now.
+    pub(super) fn set_time(&mut self, now: Duration) {
+        self.now = self.now.max(now);
+    }
+
+    /// A COMPRESSED_TCP of `cid` was refused.
+    pub(super) fn refused(&mut self, cid: u8) {
+        let now = self.now;
+        let Some((last, refused)) = self.asked.get_mut(usize::from(cid)) else {
+            return;
+        };
+        *refused = refused.saturating_add(1);
+        let due = match *last {
+            None => true,
+            Some(at) => {
+                now.saturating_sub(at) >= REQUEST_INTERVAL || *refused > REQUEST_EVERY_REFUSALS
+            }
+        };
+        if due {
+            *last = Some(now);
+            *refused = 0;
+            self.pending[usize::from(cid) / 64] |= 1 << (cid % 64);
+        }
+    }
+
+    /// A frame of `cid` was delivered: its next refusal asks at once.
+    pub(super) fn delivered(&mut self, cid: u8) {
+        if let Some(slot) = self.asked.get_mut(usize::from(cid)) {
+            *slot = (None, 0);
+        }
+    }
+
+    /// Writes the pending request into `out` (cleared first), if there is one.
+    pub(super) fn take(&mut self, out: &mut Vec<u8>) -> bool {
+        if self.pending.iter().all(|&word| word == 0) {
+            return false;
+        }
+        out.clear();
+        out.push(REQUEST);
+        for (i, word) in self.pending.iter_mut().enumerate() {
+            while *word != 0 {
+                let bit = word.trailing_zeros();
+                *word &= *word - 1;
+                out.push((i * 64) as u8 + bit as u8);
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_rate_limited_and_name_each_cid_once() {
+        let mut r = Requests::new(true);
+        let mut out = Vec::new();
+        assert!(!r.take(&mut out));
+        r.set_time(Duration::from_secs(1));
+        r.refused(7);
+        r.refused(7);
+        r.refused(200);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [REQUEST, 7, 200]);
+        assert_eq!(parse_request(&out), Some(&[7u8, 200][..]));
+        assert!(!r.take(&mut out));
+        // Within the interval, refusals of 7 do not ask again…
+        r.set_time(Duration::from_millis(1050));
+        r.refused(7);
+        assert!(!r.take(&mut out));
+        // …after it they do; and so does the count alone, for a decompressor without time.
+        r.set_time(Duration::from_millis(1101));
+        r.refused(7);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [REQUEST, 7]);
+        for _ in 0..=REQUEST_EVERY_REFUSALS {
+            r.refused(7);
+        }
+        assert!(r.take(&mut out));
+        // A delivery re-arms at once.
+        r.delivered(200);
+        r.refused(200);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [REQUEST, 200]);
+    }
+
+    #[test]
+    fn requests_off_never_ask() {
+        let mut r = Requests::new(false);
+        r.refused(1);
+        assert!(!r.take(&mut Vec::new()));
+    }
+
+    #[test]
+    fn only_well_formed_requests_parse() {
+        assert_eq!(parse_request(&[]), None);
+        assert_eq!(parse_request(&[REQUEST]), None);
+        assert_eq!(parse_request(&[0x02, 1]), None);
+        assert_eq!(parse_request(&[REQUEST, 0, 255]), Some(&[0u8, 255][..]));
+        assert_eq!(parse_request(&vec![REQUEST; ALL_CIDS + 2]), None);
+    }
+}
