@@ -315,7 +315,7 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "N", default_value = "4M", value_parser = byte_count)]
     pub bytes: u64,
     /// Disturb once the receiver has read this fraction of the transfer.
-    #[arg(long, value_name = "F", default_value_t = 1.0 / 3.0)]
+    #[arg(long, value_name = "F", default_value_t = 0.33)]
     pub at: f64,
     /// Link rate of each gateway's sending side, kbit/s.
     #[arg(long, value_name = "KBIT", default_value_t = 8000)]
