@@ -492,82 +492,103 @@ pub fn run_disturbed(scenario: &Scenario, plan: &[Planned]) -> Result<Outcome, E
     let tun_b = tuns.pop().ok_or_else(|| Error::new("TUN B missing"))?;
     let tun_a = tuns.pop().ok_or_else(|| Error::new("TUN A missing"))?;
 
-    let options = LoopOptions::default();
-    let addr = SocketAddr::new(scenario.ip_version.address(1), 5201);
-    let transfer_in = |watch: &Watch| {
-        transfer::run_watched(
-            &namespaces[0],
-            &namespaces[1],
-            addr,
-            &scenario.transfer,
-            watch,
-        )
-    };
     let mut outcome = Outcome {
         transfer: TransferResult::default(),
         report: RunReport::default(),
-        namespaces: namespaces.clone(),
+        namespaces,
         congestion_control,
         applied: Vec::new(),
         relay: None,
         probes_delivered: [0; 2],
     };
-    let transfer = if scenario.mode == Mode::Udp {
-        let probes = [
-            probe_socket(&namespaces[0], scenario.ip_version.address(0))?,
-            probe_socket(&namespaces[1], scenario.ip_version.address(1))?,
-        ];
-        let mut pair = UdpPair::start(scenario, [tun_a, tun_b], &options)?;
-        let [forward, reverse] = scenario.variants.clone();
-        // Gateway A decompresses what B sends (the reverse scheme), B what A sends.
-        let victims = [
-            Victim {
-                variant: reverse,
-                address: scenario.ip_version.address(0),
-            },
-            Victim {
-                variant: forward,
-                address: scenario.ip_version.address(1),
-            },
-        ];
-        let watch = Watch::default();
-        let (transfer, applied) = std::thread::scope(|scope| {
-            let transfer = scope.spawn(|| transfer_in(&watch));
-            let applied = disturb::apply_plan(
-                plan,
-                &mut pair.gateways,
-                &pair.relay,
-                &victims,
-                &watch,
-                scenario.seed,
-            );
-            let transfer = transfer
-                .join()
-                .unwrap_or_else(|_| Err(Error::new("the transfer panicked")));
-            (transfer, applied)
-        });
-        let (report, relay) = pair.finish()?;
-        outcome.applied = applied?;
-        outcome.report = report;
-        outcome.relay = Some(relay);
-        outcome.probes_delivered = probes.each_ref().map(probes_caught);
-        transfer
-    } else {
-        let worker = if scenario.mode == Mode::Emulated {
+    let options = LoopOptions::default();
+    let tuns = [tun_a, tun_b];
+    match scenario.mode {
+        Mode::Udp => run_udp(scenario, plan, tuns, &options, &mut outcome)?,
+        Mode::Emulated => {
             let mut pipeline = Pipeline::new(&config)?;
-            Worker::spawn(move |stop| {
-                gateway::run_emulated([&tun_a, &tun_b], &mut pipeline, stop, &options)
-            })?
-        } else {
-            Worker::spawn(move |stop| {
-                gateway::run_emulated([&tun_a, &tun_b], &mut Copy::default(), stop, &options)
-            })?
-        };
-        let transfer = transfer_in(&Watch::default());
-        outcome.report = worker.finish()?;
-        transfer
-    };
+            let worker = Worker::spawn(move |stop| {
+                gateway::run_emulated([&tuns[0], &tuns[1]], &mut pipeline, stop, &options)
+            })?;
+            outcome.transfer = transfer_between(scenario, &outcome.namespaces, &Watch::default())?;
+            outcome.report = worker.finish()?;
+        }
+        Mode::PlainCopy => {
+            let worker = Worker::spawn(move |stop| {
+                gateway::run_emulated([&tuns[0], &tuns[1]], &mut Copy::default(), stop, &options)
+            })?;
+            outcome.transfer = transfer_between(scenario, &outcome.namespaces, &Watch::default())?;
+            outcome.report = worker.finish()?;
+        }
+    }
     drop((ns_a, ns_b));
-    outcome.transfer = transfer?;
     Ok(outcome)
+}
+
+/// The transfer of `scenario` from namespace A to a listener in B, shown in `watch`.
+fn transfer_between(
+    scenario: &Scenario,
+    namespaces: &[String; 2],
+    watch: &Watch,
+) -> Result<TransferResult, Error> {
+    let addr = SocketAddr::new(scenario.ip_version.address(1), 5201);
+    transfer::run_watched(
+        &namespaces[0],
+        &namespaces[1],
+        addr,
+        &scenario.transfer,
+        watch,
+    )
+}
+
+/// The transfer of [`Mode::Udp`]: two gateways on `tuns`, the relay between them, and the
+/// disturbances of `plan`; fills in `outcome`.
+fn run_udp(
+    scenario: &Scenario,
+    plan: &[Planned],
+    tuns: [Tun; 2],
+    options: &LoopOptions,
+    outcome: &mut Outcome,
+) -> Result<(), Error> {
+    let namespaces = &outcome.namespaces;
+    let probes = [
+        probe_socket(&namespaces[0], scenario.ip_version.address(0))?,
+        probe_socket(&namespaces[1], scenario.ip_version.address(1))?,
+    ];
+    let mut pair = UdpPair::start(scenario, tuns, options)?;
+    let [forward, reverse] = scenario.variants.clone();
+    // Gateway A decompresses what B sends (the reverse scheme), B what A sends.
+    let victims = [
+        Victim {
+            variant: reverse,
+            address: scenario.ip_version.address(0),
+        },
+        Victim {
+            variant: forward,
+            address: scenario.ip_version.address(1),
+        },
+    ];
+    let watch = Watch::default();
+    let (transfer, applied) = std::thread::scope(|scope| {
+        let transfer = scope.spawn(|| transfer_between(scenario, namespaces, &watch));
+        let applied = disturb::apply_plan(
+            plan,
+            &mut pair.gateways,
+            &pair.relay,
+            &victims,
+            &watch,
+            scenario.seed,
+        );
+        let transfer = transfer
+            .join()
+            .unwrap_or_else(|_| Err(Error::new("the transfer panicked")));
+        (transfer, applied)
+    });
+    let (report, relay) = pair.finish()?;
+    outcome.transfer = transfer?;
+    outcome.applied = applied?;
+    outcome.report = report;
+    outcome.relay = Some(relay);
+    outcome.probes_delivered = probes.each_ref().map(probes_caught);
+    Ok(())
 }
