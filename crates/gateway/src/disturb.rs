@@ -2,8 +2,10 @@
 //! the transfer goes on.
 //!
 //! - [`Disturbance::Restart`]: a gateway's thread stops, and after a while a fresh one (new
-//!   codec state) starts on the same TUN device and UDP address (see
-//!   [`UdpGateway::restart`] for how this differs from `kill -9`);
+//!   codec state) starts on the same TUN device and UDP address. This is what `kill -9` and a
+//!   restart of a gateway process do, except that the TUN device survives here: a process that
+//!   dies closes a non-persistent TUN device, and the kernel deletes it with its addresses and
+//!   routes (a real deployment would use a persistent device, `ip tuntap add`, to keep them);
 //! - [`Disturbance::Loss`]: the relay between the gateways ([`crate::relay`]) drops the next N
 //!   datagrams of one direction or both. TCP stops sending when nothing is acknowledged, so a
 //!   burst of N frames may not come in a transfer's lifetime: the burst also ends after a

@@ -481,6 +481,25 @@ mod tests {
     }
 
     #[test]
+    fn command_line_parses() {
+        use clap::Parser;
+        #[derive(Debug, Parser)]
+        struct Top {
+            #[command(flatten)]
+            resume: ResumeArgs,
+        }
+        let top =
+            Top::try_parse_from(["resume", "--schemes", "vj,taroc", "--bytes", "2M"]).unwrap();
+        let config = top.resume.config().unwrap();
+        let names: Vec<&str> = config.variants.iter().map(|v| v.name).collect();
+        assert_eq!(names, ["vj", "taroc"]);
+        assert_eq!((config.bytes, config.ip_version), (2 << 20, IpVersion::V4));
+        assert!(config.baseline);
+        assert!(Top::try_parse_from(["resume", "--schemes", "nope"]).is_err());
+        assert!(Top::try_parse_from(["resume", "--ip", "5"]).is_err());
+    }
+
+    #[test]
     fn arguments_are_checked() {
         let args = ResumeArgs {
             schemes: Vec::new(),
