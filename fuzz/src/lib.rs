@@ -280,8 +280,6 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
 
 /// Frames of the same priming flows as [`primed_frames`], as the `taroc-plus` compressor
 /// sends them.
-// `crates/core/tests/fuzz_regressions.rs` includes this file and does not list this target yet.
-#[allow(dead_code)]
 pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
     static FRAMES: OnceLock<Vec<(FrameKind, Vec<u8>)>> = OnceLock::new();
     FRAMES.get_or_init(|| {
@@ -298,7 +296,6 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
     })
 }
 
-#[allow(dead_code)]
 fn taroc_plus() -> Variant {
     Variant::by_name("taroc-plus").expect("the taroc-plus variant exists")
 }
@@ -307,7 +304,6 @@ fn taroc_plus() -> Variant {
 /// requests over the reverse channel), its clock advancing 30 ms per record so that requests
 /// come due: never a panic; what it delivers is a valid TCP/IP packet of bounded size; at most
 /// 256 contexts; every feedback frame is a well-formed context request naming each CID once.
-#[allow(dead_code)]
 pub fn taroc_plus_decompress(data: &[u8]) {
     let primed = primed_plus_frames();
     let mut d = taroc_plus().decompressor();

@@ -20,6 +20,9 @@ pub struct Variant {
 /// Every variant's name, in the order reports list them.
 pub const NAMES: [&str; 6] = ["none", "vj", "iphc-twice", "iphc", "taroc", "taroc-plus"];
 
+/// Names of variants that exist for comparisons but are not in the default lists ([`NAMES`]).
+pub const EXTRA_NAMES: [&str; 1] = ["taroc-repair"];
+
 impl Variant {
     /// The variant of `scheme` with default settings, named after the scheme.
     pub fn of(scheme: Scheme) -> Variant {
@@ -35,7 +38,10 @@ impl Variant {
     ///   algorithm and header requests, as RFC 2507 and the paper describe it);
     /// - `iphc-twice`: IPHC repairing TCP contexts with the twice algorithm alone, no header
     ///   requests;
-    /// - `taroc-plus`: TAROC with our improvements ([`crate::taroc::TarocConfig::plus`]).
+    /// - `taroc-plus`: TAROC with our improvements ([`crate::taroc::TarocConfig::plus`]);
+    /// - `taroc-repair` (one of [`EXTRA_NAMES`]): the draft's TAROC, its wire format and coding
+    ///   unchanged, with the bounded repairs of `taroc-plus` ([`crate::taroc::Repair::live`]):
+    ///   what the draft needs to stay live.
     pub fn by_name(name: &str) -> Option<Variant> {
         match name {
             "iphc-twice" => {
@@ -50,6 +56,12 @@ impl Variant {
                 variant.config.taroc = crate::taroc::TarocConfig::plus();
                 Some(variant)
             }
+            "taroc-repair" => {
+                let mut variant = Variant::of(Scheme::Taroc);
+                variant.name = "taroc-repair";
+                variant.config.taroc.repair = crate::taroc::Repair::live();
+                Some(variant)
+            }
             _ => name.parse::<Scheme>().ok().map(Variant::of),
         }
     }
@@ -59,8 +71,9 @@ impl Variant {
     pub fn parse(name: &str) -> Result<Variant, alloc::string::String> {
         Variant::by_name(name).ok_or_else(|| {
             alloc::format!(
-                "unknown scheme `{name}` (expected one of: {})",
-                NAMES.join(", ")
+                "unknown scheme `{name}` (expected one of: {}, {})",
+                NAMES.join(", "),
+                EXTRA_NAMES.join(", ")
             )
         })
     }
@@ -114,6 +127,10 @@ mod tests {
         assert!(Variant::by_name("taroc")
             .is_some_and(|v| v.config.taroc == crate::taroc::TarocConfig::default()));
         assert_eq!(Variant::by_name("twice"), None);
+        let repair = Variant::by_name("taroc-repair").unwrap();
+        assert_eq!(repair.config.taroc.improvements, Default::default());
+        assert_eq!(repair.config.taroc.repair, crate::taroc::Repair::live());
+        assert!(!Variant::all().contains(&repair));
         assert_eq!(Variant::parse("iphc").map(|v| v.name), Ok("iphc"));
         let error = Variant::parse("twice").unwrap_err();
         assert!(

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 7] = [
+const TARGETS: [(&str, Target); 8] = [
     ("taroc_decompress", logic::taroc_decompress),
+    ("taroc_plus_decompress", logic::taroc_plus_decompress),
     ("taroc_roundtrip", logic::taroc_roundtrip),
     ("wire_parse", logic::wire_parse),
     ("vj_decompress", logic::vj_decompress),

@@ -108,7 +108,7 @@ Example, across the namespaces of the `taroc gateway` example:
   taroc gateway transfer --netns left --send 10.9.0.2:5201 --bytes 4M";
 
 /// Parses a byte count with an optional K, M or G suffix (powers of 1024).
-fn byte_count(text: &str) -> Result<u64, String> {
+pub(crate) fn byte_count(text: &str) -> Result<u64, String> {
     let (digits, scale) = match text.char_indices().last() {
         Some((i, 'K' | 'k')) => (&text[..i], 1u64 << 10),
         Some((i, 'M' | 'm')) => (&text[..i], 1 << 20),
@@ -200,7 +200,7 @@ fn on_off(text: &str) -> Result<bool, String> {
 }
 
 /// Parses 4 or 6.
-fn ip_version(text: &str) -> Result<IpVersion, String> {
+pub(crate) fn ip_version(text: &str) -> Result<IpVersion, String> {
     match text {
         "4" => Ok(IpVersion::V4),
         "6" => Ok(IpVersion::V6),
@@ -233,6 +233,10 @@ pub enum GatewayCommand {
     /// Print a new key for the authenticated UDP link (--key FILE).
     #[command(long_about = GENKEY_ABOUT)]
     Genkey,
+    /// Disturb transfers through two UDP gateways (restarts, loss bursts, forged frames) and
+    /// measure how long each scheme takes to resume.
+    #[command(long_about = crate::resume::RESUME_ABOUT)]
+    Resume(crate::resume::ResumeArgs),
 }
 
 /// The settings of a running gateway.
@@ -526,6 +530,7 @@ pub fn run(args: GatewayArgs) -> ExitCode {
         Some(GatewayCommand::Genkey) => keyfile::generate().map(|key| {
             print!("{}", keyfile::format(&key));
         }),
+        Some(GatewayCommand::Resume(resume)) => crate::resume::run(&resume),
         None => run_gateway(&args.run),
     };
     match result {

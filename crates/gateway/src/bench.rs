@@ -177,6 +177,7 @@ fn run_cell(config: &GridConfig, cell: &Cell, index: usize) -> Result<Record, Er
         },
         seed: config.seed.wrapping_add(index as u64),
         mode: Mode::Emulated,
+        authenticated: true,
     };
     let outcome = harness::run(&scenario)?;
     let [a, b] = &outcome.report.counters;
@@ -390,6 +391,7 @@ fn forward_once(
         } else {
             Mode::Emulated
         },
+        authenticated: true,
     };
     let outcome = harness::run(&scenario)?;
     let c = &outcome.report.counters[0];

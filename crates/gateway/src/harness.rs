@@ -16,20 +16,29 @@
 //! the namespaces are deleted. Namespaces left by a process that was killed outright
 //! (SIGKILL) are deleted by the next run (their pid no longer exists). The transfer's two ends
 //! are threads of this process ([`crate::transfer`]): no child process outlives a run.
+//!
+//! In [`Mode::Udp`] the two gateways talk through a relay ([`crate::relay`]), and a run may be
+//! *disturbed* ([`run_disturbed`], [`crate::disturb`]): a gateway restarted mid-transfer, a
+//! burst of frames lost, forged frames injected. Each gateway is a thread that can be stopped
+//! and started again with fresh codec state on the same TUN device and UDP address.
 
 use std::fs;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Once};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use taroc_core::variant::Variant;
 
+use crate::disturb::{self, Applied, Planned, Victim};
+use crate::forge::{PROBE_PAYLOAD, PROBE_PORT};
 use crate::gateway::{self, Copy, LoopOptions, Pipeline, PipelineConfig, RunReport};
 use crate::link::LinkConfig;
 use crate::netns::{self, Netns};
-use crate::transfer::{self, TransferConfig, TransferResult};
+use crate::relay::{Relay, RelayCounters};
+use crate::transfer::{self, TransferConfig, TransferResult, Watch};
 use crate::tun::{Tun, TunConfig};
 use crate::udp::{self, UdpConfig};
 use crate::Error;
@@ -90,6 +99,9 @@ pub struct Scenario {
     pub seed: u64,
     /// How the gateway forwards.
     pub mode: Mode,
+    /// [`Mode::Udp`]: the gateways authenticate every frame with a key made for the run (what
+    /// users get by default), or not (`--insecure-no-auth`: forged frames reach the codecs).
+    pub authenticated: bool,
 }
 
 /// How the harness's gateway forwards between the two TUN devices.
@@ -115,6 +127,13 @@ pub struct Outcome {
     pub namespaces: [String; 2],
     /// The congestion control in use.
     pub congestion_control: String,
+    /// The disturbances applied, in order ([`run_disturbed`]).
+    pub applied: Vec<Applied>,
+    /// The relay's counters ([`Mode::Udp`] only).
+    pub relay: Option<RelayCounters>,
+    /// Forged `TYPE_IP` probes ([`crate::forge::probe`]) that reached namespace A and B
+    /// ([`Mode::Udp`] only; 0 otherwise).
+    pub probes_delivered: [u64; 2],
 }
 
 /// Whether this environment can run the harness; the error says what is missing.
@@ -199,72 +218,249 @@ fn read_sysctl(ns: &str, key: &str) -> Result<String, Error> {
     })
 }
 
-/// The gateway threads; stopped and joined on drop.
-struct Running {
+/// A gateway thread; stopped and joined on drop.
+struct Worker {
     stop: Arc<AtomicBool>,
-    handles: Vec<JoinHandle<Result<RunReport, Error>>>,
+    handle: Option<JoinHandle<Result<RunReport, Error>>>,
 }
 
-impl Running {
+impl Worker {
     fn spawn(
-        &mut self,
         work: impl FnOnce(&AtomicBool) -> Result<RunReport, Error> + Send + 'static,
-    ) -> Result<(), Error> {
-        let stop = Arc::clone(&self.stop);
+    ) -> Result<Worker, Error> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread_stop = Arc::clone(&stop);
         let handle = std::thread::Builder::new()
             .name("taroc-gateway".into())
-            .spawn(move || work(&stop))
+            .spawn(move || work(&thread_stop))
             .map_err(|e| Error::io("starting a gateway thread", e))?;
-        self.handles.push(handle);
-        Ok(())
+        Ok(Worker {
+            stop,
+            handle: Some(handle),
+        })
     }
 
-    fn finish(mut self) -> Result<Vec<RunReport>, Error> {
+    /// Stops the thread and returns its report.
+    fn finish(mut self) -> Result<RunReport, Error> {
         self.stop.store(true, Ordering::Relaxed);
-        self.handles
-            .drain(..)
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(Error::new("a gateway thread panicked")))
-            })
-            .collect()
+        match self.handle.take() {
+            Some(handle) => handle
+                .join()
+                .unwrap_or_else(|_| Err(Error::new("a gateway thread panicked"))),
+            None => Err(Error::new("the gateway thread was already joined")),
+        }
     }
 }
 
-impl Drop for Running {
+impl Drop for Worker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        for handle in self.handles.drain(..) {
+        if let Some(handle) = self.handle.take() {
             let _ = handle.join();
         }
     }
 }
 
-/// The loopback UDP sockets of the two gateways of [`Mode::Udp`].
-fn udp_pair() -> Result<[UdpSocket; 2], Error> {
-    let bind = || {
-        UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
-            .map_err(|e| Error::io("binding a loopback UDP socket", e))
-    };
-    Ok([bind()?, bind()?])
+/// A UDP gateway of [`Mode::Udp`] in a thread of its own, which can be restarted: stopped (its
+/// thread ends, its socket closes, its codec state is gone) and started anew on the same TUN
+/// device and UDP address. The thread is stopped and joined on drop.
+pub(crate) struct UdpGateway {
+    tun: Arc<Tun>,
+    config: UdpConfig,
+    options: LoopOptions,
+    worker: Option<Worker>,
+    /// The reports of the threads that ended.
+    reports: Vec<RunReport>,
 }
 
-/// Joins the reports of two UDP gateways into the two directions a->b and b->a.
-fn join_udp_reports(a: &RunReport, b: &RunReport) -> RunReport {
-    let mut forward = a.counters[0].clone();
-    forward.add(&b.counters[1]);
-    let mut reverse = b.counters[0].clone();
-    reverse.add(&a.counters[1]);
-    RunReport {
-        counters: [forward, reverse],
-        cpu: a.cpu + b.cpu,
-        wall: a.wall.max(b.wall),
+impl UdpGateway {
+    fn start(
+        tun: Tun,
+        socket: UdpSocket,
+        config: UdpConfig,
+        options: LoopOptions,
+    ) -> Result<UdpGateway, Error> {
+        let mut gateway = UdpGateway {
+            tun: Arc::new(tun),
+            config,
+            options,
+            worker: None,
+            reports: Vec::new(),
+        };
+        gateway.spawn(socket)?;
+        Ok(gateway)
     }
+
+    fn spawn(&mut self, socket: UdpSocket) -> Result<(), Error> {
+        let tun = Arc::clone(&self.tun);
+        let (config, options) = (self.config.clone(), self.options.clone());
+        self.worker = Some(Worker::spawn(move |stop| {
+            udp::run_udp_on(&tun, socket, &config, stop, &options)
+        })?);
+        Ok(())
+    }
+
+    /// Stops the thread (if running) and keeps its report.
+    fn stop(&mut self) -> Result<(), Error> {
+        if let Some(worker) = self.worker.take() {
+            self.reports.push(worker.finish()?);
+        }
+        Ok(())
+    }
+
+    /// Stops the gateway, waits `down`, and starts a fresh one (new compressor and
+    /// decompressor) on the same TUN device and UDP address. As `kill -9` and a restart of a
+    /// gateway process would, except that the TUN device stays: a process that dies closes a
+    /// non-persistent TUN device, and the kernel deletes it with its addresses and routes.
+    pub(crate) fn restart(&mut self, down: Duration) -> Result<(), Error> {
+        self.stop()?;
+        std::thread::sleep(down);
+        // The port was free a moment ago; another socket may have taken it meanwhile (unlikely
+        // for a port the kernel chose at random): retry for a second.
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let socket = loop {
+            match UdpSocket::bind(self.config.listen) {
+                Ok(socket) => break socket,
+                Err(_) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Err(e) => {
+                    return Err(Error::io(
+                        format!("binding UDP {} again", self.config.listen),
+                        e,
+                    ))
+                }
+            }
+        };
+        self.spawn(socket)
+    }
+
+    /// Stops the gateway; its reports, added up over its restarts.
+    fn finish(mut self) -> Result<RunReport, Error> {
+        self.stop()?;
+        let mut total = RunReport::default();
+        for report in &self.reports {
+            for (sum, counters) in total.counters.iter_mut().zip(&report.counters) {
+                sum.add(counters);
+            }
+            total.cpu += report.cpu;
+            total.wall += report.wall;
+        }
+        Ok(total)
+    }
+}
+
+/// Binds a loopback UDP socket on a port of the kernel's choice.
+fn bind_loopback() -> Result<UdpSocket, Error> {
+    UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
+        .map_err(|e| Error::io("binding a loopback UDP socket", e))
+}
+
+/// The two UDP gateways of [`Mode::Udp`] and the relay between them.
+struct UdpPair {
+    gateways: [UdpGateway; 2],
+    relay: Relay,
+}
+
+impl UdpPair {
+    fn start(scenario: &Scenario, tuns: [Tun; 2], options: &LoopOptions) -> Result<UdpPair, Error> {
+        let sockets = [bind_loopback()?, bind_loopback()?];
+        let local = |s: &UdpSocket| {
+            s.local_addr()
+                .map_err(|e| Error::io("reading a socket's address", e))
+        };
+        let addresses = [local(&sockets[0])?, local(&sockets[1])?];
+        let relay = Relay::start(addresses, scenario.variants.clone())?;
+        let [forward, reverse] = scenario.variants.clone();
+        let variants = [[forward.clone(), reverse.clone()], [reverse, forward]];
+        let seeds = [scenario.seed, scenario.seed ^ 0x5555];
+        // One key for both gateways, made for this run (the default users get: authenticated).
+        let auth = match scenario.authenticated {
+            true => Some(crate::auth::AuthConfig {
+                key: crate::keyfile::generate()?,
+                tag_len: crate::auth::DEFAULT_TAG_LEN,
+            }),
+            false => None,
+        };
+        let mut gateways = Vec::with_capacity(2);
+        for (side, (tun, socket)) in tuns.into_iter().zip(sockets).enumerate() {
+            let config = UdpConfig {
+                listen: addresses[side],
+                peer: relay.face(side)?,
+                variants: variants[side].clone(),
+                link: scenario.link.clone(),
+                tun_mtu: scenario.tun_mtu as usize,
+                seed: seeds[side],
+                verify_checksums: true,
+                auth: auth.clone(),
+                socket_buffer: udp::DEFAULT_SOCKET_BUFFER,
+            };
+            gateways.push(UdpGateway::start(tun, socket, config, options.clone())?);
+        }
+        let gateways = gateways
+            .try_into()
+            .map_err(|_| Error::new("two gateways expected"))?;
+        Ok(UdpPair { gateways, relay })
+    }
+
+    /// Stops both gateways and the relay; the report of the directions a->b and b->a.
+    fn finish(self) -> Result<(RunReport, RelayCounters), Error> {
+        let relay = self.relay.counters();
+        drop(self.relay);
+        let [a, b] = self.gateways;
+        let (a, b) = (a.finish()?, b.finish()?);
+        let mut forward = a.counters[0].clone();
+        forward.add(&b.counters[1]);
+        let mut reverse = b.counters[0].clone();
+        reverse.add(&a.counters[1]);
+        let report = RunReport {
+            counters: [forward, reverse],
+            cpu: a.cpu + b.cpu,
+            wall: a.wall.max(b.wall),
+        };
+        Ok((report, relay))
+    }
+}
+
+/// A UDP socket inside namespace `ns` on `address`'s [`PROBE_PORT`], to catch forged probes.
+fn probe_socket(ns: &str, address: IpAddr) -> Result<UdpSocket, Error> {
+    netns::run_in(Some(ns), || {
+        let socket = UdpSocket::bind((address, PROBE_PORT)).map_err(|e| {
+            Error::io(
+                format!("binding the probe socket {address}:{PROBE_PORT}"),
+                e,
+            )
+        })?;
+        socket
+            .set_nonblocking(true)
+            .map_err(|e| Error::io("making the probe socket non-blocking", e))?;
+        Ok(socket)
+    })
+}
+
+/// The forged probes waiting on `socket`.
+fn probes_caught(socket: &UdpSocket) -> u64 {
+    let mut buffer = [0u8; 256];
+    let mut caught = 0;
+    while let Ok(n) = socket.recv(&mut buffer) {
+        caught += u64::from(&buffer[..n] == PROBE_PAYLOAD);
+    }
+    caught
 }
 
 /// Runs `scenario`: namespaces, TUN devices, gateway, transfer, cleanup.
 pub fn run(scenario: &Scenario) -> Result<Outcome, Error> {
+    run_disturbed(scenario, &[])
+}
+
+/// Runs `scenario` with the disturbances of `plan`, applied in order, each once the receiver
+/// has read its [`Planned::at_bytes`] ([`Mode::Udp`] only).
+pub fn run_disturbed(scenario: &Scenario, plan: &[Planned]) -> Result<Outcome, Error> {
+    if !plan.is_empty() && scenario.mode != Mode::Udp {
+        return Err(Error::new(
+            "disturbances need the UDP mode (a relay between two gateways)",
+        ));
+    }
     if scenario.ip_version == IpVersion::V6 && scenario.tun_mtu < 1280 {
         return Err(Error::new(format!(
             "IPv6 needs an MTU of at least 1280 (asked for {})",
@@ -309,72 +505,103 @@ pub fn run(scenario: &Scenario) -> Result<Outcome, Error> {
     let tun_b = tuns.pop().ok_or_else(|| Error::new("TUN B missing"))?;
     let tun_a = tuns.pop().ok_or_else(|| Error::new("TUN A missing"))?;
 
-    let mut running = Running {
-        stop: Arc::new(AtomicBool::new(false)),
-        handles: Vec::new(),
-    };
-    let options = LoopOptions::default();
-    match scenario.mode {
-        Mode::Emulated => {
-            let mut pipeline = Pipeline::new(&config)?;
-            running.spawn(move |stop| {
-                gateway::run_emulated([&tun_a, &tun_b], &mut pipeline, stop, &options)
-            })?;
-        }
-        Mode::PlainCopy => running.spawn(move |stop| {
-            gateway::run_emulated([&tun_a, &tun_b], &mut Copy::default(), stop, &options)
-        })?,
-        Mode::Udp => {
-            let [socket_a, socket_b] = udp_pair()?;
-            let local = |s: &UdpSocket| {
-                s.local_addr()
-                    .map_err(|e| Error::io("reading a socket's address", e))
-            };
-            let (addr_a, addr_b) = (local(&socket_a)?, local(&socket_b)?);
-            let [forward, reverse] = scenario.variants.clone();
-            let auth = crate::auth::AuthConfig {
-                key: crate::keyfile::generate()?,
-                tag_len: crate::auth::DEFAULT_TAG_LEN,
-            };
-            let udp = |listen, peer, variants, seed| UdpConfig {
-                listen,
-                peer,
-                variants,
-                link: scenario.link.clone(),
-                tun_mtu: scenario.tun_mtu as usize,
-                seed,
-                verify_checksums: true,
-                auth: Some(auth.clone()),
-                socket_buffer: udp::DEFAULT_SOCKET_BUFFER,
-            };
-            let config_a = udp(
-                addr_a,
-                addr_b,
-                [forward.clone(), reverse.clone()],
-                scenario.seed,
-            );
-            let config_b = udp(addr_b, addr_a, [reverse, forward], scenario.seed ^ 0x5555);
-            let options_b = options.clone();
-            running
-                .spawn(move |stop| udp::run_udp_on(&tun_a, socket_a, &config_a, stop, &options))?;
-            running.spawn(move |stop| {
-                udp::run_udp_on(&tun_b, socket_b, &config_b, stop, &options_b)
-            })?;
-        }
-    }
-    let addr = SocketAddr::new(scenario.ip_version.address(1), 5201);
-    let transfer = transfer::run(&namespaces[0], &namespaces[1], addr, &scenario.transfer);
-    let reports = running.finish()?;
-    let report = match &reports[..] {
-        [one] => one.clone(),
-        [a, b] => join_udp_reports(a, b),
-        _ => return Err(Error::new("unexpected gateway reports")),
-    };
-    drop((ns_a, ns_b));
-    Ok(Outcome {
-        transfer: transfer?,
-        report,
+    let mut outcome = Outcome {
+        transfer: TransferResult::default(),
+        report: RunReport::default(),
         namespaces,
         congestion_control,
-    })
+        applied: Vec::new(),
+        relay: None,
+        probes_delivered: [0; 2],
+    };
+    let options = LoopOptions::default();
+    let tuns = [tun_a, tun_b];
+    match scenario.mode {
+        Mode::Udp => run_udp(scenario, plan, tuns, &options, &mut outcome)?,
+        Mode::Emulated => {
+            let mut pipeline = Pipeline::new(&config)?;
+            let worker = Worker::spawn(move |stop| {
+                gateway::run_emulated([&tuns[0], &tuns[1]], &mut pipeline, stop, &options)
+            })?;
+            outcome.transfer = transfer_between(scenario, &outcome.namespaces, &Watch::default())?;
+            outcome.report = worker.finish()?;
+        }
+        Mode::PlainCopy => {
+            let worker = Worker::spawn(move |stop| {
+                gateway::run_emulated([&tuns[0], &tuns[1]], &mut Copy::default(), stop, &options)
+            })?;
+            outcome.transfer = transfer_between(scenario, &outcome.namespaces, &Watch::default())?;
+            outcome.report = worker.finish()?;
+        }
+    }
+    drop((ns_a, ns_b));
+    Ok(outcome)
+}
+
+/// The transfer of `scenario` from namespace A to a listener in B, shown in `watch`.
+fn transfer_between(
+    scenario: &Scenario,
+    namespaces: &[String; 2],
+    watch: &Watch,
+) -> Result<TransferResult, Error> {
+    let addr = SocketAddr::new(scenario.ip_version.address(1), 5201);
+    transfer::run_watched(
+        &namespaces[0],
+        &namespaces[1],
+        addr,
+        &scenario.transfer,
+        watch,
+    )
+}
+
+/// The transfer of [`Mode::Udp`]: two gateways on `tuns`, the relay between them, and the
+/// disturbances of `plan`; fills in `outcome`.
+fn run_udp(
+    scenario: &Scenario,
+    plan: &[Planned],
+    tuns: [Tun; 2],
+    options: &LoopOptions,
+    outcome: &mut Outcome,
+) -> Result<(), Error> {
+    let namespaces = &outcome.namespaces;
+    let probes = [
+        probe_socket(&namespaces[0], scenario.ip_version.address(0))?,
+        probe_socket(&namespaces[1], scenario.ip_version.address(1))?,
+    ];
+    let mut pair = UdpPair::start(scenario, tuns, options)?;
+    let [forward, reverse] = scenario.variants.clone();
+    // Gateway A decompresses what B sends (the reverse scheme), B what A sends.
+    let victims = [
+        Victim {
+            variant: reverse,
+            address: scenario.ip_version.address(0),
+        },
+        Victim {
+            variant: forward,
+            address: scenario.ip_version.address(1),
+        },
+    ];
+    let watch = Watch::default();
+    let (transfer, applied) = std::thread::scope(|scope| {
+        let transfer = scope.spawn(|| transfer_between(scenario, namespaces, &watch));
+        let applied = disturb::apply_plan(
+            plan,
+            &mut pair.gateways,
+            &pair.relay,
+            &victims,
+            &watch,
+            scenario.seed,
+        );
+        let transfer = transfer
+            .join()
+            .unwrap_or_else(|_| Err(Error::new("the transfer panicked")));
+        (transfer, applied)
+    });
+    let (report, relay) = pair.finish()?;
+    outcome.transfer = transfer?;
+    outcome.applied = applied?;
+    outcome.report = report;
+    outcome.relay = Some(relay);
+    outcome.probes_delivered = probes.each_ref().map(probes_caught);
+    Ok(())
 }

@@ -17,14 +17,17 @@
 //! [`socket`] its socket's buffer sizes; [`counters`] what the data path counts; [`signal`]
 //! SIGINT/SIGTERM; [`harness`] builds two namespaces around the gateway and runs real kernel TCP
 //! transfers ([`transfer`]) through it; [`mod@bench`] measures goodput and forwarding speed;
-//! [`args`] is the `taroc gateway` command line (the gateway, `bench`, `transfer`, `genkey`).
+//! [`relay`] stands between two UDP gateways to [`disturb`] a transfer (gateway restarts, loss
+//! bursts, frames [`forge`]d), and [`resume`] measures how each scheme recovers; [`args`] is the
+//! `taroc gateway` command line (the gateway, `bench`, `transfer`, `resume`, `genkey`).
 //!
 //! ## Dependencies, and why
 //! - `libc`: the TUN ioctls (`TUNSETIFF`, `SIOCSIFMTU`, `SIOCSIFFLAGS`), `setns`, `ppoll`,
-//!   `sigaction` and thread CPU time. A TUN crate would wrap the same two ioctls and bring an
-//!   async runtime or a builder we do not need; the `unsafe` stays in five small modules
-//!   ([`tun`], [`netns`], [`signal`], [`gateway`]'s `ppoll`/CPU clock, [`socket`]'s
-//!   `setsockopt`/`getsockopt`), each block with a SAFETY comment.
+//!   `sigaction`, thread CPU time and a TCP socket's unsent bytes (`SIOCOUTQNSD`). A TUN crate
+//!   would wrap the same two ioctls and bring an async runtime or a builder we do not need; the
+//!   `unsafe` stays in six small modules ([`tun`], [`netns`], [`signal`], [`gateway`]'s
+//!   `ppoll`/CPU clock, [`socket`]'s `setsockopt`/`getsockopt`, [`transfer`]'s `SIOCOUTQNSD`),
+//!   each block with a SAFETY comment.
 //! - `rand_chacha`: the seeded, portable random streams of the link model (as `taroc eval`).
 //! - `clap`: the command line (as `taroc eval`); `serde`/`serde_json`: the `--json` records.
 //! - `blake3`: the MAC of the authenticated UDP link (keyed hash, key derivation, extendable
@@ -45,11 +48,15 @@ pub mod args;
 pub mod auth;
 pub mod bench;
 pub mod counters;
+pub mod disturb;
+pub mod forge;
 pub mod gateway;
 pub mod harness;
 pub mod keyfile;
 pub mod link;
 pub mod netns;
+pub mod relay;
+pub mod resume;
 pub mod signal;
 pub mod socket;
 pub mod transfer;

@@ -4,11 +4,17 @@
 //!
 //! Every step is bounded in time: connecting, each read and write (socket timeouts), and the
 //! whole transfer (`time_limit`); past the limit both ends stop and report how far they got.
+//!
+//! The receiver records its progress: after every read, the time and the bytes read so far
+//! ([`Sample`], a few thousand per megabytes at most), from which stalls and the time to resume
+//! after a disturbance are measured ([`crate::disturb`]); while it runs, a [`Watch`] shows others
+//! how far the receiver got and how far the sender's TCP has sent.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha8Rng;
@@ -41,6 +47,76 @@ pub struct TransferResult {
     pub elapsed_ns: u64,
     /// Whether the receiver read the whole stream and its end before the time limit.
     pub completed: bool,
+    /// The receiver's progress: one sample per read, in time order.
+    #[serde(skip)]
+    pub progress: Vec<Sample>,
+}
+
+/// The receiver's progress at one read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sample {
+    /// When the read returned, ns after the connection was accepted.
+    pub at_ns: u64,
+    /// Bytes read so far, this read included.
+    pub bytes: u64,
+}
+
+/// How far a running transfer got, for other threads to see.
+#[derive(Debug, Default)]
+pub struct Watch {
+    accepted: OnceLock<Instant>,
+    bytes: AtomicU64,
+    finished: AtomicBool,
+    /// Bytes the sender's application has written.
+    written: AtomicU64,
+    /// The sender's socket (a duplicate descriptor) while it sends.
+    sender: Mutex<Option<TcpStream>>,
+}
+
+/// `SIOCOUTQNSD` of `linux/sockios.h`: the bytes of a TCP socket's send queue not sent yet.
+const SIOCOUTQNSD: libc::Ioctl = 0x894B;
+
+impl Watch {
+    /// Bytes the receiver has read so far.
+    pub fn bytes_received(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of the stream the sender's TCP has sent at least once (its first unsent byte),
+    /// if the sender is connected and still sending. Never below the truth: it may count as
+    /// sent the bytes of one write that happens while it is asked.
+    pub fn bytes_sent_on_wire(&self) -> Option<u64> {
+        let sender = self.sender.lock().ok()?;
+        let stream = sender.as_ref()?;
+        let mut unsent: libc::c_int = 0;
+        // SAFETY: the descriptor belongs to `stream`, alive while the lock is held; the ioctl
+        // writes one int through a pointer to `unsent`.
+        let rc = unsafe { libc::ioctl(stream.as_raw_fd(), SIOCOUTQNSD, &mut unsent) };
+        // Read after the queue: a write in between makes the result larger, not smaller.
+        let written = self.written.load(Ordering::Relaxed);
+        (rc == 0).then(|| written.saturating_sub(unsent.max(0) as u64))
+    }
+
+    /// Whether the receiver has stopped (end of stream, time limit, abort or error).
+    pub fn finished(&self) -> bool {
+        self.finished.load(Ordering::Relaxed)
+    }
+
+    /// `at` in ns after the connection was accepted (0 before it, or if it was not yet).
+    pub fn since_accept(&self, at: Instant) -> u64 {
+        self.accepted.get().map_or(0, |&accepted| {
+            at.saturating_duration_since(accepted).as_nanos() as u64
+        })
+    }
+}
+
+/// Sets [`Watch::finished`] when dropped, however the receiver ends.
+struct Finish<'a>(&'a Watch);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.finished.store(true, Ordering::Relaxed);
+    }
 }
 
 impl TransferResult {
@@ -85,6 +161,18 @@ pub fn receive(
     deadline: Instant,
     abort: &AtomicBool,
 ) -> Result<TransferResult, Error> {
+    receive_watched(listener, config, deadline, abort, &Watch::default())
+}
+
+/// [`receive`], showing its progress in `watch` as it goes.
+pub fn receive_watched(
+    listener: TcpListener,
+    config: &TransferConfig,
+    deadline: Instant,
+    abort: &AtomicBool,
+    watch: &Watch,
+) -> Result<TransferResult, Error> {
+    let _finish = Finish(watch);
     listener
         .set_nonblocking(true)
         .map_err(|e| Error::io("listener", e))?;
@@ -100,7 +188,7 @@ pub fn receive(
             Err(e) => return Err(Error::io("accepting the transfer connection", e)),
         }
     };
-    let started = Instant::now();
+    let started = *watch.accepted.get_or_init(Instant::now);
     conn.set_nonblocking(false)
         .and_then(|()| conn.set_read_timeout(Some(IO_TIMEOUT)))
         .map_err(|e| Error::io("receiver socket", e))?;
@@ -122,6 +210,11 @@ pub fn receive(
                     }
                 }
                 result.bytes_received += n as u64;
+                watch.bytes.store(result.bytes_received, Ordering::Relaxed);
+                result.progress.push(Sample {
+                    at_ns: started.elapsed().as_nanos() as u64,
+                    bytes: result.bytes_received,
+                });
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -141,6 +234,28 @@ pub fn send(
     deadline: Instant,
     abort: &AtomicBool,
 ) -> Result<(u64, bool), Error> {
+    send_watched(addr, config, deadline, abort, &Watch::default())
+}
+
+/// Stops showing the sender's socket in a [`Watch`] when dropped, however the sender ends.
+struct Unwatch<'a>(&'a Watch);
+
+impl Drop for Unwatch<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut sender) = self.0.sender.lock() {
+            *sender = None;
+        }
+    }
+}
+
+/// [`send`], showing how far it got in `watch` as it goes.
+pub fn send_watched(
+    addr: SocketAddr,
+    config: &TransferConfig,
+    deadline: Instant,
+    abort: &AtomicBool,
+    watch: &Watch,
+) -> Result<(u64, bool), Error> {
     let mut conn = loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match TcpStream::connect_timeout(&addr, left.min(Duration::from_secs(3))) {
@@ -154,6 +269,10 @@ pub fn send(
     conn.set_write_timeout(Some(IO_TIMEOUT))
         .and_then(|()| conn.set_read_timeout(Some(IO_TIMEOUT)))
         .map_err(|e| Error::io("sender socket", e))?;
+    let _unwatch = Unwatch(watch);
+    if let (Ok(clone), Ok(mut sender)) = (conn.try_clone(), watch.sender.lock()) {
+        *sender = Some(clone);
+    }
     let mut source = stream(config.seed);
     let mut chunk = vec![0u8; CHUNK];
     let mut sent = 0u64;
@@ -168,6 +287,7 @@ pub fn send(
             Ok(n) => {
                 pending.start += n;
                 sent += n as u64;
+                watch.written.store(sent, Ordering::Relaxed);
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -201,6 +321,17 @@ pub fn run(
     addr: SocketAddr,
     config: &TransferConfig,
 ) -> Result<TransferResult, Error> {
+    run_watched(sender_ns, receiver_ns, addr, config, &Watch::default())
+}
+
+/// [`run`], the receiver showing its progress in `watch` as it goes.
+pub fn run_watched(
+    sender_ns: &str,
+    receiver_ns: &str,
+    addr: SocketAddr,
+    config: &TransferConfig,
+    watch: &Watch,
+) -> Result<TransferResult, Error> {
     let deadline = Instant::now() + config.time_limit;
     let abort = AtomicBool::new(false);
     let abort = &abort;
@@ -213,10 +344,11 @@ pub fn run(
             match listener {
                 Ok(listener) => {
                     let _ = ready_tx.send(Ok(()));
-                    receive(listener, config, deadline, abort)
+                    receive_watched(listener, config, deadline, abort, watch)
                 }
                 Err(e) => {
                     let _ = ready_tx.send(Err(()));
+                    watch.finished.store(true, Ordering::Relaxed);
                     Err(e)
                 }
             }
@@ -229,7 +361,7 @@ pub fn run(
             Ok(()) => {
                 let sender = scope.spawn(move || {
                     netns::enter(sender_ns)?;
-                    send(addr, config, deadline, &NEVER)
+                    send_watched(addr, config, deadline, &NEVER, watch)
                 });
                 sender
                     .join()

@@ -59,6 +59,7 @@ fn scenario(variant: &Variant, mode: Mode, ip_version: IpVersion, ber: f64, seed
         },
         seed,
         mode,
+        authenticated: true,
     }
 }
 

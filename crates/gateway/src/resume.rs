@@ -1,0 +1,553 @@
+//! `taroc gateway resume`: for every scheme and disturbance, a kernel TCP transfer through two
+//! UDP gateways is disturbed mid-way ([`crate::disturb`]); does it complete, with the right
+//! bytes, and how long until it resumes? Each scheme also runs undisturbed, for comparison.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use clap::Args;
+use serde::Serialize;
+use taroc_core::variant::Variant;
+
+use crate::args::{byte_count, ip_version};
+use crate::disturb::{self, Directions, Disturbance, Planned};
+use crate::harness::{self, IpVersion, Mode, Scenario};
+use crate::link::LinkConfig;
+use crate::transfer::TransferConfig;
+use crate::Error;
+
+/// The long help of `taroc gateway resume`.
+pub const RESUME_ABOUT: &str = "\
+Disturb real kernel TCP transfers through two UDP gateways, and measure how each scheme \
+recovers.
+
+Every scheme runs once undisturbed and once per disturbance, each run in two fresh network \
+namespaces with a gateway thread per side and a UDP relay between the gateways (on loopback). \
+A disturbance strikes once the receiver has read --at of the --bytes:
+  restart A / restart B: the gateway's thread stops and, --down seconds later, a fresh one \
+(new codec state) starts on the same TUN device and UDP address (as kill -9 and a restart, but \
+the TUN device survives);
+  lose N frames a->b / both: the relay drops the next --frames datagrams of the data direction \
+(or of both); TCP stops sending when nothing comes back, so the burst also ends after --longest \
+seconds (the table says how many frames it took);
+  forge one frame per context: for each CID the relay saw in use, a frame of the scheme that \
+sets up a context for another flow on that CID, and a forged TYPE_IP packet, to each gateway, \
+sent from the address it takes for its peer's;
+  flood: --per-cid forged frames of every kind on every CID 0..255, to each gateway.
+
+Reported per run: completed (every byte, unchanged, within --time-limit), total time, time to \
+resume (from the end of the disturbance to the first read of a byte the sender's TCP sent for \
+the first time after that end: bytes on their way do not count), the longest time the receiver \
+read nothing, against the same scheme undisturbed. Needs root. Prints a markdown table, or with --json one JSON object per run.";
+
+/// The settings of the disturbance matrix.
+#[derive(Debug, Clone)]
+pub struct ResumeConfig {
+    /// Schemes (both directions use the same).
+    pub variants: Vec<Variant>,
+    /// Disturbances.
+    pub disturbances: Vec<Disturbance>,
+    /// Whether each scheme also runs undisturbed ([`Disturbance::Nothing`]), for comparison.
+    pub baseline: bool,
+    /// Transfer size, bytes.
+    pub bytes: u64,
+    /// A disturbance strikes once the receiver has read this fraction of the transfer.
+    pub at_fraction: f64,
+    /// Link rate (each gateway's sending side), bit/s.
+    pub rate_bps: u64,
+    /// One-way link delay.
+    pub delay: Duration,
+    /// TUN and link MTU, bytes.
+    pub mtu: u32,
+    /// IP version.
+    pub ip_version: IpVersion,
+    /// A transfer stops after this long, finished or not.
+    pub time_limit: Duration,
+    /// Runs at once.
+    pub jobs: usize,
+    /// Seed of the transfers and the forgeries.
+    pub seed: u64,
+    /// Whether the UDP link authenticates frames (the default); without, forged frames reach
+    /// the decompressors, which is how their robustness is tested.
+    pub authenticated: bool,
+}
+
+impl ResumeConfig {
+    /// Every disturbance of the matrix: restart A, restart B (down `down`), a loss of `frames`
+    /// frames from A to B and in both directions (at most `longest`), one forged frame per
+    /// context, and a flood of `per_cid` forged frames per kind and CID.
+    pub fn every_disturbance(
+        down: Duration,
+        frames: u64,
+        longest: Duration,
+        per_cid: usize,
+    ) -> Vec<Disturbance> {
+        vec![
+            Disturbance::Restart { side: 0, down },
+            Disturbance::Restart { side: 1, down },
+            Disturbance::Loss {
+                directions: Directions::AToB,
+                frames,
+                longest,
+            },
+            Disturbance::Loss {
+                directions: Directions::Both,
+                frames,
+                longest,
+            },
+            Disturbance::ForgeOnePerContext,
+            Disturbance::Flood { per_cid },
+        ]
+    }
+
+    /// The scenario of one run.
+    pub fn scenario(&self, variant: &Variant, seed: u64) -> Scenario {
+        Scenario {
+            variants: [variant.clone(), variant.clone()],
+            link: LinkConfig {
+                rate_bps: self.rate_bps,
+                delay: self.delay,
+                queue: 100,
+                mtu: self.mtu as usize,
+                slots: 1024,
+                ..LinkConfig::default()
+            },
+            tun_mtu: self.mtu,
+            ip_version: self.ip_version,
+            timestamps: true,
+            congestion_control: None,
+            transfer: TransferConfig {
+                bytes: self.bytes,
+                seed,
+                time_limit: self.time_limit,
+            },
+            seed,
+            mode: Mode::Udp,
+            authenticated: self.authenticated,
+        }
+    }
+}
+
+/// One run: the fields of `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResumeRecord {
+    /// Scheme (variant) name.
+    pub scheme: String,
+    /// The disturbance ([`Disturbance::label`]; `none` for [`Disturbance::Nothing`]).
+    pub disturbance: String,
+    /// What the disturbance did (frames dropped, CIDs forged, ...); empty if the transfer
+    /// ended before it.
+    pub detail: String,
+    /// Whether the disturbance was applied (the transfer had not ended before it).
+    pub applied: bool,
+    /// Whether every byte arrived, unchanged, before the time limit.
+    pub intact: bool,
+    /// Bytes the receiver read.
+    pub bytes_received: u64,
+    /// Seconds from accept to the end of the stream (or the time limit).
+    pub total_s: f64,
+    /// Seconds from the end of the disturbance to the first read of a byte sent after it
+    /// ([`disturb::time_to_resume`]); `None` if none came.
+    pub resume_s: Option<f64>,
+    /// The longest time the receiver read nothing, seconds.
+    pub longest_stall_s: f64,
+    /// Rebuilt packets the gateways dropped because their checksum failed (both directions).
+    pub checksum_dropped: u64,
+    /// Intact frames refused for context damage (both directions).
+    pub context_damage: u64,
+    /// Forged `TYPE_IP` probes that reached a namespace.
+    pub probes_delivered: u64,
+    /// Datagrams the relay dropped (both directions).
+    pub frames_dropped: u64,
+    /// Forged datagrams the relay sent (to both gateways).
+    pub frames_injected: u64,
+}
+
+/// Runs one cell.
+fn run_cell(
+    config: &ResumeConfig,
+    variant: &Variant,
+    disturbance: &Disturbance,
+    seed: u64,
+) -> Result<ResumeRecord, Error> {
+    let scenario = config.scenario(variant, seed);
+    let plan = [Planned {
+        at_bytes: (config.bytes as f64 * config.at_fraction) as u64,
+        disturbance: disturbance.clone(),
+    }];
+    let outcome = harness::run_disturbed(&scenario, &plan)?;
+    let t = &outcome.transfer;
+    let [a, b] = &outcome.report.counters;
+    let applied = outcome.applied.first();
+    let seconds = |ns: u64| ns as f64 / 1e9;
+    let relay = outcome.relay.unwrap_or_default();
+    Ok(ResumeRecord {
+        scheme: variant.name.to_owned(),
+        disturbance: disturbance.label(),
+        detail: applied.map(|a| a.detail.clone()).unwrap_or_default(),
+        applied: applied.is_some(),
+        intact: t.is_intact(),
+        bytes_received: t.bytes_received,
+        total_s: seconds(t.elapsed_ns),
+        resume_s: applied
+            .and_then(|a| disturb::time_to_resume(&t.progress, a))
+            .map(seconds),
+        longest_stall_s: seconds(disturb::longest_stall(&t.progress, t.elapsed_ns)),
+        checksum_dropped: a.checksum_dropped + b.checksum_dropped,
+        context_damage: a.context_damage + b.context_damage,
+        probes_delivered: outcome.probes_delivered.iter().sum(),
+        frames_dropped: relay.dropped.iter().sum(),
+        frames_injected: relay.injected.iter().sum(),
+    })
+}
+
+/// Runs every scheme under every disturbance (and undisturbed, with `config.baseline`),
+/// `config.jobs` at a time (each in its own namespaces), calling `on_record` as each finishes;
+/// returns the records in order (per scheme: undisturbed first, then the disturbances), or the
+/// first error.
+pub fn run_matrix(
+    config: &ResumeConfig,
+    mut on_record: impl FnMut(&ResumeRecord),
+) -> Result<Vec<ResumeRecord>, Error> {
+    let mut cells = Vec::new();
+    for variant in &config.variants {
+        if config.baseline {
+            cells.push((variant, &Disturbance::Nothing));
+        }
+        cells.extend(config.disturbances.iter().map(|d| (variant, d)));
+    }
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    let mut results: Vec<Option<ResumeRecord>> = vec![None; cells.len()];
+    let mut first_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..config.jobs.clamp(1, cells.len().max(1)) {
+            let tx = tx.clone();
+            let (cells, next) = (&cells, &next);
+            scope.spawn(move || loop {
+                if crate::signal::STOP.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(variant, disturbance)) = cells.get(i) else {
+                    break;
+                };
+                let seed = config.seed.wrapping_add(i as u64);
+                if tx
+                    .send((i, run_cell(config, variant, disturbance, seed)))
+                    .is_err()
+                {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (i, result) in rx {
+            match result {
+                Ok(record) => {
+                    on_record(&record);
+                    results[i] = Some(record);
+                }
+                Err(e) => {
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    });
+    match first_error {
+        Some(e) => Err(e),
+        None if crate::signal::STOP.load(Ordering::Relaxed) => Err(Error::new("interrupted")),
+        None => Ok(results.into_iter().flatten().collect()),
+    }
+}
+
+/// The records as a markdown table: per scheme and disturbance, whether the transfer
+/// completed intact, its time, the time to resume and the longest stall, against the same
+/// scheme undisturbed (its time to resume is that of the bytes on their way).
+pub fn resume_table(records: &[ResumeRecord]) -> String {
+    let none = Disturbance::Nothing.label();
+    let seconds = |s: Option<f64>| s.map_or_else(|| "never".to_owned(), |s| format!("{s:.3}"));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| scheme | disturbance | completed | total s | resume s | longest stall s | \
+         undisturbed: total s | resume s | longest stall s | what happened |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---|");
+    for r in records.iter().filter(|r| r.disturbance != none) {
+        let base = records
+            .iter()
+            .find(|b| b.scheme == r.scheme && b.disturbance == none);
+        let completed = match (r.applied, r.intact) {
+            (false, _) => "not applied",
+            (true, true) => "yes",
+            (true, false) => "**NO**",
+        };
+        let (base_total, base_resume, base_stall) = match base {
+            Some(b) => (
+                format!("{:.2}", b.total_s),
+                seconds(b.resume_s),
+                format!("{:.3}", b.longest_stall_s),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {completed} | {:.2} | {} | {:.3} | {base_total} | {base_resume} | \
+             {base_stall} | {} |",
+            r.scheme,
+            r.disturbance,
+            r.total_s,
+            seconds(r.resume_s),
+            r.longest_stall_s,
+            r.detail
+        );
+    }
+    out
+}
+
+/// The arguments of `taroc gateway resume`.
+#[derive(Debug, Clone, Args)]
+pub struct ResumeArgs {
+    /// Schemes, comma-separated [default: every scheme].
+    #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
+    pub schemes: Vec<Variant>,
+    /// Transfer size, bytes (suffixes K, M, G: powers of 1024).
+    #[arg(long, value_name = "N", default_value = "4M", value_parser = byte_count)]
+    pub bytes: u64,
+    /// Disturb once the receiver has read this fraction of the transfer.
+    #[arg(long, value_name = "F", default_value_t = 0.33)]
+    pub at: f64,
+    /// Link rate of each gateway's sending side, kbit/s.
+    #[arg(long, value_name = "KBIT", default_value_t = 8000)]
+    pub rate: u64,
+    /// One-way link delay, ms.
+    #[arg(long, value_name = "MS", default_value_t = 2)]
+    pub delay: u64,
+    /// TUN and link MTU, bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1280)]
+    pub mtu: u32,
+    /// IP version of the transfers.
+    #[arg(long, value_name = "4|6", default_value = "4", value_parser = ip_version)]
+    pub ip: IpVersion,
+    /// Restarts: seconds a gateway stays down.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    pub down: f64,
+    /// Losses: frames to drop per direction.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub frames: u64,
+    /// Losses: the burst ends after this many seconds, even if fewer frames came.
+    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
+    pub longest: f64,
+    /// Flood: forged frames per kind and CID.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub per_cid: usize,
+    /// Stop a transfer after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub time_limit: f64,
+    /// Runs at once.
+    #[arg(long, value_name = "N", default_value_t = 7)]
+    pub jobs: usize,
+    /// Seed of the transfers and forgeries.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// One JSON object per run on standard output instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Run the UDP link without authentication, so forged frames reach the decompressors (the
+    /// codecs' own robustness); by default it is authenticated, as users run it.
+    #[arg(long)]
+    pub insecure_no_auth: bool,
+}
+
+impl ResumeArgs {
+    /// The matrix these arguments ask for, or what is wrong with them.
+    pub fn config(&self) -> Result<ResumeConfig, Error> {
+        if !(self.at > 0.0 && self.at < 1.0) {
+            return Err(Error::new(format!(
+                "--at {}: expected a fraction in (0, 1)",
+                self.at
+            )));
+        }
+        for (name, value) in [
+            ("--down", self.down),
+            ("--longest", self.longest),
+            ("--time-limit", self.time_limit),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(Error::new(format!(
+                    "{name} {value}: expected seconds above 0"
+                )));
+            }
+        }
+        if self.rate == 0 || self.bytes == 0 {
+            return Err(Error::new("--rate and --bytes must be above 0"));
+        }
+        Ok(ResumeConfig {
+            variants: if self.schemes.is_empty() {
+                Variant::all()
+            } else {
+                self.schemes.clone()
+            },
+            baseline: true,
+            disturbances: ResumeConfig::every_disturbance(
+                Duration::from_secs_f64(self.down),
+                self.frames,
+                Duration::from_secs_f64(self.longest),
+                self.per_cid,
+            ),
+            bytes: self.bytes,
+            at_fraction: self.at,
+            rate_bps: self.rate * 1000,
+            delay: Duration::from_millis(self.delay),
+            mtu: self.mtu,
+            ip_version: self.ip,
+            time_limit: Duration::from_secs_f64(self.time_limit),
+            jobs: self.jobs.max(1),
+            seed: self.seed,
+            authenticated: !self.insecure_no_auth,
+        })
+    }
+}
+
+/// Runs `taroc gateway resume`.
+pub fn run(args: &ResumeArgs) -> Result<(), Error> {
+    let config = args.config()?;
+    harness::check_environment()?;
+    crate::signal::install()?;
+    let total = config.variants.len() * (config.disturbances.len() + usize::from(config.baseline));
+    let mut done = 0;
+    let records = run_matrix(&config, |r| {
+        done += 1;
+        if args.json {
+            if let Ok(line) = serde_json::to_string(r) {
+                println!("{line}");
+            }
+        }
+        eprintln!(
+            "[{done}/{total}] {} / {}: {} in {:.2} s, resume {}, longest stall {:.3} s",
+            r.scheme,
+            r.disturbance,
+            if r.intact { "intact" } else { "NOT COMPLETED" },
+            r.total_s,
+            r.resume_s
+                .map_or_else(|| "never".to_owned(), |s| format!("{s:.3} s")),
+            r.longest_stall_s
+        );
+    })?;
+    if !args.json {
+        print!("{}", resume_table(&records));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(
+        scheme: &str,
+        disturbance: &str,
+        intact: bool,
+        resume_s: Option<f64>,
+    ) -> ResumeRecord {
+        ResumeRecord {
+            scheme: scheme.into(),
+            disturbance: disturbance.into(),
+            detail: "d".into(),
+            applied: true,
+            intact,
+            bytes_received: 1,
+            total_s: 4.0,
+            resume_s,
+            longest_stall_s: 0.5,
+            checksum_dropped: 0,
+            context_damage: 0,
+            probes_delivered: 0,
+            frames_dropped: 0,
+            frames_injected: 0,
+        }
+    }
+
+    #[test]
+    fn table_compares_with_the_undisturbed_run() {
+        let table = resume_table(&[
+            record("vj", "none", true, Some(0.125)),
+            record("vj", "restart A (1 s down)", true, Some(0.25)),
+            record("taroc", "restart A (1 s down)", false, None),
+        ]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert_eq!(
+            lines[2],
+            "| vj | restart A (1 s down) | yes | 4.00 | 0.250 | 0.500 | 4.00 | 0.125 | 0.500 | d |"
+        );
+        assert!(lines[3].contains("| **NO** |") && lines[3].contains("| never |"));
+        assert!(lines[3].contains("| - | - | - |"), "{}", lines[3]);
+    }
+
+    #[test]
+    fn command_line_parses() {
+        use clap::Parser;
+        #[derive(Debug, Parser)]
+        struct Top {
+            #[command(flatten)]
+            resume: ResumeArgs,
+        }
+        let top =
+            Top::try_parse_from(["resume", "--schemes", "vj,taroc", "--bytes", "2M"]).unwrap();
+        let config = top.resume.config().unwrap();
+        let names: Vec<&str> = config.variants.iter().map(|v| v.name).collect();
+        assert_eq!(names, ["vj", "taroc"]);
+        assert_eq!((config.bytes, config.ip_version), (2 << 20, IpVersion::V4));
+        assert!(config.baseline);
+        assert!(Top::try_parse_from(["resume", "--schemes", "nope"]).is_err());
+        assert!(Top::try_parse_from(["resume", "--ip", "5"]).is_err());
+    }
+
+    #[test]
+    fn arguments_are_checked() {
+        let args = ResumeArgs {
+            schemes: Vec::new(),
+            bytes: 1 << 20,
+            at: 0.5,
+            rate: 8000,
+            delay: 2,
+            mtu: 1280,
+            ip: IpVersion::V4,
+            down: 1.0,
+            frames: 5000,
+            longest: 3.0,
+            per_cid: 3,
+            time_limit: 60.0,
+            jobs: 2,
+            seed: 1,
+            json: false,
+            insecure_no_auth: false,
+        };
+        let config = args.config().unwrap();
+        assert!(config.authenticated);
+        assert_eq!(config.variants.len(), Variant::all().len());
+        assert_eq!(config.disturbances.len(), 6);
+        assert_eq!(config.rate_bps, 8_000_000);
+        for bad in [
+            ResumeArgs {
+                at: 1.0,
+                ..args.clone()
+            },
+            ResumeArgs {
+                down: 0.0,
+                ..args.clone()
+            },
+            ResumeArgs {
+                rate: 0,
+                ..args.clone()
+            },
+        ] {
+            assert!(bad.config().is_err());
+        }
+    }
+}
