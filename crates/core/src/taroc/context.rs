@@ -27,7 +27,8 @@ pub struct Identity {
 impl Identity {
     /// The identity a context created for `p` gets.
     pub fn of(p: &TcpIpPacket<'_>, random_ip_id: bool) -> Identity {
-        let mut template = Vec::new();
+        // Room for the longest template, so that a context refreshed with another never grows.
+        let mut template = Vec::with_capacity(super::packet::MAX_TEMPLATE_LEN);
         p.template_into(&mut template);
         Identity {
             template,
@@ -35,6 +36,15 @@ impl Identity {
             random_ip_id,
             usual_ecn: p.r_octet & 0x03,
         }
+    }
+
+    /// Makes this identity the one a context created for `p` gets, reusing its storage (a
+    /// decompressor refreshed by UNCOMPRESSED_TCP does not allocate).
+    pub fn assign(&mut self, p: &TcpIpPacket<'_>, random_ip_id: bool) {
+        p.template_into(&mut self.template);
+        self.ts = p.ts;
+        self.random_ip_id = random_ip_id;
+        self.usual_ecn = p.r_octet & 0x03;
     }
 
     /// Whether `p` belongs to a context of this identity (the usual ECN value is not checked:

@@ -81,14 +81,24 @@ impl TarocDecompressor {
         if random_ip_id && !p.v4 {
             return Err(DropReason::Malformed);
         }
-        let mut identity = Identity::of(&p, random_ip_id);
-        identity.usual_ecn = (ctx_flags >> 1) & 0x03;
-        self.contexts[usize::from(cid)] = Some(Context {
-            identity,
-            key: p.key,
-            v4: p.v4,
-            reference: p.fields,
-        });
+        let usual_ecn = (ctx_flags >> 1) & 0x03;
+        match &mut self.contexts[usize::from(cid)] {
+            Some(ctx) => {
+                ctx.identity.assign(&p, random_ip_id);
+                ctx.identity.usual_ecn = usual_ecn;
+                (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
+            }
+            slot @ None => {
+                let mut identity = Identity::of(&p, random_ip_id);
+                identity.usual_ecn = usual_ecn;
+                *slot = Some(Context {
+                    identity,
+                    key: p.key,
+                    v4: p.v4,
+                    reference: p.fields,
+                });
+            }
+        }
         Ok(())
     }
 
