@@ -38,7 +38,12 @@ const BURST_LOSS: f64 = 0.05;
 const BURSTS: [f64; 2] = [50.0, 500.0];
 
 fn main() -> ExitCode {
-    let variants = Variant::all();
+    let mut variants = Variant::all();
+    variants.extend(
+        taroc_core::variant::EXTRA_NAMES
+            .iter()
+            .filter_map(|name| Variant::by_name(name)),
+    );
     let captures = match captures() {
         Ok(c) => c,
         Err(e) => {

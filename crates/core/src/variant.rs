@@ -21,7 +21,7 @@ pub struct Variant {
 pub const NAMES: [&str; 6] = ["none", "vj", "iphc-twice", "iphc", "taroc", "taroc-plus"];
 
 /// Names of variants that exist for comparisons but are not in the default lists ([`NAMES`]).
-pub const EXTRA_NAMES: [&str; 1] = ["taroc-repair"];
+pub const EXTRA_NAMES: [&str; 2] = ["taroc-repair", "taroc-plus-u"];
 
 impl Variant {
     /// The variant of `scheme` with default settings, named after the scheme.
@@ -41,7 +41,9 @@ impl Variant {
     /// - `taroc-plus`: TAROC with our improvements ([`crate::taroc::TarocConfig::plus`]);
     /// - `taroc-repair` (one of [`EXTRA_NAMES`]): the draft's TAROC, its wire format and coding
     ///   unchanged, with the bounded repairs of `taroc-plus` ([`crate::taroc::Repair::live`]):
-    ///   what the draft needs to stay live.
+    ///   what the draft needs to stay live;
+    /// - `taroc-plus-u` (one of [`EXTRA_NAMES`]): `taroc-plus` without context requests, for a
+    ///   link with no reverse channel (ROHC's U-mode): its repairs are the compressor's alone.
     pub fn by_name(name: &str) -> Option<Variant> {
         match name {
             "iphc-twice" => {
@@ -54,6 +56,13 @@ impl Variant {
                 let mut variant = Variant::of(Scheme::Taroc);
                 variant.name = "taroc-plus";
                 variant.config.taroc = crate::taroc::TarocConfig::plus();
+                Some(variant)
+            }
+            "taroc-plus-u" => {
+                let mut variant = Variant::of(Scheme::Taroc);
+                variant.name = "taroc-plus-u";
+                variant.config.taroc = crate::taroc::TarocConfig::plus();
+                variant.config.taroc.repair.context_requests = false;
                 Some(variant)
             }
             "taroc-repair" => {
@@ -131,6 +140,8 @@ mod tests {
         assert_eq!(repair.config.taroc.improvements, Default::default());
         assert_eq!(repair.config.taroc.repair, crate::taroc::Repair::live());
         assert!(!Variant::all().contains(&repair));
+        let u = Variant::by_name("taroc-plus-u").unwrap();
+        assert!(!u.config.taroc.repair.context_requests && u.config.taroc.repair.any());
         assert_eq!(Variant::parse("iphc").map(|v| v.name), Ok("iphc"));
         let error = Variant::parse("twice").unwrap_err();
         assert!(

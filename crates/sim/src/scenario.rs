@@ -18,14 +18,17 @@ use crate::tcp::rto::{Backoff, RtoConfig};
 use crate::tcp::segment::Endpoints;
 use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender, TcpVariant};
 
-/// Scheme names accepted on the wireless link: the codec variants plus the simulator's `ideal`.
-pub const SCHEMES: [&str; 7] = [
+/// Scheme names accepted on the wireless link: the codec variants (the extra ones of
+/// `taroc_core::variant::EXTRA_NAMES` too) plus the simulator's `ideal`.
+pub const SCHEMES: [&str; 9] = [
     "none",
     "vj",
     "iphc",
     "iphc-twice",
     "taroc",
     "taroc-plus",
+    "taroc-repair",
+    "taroc-plus-u",
     "ideal",
 ];
 
