@@ -153,6 +153,22 @@ pub fn check_environment() -> Result<(), Error> {
     Ok(())
 }
 
+/// For tests that need the harness: whether this environment can run it. If not, prints that
+/// the `what` test was skipped and why and returns false, unless the environment variable `CI`
+/// is set: then it panics (CI runs as root and must run them).
+pub fn environment_or_skip(what: &str) -> bool {
+    match check_environment() {
+        Ok(()) => true,
+        Err(e) => {
+            if std::env::var_os("CI").is_some() {
+                panic!("CI is set, so the gateway {what} tests must run, but: {e}");
+            }
+            eprintln!("SKIPPED gateway {what} test: {e} (set CI=1 to make this a failure)");
+            false
+        }
+    }
+}
+
 /// Deletes namespaces named `taroc-<pid>-...` whose process no longer exists.
 fn sweep_stale_namespaces() {
     let Ok(entries) = fs::read_dir("/run/netns") else {

@@ -27,20 +27,6 @@ use taroc_gateway::{keyfile, Error};
 
 const MTU: usize = 1280;
 
-/// Whether the harness can run here; panics under CI if not.
-fn environment_ok() -> bool {
-    match harness::check_environment() {
-        Ok(()) => true,
-        Err(e) => {
-            if std::env::var_os("CI").is_some() {
-                panic!("CI is set, so the gateway netns tests must run, but: {e}");
-            }
-            eprintln!("SKIPPED gateway auth netns test: {e} (set CI=1 to make this a failure)");
-            false
-        }
-    }
-}
-
 /// What the relay forwarded and injected.
 #[derive(Debug, Default)]
 struct Relayed {
@@ -139,7 +125,7 @@ fn accepted(c: &[Counters; 2]) -> u64 {
 
 #[test]
 fn forged_replayed_truncated_oversize_and_reflected_datagrams_are_refused() -> Result<(), Error> {
-    if !environment_ok() {
+    if !harness::environment_or_skip("auth netns") {
         return Ok(());
     }
     let pid = std::process::id();

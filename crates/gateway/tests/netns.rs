@@ -18,20 +18,6 @@ use taroc_gateway::harness::{self, IpVersion, Mode, Outcome, Scenario};
 use taroc_gateway::link::LinkConfig;
 use taroc_gateway::transfer::TransferConfig;
 
-/// Whether the harness can run here; panics under CI if not.
-fn environment_ok() -> bool {
-    match harness::check_environment() {
-        Ok(()) => true,
-        Err(e) => {
-            if std::env::var_os("CI").is_some() {
-                panic!("CI is set, so the gateway netns tests must run, but: {e}");
-            }
-            eprintln!("SKIPPED gateway netns test: {e} (set CI=1 to make this a failure)");
-            false
-        }
-    }
-}
-
 fn scenario(variant: &Variant, mode: Mode, ip_version: IpVersion, ber: f64, seed: u64) -> Scenario {
     Scenario {
         variants: [variant.clone(), variant.clone()],
@@ -65,7 +51,7 @@ fn scenario(variant: &Variant, mode: Mode, ip_version: IpVersion, ber: f64, seed
 
 /// Runs every scheme (in parallel, each in its own namespaces) and checks them all.
 fn run_all(mode: Mode, ip_version: IpVersion, ber: f64) {
-    if !environment_ok() {
+    if !harness::environment_or_skip("netns") {
         return;
     }
     let variants = Variant::all();

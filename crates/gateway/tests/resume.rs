@@ -23,20 +23,6 @@ use taroc_gateway::disturb::{Directions, Disturbance};
 use taroc_gateway::harness::{self, IpVersion};
 use taroc_gateway::resume::{self, ResumeConfig, ResumeRecord};
 
-/// Whether the harness can run here; panics under CI if not.
-fn environment_ok() -> bool {
-    match harness::check_environment() {
-        Ok(()) => true,
-        Err(e) => {
-            if std::env::var_os("CI").is_some() {
-                panic!("CI is set, so the gateway disturbance tests must run, but: {e}");
-            }
-            eprintln!("SKIPPED gateway disturbance test: {e} (set CI=1 to make this a failure)");
-            false
-        }
-    }
-}
-
 /// The schemes that must stay live: every variant, except that the draft's `taroc` (no repair
 /// at all: it stalls for good after a restart or a poisoned context, as the README measures)
 /// runs as `taroc-repair`, the draft with the bounded repairs on.
@@ -59,7 +45,7 @@ fn run(disturbance: Disturbance, seed: u64) -> Option<Vec<ResumeRecord>> {
 /// Runs `disturbance` on every scheme, the link authenticated or not (forged frames reach the
 /// decompressors only without).
 fn run_link(disturbance: Disturbance, seed: u64, authenticated: bool) -> Option<Vec<ResumeRecord>> {
-    if !environment_ok() {
+    if !harness::environment_or_skip("disturbance") {
         return None;
     }
     let variants = live_variants();
