@@ -289,8 +289,10 @@ pub struct RunArgs {
           help_heading = "UDP link (two hosts)")]
     pub socket_buffer: u64,
 
-    /// Scheme of both directions (one of: none, vj, iphc-twice, iphc, taroc).
-    #[arg(long, value_name = "NAME", default_value = "taroc", value_parser = Variant::parse)]
+    /// Scheme of both directions: none, vj, iphc-twice, iphc, taroc (the draft as written: it
+    /// cannot repair a context, so a restarted peer or one lost burst can stall a connection for
+    /// good), taroc-plus (TAROC with bounded repair, the default), or taroc-repair, taroc-plus-u.
+    #[arg(long, value_name = "NAME", default_value = "taroc-plus", value_parser = Variant::parse)]
     pub scheme: Variant,
     /// Scheme of the forward direction (A to B; UDP: what this side sends), instead of --scheme.
     #[arg(long, value_name = "NAME", value_parser = Variant::parse)]
