@@ -23,7 +23,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use taroc_cli::capture::{self, Capture};
+use taroc_cli::capture::{self, CaptureReader};
 use taroc_cli::eval::{evaluate, Options};
 use taroc_core::Variant;
 use taroc_sim::link::ErrorModel;
@@ -53,12 +53,18 @@ fn main() -> ExitCode {
     };
     let names: Vec<&str> = captures
         .iter()
-        .map(|c| c.name.rsplit('/').next().unwrap_or(&c.name))
+        .map(|(name, _)| name.rsplit('/').next().unwrap_or(name))
         .collect();
     println!("eval (capture replay): {}", names.join(", "));
     let mut rows = vec![[OutageStats::default(); 3]; variants.len()];
-    for capture in &captures {
-        let half = capture.packets.len() as u64 / 2;
+    for (name, bytes) in &captures {
+        let half = match capture::parse(name, bytes) {
+            Ok(capture) => capture.packets.len() as u64 / 2,
+            Err(e) => {
+                eprintln!("outage: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
         let mut runs = vec![(
             0,
             Options {
@@ -78,10 +84,13 @@ fn main() -> ExitCode {
             }
         }
         for (column, options) in runs {
-            let results = match evaluate(capture, &variants, &options, |_, _| {}) {
+            let results = CaptureReader::new(name.as_str(), &bytes[..])
+                .map_err(|e| e.to_string())
+                .and_then(|mut reader| evaluate(&mut reader, &variants, &options, |_| {}));
+            let results = match results {
                 Ok(r) => r,
                 Err(e) => {
-                    eprintln!("outage: {}: {e}", capture.name);
+                    eprintln!("outage: {e}");
                     return ExitCode::FAILURE;
                 }
             };
@@ -142,8 +151,9 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The four Linux bulk captures beside the checkout, or the built-in capture.
-fn captures() -> Result<Vec<Capture>, String> {
+/// The names and bytes of the four Linux bulk captures beside the checkout, or of the built-in
+/// capture.
+fn captures() -> Result<Vec<(String, Vec<u8>)>, String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/captures/linux");
     let names = [
         "a_bulk_v4_default.pcap",
@@ -153,13 +163,16 @@ fn captures() -> Result<Vec<Capture>, String> {
     ];
     if !dir.join(names[0]).exists() {
         eprintln!("note: {} absent; using the built-in capture", dir.display());
-        return capture::parse(taroc_cli::BUILTIN_CAPTURE_NAME, taroc_cli::BUILTIN_CAPTURE)
-            .map(|c| vec![c])
-            .map_err(|e| e.to_string());
+        let name = taroc_cli::BUILTIN_CAPTURE_NAME.to_string();
+        return Ok(vec![(name, taroc_cli::BUILTIN_CAPTURE.to_vec())]);
     }
     names
         .iter()
-        .map(|name| capture::read_file(&dir.join(name)).map_err(|e| e.to_string()))
+        .map(|name| {
+            let path = dir.join(name);
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok((path.display().to_string(), bytes))
+        })
         .collect()
 }
 

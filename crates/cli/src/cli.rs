@@ -1,14 +1,16 @@
 //! The command line: `taroc eval [OPTIONS] [PCAP]...`.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
 use taroc_core::variant::Variant;
 use taroc_gateway::args::{burst_length, probability};
 
-use crate::capture::{self, Capture};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::capture::{self, Capture, CaptureError, CaptureReader};
 use crate::eval::{self, Options};
 use crate::{report, twice};
 
@@ -77,29 +79,53 @@ pub struct TwiceArgs {
     pub json: bool,
 }
 
-/// Reads the captures named (or the built-in one), reporting each unreadable one on `err`.
+/// Opens the capture at `path` (`-`: standard input), or the built-in one.
+fn open_capture(path: Option<&PathBuf>) -> Result<CaptureReader<Box<dyn Read>>, CaptureError> {
+    match path {
+        Some(path) => capture::open(path),
+        None => CaptureReader::new(
+            crate::BUILTIN_CAPTURE_NAME,
+            Box::new(crate::BUILTIN_CAPTURE) as Box<dyn Read>,
+        ),
+    }
+}
+
+/// The captures named, or the built-in one.
+fn sources(pcaps: &[PathBuf]) -> Vec<Option<&PathBuf>> {
+    if pcaps.is_empty() {
+        vec![None]
+    } else {
+        pcaps.iter().map(Some).collect()
+    }
+}
+
+/// Reports a capture that was cut short on `err` (one line).
+fn warn_if_cut(command: &str, name: &str, warning: Option<&str>, err: &mut dyn Write) {
+    if let Some(warning) = warning {
+        let _ = writeln!(err, "taroc {command}: warning: {name}: {warning}");
+    }
+}
+
+/// Reads the captures named (or the built-in one) whole, reporting each unreadable one on
+/// `err`.
 fn load_captures<'a>(
     command: &'a str,
     pcaps: &'a [PathBuf],
     err: &'a mut dyn Write,
     ok: &'a mut bool,
 ) -> impl Iterator<Item = Capture> + 'a {
-    let sources: Vec<Option<&PathBuf>> = if pcaps.is_empty() {
-        vec![None]
-    } else {
-        pcaps.iter().map(Some).collect()
-    };
-    sources.into_iter().filter_map(move |source| {
-        let loaded = match source {
-            Some(path) => capture::read_file(path),
-            None => capture::parse(crate::BUILTIN_CAPTURE_NAME, crate::BUILTIN_CAPTURE),
-        };
-        loaded
-            .map_err(|error| {
+    sources(pcaps).into_iter().filter_map(move |source| {
+        match open_capture(source).and_then(Capture::read) {
+            Ok(capture) => {
+                warn_if_cut(command, &capture.name, capture.warning.as_deref(), err);
+                Some(capture)
+            }
+            Err(error) => {
                 let _ = writeln!(err, "taroc {command}: {error}");
                 *ok = false;
-            })
-            .ok()
+                None
+            }
+        }
     })
 }
 
@@ -266,8 +292,64 @@ impl EvalArgs {
     }
 }
 
-/// Runs `taroc eval`: reports go to `out`, errors (and progress, if `progress`) to `err`.
-/// Returns whether every capture was evaluated.
+/// A progress bar on stderr for reading one capture, shown once the run has taken a second
+/// (never if `shown` is false): bytes read of the file's size, or a spinner for standard input.
+struct Progress {
+    bar: ProgressBar,
+    started: Instant,
+    shown: bool,
+    calls: u32,
+}
+
+impl Progress {
+    fn new(path: Option<&PathBuf>, name: &str, shown: bool) -> Progress {
+        let size = path
+            .filter(|p| p.as_os_str() != "-")
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len());
+        let bar = match size {
+            Some(size) => ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::hidden())
+                .with_style(
+                    ProgressStyle::with_template(
+                        "{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} {eta}",
+                    )
+                    .expect("a valid template"),
+                ),
+            None => ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden()).with_style(
+                ProgressStyle::with_template("{spinner} {msg} {binary_bytes} read")
+                    .expect("a valid template"),
+            ),
+        };
+        Progress {
+            bar: bar.with_message(name.to_string()),
+            started: Instant::now(),
+            shown,
+            calls: 0,
+        }
+    }
+
+    /// Updates the bar (every 1024 packets) to `bytes` read.
+    fn update(&mut self, bytes: u64) {
+        self.calls = self.calls.wrapping_add(1);
+        if !self.shown || !self.calls.is_multiple_of(1024) {
+            return;
+        }
+        if self.bar.is_hidden() && self.started.elapsed() >= Duration::from_secs(1) {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        self.bar.set_position(bytes);
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Runs `taroc eval`: reports go to `out`, errors and warnings to `err`, and a progress bar to
+/// stderr if `progress` (when stderr is a terminal). Returns whether every capture was
+/// evaluated.
 pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> bool {
     let options = args.options();
     if let Err(problem) = options.loss_model() {
@@ -277,26 +359,21 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
     let schemes = args.schemes();
     let mut ok = true;
     let mut first_table = true;
-    let mut loaded_all = true;
-    let captures: Vec<Capture> = load_captures("eval", &args.pcaps, err, &mut loaded_all).collect();
-    for capture in captures {
-        let started = Instant::now();
-        let mut shown = false;
-        let results = eval::evaluate(&capture, &schemes, &options, |done, scheme| {
-            if progress && started.elapsed().as_secs_f64() > 1.0 && done < schemes.len() {
-                let _ = write!(
-                    err,
-                    "\r{}: {done}/{} schemes done ({scheme})\x1b[K",
-                    capture.name,
-                    schemes.len()
-                );
-                let _ = err.flush();
-                shown = true;
+    for source in sources(&args.pcaps) {
+        let mut reader = match open_capture(source) {
+            Ok(reader) => reader,
+            Err(error) => {
+                let _ = writeln!(err, "taroc eval: {error}");
+                ok = false;
+                continue;
             }
+        };
+        let mut bar = Progress::new(source, reader.name(), progress);
+        let results = eval::evaluate(&mut reader, &schemes, &options, |reader| {
+            bar.update(reader.bytes_read())
         });
-        if shown {
-            let _ = write!(err, "\r\x1b[K");
-        }
+        drop(bar);
+        warn_if_cut("eval", reader.name(), reader.warning(), err);
         match results {
             Ok(results) => {
                 if args.json {
@@ -308,16 +385,17 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
                         let _ = writeln!(out);
                     }
                     first_table = false;
-                    let _ = write!(out, "{}", report::table(&results, &capture.link_types));
+                    let link_types = &reader.stats().link_types;
+                    let _ = write!(out, "{}", report::table(&results, link_types));
                 }
             }
             Err(problem) => {
-                let _ = writeln!(err, "taroc eval: {}: {problem}", capture.name);
+                let _ = writeln!(err, "taroc eval: {problem}");
                 ok = false;
             }
         }
     }
-    ok && loaded_all
+    ok
 }
 
 #[cfg(test)]

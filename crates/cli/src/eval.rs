@@ -17,6 +17,7 @@
 //! of one clock read measured at the start of the run.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -27,11 +28,11 @@ use taroc_sim::outage::{FlowId, FrameFate, OutageStats, OutageTracker};
 use taroc_wire::checksum::transport_verifies;
 use taroc_wire::ip::IpInfo;
 
-use crate::capture::Capture;
+use crate::capture::{CaptureReader, CaptureStats, Packet};
 use crate::impair::{Fate, Link, LossModel};
 
 mod prepare;
-pub use prepare::{direction, prepare, Prepared};
+pub use prepare::{direction, payload_present, Released, Schedule};
 
 /// How to run an evaluation: the impairments (the codecs' settings come with each [`Variant`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -168,80 +169,119 @@ fn clock_overhead() -> Duration {
     last.duration_since(started) / READS
 }
 
-/// Runs one scheme variant over a prepared capture. Fails only if the options are invalid.
-pub fn run_scheme(
-    capture: &Capture,
-    prepared: &Prepared,
-    variant: &Variant,
-    options: &Options,
-) -> Result<SchemeResult, String> {
-    let loss = options.loss_model()?;
-    let mut result = SchemeResult {
-        capture: capture.name.clone(),
-        scheme: variant.name.to_string(),
-        packets: 0,
-        original_header_bytes: 0,
-        link_header_bytes: 0,
-        header_bytes_per_packet: 0.0,
-        compression_ratio: None,
-        link_bytes: 0,
-        feedback_frames: 0,
-        feedback_bytes: 0,
-        feedback_lost: 0,
-        delivered: 0,
-        link_lost: 0,
-        link_lost_bit_errors: 0,
-        context_damage_lost: 0,
-        other_refused: 0,
-        incorrect_delivered: 0,
-        incorrect_undetected: 0,
-        compress_ns_per_packet: 0.0,
-        decompress_ns_per_packet: 0.0,
-        records: capture.records,
-        non_ip_records: capture.non_ip_records,
-        truncated_records: capture.truncated_records,
-        removed_before: prepared.directions.iter().map(|d| d.removed).sum(),
-        reordered_before: prepared.directions.iter().map(|d| d.reordered).sum(),
-        frames_by_kind: FrameKind::ALL
-            .iter()
-            .map(|k| (k.name().to_string(), 0))
-            .collect(),
-        drops_by_reason: DropReason::ALL
-            .iter()
-            .map(|r| (r.name().to_string(), 0))
-            .collect(),
-        outage: OutageStats::default(),
-        options: options.clone(),
-    };
-    let mut ends = [0, 1].map(|d| End {
-        compressor: variant.compressor(),
-        decompressor: variant.decompressor(),
-        link: Link::new(options.seed, d, loss.clone(), options.ber),
-        feedback_link: Link::new(options.seed, d + 2, loss.clone(), options.ber),
-        pending: Vec::new(),
-        now: Duration::ZERO,
-    });
-    let overhead = clock_overhead();
-    let mut compress_time = Duration::ZERO;
-    let mut decompress_time = Duration::ZERO;
-    let mut decompressed = 0u64;
-    let mut frame = Vec::with_capacity(2048);
-    let mut rebuilt = Vec::with_capacity(2048);
-    let mut feedback = Vec::new();
-    let mut outages = OutageTracker::new();
+/// One scheme's run over a capture: both directions' codecs and links, and its counts so far.
+struct Run<'v> {
+    variant: &'v Variant,
+    result: SchemeResult,
+    ends: [End; 2],
+    compress_time: Duration,
+    decompress_time: Duration,
+    decompressed: u64,
+    frame: Vec<u8>,
+    rebuilt: Vec<u8>,
+    feedback: Vec<u8>,
+    outages: OutageTracker<(usize, FlowId)>,
+    /// The cost of one clock read, subtracted from every timed codec call.
+    overhead: Duration,
+    reset_at: Option<u64>,
+}
 
-    for (sent, &(d, position)) in prepared.schedule.iter().enumerate() {
-        if options.reset_at == Some(sent as u64) {
+impl<'v> Run<'v> {
+    /// A fresh run of `variant` over the capture `capture`.
+    fn new(
+        capture: &str,
+        variant: &'v Variant,
+        options: &Options,
+        loss: &LossModel,
+        overhead: Duration,
+    ) -> Run<'v> {
+        let result = SchemeResult {
+            capture: capture.to_string(),
+            scheme: variant.name.to_string(),
+            packets: 0,
+            original_header_bytes: 0,
+            link_header_bytes: 0,
+            header_bytes_per_packet: 0.0,
+            compression_ratio: None,
+            link_bytes: 0,
+            feedback_frames: 0,
+            feedback_bytes: 0,
+            feedback_lost: 0,
+            delivered: 0,
+            link_lost: 0,
+            link_lost_bit_errors: 0,
+            context_damage_lost: 0,
+            other_refused: 0,
+            incorrect_delivered: 0,
+            incorrect_undetected: 0,
+            compress_ns_per_packet: 0.0,
+            decompress_ns_per_packet: 0.0,
+            records: 0,
+            non_ip_records: 0,
+            truncated_records: 0,
+            removed_before: 0,
+            reordered_before: 0,
+            frames_by_kind: FrameKind::ALL
+                .iter()
+                .map(|k| (k.name().to_string(), 0))
+                .collect(),
+            drops_by_reason: DropReason::ALL
+                .iter()
+                .map(|r| (r.name().to_string(), 0))
+                .collect(),
+            outage: OutageStats::default(),
+            options: options.clone(),
+        };
+        let ends = [0, 1].map(|d| End {
+            compressor: variant.compressor(),
+            decompressor: variant.decompressor(),
+            link: Link::new(options.seed, d, loss.clone(), options.ber),
+            feedback_link: Link::new(options.seed, d + 2, loss.clone(), options.ber),
+            pending: Vec::new(),
+            now: Duration::ZERO,
+        });
+        Run {
+            variant,
+            result,
+            ends,
+            compress_time: Duration::ZERO,
+            decompress_time: Duration::ZERO,
+            decompressed: 0,
+            frame: Vec::with_capacity(2048),
+            rebuilt: Vec::with_capacity(2048),
+            feedback: Vec::new(),
+            outages: OutageTracker::new(),
+            overhead,
+            reset_at: options.reset_at,
+        }
+    }
+
+    /// Offers `packet` (with `payload` bytes of payload) to the compressor of direction `d`,
+    /// the `sent`-th packet offered (both directions counted), released at capture time `time`
+    /// (`None` at the end of the capture: the clock stays).
+    fn step(&mut self, sent: u64, d: usize, packet: &[u8], payload: usize, time: Option<Duration>) {
+        let Run {
+            variant,
+            result,
+            ends,
+            compress_time,
+            decompress_time,
+            decompressed,
+            frame,
+            rebuilt,
+            feedback,
+            outages,
+            overhead,
+            reset_at,
+        } = self;
+        if *reset_at == Some(sent) {
             // A restarted peer: fresh decompressors, from the time of the last packet.
-            for end in &mut ends {
+            for end in ends.iter_mut() {
                 end.decompressor = variant.decompressor();
             }
             outages.reset(ends[0].now.max(ends[1].now));
         }
-        let d = usize::from(d);
-        let index = prepared.directions[d].order[position as usize];
-        let packet = capture.packets[index].as_slice();
-        let [forward, reverse] = &mut ends;
+        let [forward, reverse] = ends;
         let (end, other) = if d == 0 {
             (forward, reverse)
         } else {
@@ -267,17 +307,15 @@ pub fn run_scheme(
         }
 
         // 2. Compress.
-        let released = prepared.directions[d].released_at[position as usize];
-        if let Some(&time) = capture.times.get(released) {
+        if let Some(time) = time {
             end.now = end.now.max(time);
         }
         end.compressor.set_time(end.now);
         let started = Instant::now();
-        let kind = end.compressor.compress(packet, &mut frame);
-        compress_time += started.elapsed().saturating_sub(overhead);
+        let kind = end.compressor.compress(packet, frame);
+        *compress_time += started.elapsed().saturating_sub(*overhead);
 
         // 3. Count the bytes and send the frame over the link.
-        let payload = prepared.payload[index];
         let on_link = 1 + frame.len();
         result.packets += 1;
         result.original_header_bytes += (packet.len() - payload) as u64;
@@ -293,7 +331,7 @@ pub fn run_scheme(
             Fate::Lost => {
                 result.link_lost += 1;
                 outages.frame(flow, end.now, FrameFate::Lost);
-                continue;
+                return;
             }
             Fate::BitError => {
                 // The frame arrived damaged: the framer's CRC check tells the decompressor.
@@ -301,7 +339,7 @@ pub fn run_scheme(
                 result.link_lost_bit_errors += 1;
                 end.decompressor.link_error();
                 outages.frame(flow, end.now, FrameFate::Lost);
-                continue;
+                return;
             }
         }
 
@@ -309,12 +347,12 @@ pub fn run_scheme(
         let started = Instant::now();
         end.decompressor.set_time(end.now);
         let outcome = match FrameKind::from_byte(kind.to_byte()) {
-            Some(kind) => end.decompressor.decompress(kind, &frame, &mut rebuilt),
+            Some(kind) => end.decompressor.decompress(kind, frame, rebuilt),
             None => Err(DropReason::UnknownKind),
         };
-        decompress_time += started.elapsed().saturating_sub(overhead);
-        decompressed += 1;
-        while end.decompressor.take_feedback(&mut feedback) {
+        *decompress_time += started.elapsed().saturating_sub(*overhead);
+        *decompressed += 1;
+        while end.decompressor.take_feedback(feedback) {
             other.pending.push(feedback.clone());
         }
 
@@ -322,9 +360,9 @@ pub fn run_scheme(
         match outcome {
             Ok(()) => {
                 result.delivered += 1;
-                if rebuilt != packet {
+                if rebuilt.as_slice() != packet {
                     result.incorrect_delivered += 1;
-                    if !transport_checksum_rejects(&rebuilt) {
+                    if !transport_checksum_rejects(rebuilt) {
                         result.incorrect_undetected += 1;
                     }
                     outages.frame(flow, end.now, FrameFate::Damaged);
@@ -348,19 +386,38 @@ pub fn run_scheme(
         }
     }
 
-    result.outage = outages.stats(ends[0].now.max(ends[1].now));
-    if result.packets > 0 {
-        result.header_bytes_per_packet = result.link_header_bytes as f64 / result.packets as f64;
-        result.compress_ns_per_packet = compress_time.as_nanos() as f64 / result.packets as f64;
+    /// The result, once every packet has been offered.
+    fn finish(self, stats: &CaptureStats, schedule: &Schedule) -> SchemeResult {
+        let Run {
+            mut result,
+            ends,
+            compress_time,
+            decompress_time,
+            decompressed,
+            outages,
+            ..
+        } = self;
+        result.records = stats.records;
+        result.non_ip_records = stats.non_ip_records;
+        result.truncated_records = stats.truncated_records;
+        result.removed_before = schedule.removed();
+        result.reordered_before = schedule.reordered();
+        result.outage = outages.stats(ends[0].now.max(ends[1].now));
+        if result.packets > 0 {
+            result.header_bytes_per_packet =
+                result.link_header_bytes as f64 / result.packets as f64;
+            result.compress_ns_per_packet = compress_time.as_nanos() as f64 / result.packets as f64;
+        }
+        if decompressed > 0 {
+            result.decompress_ns_per_packet =
+                decompress_time.as_nanos() as f64 / decompressed as f64;
+        }
+        if result.link_header_bytes > 0 {
+            result.compression_ratio =
+                Some(result.original_header_bytes as f64 / result.link_header_bytes as f64);
+        }
+        result
     }
-    if decompressed > 0 {
-        result.decompress_ns_per_packet = decompress_time.as_nanos() as f64 / decompressed as f64;
-    }
-    if result.link_header_bytes > 0 {
-        result.compression_ratio =
-            Some(result.original_header_bytes as f64 / result.link_header_bytes as f64);
-    }
-    Ok(result)
 }
 
 /// Whether the receiver's TCP or UDP checksum would reject `packet` (false when it has none to
@@ -378,21 +435,52 @@ fn transport_checksum_rejects(packet: &[u8]) -> bool {
     }
 }
 
-/// Runs every scheme variant of `variants` over `capture`, calling `progress` after each one.
-pub fn evaluate(
-    capture: &Capture,
+/// Runs every scheme variant of `variants` over the capture `reader` reads, in one pass: each
+/// packet goes through every scheme before the next one is read, so memory does not grow with
+/// the capture. `progress` is called after each packet read. Fails if the options are invalid
+/// or the capture cannot be read (see [`CaptureReader::warning`] for a capture cut short,
+/// which is not a failure).
+pub fn evaluate<R: Read>(
+    reader: &mut CaptureReader<R>,
     variants: &[Variant],
     options: &Options,
-    mut progress: impl FnMut(usize, &Variant),
+    mut progress: impl FnMut(&CaptureReader<R>),
 ) -> Result<Vec<SchemeResult>, String> {
-    options.loss_model()?;
-    let prepared = prepare(capture, options);
-    let mut results = Vec::with_capacity(variants.len());
-    for (done, variant) in variants.iter().enumerate() {
-        results.push(run_scheme(capture, &prepared, variant, options)?);
-        progress(done + 1, variant);
+    let loss = options
+        .loss_model()
+        .map_err(|problem| format!("{}: {problem}", reader.name()))?;
+    let overhead = clock_overhead();
+    let mut runs: Vec<Run> = variants
+        .iter()
+        .map(|variant| Run::new(reader.name(), variant, options, &loss, overhead))
+        .collect();
+    let mut schedule = Schedule::new(options);
+    let mut released = Vec::new();
+    let mut sent = 0u64;
+    let mut offer = |released: &mut Vec<Released>, time: Option<Duration>| {
+        for Released { direction, packet } in released.drain(..) {
+            let payload = payload_present(&packet);
+            for run in &mut runs {
+                run.step(sent, direction, &packet, payload, time);
+            }
+            sent += 1;
+        }
+    };
+    loop {
+        let packet = reader.next_packet().map_err(|error| error.to_string())?;
+        let Some(Packet { data, time }) = packet else {
+            break;
+        };
+        schedule.arrive(data, &mut released);
+        offer(&mut released, Some(time));
+        progress(reader);
     }
-    Ok(results)
+    schedule.finish(&mut released);
+    offer(&mut released, None);
+    Ok(runs
+        .into_iter()
+        .map(|run| run.finish(reader.stats(), &schedule))
+        .collect())
 }
 
 #[cfg(test)]
@@ -415,26 +503,33 @@ pub(crate) mod tests {
         p
     }
 
-    pub(crate) fn capture() -> Capture {
+    /// A raw-IP pcap file of 400 packets: 200 of 100 bytes of payload one way, each answered by
+    /// an empty one the other way.
+    pub(crate) fn capture() -> Vec<u8> {
         let mut packets = Vec::new();
         for i in 0..200u32 {
             packets.push(packet(1, 2, i * 100, 100));
             packets.push(packet(2, 1, i, 0));
         }
-        Capture {
-            name: "test".to_string(),
-            records: packets.len() as u64,
-            packets,
-            ..Capture::default()
-        }
+        let records: Vec<(&[u8], u32)> = packets.iter().map(|p| (&p[..], p.len() as u32)).collect();
+        crate::capture::tests::pcap_file(101, &records)
+    }
+
+    /// [`evaluate`] on the capture file `file`.
+    pub(crate) fn evaluate_file(
+        file: &[u8],
+        variants: &[Variant],
+        options: &Options,
+    ) -> Result<Vec<SchemeResult>, String> {
+        let mut reader = CaptureReader::new("test", file).map_err(|e| e.to_string())?;
+        evaluate(&mut reader, variants, options, |_| {})
     }
 
     #[test]
     fn clean_link_with_no_compression_counts_bytes() {
         let capture = capture();
         let options = Options::default();
-        let results =
-            evaluate(&capture, &[Variant::of(Scheme::None)], &options, |_, _| {}).unwrap();
+        let results = evaluate_file(&capture, &[Variant::of(Scheme::None)], &options).unwrap();
         let r = &results[0];
         assert_eq!(r.packets, 400);
         assert_eq!(r.delivered, 400);
@@ -460,7 +555,7 @@ pub(crate) mod tests {
             seed: 42,
             ..Options::default()
         };
-        let run = || evaluate(&capture, &[Variant::of(Scheme::None)], &options, |_, _| {}).unwrap();
+        let run = || evaluate_file(&capture, &[Variant::of(Scheme::None)], &options).unwrap();
         let r = run().remove(0);
         assert_eq!(r.packets + r.removed_before, 400);
         assert!(r.removed_before > 0 && r.reordered_before > 0);
@@ -481,15 +576,14 @@ pub(crate) mod tests {
     fn a_decompressor_reset_breaks_flows_until_the_context_is_rebuilt() {
         let capture =
             crate::capture::parse(crate::BUILTIN_CAPTURE_NAME, crate::BUILTIN_CAPTURE).unwrap();
+        let file = crate::BUILTIN_CAPTURE;
         let options = Options {
             reset_at: Some(100),
             ..Options::default()
         };
         let run = |name: &str, options: &Options| {
             let variant = Variant::by_name(name).unwrap();
-            evaluate(&capture, &[variant], options, |_, _| {})
-                .unwrap()
-                .remove(0)
+            evaluate_file(file, &[variant], options).unwrap().remove(0)
         };
         // Nothing to lose without a context; nothing breaks on a clean link without a reset.
         assert_eq!(run("none", &options).outage, OutageStats::default());
@@ -530,13 +624,8 @@ pub(crate) mod tests {
             loss: 1.5,
             ..Options::default()
         };
-        assert!(evaluate(
-            &capture(),
-            &[Variant::of(Scheme::None)],
-            &options,
-            |_, _| {}
-        )
-        .is_err());
+        let error = evaluate_file(&capture(), &[Variant::of(Scheme::None)], &options);
+        assert!(error.unwrap_err().starts_with("test: "));
     }
 
     #[test]

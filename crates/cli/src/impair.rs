@@ -205,81 +205,82 @@ pub fn frame_error_probability(ber: f64, bits: u64) -> f64 {
     }
 }
 
-/// What happened to the packets of one direction before the compressor.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct BeforeCompressor {
-    /// The packets the compressor sees, in the order it sees them (indices into the input).
-    pub order: Vec<usize>,
-    /// Per entry of `order`, the packet (index into the input) at whose time it reaches the
-    /// compressor: itself, or for a held packet the one whose arrival releases it; `usize::MAX`
-    /// for the held packets released at the end.
-    pub released_at: Vec<usize>,
+/// Loss and reordering before the compressor of one direction, applied to its packets as they
+/// arrive: first `--loss-before`, then `--reorder-before`.
+///
+/// Loss: each packet is removed with probability `loss`. Reordering: each remaining packet is,
+/// with probability `reorder`, held back and released right after the next k packets of its
+/// direction, k uniform in 1..=3 (every later packet counts, held or not); held packets still
+/// pending at the end come out last, in order. At most a few packets are held at a time.
+#[derive(Debug, Clone)]
+pub struct BeforeCompressor<T> {
+    loss: f64,
+    reorder: f64,
+    loss_rng: Random,
+    reorder_rng: Random,
+    /// Held packets with the number of later packets still to wait for.
+    held: Vec<(T, u32)>,
     /// How many packets were removed (`--loss-before`).
     pub removed: u64,
     /// How many packets were held back and released later (`--reorder-before`).
     pub reordered: u64,
 }
 
-/// Applies `--loss-before` and then `--reorder-before` to the packets `packets` of direction
-/// `direction`.
-///
-/// Loss: each packet is removed with probability `loss`. Reordering: each remaining packet is,
-/// with probability `reorder`, held back and released right after the next k packets of its
-/// direction, k uniform in 1..=3 (every later packet counts, held or not); held packets still
-/// pending at the end come out last, in order.
-pub fn before_compressor(
-    packets: &[usize],
-    seed: u64,
-    direction: usize,
-    loss: f64,
-    reorder: f64,
-) -> BeforeCompressor {
-    let mut loss_rng = stream(seed, direction, Purpose::LossBefore);
-    let mut reorder_rng = stream(seed, direction, Purpose::ReorderBefore);
-    let mut result = BeforeCompressor {
-        order: Vec::with_capacity(packets.len()),
-        released_at: Vec::with_capacity(packets.len()),
-        ..BeforeCompressor::default()
-    };
-    // Held packets with the number of later packets still to wait for.
-    let mut held: Vec<(usize, u32)> = Vec::new();
-    for &packet in packets {
-        if loss > 0.0 && loss_rng.chance(loss) {
-            result.removed += 1;
-            continue;
+impl<T> BeforeCompressor<T> {
+    /// The impairments of direction `direction`, with the random streams of `seed`.
+    pub fn new(seed: u64, direction: usize, loss: f64, reorder: f64) -> BeforeCompressor<T> {
+        BeforeCompressor {
+            loss,
+            reorder,
+            loss_rng: stream(seed, direction, Purpose::LossBefore),
+            reorder_rng: stream(seed, direction, Purpose::ReorderBefore),
+            held: Vec::new(),
+            removed: 0,
+            reordered: 0,
+        }
+    }
+
+    /// `packet` arrives: appends to `out`, in the order the compressor sees them, the packets
+    /// its arrival releases (itself unless removed or held, then the held packets it frees).
+    pub fn arrive(&mut self, packet: T, out: &mut Vec<T>) {
+        if self.loss > 0.0 && self.loss_rng.chance(self.loss) {
+            self.removed += 1;
+            return;
         }
         // Two draws per packet whenever reordering is on, held or not.
-        let wait = if reorder > 0.0 {
-            let u = reorder_rng.uniform();
-            let k = reorder_rng.between(1, 3);
-            (u < reorder).then_some(k)
+        let wait = if self.reorder > 0.0 {
+            let u = self.reorder_rng.uniform();
+            let k = self.reorder_rng.between(1, 3);
+            (u < self.reorder).then_some(k)
         } else {
             None
         };
-        if wait.is_none() {
-            result.order.push(packet);
-            result.released_at.push(packet);
-        }
-        for entry in held.iter_mut() {
-            entry.1 -= 1;
-        }
-        held.retain(|&(p, left)| {
-            if left == 0 {
-                result.order.push(p);
-                result.released_at.push(packet);
+        let packet = match wait {
+            None => {
+                out.push(packet);
+                None
             }
-            left != 0
-        });
-        if let Some(wait) = wait {
-            result.reordered += 1;
-            held.push((packet, wait));
+            Some(wait) => Some((packet, wait)),
+        };
+        let mut index = 0;
+        while index < self.held.len() {
+            self.held[index].1 -= 1;
+            if self.held[index].1 == 0 {
+                out.push(self.held.remove(index).0);
+            } else {
+                index += 1;
+            }
+        }
+        if let Some(held) = packet {
+            self.reordered += 1;
+            self.held.push(held);
         }
     }
-    for (p, _) in held {
-        result.order.push(p);
-        result.released_at.push(usize::MAX);
+
+    /// The end of the packets: appends the packets still held to `out`, in order.
+    pub fn finish(&mut self, out: &mut Vec<T>) {
+        out.extend(self.held.drain(..).map(|(packet, _)| packet));
     }
-    result
 }
 
 #[cfg(test)]
@@ -350,6 +351,27 @@ mod tests {
         ));
     }
 
+    /// Runs packets `0..n` through the impairments of direction `direction`: the order the
+    /// compressor sees them in and, per packet, the packet whose arrival released it
+    /// (`usize::MAX` at the end).
+    fn before_compressor(
+        n: usize,
+        seed: u64,
+        direction: usize,
+        loss: f64,
+        reorder: f64,
+    ) -> (Vec<usize>, Vec<usize>, BeforeCompressor<usize>) {
+        let mut stage = BeforeCompressor::new(seed, direction, loss, reorder);
+        let (mut order, mut released_at) = (Vec::new(), Vec::new());
+        for packet in 0..n {
+            stage.arrive(packet, &mut order);
+            released_at.resize(order.len(), packet);
+        }
+        stage.finish(&mut order);
+        released_at.resize(order.len(), usize::MAX);
+        (order, released_at, stage)
+    }
+
     #[test]
     fn same_seed_same_result_other_seed_other_result() {
         let run = |seed| {
@@ -358,38 +380,38 @@ mod tests {
         };
         assert_eq!(run(5), run(5));
         assert_ne!(run(5), run(6));
-        let packets: Vec<usize> = (0..10_000).collect();
-        let a = before_compressor(&packets, 9, 0, 0.1, 0.1);
-        assert_eq!(a, before_compressor(&packets, 9, 0, 0.1, 0.1));
-        assert_ne!(a, before_compressor(&packets, 9, 1, 0.1, 0.1));
+        let a = before_compressor(10_000, 9, 0, 0.1, 0.1).0;
+        assert_eq!(a, before_compressor(10_000, 9, 0, 0.1, 0.1).0);
+        assert_ne!(a, before_compressor(10_000, 9, 1, 0.1, 0.1).0);
     }
 
     #[test]
     fn loss_before_removes_the_configured_share() {
-        let packets: Vec<usize> = (0..100_000).collect();
-        let result = before_compressor(&packets, 1, 0, 0.02, 0.0);
-        assert_close(result.removed as f64 / 100_000.0, 0.02, 100_000.0);
-        assert_eq!(result.order.len() as u64 + result.removed, 100_000);
-        assert!(result.order.windows(2).all(|w| w[0] < w[1]));
+        let (order, _, stage) = before_compressor(100_000, 1, 0, 0.02, 0.0);
+        assert_close(stage.removed as f64 / 100_000.0, 0.02, 100_000.0);
+        assert_eq!(order.len() as u64 + stage.removed, 100_000);
+        assert!(order.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
     fn reordering_holds_packets_back_by_one_to_three() {
-        let packets: Vec<usize> = (0..100_000).collect();
-        let result = before_compressor(&packets, 2, 0, 0.0, 0.05);
-        assert_close(result.reordered as f64 / 100_000.0, 0.05, 100_000.0);
-        let mut sorted = result.order.clone();
+        let (order, released_at, stage) = before_compressor(100_000, 2, 0, 0.0, 0.05);
+        assert_close(stage.reordered as f64 / 100_000.0, 0.05, 100_000.0);
+        let mut sorted = order.clone();
         sorted.sort_unstable();
-        assert_eq!(sorted, packets, "every packet comes out exactly once");
+        assert_eq!(
+            sorted,
+            (0..100_000).collect::<Vec<_>>(),
+            "every packet comes out once"
+        );
         // A held packet comes out right after at most 3 later packets.
-        for (position, &packet) in result.order.iter().enumerate() {
+        for (position, &packet) in order.iter().enumerate() {
             assert!(position <= packet + 3, "packet {packet} at {position}");
         }
-        assert!(result.order.windows(2).any(|w| w[0] > w[1]));
+        assert!(order.windows(2).any(|w| w[0] > w[1]));
         // Release times never go back, and a packet is never released before it arrives.
-        assert_eq!(result.released_at.len(), result.order.len());
-        assert!(result.released_at.windows(2).all(|w| w[0] <= w[1]));
-        for (&packet, &at) in result.order.iter().zip(&result.released_at) {
+        assert!(released_at.windows(2).all(|w| w[0] <= w[1]));
+        for (&packet, &at) in order.iter().zip(&released_at) {
             assert!(at >= packet && (at == usize::MAX || at <= packet + 3));
         }
     }

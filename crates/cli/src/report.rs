@@ -213,25 +213,24 @@ mod tests {
 
     #[test]
     fn table_says_what_was_skipped_and_truncated() {
-        let capture = crate::capture::Capture {
-            name: "t.pcap".to_string(),
-            packets: vec![vec![
-                0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
-            ]],
-            records: 3,
-            non_ip_records: 2,
-            truncated_records: 1,
-            link_types: vec![1],
-            ..Default::default()
-        };
+        let ip = [
+            0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+        ];
+        let mut frame = vec![0u8; 12];
+        frame.extend_from_slice(&[0x08, 0x00]);
+        frame.extend_from_slice(&ip);
+        let arp = [[0u8; 12].as_slice(), &[0x08, 0x06], &[0; 28]].concat();
+        // Two ARP frames and an IP packet cut short by the snaplen.
+        let file = crate::capture::tests::pcap_file(1, &[(&arp, 42), (&arp, 42), (&frame, 100)]);
+        let mut reader = crate::capture::CaptureReader::new("t.pcap", &file[..]).unwrap();
         let results = crate::eval::evaluate(
-            &capture,
+            &mut reader,
             &[taroc_core::Variant::of(taroc_core::Scheme::None)],
             &crate::eval::Options::default(),
-            |_, _| {},
+            |_| {},
         )
         .unwrap();
-        let text = table(&results, &capture.link_types);
+        let text = table(&results, &reader.stats().link_types);
         assert!(
             text.starts_with("t.pcap: 3 records, link type 1 (ETHERNET)\n"),
             "{text}"

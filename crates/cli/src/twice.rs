@@ -376,7 +376,6 @@ mod tests {
         }
         Capture {
             name: "bulk".to_string(),
-            records: packets.len() as u64,
             packets,
             ..Capture::default()
         }

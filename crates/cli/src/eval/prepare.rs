@@ -1,26 +1,16 @@
 //! The scheme-independent part of an evaluation: which direction each packet travels, what
 //! happens to it before the compressor, and the order both directions reach their compressors.
+//!
+//! Packets go through as they are read from the capture: each arrival releases zero or more
+//! packets of its own direction (itself, and held packets whose wait is over), so both
+//! directions are merged in release order by construction; the packets still held at the end of
+//! the capture come out last, forward direction first.
 
 use taroc_wire::ip::IpInfo;
 use taroc_wire::summary::summarize;
 
 use super::Options;
-use crate::capture::Capture;
-use crate::impair::{before_compressor, BeforeCompressor};
-
-/// The scheme-independent part of an evaluation: directions, impairments before the
-/// compressor, and payload sizes.
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    /// Per direction (forward, reverse), the packets the compressor sees, in order.
-    pub directions: [BeforeCompressor; 2],
-    /// Per packet of the capture, its payload bytes present in the record (per the IP length,
-    /// capped at what was captured).
-    pub payload: Vec<usize>,
-    /// Both directions merged in time: (direction, position in that direction's `order`), in
-    /// the order the packets reach their compressors.
-    pub schedule: Vec<(u8, u32)>,
-}
+use crate::impair::BeforeCompressor;
 
 /// The direction of a packet: 0 (forward, source below destination) or 1 (reverse).
 pub fn direction(packet: &[u8]) -> usize {
@@ -30,83 +20,132 @@ pub fn direction(packet: &[u8]) -> usize {
     }
 }
 
-/// Splits the capture into directions and applies the impairments before the compressor.
-pub fn prepare(capture: &Capture, options: &Options) -> Prepared {
-    let mut split: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-    let mut payload = Vec::with_capacity(capture.packets.len());
-    for (index, packet) in capture.packets.iter().enumerate() {
-        split[direction(packet)].push(index);
-        let present = summarize(packet).map_or(0, |s| {
-            s.payload_len.min(packet.len().saturating_sub(s.header_len))
-        });
-        payload.push(present);
-    }
-    let directions = [0, 1].map(|d| {
-        before_compressor(
-            &split[d],
-            options.seed,
-            d,
-            options.loss_before,
-            options.reorder_before,
-        )
-    });
-    let schedule = merge(&directions);
-    Prepared {
-        directions,
-        payload,
-        schedule,
-    }
+/// The payload bytes present in a packet (per its IP length, capped at what was captured).
+pub fn payload_present(packet: &[u8]) -> usize {
+    summarize(packet).map_or(0, |s| {
+        s.payload_len.min(packet.len().saturating_sub(s.header_len))
+    })
 }
 
-/// Merges the two directions by release time (ties: forward first; within a direction, its own
-/// order).
-fn merge(directions: &[BeforeCompressor; 2]) -> Vec<(u8, u32)> {
-    let total = directions[0].order.len() + directions[1].order.len();
-    let mut schedule = Vec::with_capacity(total);
-    let mut next = [0usize; 2];
-    while schedule.len() < total {
-        let at = |d: usize| directions[d].released_at.get(next[d]).copied();
-        let d = match (at(0), at(1)) {
-            (Some(a), Some(b)) => usize::from(b < a),
-            (Some(_), None) => 0,
-            _ => 1,
-        };
-        schedule.push((d as u8, next[d] as u32));
-        next[d] += 1;
+/// A packet released to the compressor of `direction`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Released {
+    /// 0 forward, 1 reverse.
+    pub direction: usize,
+    /// The packet, from its IP header on.
+    pub packet: Vec<u8>,
+}
+
+/// The impairments before both directions' compressors, fed one captured packet at a time.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    directions: [BeforeCompressor<Vec<u8>>; 2],
+    released: Vec<Vec<u8>>,
+}
+
+impl Schedule {
+    /// The impairments `options` ask for.
+    pub fn new(options: &Options) -> Schedule {
+        Schedule {
+            directions: [0, 1].map(|d| {
+                BeforeCompressor::new(options.seed, d, options.loss_before, options.reorder_before)
+            }),
+            released: Vec::new(),
+        }
     }
-    schedule
+
+    /// The next captured packet arrives: appends to `out` the packets it releases, in the
+    /// order they reach their compressor.
+    pub fn arrive(&mut self, packet: &[u8], out: &mut Vec<Released>) {
+        let d = direction(packet);
+        self.directions[d].arrive(packet.to_vec(), &mut self.released);
+        out.extend(self.released.drain(..).map(|packet| Released {
+            direction: d,
+            packet,
+        }));
+    }
+
+    /// The end of the capture: appends the packets still held, forward direction first.
+    pub fn finish(&mut self, out: &mut Vec<Released>) {
+        for d in 0..2 {
+            self.directions[d].finish(&mut self.released);
+            out.extend(self.released.drain(..).map(|packet| Released {
+                direction: d,
+                packet,
+            }));
+        }
+    }
+
+    /// Packets removed before the compressors (`--loss-before`), both directions.
+    pub fn removed(&self) -> u64 {
+        self.directions.iter().map(|d| d.removed).sum()
+    }
+
+    /// Packets held back before the compressors (`--reorder-before`), both directions.
+    pub fn reordered(&self) -> u64 {
+        self.directions.iter().map(|d| d.reordered).sum()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::tests::{capture, packet};
+    use crate::eval::tests::packet;
 
     #[test]
     fn directions_follow_address_order() {
         assert_eq!(direction(&packet(1, 2, 0, 0)), 0);
         assert_eq!(direction(&packet(2, 1, 0, 0)), 1);
         assert_eq!(direction(&[0xFF; 3]), 0);
+        assert_eq!(payload_present(&packet(1, 2, 0, 7)), 7);
+        assert_eq!(payload_present(&packet(1, 2, 0, 7)[..45]), 5);
+    }
+
+    /// The sequence numbers the compressors see, per arrival (`None`: the end).
+    fn run(options: &Options) -> Vec<(Option<u32>, usize, u32)> {
+        let mut schedule = Schedule::new(options);
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        let seq = |p: &[u8]| u32::from_be_bytes([p[24], p[25], p[26], p[27]]);
+        for i in 0..200u32 {
+            for p in [packet(1, 2, i, 100), packet(2, 1, i, 0)] {
+                schedule.arrive(&p, &mut out);
+                seen.extend(
+                    out.drain(..)
+                        .map(|r| (Some(i), r.direction, seq(&r.packet))),
+                );
+            }
+        }
+        schedule.finish(&mut out);
+        seen.extend(out.drain(..).map(|r| (None, r.direction, seq(&r.packet))));
+        seen
     }
 
     #[test]
-    fn directions_are_merged_in_capture_order() {
-        let prepared = prepare(&capture(), &Options::default());
-        let expected: Vec<(u8, u32)> = (0..200).flat_map(|i| [(0, i), (1, i)]).collect();
-        assert_eq!(prepared.schedule, expected);
-        // A held-back packet is scheduled where it is released, not where it was captured.
+    fn packets_reach_their_compressors_in_capture_order_or_a_little_late() {
+        let clean = run(&Options::default());
+        let expected: Vec<_> = (0..200)
+            .flat_map(|i| [(Some(i), 0, i), (Some(i), 1, i)])
+            .collect();
+        assert_eq!(clean, expected);
+        // A held packet is released by a later arrival of its own direction.
         let options = Options {
             reorder_before: 0.3,
             seed: 7,
             ..Options::default()
         };
-        let prepared = prepare(&capture(), &options);
-        assert_eq!(prepared.schedule.len(), 400);
-        let released: Vec<usize> = prepared
-            .schedule
+        let late = run(&options);
+        assert_eq!(late.len(), 400);
+        assert!(late
             .iter()
-            .map(|&(d, p)| prepared.directions[usize::from(d)].released_at[p as usize])
-            .collect();
-        assert!(released.windows(2).all(|w| w[0] <= w[1]), "{released:?}");
+            .any(|&(at, _, seq)| at.is_some_and(|at| at > seq)));
+        for &(at, _, seq) in &late {
+            assert!(
+                at.is_none_or(|at| at >= seq && at <= seq + 3),
+                "{seq} at {at:?}"
+            );
+        }
+        let ends: Vec<usize> = late.iter().filter(|r| r.0.is_none()).map(|r| r.1).collect();
+        assert!(ends.windows(2).all(|w| w[0] <= w[1]), "forward first");
     }
 }
