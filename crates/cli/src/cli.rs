@@ -70,7 +70,8 @@ link types as for `taroc eval`; with no PCAP, the built-in capture is used.";
 /// The arguments of `taroc twice`.
 #[derive(Debug, Clone, Args)]
 pub struct TwiceArgs {
-    /// Capture files (pcap or pcapng). Without any, the built-in capture is used.
+    /// Capture files (pcap or pcapng; `-` is standard input). Without any, the built-in capture
+    /// is used.
     #[arg(value_name = "PCAP")]
     pub pcaps: Vec<PathBuf>,
 
@@ -201,12 +202,17 @@ truncated records, the options used) come as one JSON object per line.
 Times are wall-clock (std::time::Instant) around each codec call, minus the cost of one clock \
 read measured at the start of the run. Build with --release for meaningful times.
 
-Captures: pcap or pcapng, link types raw IP (101, 12, 14), IPv4 (228), IPv6 (229), Ethernet (1, \
-with 802.1Q/802.1ad VLAN tags), Linux cooked SLL (113) and SLL2 (276). Non-IP frames (ARP, ...) \
-are skipped and counted; IP packets are trimmed to their IP length (link padding). Records cut \
-short by the snaplen are kept and sent as they are (they cannot pass a TCP checksum), and \
-counted. A file that cannot be read is reported on one line and skipped; the exit status is then \
-non-zero. With no PCAP, a built-in capture is used (250 packets of a real IPv4 bulk transfer).
+Captures: pcap or pcapng, from a file or standard input (`-`), read as a stream (one record \
+at a time: memory does not grow with the capture; every scheme runs in one pass). Link types raw \
+IP (101, 12, 14), IPv4 (228), IPv6 (229), Ethernet (1, with 802.1Q/802.1ad VLAN tags), Linux \
+cooked SLL (113) and SLL2 (276), BSD/macOS loopback NULL (0) and LOOP (108), PPP (9) and \
+PPP_HDLC (50). Non-IP frames (ARP, ...) are skipped and counted; IP packets are trimmed to their \
+IP length (link padding). Records cut short by the snaplen are kept and sent as they are (they \
+cannot pass a TCP checksum), and counted. A file cut in the middle of a record is evaluated up \
+to its last complete record, with a one-line warning, as tshark does. A file that cannot be \
+read is reported on one line and skipped; the exit status is then non-zero. With no PCAP, a \
+built-in capture is used (250 packets of a real IPv4 bulk transfer). A progress bar shows on \
+stderr when a capture takes more than a second (not when stderr is not a terminal).
 
 All randomness comes from --seed: each direction and impairment has its own random stream, and \
 every scheme meets the same losses at the same positions, so the same seed gives the same \
@@ -215,7 +221,8 @@ results bit for bit.";
 /// The arguments of `taroc eval`.
 #[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
-    /// Capture files (pcap or pcapng). Without any, the built-in capture is used.
+    /// Capture files (pcap or pcapng; `-` is standard input). Without any, the built-in capture
+    /// is used.
     #[arg(value_name = "PCAP")]
     pub pcaps: Vec<PathBuf>,
 
