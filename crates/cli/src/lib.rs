@@ -12,6 +12,7 @@
 
 pub mod capture;
 pub mod cli;
+pub mod completions;
 pub mod eval;
 pub mod impair;
 pub mod report;
