@@ -46,6 +46,10 @@ pub enum Command {
     Sim(taroc_sim::cli::SimArgs),
     /// Reproduce the TAROC draft's Appendix B tables with the simulator.
     Reproduce(taroc_sim::cli::ReproduceArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(crate::completions::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command into a directory.
+    Man(crate::completions::ManArgs),
 }
 
 const TWICE_ABOUT: &str = "\
