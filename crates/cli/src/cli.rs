@@ -11,7 +11,8 @@ use taroc_gateway::args::{burst_length, probability};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::capture::{self, Capture, CaptureError, CaptureReader};
-use crate::eval::{self, Options};
+use crate::eval::output::{OutputPaths, Outputs};
+use crate::eval::{self, Observer, Options};
 use crate::{report, twice};
 
 /// Robust TCP/IP header compression (TAROC) and the tools to measure it.
@@ -47,6 +48,10 @@ pub enum Command {
     Sim(taroc_sim::cli::SimArgs),
     /// Reproduce the TAROC draft's Appendix B tables with the simulator.
     Reproduce(taroc_sim::cli::ReproduceArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(crate::completions::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command into a directory.
+    Man(crate::completions::ManArgs),
 }
 
 const TWICE_ABOUT: &str = "\
@@ -273,9 +278,39 @@ pub struct EvalArgs {
     /// Print one JSON object per line per capture and scheme instead of tables.
     #[arg(long)]
     pub json: bool,
+
+    /// Write every frame the link carried (lost ones too), both directions, to a pcap:
+    /// LINKTYPE_PPP_WITH_DIR with the PPP protocol numbers of RFC 1332 / RFC 2509 for none, vj
+    /// and iphc (Wireshark decodes them); our LINKTYPE_USER0 encapsulation [direction][kind]
+    /// [frame] for taroc (decoded by wireshark/taroc.lua). With several schemes, one file each:
+    /// FILE with the scheme's name before the extension (frames.vj.pcap). One capture only.
+    #[arg(long, value_name = "FILE")]
+    pub write_frames: Option<PathBuf>,
+
+    /// Write the packets the decompressors delivered (wrong ones too) to a raw-IP pcap
+    /// (LINKTYPE_RAW), and beside it a CSV (FILE's extension replaced by drops.csv) with one
+    /// line per packet not delivered as captured: its fate and reason. Files per scheme as for
+    /// --write-frames.
+    #[arg(long, value_name = "FILE")]
+    pub write_delivered: Option<PathBuf>,
+
+    /// Write one CSV line per packet and feedback frame, every scheme in one file: scheme,
+    /// index, time, direction, kind, original_header_bytes, link_header_bytes, fate
+    /// (delivered, incorrect, link_lost, context_damage, refused) and reason.
+    #[arg(long, value_name = "FILE.csv")]
+    pub per_packet: Option<PathBuf>,
 }
 
 impl EvalArgs {
+    /// The output files these arguments ask for.
+    pub fn outputs(&self) -> OutputPaths {
+        OutputPaths {
+            frames: self.write_frames.clone(),
+            delivered: self.write_delivered.clone(),
+            per_packet: self.per_packet.clone(),
+        }
+    }
+
     /// The evaluation options these arguments ask for.
     pub fn options(&self) -> Options {
         Options {
@@ -364,6 +399,16 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
         return false;
     }
     let schemes = args.schemes();
+    let outputs = args.outputs();
+    if outputs.any() && args.pcaps.len() > 1 {
+        let _ = writeln!(
+            err,
+            "taroc eval: --write-frames, --write-delivered and --per-packet take one capture ({} \
+             given)",
+            args.pcaps.len()
+        );
+        return false;
+    }
     let mut ok = true;
     let mut first_table = true;
     for source in sources(&args.pcaps) {
@@ -375,10 +420,29 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
                 continue;
             }
         };
+        let mut files = None;
+        if outputs.any() {
+            match Outputs::create(&outputs, &schemes) {
+                Ok(created) => files = Some(created),
+                Err(problem) => {
+                    let _ = writeln!(err, "taroc eval: {problem}");
+                    return false;
+                }
+            }
+        }
+        let mut nothing = ();
+        let observer: &mut dyn Observer = match &mut files {
+            Some(files) => files,
+            None => &mut nothing,
+        };
         let mut bar = Progress::new(source, reader.name(), progress);
-        let results = eval::evaluate(&mut reader, &schemes, &options, |reader| {
-            bar.update(reader.bytes_read())
-        });
+        let results = eval::evaluate_observed(
+            &mut reader,
+            &schemes,
+            &options,
+            |reader| bar.update(reader.bytes_read()),
+            observer,
+        );
         drop(bar);
         warn_if_cut("eval", reader.name(), reader.warning(), err);
         match results {

@@ -10,29 +10,36 @@
 //! meets the same kind of losses as packets (from random streams of its own, so every scheme
 //! still meets the same losses at the same packet positions), and costs its bytes in the
 //! counts. Compressors get the capture's time stamps as their clock. A frame discarded for bit
-//! errors is signalled to its decompressor ([`Decompressor::link_error`], the CRC error a framer
+//! errors is signalled to its decompressor ([`Decompressor::link_error`](taroc_core::Decompressor::link_error), the CRC error a framer
 //! reports); a frame lost outright is not.
 //!
-//! Compression and decompression times are measured per call with [`Instant`], minus the cost
-//! of one clock read measured at the start of the run.
+//! Compression and decompression times are measured per call with [`Instant`](std::time::Instant),
+//! minus the cost of one clock read measured at the start of the run.
+//!
+//! Every scheme runs in lockstep over one pass of the capture ([`evaluate`]): the private `run`
+//! module holds one scheme's codecs, links and counts; an [`Observer`] is told of every frame and
+//! packet fate ([`output`] writes them to files).
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
-use taroc_core::{
-    AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Variant,
-};
-use taroc_sim::outage::{FlowId, FrameFate, OutageStats, OutageTracker};
+use taroc_core::Variant;
+use taroc_sim::outage::OutageStats;
 use taroc_wire::checksum::transport_verifies;
 use taroc_wire::ip::IpInfo;
 
-use crate::capture::{CaptureReader, CaptureStats, Packet};
-use crate::impair::{Fate, Link, LossModel};
+use crate::capture::{CaptureReader, Packet};
+use crate::impair::LossModel;
 
+mod observe;
+pub mod output;
 mod prepare;
+mod run;
+pub use observe::{Observer, Outcome, PacketFate, Sent};
 pub use prepare::{direction, payload_present, Released, Schedule};
+use run::{clock_overhead, Run};
 
 /// How to run an evaluation: the impairments (the codecs' settings come with each [`Variant`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -105,7 +112,7 @@ pub struct SchemeResult {
     /// Of `link_lost`, the frames discarded for bit errors.
     pub link_lost_bit_errors: u64,
     /// Frames the link delivered intact that a decompressor refused for lack of, or damage to,
-    /// its context ([`DropReason::is_context_damage`]).
+    /// its context ([`DropReason::is_context_damage`](taroc_core::DropReason::is_context_damage)).
     pub context_damage_lost: u64,
     /// Frames the link delivered intact that a decompressor refused for another reason.
     pub other_refused: u64,
@@ -141,285 +148,6 @@ pub struct SchemeResult {
     pub options: Options,
 }
 
-/// One end of the link's two directions: the compressor that sends direction `d`, the
-/// decompressor that receives it, the link between them, and the feedback waiting to travel.
-struct End {
-    compressor: AnyCompressor,
-    decompressor: AnyDecompressor,
-    /// The link carrying this direction's packets.
-    link: Link,
-    /// The same link's own random streams for the feedback frames it carries, so that feedback
-    /// does not shift the losses every scheme meets at the same packet positions.
-    feedback_link: Link,
-    /// Feedback frames queued at this direction's sending node, produced by the opposite
-    /// direction's decompressor, to be sent before this direction's next packet.
-    pending: Vec<Vec<u8>>,
-    /// The compressor's clock, which never goes back.
-    now: Duration,
-}
-
-/// The time one clock read costs, measured: subtracted from every timed codec call.
-fn clock_overhead() -> Duration {
-    const READS: u32 = 2000;
-    let started = Instant::now();
-    let mut last = started;
-    for _ in 0..READS {
-        last = std::hint::black_box(Instant::now());
-    }
-    last.duration_since(started) / READS
-}
-
-/// One scheme's run over a capture: both directions' codecs and links, and its counts so far.
-struct Run<'v> {
-    variant: &'v Variant,
-    result: SchemeResult,
-    ends: [End; 2],
-    compress_time: Duration,
-    decompress_time: Duration,
-    decompressed: u64,
-    frame: Vec<u8>,
-    rebuilt: Vec<u8>,
-    feedback: Vec<u8>,
-    outages: OutageTracker<(usize, FlowId)>,
-    /// The cost of one clock read, subtracted from every timed codec call.
-    overhead: Duration,
-    reset_at: Option<u64>,
-}
-
-impl<'v> Run<'v> {
-    /// A fresh run of `variant` over the capture `capture`.
-    fn new(
-        capture: &str,
-        variant: &'v Variant,
-        options: &Options,
-        loss: &LossModel,
-        overhead: Duration,
-    ) -> Run<'v> {
-        let result = SchemeResult {
-            capture: capture.to_string(),
-            scheme: variant.name.to_string(),
-            packets: 0,
-            original_header_bytes: 0,
-            link_header_bytes: 0,
-            header_bytes_per_packet: 0.0,
-            compression_ratio: None,
-            link_bytes: 0,
-            feedback_frames: 0,
-            feedback_bytes: 0,
-            feedback_lost: 0,
-            delivered: 0,
-            link_lost: 0,
-            link_lost_bit_errors: 0,
-            context_damage_lost: 0,
-            other_refused: 0,
-            incorrect_delivered: 0,
-            incorrect_undetected: 0,
-            compress_ns_per_packet: 0.0,
-            decompress_ns_per_packet: 0.0,
-            records: 0,
-            non_ip_records: 0,
-            truncated_records: 0,
-            removed_before: 0,
-            reordered_before: 0,
-            frames_by_kind: FrameKind::ALL
-                .iter()
-                .map(|k| (k.name().to_string(), 0))
-                .collect(),
-            drops_by_reason: DropReason::ALL
-                .iter()
-                .map(|r| (r.name().to_string(), 0))
-                .collect(),
-            outage: OutageStats::default(),
-            options: options.clone(),
-        };
-        let ends = [0, 1].map(|d| End {
-            compressor: variant.compressor(),
-            decompressor: variant.decompressor(),
-            link: Link::new(options.seed, d, loss.clone(), options.ber),
-            feedback_link: Link::new(options.seed, d + 2, loss.clone(), options.ber),
-            pending: Vec::new(),
-            now: Duration::ZERO,
-        });
-        Run {
-            variant,
-            result,
-            ends,
-            compress_time: Duration::ZERO,
-            decompress_time: Duration::ZERO,
-            decompressed: 0,
-            frame: Vec::with_capacity(2048),
-            rebuilt: Vec::with_capacity(2048),
-            feedback: Vec::new(),
-            outages: OutageTracker::new(),
-            overhead,
-            reset_at: options.reset_at,
-        }
-    }
-
-    /// Offers `packet` (with `payload` bytes of payload) to the compressor of direction `d`,
-    /// the `sent`-th packet offered (both directions counted), released at capture time `time`
-    /// (`None` at the end of the capture: the clock stays).
-    fn step(&mut self, sent: u64, d: usize, packet: &[u8], payload: usize, time: Option<Duration>) {
-        let Run {
-            variant,
-            result,
-            ends,
-            compress_time,
-            decompress_time,
-            decompressed,
-            frame,
-            rebuilt,
-            feedback,
-            outages,
-            overhead,
-            reset_at,
-        } = self;
-        if *reset_at == Some(sent) {
-            // A restarted peer: fresh decompressors, from the time of the last packet.
-            for end in ends.iter_mut() {
-                end.decompressor = variant.decompressor();
-            }
-            outages.reset(ends[0].now.max(ends[1].now));
-        }
-        let [forward, reverse] = ends;
-        let (end, other) = if d == 0 {
-            (forward, reverse)
-        } else {
-            (reverse, forward)
-        };
-
-        // 1. Feedback queued at this node crosses the link first, to the opposite direction's
-        //    compressor (which sits at the far end of this direction).
-        for message in end.pending.drain(..) {
-            let on_link = 1 + message.len();
-            result.feedback_frames += 1;
-            result.feedback_bytes += on_link as u64;
-            result.link_bytes += on_link as u64;
-            result.link_header_bytes += on_link as i64;
-            *result
-                .frames_by_kind
-                .entry(FrameKind::ContextState.name().to_string())
-                .or_default() += 1;
-            match end.feedback_link.send(8 * on_link as u64) {
-                Fate::Delivered => other.compressor.handle_feedback(&message),
-                Fate::Lost | Fate::BitError => result.feedback_lost += 1,
-            }
-        }
-
-        // 2. Compress.
-        if let Some(time) = time {
-            end.now = end.now.max(time);
-        }
-        end.compressor.set_time(end.now);
-        let started = Instant::now();
-        let kind = end.compressor.compress(packet, frame);
-        *compress_time += started.elapsed().saturating_sub(*overhead);
-
-        // 3. Count the bytes and send the frame over the link.
-        let on_link = 1 + frame.len();
-        result.packets += 1;
-        result.original_header_bytes += (packet.len() - payload) as u64;
-        result.link_header_bytes += on_link as i64 - payload as i64;
-        result.link_bytes += on_link as u64;
-        *result
-            .frames_by_kind
-            .entry(kind.name().to_string())
-            .or_default() += 1;
-        let flow = (d, FlowId::of(packet));
-        match end.link.send(8 * on_link as u64) {
-            Fate::Delivered => {}
-            Fate::Lost => {
-                result.link_lost += 1;
-                outages.frame(flow, end.now, FrameFate::Lost);
-                return;
-            }
-            Fate::BitError => {
-                // The frame arrived damaged: the framer's CRC check tells the decompressor.
-                result.link_lost += 1;
-                result.link_lost_bit_errors += 1;
-                end.decompressor.link_error();
-                outages.frame(flow, end.now, FrameFate::Lost);
-                return;
-            }
-        }
-
-        // 4. Decompress what arrived intact; the link carries the kind as one byte.
-        let started = Instant::now();
-        end.decompressor.set_time(end.now);
-        let outcome = match FrameKind::from_byte(kind.to_byte()) {
-            Some(kind) => end.decompressor.decompress(kind, frame, rebuilt),
-            None => Err(DropReason::UnknownKind),
-        };
-        *decompress_time += started.elapsed().saturating_sub(*overhead);
-        *decompressed += 1;
-        while end.decompressor.take_feedback(feedback) {
-            other.pending.push(feedback.clone());
-        }
-
-        // 5. The oracle.
-        match outcome {
-            Ok(()) => {
-                result.delivered += 1;
-                if rebuilt.as_slice() != packet {
-                    result.incorrect_delivered += 1;
-                    if !transport_checksum_rejects(rebuilt) {
-                        result.incorrect_undetected += 1;
-                    }
-                    outages.frame(flow, end.now, FrameFate::Damaged);
-                } else {
-                    outages.frame(flow, end.now, FrameFate::Delivered);
-                }
-            }
-            Err(reason) => {
-                if reason.is_context_damage() {
-                    result.context_damage_lost += 1;
-                    outages.frame(flow, end.now, FrameFate::Damaged);
-                } else {
-                    result.other_refused += 1;
-                    outages.frame(flow, end.now, FrameFate::Lost);
-                }
-                *result
-                    .drops_by_reason
-                    .entry(reason.name().to_string())
-                    .or_default() += 1;
-            }
-        }
-    }
-
-    /// The result, once every packet has been offered.
-    fn finish(self, stats: &CaptureStats, schedule: &Schedule) -> SchemeResult {
-        let Run {
-            mut result,
-            ends,
-            compress_time,
-            decompress_time,
-            decompressed,
-            outages,
-            ..
-        } = self;
-        result.records = stats.records;
-        result.non_ip_records = stats.non_ip_records;
-        result.truncated_records = stats.truncated_records;
-        result.removed_before = schedule.removed();
-        result.reordered_before = schedule.reordered();
-        result.outage = outages.stats(ends[0].now.max(ends[1].now));
-        if result.packets > 0 {
-            result.header_bytes_per_packet =
-                result.link_header_bytes as f64 / result.packets as f64;
-            result.compress_ns_per_packet = compress_time.as_nanos() as f64 / result.packets as f64;
-        }
-        if decompressed > 0 {
-            result.decompress_ns_per_packet =
-                decompress_time.as_nanos() as f64 / decompressed as f64;
-        }
-        if result.link_header_bytes > 0 {
-            result.compression_ratio =
-                Some(result.original_header_bytes as f64 / result.link_header_bytes as f64);
-        }
-        result
-    }
-}
-
 /// Whether the receiver's TCP or UDP checksum would reject `packet` (false when it has none to
 /// check: other protocols, fragments, unparsable headers).
 fn transport_checksum_rejects(packet: &[u8]) -> bool {
@@ -444,7 +172,20 @@ pub fn evaluate<R: Read>(
     reader: &mut CaptureReader<R>,
     variants: &[Variant],
     options: &Options,
+    progress: impl FnMut(&CaptureReader<R>),
+) -> Result<Vec<SchemeResult>, String> {
+    evaluate_observed(reader, variants, options, progress, &mut ())
+}
+
+/// [`evaluate`], telling `observer` of every frame and packet fate of every scheme (the
+/// scheme's position in `variants` names it), then [`Observer::finish`], whose failure fails
+/// the evaluation.
+pub fn evaluate_observed<R: Read>(
+    reader: &mut CaptureReader<R>,
+    variants: &[Variant],
+    options: &Options,
     mut progress: impl FnMut(&CaptureReader<R>),
+    observer: &mut dyn Observer,
 ) -> Result<Vec<SchemeResult>, String> {
     let loss = options
         .loss_model()
@@ -452,16 +193,17 @@ pub fn evaluate<R: Read>(
     let overhead = clock_overhead();
     let mut runs: Vec<Run> = variants
         .iter()
-        .map(|variant| Run::new(reader.name(), variant, options, &loss, overhead))
+        .enumerate()
+        .map(|(i, variant)| Run::new(reader.name(), i, variant, options, &loss, overhead))
         .collect();
     let mut schedule = Schedule::new(options);
     let mut released = Vec::new();
     let mut sent = 0u64;
     let mut offer = |released: &mut Vec<Released>, time: Option<Duration>| {
-        for Released { direction, packet } in released.drain(..) {
-            let payload = payload_present(&packet);
+        for packet in released.drain(..) {
+            let payload = payload_present(&packet.packet);
             for run in &mut runs {
-                run.step(sent, direction, &packet, payload, time);
+                run.step(sent, &packet, payload, time, observer);
             }
             sent += 1;
         }
@@ -477,6 +219,7 @@ pub fn evaluate<R: Read>(
     }
     schedule.finish(&mut released);
     offer(&mut released, None);
+    observer.finish()?;
     Ok(runs
         .into_iter()
         .map(|run| run.finish(reader.stats(), &schedule))

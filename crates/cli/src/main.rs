@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use taroc_cli::cli::{run_eval, run_twice, Cli, Command};
+use taroc_cli::completions;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -46,6 +47,25 @@ fn main() -> ExitCode {
                 &mut stderr.lock(),
                 progress,
             ) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Command::Completions(args) => {
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            let written =
+                completions::run_completions(&args, &mut stdout.lock(), &mut stderr.lock());
+            if written {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Command::Man(args) => {
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            let written = completions::run_man(&args, &mut stdout.lock(), &mut stderr.lock());
+            if written {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE

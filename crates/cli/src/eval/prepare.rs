@@ -30,6 +30,8 @@ pub fn payload_present(packet: &[u8]) -> usize {
 /// A packet released to the compressor of `direction`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Released {
+    /// The packet's position among the capture's IP packets, from 0.
+    pub index: usize,
     /// 0 forward, 1 reverse.
     pub direction: usize,
     /// The packet, from its IP header on.
@@ -39,8 +41,10 @@ pub struct Released {
 /// The impairments before both directions' compressors, fed one captured packet at a time.
 #[derive(Debug, Clone)]
 pub struct Schedule {
-    directions: [BeforeCompressor<Vec<u8>>; 2],
-    released: Vec<Vec<u8>>,
+    directions: [BeforeCompressor<(usize, Vec<u8>)>; 2],
+    released: Vec<(usize, Vec<u8>)>,
+    /// Packets arrived so far: the index of the next one.
+    arrived: usize,
 }
 
 impl Schedule {
@@ -51,6 +55,7 @@ impl Schedule {
                 BeforeCompressor::new(options.seed, d, options.loss_before, options.reorder_before)
             }),
             released: Vec::new(),
+            arrived: 0,
         }
     }
 
@@ -58,8 +63,11 @@ impl Schedule {
     /// order they reach their compressor.
     pub fn arrive(&mut self, packet: &[u8], out: &mut Vec<Released>) {
         let d = direction(packet);
-        self.directions[d].arrive(packet.to_vec(), &mut self.released);
-        out.extend(self.released.drain(..).map(|packet| Released {
+        let index = self.arrived;
+        self.arrived += 1;
+        self.directions[d].arrive((index, packet.to_vec()), &mut self.released);
+        out.extend(self.released.drain(..).map(|(index, packet)| Released {
+            index,
             direction: d,
             packet,
         }));
@@ -69,7 +77,8 @@ impl Schedule {
     pub fn finish(&mut self, out: &mut Vec<Released>) {
         for d in 0..2 {
             self.directions[d].finish(&mut self.released);
-            out.extend(self.released.drain(..).map(|packet| Released {
+            out.extend(self.released.drain(..).map(|(index, packet)| Released {
+                index,
                 direction: d,
                 packet,
             }));
@@ -101,23 +110,29 @@ mod tests {
         assert_eq!(payload_present(&packet(1, 2, 0, 7)[..45]), 5);
     }
 
-    /// The sequence numbers the compressors see, per arrival (`None`: the end).
+    /// The sequence numbers the compressors see, per arrival (`None`: the end); checks that
+    /// each released packet keeps its position in the capture.
     fn run(options: &Options) -> Vec<(Option<u32>, usize, u32)> {
         let mut schedule = Schedule::new(options);
         let mut out = Vec::new();
         let mut seen = Vec::new();
-        let seq = |p: &[u8]| u32::from_be_bytes([p[24], p[25], p[26], p[27]]);
+        let mut take = |at: Option<u32>, out: &mut Vec<Released>| {
+            for r in out.drain(..) {
+                let seq =
+                    u32::from_be_bytes([r.packet[24], r.packet[25], r.packet[26], r.packet[27]]);
+                // Packet i of direction d was the capture's packet 2i + d.
+                assert_eq!(r.index, 2 * seq as usize + r.direction);
+                seen.push((at, r.direction, seq));
+            }
+        };
         for i in 0..200u32 {
             for p in [packet(1, 2, i, 100), packet(2, 1, i, 0)] {
                 schedule.arrive(&p, &mut out);
-                seen.extend(
-                    out.drain(..)
-                        .map(|r| (Some(i), r.direction, seq(&r.packet))),
-                );
+                take(Some(i), &mut out);
             }
         }
         schedule.finish(&mut out);
-        seen.extend(out.drain(..).map(|r| (None, r.direction, seq(&r.packet))));
+        take(None, &mut out);
         seen
     }
 
