@@ -487,3 +487,66 @@ fn outputs_take_one_capture_and_a_writable_path() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn outputs_from_standard_input_are_those_from_the_file_scheme_by_scheme() {
+    let dir = scratch("stdin");
+    let input = dir.join("input.pcap");
+    std::fs::write(&input, taroc_cli::BUILTIN_CAPTURE).unwrap();
+    let run = |tag: &str, source: &str| -> Vec<(String, Vec<u8>)> {
+        let out_dir = dir.join(tag);
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let path = |name: &str| out_dir.join(name).to_str().unwrap().to_string();
+        let out = Command::new(env!("CARGO_BIN_EXE_taroc"))
+            .arg("eval")
+            .args(["--loss", "0.05", "--ber", "1e-5", "--seed", "7", "--json"])
+            .args(["--scheme", "vj,iphc,taroc"])
+            .args(["--write-frames", &path("f.pcap")])
+            .args(["--write-delivered", &path("d.pcap")])
+            .args(["--per-packet", &path("p.csv"), source])
+            .stdin(std::fs::File::open(&input).unwrap())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out_dir)
+            .unwrap()
+            .map(|entry| {
+                let entry = entry.unwrap();
+                let name = entry.file_name().into_string().unwrap();
+                (name, std::fs::read(entry.path()).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let from_file = run("file", input.to_str().unwrap());
+    let from_stdin = run("stdin", "-");
+    let names: Vec<&str> = from_file.iter().map(|(name, _)| name.as_str()).collect();
+    // Three schemes: frames, delivered and its companion each, and one per-packet file; no
+    // temporary file left behind.
+    assert_eq!(names.len(), 3 * 3 + 1, "{names:?}");
+    assert!(from_file == from_stdin, "the outputs differ with stdin");
+    // The schemes run in lockstep, yet the per-packet lines come scheme by scheme, in order.
+    let csv = &from_file
+        .iter()
+        .find(|(name, _)| name == "p.csv")
+        .unwrap()
+        .1;
+    let text = String::from_utf8(csv.clone()).unwrap();
+    let mut order: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').next().unwrap())
+        .collect();
+    order.dedup();
+    assert!(
+        order == ["vj", "iphc", "taroc"],
+        "the per-packet lines come in {} runs of one scheme, not 3",
+        order.len()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
