@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-/// The most points a plot trace keeps (a plot is 1800 pixels wide at most).
-pub const TRACE_POINTS: usize = 16_384;
+/// The most points a plot trace keeps (a plot is 1800 pixels wide at most: two a pixel).
+pub const TRACE_POINTS: usize = 4096;
 
 /// At most `cap` points of a series offered one by one, evenly thinned: the points kept are
 /// those whose offer index is a multiple of [`Thinned::stride`], which doubles each time the
