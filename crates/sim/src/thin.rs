@@ -30,7 +30,7 @@ impl<T> Thinned<T> {
 
     /// Offers the next point of the series.
     pub fn push(&mut self, point: T) {
-        if self.offered % self.stride == 0 {
+        if self.offered.is_multiple_of(self.stride) {
             self.points.push(point);
             if self.points.len() >= self.cap {
                 let mut index = 0;

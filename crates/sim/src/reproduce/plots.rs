@@ -60,6 +60,9 @@ fn lines(grid: &Grid) -> Vec<Line> {
     lines
 }
 
+/// Points (x, y) and error bars (x, low, high) of one series.
+type PointsAndBars = (Vec<(f64, f64)>, Vec<(f64, f64, f64)>);
+
 /// Our points of `scheme` over `table`, each divided by `scale(row)` (None: not shown), with
 /// the per-seed spread as error bars.
 fn ours(
@@ -67,7 +70,7 @@ fn ours(
     table: &[&Row],
     scheme: &str,
     scale: impl Fn(&Row) -> Option<f64>,
-) -> (Vec<(f64, f64)>, Vec<(f64, f64, f64)>) {
+) -> PointsAndBars {
     let (mut points, mut bars) = (Vec::new(), Vec::new());
     for row in table {
         let (Some(c), Some(scale)) = (cell(grid, row, scheme), scale(row)) else {
