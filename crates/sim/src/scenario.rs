@@ -100,7 +100,7 @@ pub struct Scenario {
 }
 
 /// One comment per field of the TOML form.
-const FIELD_DOCS: [(&str, &str); 27] = [
+const FIELD_DOCS: [(&str, &str); 26] = [
     ("wireless_bps", "Wireless bandwidth, bits per second."),
     ("wireless_delay_ms", "Wireless one-way delay, ms."),
     (
@@ -121,10 +121,7 @@ const FIELD_DOCS: [(&str, &str); 27] = [
         "mtu",
         "IP MTU on the wireless link, bytes; the TCP segment size follows from it.",
     ),
-    (
-        "scheme",
-        "Header compression: none, vj, iphc, iphc-twice, taroc, taroc-plus or ideal.",
-    ),
+    // "scheme": written by `to_toml` from SCHEMES, so it lists every scheme of the code.
     ("tcp", "TCP sender: tahoe, reno, newreno or sack."),
     (
         "max_window_segments",
@@ -288,7 +285,12 @@ impl Scenario {
         );
         for line in body.lines() {
             let key = line.split('=').next().unwrap_or("").trim();
-            if let Some(doc) = FIELD_DOCS.iter().find(|(k, _)| *k == key).map(|(_, d)| d) {
+            if key == "scheme" {
+                out.push_str(&format!(
+                    "# Header compression: {}, or ideal-N (an N-byte IDEAL header).\n",
+                    SCHEMES.join(", ")
+                ));
+            } else if let Some(doc) = FIELD_DOCS.iter().find(|(k, _)| *k == key).map(|(_, d)| d) {
                 out.push_str(&format!("# {doc}\n"));
             }
             out.push_str(line);
@@ -699,6 +701,13 @@ mod tests {
             }
         );
         assert_eq!(Scenario::from_toml("").unwrap(), default_sim());
+        assert!(
+            default_sim()
+                .to_toml()
+                .contains("# Header compression: none, vj, iphc, iphc-twice, taroc, taroc-plus, taroc-repair, taroc-plus-u, ideal,"),
+            "{}",
+            default_sim().to_toml()
+        );
     }
 
     #[test]
