@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::taroc::repair::parse_request;
-use taroc_core::taroc::{Improvements, TarocConfig, TarocDecompressor};
+use taroc_core::taroc::{Improvements, Repair, TarocConfig, TarocDecompressor};
 use taroc_core::variant::Variant;
 use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
@@ -497,11 +497,14 @@ fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut rest: &[u8])
 // taroc_roundtrip
 
 /// Arbitrary "packets" through a TAROC compressor and decompressor on a clean link: every frame
-/// is delivered and equals its packet exactly.
+/// is delivered and equals its packet exactly. Selector bits 2-3 pick K; their value 3 (K = 2,
+/// as 0) also turns every bounded repair on ([`Repair::live`]) with the clock advancing one
+/// second per packet, so refreshes by packets and by time, and distress answers, are drawn too.
 pub fn taroc_roundtrip(data: &[u8]) {
     let Some((&selector, rest)) = data.split_first() else {
         return;
     };
+    let repair = selector >> 2 & 3 == 3;
     let config = TarocConfig {
         k: [2, 1, 4, 2][usize::from(selector >> 2 & 3)],
         max_contexts: [256, 1, 2, 4][usize::from(selector & 3)],
@@ -511,13 +514,18 @@ pub fn taroc_roundtrip(data: &[u8]) {
             checksum_covers_ip_id: selector & 0x40 != 0,
             start_repeats: selector >> 7,
         },
+        repair: if repair {
+            Repair::live()
+        } else {
+            Repair::default()
+        },
         ..TarocConfig::default()
     };
     let config = SchemeConfig {
         taroc: config,
         ..SchemeConfig::default()
     };
-    roundtrip(Scheme::Taroc, &config, false, rest);
+    roundtrip(Scheme::Taroc, &config, repair, rest);
 }
 
 /// Encodes packets in the [`taroc_roundtrip`] input format (with the fix-up bit clear).

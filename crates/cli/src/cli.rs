@@ -9,7 +9,8 @@ use taroc_core::variant::{self, Variant};
 use taroc_gateway::args::{burst_length, probability};
 
 use crate::capture::{self, Capture};
-use crate::eval::{self, Options};
+use crate::eval::output::{OutputPaths, Outputs};
+use crate::eval::{self, Observer, Options};
 use crate::{report, timing, twice};
 pub use taroc_sim::cli::Exit;
 
@@ -46,6 +47,10 @@ pub enum Command {
     Sim(taroc_sim::cli::SimArgs),
     /// Reproduce the TAROC draft's Appendix B tables with the simulator.
     Reproduce(taroc_sim::cli::ReproduceArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(crate::completions::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command into a directory.
+    Man(crate::completions::ManArgs),
 }
 
 const TWICE_ABOUT: &str = "\
@@ -256,6 +261,27 @@ pub struct EvalArgs {
     #[arg(long, value_name = "RUNS", num_args = 0..=1, require_equals = true,
           default_missing_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub timing: Option<u32>,
+
+    /// Write every frame the link carried (lost ones too), both directions, to a pcap:
+    /// LINKTYPE_PPP_WITH_DIR with the PPP protocol numbers of RFC 1332 / RFC 2509 for none, vj
+    /// and iphc (Wireshark decodes them); our LINKTYPE_USER0 encapsulation [direction][kind]
+    /// [frame] for taroc (decoded by wireshark/taroc.lua). With several schemes, one file each:
+    /// FILE with the scheme's name before the extension (frames.vj.pcap). One capture only.
+    #[arg(long, value_name = "FILE")]
+    pub write_frames: Option<PathBuf>,
+
+    /// Write the packets the decompressors delivered (wrong ones too) to a raw-IP pcap
+    /// (LINKTYPE_RAW), and beside it a CSV (FILE's extension replaced by drops.csv) with one
+    /// line per packet not delivered as captured: its fate and reason. Files per scheme as for
+    /// --write-frames.
+    #[arg(long, value_name = "FILE")]
+    pub write_delivered: Option<PathBuf>,
+
+    /// Write one CSV line per packet and feedback frame, every scheme in one file: scheme,
+    /// index, time, direction, kind, original_header_bytes, link_header_bytes, fate
+    /// (delivered, incorrect, link_lost, context_damage, refused) and reason.
+    #[arg(long, value_name = "FILE.csv")]
+    pub per_packet: Option<PathBuf>,
 }
 
 /// The help of `taroc eval --scheme`, listing every scheme from the code.
@@ -279,6 +305,15 @@ impl EvalArgs {
             }
         }
         self.options().loss_model().map(|_| ())
+    }
+
+    /// The output files these arguments ask for.
+    pub fn outputs(&self) -> OutputPaths {
+        OutputPaths {
+            frames: self.write_frames.clone(),
+            delivered: self.write_delivered.clone(),
+            per_packet: self.per_packet.clone(),
+        }
     }
 
     /// The evaluation options these arguments ask for.
@@ -312,25 +347,56 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
     }
     let options = args.options();
     let schemes = args.schemes();
+    let outputs = args.outputs();
+    if outputs.any() && args.pcaps.len() > 1 {
+        let _ = writeln!(
+            err,
+            "taroc eval: --write-frames, --write-delivered and --per-packet take one capture ({} \
+             given)",
+            args.pcaps.len()
+        );
+        return Exit::Usage;
+    }
     let mut ok = true;
     let mut first_table = true;
     let mut loaded_all = true;
     let captures: Vec<Capture> = load_captures("eval", &args.pcaps, err, &mut loaded_all).collect();
     for capture in captures {
+        let mut files = None;
+        if outputs.any() {
+            match Outputs::create(&outputs, &schemes) {
+                Ok(created) => files = Some(created),
+                Err(problem) => {
+                    let _ = writeln!(err, "taroc eval: {problem}");
+                    return Exit::Failure;
+                }
+            }
+        }
+        let mut nothing = ();
+        let observer: &mut dyn Observer = match &mut files {
+            Some(files) => files,
+            None => &mut nothing,
+        };
         let started = Instant::now();
         let mut shown = false;
-        let results = eval::evaluate(&capture, &schemes, &options, |done, scheme| {
-            if progress && started.elapsed().as_secs_f64() > 1.0 && done < schemes.len() {
-                let _ = write!(
-                    err,
-                    "\r{}: {done}/{} schemes done ({scheme})\x1b[K",
-                    capture.name,
-                    schemes.len()
-                );
-                let _ = err.flush();
-                shown = true;
-            }
-        });
+        let results = eval::evaluate_observed(
+            &capture,
+            &schemes,
+            &options,
+            |done, scheme| {
+                if progress && started.elapsed().as_secs_f64() > 1.0 && done < schemes.len() {
+                    let _ = write!(
+                        err,
+                        "\r{}: {done}/{} schemes done ({scheme})\x1b[K",
+                        capture.name,
+                        schemes.len()
+                    );
+                    let _ = err.flush();
+                    shown = true;
+                }
+            },
+            observer,
+        );
         if shown {
             let _ = write!(err, "\r\x1b[K");
         }

@@ -30,7 +30,10 @@ use taroc_wire::ip::IpInfo;
 use crate::capture::Capture;
 use crate::impair::{Fate, Link, LossModel};
 
+mod observe;
+pub mod output;
 mod prepare;
+pub use observe::{Observer, Outcome, PacketFate, Sent};
 pub use prepare::{direction, prepare, Prepared};
 
 /// How to run an evaluation: the impairments (the codecs' settings come with each [`Variant`]).
@@ -180,6 +183,17 @@ pub fn run_scheme(
     variant: &Variant,
     options: &Options,
 ) -> Result<SchemeResult, String> {
+    run_scheme_observed(capture, prepared, variant, options, &mut ())
+}
+
+/// [`run_scheme`], telling `observer` of every frame and of every packet's fate.
+pub fn run_scheme_observed(
+    capture: &Capture,
+    prepared: &Prepared,
+    variant: &Variant,
+    options: &Options,
+    observer: &mut dyn Observer,
+) -> Result<SchemeResult, String> {
     let loss = options.loss_model()?;
     let mut result = SchemeResult {
         capture: capture.name.clone(),
@@ -265,7 +279,9 @@ pub fn run_scheme(
                 .frames_by_kind
                 .entry(FrameKind::ContextState.name().to_string())
                 .or_default() += 1;
-            match end.feedback_link.send(8 * on_link as u64) {
+            let fate = end.feedback_link.send(8 * on_link as u64);
+            observer.feedback(d, end.now, &message, fate);
+            match fate {
                 Fate::Delivered => other.compressor.handle_feedback(&message),
                 Fate::Lost | Fate::BitError => result.feedback_lost += 1,
             }
@@ -293,15 +309,27 @@ pub fn run_scheme(
             .entry(kind.name().to_string())
             .or_default() += 1;
         let flow = (d, FlowId::of(packet));
+        observer.frame(d, end.now, kind, &frame);
+        let sent = Sent {
+            index,
+            direction: d,
+            time: end.now,
+            kind,
+            original: packet,
+            payload,
+            on_link,
+        };
         match end.link.send(8 * on_link as u64) {
             Fate::Delivered => {}
             Fate::Lost => {
+                observer.packet(&sent, Outcome::Lost(Fate::Lost));
                 result.link_lost += 1;
                 outages.frame(flow, end.now, FrameFate::Lost);
                 continue;
             }
             Fate::BitError => {
                 // The frame arrived damaged: the framer's CRC check tells the decompressor.
+                observer.packet(&sent, Outcome::Lost(Fate::BitError));
                 result.link_lost += 1;
                 result.link_lost_bit_errors += 1;
                 end.decompressor.link_error();
@@ -326,6 +354,7 @@ pub fn run_scheme(
         // 5. The oracle.
         match outcome {
             Ok(()) => {
+                observer.packet(&sent, Outcome::Delivered(&rebuilt));
                 result.delivered += 1;
                 if rebuilt != packet {
                     result.incorrect_delivered += 1;
@@ -338,6 +367,7 @@ pub fn run_scheme(
                 }
             }
             Err(reason) => {
+                observer.packet(&sent, Outcome::Refused(reason));
                 if reason.is_context_damage() {
                     result.context_damage_lost += 1;
                     outages.frame(flow, end.now, FrameFate::Damaged);
@@ -388,13 +418,28 @@ pub fn evaluate(
     capture: &Capture,
     variants: &[Variant],
     options: &Options,
+    progress: impl FnMut(usize, &Variant),
+) -> Result<Vec<SchemeResult>, String> {
+    evaluate_observed(capture, variants, options, progress, &mut ())
+}
+
+/// [`evaluate`], telling `observer` of every run, frame and packet fate.
+pub fn evaluate_observed(
+    capture: &Capture,
+    variants: &[Variant],
+    options: &Options,
     mut progress: impl FnMut(usize, &Variant),
+    observer: &mut dyn Observer,
 ) -> Result<Vec<SchemeResult>, String> {
     options.loss_model()?;
     let prepared = prepare(capture, options);
     let mut results = Vec::with_capacity(variants.len());
     for (done, variant) in variants.iter().enumerate() {
-        results.push(run_scheme(capture, &prepared, variant, options)?);
+        observer.begin(variant)?;
+        results.push(run_scheme_observed(
+            capture, &prepared, variant, options, observer,
+        )?);
+        observer.end()?;
         progress(done + 1, variant);
     }
     Ok(results)

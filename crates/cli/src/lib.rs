@@ -6,12 +6,13 @@
 //! Modules: [`capture`] reads pcap/pcapng files and takes IP packets out of link frames;
 //! [`impair`] holds the impairment models; [`eval`] is the harness and its oracle; [`report`]
 //! prints tables and JSON; [`twice`] is the loss-repair analysis of the twice algorithm; [`cli`] is
-//! the command line.
+//! the command line; [`completions`] generates its shell completions and manual pages.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod capture;
 pub mod cli;
+pub mod completions;
 pub mod eval;
 pub mod impair;
 pub mod report;

@@ -5,7 +5,8 @@ use std::io::{stderr, stdout, IsTerminal};
 use std::process::ExitCode;
 
 use clap::Parser;
-use taroc_cli::cli::{run_eval, run_twice, Cli, Command};
+use taroc_cli::cli::{run_eval, run_twice, Cli, Command, Exit};
+use taroc_cli::completions;
 use taroc_sim::cli::{run_reproduce, run_sim};
 
 fn main() -> ExitCode {
@@ -20,6 +21,16 @@ fn main() -> ExitCode {
         Command::Reproduce(args) => {
             run_reproduce(&args, &mut out.lock(), &mut err.lock(), progress)
         }
+        Command::Completions(args) => Exit::of(completions::run_completions(
+            &args,
+            &mut out.lock(),
+            &mut err.lock(),
+        )),
+        Command::Man(args) => Exit::of(completions::run_man(
+            &args,
+            &mut out.lock(),
+            &mut err.lock(),
+        )),
     };
     ExitCode::from(exit.code())
 }

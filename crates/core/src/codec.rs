@@ -118,6 +118,8 @@ impl fmt::Display for DropReason {
     }
 }
 
+impl core::error::Error for DropReason {}
+
 /// A header compressor for one direction of one link.
 pub trait Compressor {
     /// Compresses one IP packet (starting with its IPv4 or IPv6 header) into `out`, which is

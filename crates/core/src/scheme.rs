@@ -59,6 +59,8 @@ impl fmt::Display for UnknownScheme {
     }
 }
 
+impl core::error::Error for UnknownScheme {}
+
 impl FromStr for Scheme {
     type Err = UnknownScheme;
     fn from_str(s: &str) -> Result<Scheme, UnknownScheme> {

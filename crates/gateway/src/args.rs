@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use taroc_core::variant::Variant;
 
 use crate::auth::{self, AuthConfig};
-use crate::bench::{self, ForwardingConfig, GridConfig};
+use crate::bench::{self, ForwardingConfig, ForwardingLink, GridConfig};
 use crate::counters::Counters;
 use crate::gateway::{self, LoopOptions, Pipeline, PipelineConfig, RunReport};
 use crate::harness::{self, IpVersion};
@@ -92,7 +92,10 @@ incorrect deliveries. Cells run --jobs at a time, each in its own namespaces.
 Forwarding (--forwarding): TCP through the gateway with link emulation off and 1500-byte \
 packets, for --forwarding-seconds per measurement, against a plain TUN-to-TUN copy measured in \
 the same run (alternating, --rounds times): Mbit/s of IP packets forwarded in the data \
-direction, and the ratio to the copy. The gateway is one thread; the TCP ends share the machine.
+direction, and the ratio to the copy. The gateway is one thread; the TCP ends share the machine. \
+`--link udp` carries each scheme over two UDP gateways on this host's loopback (one thread \
+each, a relay between them) with authenticated frames and with --insecure-no-auth ones in the \
+same round, and reports their ratio, the cost of authentication.
 
 Needs root. With --json, one JSON object per run on standard output.";
 
@@ -490,6 +493,12 @@ pub struct BenchArgs {
     /// Measure forwarding speed against a plain TUN-to-TUN copy instead of the grid.
     #[arg(long)]
     pub forwarding: bool,
+    /// Forwarding: the links to carry each scheme over, comma-separated: emulated (one
+    /// gateway), udp (two UDP gateways over loopback, with authenticated and with bare frames
+    /// in the same round).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "emulated",
+          value_parser = ForwardingLink::parse, requires = "forwarding")]
+    pub link: Vec<ForwardingLink>,
     /// Forwarding: seconds per measurement.
     #[arg(long, value_name = "SECS", default_value_t = 3.0, value_parser = positive)]
     pub forwarding_seconds: f64,
@@ -748,6 +757,7 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
     if args.forwarding {
         let config = ForwardingConfig {
             variants,
+            links: args.link.clone(),
             seconds: args.forwarding_seconds,
             rounds: args.rounds.max(1),
             mtu: args.mtu.unwrap_or(1500),
@@ -760,8 +770,12 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
                 }
             } else {
                 eprintln!(
-                    "round {} {}: {:.1} Mbit/s, {:.0} ns CPU/packet",
-                    r.round, r.path, r.mbit_per_s, r.cpu_ns_per_packet
+                    "round {} {} ({}): {:.1} Mbit/s, {:.0} ns CPU/packet",
+                    r.round,
+                    r.path,
+                    r.link.name(),
+                    r.mbit_per_s,
+                    r.cpu_ns_per_packet
                 );
             }
         })?;
@@ -898,6 +912,14 @@ mod tests {
         assert_eq!(b.bers, vec![1e-7, 1e-5, 1e-4]);
         assert_eq!(b.timestamps, vec![false]);
         assert!(b.json && !b.forwarding);
+        assert_eq!(b.link, vec![ForwardingLink::Emulated]);
+        let g = parse(&["bench", "--forwarding", "--link", "udp,emulated"]).unwrap();
+        let Some(GatewayCommand::Bench(b)) = g.command else {
+            panic!("not bench")
+        };
+        assert_eq!(b.link, vec![ForwardingLink::Udp, ForwardingLink::Emulated]);
+        assert!(parse(&["bench", "--forwarding", "--link", "tcp"]).is_err());
+        assert!(parse(&["bench", "--link", "udp"]).is_err());
         assert!(parse(&["bench", "--ip", "5"]).is_err());
     }
 

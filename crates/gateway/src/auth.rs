@@ -700,6 +700,68 @@ mod tests {
         }
     }
 
+    /// The tag by the module doc's formula, with BLAKE3's streaming XOF interface.
+    fn documented_tag(tag_len: usize, id: u64, counter: u64, kind: u8, frame: &[u8]) -> Vec<u8> {
+        let mac_key = blake3::derive_key(KEY_CONTEXT, &[7; KEY_LEN]);
+        let mut hasher = blake3::Hasher::new_keyed(&mac_key);
+        hasher.update(&[tag_len as u8]);
+        hasher.update(&id.to_be_bytes());
+        hasher.update(&counter.to_be_bytes());
+        hasher.update(&[kind]);
+        hasher.update(frame);
+        let mut tag = vec![0; tag_len];
+        hasher.finalize_xof().fill(&mut tag);
+        tag
+    }
+
+    #[test]
+    fn tags_follow_the_documented_formula_in_both_forms_at_every_length() {
+        // Frame lengths around BLAKE3's 64-byte blocks and 1024-byte chunks (with the 18 bytes
+        // hashed before the frame).
+        for len in [
+            0, 1, 45, 46, 47, 110, 1005, 1006, 1007, 1500, 2030, 2031, 4000,
+        ] {
+            let frame: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
+            for tag_len in [4, 8, 13, 16] {
+                let mut sealer = Sealer::new(&config(tag_len), 0x0102_0304_0506_0708, START);
+                let mut opener = Opener::new(&config(tag_len), 2, 4000);
+                let mut out = Vec::new();
+                for i in 0..=LONG_AT_START {
+                    sealer.seal(i * MS, FrameKind::Ip, &frame, &mut out);
+                    let form = (out[0] & LONG, out.len() - len - tag_len);
+                    let expected = if i < LONG_AT_START {
+                        (LONG, LONG_HEADER)
+                    } else {
+                        (0, SHORT_HEADER)
+                    };
+                    assert_eq!(form, expected, "frame {i}");
+                    let tag =
+                        documented_tag(tag_len, 0x0102_0304_0506_0708, START + i, out[0], &frame);
+                    assert_eq!(
+                        &out[out.len() - tag_len..],
+                        &tag[..],
+                        "len {len} tag {tag_len}"
+                    );
+                    assert_eq!(opens(&mut opener, &out), Ok(len));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_datagram_is_byte_for_byte_what_the_first_version_sent() {
+        // Sealed by the implementation this format shipped with: a change here is a change of
+        // the wire format, which must change KEY_CONTEXT.
+        let mut sealer = Sealer::new(&config(8), 0x0102_0304_0506_0708, START);
+        let mut out = Vec::new();
+        sealer.seal(0, FrameKind::CompressedTcp, b"taroc", &mut out);
+        let hex: String = out.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            "82010203040506070817979cfe362a00007461726f6345946b6bd3880610"
+        );
+    }
+
     #[test]
     fn keys_parse_from_hex_and_errors_do_not_show_the_key() {
         let key = Key::from_bytes(core::array::from_fn(|i| i as u8 * 7));

@@ -5,9 +5,9 @@
 //!   Appendix B pairs with the BER (576 bytes up to 3e-6, 296 up to 3e-5, 168 at 1e-4, 96
 //!   above), the draft's 100 ms delay and 6-packet router queue. Cells run in parallel (each in
 //!   its own namespaces; the gateway needs little CPU at these rates).
-//! - **Forwarding speed**: 1500-byte packets of a TCP transfer through the gateway with the link
-//!   emulation off, against a plain TUN-to-TUN copy measured in the same run, in alternating
-//!   rounds.
+//! - **Forwarding speed** (`forwarding`): 1500-byte packets of a TCP transfer through the
+//!   gateway with the link emulation off, against a plain TUN-to-TUN copy measured in the same
+//!   run, over the emulated link or the UDP link (with and without authentication).
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,6 +22,12 @@ use crate::harness::{self, IpVersion, Mode, Scenario};
 use crate::link::LinkConfig;
 use crate::transfer::TransferConfig;
 use crate::Error;
+
+mod forwarding;
+
+pub use forwarding::{
+    forwarding_table, run_forwarding, ForwardingConfig, ForwardingLink, ForwardingRecord, Route,
+};
 
 /// The MTU the TAROC draft's simulations (Appendix B.3) use at bit error rate `ber`.
 pub fn draft_mtu(ber: f64) -> u32 {
@@ -336,149 +342,6 @@ pub fn grid_table(records: &[Record]) -> String {
         "incorrect deliveries (gateway oracle), all runs: {incorrect}; finished transfers with \
          wrong bytes: {broken}"
     );
-    out
-}
-
-/// The settings of the forwarding benchmark.
-#[derive(Debug, Clone)]
-pub struct ForwardingConfig {
-    /// Schemes to measure (each against the plain copy).
-    pub variants: Vec<Variant>,
-    /// Length of each measurement.
-    pub seconds: f64,
-    /// Rounds (copy, then each scheme, per round).
-    pub rounds: usize,
-    /// TUN MTU (1500: packets of 1500 bytes).
-    pub mtu: u32,
-    /// IP version.
-    pub ip_version: IpVersion,
-}
-
-/// One line of the forwarding benchmark.
-#[derive(Debug, Clone, Serialize)]
-pub struct ForwardingRecord {
-    /// `copy` (plain TUN-to-TUN copy) or a scheme's name.
-    pub path: String,
-    /// Round number (from 0).
-    pub round: usize,
-    /// IP bytes forwarded in the data direction per second, in Mbit/s.
-    pub mbit_per_s: f64,
-    /// Packets forwarded in the data direction per second.
-    pub packets_per_s: f64,
-    /// Mean length of those packets, bytes.
-    pub mean_packet_bytes: f64,
-    /// Gateway CPU time per packet read (both directions), ns.
-    pub cpu_ns_per_packet: f64,
-    /// Share of the gateway thread's wall time spent on CPU.
-    pub cpu_share: f64,
-    /// Incorrect deliveries (must be 0).
-    pub incorrect_delivered: u64,
-    /// Whether the received bytes matched the bytes sent, as far as they went.
-    pub intact: bool,
-}
-
-fn forward_once(
-    config: &ForwardingConfig,
-    variant: Option<&Variant>,
-    round: usize,
-) -> Result<ForwardingRecord, Error> {
-    let none = Variant::by_name("none").ok_or_else(|| Error::new("no `none` scheme"))?;
-    let v = variant.unwrap_or(&none).clone();
-    let scenario = Scenario {
-        variants: [v.clone(), v],
-        link: LinkConfig {
-            mtu: config.mtu as usize,
-            ..LinkConfig::default()
-        },
-        tun_mtu: config.mtu,
-        ip_version: config.ip_version,
-        timestamps: true,
-        congestion_control: None,
-        transfer: TransferConfig {
-            bytes: u64::MAX / 4,
-            seed: round as u64,
-            time_limit: Duration::from_secs_f64(config.seconds),
-        },
-        seed: 1,
-        mode: if variant.is_none() {
-            Mode::PlainCopy
-        } else {
-            Mode::Emulated
-        },
-        authenticated: true,
-    };
-    let outcome = harness::run(&scenario)?;
-    let c = &outcome.report.counters[0];
-    let seconds = outcome.transfer.elapsed_ns.max(1) as f64 / 1e9;
-    let wall = outcome.report.wall.as_secs_f64().max(1e-9);
-    Ok(ForwardingRecord {
-        path: variant.map_or("copy", |v| v.name).to_owned(),
-        round,
-        mbit_per_s: c.delivered_bytes as f64 * 8.0 / seconds / 1e6,
-        packets_per_s: c.delivered as f64 / seconds,
-        mean_packet_bytes: c.delivered_bytes as f64 / c.delivered.max(1) as f64,
-        cpu_ns_per_packet: outcome.report.cpu_ns_per_packet(),
-        cpu_share: outcome.report.cpu.as_secs_f64() / wall,
-        incorrect_delivered: outcome.report.counters[0].incorrect_delivered
-            + outcome.report.counters[1].incorrect_delivered,
-        intact: outcome.transfer.first_mismatch.is_none(),
-    })
-}
-
-/// Runs the forwarding benchmark: per round, the plain copy, then each scheme.
-pub fn run_forwarding(
-    config: &ForwardingConfig,
-    mut on_record: impl FnMut(&ForwardingRecord),
-) -> Result<Vec<ForwardingRecord>, Error> {
-    let mut records = Vec::new();
-    for round in 0..config.rounds {
-        if crate::signal::STOP.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(Error::new("interrupted"));
-        }
-        for variant in std::iter::once(None).chain(config.variants.iter().map(Some)) {
-            let record = forward_once(config, variant, round)?;
-            on_record(&record);
-            records.push(record);
-        }
-    }
-    Ok(records)
-}
-
-/// The forwarding benchmark as a table: mean over rounds per path, and the ratio to the copy.
-pub fn forwarding_table(records: &[ForwardingRecord]) -> String {
-    let mut paths: Vec<&str> = Vec::new();
-    for r in records {
-        if !paths.contains(&r.path.as_str()) {
-            paths.push(&r.path);
-        }
-    }
-    let mean = |path: &str, f: fn(&ForwardingRecord) -> f64| {
-        let values: Vec<f64> = records.iter().filter(|r| r.path == path).map(f).collect();
-        values.iter().sum::<f64>() / values.len().max(1) as f64
-    };
-    let copy = mean("copy", |r| r.mbit_per_s);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:>10} {:>10} {:>10} {:>9} {:>12} {:>8} {:>9}",
-        "path", "Mbit/s", "packets/s", "pkt bytes", "CPU ns/pkt", "CPU use", "vs copy"
-    );
-    for path in paths {
-        let mbit = mean(path, |r| r.mbit_per_s);
-        let _ = writeln!(
-            out,
-            "{:>10} {:>10.1} {:>10.0} {:>9.0} {:>12.0} {:>7.0}% {:>9.2}",
-            path,
-            mbit,
-            mean(path, |r| r.packets_per_s),
-            mean(path, |r| r.mean_packet_bytes),
-            mean(path, |r| r.cpu_ns_per_packet),
-            mean(path, |r| r.cpu_share) * 100.0,
-            if copy > 0.0 { mbit / copy } else { 0.0 }
-        );
-    }
-    let incorrect: u64 = records.iter().map(|r| r.incorrect_delivered).sum();
-    let _ = writeln!(out, "incorrect deliveries: {incorrect}");
     out
 }
 

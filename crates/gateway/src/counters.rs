@@ -284,6 +284,14 @@ impl Rejection {
     }
 }
 
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "datagram refused: {}", self.name())
+    }
+}
+
+impl std::error::Error for Rejection {}
+
 /// Datagrams refused before decompression, one count per [`Rejection`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Rejected {

@@ -138,6 +138,18 @@ pub enum LinkDrop {
     SlotsFull,
 }
 
+impl std::fmt::Display for LinkDrop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LinkDrop::Oversize => "frame longer than the link MTU",
+            LinkDrop::QueueFull => "link queue full",
+            LinkDrop::SlotsFull => "every link slot in use",
+        })
+    }
+}
+
+impl std::error::Error for LinkDrop {}
+
 /// What happened to a frame on the link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fate {

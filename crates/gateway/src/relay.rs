@@ -82,6 +82,9 @@ impl Relay {
         for face in &faces {
             face.set_nonblocking(true)
                 .map_err(|e| Error::io("making a relay socket non-blocking", e))?;
+            // As large as the gateways' own: a relay that is not scheduled for a moment should
+            // not lose what a gateway on another host would have buffered.
+            crate::socket::size_buffers(face, crate::udp::DEFAULT_SOCKET_BUFFER)?;
         }
         let shared = Arc::new(Shared::default());
         let thread_faces = faces.clone();

@@ -291,6 +291,9 @@ pub fn send_watched(
             }
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            // Past the deadline the receiver stops and closes with data unread, which resets
+            // the connection under a write still blocked: the time limit, not a failure.
+            Err(_) if Instant::now() >= deadline => break,
             Err(e) => return Err(Error::io("sending the transfer", e)),
         }
     }

@@ -35,6 +35,8 @@ impl core::fmt::Display for WireError {
     }
 }
 
+impl core::error::Error for WireError {}
+
 /// IP protocol numbers used here.
 pub mod protocol {
     /// IPv6 Hop-by-Hop Options.

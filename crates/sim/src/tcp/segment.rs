@@ -161,6 +161,17 @@ pub enum SegmentError {
     BadChecksum,
 }
 
+impl std::fmt::Display for SegmentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SegmentError::Malformed => "not a well-formed TCP/IP packet",
+            SegmentError::BadChecksum => "IPv4 header or TCP checksum failed",
+        })
+    }
+}
+
+impl std::error::Error for SegmentError {}
+
 /// The fields of a received, verified segment.
 #[derive(Debug, Clone, Copy)]
 pub struct Parsed {
