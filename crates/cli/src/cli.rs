@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
-use taroc_core::variant::Variant;
+use taroc_core::variant::{self, Variant};
 use taroc_gateway::args::{burst_length, probability};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -13,7 +13,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::capture::{self, Capture, CaptureError, CaptureReader};
 use crate::eval::output::{OutputPaths, Outputs};
 use crate::eval::{self, Observer, Options};
-use crate::{report, twice};
+use crate::{report, timing, twice};
+pub use taroc_sim::cli::Exit;
 
 /// Robust TCP/IP header compression (TAROC) and the tools to measure it.
 #[derive(Debug, Parser)]
@@ -135,9 +136,9 @@ fn load_captures<'a>(
     })
 }
 
-/// Runs `taroc twice`: reports go to `out`, errors to `err`. Returns whether every capture was
+/// Runs `taroc twice`: reports go to `out`, errors to `err`. Fails unless every capture was
 /// analysed.
-pub fn run_twice(args: &TwiceArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool {
+pub fn run_twice(args: &TwiceArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exit {
     let mut ok = true;
     let methods = twice::default_methods();
     let mut first_table = true;
@@ -159,7 +160,7 @@ pub fn run_twice(args: &TwiceArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
             let _ = write!(out, "{}", twice::table(&results));
         }
     }
-    ok
+    Exit::of(ok)
 }
 
 const EVAL_ABOUT: &str = "\
@@ -174,7 +175,9 @@ next packet, meets the link's losses, and costs its bytes.
 
 Schemes: none; vj (RFC 1144, which does not verify what it rebuilds); iphc-twice (RFC 2507, \
 repairing TCP contexts with the twice algorithm); iphc (twice plus header requests); taroc (the \
-draft); taroc-plus (TAROC with our improvements and bounded repairs).
+draft); taroc-plus (TAROC with our improvements and bounded repairs); and, on request only, \
+taroc-repair (the draft's TAROC with taroc-plus's bounded repairs) and taroc-plus-u (taroc-plus \
+without context requests, for links with no reverse channel).
 
 Reported per capture and scheme:
   packets        packets offered to the compressors
@@ -198,14 +201,22 @@ Reported per capture and scheme:
                  frames not delivered meanwhile (refused, wrong or lost on the link)
   outage s       the longest outage in capture-timestamp seconds; \"+\" marks one still open \
                  at the end of the capture (measured to its last packet)
-  comp ns/pkt    compression time per packet offered
-  decomp ns/pkt  decompression time per frame handed to the decompressor
+  comp ns/pkt    with --timing only: compression time per packet offered, the median of the
+                 runs (lowest-highest after it)
+  decomp ns/pkt  with --timing only: decompression time per frame handed to the decompressor,
+                 likewise
 
 With --json, the same numbers and more (frames by kind, refusals by reason, feedback frames, \
 truncated records, the options used) come as one JSON object per line.
 
-Times are wall-clock (std::time::Instant) around each codec call, minus the cost of one clock \
-read measured at the start of the run. Build with --release for meaningful times.
+Times (--timing) are wall-clock (std::time::Instant) around each codec call, minus the cost of \
+one clock read measured at the start of each run; the capture is run through every scheme \
+--timing=N more times (5 by default; a file, not standard input) and the median and the range of \
+the runs are reported, since a single run swings with the machine's load. Build with --release \
+for meaningful times.
+
+Exit status: 0 done, 1 a capture could not be read or evaluated, 2 a bad command line (e.g. \
+--burst without --loss, a scheme listed twice).
 
 Captures: pcap or pcapng, from a file or standard input (`-`), read as a stream (one record \
 at a time: memory does not grow with the capture; every scheme runs in one pass). Link types raw \
@@ -231,10 +242,9 @@ pub struct EvalArgs {
     #[arg(value_name = "PCAP")]
     pub pcaps: Vec<PathBuf>,
 
-    /// Schemes to run, comma-separated, in this order [default: every scheme]: none, vj (RFC
-    /// 1144), iphc-twice (RFC 2507 repairing TCP contexts with the twice algorithm only), iphc
-    /// (twice and header requests sent back over the reverse direction), taroc.
-    #[arg(long = "scheme", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
+    /// Schemes to run, comma-separated, each once (see `--help` for the list).
+    #[arg(long = "scheme", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse,
+          help = scheme_help())]
     pub schemes: Vec<Variant>,
 
     /// Independent bit errors on the link, per bit of each frame (its packet-kind byte
@@ -279,6 +289,14 @@ pub struct EvalArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Measure compression and decompression times: run each scheme RUNS times and report the
+    /// median with the lowest and highest run (`--timing` alone: 5 runs), reading the capture
+    /// again for each run (a file or the built-in capture, not standard input). Without it no
+    /// time is reported.
+    #[arg(long, value_name = "RUNS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub timing: Option<u32>,
+
     /// Write every frame the link carried (lost ones too), both directions, to a pcap:
     /// LINKTYPE_PPP_WITH_DIR with the PPP protocol numbers of RFC 1332 / RFC 2509 for none, vj
     /// and iphc (Wireshark decodes them); our LINKTYPE_USER0 encapsulation [direction][kind]
@@ -301,7 +319,35 @@ pub struct EvalArgs {
     pub per_packet: Option<PathBuf>,
 }
 
+/// The help of `taroc eval --scheme`, listing every scheme from the code.
+fn scheme_help() -> String {
+    format!(
+        "Schemes to run, comma-separated, each once, in this order [default: {}]; also {}",
+        variant::NAMES.join(","),
+        variant::EXTRA_NAMES.join(", ")
+    )
+}
+
 impl EvalArgs {
+    /// Checks the combination of options: a usage error names what is wrong.
+    pub fn check(&self) -> Result<(), String> {
+        if self.burst.is_some() && self.loss == 0.0 {
+            return Err("--burst needs --loss: the bursts make up the loss rate --loss".into());
+        }
+        for (i, v) in self.schemes.iter().enumerate() {
+            if self.schemes[..i].contains(v) {
+                return Err(format!("--scheme lists {} twice", v.name));
+            }
+        }
+        if self.timing.is_some() && self.pcaps.iter().any(|p| p.as_os_str() == "-") {
+            return Err(
+                "--timing reads the capture again for every run: give a file, not standard input"
+                    .into(),
+            );
+        }
+        self.options().loss_model().map(|_| ())
+    }
+
     /// The output files these arguments ask for.
     pub fn outputs(&self) -> OutputPaths {
         OutputPaths {
@@ -390,14 +436,13 @@ impl Drop for Progress {
 }
 
 /// Runs `taroc eval`: reports go to `out`, errors and warnings to `err`, and a progress bar to
-/// stderr if `progress` (when stderr is a terminal). Returns whether every capture was
-/// evaluated.
-pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> bool {
-    let options = args.options();
-    if let Err(problem) = options.loss_model() {
+/// stderr if `progress` (when stderr is a terminal).
+pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> Exit {
+    if let Err(problem) = args.check() {
         let _ = writeln!(err, "taroc eval: {problem}");
-        return false;
+        return Exit::Usage;
     }
+    let options = args.options();
     let schemes = args.schemes();
     let outputs = args.outputs();
     if outputs.any() && args.pcaps.len() > 1 {
@@ -407,7 +452,7 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
              given)",
             args.pcaps.len()
         );
-        return false;
+        return Exit::Usage;
     }
     let mut ok = true;
     let mut first_table = true;
@@ -426,7 +471,7 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
                 Ok(created) => files = Some(created),
                 Err(problem) => {
                     let _ = writeln!(err, "taroc eval: {problem}");
-                    return false;
+                    return Exit::Failure;
                 }
             }
         }
@@ -445,11 +490,27 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
         );
         drop(bar);
         warn_if_cut("eval", reader.name(), reader.warning(), err);
+        let results = results.and_then(|results| match args.timing {
+            Some(runs) => {
+                let timings = timing::measure(runs, |run| {
+                    let mut reader = open_capture(source).map_err(|error| error.to_string())?;
+                    let name = format!("{} (timing run {}/{runs})", reader.name(), run + 1);
+                    let mut bar = Progress::new(source, &name, progress);
+                    eval::evaluate(&mut reader, &schemes, &options, |reader| {
+                        bar.update(reader.bytes_read())
+                    })
+                })?;
+                Ok((results, Some(timings)))
+            }
+            None => Ok((results, None)),
+        });
         match results {
-            Ok(results) => {
+            Ok((results, timings)) => {
+                let timings = timings.as_deref();
                 if args.json {
-                    for result in &results {
-                        let _ = writeln!(out, "{}", report::json_line(result));
+                    for (i, result) in results.iter().enumerate() {
+                        let timing = timings.map(|t| &t[i]);
+                        let _ = writeln!(out, "{}", report::json_line(result, timing));
                     }
                 } else {
                     if !first_table {
@@ -457,7 +518,8 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
                     }
                     first_table = false;
                     let link_types = &reader.stats().link_types;
-                    let _ = write!(out, "{}", report::table(&results, link_types));
+                    let text = report::table(&results, link_types, timings);
+                    let _ = write!(out, "{text}");
                 }
             }
             Err(problem) => {
@@ -466,7 +528,7 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
             }
         }
     }
-    ok
+    Exit::of(ok)
 }
 
 #[cfg(test)]
@@ -530,5 +592,76 @@ mod tests {
             panic!("not eval")
         };
         assert_eq!(args.schemes(), Variant::all());
+    }
+
+    fn eval_args(args: &[&str]) -> EvalArgs {
+        let mut all = vec!["taroc", "eval"];
+        all.extend_from_slice(args);
+        match Cli::try_parse_from(all).unwrap().command {
+            Command::Eval(args) => args,
+            _ => panic!("not eval"),
+        }
+    }
+
+    #[test]
+    fn burst_without_loss_and_duplicate_schemes_are_usage_errors() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let args = eval_args(&["--burst", "3"]);
+        assert_eq!(run_eval(&args, &mut out, &mut err, false), Exit::Usage);
+        let text = String::from_utf8(err).unwrap();
+        assert_eq!(
+            text,
+            "taroc eval: --burst needs --loss: the bursts make up the loss rate --loss\n"
+        );
+        assert!(out.is_empty());
+        let args = eval_args(&["--scheme", "taroc,vj,taroc"]);
+        assert_eq!(args.check().unwrap_err(), "--scheme lists taroc twice");
+        let args = eval_args(&["--timing", "-"]);
+        assert!(args
+            .check()
+            .unwrap_err()
+            .starts_with("--timing reads the capture again"));
+        assert!(eval_args(&["--loss", "0.1", "--burst", "3"])
+            .check()
+            .is_ok());
+        assert!(eval_args(&["--loss", "0.9", "--burst", "2"])
+            .check()
+            .is_err());
+    }
+
+    #[test]
+    fn timing_is_optional_and_counts_runs() {
+        assert_eq!(eval_args(&[]).timing, None);
+        assert_eq!(eval_args(&["--timing"]).timing, Some(5));
+        assert_eq!(eval_args(&["--timing=9"]).timing, Some(9));
+        // `--timing FILE` keeps FILE a capture.
+        let args = eval_args(&["--timing", "a.pcap"]);
+        assert_eq!((args.timing, args.pcaps.len()), (Some(5), 1));
+        assert!(Cli::try_parse_from(["taroc", "eval", "--timing=0"]).is_err());
+    }
+
+    /// Every help text that lists schemes lists every one of the code's.
+    #[test]
+    fn every_help_lists_every_scheme() {
+        let mut command = Cli::command();
+        command.build();
+        let mut pending = vec![command];
+        let mut checked = 0;
+        while let Some(mut c) = pending.pop() {
+            let help = c.render_long_help().to_string();
+            if help.contains("taroc-plus") || help.contains("--scheme") {
+                checked += 1;
+                for name in variant::NAMES.iter().chain(variant::EXTRA_NAMES.iter()) {
+                    assert!(
+                        help.contains(name),
+                        "{} --help lacks {name}:\n{help}",
+                        c.get_name()
+                    );
+                }
+            }
+            pending.extend(c.get_subcommands().cloned());
+        }
+        // eval, sim, reproduce, gateway, gateway bench.
+        assert!(checked >= 5, "{checked}");
     }
 }

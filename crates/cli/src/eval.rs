@@ -121,9 +121,14 @@ pub struct SchemeResult {
     /// Of `incorrect_delivered`, those whose TCP/UDP checksum still verifies (or that carry
     /// none), which the receiver would not catch.
     pub incorrect_undetected: u64,
-    /// Nanoseconds of compression per packet offered.
+    /// Nanoseconds of compression per packet offered, in this one run (not serialized: a
+    /// single run's time swings with the machine's load; `--timing` reports the median of
+    /// several, see `crate::timing`).
+    #[serde(skip)]
     pub compress_ns_per_packet: f64,
-    /// Nanoseconds of decompression per frame handed to a decompressor.
+    /// Nanoseconds of decompression per frame handed to a decompressor, in this one run (not
+    /// serialized, likewise).
+    #[serde(skip)]
     pub decompress_ns_per_packet: f64,
     /// Packet records in the capture file.
     pub records: u64,
@@ -352,7 +357,7 @@ pub(crate) mod tests {
         let reset = capture.times[99].as_secs_f64();
         assert!(taroc.outage.longest_outage_s <= end - reset + 1e-9);
         let json: serde_json::Value =
-            serde_json::from_str(&crate::report::json_line(&taroc)).unwrap();
+            serde_json::from_str(&crate::report::json_line(&taroc, None)).unwrap();
         assert_eq!(
             json["longest_outage_packets"],
             taroc.outage.longest_outage_packets

@@ -16,6 +16,7 @@ pub mod completions;
 pub mod eval;
 pub mod impair;
 pub mod report;
+pub mod timing;
 pub mod twice;
 
 /// The capture `taroc eval` runs on when given no file: the first 250 records of a real IPv4 bulk

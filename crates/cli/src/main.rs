@@ -1,75 +1,36 @@
-//! The `taroc` program; everything lives in the `taroc_cli` library.
+//! The `taroc` program; everything lives in the `taroc_cli` library. Exit status: 0 done, 1 a
+//! failure, 2 a bad command line (see [`taroc_cli::cli::Exit`]).
 
-use std::io::IsTerminal;
+use std::io::{stderr, stdout, IsTerminal};
 use std::process::ExitCode;
 
 use clap::Parser;
-use taroc_cli::cli::{run_eval, run_twice, Cli, Command};
+use taroc_cli::cli::{run_eval, run_twice, Cli, Command, Exit};
 use taroc_cli::completions;
+use taroc_sim::cli::{run_reproduce, run_sim};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Eval(args) => {
-            let progress = std::io::stderr().is_terminal();
-            let stdout = std::io::stdout();
-            let stderr = std::io::stderr();
-            if run_eval(&args, &mut stdout.lock(), &mut stderr.lock(), progress) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Command::Twice(args) => {
-            let stdout = std::io::stdout();
-            let stderr = std::io::stderr();
-            if run_twice(&args, &mut stdout.lock(), &mut stderr.lock()) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Command::Gateway(args) => taroc_gateway::args::run(*args),
-        Command::Sim(args) => {
-            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-            if taroc_sim::cli::run_sim(&args, &mut stdout.lock(), &mut stderr.lock()) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
+    let progress = stderr().is_terminal();
+    let (out, err) = (&mut stdout(), &mut stderr());
+    let exit = match Cli::parse().command {
+        Command::Eval(args) => run_eval(&args, &mut out.lock(), &mut err.lock(), progress),
+        Command::Twice(args) => run_twice(&args, &mut out.lock(), &mut err.lock()),
+        // The gateway prints from several threads: it locks nothing here.
+        Command::Gateway(args) => return taroc_gateway::args::run(*args),
+        Command::Sim(args) => run_sim(&args, &mut out.lock(), &mut err.lock(), progress),
         Command::Reproduce(args) => {
-            let progress = std::io::stderr().is_terminal();
-            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-            if taroc_sim::cli::run_reproduce(
-                &args,
-                &mut stdout.lock(),
-                &mut stderr.lock(),
-                progress,
-            ) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+            run_reproduce(&args, &mut out.lock(), &mut err.lock(), progress)
         }
-        Command::Completions(args) => {
-            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-            let written =
-                completions::run_completions(&args, &mut stdout.lock(), &mut stderr.lock());
-            if written {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Command::Man(args) => {
-            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-            let written = completions::run_man(&args, &mut stdout.lock(), &mut stderr.lock());
-            if written {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-    }
+        Command::Completions(args) => Exit::of(completions::run_completions(
+            &args,
+            &mut out.lock(),
+            &mut err.lock(),
+        )),
+        Command::Man(args) => Exit::of(completions::run_man(
+            &args,
+            &mut out.lock(),
+            &mut err.lock(),
+        )),
+    };
+    ExitCode::from(exit.code())
 }

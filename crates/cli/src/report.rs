@@ -4,15 +4,25 @@ use std::fmt::Write as _;
 
 use crate::capture::link_type_name;
 use crate::eval::SchemeResult;
+use crate::timing::{Spread, Timing};
 
-/// One JSON object (a single line, no newline) for `result`.
-pub fn json_line(result: &SchemeResult) -> String {
-    serde_json::to_string(result).expect("a SchemeResult always serializes")
+/// One JSON object (a single line, no newline) for `result`, with its `timing` (median and
+/// range over the runs of `--timing`) if measured.
+pub fn json_line(result: &SchemeResult, timing: Option<&Timing>) -> String {
+    let mut value = serde_json::to_value(result).expect("a SchemeResult always serializes");
+    if let (Some(timing), Some(object)) = (timing, value.as_object_mut()) {
+        object.insert(
+            "timing".to_string(),
+            serde_json::to_value(timing).expect("a Timing always serializes"),
+        );
+    }
+    value.to_string()
 }
 
-/// The human-readable report of one capture: a heading, a table with one row per scheme, and
-/// notes on what was skipped, truncated, impaired or refused.
-pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
+/// The human-readable report of one capture: a heading, a table with one row per scheme (with
+/// the time columns if `timings`, one per result), and notes on what was skipped, truncated,
+/// impaired or refused.
+pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Timing]>) -> String {
     let mut out = String::new();
     let Some(first) = results.first() else {
         return out;
@@ -33,7 +43,7 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
         }
     );
 
-    let headers = [
+    let mut headers = vec![
         "scheme",
         "packets",
         "orig hdr B",
@@ -48,13 +58,15 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
         "undetected",
         "outage pkts",
         "outage s",
-        "comp ns/pkt",
-        "decomp ns/pkt",
     ];
+    if timings.is_some() {
+        headers.extend(["comp ns/pkt", "decomp ns/pkt"]);
+    }
     let rows: Vec<Vec<String>> = results
         .iter()
-        .map(|r| {
-            vec![
+        .enumerate()
+        .map(|(i, r)| {
+            let mut row = vec![
                 r.scheme.clone(),
                 r.packets.to_string(),
                 r.original_header_bytes.to_string(),
@@ -82,17 +94,24 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
                         ""
                     }
                 ),
-                per_packet(r.packets, r.compress_ns_per_packet),
-                per_packet(
-                    r.delivered + r.context_damage_lost + r.other_refused,
-                    r.decompress_ns_per_packet,
-                ),
-            ]
+            ];
+            if let Some(t) = timings.and_then(|t| t.get(i)) {
+                let decompressed = r.delivered + r.context_damage_lost + r.other_refused;
+                row.push(per_packet(r.packets, &t.compress_ns_per_packet));
+                row.push(per_packet(decompressed, &t.decompress_ns_per_packet));
+            }
+            row
         })
         .collect();
     out.push_str(&align(&headers, &rows));
 
     let mut notes = Vec::new();
+    if let Some(t) = timings.and_then(|t| t.first()) {
+        notes.push(format!(
+            "ns/pkt: median (lowest-highest) of {} runs of each scheme (--timing)",
+            t.runs
+        ));
+    }
     if first.non_ip_records > 0 {
         notes.push(format!("{} non-IP records skipped", first.non_ip_records));
     }
@@ -173,12 +192,12 @@ pub fn table(results: &[SchemeResult], link_types: &[u32]) -> String {
     out
 }
 
-/// A per-packet time with one decimal, or `-` when there was no packet to time.
-fn per_packet(count: u64, ns: f64) -> String {
+/// A per-packet time as `median (min-max)`, or `-` when there was no packet to time.
+fn per_packet(count: u64, ns: &Spread) -> String {
     if count == 0 {
         "-".to_string()
     } else {
-        format!("{ns:.1}")
+        ns.text()
     }
 }
 
@@ -230,16 +249,42 @@ mod tests {
             |_| {},
         )
         .unwrap();
-        let text = table(&results, &reader.stats().link_types);
+        let text = table(&results, &reader.stats().link_types, None);
         assert!(
             text.starts_with("t.pcap: 3 records, link type 1 (ETHERNET)\n"),
             "{text}"
         );
         assert!(text.contains("2 non-IP records skipped"), "{text}");
         assert!(text.contains("1 records truncated by snaplen"), "{text}");
-        let json: serde_json::Value = serde_json::from_str(&json_line(&results[0])).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&json_line(&results[0], None)).unwrap();
         assert_eq!(json["truncated_records"], 1);
         assert_eq!(json["scheme"], "none");
+        // No time without --timing, in the table or the JSON.
+        assert!(!text.contains("ns/pkt"), "{text}");
+        assert!(json.get("compress_ns_per_packet").is_none() && json.get("timing").is_none());
+        let timing = Timing {
+            runs: 5,
+            compress_ns_per_packet: Spread::of(&mut [3.0, 1.0, 2.0, 9.0, 2.5]),
+            decompress_ns_per_packet: Spread::default(),
+        };
+        let timed = table(&results, &reader.stats().link_types, Some(&[timing]));
+        assert!(
+            timed
+                .lines()
+                .nth(1)
+                .unwrap()
+                .ends_with("comp ns/pkt  decomp ns/pkt"),
+            "{timed}"
+        );
+        assert!(timed.contains("2.5 (1.0-9.0)"), "{timed}");
+        assert!(
+            timed.contains("median (lowest-highest) of 5 runs"),
+            "{timed}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&json_line(&results[0], Some(&timing))).unwrap();
+        assert_eq!(json["timing"]["compress_ns_per_packet"]["median"], 2.5);
+        assert_eq!(json["timing"]["runs"], 5);
     }
 
     #[test]

@@ -3,20 +3,41 @@
 
 use std::path::PathBuf;
 
-/// `shared/captures/NAME`, if present beside the checkout (else a printed notice).
+/// The shared captures' directory: `$TAROC_SHARED_CAPTURES` if set (the skip tests point it
+/// at a missing directory), else `shared/captures` beside the checkout.
+pub fn shared_captures_root() -> PathBuf {
+    std::env::var_os("TAROC_SHARED_CAPTURES").map_or_else(
+        || {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../../shared/captures"
+            ))
+        },
+        PathBuf::from,
+    )
+}
+
+/// Says that the running test skips for lack of `what`, on standard output past the test
+/// harness's capture (written to the stream itself, not with `print!`), so the line shows in
+/// `cargo test`'s output beside the test's `ok` without `--nocapture`.
+pub fn skip_notice(what: &std::path::Path) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a capture test");
+    let _ = writeln!(
+        std::io::stdout(),
+        "SKIPPED {test}: needs {} (absent), so it checked nothing",
+        what.display()
+    );
+}
+
+/// `shared/captures/NAME`, if present (else a skip notice, see [`skip_notice`]).
 fn shared_captures(name: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/captures"
-    ))
-    .join(name);
+    let dir = shared_captures_root().join(name);
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "notice: {} is absent; skipping capture tests",
-            dir.display()
-        );
+        skip_notice(&dir);
         None
     }
 }

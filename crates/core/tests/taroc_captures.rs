@@ -128,3 +128,23 @@ fn lossy_link_never_delivers_a_wrong_packet() {
         );
     }
 }
+
+/// Without the shared captures the capture tests pass having checked nothing, so they say so
+/// where a user sees it: a `SKIPPED` line in `cargo test`'s own output (no `--nocapture`).
+#[test]
+fn a_skipped_capture_test_says_so_without_nocapture() {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["clean_link_round_trips_every_capture", "--exact"])
+        .env("TAROC_SHARED_CAPTURES", "/nonexistent/taroc-captures")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "SKIPPED clean_link_round_trips_every_capture: needs \
+             /nonexistent/taroc-captures/linux (absent)"
+        ),
+        "{stdout}"
+    );
+}

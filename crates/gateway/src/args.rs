@@ -435,7 +435,7 @@ impl RunArgs {
                 );
                 Ok(None)
             }
-            (None, false) => Err(Error::new(
+            (None, false) => Err(Error::usage(
                 "the UDP link authenticates every frame: give --key FILE, the same file on both \
                  gateways (make one with `(umask 077; taroc gateway genkey > FILE)`), or \
                  --insecure-no-auth to run without",
@@ -447,7 +447,8 @@ impl RunArgs {
 /// The arguments of `taroc gateway bench`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
-    /// Schemes, comma-separated [default: every scheme].
+    /// Schemes, comma-separated [default: every scheme]: none, vj, iphc-twice, iphc, taroc,
+    /// taroc-plus; also taroc-repair, taroc-plus-u.
     #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
     pub schemes: Vec<Variant>,
     /// Link rates, kbit/s, comma-separated.
@@ -548,7 +549,8 @@ pub fn run(args: GatewayArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("taroc gateway: {e}");
-            ExitCode::FAILURE
+            // One rule for every taroc command: 2 for a bad command line, 1 for a failure.
+            ExitCode::from(if e.is_usage() { 2 } else { 1 })
         }
     }
 }
@@ -586,7 +588,7 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
     match (&args.tun_a, &args.tun_b, &args.tun, &args.peer) {
         (Some(a), Some(b), None, None) => {
             if args.listen.is_some() || args.key.is_some() || args.insecure_no_auth {
-                return Err(Error::new(
+                return Err(Error::usage(
                     "--listen, --key and --insecure-no-auth belong to the UDP mode (--tun, \
                      --peer); the emulated link has no UDP link to authenticate",
                 ));
@@ -620,13 +622,13 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
         }
         (None, None, Some(name), Some(peer)) => {
             if args.netns_a.is_some() || args.netns_b.is_some() {
-                return Err(Error::new(
+                return Err(Error::usage(
                     "--netns-a/--netns-b belong to the emulated mode",
                 ));
             }
             let listen = args
                 .listen
-                .ok_or_else(|| Error::new("the UDP mode needs --listen ADDR:PORT"))?;
+                .ok_or_else(|| Error::usage("the UDP mode needs --listen ADDR:PORT"))?;
             let auth = args.auth()?;
             let tag = auth.as_ref().map_or_else(
                 || "NOT authenticated".to_owned(),
@@ -659,7 +661,7 @@ fn run_gateway(args: &RunArgs) -> Result<(), Error> {
             print_report(&udp::DIRECTIONS, &report, args.json);
             Ok(())
         }
-        _ => Err(Error::new(
+        _ => Err(Error::usage(
             "give --tun-a and --tun-b (emulated link), or --tun, --listen and --peer (UDP link); \
              see --help",
         )),
@@ -802,25 +804,31 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
         * config.timestamps.len()
         * config.variants.len();
     let mut done = 0;
+    let bar = bench::progress_bar(total as u64);
     let records = bench::run_grid(&config, |r| {
         done += 1;
+        bar.inc(1);
         if args.json {
             if let Ok(line) = serde_json::to_string(r) {
-                println!("{line}");
+                bar.suspend(|| println!("{line}"));
             }
         }
-        eprintln!(
-            "[{done}/{total}] {} {} kbit/s BER {:e} MTU {} TS {}: {:.0} B/s{}, incorrect {}",
-            r.scheme,
-            r.rate_kbps,
-            r.ber,
-            r.mtu,
-            if r.timestamps { "on" } else { "off" },
-            r.goodput_bytes_per_s,
-            if r.completed { "" } else { " (time limit)" },
-            r.incorrect_delivered
-        );
-    })?;
+        bar.suspend(|| {
+            eprintln!(
+                "[{done}/{total}] {} {} kbit/s BER {:e} MTU {} TS {}: {:.0} B/s{}, incorrect {}",
+                r.scheme,
+                r.rate_kbps,
+                r.ber,
+                r.mtu,
+                if r.timestamps { "on" } else { "off" },
+                r.goodput_bytes_per_s,
+                if r.completed { "" } else { " (time limit)" },
+                r.incorrect_delivered
+            )
+        });
+    });
+    bar.finish_and_clear();
+    let records = records?;
     if !args.json {
         print!("{}", bench::grid_table(&records));
     }

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use taroc_core::variant::Variant;
 
@@ -214,6 +215,19 @@ fn run_cell(config: &GridConfig, cell: &Cell, index: usize) -> Result<Record, Er
         queue: config.queue,
         congestion_control: outcome.congestion_control,
     })
+}
+
+/// The bench's progress bar of `total` runs on standard error: drawn only where standard error
+/// is a terminal (indicatif hides it otherwise); print log lines through
+/// [`ProgressBar::suspend`] so they go above it (and still go to a pipe).
+pub fn progress_bar(total: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} runs (eta {eta})")
+    {
+        bar.set_style(style.progress_chars("#>-"));
+    }
+    bar
 }
 
 /// Runs every cell of the grid, `config.jobs` at a time, calling `on_record` as each finishes

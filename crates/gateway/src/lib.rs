@@ -68,6 +68,7 @@ pub mod udp;
 pub struct Error {
     message: String,
     source: Option<io::Error>,
+    usage: bool,
 }
 
 impl Error {
@@ -76,7 +77,21 @@ impl Error {
         Error {
             message: message.into(),
             source: None,
+            usage: false,
         }
+    }
+
+    /// A bad command line (options that do not go together): exit status 2, not 1.
+    pub fn usage(message: impl Into<String>) -> Error {
+        Error {
+            usage: true,
+            ..Error::new(message)
+        }
+    }
+
+    /// Whether this is a bad command line ([`Error::usage`]).
+    pub fn is_usage(&self) -> bool {
+        self.usage
     }
 
     /// An error of the operating system while doing what `message` says.
@@ -84,6 +99,7 @@ impl Error {
         Error {
             message: message.into(),
             source: Some(source),
+            usage: false,
         }
     }
 

@@ -5,13 +5,71 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
+use taroc_core::variant::{EXTRA_NAMES, NAMES};
 
 use crate::link::ErrorModel;
 use crate::plot::PngRenderer;
-use crate::reproduce::{self, GridOptions};
+use crate::progress::Progress;
 use crate::scenario::{builtin, default_sim, Scenario, BUILTINS};
 use crate::tcp::sender::TcpVariant;
 use crate::tracking;
+
+mod reproduce;
+pub use reproduce::{run_reproduce, ReproduceArgs};
+
+/// How a `taroc` command ended. Every command's exit status follows this one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Done: status 0.
+    Success,
+    /// The command ran but failed: a file unreadable or invalid, an output not written, a
+    /// check that did not hold. Status 1.
+    Failure,
+    /// The command line is wrong (an option's value, or options that do not go together), so
+    /// nothing ran. Status 2, as for the errors clap reports itself.
+    Usage,
+}
+
+impl Exit {
+    /// The process exit status: 0, 1 or 2.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Usage => 2,
+        }
+    }
+
+    /// [`Exit::Success`] if `ok`, else [`Exit::Failure`].
+    pub fn of(ok: bool) -> Exit {
+        if ok {
+            Exit::Success
+        } else {
+            Exit::Failure
+        }
+    }
+}
+
+/// Every codec variant's name, from the code (`taroc_core::variant::NAMES`, then
+/// `EXTRA_NAMES`), comma-separated: what help texts list.
+pub fn scheme_names() -> String {
+    NAMES
+        .iter()
+        .chain(EXTRA_NAMES.iter())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The help of `taroc sim --scheme`, listing every scheme from the code.
+fn sim_scheme_help() -> String {
+    format!(
+        "Header compression on the wireless link: {}; ideal (the simulator-only 4-byte header \
+         that never fails) or ideal-N (an N-byte one). The draft's iphc: header requests, no \
+         twice [default: taroc]",
+        scheme_names()
+    )
+}
 
 const SIM_ABOUT: &str = "\
 Run one scenario of the TAROC draft's Appendix B topology: fixed host -8 Mbit/s, 100 ms- router \
@@ -33,11 +91,8 @@ pub struct SimArgs {
     /// Print the scenario (after the flags) as TOML, a starting point to edit, and exit.
     #[arg(long)]
     pub print_scenario: bool,
-    /// Header compression on the wireless link: none, vj, iphc (draft's: header requests, no
-    /// twice), iphc-twice, taroc, taroc-plus (our improved profile), or ideal (simulator-only
-    /// 4-byte header that never fails)
-    /// [default: taroc].
-    #[arg(long)]
+    /// Header compression on the wireless link (see `--help` for the list) [default: taroc].
+    #[arg(long, value_name = "NAME", help = sim_scheme_help())]
     pub scheme: Option<String>,
     /// Wireless bandwidth, kbit/s [default: 384].
     #[arg(long)]
@@ -83,53 +138,11 @@ pub struct SimArgs {
     pub plot_window: Option<f64>,
 }
 
-const REPRODUCE_ABOUT: &str = "\
-Reproduce the TAROC draft's Appendix B: the 36 rows the draft tabulates (384 kbit/s Tahoe, \
-114 kbit/s Sack, 64 kbit/s Reno, 9.6 kbit/s Sack; nine BERs each, with the draft's MTU) for \
-NONE, VJHC, IPHC, TAROC and IDEAL, several seeds each, on all cores. Prints our goodput beside \
-the draft's, with each one's ratio to IDEAL, checks the draft's qualitative claims, and writes \
-CSV, JSON, one goodput-vs-BER plot per table and the slides' cwnd-tracking plot (9.6 kbit/s, \
-BER 1e-5, MTU 296, SACK, TAROC; each as SVG and PNG, see --no-png) into --out. --quick: 3 seeds of 1000 s (the README's main-job command); default: 5 \
-seeds of 1000 s. With --json, prints JSON Lines: one object per cell per line (bandwidth_kbps, \
-tcp, ber, mtu, scheme, goodput_bytes_per_s = mean over seeds, seeds, ...).";
-
-/// The arguments of `taroc reproduce`.
-#[derive(Debug, Clone, Args)]
-#[command(long_about = REPRODUCE_ABOUT)]
-pub struct ReproduceArgs {
-    /// 3 seeds per cell instead of 5 (1000 s each).
-    #[arg(long)]
-    pub quick: bool,
-    /// Seeds per cell (overrides the default of the mode).
-    #[arg(long)]
-    pub seeds: Option<u32>,
-    /// Simulated seconds per run (overrides the default of the mode).
-    #[arg(long)]
-    pub duration: Option<f64>,
-    /// Schemes to run, comma-separated [default: none,vj,iphc,taroc,ideal]; also iphc-twice
-    /// and ideal-N (an IDEAL with an N-byte header, e.g. ideal-7). Schemes without a column in
-    /// the draft get one of their own (ours and ours÷IDEAL; run ideal too for the ratio).
-    #[arg(long, value_delimiter = ',')]
-    pub schemes: Option<Vec<String>>,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Print JSON Lines (one object per cell, one per line) instead of the table.
-    #[arg(long)]
-    pub json: bool,
-    /// Directory for appendix-b.csv, appendix-b.json and the plots (created if needed).
-    #[arg(long, default_value = "sim-results")]
-    pub out: PathBuf,
-    /// Write the plots as SVG only. By default each plot is also rendered to a PNG beside
-    /// its SVG (1800 pixels wide), with a font installed on the system (e.g. Debian's
-    /// fonts-dejavu-core).
-    #[arg(long)]
-    pub no_png: bool,
-}
-
 /// The scenario `taroc sim` runs: the file or built-in of `--scenario` (or [`default_sim`]),
-/// with the flags' overrides, checked.
-pub fn sim_scenario(args: &SimArgs) -> Result<Scenario, String> {
+/// with the flags' overrides, checked. An unreadable or invalid file is an [`Exit::Failure`];
+/// a flag's bad value, an [`Exit::Usage`] error.
+pub fn sim_scenario(args: &SimArgs) -> Result<Scenario, (Exit, String)> {
+    let failure = |e: String| (Exit::Failure, e);
     let mut s = match &args.scenario {
         None => default_sim(),
         Some(name) => match builtin(name) {
@@ -137,22 +150,23 @@ pub fn sim_scenario(args: &SimArgs) -> Result<Scenario, String> {
             None => {
                 let path = std::path::Path::new(name);
                 if !path.exists() {
-                    return Err(format!(
+                    return Err(failure(format!(
                         "{name}: no such file, nor a built-in scenario ({}, appendix-b-KBPS-BER)",
                         BUILTINS.join(", ")
-                    ));
+                    )));
                 }
-                let text = read_scenario_file(path).map_err(|e| format!("{name}: {e}"))?;
-                Scenario::from_toml(&text).map_err(|e| format!("{name}: {e}"))?
+                let text = read_scenario_file(path).map_err(|e| failure(format!("{name}: {e}")))?;
+                Scenario::from_toml(&text).map_err(|e| failure(format!("{name}: {e}")))?
             }
         },
     };
+    let usage = |e: String| (Exit::Usage, e);
     if let Some(v) = &args.scheme {
         s.scheme = v.clone();
     }
     if let Some(v) = args.bandwidth_kbps {
         if v.is_nan() || v <= 0.0 || v > 1e9 {
-            return Err("bandwidth must be positive".into());
+            return Err(usage("--bandwidth-kbps must be positive".into()));
         }
         s.wireless_bps = (v * 1000.0).round() as u64;
     }
@@ -177,7 +191,18 @@ pub fn sim_scenario(args: &SimArgs) -> Result<Scenario, String> {
     s.delayed_ack |= args.delayed_ack;
     s.timestamps |= args.timestamps;
     s.ipv6 |= args.ipv6;
-    s.validate()?;
+    if let Some(w) = args.plot_window {
+        if !(w > 0.0 && w.is_finite()) {
+            return Err(usage(
+                "--plot-window must be a positive number of seconds".into(),
+            ));
+        }
+        if args.cwnd_plot.is_none() {
+            return Err(usage("--plot-window needs --cwnd-plot FILE".into()));
+        }
+    }
+    // The file (or built-in) was valid: what is wrong now came from the flags.
+    s.validate().map_err(usage)?;
     Ok(s)
 }
 
@@ -249,23 +274,31 @@ fn outages_line(o: &crate::outage::OutageStats) -> String {
     )
 }
 
-/// Runs `taroc sim`. Returns false on error (reported on `err`).
-pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool {
+/// Runs `taroc sim`: results to `out`, errors to `err`, a progress bar on standard error (if
+/// `progress` and it is a terminal) for runs longer than a second.
+pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> Exit {
     let scenario = match sim_scenario(args) {
         Ok(s) => s,
-        Err(e) => {
+        Err((exit, e)) => {
             let _ = writeln!(err, "taroc sim: {e}");
-            return false;
+            return exit;
         }
     };
     if args.print_scenario {
-        return write!(out, "{}", scenario.to_toml()).is_ok();
+        return Exit::of(write!(out, "{}", scenario.to_toml()).is_ok());
     }
-    let outcome = match scenario.run_with(args.cwnd_plot.is_some()) {
+    let bar = Progress::new(scenario.duration_s.ceil() as u64, "simulated s", progress);
+    let traced = args
+        .cwnd_plot
+        .as_ref()
+        .map(|_| args.plot_window.unwrap_or(scenario.duration_s));
+    let outcome = scenario.run_with(traced, &mut |done| bar.set(done.round() as u64));
+    bar.finish();
+    let outcome = match outcome {
         Ok(o) => o,
         Err(e) => {
             let _ = writeln!(err, "taroc sim: {e}");
-            return false;
+            return Exit::Failure;
         }
     };
     if let Some(path) = &args.cwnd_plot {
@@ -278,7 +311,7 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
                 Ok(b) => b,
                 Err(e) => {
                     let _ = writeln!(err, "taroc sim: PNG plot: {e}");
-                    return false;
+                    return Exit::Failure;
                 }
             }
         } else {
@@ -286,7 +319,7 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
         };
         if let Err(e) = std::fs::write(path, bytes) {
             let _ = writeln!(err, "taroc sim: cannot write {}: {e}", path.display());
-            return false;
+            return Exit::Failure;
         }
     }
     let written = if args.json {
@@ -302,259 +335,81 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> bool
         .map_err(std::io::Error::other)
         .and_then(|s| writeln!(out, "{s}"))
     } else {
-        writeln!(
-            out,
-            "{} over {} kbit/s, {}, MTU {}, TCP {}, {} s, seed {}\n\
-             goodput            {:.1} bytes/s\n\
-             segments sent      {} ({} retransmitted, {} timeouts, {} fast retransmits)\n\
-             wireless data link {} frames, {} hit by bit errors, {} dropped by the queue, {} refused by the decompressor\n\
-             wireless ACK link  {} frames, {} hit by bit errors, {} refused by the decompressor\n\
-             header + framing   {:.2} bytes per data frame, {:.2} per ACK frame; feedback {} frames, {} bytes\n\
-             bad checksums      {} at the receiver, {} at the sender\n\
-             outages            data flow: {}; ACK flow: {}{}\n\
-             events             {} in {:.3} s wall ({:.2} M events/s)",
-            scenario.scheme,
-            scenario.wireless_bps as f64 / 1000.0,
-            describe(&scenario.errors),
-            scenario.mtu,
-            scenario.tcp,
-            scenario.duration_s,
-            scenario.seed,
-            outcome.goodput_bytes_per_s,
-            outcome.sender.segments_sent,
-            outcome.sender.retransmissions,
-            outcome.sender.timeouts,
-            outcome.sender.fast_retransmits,
-            outcome.data_link.frames,
-            outcome.data_link.corrupted,
-            outcome.data_link.queue_drops,
-            outcome.data_link.decompressor_drops,
-            outcome.ack_link.frames,
-            outcome.ack_link.corrupted,
-            outcome.ack_link.decompressor_drops,
-            outcome.data_link.overhead_per_frame(),
-            outcome.ack_link.overhead_per_frame(),
-            outcome.data_link.feedback_frames + outcome.ack_link.feedback_frames,
-            outcome.data_link.feedback_bytes + outcome.ack_link.feedback_bytes,
-            outcome.receiver.bad_checksums,
-            outcome.sender.bad_checksums,
-            outages_line(&outcome.data_outages),
-            outages_line(&outcome.ack_outages),
-            scenario
-                .decompressor_reset_s
-                .map_or(String::new(), |t| format!(" (decompressors reset at {t} s)")),
-            outcome.events,
-            outcome.wall_s,
-            outcome.events as f64 / outcome.wall_s.max(1e-9) / 1e6,
-        )
+        writeln!(out, "{}", summary(&scenario, &outcome))
     };
     let tracked = match &args.cwnd_plot {
         Some(path) if !args.json => {
-            let seq = tracking::accuracy(&outcome.cwnd_trace, tracking::seq_estimates(&outcome));
-            let ack = tracking::accuracy(&outcome.cwnd_trace, tracking::ack_estimates(&outcome));
-            let line = |name: &str, a: tracking::Accuracy| format!("{name}: {}\n", a.summary());
+            let line = |name: &str, a: Option<tracking::Accuracy>| {
+                format!("{name}: {}\n", a.unwrap_or_default().summary())
+            };
             writeln!(
                 out,
                 "{}{}cwnd tracking plot in {}",
-                line("Algorithm SEQ (data stream)", seq),
-                line("Algorithm ACK (ACK stream) ", ack),
+                line("Algorithm SEQ (data stream)", outcome.seq_accuracy),
+                line("Algorithm ACK (ACK stream) ", outcome.ack_accuracy),
                 path.display()
             )
         }
         _ => Ok(()),
     };
-    written.is_ok() && tracked.is_ok()
+    Exit::of(written.is_ok() && tracked.is_ok())
+}
+
+/// The text report of one run.
+fn summary(scenario: &Scenario, outcome: &crate::scenario::Outcome) -> String {
+    format!(
+        "{} over {} kbit/s, {}, MTU {}, TCP {}, {} s, seed {}\n\
+         goodput            {:.1} bytes/s\n\
+         segments sent      {} ({} retransmitted, {} timeouts, {} fast retransmits)\n\
+         wireless data link {} frames, {} hit by bit errors, {} dropped by the queue, {} refused by the decompressor\n\
+         wireless ACK link  {} frames, {} hit by bit errors, {} refused by the decompressor\n\
+         header + framing   {:.2} bytes per data frame, {:.2} per ACK frame; feedback {} frames, {} bytes\n\
+         bad checksums      {} at the receiver, {} at the sender\n\
+         outages            data flow: {}; ACK flow: {}{}\n\
+         events             {} in {:.3} s wall ({:.2} M events/s)",
+        scenario.scheme,
+        scenario.wireless_bps as f64 / 1000.0,
+        describe(&scenario.errors),
+        scenario.mtu,
+        scenario.tcp,
+        scenario.duration_s,
+        scenario.seed,
+        outcome.goodput_bytes_per_s,
+        outcome.sender.segments_sent,
+        outcome.sender.retransmissions,
+        outcome.sender.timeouts,
+        outcome.sender.fast_retransmits,
+        outcome.data_link.frames,
+        outcome.data_link.corrupted,
+        outcome.data_link.queue_drops,
+        outcome.data_link.decompressor_drops,
+        outcome.ack_link.frames,
+        outcome.ack_link.corrupted,
+        outcome.ack_link.decompressor_drops,
+        outcome.data_link.overhead_per_frame(),
+        outcome.ack_link.overhead_per_frame(),
+        outcome.data_link.feedback_frames + outcome.ack_link.feedback_frames,
+        outcome.data_link.feedback_bytes + outcome.ack_link.feedback_bytes,
+        outcome.receiver.bad_checksums,
+        outcome.sender.bad_checksums,
+        outages_line(&outcome.data_outages),
+        outages_line(&outcome.ack_outages),
+        scenario
+            .decompressor_reset_s
+            .map_or(String::new(), |t| format!(" (decompressors reset at {t} s)")),
+        outcome.events,
+        outcome.wall_s,
+        outcome.events as f64 / outcome.wall_s.max(1e-9) / 1e6,
+    )
 }
 
 /// PNG pixels per SVG pixel: our plots are 900 SVG pixels wide, so 1800 pixels.
 const PNG_SCALE: f32 = 2.0;
 
-/// Writes `NAME.png` beside each `NAME.svg` of `plots` in `dir`.
-fn write_pngs(plots: &[(String, String)], dir: &std::path::Path) -> Result<(), String> {
-    let renderer = PngRenderer::new()?;
-    for (name, svg) in plots {
-        let path = dir.join(name).with_extension("png");
-        let png = renderer
-            .render(svg, PNG_SCALE)
-            .map_err(|e| format!("{name}: {e}"))?;
-        std::fs::write(&path, png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// Runs `taroc reproduce`. Returns false on error (reported on `err`).
-pub fn run_reproduce(
-    args: &ReproduceArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    progress: bool,
-) -> bool {
-    let mut options = if args.quick {
-        GridOptions::quick()
-    } else {
-        GridOptions::full()
-    };
-    if let Some(s) = args.seeds {
-        options.seeds = s;
-    }
-    if let Some(d) = args.duration {
-        if d.is_nan() || d <= 0.0 {
-            let _ = writeln!(err, "taroc reproduce: duration must be positive");
-            return false;
-        }
-        options.duration_s = d;
-    }
-    options.threads = args.threads;
-    if let Some(schemes) = &args.schemes {
-        options.schemes = schemes.iter().map(|s| s.trim().to_string()).collect();
-    }
-    let show = |done: usize, total: usize| {
-        if progress {
-            let width = 40;
-            let filled = done * width / total.max(1);
-            eprint!(
-                "\r[{}{}] {done}/{total} runs",
-                "#".repeat(filled),
-                " ".repeat(width - filled)
-            );
-            if done == total {
-                eprintln!();
-            }
-        }
-    };
-    let grid = match reproduce::run(&options, &show) {
-        Ok(g) => g,
-        Err(e) => {
-            let _ = writeln!(err, "taroc reproduce: {e}");
-            return false;
-        }
-    };
-    let mut plots = reproduce::plots(&grid);
-    // The slides' congestion-window tracking case, seed 1, first 300 s plotted.
-    let scenario = Scenario {
-        duration_s: options.duration_s,
-        ..tracking::slides_case()
-    };
-    match scenario.run_with(true) {
-        Ok(outcome) => plots.push((
-            "cwnd-tracking.svg".into(),
-            tracking::svg(&scenario, &outcome, Some(300.0)),
-        )),
-        Err(e) => {
-            let _ = writeln!(err, "taroc reproduce: cwnd-tracking run: {e}");
-            return false;
-        }
-    }
-    if let Err(e) = std::fs::create_dir_all(&args.out)
-        .and_then(|()| std::fs::write(args.out.join("appendix-b.csv"), reproduce::csv(&grid)))
-        .and_then(|()| {
-            let json = serde_json::to_string_pretty(&grid).map_err(std::io::Error::other)?;
-            std::fs::write(args.out.join("appendix-b.json"), json)
-        })
-        .and_then(|()| {
-            plots
-                .iter()
-                .try_for_each(|(name, svg)| std::fs::write(args.out.join(name), svg))
-        })
-    {
-        let _ = writeln!(
-            err,
-            "taroc reproduce: cannot write {}: {e}",
-            args.out.display()
-        );
-        return false;
-    }
-    if !args.no_png {
-        if let Err(e) = write_pngs(&plots, &args.out) {
-            let _ = writeln!(
-                err,
-                "taroc reproduce: PNG plots: {e}\n(the table, CSV, JSON and SVG plots are written; \
-                 --no-png skips the PNGs)"
-            );
-            return false;
-        }
-    }
-    let events: u64 = grid.cells.iter().map(|c| c.events).sum();
-    let cpu: f64 = grid.cells.iter().map(|c| c.wall_s).sum();
-    let runs: usize = grid.cells.iter().map(|c| c.seeds as usize).sum();
-    let result = if args.json {
-        // JSON Lines: one object per cell, one cell per line.
-        grid.cells.iter().try_for_each(|c| {
-            serde_json::to_string(c)
-                .map_err(std::io::Error::other)
-                .and_then(|s| writeln!(out, "{s}"))
-        })
-    } else {
-        let violations = reproduce::shape_violations(&grid);
-        let mut text = reproduce::table(&grid);
-        text.push_str(&format!(
-            "\n{runs} runs, {events} events in {:.1} s wall on {} threads ({:.2} M events/s per core, {:.3} s per run on average)\n",
-            grid.wall_s,
-            grid.threads,
-            events as f64 / cpu.max(1e-9) / 1e6,
-            cpu / runs.max(1) as f64
-        ));
-        if violations.is_empty() {
-            text.push_str("The draft's qualitative claims hold on every row.\n");
-        } else {
-            text.push_str("Where the draft's qualitative claims do not hold:\n");
-            for v in violations {
-                text.push_str(&format!("  {v}\n"));
-            }
-        }
-        text.push_str(&format!(
-            "CSV, JSON, goodput-vs-BER plots and the cwnd-tracking plot ({}) in {}\n",
-            if args.no_png { "SVG" } else { "SVG and PNG" },
-            args.out.display()
-        ));
-        write!(out, "{text}")
-    };
-    result.is_ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use resvg::tiny_skia::Pixmap;
-
-    /// The size an SVG of ours declares, from its root element.
-    fn svg_size(svg: &str) -> (f32, f32) {
-        let attr = |name: &str| -> f32 {
-            let start = svg.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
-            let len = svg[start..].find('"').unwrap();
-            svg[start..start + len].parse().unwrap()
-        };
-        (attr("width"), attr("height"))
-    }
-
-    #[test]
-    fn a_png_is_written_beside_every_svg() {
-        let dir = std::env::temp_dir().join(format!("taroc-pngs-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let panel = crate::plot::Panel {
-            title: "panel".into(),
-            x: crate::plot::Axis::linear("x", 0.0, 1.0),
-            y: crate::plot::Axis::linear("y", 0.0, 1.0),
-            series: vec![],
-            notes: vec!["a note".into()],
-        };
-        let one = crate::plot::svg("one", std::slice::from_ref(&panel));
-        let two = crate::plot::svg("two", &[panel.clone(), panel]);
-        let plots = vec![("one.svg".to_string(), one), ("two.svg".to_string(), two)];
-        write_pngs(&plots, &dir).unwrap();
-        for (name, svg) in &plots {
-            let (w, h) = svg_size(svg);
-            let png = std::fs::read(dir.join(name).with_extension("png")).unwrap();
-            let image = Pixmap::decode_png(&png).unwrap();
-            assert_eq!(
-                (image.width(), image.height()),
-                ((w * PNG_SCALE).ceil() as u32, (h * PNG_SCALE).ceil() as u32),
-                "{name}"
-            );
-        }
-        assert!(write_pngs(&plots, &dir.join("missing")).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn sim_writes_the_cwnd_plot_as_png_by_extension() {
@@ -578,8 +433,9 @@ mod tests {
             plot_window: None,
         };
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        assert!(
-            run_sim(&args, &mut stdout, &mut stderr),
+        assert_eq!(
+            run_sim(&args, &mut stdout, &mut stderr, false),
+            Exit::Success,
             "{}",
             String::from_utf8_lossy(&stderr)
         );
@@ -612,7 +468,7 @@ mod tests {
     #[test]
     fn oversized_endless_or_binary_scenario_files_are_refused() {
         // /dev/zero never ends: it must be refused after the cap, not read until memory runs out.
-        let zero = sim_scenario(&args_for("/dev/zero")).unwrap_err();
+        let zero = sim_scenario(&args_for("/dev/zero")).unwrap_err().1;
         assert!(
             zero.starts_with("/dev/zero: larger than 1024 KiB"),
             "{zero}"
@@ -622,7 +478,9 @@ mod tests {
         let big = dir.join("big.toml");
         let mut text = "# padding\n".repeat(((MAX_SCENARIO_BYTES as usize) / 10) + 1);
         std::fs::write(&big, &text).unwrap();
-        let e = sim_scenario(&args_for(big.to_str().unwrap())).unwrap_err();
+        let e = sim_scenario(&args_for(big.to_str().unwrap()))
+            .unwrap_err()
+            .1;
         assert!(e.contains("larger than"), "{e}");
         // Exactly at the cap is read: one long comment line, then a setting.
         text = format!(
@@ -637,7 +495,9 @@ mod tests {
         );
         let binary = dir.join("binary.toml");
         std::fs::write(&binary, [0xFF, 0xFE, 0]).unwrap();
-        let e = sim_scenario(&args_for(binary.to_str().unwrap())).unwrap_err();
+        let e = sim_scenario(&args_for(binary.to_str().unwrap()))
+            .unwrap_err()
+            .1;
         assert!(e.contains("not UTF-8"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
         // The reported panic: a floor above the RTO's ceiling is a one-line error, not exit 101.
@@ -646,7 +506,7 @@ mod tests {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let mut args = args_for(rto.to_str().unwrap());
         args.print_scenario = false;
-        assert!(!run_sim(&args, &mut out, &mut err));
+        assert_eq!(run_sim(&args, &mut out, &mut err, false), Exit::Failure);
         let err = String::from_utf8(err).unwrap();
         assert!(
             err.starts_with("taroc sim: ")
@@ -655,5 +515,33 @@ mod tests {
             "{err}"
         );
         std::fs::remove_file(&rto).unwrap();
+    }
+
+    /// An invalid file is a failure (1); a flag's bad value on a valid scenario, a usage error
+    /// (2); every scheme of the code is in `--help`.
+    #[test]
+    fn exit_codes_follow_the_rule_and_help_lists_every_scheme() {
+        let mut args = args_for("default");
+        args.ber = Some(3.0);
+        assert_eq!(sim_scenario(&args).unwrap_err().0, Exit::Usage);
+        let mut args = args_for("default");
+        args.plot_window = Some(10.0);
+        let (exit, e) = sim_scenario(&args).unwrap_err();
+        assert_eq!(
+            (exit, e.as_str()),
+            (Exit::Usage, "--plot-window needs --cwnd-plot FILE")
+        );
+        assert_eq!(
+            sim_scenario(&args_for("no-such-scenario")).unwrap_err().0,
+            Exit::Failure
+        );
+        for name in NAMES.iter().chain(EXTRA_NAMES.iter()) {
+            assert!(sim_scheme_help().contains(name), "{name}");
+            assert!(crate::scenario::SCHEMES.contains(name), "{name}");
+        }
+        assert_eq!(
+            [Exit::Success, Exit::Failure, Exit::Usage].map(Exit::code),
+            [0, 1, 2]
+        );
     }
 }

@@ -27,6 +27,8 @@ use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::segment;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::Outbox;
+use crate::thin::{Thinned, TRACE_POINTS};
+use crate::tracking::AccuracySums;
 
 /// Index of a node.
 pub type NodeId = usize;
@@ -117,6 +119,62 @@ struct InFlight {
     flow: Option<FlowId>,
 }
 
+/// TAROC's estimates on one link direction: the points to plot (up to a time, in bounded
+/// memory) and the accuracy of every estimate of the run against the sender's window at that
+/// instant (running sums, constant memory).
+#[derive(Debug, Clone)]
+pub struct EstimateTrace {
+    /// The estimates recorded until `until`, thinned evenly past [`TRACE_POINTS`] points.
+    pub points: Thinned<TrackerPoint>,
+    /// Algorithm SEQ's estimates against the sender's values, over the whole run.
+    pub seq: AccuracySums,
+    /// Algorithm ACK's estimates against the sender's values, over the whole run.
+    pub ack: AccuracySums,
+    until: Time,
+    /// The sender's ssthresh when the first estimate was taken (before any loss).
+    initial_ssthresh: Option<u64>,
+    /// Whether the sender's ssthresh has left its initial value (its first loss).
+    lost: bool,
+}
+
+impl EstimateTrace {
+    fn new(until: Time) -> EstimateTrace {
+        EstimateTrace {
+            points: Thinned::new(TRACE_POINTS),
+            seq: AccuracySums::default(),
+            ack: AccuracySums::default(),
+            until,
+            initial_ssthresh: None,
+            lost: false,
+        }
+    }
+
+    /// Records one estimate taken while the sender holds `sender` (cwnd, ssthresh).
+    fn record(&mut self, point: TrackerPoint, sender: Option<(u64, u64)>) {
+        if let Some((cwnd, ssthresh)) = sender {
+            let initial = *self.initial_ssthresh.get_or_insert(ssthresh);
+            self.lost |= ssthresh != initial;
+            self.seq.add(
+                point.seq_cwnd,
+                point.seq_ssthresh,
+                cwnd,
+                ssthresh,
+                self.lost,
+            );
+            self.ack.add(
+                point.ack_cwnd,
+                point.ack_ssthresh,
+                cwnd,
+                ssthresh,
+                self.lost,
+            );
+        }
+        if point.time_ns <= self.until {
+            self.points.push(point);
+        }
+    }
+}
+
 /// One direction of a link.
 #[derive(Debug)]
 pub struct LinkDir {
@@ -130,9 +188,9 @@ pub struct LinkDir {
     pub codec: Codec,
     /// Counters.
     pub stats: LinkStats,
-    /// TAROC's estimates after every packet it compressed, if asked for (see
-    /// [`Network::trace_estimates`]).
-    pub estimates: Option<Vec<TrackerPoint>>,
+    /// TAROC's estimates after every packet it compressed and their accuracy, if asked for
+    /// (see [`Network::trace_estimates`]).
+    pub estimates: Option<EstimateTrace>,
     /// How long the flows of this direction stayed broken (see [`crate::outage`]).
     pub outages: OutageTracker<FlowId>,
     queue: VecDeque<Item>,
@@ -252,9 +310,11 @@ impl Network {
     }
 
     /// Records TAROC's congestion-window estimates after every packet the compressor of `link`
-    /// takes (nothing is recorded for other schemes).
-    pub fn trace_estimates(&mut self, link: LinkId) {
-        self.links[link].estimates = Some(Vec::new());
+    /// takes (nothing is recorded for other schemes): their accuracy against the network's
+    /// sender over the whole run, and the points themselves until `until` (see
+    /// [`EstimateTrace`]).
+    pub fn trace_estimates(&mut self, link: LinkId, until: Time) {
+        self.links[link].estimates = Some(EstimateTrace::new(until));
     }
 
     /// Routes packets for `dst` leaving `node` over `link`.
@@ -438,13 +498,18 @@ impl Network {
                         (key, &mut link.estimates, &**compressor)
                     {
                         if let Some((seq, ack)) = c.estimates_of(&key) {
-                            trace.push(TrackerPoint {
+                            let sender = self.nodes.iter().find_map(|n| match &n.agent {
+                                Agent::Sender(s) => Some((s.state.cwnd, s.state.ssthresh)),
+                                _ => None,
+                            });
+                            let point = TrackerPoint {
                                 time_ns: now,
                                 seq_cwnd: seq.cwnd,
                                 seq_ssthresh: seq.ssthresh,
                                 ack_cwnd: ack.cwnd,
                                 ack_ssthresh: ack.ssthresh,
-                            });
+                            };
+                            trace.record(point, sender);
                         }
                     }
                     self.out.recycle(item.bytes);

@@ -164,6 +164,8 @@ pub struct Series {
     pub width: f64,
     /// The points (x, y); non-finite or unshowable points break the line.
     pub points: Vec<(f64, f64)>,
+    /// Error bars (x, low, high): a vertical line with caps from `low` to `high` at `x`.
+    pub bars: Vec<(f64, f64, f64)>,
 }
 
 impl Series {
@@ -177,6 +179,7 @@ impl Series {
             step: false,
             width: 1.6,
             points,
+            bars: Vec::new(),
         }
     }
 }
@@ -434,6 +437,25 @@ fn draw_series(
             dash(s)
         );
     }
+    for &(x, low, high) in &s.bars {
+        let Some(x) = px(x) else { continue };
+        // A low end below a log axis (0) is drawn to the bottom edge.
+        let (Some(top), Some(bottom)) = (py(high), py(low).or(Some(y1 + 5.0))) else {
+            continue;
+        };
+        let (top, bottom) = (clamp(top), clamp(bottom));
+        let _ = writeln!(
+            out,
+            "<path class=\"error-bar\" d=\"M{x:.1},{bottom:.1} L{x:.1},{top:.1} M{:.1},{bottom:.1} \
+             L{:.1},{bottom:.1} M{:.1},{top:.1} L{:.1},{top:.1}\" fill=\"none\" stroke=\"{}\" \
+             stroke-width=\"1\"/>",
+            x - 3.0,
+            x + 3.0,
+            x - 3.0,
+            x + 3.0,
+            s.color
+        );
+    }
     if s.marker != Marker::None {
         for run in &runs {
             for &(x, y) in run {
@@ -571,6 +593,18 @@ mod tests {
         assert!(s.ends_with("</svg>\n"));
         assert!(s.contains("t &lt;&amp;&gt;"));
         assert!(!s.contains("NaN") && !s.contains("inf"));
+        assert!(!s.contains("error-bar"));
+        let mut with_bars = panel_with_bars();
+        let bars = svg("bars", std::slice::from_ref(&with_bars));
+        assert_eq!(bars.matches("class=\"error-bar\"").count(), 2, "{bars}");
+        // A bar whose x cannot be shown is skipped.
+        with_bars.series[0].bars.push((-1.0, 1.0, 2.0));
+        assert_eq!(
+            svg("bars", &[with_bars])
+                .matches("class=\"error-bar\"")
+                .count(),
+            2
+        );
         assert_eq!(s.matches("<svg").count(), 1);
         // Degenerate axes still render.
         let bad = Panel {
@@ -581,6 +615,19 @@ mod tests {
             notes: vec![],
         };
         assert!(!svg("", &[bad]).contains("NaN"));
+    }
+
+    fn panel_with_bars() -> Panel {
+        Panel {
+            title: "bars".into(),
+            x: Axis::log("x", 1e-7, 1e-3),
+            y: Axis::log("y", 1.0, 1000.0),
+            series: vec![Series {
+                bars: vec![(1e-6, 10.0, 20.0), (1e-4, 0.0, 5.0)],
+                ..Series::line("a", "#1f77b4", vec![(1e-6, 15.0), (1e-4, 2.0)])
+            }],
+            notes: vec![],
+        }
     }
 
     /// The PNG of a plot decodes, has the SVG's size times the scale, is white behind the plot

@@ -8,6 +8,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+mod claims;
+mod plots;
+pub use claims::{any_fails, check, report, Claim, Verdict, CLAIMS};
+pub use plots::{plots, ERROR_BARS};
+
 use crate::link::ErrorModel;
 use crate::reference::{self, Row, DRAFT_SCHEMES};
 use crate::scenario::Scenario;
@@ -34,6 +39,38 @@ impl GridOptions {
             threads: 0,
             schemes: DRAFT_SCHEMES.iter().map(|(_, s)| s.to_string()).collect(),
         }
+    }
+
+    /// Checks the options: known schemes, each once, at least one seed, a positive duration.
+    pub fn check(&self) -> Result<(), String> {
+        for (i, s) in self.schemes.iter().enumerate() {
+            if !crate::scenario::SCHEMES.contains(&s.as_str())
+                && crate::scenario::ideal_header(s).is_none()
+            {
+                return Err(format!(
+                    "unknown scheme {s:?} (expected: {}, or ideal-N)",
+                    crate::scenario::SCHEMES.join(", ")
+                ));
+            }
+            if self.schemes[..i].contains(s) {
+                return Err(format!("scheme {s} is listed twice"));
+            }
+        }
+        if self.schemes.is_empty() {
+            return Err("no scheme to run".into());
+        }
+        if self.seeds == 0 {
+            return Err("at least one seed is needed".into());
+        }
+        if !(self.duration_s > 0.0 && self.duration_s <= 1e7) {
+            return Err("the duration must be positive (and at most 1e7 s)".into());
+        }
+        Ok(())
+    }
+
+    /// The number of simulation runs: rows x schemes x seeds.
+    pub fn runs(&self) -> usize {
+        reference::rows().map_or(0, |r| r.len()) * self.schemes.len() * self.seeds as usize
     }
 
     /// The quick run: 3 seeds of 1000 s.
@@ -106,16 +143,7 @@ pub fn run(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Grid, String> {
     let rows = reference::rows()?;
-    for s in &options.schemes {
-        if !crate::scenario::SCHEMES.contains(&s.as_str())
-            && crate::scenario::ideal_header(s).is_none()
-        {
-            return Err(format!("unknown scheme {s:?}"));
-        }
-    }
-    if options.seeds == 0 {
-        return Err("at least one seed is needed".into());
-    }
+    options.check()?;
     let start = Instant::now();
     let mut jobs = Vec::new();
     for (r, row) in rows.iter().enumerate() {
@@ -205,6 +233,7 @@ pub fn run(
     })
 }
 
+/// The cell of `scheme` on `row`, if it ran.
 fn cell<'a>(grid: &'a Grid, row: &Row, scheme: &str) -> Option<&'a Cell> {
     grid.cells.iter().find(|c| {
         c.bandwidth_kbps == row.bandwidth_kbps
@@ -316,241 +345,46 @@ pub fn csv(grid: &Grid) -> String {
     out
 }
 
-/// Checks the draft's qualitative claims on our grid; returns one line per violation.
-/// VJ and IPHC below NONE for BER 3e-6..=1e-4; TAROC above NONE from 1e-6 up; TAROC within 5%
-/// of IDEAL up to 1e-5 and within 10% at 3e-5 and 1e-4.
-pub fn shape_violations(grid: &Grid) -> Vec<String> {
-    let rows = reference::rows().unwrap_or_default();
-    let mut v = Vec::new();
-    for row in &rows {
-        let g = |s| cell(grid, row, s).map(|c| c.goodput_bytes_per_s);
-        let name = format!(
-            "{} kbit/s {} BER {}",
-            row.bandwidth_kbps, row.tcp, row.ber_text
-        );
-        let (Some(none), Some(taroc), Some(ideal)) = (g("none"), g("taroc"), g("ideal")) else {
-            continue;
-        };
-        if (3e-6..=1e-4).contains(&row.ber) {
-            for s in ["vj", "iphc"] {
-                if let Some(x) = g(s) {
-                    if x >= none {
-                        v.push(format!("{name}: {s} {x:.0} is not below NONE {none:.0}"));
-                    }
-                }
-            }
-        }
-        if row.ber >= 1e-6 && taroc <= none {
-            v.push(format!(
-                "{name}: TAROC {taroc:.0} is not above NONE {none:.0}"
-            ));
-        }
-        let limit = if row.ber <= 1e-5 {
-            0.05
-        } else if row.ber <= 1e-4 {
-            0.10
-        } else {
-            f64::INFINITY
-        };
-        if taroc < (1.0 - limit) * ideal {
-            v.push(format!(
-                "{name}: TAROC {taroc:.0} more than {:.0}% below IDEAL {ideal:.0}",
-                limit * 100.0
-            ));
-        }
-    }
-    v
-}
-
-/// The colors of the draft's schemes in the plots.
-const COLORS: [(&str, &str); 5] = [
-    ("none", "#555555"),
-    ("vj", "#d62728"),
-    ("iphc", "#ff7f0e"),
-    ("taroc", "#1f77b4"),
-    ("ideal", "#2ca02c"),
-];
-
-/// The draft-style plots: for each of the draft's four tables (bandwidth and TCP), goodput
-/// against BER (log scale) for every scheme, ours (solid, dots) beside the draft's (dashed,
-/// squares); panels with a linear goodput axis, a logarithmic one, and goodput relative to
-/// IDEAL. Returns (file name, SVG).
-pub fn plots(grid: &Grid) -> Vec<(String, String)> {
-    use crate::plot::{self, Axis, Marker, Panel, Series};
-    let rows = reference::rows().unwrap_or_default();
-    let mut tables: Vec<(f64, crate::tcp::sender::TcpVariant)> = Vec::new();
-    for r in &rows {
-        if !tables.contains(&(r.bandwidth_kbps, r.tcp)) {
-            tables.push((r.bandwidth_kbps, r.tcp));
-        }
-    }
-    let mut files = Vec::new();
-    for (kbps, tcp) in tables {
-        let table: Vec<&Row> = rows
-            .iter()
-            .filter(|r| r.bandwidth_kbps == kbps && r.tcp == tcp)
-            .collect();
-        let mut series = Vec::new();
-        let mut ratios = Vec::new();
-        let mut top: f64 = 1.0;
-        let mut bottom = f64::INFINITY;
-        // IDEAL first, so that the schemes close to it stay visible on top of it.
-        for i in [4, 0, 1, 2, 3] {
-            let ((draft_name, scheme), (_, color)) = (DRAFT_SCHEMES[i], COLORS[i]);
-            let ours: Vec<(f64, f64)> = table
-                .iter()
-                .filter_map(|r| cell(grid, r, scheme).map(|c| (r.ber, c.goodput_bytes_per_s)))
-                .collect();
-            let draft: Vec<(f64, f64)> = table
-                .iter()
-                .filter_map(|r| r.draft(scheme).map(|g| (r.ber, g)))
-                .collect();
-            for &(_, g) in ours.iter().chain(&draft) {
-                top = top.max(g);
-                if g > 0.0 {
-                    bottom = bottom.min(g);
-                }
-            }
-            let ideal_ours = |r: &Row| cell(grid, r, "ideal").map(|c| c.goodput_bytes_per_s);
-            let ratio_ours: Vec<(f64, f64)> = table
-                .iter()
-                .filter_map(|r| {
-                    let c = cell(grid, r, scheme)?;
-                    Some((r.ber, c.goodput_bytes_per_s / ideal_ours(r)?))
-                })
-                .collect();
-            let ratio_draft: Vec<(f64, f64)> = table
-                .iter()
-                .filter_map(|r| Some((r.ber, r.draft(scheme)? / r.draft("ideal")?)))
-                .collect();
-            if !ratio_ours.is_empty() {
-                ratios.push(Series {
-                    marker: Marker::Dot,
-                    ..Series::line(&format!("{draft_name} (ours)"), color, ratio_ours)
-                });
-            }
-            ratios.push(Series {
-                marker: Marker::Square,
-                dashed: true,
-                width: 1.2,
-                ..Series::line(&format!("{draft_name} (draft)"), color, ratio_draft)
-            });
-            if !ours.is_empty() {
-                series.push(Series {
-                    marker: Marker::Dot,
-                    ..Series::line(&format!("{draft_name} (ours)"), color, ours)
-                });
-            }
-            series.push(Series {
-                marker: Marker::Square,
-                dashed: true,
-                width: 1.2,
-                ..Series::line(&format!("{draft_name} (draft)"), color, draft)
-            });
-        }
-        let (bmin, bmax) = table.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
-            (lo.min(r.ber), hi.max(r.ber))
-        });
-        let mut mtus = String::from("MTU (bytes) by BER:");
-        let mut last = None;
-        for r in &table {
-            if last != Some(r.mtu) {
-                let _ = write!(mtus, " {} from {},", r.mtu, r.ber_text);
-                last = Some(r.mtu);
-            }
-        }
-        mtus.pop();
-        let seeds = grid.cells.first().map_or(0, |c| c.seeds);
-        let notes = vec![
-            mtus,
-            format!(
-                "Ours: mean of {seeds} seed(s) x {} s per point; the draft's from its Appendix B table.",
-                grid.duration_s
-            ),
-        ];
-        let x = Axis::log("bit error rate", bmin / 1.3, bmax * 1.3);
-        let linear = Panel {
-            title: "goodput, linear scale".into(),
-            x: x.clone(),
-            y: Axis::linear("goodput (bytes/s)", 0.0, top * 1.05),
-            series: series.clone(),
-            notes: notes.clone(),
-        };
-        let log = Panel {
-            title: "goodput, logarithmic scale".into(),
-            x: x.clone(),
-            y: Axis::log("goodput (bytes/s)", (bottom / 1.5).max(0.1), top * 1.5),
-            series,
-            notes: notes.clone(),
-        };
-        let relative = Panel {
-            title: "goodput relative to IDEAL (ours to our IDEAL, the draft's to its IDEAL)".into(),
-            x,
-            y: Axis::linear("goodput / IDEAL", 0.0, 1.1),
-            series: ratios,
-            notes,
-        };
-        let name = format!("appendix-b-{kbps}k-{}.svg", tcp.name());
-        let title = format!(
-            "TAROC draft Appendix B: {kbps} kbit/s wireless link, TCP {}, goodput vs BER",
-            tcp.name()
-        );
-        files.push((name, plot::svg(&title, &[linear, log, relative])));
-    }
-    files
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn one_plot_per_draft_table_with_every_scheme() {
+    /// A grid of every row for `schemes`, goodput `goodput(row, scheme)` as the mean of three
+    /// seeds spread 5% either side.
+    pub(crate) fn grid_of(schemes: &[&str], goodput: impl Fn(&Row, &str) -> f64) -> Grid {
         let rows = reference::rows().unwrap();
         let mut cells = Vec::new();
         for r in &rows {
-            for (_, s) in DRAFT_SCHEMES {
-                let g = r.draft(s).unwrap() * 0.9;
+            for s in schemes {
+                let g = goodput(r, s);
                 cells.push(Cell {
                     bandwidth_kbps: r.bandwidth_kbps,
                     tcp: r.tcp.name().into(),
                     ber: r.ber,
                     mtu: r.mtu,
-                    scheme: s.into(),
+                    scheme: s.to_string(),
                     goodput_bytes_per_s: g,
-                    seeds: 1,
-                    per_seed: vec![g],
-                    draft_bytes_per_s: r.draft(s).unwrap(),
+                    seeds: 3,
+                    per_seed: vec![g * 0.95, g, g * 1.05],
+                    draft_bytes_per_s: r.draft(s).unwrap_or(f64::NAN),
                     events: 0,
                     wall_s: 0.0,
                 });
             }
         }
-        let grid = Grid {
+        Grid {
             cells,
             wall_s: 0.0,
             threads: 1,
             duration_s: 1000.0,
-        };
-        let files = plots(&grid);
-        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "appendix-b-384k-tahoe.svg",
-                "appendix-b-114k-sack.svg",
-                "appendix-b-64k-reno.svg",
-                "appendix-b-9.6k-sack.svg"
-            ]
-        );
-        for (_, svg) in &files {
-            for s in ["NONE", "VJHC", "IPHC", "TAROC", "IDEAL"] {
-                assert!(svg.contains(&format!("{s} (ours)")));
-                assert!(svg.contains(&format!("{s} (draft)")));
-            }
-            assert!(svg.contains("1e-7") && svg.contains("1e-3"));
         }
-        // Every cell goes in the CSV.
-        assert_eq!(csv(&grid).lines().count(), 1 + 36 * 5);
+    }
+
+    #[test]
+    fn every_cell_goes_in_the_csv() {
+        let grid = grid_of(&["none", "taroc", "taroc-plus"], |_, _| 100.0);
+        let csv = csv(&grid);
+        assert_eq!(csv.lines().count(), 1 + 36 * 3);
+        assert!(csv.contains(",taroc-plus,100.0,3,"), "{csv}");
     }
 }

@@ -11,12 +11,13 @@ use taroc_core::Variant;
 
 use crate::event::{Time, MILLISECOND, SECOND};
 use crate::link::{ErrorModel, LinkParams};
-use crate::net::{Agent, Codec, LinkStats, Network, TrackerPoint};
+use crate::net::{Agent, Codec, EstimateTrace, LinkStats, Network, TrackerPoint};
 use crate::outage::OutageStats;
 use crate::tcp::receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 use crate::tcp::rto::{Backoff, RtoConfig};
 use crate::tcp::segment::Endpoints;
 use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender, TcpVariant};
+use crate::tracking::Accuracy;
 
 /// Scheme names accepted on the wireless link: the codec variants (the extra ones of
 /// `taroc_core::variant::EXTRA_NAMES` too) plus the simulator's `ideal`.
@@ -99,7 +100,7 @@ pub struct Scenario {
 }
 
 /// One comment per field of the TOML form.
-const FIELD_DOCS: [(&str, &str); 27] = [
+const FIELD_DOCS: [(&str, &str); 26] = [
     ("wireless_bps", "Wireless bandwidth, bits per second."),
     ("wireless_delay_ms", "Wireless one-way delay, ms."),
     (
@@ -120,10 +121,7 @@ const FIELD_DOCS: [(&str, &str); 27] = [
         "mtu",
         "IP MTU on the wireless link, bytes; the TCP segment size follows from it.",
     ),
-    (
-        "scheme",
-        "Header compression: none, vj, iphc, iphc-twice, taroc, taroc-plus or ideal.",
-    ),
+    // "scheme": written by `to_toml` from SCHEMES, so it lists every scheme of the code.
     ("tcp", "TCP sender: tahoe, reno, newreno or sack."),
     (
         "max_window_segments",
@@ -175,7 +173,7 @@ impl Default for Scenario {
             errors: ErrorModel::Ber { ber: 1e-7 },
             errors_on_ack_path: true,
             mtu: 576,
-            scheme: "none".into(),
+            scheme: "taroc".into(),
             tcp: TcpVariant::Tahoe,
             max_window_segments: 20,
             delayed_ack: false,
@@ -191,12 +189,10 @@ impl Default for Scenario {
 }
 
 /// The draft's Appendix B topology with `taroc sim`'s defaults: TAROC, 384 kbit/s, BER 1e-7,
-/// MTU 576, Tahoe, 1000 s.
+/// MTU 576, Tahoe, 1000 s. The same as [`Scenario::default`], which a scenario file's missing
+/// fields take, so a file and the command line never disagree on a default.
 pub fn default_sim() -> Scenario {
-    Scenario {
-        scheme: "taroc".into(),
-        ..Scenario::default()
-    }
+    Scenario::default()
 }
 
 /// The names of the built-in scenarios (besides `appendix-b-KBPS-BER`, one per row of the
@@ -238,7 +234,7 @@ pub struct Outcome {
     pub data_link: LinkStats,
     /// The ACK direction of the wireless link (mobile -> router).
     pub ack_link: LinkStats,
-    /// The sender's cwnd trace, if asked for.
+    /// The sender's cwnd trace over the plotted seconds, if asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cwnd_trace: Vec<CwndPoint>,
     /// TAROC's estimates at the router's compressor (data stream: Algorithm SEQ applies), if
@@ -253,6 +249,14 @@ pub struct Outcome {
     /// if asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ack_estimates: Vec<TrackerPoint>,
+    /// How close Algorithm SEQ's estimates (data stream) were to the sender's window over the
+    /// whole run, if traced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq_accuracy: Option<Accuracy>,
+    /// How close Algorithm ACK's estimates (ACK stream) were to the sender's window over the
+    /// whole run, if traced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_accuracy: Option<Accuracy>,
 }
 
 impl Scenario {
@@ -264,7 +268,7 @@ impl Scenario {
     }
 
     /// Reads a scenario from TOML (the fields of [`Scenario`]; missing ones take the defaults of
-    /// the Appendix B topology) and checks it. Errors name the line and the field.
+    /// `taroc sim`'s command line, [`Scenario::default`]) and checks it. Errors name the line and the field.
     pub fn from_toml(text: &str) -> Result<Scenario, String> {
         let s: Scenario = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
         s.validate()?;
@@ -281,7 +285,12 @@ impl Scenario {
         );
         for line in body.lines() {
             let key = line.split('=').next().unwrap_or("").trim();
-            if let Some(doc) = FIELD_DOCS.iter().find(|(k, _)| *k == key).map(|(_, d)| d) {
+            if key == "scheme" {
+                out.push_str(&format!(
+                    "# Header compression: {}, or ideal-N (an N-byte IDEAL header).\n",
+                    SCHEMES.join(", ")
+                ));
+            } else if let Some(doc) = FIELD_DOCS.iter().find(|(k, _)| *k == key).map(|(_, d)| d) {
                 out.push_str(&format!("# {doc}\n"));
             }
             out.push_str(line);
@@ -475,23 +484,36 @@ impl Scenario {
 
     /// Runs the scenario.
     pub fn run(&self) -> Result<Outcome, String> {
-        self.run_with(false)
+        self.run_with(None, &mut |_| {})
     }
 
-    /// Runs the scenario, recording the sender's cwnd trace and TAROC's estimates (both
-    /// wireless directions) if `trace`.
-    pub fn run_with(&self, trace: bool) -> Result<Outcome, String> {
+    /// Runs the scenario. With `trace: Some(seconds)`, records the sender's cwnd trace and
+    /// TAROC's estimates (both wireless directions) over the first `seconds` for a plot (in
+    /// bounded memory, thinned evenly on long runs), and the estimates' accuracy over the whole
+    /// run. Calls `progress` with the simulated seconds done, a hundred times over the run.
+    pub fn run_with(
+        &self,
+        trace: Option<f64>,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<Outcome, String> {
         let start = Instant::now();
         let mut net = self.build()?;
-        if trace {
-            if let Agent::Sender(s) = &mut net.nodes[0].agent {
-                s.enable_trace();
-            }
-            net.trace_estimates(2);
-            net.trace_estimates(3);
-        }
         let until = (self.duration_s * SECOND as f64) as Time;
-        net.run_until(until);
+        if let Some(seconds) = trace {
+            let plotted = ((seconds.max(0.0) * SECOND as f64) as Time).min(until);
+            if let Agent::Sender(s) = &mut net.nodes[0].agent {
+                s.enable_trace(plotted);
+            }
+            net.trace_estimates(2, plotted);
+            net.trace_estimates(3, plotted);
+        }
+        // In steps, to report progress; the events run are the same as in one step.
+        const STEPS: u64 = 100;
+        for step in 1..=STEPS {
+            let to = (u128::from(until) * u128::from(step) / u128::from(STEPS)) as Time;
+            net.run_until(to);
+            progress(self.duration_s * step as f64 / STEPS as f64);
+        }
         Ok(outcome(
             &net,
             self.duration_s,
@@ -510,6 +532,13 @@ fn toml_error(text: &str, error: &toml::de::Error) -> String {
     let line = before.matches('\n').count() + 1;
     let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
     format!("line {line}, column {column}: {message}")
+}
+
+/// The plotted points of an estimate trace.
+fn points(trace: &Option<EstimateTrace>) -> Vec<TrackerPoint> {
+    trace
+        .as_ref()
+        .map_or_else(Vec::new, |t| t.points.points().to_vec())
 }
 
 fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
@@ -532,8 +561,10 @@ fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
         cwnd_trace,
         data_outages: net.links[2].outages.stats(Duration::from_nanos(net.now())),
         ack_outages: net.links[3].outages.stats(Duration::from_nanos(net.now())),
-        data_estimates: net.links[2].estimates.clone().unwrap_or_default(),
-        ack_estimates: net.links[3].estimates.clone().unwrap_or_default(),
+        data_estimates: points(&net.links[2].estimates),
+        ack_estimates: points(&net.links[3].estimates),
+        seq_accuracy: net.links[2].estimates.as_ref().map(|e| e.seq.accuracy()),
+        ack_accuracy: net.links[3].estimates.as_ref().map(|e| e.ack.accuracy()),
     }
 }
 
@@ -654,6 +685,29 @@ mod tests {
         let e = err("mtu = 576\nscheme = 5");
         assert!(e.starts_with("line 2, column 10: "), "{e}");
         assert!(!e.contains('\n'), "{e}");
+    }
+
+    /// A file's missing fields take the command line's defaults: a file with only `mtu = 296`
+    /// runs TAROC (it once ran `none`), and every other field is `taroc sim`'s default.
+    #[test]
+    fn a_files_missing_fields_take_the_command_lines_defaults() {
+        let file = Scenario::from_toml("mtu = 296\n").unwrap();
+        assert_eq!(file.scheme, "taroc");
+        assert_eq!(
+            file,
+            Scenario {
+                mtu: 296,
+                ..default_sim()
+            }
+        );
+        assert_eq!(Scenario::from_toml("").unwrap(), default_sim());
+        assert!(
+            default_sim()
+                .to_toml()
+                .contains("# Header compression: none, vj, iphc, iphc-twice, taroc, taroc-plus, taroc-repair, taroc-plus-u, ideal,"),
+            "{}",
+            default_sim().to_toml()
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ use super::rto::{RtoConfig, RtoEstimator};
 use super::segment::{self, Endpoints, Parsed, SegmentSpec};
 use super::{ts_clock, Outbox};
 use crate::event::{Time, MILLISECOND};
+use crate::thin::{Thinned, TRACE_POINTS};
 
 /// The sender variants available.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -351,7 +352,7 @@ pub struct TcpSender {
     ip_id: u16,
     ts_recent: u32,
     stats: SenderStats,
-    trace: Option<Vec<CwndPoint>>,
+    trace: Option<(Thinned<CwndPoint>, Time)>,
 }
 
 impl TcpSender {
@@ -388,14 +389,15 @@ impl TcpSender {
         }
     }
 
-    /// Records (time, cwnd, ssthresh) at every change from now on.
-    pub fn enable_trace(&mut self) {
-        self.trace = Some(Vec::new());
+    /// Records (time, cwnd, ssthresh) at every change from now on until `until`, in at most
+    /// [`TRACE_POINTS`] points (thinned evenly on long runs, see [`Thinned`]).
+    pub fn enable_trace(&mut self, until: Time) {
+        self.trace = Some((Thinned::new(TRACE_POINTS), until));
     }
 
     /// The recorded trace.
     pub fn trace(&self) -> &[CwndPoint] {
-        self.trace.as_deref().unwrap_or(&[])
+        self.trace.as_ref().map_or(&[], |(t, _)| t.points())
     }
 
     /// Counters.
@@ -433,10 +435,11 @@ impl TcpSender {
 
     fn record(&mut self, now: Time) {
         let (cwnd, ssthresh) = (self.state.cwnd, self.state.ssthresh);
-        if let Some(trace) = &mut self.trace {
-            if trace
-                .last()
-                .is_none_or(|p| p.cwnd != cwnd || p.ssthresh != ssthresh)
+        if let Some((trace, until)) = &mut self.trace {
+            if now <= *until
+                && trace
+                    .last()
+                    .is_none_or(|p| p.cwnd != cwnd || p.ssthresh != ssthresh)
             {
                 trace.push(CwndPoint {
                     time_ns: now,

@@ -1,0 +1,84 @@
+//! End to end through the `taroc` binary: one exit-code rule for every command (0 done, 1 a
+//! failure, 2 a bad command line), no progress bar where standard error is not a terminal, and
+//! times only with `--timing`.
+
+use std::process::Command;
+
+/// Runs `taroc ARGS`: (exit code, stdout, stderr).
+fn taroc(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_taroc"))
+        .args(args)
+        .output()
+        .expect("the taroc binary runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_command_follows_one_exit_code_rule() {
+    let usage: [&[&str]; 9] = [
+        &["eval", "--burst", "3"],
+        &["eval", "--scheme", "vj,vj"],
+        &["eval", "--scheme", "zip"],
+        &["sim", "--ber", "3", "--duration", "1"],
+        &["sim", "--plot-window", "5"],
+        &["reproduce", "--seeds", "0"],
+        &["reproduce", "--schemes", "taroc,taroc"],
+        &["gateway", "--tun-a", "a"],
+        &["twice", "--nope"],
+    ];
+    for args in usage {
+        let (code, _, err) = taroc(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(!err.is_empty(), "{args:?}");
+    }
+    let failure: [&[&str]; 4] = [
+        &["eval", "/nonexistent.pcap"],
+        &["twice", "/nonexistent.pcap"],
+        &["sim", "--scenario", "/nonexistent.toml"],
+        &["reproduce", "--out", "/dev/null/sub", "--seeds", "1"],
+    ];
+    for args in failure {
+        let (code, _, err) = taroc(args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    let (code, out, _) = taroc(&["sim", "--print-scenario"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("scheme = \"taroc\""), "{out}");
+}
+
+/// A run longer than a second with standard error piped: no progress bar, nothing on stderr.
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    let started = std::time::Instant::now();
+    let (code, out, err) = taroc(&["sim", "--duration", "3000", "--bandwidth-kbps", "64"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        started.elapsed().as_secs_f64() > 1.0,
+        "the run must outlast the bar's delay"
+    );
+    assert!(out.starts_with("taroc over 64 kbit/s"), "{out}");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn times_only_with_timing() {
+    let (code, out, _) = taroc(&["eval", "--scheme", "none,taroc"]);
+    assert_eq!(code, Some(0));
+    assert!(!out.contains("ns/pkt"), "{out}");
+    let (code, out, _) = taroc(&["eval", "--scheme", "none,taroc", "--timing=3"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("comp ns/pkt") && out.contains("of 3 runs"),
+        "{out}"
+    );
+    let (_, json, _) = taroc(&["eval", "--scheme", "taroc", "--json", "--timing=3"]);
+    let line: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    let t = &line["timing"]["compress_ns_per_packet"];
+    assert!(t["min"].as_f64() <= t["median"].as_f64() && t["median"].as_f64() <= t["max"].as_f64());
+    assert!(line.get("compress_ns_per_packet").is_none());
+}
