@@ -11,7 +11,7 @@ use crate::link::ErrorModel;
 use crate::plot::PngRenderer;
 use crate::progress::Progress;
 use crate::scenario::{builtin, default_sim, Scenario, BUILTINS};
-use crate::tcp::sender::TcpVariant;
+use crate::tcp::variant::TcpVariant;
 use crate::tracking;
 
 mod reproduce;

@@ -16,7 +16,8 @@ use crate::outage::OutageStats;
 use crate::tcp::receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 use crate::tcp::rto::{Backoff, RtoConfig};
 use crate::tcp::segment::Endpoints;
-use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender, TcpVariant};
+use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender};
+use crate::tcp::variant::TcpVariant;
 use crate::tracking::Accuracy;
 
 /// Scheme names accepted on the wireless link: the codec variants (the extra ones of
@@ -437,7 +438,6 @@ impl Scenario {
                 mss: self.mss() as u32,
                 max_window_segments: self.max_window_segments,
                 timestamps: self.timestamps,
-                variant: self.tcp,
                 rto: RtoConfig {
                     min_ns: self.min_rto_ms * MILLISECOND,
                     backoff: self.rto_backoff,
@@ -445,6 +445,7 @@ impl Scenario {
                 },
                 ..SenderConfig::default()
             },
+            self.tcp.recovery(),
             ep,
             iss,
         );
