@@ -196,28 +196,6 @@ pub fn default_sim() -> Scenario {
     Scenario::default()
 }
 
-/// The names of the built-in scenarios (besides `appendix-b-KBPS-BER`, one per row of the
-/// draft's tables, e.g. `appendix-b-9.6-1e-5`).
-pub const BUILTINS: [&str; 2] = ["default", "slides-cwnd"];
-
-/// A built-in scenario by name: `default` ([`default_sim`]), `slides-cwnd` (the slides'
-/// congestion-window tracking case: 9.6 kbit/s, BER 1e-5, MTU 296, SACK, TAROC) or
-/// `appendix-b-KBPS-BER` (a row of the draft's tables with its TCP and MTU, TAROC).
-pub fn builtin(name: &str) -> Option<Scenario> {
-    match name {
-        "default" => return Some(default_sim()),
-        "slides-cwnd" => return Some(crate::tracking::slides_case()),
-        _ => {}
-    }
-    let rest = name.strip_prefix("appendix-b-")?;
-    let (kbps, ber) = rest.split_once('-')?;
-    let rows = crate::reference::rows().ok()?;
-    let row = rows.iter().find(|r| {
-        kbps.parse::<f64>().ok() == Some(r.bandwidth_kbps) && ber.parse::<f64>().ok() == Some(r.ber)
-    })?;
-    Some(crate::reproduce::scenario(row, "taroc", 1, 1000.0))
-}
-
 /// The outcome of one run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Outcome {
@@ -651,19 +629,10 @@ mod tests {
 
     #[test]
     fn toml_round_trip_and_clear_errors() {
-        for name in [
-            "default",
-            "slides-cwnd",
-            "appendix-b-9.6-1e-5",
-            "appendix-b-384-1e-3",
-        ] {
-            let s = builtin(name).unwrap();
-            let text = s.to_toml();
-            assert!(text.contains("# Wireless bandwidth"), "{text}");
-            assert_eq!(Scenario::from_toml(&text).unwrap(), s, "{name}: {text}");
-        }
-        assert!(builtin("appendix-b-9.6-1e-9").is_none());
-        assert!(builtin("nonsense").is_none());
+        let s = default_sim();
+        let text = s.to_toml();
+        assert!(text.contains("# Wireless bandwidth"), "{text}");
+        assert_eq!(Scenario::from_toml(&text).unwrap(), s, "{text}");
         let ge = Scenario::from_toml(
             "scheme = \"vj\"\n[errors]\nkind = \"gilbert_elliott\"\ngood_ber = 1e-7\n\
              bad_ber = 1e-3\np_good_to_bad = 0.01\np_bad_to_good = 0.1\n",
