@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use clap::Args;
 use taroc_core::variant::{EXTRA_NAMES, NAMES};
 
+use crate::builtins::{builtin, BUILTINS};
 use crate::link::ErrorModel;
 use crate::plot::PngRenderer;
 use crate::progress::Progress;
-use crate::scenario::{builtin, default_sim, Scenario, BUILTINS};
-use crate::tcp::sender::TcpVariant;
+use crate::scenario::{default_sim, Scenario};
+use crate::tcp::variant::TcpVariant;
 use crate::tracking;
 
 mod reproduce;

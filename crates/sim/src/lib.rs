@@ -6,11 +6,12 @@
 //! [`tcp`] (senders, receiver, packets), [`net`] (nodes, links with codecs, the event loop),
 //! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid),
 //! [`reference`] (the draft's numbers), [`plot`] (SVG charts), [`outage`] (how long a flow stays
-//! broken) and [`tracking`] (accuracy of
-//! TAROC's congestion-window tracking).
+//! broken), [`tracking`] (accuracy of TAROC's congestion-window tracking) and, above the
+//! scenarios and the reproductions that make them, [`builtins`] (the scenarios by name).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod builtins;
 pub mod cli;
 pub mod event;
 pub mod link;

@@ -2,7 +2,7 @@
 //! `crates/sim/data/taroc-appendix-b-throughput.csv`, a verbatim copy of
 //! `shared/reference/taroc-appendix-b-throughput.csv`.
 
-use crate::tcp::sender::TcpVariant;
+use crate::tcp::variant::TcpVariant;
 
 /// The embedded CSV.
 pub const CSV: &str = include_str!("../data/taroc-appendix-b-throughput.csv");

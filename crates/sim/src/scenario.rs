@@ -16,7 +16,8 @@ use crate::outage::OutageStats;
 use crate::tcp::receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 use crate::tcp::rto::{Backoff, RtoConfig};
 use crate::tcp::segment::Endpoints;
-use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender, TcpVariant};
+use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender};
+use crate::tcp::variant::TcpVariant;
 use crate::tracking::Accuracy;
 
 /// Scheme names accepted on the wireless link: the codec variants (the extra ones of
@@ -193,28 +194,6 @@ impl Default for Scenario {
 /// fields take, so a file and the command line never disagree on a default.
 pub fn default_sim() -> Scenario {
     Scenario::default()
-}
-
-/// The names of the built-in scenarios (besides `appendix-b-KBPS-BER`, one per row of the
-/// draft's tables, e.g. `appendix-b-9.6-1e-5`).
-pub const BUILTINS: [&str; 2] = ["default", "slides-cwnd"];
-
-/// A built-in scenario by name: `default` ([`default_sim`]), `slides-cwnd` (the slides'
-/// congestion-window tracking case: 9.6 kbit/s, BER 1e-5, MTU 296, SACK, TAROC) or
-/// `appendix-b-KBPS-BER` (a row of the draft's tables with its TCP and MTU, TAROC).
-pub fn builtin(name: &str) -> Option<Scenario> {
-    match name {
-        "default" => return Some(default_sim()),
-        "slides-cwnd" => return Some(crate::tracking::slides_case()),
-        _ => {}
-    }
-    let rest = name.strip_prefix("appendix-b-")?;
-    let (kbps, ber) = rest.split_once('-')?;
-    let rows = crate::reference::rows().ok()?;
-    let row = rows.iter().find(|r| {
-        kbps.parse::<f64>().ok() == Some(r.bandwidth_kbps) && ber.parse::<f64>().ok() == Some(r.ber)
-    })?;
-    Some(crate::reproduce::scenario(row, "taroc", 1, 1000.0))
 }
 
 /// The outcome of one run.
@@ -437,7 +416,6 @@ impl Scenario {
                 mss: self.mss() as u32,
                 max_window_segments: self.max_window_segments,
                 timestamps: self.timestamps,
-                variant: self.tcp,
                 rto: RtoConfig {
                     min_ns: self.min_rto_ms * MILLISECOND,
                     backoff: self.rto_backoff,
@@ -445,6 +423,7 @@ impl Scenario {
                 },
                 ..SenderConfig::default()
             },
+            self.tcp.recovery(),
             ep,
             iss,
         );
@@ -650,19 +629,10 @@ mod tests {
 
     #[test]
     fn toml_round_trip_and_clear_errors() {
-        for name in [
-            "default",
-            "slides-cwnd",
-            "appendix-b-9.6-1e-5",
-            "appendix-b-384-1e-3",
-        ] {
-            let s = builtin(name).unwrap();
-            let text = s.to_toml();
-            assert!(text.contains("# Wireless bandwidth"), "{text}");
-            assert_eq!(Scenario::from_toml(&text).unwrap(), s, "{name}: {text}");
-        }
-        assert!(builtin("appendix-b-9.6-1e-9").is_none());
-        assert!(builtin("nonsense").is_none());
+        let s = default_sim();
+        let text = s.to_toml();
+        assert!(text.contains("# Wireless bandwidth"), "{text}");
+        assert_eq!(Scenario::from_toml(&text).unwrap(), s, "{text}");
         let ge = Scenario::from_toml(
             "scheme = \"vj\"\n[errors]\nkind = \"gilbert_elliott\"\ngood_ber = 1e-7\n\
              bad_ber = 1e-3\np_good_to_bad = 0.01\np_bad_to_good = 0.1\n",

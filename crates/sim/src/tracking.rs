@@ -16,7 +16,7 @@ use crate::link::ErrorModel;
 use crate::net::TrackerPoint;
 use crate::plot::{self, Axis, Panel, Series};
 use crate::scenario::{Outcome, Scenario};
-use crate::tcp::sender::TcpVariant;
+use crate::tcp::variant::TcpVariant;
 use crate::thin::TRACE_POINTS;
 
 /// The slides' case: 9.6 kbit/s, BER 1e-5, MTU 296, TCP SACK, TAROC, 1000 s, seed 1.

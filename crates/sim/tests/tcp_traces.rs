@@ -6,7 +6,8 @@ use std::net::Ipv4Addr;
 
 use taroc_sim::event::SECOND;
 use taroc_sim::tcp::segment::{self, Endpoints, SegmentSpec};
-use taroc_sim::tcp::sender::{SenderConfig, TcpSender, TcpVariant};
+use taroc_sim::tcp::sender::{SenderConfig, TcpSender};
+use taroc_sim::tcp::variant::TcpVariant;
 use taroc_sim::tcp::Outbox;
 use taroc_wire::tcp::flags;
 
@@ -32,11 +33,10 @@ impl Harness {
         let config = SenderConfig {
             mss: MSS as u32,
             initial_window_segments: initial_window,
-            variant,
             ..SenderConfig::default()
         };
         let mut h = Harness {
-            sender: TcpSender::new(config, ep(), 0),
+            sender: TcpSender::new(config, variant.recovery(), ep(), 0),
             out: Outbox::default(),
             now: 0,
         };

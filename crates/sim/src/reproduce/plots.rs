@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::{cell, Grid};
 use crate::plot::{self, Axis, Marker, Panel, Series};
 use crate::reference::{self, Row, DRAFT_SCHEMES};
-use crate::tcp::sender::TcpVariant;
+use crate::tcp::variant::TcpVariant;
 
 /// The colors of the draft's schemes.
 const COLORS: [(&str, &str); 5] = [

@@ -4,12 +4,14 @@
 
 pub mod newreno;
 pub mod receiver;
+pub mod recovery;
 pub mod reno;
 pub mod rto;
 pub mod sack;
 pub mod segment;
 pub mod sender;
 pub mod tahoe;
+pub mod variant;
 
 /// Packets a TCP agent hands to the network, and a pool of spare buffers so that steady-state
 /// operation allocates nothing.

@@ -5,7 +5,8 @@
 //! entered when the ACK covers more than `recover` (section 3.2 step 2, the careful variant).
 //! The timer is restarted by every new ACK (the "Slow-but-Steady" variant of section 4).
 
-use super::sender::{Recovery, SenderState};
+use super::recovery::Recovery;
+use super::sender::SenderState;
 
 /// The NewReno variant.
 #[derive(Debug, Default, Clone)]

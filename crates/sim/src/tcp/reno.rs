@@ -2,7 +2,8 @@
 //! max(FlightSize/2, 2 SMSS), cwnd = ssthresh + 3 SMSS, inflated by one SMSS per further
 //! duplicate ACK, deflated to ssthresh by the next new ACK (which ends fast recovery).
 
-use super::sender::{Recovery, SenderState};
+use super::recovery::Recovery;
+use super::sender::SenderState;
 
 /// The Reno variant.
 #[derive(Debug, Default, Clone)]

@@ -7,7 +7,8 @@
 //! when the cumulative ACK reaches RecoveryPoint. Like NewReno, it is entered only when the ACK
 //! covers more than the previous RecoveryPoint.
 
-use super::sender::{Recovery, SenderState};
+use super::recovery::Recovery;
+use super::sender::SenderState;
 
 /// The SACK variant.
 #[derive(Debug, Default, Clone)]
@@ -19,6 +20,10 @@ pub struct Sack {
 impl Recovery for Sack {
     fn name(&self) -> &'static str {
         "sack"
+    }
+
+    fn uses_sack(&self) -> bool {
+        true
     }
 
     fn on_new_ack(&mut self, s: &mut SenderState, acked: u64) {

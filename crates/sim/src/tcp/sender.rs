@@ -9,90 +9,16 @@
 //! and the receiver acknowledges segment boundaries, so the scoreboard works per segment.
 
 use std::collections::VecDeque;
-use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use taroc_wire::tcp::flags;
 
+use super::recovery::Recovery;
 use super::rto::{RtoConfig, RtoEstimator};
 use super::segment::{self, Endpoints, Parsed, SegmentSpec};
 use super::{ts_clock, Outbox};
 use crate::event::{Time, MILLISECOND};
 use crate::thin::{Thinned, TRACE_POINTS};
-
-/// The sender variants available.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TcpVariant {
-    /// Tahoe: fast retransmit, then slow start from one segment (go-back-N), as NS-2's `TCP`.
-    Tahoe,
-    /// Reno (RFC 5681): fast retransmit and fast recovery.
-    Reno,
-    /// NewReno (RFC 6582): fast recovery that stays on through partial ACKs.
-    NewReno,
-    /// SACK-based loss recovery (RFC 6675), like NS-2's `Sack1`.
-    Sack,
-}
-
-impl TcpVariant {
-    /// Every variant.
-    pub const ALL: [TcpVariant; 4] = [
-        TcpVariant::Tahoe,
-        TcpVariant::Reno,
-        TcpVariant::NewReno,
-        TcpVariant::Sack,
-    ];
-
-    /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            TcpVariant::Tahoe => "tahoe",
-            TcpVariant::Reno => "reno",
-            TcpVariant::NewReno => "newreno",
-            TcpVariant::Sack => "sack",
-        }
-    }
-
-    /// A fresh recovery algorithm of this variant.
-    pub fn recovery(self) -> Box<dyn Recovery> {
-        match self {
-            TcpVariant::Tahoe => Box::new(super::tahoe::Tahoe::default()),
-            TcpVariant::Reno => Box::new(super::reno::Reno::default()),
-            TcpVariant::NewReno => Box::new(super::newreno::NewReno::default()),
-            TcpVariant::Sack => Box::new(super::sack::Sack::default()),
-        }
-    }
-
-    /// Whether the variant needs SACK information from the receiver.
-    pub fn uses_sack(self) -> bool {
-        self == TcpVariant::Sack
-    }
-}
-
-impl fmt::Display for TcpVariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for TcpVariant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<TcpVariant, String> {
-        let lower = s.to_ascii_lowercase();
-        let lower = if lower == "sack1" {
-            "sack".to_string()
-        } else {
-            lower
-        };
-        TcpVariant::ALL
-            .into_iter()
-            .find(|v| v.name() == lower)
-            .ok_or_else(|| {
-                format!("unknown TCP variant {s:?} (expected tahoe, reno, newreno or sack)")
-            })
-    }
-}
 
 /// Settings of a sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,8 +33,6 @@ pub struct SenderConfig {
     pub initial_ssthresh_segments: u32,
     /// Send the timestamps option (RFC 7323) and measure RTT with it.
     pub timestamps: bool,
-    /// The loss-recovery variant.
-    pub variant: TcpVariant,
     /// The retransmission timer.
     pub rto: RtoConfig,
 }
@@ -121,7 +45,6 @@ impl Default for SenderConfig {
             initial_window_segments: 1,
             initial_ssthresh_segments: 1 << 20,
             timestamps: false,
-            variant: TcpVariant::Reno,
             rto: RtoConfig::default(),
         }
     }
@@ -281,34 +204,6 @@ impl SenderState {
     }
 }
 
-/// What a loss-recovery variant decides. The core calls these after its own bookkeeping.
-pub trait Recovery: fmt::Debug + Send {
-    /// The variant's name.
-    fn name(&self) -> &'static str;
-
-    /// An ACK advanced `snd_una` by `acked` bytes (already applied, `dupacks` reset).
-    fn on_new_ack(&mut self, s: &mut SenderState, acked: u64);
-
-    /// A duplicate ACK arrived (`s.dupacks` already counts it).
-    fn on_dup_ack(&mut self, s: &mut SenderState);
-
-    /// The retransmission timer expired. The core has already set ssthresh, cwnd = 1 segment,
-    /// `snd_nxt = snd_una` (go-back-N), cleared the SACK marks and backed off the timer.
-    fn on_timeout(&mut self, s: &mut SenderState) {
-        let _ = s;
-    }
-
-    /// The next segment to send now, if any (default: new data as the window allows).
-    fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
-        s.next_in_window()
-    }
-
-    /// Whether the variant is in a loss-recovery phase (for traces).
-    fn in_recovery(&self) -> bool {
-        false
-    }
-}
-
 /// Counters of a sender.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct SenderStats {
@@ -356,8 +251,14 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    /// A sender from `ep.src` to `ep.dst` whose first data byte has wire number `iss + 1`.
-    pub fn new(config: SenderConfig, ep: Endpoints, iss: u32) -> TcpSender {
+    /// A sender from `ep.src` to `ep.dst` whose first data byte has wire number `iss + 1`,
+    /// recovering from losses with `recovery` (a variant, e.g. [`super::variant::TcpVariant::recovery`]).
+    pub fn new(
+        config: SenderConfig,
+        recovery: Box<dyn Recovery>,
+        ep: Endpoints,
+        iss: u32,
+    ) -> TcpSender {
         let mss = u64::from(config.mss.max(1));
         let state = SenderState {
             mss,
@@ -374,7 +275,7 @@ impl TcpSender {
             fast_retransmits: 0,
         };
         TcpSender {
-            recovery: config.variant.recovery(),
+            recovery,
             rto: RtoEstimator::new(config.rto),
             config,
             ep,
@@ -465,7 +366,7 @@ impl TcpSender {
         let retransmission = seq < s.snd_max;
         if retransmission {
             self.stats.retransmissions += 1;
-            if self.config.variant.uses_sack() {
+            if self.recovery.uses_sack() {
                 s.mark_retransmitted(seq);
             }
             if self.timed.is_some_and(|(end, _)| seq < end) {
@@ -546,7 +447,7 @@ impl TcpSender {
         if let Some((val, _)) = p.timestamps {
             self.ts_recent = val;
         }
-        if self.config.variant.uses_sack() {
+        if self.recovery.uses_sack() {
             self.apply_sack(p, ack);
         }
         let s = &mut self.state;

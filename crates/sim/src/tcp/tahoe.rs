@@ -3,7 +3,8 @@
 //! agent does. Like NS-2 (`bugFix_`), a new fast retransmit only happens once the ACKs have
 //! passed the highest segment sent when the last one started.
 
-use super::sender::{Recovery, SenderState};
+use super::recovery::Recovery;
+use super::sender::SenderState;
 
 /// The Tahoe variant.
 #[derive(Debug, Default, Clone)]

@@ -1,0 +1,49 @@
+//! The built-in scenarios by name: the default, the slides' window-tracking case and one per row
+//! of the draft's Appendix B tables. This module sits above [`crate::scenario`] (which knows no
+//! reproduction), [`crate::reproduce`] and [`crate::tracking`], which make them.
+
+use crate::scenario::{default_sim, Scenario};
+
+/// The names of the built-in scenarios (besides `appendix-b-KBPS-BER`, one per row of the
+/// draft's tables, e.g. `appendix-b-9.6-1e-5`).
+pub const BUILTINS: [&str; 2] = ["default", "slides-cwnd"];
+
+/// A built-in scenario by name: `default` ([`default_sim`]), `slides-cwnd` (the slides'
+/// congestion-window tracking case: 9.6 kbit/s, BER 1e-5, MTU 296, SACK, TAROC) or
+/// `appendix-b-KBPS-BER` (a row of the draft's tables with its TCP and MTU, TAROC).
+pub fn builtin(name: &str) -> Option<Scenario> {
+    match name {
+        "default" => return Some(default_sim()),
+        "slides-cwnd" => return Some(crate::tracking::slides_case()),
+        _ => {}
+    }
+    let rest = name.strip_prefix("appendix-b-")?;
+    let (kbps, ber) = rest.split_once('-')?;
+    let rows = crate::reference::rows().ok()?;
+    let row = rows.iter().find(|r| {
+        kbps.parse::<f64>().ok() == Some(r.bandwidth_kbps) && ber.parse::<f64>().ok() == Some(r.ber)
+    })?;
+    Some(crate::reproduce::scenario(row, "taroc", 1, 1000.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_round_trip_through_toml() {
+        for name in [
+            "default",
+            "slides-cwnd",
+            "appendix-b-9.6-1e-5",
+            "appendix-b-384-1e-3",
+        ] {
+            let s = builtin(name).unwrap();
+            let text = s.to_toml();
+            assert!(text.contains("# Wireless bandwidth"), "{text}");
+            assert_eq!(Scenario::from_toml(&text).unwrap(), s, "{name}: {text}");
+        }
+        assert!(builtin("appendix-b-9.6-1e-9").is_none());
+        assert!(builtin("nonsense").is_none());
+    }
+}
