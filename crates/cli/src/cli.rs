@@ -210,7 +210,7 @@ With --json, the same numbers and more (frames by kind, refusals by reason, feed
 truncated records, the options used) come as one JSON object per line.
 
 Times (--timing) are wall-clock (std::time::Instant) around each codec call, minus the cost of \
-one clock read measured at the start of each run; the capture is run through every scheme \
+one clock read measured at the start of each run; each scheme is run alone over the capture \
 --timing=N more times (5 by default; a file, not standard input) and the median and the range of \
 the runs are reported, since a single run swings with the machine's load. Build with --release \
 for meaningful times.
@@ -289,9 +289,9 @@ pub struct EvalArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Measure compression and decompression times: run each scheme RUNS times and report the
-    /// median with the lowest and highest run (`--timing` alone: 5 runs), reading the capture
-    /// again for each run (a file or the built-in capture, not standard input). Without it no
+    /// Measure compression and decompression times: run each scheme alone RUNS times and report
+    /// the median with the lowest and highest run (`--timing` alone: 5 runs), reading the
+    /// capture again for each run (a file or the built-in capture, not standard input). Without it no
     /// time is reported.
     #[arg(long, value_name = "RUNS", num_args = 0..=1, require_equals = true,
           default_missing_value = "5", value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -435,6 +435,36 @@ impl Drop for Progress {
     }
 }
 
+/// Timing run `run` of `runs` (from 0) of `taroc eval --timing`: the capture of `source` read
+/// again for each scheme in turn, so that each codec is timed alone rather than in lockstep
+/// with the others (which would evict its caches between calls). Returns the results in the
+/// order of `schemes`.
+fn time_each_scheme(
+    source: Option<&PathBuf>,
+    schemes: &[Variant],
+    options: &Options,
+    run: u32,
+    runs: u32,
+    progress: bool,
+) -> Result<Vec<eval::SchemeResult>, String> {
+    let mut results = Vec::with_capacity(schemes.len());
+    for variant in schemes {
+        let mut reader = open_capture(source).map_err(|error| error.to_string())?;
+        let name = format!(
+            "{} ({variant} timing run {}/{runs})",
+            reader.name(),
+            run + 1
+        );
+        let mut bar = Progress::new(source, &name, progress);
+        let one = std::slice::from_ref(variant);
+        let timed = eval::evaluate(&mut reader, one, options, |reader| {
+            bar.update(reader.bytes_read())
+        })?;
+        results.extend(timed);
+    }
+    Ok(results)
+}
+
 /// Runs `taroc eval`: reports go to `out`, errors and warnings to `err`, and a progress bar to
 /// stderr if `progress` (when stderr is a terminal).
 pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> Exit {
@@ -493,12 +523,7 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
         let results = results.and_then(|results| match args.timing {
             Some(runs) => {
                 let timings = timing::measure(runs, |run| {
-                    let mut reader = open_capture(source).map_err(|error| error.to_string())?;
-                    let name = format!("{} (timing run {}/{runs})", reader.name(), run + 1);
-                    let mut bar = Progress::new(source, &name, progress);
-                    eval::evaluate(&mut reader, &schemes, &options, |reader| {
-                        bar.update(reader.bytes_read())
-                    })
+                    time_each_scheme(source, &schemes, &options, run, runs, progress)
                 })?;
                 Ok((results, Some(timings)))
             }

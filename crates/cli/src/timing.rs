@@ -55,8 +55,8 @@ pub struct Timing {
 }
 
 /// Each scheme's times over `runs` runs: `run(i)` evaluates the capture for the `i`-th time
-/// (from 0; the same packets, impairments and seed each time, every scheme in one pass) and
-/// returns the results in the order of the schemes. Fails as the first failed run does.
+/// (from 0; the same packets, impairments and seed each time) and returns the results in the
+/// order of the schemes. Fails as the first failed run does.
 pub fn measure(
     runs: u32,
     mut run: impl FnMut(u32) -> Result<Vec<SchemeResult>, String>,
