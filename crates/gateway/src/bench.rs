@@ -10,8 +10,6 @@
 //!   run, over the emulated link or the UDP link (with and without authentication).
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -237,45 +235,12 @@ pub fn run_grid(
     mut on_record: impl FnMut(&Record),
 ) -> Result<Vec<Record>, Error> {
     let cells = cells(config);
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel();
-    let mut results: Vec<Option<Record>> = vec![None; cells.len()];
-    let mut first_error = None;
-    std::thread::scope(|scope| {
-        for _ in 0..config.jobs.clamp(1, cells.len().max(1)) {
-            let tx = tx.clone();
-            let (cells, next) = (&cells, &next);
-            scope.spawn(move || loop {
-                if crate::signal::STOP.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(cell) = cells.get(i) else { break };
-                if tx.send((i, run_cell(config, cell, i))).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(tx);
-        for (i, result) in rx {
-            match result {
-                Ok(record) => {
-                    on_record(&record);
-                    results[i] = Some(record);
-                }
-                Err(e) => {
-                    // Stop handing out cells; the running ones finish.
-                    next.store(usize::MAX / 2, Ordering::Relaxed);
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-    });
-    match first_error {
-        Some(e) => Err(e),
-        None if crate::signal::STOP.load(Ordering::Relaxed) => Err(Error::new("interrupted")),
-        None => Ok(results.into_iter().flatten().collect()),
-    }
+    crate::jobs::run_cells(
+        &cells,
+        config.jobs,
+        |i, cell| run_cell(config, cell, i),
+        |r| on_record(r),
+    )
 }
 
 /// The grid as tables: goodput (bytes/s) per scheme, then gateway CPU per packet.

@@ -16,7 +16,8 @@
 //! its event loop; [`udp`] the UDP transport, [`auth`] its authentication, [`keyfile`] its keys,
 //! [`socket`] its socket's buffer sizes; [`counters`] what the data path counts; [`signal`]
 //! SIGINT/SIGTERM; [`harness`] builds two namespaces around the gateway and runs real kernel TCP
-//! transfers ([`transfer`]) through it; [`mod@bench`] measures goodput and forwarding speed;
+//! transfers ([`transfer`]) through it; [`mod@bench`] measures goodput and forwarding speed
+//! (cells run a few at a time by [`jobs`]);
 //! [`relay`] stands between two UDP gateways to [`disturb`] a transfer (gateway restarts, loss
 //! bursts, frames [`forge`]d), and [`resume`] measures how each scheme recovers; [`args`] is the
 //! `taroc gateway` command line (the gateway, `bench`, `transfer`, `resume`, `genkey`).
@@ -52,6 +53,7 @@ pub mod disturb;
 pub mod forge;
 pub mod gateway;
 pub mod harness;
+pub mod jobs;
 pub mod keyfile;
 pub mod link;
 pub mod netns;

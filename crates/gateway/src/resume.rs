@@ -3,8 +3,6 @@
 //! bytes, and how long until it resumes? Each scheme also runs undisturbed, for comparison.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use clap::Args;
@@ -218,50 +216,19 @@ pub fn run_matrix(
         }
         cells.extend(config.disturbances.iter().map(|d| (variant, d)));
     }
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel();
-    let mut results: Vec<Option<ResumeRecord>> = vec![None; cells.len()];
-    let mut first_error = None;
-    std::thread::scope(|scope| {
-        for _ in 0..config.jobs.clamp(1, cells.len().max(1)) {
-            let tx = tx.clone();
-            let (cells, next) = (&cells, &next);
-            scope.spawn(move || loop {
-                if crate::signal::STOP.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(variant, disturbance)) = cells.get(i) else {
-                    break;
-                };
-                let seed = config.seed.wrapping_add(i as u64);
-                if tx
-                    .send((i, run_cell(config, variant, disturbance, seed)))
-                    .is_err()
-                {
-                    break;
-                }
-            });
-        }
-        drop(tx);
-        for (i, result) in rx {
-            match result {
-                Ok(record) => {
-                    on_record(&record);
-                    results[i] = Some(record);
-                }
-                Err(e) => {
-                    next.store(usize::MAX / 2, Ordering::Relaxed);
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-    });
-    match first_error {
-        Some(e) => Err(e),
-        None if crate::signal::STOP.load(Ordering::Relaxed) => Err(Error::new("interrupted")),
-        None => Ok(results.into_iter().flatten().collect()),
-    }
+    crate::jobs::run_cells(
+        &cells,
+        config.jobs,
+        |i, &(variant, disturbance)| {
+            run_cell(
+                config,
+                variant,
+                disturbance,
+                config.seed.wrapping_add(i as u64),
+            )
+        },
+        |r| on_record(r),
+    )
 }
 
 /// The records as a markdown table: per scheme and disturbance, whether the transfer
