@@ -2,18 +2,18 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
 use taroc_core::variant::{self, Variant};
 use taroc_gateway::args::{burst_length, probability};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
 use crate::capture::{self, Capture, CaptureError, CaptureReader};
 use crate::eval::output::{OutputPaths, Outputs};
 use crate::eval::{self, Observer, Options};
 use crate::{report, timing, twice};
+
+mod progress;
+use progress::Progress;
 pub use taroc_sim::cli::Exit;
 
 /// Robust TCP/IP header compression (TAROC) and the tools to measure it.
@@ -377,61 +377,6 @@ impl EvalArgs {
         } else {
             self.schemes.clone()
         }
-    }
-}
-
-/// A progress bar on stderr for reading one capture, shown once the run has taken a second
-/// (never if `shown` is false): bytes read of the file's size, or a spinner for standard input.
-struct Progress {
-    bar: ProgressBar,
-    started: Instant,
-    shown: bool,
-    calls: u32,
-}
-
-impl Progress {
-    fn new(path: Option<&PathBuf>, name: &str, shown: bool) -> Progress {
-        let size = path
-            .filter(|p| p.as_os_str() != "-")
-            .and_then(|p| std::fs::metadata(p).ok())
-            .map(|m| m.len());
-        let bar = match size {
-            Some(size) => ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::hidden())
-                .with_style(
-                    ProgressStyle::with_template(
-                        "{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} {eta}",
-                    )
-                    .expect("a valid template"),
-                ),
-            None => ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden()).with_style(
-                ProgressStyle::with_template("{spinner} {msg} {binary_bytes} read")
-                    .expect("a valid template"),
-            ),
-        };
-        Progress {
-            bar: bar.with_message(name.to_string()),
-            started: Instant::now(),
-            shown,
-            calls: 0,
-        }
-    }
-
-    /// Updates the bar (every 1024 packets) to `bytes` read.
-    fn update(&mut self, bytes: u64) {
-        self.calls = self.calls.wrapping_add(1);
-        if !self.shown || !self.calls.is_multiple_of(1024) {
-            return;
-        }
-        if self.bar.is_hidden() && self.started.elapsed() >= Duration::from_secs(1) {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-        }
-        self.bar.set_position(bytes);
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        self.bar.finish_and_clear();
     }
 }
 
