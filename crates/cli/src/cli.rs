@@ -299,9 +299,10 @@ pub struct EvalArgs {
 
     /// Write every frame the link carried (lost ones too), both directions, to a pcap:
     /// LINKTYPE_PPP_WITH_DIR with the PPP protocol numbers of RFC 1332 / RFC 2509 for none, vj
-    /// and iphc (Wireshark decodes them); our LINKTYPE_USER0 encapsulation [direction][kind]
-    /// [frame] for taroc (decoded by wireshark/taroc.lua). With several schemes, one file each:
-    /// FILE with the scheme's name before the extension (frames.vj.pcap). One capture only.
+    /// and iphc (Wireshark decodes them); our LINKTYPE_USER0 encapsulation (a direction
+    /// octet, the kind octet, the frame) for taroc (decoded by wireshark/taroc.lua). With
+    /// several schemes, one file each: FILE with the scheme's name before the extension
+    /// (frames.vj.pcap). One capture only.
     #[arg(long, value_name = "FILE")]
     pub write_frames: Option<PathBuf>,
 

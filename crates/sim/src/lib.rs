@@ -5,7 +5,7 @@
 //! Layers: [`event`] (the event queue), [`link`] (bandwidth, delay, DropTail, bit errors),
 //! [`tcp`] (senders, receiver, packets), [`net`] (nodes, links with codecs, the event loop),
 //! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid),
-//! [`reference`] (the draft's numbers), [`plot`] (SVG charts), [`outage`] (how long a flow stays
+//! [`mod@reference`] (the draft's numbers), [`plot`] (SVG charts), [`outage`] (how long a flow stays
 //! broken), [`tracking`] (accuracy of TAROC's congestion-window tracking) and, above the
 //! scenarios and the reproductions that make them, [`builtins`] (the scenarios by name).
 #![forbid(unsafe_code)]

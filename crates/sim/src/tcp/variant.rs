@@ -1,5 +1,5 @@
 //! The loss-recovery variants, selectable by name: each is a module behind
-//! [`Recovery`](super::recovery::Recovery).
+//! [`super::recovery::Recovery`].
 
 use std::fmt;
 use std::str::FromStr;
