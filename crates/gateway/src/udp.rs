@@ -87,18 +87,19 @@ pub struct UdpConfig {
     pub socket_buffer: usize,
 }
 
-/// Checks the settings of a UDP gateway.
+/// Checks the settings of a UDP gateway; what is wrong is a usage error ([`Error::usage`]): the
+/// settings come from the command line.
 pub fn check(config: &UdpConfig) -> Result<(), Error> {
     config.link.check()?;
     if config.link.mtu < config.tun_mtu {
-        return Err(Error::new(format!(
+        return Err(Error::usage(format!(
             "link MTU {} is below the TUN MTU {}: a packet the compressor cannot shrink would \
              not fit the link",
             config.link.mtu, config.tun_mtu
         )));
     }
     if let Some(auth) = &config.auth {
-        auth.check().map_err(Error::new)?;
+        auth.check().map_err(Error::usage)?;
     }
     let (listen, peer) = (config.listen, config.peer);
     if listen.is_ipv4() != peer.is_ipv4() {
@@ -112,7 +113,7 @@ pub fn check(config: &UdpConfig) -> Result<(), Error> {
             ),
             SocketAddr::V6(_) => format!("listen on an IPv6 address (e.g. [::]:{})", listen.port()),
         };
-        return Err(Error::new(format!(
+        return Err(Error::usage(format!(
             "--listen {listen} and --peer {peer} are of different address families, so no \
              frame could pass: {hint}"
         )));
