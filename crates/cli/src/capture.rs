@@ -235,22 +235,31 @@ pub(crate) mod tests {
         }
     }
 
-    pub(crate) fn pcapng_file(link_type: u16, packets: &[&[u8]]) -> Vec<u8> {
-        fn block(file: &mut Vec<u8>, kind: u32, body: &[u8]) {
-            let len = (12 + body.len()).div_ceil(4) * 4;
-            file.extend_from_slice(&kind.to_le_bytes());
-            file.extend_from_slice(&(len as u32).to_le_bytes());
-            file.extend_from_slice(body);
-            file.resize(file.len() + len - 12 - body.len(), 0);
-            file.extend_from_slice(&(len as u32).to_le_bytes());
-        }
+    /// Appends a pcapng block of `kind` holding `body` (padded to 32 bits) to `file`.
+    pub(crate) fn pcapng_block(file: &mut Vec<u8>, kind: u32, body: &[u8]) {
+        let len = (12 + body.len()).div_ceil(4) * 4;
+        file.extend_from_slice(&kind.to_le_bytes());
+        file.extend_from_slice(&(len as u32).to_le_bytes());
+        file.extend_from_slice(body);
+        file.resize(file.len() + len - 12 - body.len(), 0);
+        file.extend_from_slice(&(len as u32).to_le_bytes());
+    }
+
+    /// A pcapng file's start: its little-endian Section Header Block, version 1.0.
+    pub(crate) fn pcapng_start() -> Vec<u8> {
         let mut file = Vec::new();
         let mut shb = Vec::new();
         shb.extend_from_slice(&0x1A2B3C4Du32.to_le_bytes());
         shb.extend_from_slice(&1u16.to_le_bytes());
         shb.extend_from_slice(&0u16.to_le_bytes());
         shb.extend_from_slice(&(-1i64).to_le_bytes());
-        block(&mut file, 0x0A0D0D0A, &shb);
+        pcapng_block(&mut file, 0x0A0D0D0A, &shb);
+        file
+    }
+
+    pub(crate) fn pcapng_file(link_type: u16, packets: &[&[u8]]) -> Vec<u8> {
+        let block = pcapng_block;
+        let mut file = pcapng_start();
         let mut idb = Vec::new();
         idb.extend_from_slice(&link_type.to_le_bytes());
         idb.extend_from_slice(&0u16.to_le_bytes());

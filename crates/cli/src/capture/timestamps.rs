@@ -103,19 +103,8 @@ mod tests {
     /// A pcapng file of one raw-IP interface with the given IDB options and one Enhanced Packet
     /// Block per time stamp (in ticks), each holding the same small IPv4 packet.
     fn pcapng(options: &[(u16, &[u8])], stamps: &[u64]) -> Vec<u8> {
-        fn block(file: &mut Vec<u8>, kind: u32, body: &[u8]) {
-            let len = 12 + body.len().div_ceil(4) * 4;
-            file.extend_from_slice(&kind.to_le_bytes());
-            file.extend_from_slice(&(len as u32).to_le_bytes());
-            file.extend_from_slice(body);
-            file.resize(file.len() + len - 12 - body.len(), 0);
-            file.extend_from_slice(&(len as u32).to_le_bytes());
-        }
-        let mut file = Vec::new();
-        let mut shb = 0x1A2B_3C4Du32.to_le_bytes().to_vec();
-        shb.extend_from_slice(&[1, 0, 0, 0]);
-        shb.extend_from_slice(&(-1i64).to_le_bytes());
-        block(&mut file, 0x0A0D_0D0A, &shb);
+        use crate::capture::tests::{pcapng_block as block, pcapng_start};
+        let mut file = pcapng_start();
         let mut idb = vec![101, 0, 0, 0, 0, 0, 0, 0]; // LINKTYPE_RAW, reserved, snaplen 0
         for (code, value) in options {
             idb.extend_from_slice(&code.to_le_bytes());
