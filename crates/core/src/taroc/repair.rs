@@ -82,11 +82,6 @@ impl Repair {
             context_requests: true,
         }
     }
-
-    /// Whether any repair is on.
-    pub fn any(&self) -> bool {
-        *self != Repair::default()
-    }
 }
 
 /// What the compressor watches of one stream to decide on a repair.
