@@ -47,8 +47,9 @@ pub enum Command {
     Gateway(Box<taroc_gateway::args::GatewayArgs>),
     /// Simulate one TCP transfer over the draft's Appendix B topology with real codecs.
     Sim(taroc_sim::cli::SimArgs),
-    /// Reproduce the TAROC draft's Appendix B tables with the simulator.
-    Reproduce(taroc_sim::cli::ReproduceArgs),
+    /// Reproduce a published evaluation with the simulator (default: the TAROC draft's
+    /// Appendix B tables).
+    Reproduce(taroc_sim::cli::ReproduceCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(crate::completions::CompletionsArgs),
     /// Print the manual page (roff), or write one page per command into a directory.

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use taroc_cli::cli::{run_eval, run_twice, Cli, Command, Exit};
 use taroc_cli::completions;
-use taroc_sim::cli::{run_reproduce, run_sim};
+use taroc_sim::cli::{run_sim, run_study};
 
 fn main() -> ExitCode {
     let progress = stderr().is_terminal();
@@ -18,9 +18,7 @@ fn main() -> ExitCode {
         // The gateway prints from several threads: it locks nothing here.
         Command::Gateway(args) => return taroc_gateway::args::run(*args),
         Command::Sim(args) => run_sim(&args, &mut out.lock(), &mut err.lock(), progress),
-        Command::Reproduce(args) => {
-            run_reproduce(&args, &mut out.lock(), &mut err.lock(), progress)
-        }
+        Command::Reproduce(args) => run_study(&args, &mut out.lock(), &mut err.lock(), progress),
         Command::Completions(args) => Exit::of(completions::run_completions(
             &args,
             &mut out.lock(),

@@ -19,7 +19,7 @@ fn taroc(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn every_command_follows_one_exit_code_rule() {
-    let usage: [&[&str]; 9] = [
+    let usage: [&[&str]; 11] = [
         &["eval", "--burst", "3"],
         &["eval", "--scheme", "vj,vj"],
         &["eval", "--scheme", "zip"],
@@ -27,6 +27,8 @@ fn every_command_follows_one_exit_code_rule() {
         &["sim", "--plot-window", "5"],
         &["reproduce", "--seeds", "0"],
         &["reproduce", "--schemes", "taroc,taroc"],
+        &["reproduce", "appendix-b", "--seeds", "0"],
+        &["reproduce", "--quick", "appendix-b"],
         &["gateway", "--tun-a", "a"],
         &["twice", "--nope"],
     ];

@@ -16,7 +16,9 @@ use crate::tcp::variant::TcpVariant;
 use crate::tracking;
 
 mod reproduce;
+mod study;
 pub use reproduce::{run_reproduce, ReproduceArgs};
+pub use study::{run_study, ReproduceCommand, Study};
 
 /// How a `taroc` command ended. Every command's exit status follows this one rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,44 @@
+//! `taroc reproduce [STUDY]`: which published evaluation to reproduce. Each study is a
+//! subcommand with its own options; without one, `taroc reproduce` runs the TAROC draft's
+//! Appendix B with the options given (`taroc reproduce --quick` = `taroc reproduce appendix-b
+//! --quick`).
+
+use std::io::Write;
+
+use clap::{Args, Subcommand};
+
+use super::reproduce::{run_reproduce, ReproduceArgs};
+use super::Exit;
+
+/// The arguments of `taroc reproduce`: a study, or Appendix B's options.
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ReproduceCommand {
+    /// The study to reproduce (default: appendix-b).
+    #[command(subcommand)]
+    pub study: Option<Study>,
+    /// Appendix B's options, when no study is named.
+    #[command(flatten)]
+    pub appendix_b: ReproduceArgs,
+}
+
+/// A published evaluation `taroc reproduce` can run.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Study {
+    /// The TAROC draft's Appendix B tables (the default study).
+    AppendixB(ReproduceArgs),
+}
+
+/// Runs the study `command` names (Appendix B if none): results to `out`, errors to `err`, a
+/// progress bar on standard error if `progress`.
+pub fn run_study(
+    command: &ReproduceCommand,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: bool,
+) -> Exit {
+    match &command.study {
+        None => run_reproduce(&command.appendix_b, out, err, progress),
+        Some(Study::AppendixB(args)) => run_reproduce(args, out, err, progress),
+    }
+}
