@@ -1,0 +1,208 @@
+//! Issue 11's speed ratio: each scheme's compress + decompress time per packet and its ratio to
+//! VJ's in the same run, per capture, measured as `taroc eval --timing` does (every codec call
+//! timed with `Instant`, minus one clock read; each scheme run alone over the capture, RUNS
+//! times; the median of the runs).
+//!
+//! ```sh
+//! cargo run --release -p taroc-cli --example speed -- [--schemes vj,iphc,taroc,taroc-plus] \
+//!     [--runs 5] [--json] [CAPTURE_OR_DIR]...   # default: ../shared/captures/linux
+//! ```
+//!
+//! VJ is always run (added if not listed): it is the reference, the floor of what a header
+//! compressor costs. The issue's goal is at most 3× VJ's time. Run it on an otherwise idle
+//! machine: other processes on the same cores lengthen every figure.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use serde::Serialize;
+use taroc_cli::capture::CaptureReader;
+use taroc_cli::eval::{evaluate, Options, SchemeResult};
+use taroc_cli::timing::{measure, Timing};
+use taroc_core::Variant;
+
+/// The issue's speed goal: compress + decompress in at most this many times VJ's time.
+const GOAL_RATIO: f64 = 3.0;
+
+/// Compress + decompress time per packet of each scheme, and its ratio to VJ's.
+#[derive(Debug, Parser)]
+#[command(name = "speed")]
+struct Args {
+    /// Schemes, comma-separated (VJ is added if missing).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "vj,iphc,taroc,taroc-plus"
+    )]
+    schemes: Vec<String>,
+    /// Timed runs per scheme and capture (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    runs: u32,
+    /// One JSON object per capture and scheme instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Capture files or directories (their `.pcap`/`.pcapng` files, not recursively)
+    /// [default: ../shared/captures/linux, or $TAROC_SHARED_CAPTURES/linux].
+    captures: Vec<PathBuf>,
+}
+
+/// One scheme on one capture.
+#[derive(Debug, Serialize)]
+struct Row {
+    capture: String,
+    scheme: String,
+    packets: u64,
+    compress_ns: f64,
+    decompress_ns: f64,
+    total_ns: f64,
+    /// `total_ns` over VJ's `total_ns` on the same capture in the same run.
+    ratio_to_vj: f64,
+    timing: Timing,
+}
+
+fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let entries =
+                std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut found: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(path.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Each scheme of `variants` run alone over `bytes`, once.
+fn each_alone(name: &str, bytes: &[u8], variants: &[Variant]) -> Result<Vec<SchemeResult>, String> {
+    let mut results = Vec::with_capacity(variants.len());
+    for variant in variants {
+        let mut reader = CaptureReader::new(name, bytes).map_err(|e| e.to_string())?;
+        results.extend(evaluate(
+            &mut reader,
+            std::slice::from_ref(variant),
+            &Options::default(),
+            |_| {},
+        )?);
+    }
+    Ok(results)
+}
+
+/// The rows of one capture: `runs` timed runs of every scheme.
+fn time_capture(path: &Path, variants: &[Variant], runs: u32) -> Result<Vec<Row>, String> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let first = each_alone(&name, &bytes, variants)?;
+    let timings = measure(runs, |_| each_alone(&name, &bytes, variants))?;
+    let total = |t: &Timing| t.compress_ns_per_packet.median + t.decompress_ns_per_packet.median;
+    let vj = variants
+        .iter()
+        .position(|v| v.name == "vj")
+        .map_or(f64::NAN, |i| total(&timings[i]));
+    Ok(first
+        .iter()
+        .zip(timings)
+        .map(|(r, timing)| Row {
+            capture: name.clone(),
+            scheme: r.scheme.clone(),
+            packets: r.packets,
+            compress_ns: timing.compress_ns_per_packet.median,
+            decompress_ns: timing.decompress_ns_per_packet.median,
+            total_ns: total(&timing),
+            ratio_to_vj: total(&timing) / vj,
+            timing,
+        })
+        .collect())
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut out = format!(
+        "{:<28} {:<12} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7}\n",
+        "capture", "scheme", "packets", "comp ns", "decomp ns", "total ns", "x VJ", "goal"
+    );
+    for r in rows {
+        let capture = Path::new(&r.capture)
+            .file_name()
+            .map_or(r.capture.clone(), |f| f.to_string_lossy().into_owned());
+        let goal = if r.ratio_to_vj <= GOAL_RATIO {
+            "met"
+        } else {
+            "missed"
+        };
+        out += &format!(
+            "{:<28} {:<12} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>7}\n",
+            capture,
+            r.scheme,
+            r.packets,
+            r.compress_ns,
+            r.decompress_ns,
+            r.total_ns,
+            r.ratio_to_vj,
+            goal
+        );
+    }
+    out
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let mut variants: Vec<Variant> = args
+        .schemes
+        .iter()
+        .map(|s| Variant::parse(s))
+        .collect::<Result<_, _>>()?;
+    if !variants.iter().any(|v| v.name == "vj") {
+        variants.insert(0, Variant::parse("vj")?);
+    }
+    if args.runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    let roots = if args.captures.is_empty() {
+        let shared = std::env::var_os("TAROC_SHARED_CAPTURES")
+            .map_or_else(|| PathBuf::from("../shared/captures"), PathBuf::from);
+        vec![shared.join("linux")]
+    } else {
+        args.captures.clone()
+    };
+    let paths = files(&roots)?;
+    if paths.is_empty() {
+        return Err("no capture found".into());
+    }
+    let mut rows = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        eprintln!("speed: [{}/{}] {}", i + 1, paths.len(), path.display());
+        rows.extend(time_capture(path, &variants, args.runs)?);
+    }
+    if args.json {
+        for row in &rows {
+            println!("{}", serde_json::to_string(row).map_err(|e| e.to_string())?);
+        }
+    } else {
+        print!("{}", table(&rows));
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("speed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
