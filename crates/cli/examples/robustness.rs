@@ -229,6 +229,9 @@ fn rohc_reference(model: Model) -> Option<f64> {
         .map(|&(_, damage)| damage)
 }
 
+/// What one run of every scheme over one capture gave.
+type RunResult = Result<Vec<SchemeResult>, String>;
+
 /// Runs every model × seed × capture with every scheme, `threads` at a time, and adds up the
 /// rows: pooled over `pooled` (indices into `captures`) and alone on `many_flows`.
 fn sweep(
@@ -251,7 +254,7 @@ fn sweep(
     let progress = Progress::new(jobs.len() as u64, "runs", true);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Result<Vec<SchemeResult>, String>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, RunResult)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| loop {

@@ -2,7 +2,7 @@
 //! `make_captures` example): every scheme, the extra ones included, rebuilds every packet byte
 //! for byte on a clean link, and each capture holds the traffic its README says it does.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use taroc_cli::capture;
 use taroc_cli::eval::{self, Options};
@@ -55,7 +55,7 @@ fn every_scheme_rebuilds_every_unseen_capture_byte_for_byte() {
 }
 
 /// Per capture: (IPv6 packets, TCP SYNs without ACK, UDP packets, ICMP packets, IPv4 fragments).
-fn census(file: &PathBuf) -> [usize; 5] {
+fn census(file: &Path) -> [usize; 5] {
     let packets = capture::read_file(file).unwrap().packets;
     let mut counts = [0; 5];
     for p in &packets {

@@ -362,7 +362,7 @@ fn echo_client(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut buf = [0u8; 128];
     for _ in 0..messages {
-        let len = if rng.next_u32() % 3 == 0 {
+        let len = if rng.next_u32().is_multiple_of(3) {
             2 + rng.next_u32() as usize % 99
         } else {
             1
@@ -606,7 +606,7 @@ fn mixed(ns: [&str; 2], v4: [Ipv4Addr; 2], time: Duration, seed: u64) -> Result<
                     .collect();
                 io("DNS query", udp.send_to(&query, dns))?;
                 let _ = udp.recv_from(&mut buf);
-                let size = if tick % 8 == 0 { 1800 } else { 56 };
+                let size = if tick.is_multiple_of(8) { 1800 } else { 56 };
                 ping(&icmp, v4[1], 0x7a00 | (seed as u16 & 0xff), tick, size)?;
                 if tick % 10 == 3 {
                     io("large UDP", udp.send_to(&vec![0x55u8; 2600], dns))?;
