@@ -383,7 +383,10 @@ fn plot_svg(rows: &[Row], captures: usize) -> String {
         (format!("pooled over {captures} captures"), false),
         ("many-flows capture alone".to_string(), true),
     ] {
-        let mut groups: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+        // One series per scheme and loss model, in the rows' order; one colour per scheme,
+        // dashed for bursty loss.
+        let mut series: Vec<Series> = Vec::new();
+        let mut schemes: Vec<&str> = Vec::new();
         for r in rows {
             let counts = if alone {
                 r.many_flows.as_ref()
@@ -394,27 +397,27 @@ fn plot_svg(rows: &[Row], captures: usize) -> String {
             let model = r
                 .burst
                 .map_or("random".to_string(), |b| format!("burst {b}"));
-            groups
-                .entry((r.scheme.clone(), model))
-                .or_default()
-                .push((r.loss_percent, counts.damage_per_1000));
+            let label = format!("{}, {model}", r.scheme);
+            let point = (r.loss_percent, counts.damage_per_1000);
+            if let Some(s) = series.iter_mut().find(|s| s.label == label) {
+                s.points.push(point);
+                continue;
+            }
+            let colour = match schemes.iter().position(|s| *s == r.scheme) {
+                Some(i) => i,
+                None => {
+                    schemes.push(&r.scheme);
+                    schemes.len() - 1
+                }
+            };
+            let mut s = Series::line(&label, COLORS[colour % COLORS.len()], vec![point]);
+            s.marker = Marker::Dot;
+            s.dashed = r.burst.is_some();
+            series.push(s);
         }
-        let mut series: Vec<Series> = groups
-            .into_iter()
-            .enumerate()
-            .map(|(i, ((scheme, model), points))| {
-                let mut s = Series::line(&format!("{scheme}, {model}"), COLORS[i % 8], points);
-                s.marker = Marker::Dot;
-                s.dashed = model != "random";
-                s
-            })
-            .collect();
         if !alone {
-            let mut rohc = Series::line(
-                "ROHC-TCP U-mode (issue 11)",
-                "#555555",
-                ROHC_TCP_U_MODE.to_vec(),
-            );
+            let mut rohc =
+                Series::line("ROHC-TCP U (issue 11)", "#555555", ROHC_TCP_U_MODE.to_vec());
             rohc.marker = Marker::Square;
             rohc.dashed = true;
             series.push(rohc);
@@ -438,6 +441,9 @@ fn plot_svg(rows: &[Row], captures: usize) -> String {
             series,
             notes: vec![
                 "Zero damage cannot be drawn on a log scale: such points are left out.".into(),
+                "VJ mostly delivers wrong packets rather than refusing them: see the table's \
+                 incorrect column."
+                    .into(),
             ],
         });
     }
