@@ -53,8 +53,8 @@ const GOAL_SHARE: f64 = 0.01;
 #[command(name = "robustness")]
 struct Args {
     /// Schemes, comma-separated (any name `taroc eval --scheme` takes).
-    #[arg(long, value_delimiter = ',', default_value = "taroc-plus")]
-    schemes: Vec<String>,
+    #[arg(long, value_delimiter = ',', default_value = "taroc-plus", value_parser = Variant::parse)]
+    schemes: Vec<Variant>,
     /// Capture files or directories (searched recursively), pooled [default: ../shared/captures,
     /// or $TAROC_SHARED_CAPTURES].
     #[arg(long)]
@@ -459,12 +459,30 @@ fn write_plot(path: &Path, svg: &str) -> Result<(), String> {
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn run(args: Args) -> Result<(), String> {
-    let variants: Vec<Variant> = args
-        .schemes
+/// The loss models of the sweep: random loss at each rate, then bursty loss at each rate for each
+/// burst length. Fails if a combination is impossible (a usage error).
+fn models(args: &Args) -> Result<Vec<Model>, String> {
+    let mut bursts: Vec<Option<f64>> = vec![None];
+    if !args.no_burst {
+        bursts.extend(args.burst.iter().map(|&b| Some(b)));
+    }
+    let models: Vec<Model> = bursts
         .iter()
-        .map(|s| Variant::parse(s))
-        .collect::<Result<_, _>>()?;
+        .flat_map(|&burst| {
+            args.loss.iter().map(move |&loss_percent| Model {
+                loss_percent,
+                burst,
+            })
+        })
+        .collect();
+    for m in &models {
+        taroc_cli::impair::LossModel::new(m.loss_percent / 100.0, m.burst)?;
+    }
+    Ok(models)
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let variants = args.schemes.clone();
     let roots = if args.captures.is_empty() {
         vec![shared_captures()]
     } else {
@@ -520,22 +538,7 @@ fn run(args: Args) -> Result<(), String> {
     if pooled.is_empty() {
         return Err("no readable capture".into());
     }
-    let mut bursts: Vec<Option<f64>> = vec![None];
-    if !args.no_burst {
-        bursts.extend(args.burst.iter().map(|&b| Some(b)));
-    }
-    let models: Vec<Model> = bursts
-        .iter()
-        .flat_map(|&burst| {
-            args.loss.iter().map(move |&loss_percent| Model {
-                loss_percent,
-                burst,
-            })
-        })
-        .collect();
-    for m in &models {
-        taroc_cli::impair::LossModel::new(m.loss_percent / 100.0, m.burst)?;
-    }
+    let models = models(&args)?;
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -579,6 +582,10 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    if let Err(e) = models(&args) {
+        eprintln!("robustness: {e}");
+        return ExitCode::from(2);
+    }
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -33,9 +33,10 @@ struct Args {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "vj,iphc,taroc,taroc-plus"
+        default_value = "vj,iphc,taroc,taroc-plus",
+        value_parser = Variant::parse
     )]
-    schemes: Vec<String>,
+    schemes: Vec<Variant>,
     /// Timed runs per scheme and capture (the median is reported).
     #[arg(long, default_value_t = 5)]
     runs: u32,
@@ -153,11 +154,7 @@ fn table(rows: &[Row]) -> String {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let mut variants: Vec<Variant> = args
-        .schemes
-        .iter()
-        .map(|s| Variant::parse(s))
-        .collect::<Result<_, _>>()?;
+    let mut variants = args.schemes.clone();
     if !variants.iter().any(|v| v.name == "vj") {
         variants.insert(0, Variant::parse("vj")?);
     }
