@@ -29,24 +29,13 @@ use serde::Serialize;
 use taroc_cli::capture::CaptureReader;
 use taroc_cli::eval::{evaluate, Options, SchemeResult};
 use taroc_core::Variant;
-use taroc_sim::plot::{self, Axis, Marker, Panel, Series};
 use taroc_sim::progress::Progress;
 
-/// ROHC-TCP in U-mode (RFC 6846 as the C ROHC library runs it without feedback): context-damage
-/// losses per 1000 intact frames under random link loss, pooled over 13 captures, seeds 1–5, as
-/// (loss %, damage per 1000). Provenance: the text of issue 11 ("taroc-plus beats ROHC-TCP on
-/// every capture"), a measurement published there; we cannot run ROHC-TCP here.
-const ROHC_TCP_U_MODE: [(f64, f64); 6] = [
-    (1.0, 0.0),
-    (5.0, 1.83),
-    (10.0, 1.80),
-    (20.0, 21.2),
-    (30.0, 105.6),
-    (50.0, 690.0),
-];
+mod reference;
+mod report;
 
-/// The issue's goal: at most this share of ROHC-TCP's damage at 10, 20, 30 and 50 % loss.
-const GOAL_SHARE: f64 = 0.01;
+use reference::rohc_reference;
+use report::{plot_svg, table, write_plot};
 
 /// The robustness sweep of issue 11 (see the example's documentation).
 #[derive(Debug, Parser)]
@@ -218,17 +207,6 @@ struct Row {
     rohc_tcp_u_mode_per_1000: Option<f64>,
 }
 
-/// The published ROHC-TCP figure for `model`, if there is one (random loss only).
-fn rohc_reference(model: Model) -> Option<f64> {
-    if model.burst.is_some() {
-        return None;
-    }
-    ROHC_TCP_U_MODE
-        .iter()
-        .find(|(loss, _)| (loss - model.loss_percent).abs() < 1e-9)
-        .map(|&(_, damage)| damage)
-}
-
 /// What one run of every scheme over one capture gave.
 type RunResult = Result<Vec<SchemeResult>, String>;
 
@@ -311,152 +289,6 @@ fn sweep(
         }
     }
     Ok(rows)
-}
-
-/// The report as a table.
-fn table(rows: &[Row]) -> String {
-    let mut out = format!(
-        "{:<12} {:>6} {:>5} {:>10} {:>8} {:>9} {:>9} {:>9} {:>7} {:>11} {:>8} {:>13}\n",
-        "scheme",
-        "loss%",
-        "burst",
-        "intact",
-        "damage",
-        "per1000",
-        "f per1000",
-        "incorrect",
-        "undet.",
-        "outage/open",
-        "ROHC-TCP",
-        "goal(1%)",
-    );
-    for r in rows {
-        let burst = r.burst.map_or("-".to_string(), |b| format!("{b}"));
-        let f = r
-            .many_flows
-            .as_ref()
-            .map_or("-".to_string(), |f| format!("{:.3}", f.damage_per_1000));
-        let outage = format!(
-            "{}/{}",
-            r.pooled.longest_outage_packets, r.pooled.unended_outages
-        );
-        let (rohc, goal) = match r.rohc_tcp_u_mode_per_1000 {
-            Some(v) if r.loss_percent >= 10.0 => {
-                let goal = v * GOAL_SHARE;
-                let met = if r.pooled.damage_per_1000 <= goal {
-                    "met"
-                } else {
-                    "missed"
-                };
-                (format!("{v}"), format!("{goal:.4} {met}"))
-            }
-            Some(v) => (format!("{v}"), "-".to_string()),
-            None => ("-".to_string(), "-".to_string()),
-        };
-        out += &format!(
-            "{:<12} {:>6} {:>5} {:>10} {:>8} {:>9.3} {:>9} {:>9} {:>7} {:>11} {:>8} {:>13}\n",
-            r.scheme,
-            r.loss_percent,
-            burst,
-            r.pooled.intact,
-            r.pooled.damage,
-            r.pooled.damage_per_1000,
-            f,
-            r.pooled.incorrect,
-            r.pooled.undetected,
-            outage,
-            rohc,
-            goal,
-        );
-    }
-    out
-}
-
-const COLORS: [&str; 8] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
-];
-
-/// Damage per 1000 intact frames against loss, log scale: pooled and many-flows panels.
-fn plot_svg(rows: &[Row], captures: usize) -> String {
-    let mut panels = Vec::new();
-    for (title, alone) in [
-        (format!("pooled over {captures} captures"), false),
-        ("many-flows capture alone".to_string(), true),
-    ] {
-        // One series per scheme and loss model, in the rows' order; one colour per scheme,
-        // dashed for bursty loss.
-        let mut series: Vec<Series> = Vec::new();
-        let mut schemes: Vec<&str> = Vec::new();
-        for r in rows {
-            let counts = if alone {
-                r.many_flows.as_ref()
-            } else {
-                Some(&r.pooled)
-            };
-            let Some(counts) = counts else { continue };
-            let model = r
-                .burst
-                .map_or("random".to_string(), |b| format!("burst {b}"));
-            let label = format!("{}, {model}", r.scheme);
-            let point = (r.loss_percent, counts.damage_per_1000);
-            if let Some(s) = series.iter_mut().find(|s| s.label == label) {
-                s.points.push(point);
-                continue;
-            }
-            let colour = match schemes.iter().position(|s| *s == r.scheme) {
-                Some(i) => i,
-                None => {
-                    schemes.push(&r.scheme);
-                    schemes.len() - 1
-                }
-            };
-            let mut s = Series::line(&label, COLORS[colour % COLORS.len()], vec![point]);
-            s.marker = Marker::Dot;
-            s.dashed = r.burst.is_some();
-            series.push(s);
-        }
-        if !alone {
-            let mut rohc =
-                Series::line("ROHC-TCP U (issue 11)", "#555555", ROHC_TCP_U_MODE.to_vec());
-            rohc.marker = Marker::Square;
-            rohc.dashed = true;
-            series.push(rohc);
-        }
-        let positive = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1))
-            .filter(|v| *v > 0.0);
-        let (lo, hi) = positive.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
-        let (lo, hi) = if hi > 0.0 {
-            (lo / 2.0, hi * 2.0)
-        } else {
-            (0.001, 1.0)
-        };
-        panels.push(Panel {
-            title,
-            x: Axis::log("link loss (%)", 1.0, 50.0),
-            y: Axis::log("context-damage losses per 1000 intact frames", lo, hi),
-            series,
-            notes: vec![
-                "Zero damage cannot be drawn on a log scale: such points are left out.".into(),
-                "VJ mostly delivers wrong packets rather than refusing them: see the table's \
-                 incorrect column."
-                    .into(),
-            ],
-        });
-    }
-    plot::svg("Context damage under link loss", &panels)
-}
-
-fn write_plot(path: &Path, svg: &str) -> Result<(), String> {
-    let bytes = if path.extension().is_some_and(|e| e == "png") {
-        plot::PngRenderer::new()?.render(svg, 2.0)?
-    } else {
-        svg.as_bytes().to_vec()
-    };
-    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The loss models of the sweep: random loss at each rate, then bursty loss at each rate for each
