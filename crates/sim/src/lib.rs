@@ -22,6 +22,7 @@ pub mod progress;
 pub mod reference;
 pub mod reproduce;
 pub mod scenario;
+pub mod stis;
 pub mod tcp;
 pub mod thin;
 pub mod tracking;
