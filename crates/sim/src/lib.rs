@@ -13,6 +13,7 @@
 
 pub mod builtins;
 pub mod cli;
+pub mod dclor;
 pub mod event;
 pub mod link;
 pub mod net;

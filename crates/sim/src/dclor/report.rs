@@ -1,0 +1,1 @@
+//! The DCLOR study's report (filled in below).
