@@ -68,8 +68,8 @@ pub struct DclorArgs {
     /// Probability that a packet is reordered [default: 0.12].
     #[arg(long)]
     pub reorder: Option<f64>,
-    /// Initial window, segments.
-    #[arg(long, default_value_t = 2)]
+    /// Initial window, segments (RFC 2414/3390 for MSS 1460).
+    #[arg(long, default_value_t = 3)]
     pub iw: u32,
     /// Receiver window, bytes.
     #[arg(long, default_value_t = 65535)]

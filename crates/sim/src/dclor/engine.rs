@@ -455,11 +455,11 @@ mod tests {
     use crate::tcp::timeout::ResponseKind;
 
     /// One 5 KB download, no stall, no reordering: SYN, SYN-ACK and the request's ACK (40 bytes
-    /// each: 6.4 ms at 50 kbit/s, plus 200 ms) bring the server its start at 619.2 ms; IW = 2
-    /// segments of 1460 bytes (1500 on the wire, 240 ms each) arrive at 1059.2 and 1299.2 ms;
-    /// the first ACK (at the server at 1265.6 ms) opens cwnd to 3, and the third full segment
-    /// (until 1505.6 ms) and the short last one of 620 bytes (660 on the wire, 105.6 ms, until
-    /// 1611.2 ms) follow: the last byte arrives at 1811.2 ms.
+    /// each: 6.4 ms at 50 kbit/s, plus 200 ms) bring the server its start at 619.2 ms; IW = 3
+    /// segments of 1460 bytes (1500 on the wire, 240 ms each) leave the box at 859.2, 1099.2 and
+    /// 1339.2 ms; the first ACK (at the server at 1265.6 ms) opens cwnd to 4, so the short last
+    /// segment of 620 bytes (660 on the wire, 105.6 ms) follows the third: it leaves at 1444.8
+    /// ms and its last byte arrives at 1644.8 ms.
     #[test]
     fn a_5_kb_download_without_stalls_matches_the_hand_calculation() {
         let mut config = StudyConfig::draft(ResponseKind::Standard, 1, 1);
@@ -476,7 +476,7 @@ mod tests {
         let out = run(&config);
         assert_eq!(out.downloads.len(), 1);
         let d = out.downloads[0];
-        assert!((d.time_s / 1.8112 - 1.0).abs() < 0.01, "{}", d.time_s);
+        assert!((d.time_s / 1.6448 - 1.0).abs() < 0.01, "{}", d.time_s);
         assert_eq!((d.timeouts, d.redundant_bytes), (0, 0));
     }
 

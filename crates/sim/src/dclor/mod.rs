@@ -86,7 +86,8 @@ pub struct StudyConfig {
     pub response: ResponseKind,
     /// Path MTU, bytes (1500).
     pub mtu: usize,
-    /// Initial window, segments.
+    /// Initial window, segments (default 3: RFC 2414's and RFC 3390's min(4 MSS, max(2 MSS,
+    /// 4380 bytes)) for an MSS of 1460).
     pub initial_window: u32,
     /// The receiver's window, bytes.
     pub rwnd_bytes: u64,
@@ -108,7 +109,7 @@ impl StudyConfig {
             mix: scaled_mix(divisor),
             response,
             mtu: 1500,
-            initial_window: 2,
+            initial_window: 3,
             rwnd_bytes: 65535,
             min_rto_ms: 200,
             max_wait_s: 2.0,
