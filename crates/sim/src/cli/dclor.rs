@@ -34,6 +34,9 @@ pub struct DclorArgs {
     /// A tenth of Table 2's iterations (about 10 s on 2 cores).
     #[arg(long)]
     pub quick: bool,
+    /// Divide Table 2's iterations by N (at least one download per connection; --quick is 10).
+    #[arg(long, value_name = "N")]
+    pub scale_down: Option<u32>,
     /// Responses to run, comma-separated [default: standard,dclor,eifel,eifel-4015,frto].
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub responses: Option<Vec<String>>,
@@ -107,8 +110,13 @@ impl DclorArgs {
                 self.max_wait_s
             ));
         }
-        let mut base =
-            StudyConfig::draft(ResponseKind::Standard, if self.quick { 10 } else { 1 }, 1);
+        let divisor = match self.scale_down {
+            Some(0) => return Err("--scale-down must be at least 1".into()),
+            Some(n) => n,
+            None if self.quick => 10,
+            None => 1,
+        };
+        let mut base = StudyConfig::draft(ResponseKind::Standard, divisor, 1);
         if self.kib {
             base.kb = 1024;
             base.stis.buffer_bytes = 74 * 1024;
@@ -127,7 +135,6 @@ impl DclorArgs {
         base.max_wait_s = self.max_wait_s;
         Ok(StudyOptions {
             responses,
-            divisor: if self.quick { 10 } else { 1 },
             seeds: self.seeds,
             threads: self.threads,
             base,

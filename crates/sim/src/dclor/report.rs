@@ -50,13 +50,12 @@ pub fn draft_figures(file_kb: u64, response: ResponseKind) -> Option<(f64, f64, 
 pub struct StudyOptions {
     /// The responses, in report order.
     pub responses: Vec<ResponseKind>,
-    /// Table 2's iterations are divided by this (1: the full mix).
-    pub divisor: u32,
     /// Seeds per response (each a whole run of the mix).
     pub seeds: u32,
     /// Worker threads (0: all cores).
     pub threads: usize,
-    /// A template for every run's configuration (response and seed are set per run).
+    /// A template for every run's configuration, its mix already scaled (response and seed
+    /// are set per run).
     pub base: StudyConfig,
 }
 
