@@ -11,6 +11,7 @@ pub mod rto;
 pub mod sack;
 pub mod segment;
 pub mod sender;
+pub mod state;
 pub mod tahoe;
 pub mod timeout;
 pub mod variant;
