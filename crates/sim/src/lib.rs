@@ -13,6 +13,7 @@
 
 pub mod builtins;
 pub mod cli;
+pub mod dclor;
 pub mod event;
 pub mod link;
 pub mod net;
@@ -22,6 +23,7 @@ pub mod progress;
 pub mod reference;
 pub mod reproduce;
 pub mod scenario;
+pub mod stis;
 pub mod tcp;
 pub mod thin;
 pub mod tracking;

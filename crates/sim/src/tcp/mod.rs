@@ -1,6 +1,7 @@
-//! TCP over real packets: a bulk-data sender with pluggable loss recovery (Tahoe, Reno,
-//! NewReno, SACK), a receiver with optional delayed ACKs and SACK, the RFC 6298 timer, and the
-//! packet builder/parser.
+//! TCP over real packets: a sender with pluggable loss recovery (Tahoe, Reno, NewReno, SACK)
+//! and, orthogonal to it, pluggable timeout responses (standard, DCLOR, Eifel, Eifel with
+//! RFC 4015, F-RTO), a receiver with optional delayed ACKs, SACK, D-SACK and timestamps, the
+//! RFC 6298 timer, and the packet builder/parser.
 
 pub mod newreno;
 pub mod receiver;
@@ -10,7 +11,9 @@ pub mod rto;
 pub mod sack;
 pub mod segment;
 pub mod sender;
+pub mod state;
 pub mod tahoe;
+pub mod timeout;
 pub mod variant;
 
 /// Packets a TCP agent hands to the network, and a pool of spare buffers so that steady-state

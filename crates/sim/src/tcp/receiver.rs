@@ -23,6 +23,8 @@ pub struct ReceiverConfig {
     pub sack: bool,
     /// Echo timestamps (when the sender sends them).
     pub timestamps: bool,
+    /// Report duplicate segments in a first D-SACK block (RFC 2883; needs `sack`).
+    pub dsack: bool,
 }
 
 impl Default for ReceiverConfig {
@@ -32,6 +34,7 @@ impl Default for ReceiverConfig {
             delayed_ack_timeout_ns: 100 * MILLISECOND,
             sack: false,
             timestamps: false,
+            dsack: false,
         }
     }
 }
@@ -43,8 +46,10 @@ pub struct ReceiverStats {
     pub delivered_bytes: u64,
     /// Data segments accepted (verified).
     pub segments_received: u64,
-    /// Segments that were entirely old data.
+    /// Segments that were entirely old data (below the cumulative ACK or already held).
     pub duplicate_segments: u64,
+    /// Payload bytes of those segments (redundant data received).
+    pub duplicate_bytes: u64,
     /// Segments that arrived above a hole.
     pub out_of_order_segments: u64,
     /// Packets refused by the IPv4 header or TCP checksum (e.g. wrongly rebuilt by VJ).
@@ -69,6 +74,7 @@ pub struct TcpReceiver {
     ip_id: u16,
     stats: ReceiverStats,
     blocks: Vec<(u32, u32)>,
+    dsack: Option<(u64, u64)>,
 }
 
 impl TcpReceiver {
@@ -89,6 +95,7 @@ impl TcpReceiver {
             ip_id: 0,
             stats: ReceiverStats::default(),
             blocks: Vec::with_capacity(4),
+            dsack: None,
         }
     }
 
@@ -139,10 +146,21 @@ impl TcpReceiver {
         }
         if seq < 0 || seq as u64 + len <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
+            self.stats.duplicate_bytes += len;
+            if seq >= 0 {
+                self.dsack = Some((seq as u64, seq as u64 + len));
+            }
             self.send_ack(now, out);
             return;
         }
         let seq = seq as u64;
+        if self.config.dsack && self.ooo.iter().any(|&(l, r)| l <= seq && seq + len <= r) {
+            self.stats.duplicate_segments += 1;
+            self.stats.duplicate_bytes += len;
+            self.dsack = Some((seq, seq + len));
+            self.send_ack(now, out);
+            return;
+        }
         if seq <= self.rcv_nxt {
             let had_hole = !self.ooo.is_empty();
             let before = self.rcv_nxt;
@@ -204,12 +222,18 @@ impl TcpReceiver {
         self.delack = None;
         self.last_ack_sent = self.rcv_nxt;
         self.blocks.clear();
+        let dsack = self.dsack.take();
         if self.config.sack {
             let max = if self.config.timestamps { 3 } else { 4 };
+            if let (Some((l, r)), true) = (dsack, self.config.dsack) {
+                self.blocks.push((self.wire(l), self.wire(r)));
+            }
+            // RFC 2883 section 4: the D-SACK block may be followed by the SACK block holding it.
+            let first = self.blocks.len();
             for &s in &self.recent {
                 if let Some(&(l, r)) = self.ooo.iter().find(|&&(l, r)| l <= s && s < r) {
                     let block = (self.wire(l), self.wire(r));
-                    if !self.blocks.contains(&block) && self.blocks.len() < max {
+                    if !self.blocks[first..].contains(&block) && self.blocks.len() < max {
                         self.blocks.push(block);
                     }
                 }
@@ -233,5 +257,71 @@ impl TcpReceiver {
         self.ip_id = self.ip_id.wrapping_add(1);
         out.packets.push(buf);
         self.stats.acks_sent += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    fn ep() -> Endpoints {
+        Endpoints {
+            src: Ipv4Addr::new(10, 0, 0, 1).into(),
+            dst: Ipv4Addr::new(10, 0, 0, 3).into(),
+            src_port: 20,
+            dst_port: 5001,
+        }
+    }
+
+    fn data(seq: u32, ts: Option<(u32, u32)>) -> Vec<u8> {
+        let spec = SegmentSpec {
+            seq,
+            ack: 1,
+            flags: flags::ACK,
+            window: 65535,
+            timestamps: ts,
+            sack: &[],
+            payload_len: 100,
+            payload_offset: u64::from(seq),
+        };
+        let mut p = Vec::new();
+        segment::build(&ep(), 0, &spec, &mut p);
+        p
+    }
+
+    #[test]
+    fn duplicates_are_reported_in_a_first_dsack_block_and_counted() {
+        let config = ReceiverConfig {
+            sack: true,
+            dsack: true,
+            timestamps: true,
+            ..ReceiverConfig::default()
+        };
+        let mut r = TcpReceiver::new(config, ep().reversed(), 0);
+        let mut out = Outbox::default();
+        r.on_packet(0, &data(1, Some((5, 0))), &mut out); // offset 0
+        r.on_packet(0, &data(201, Some((6, 0))), &mut out); // offset 200, above a hole
+        r.on_packet(0, &data(201, Some((7, 0))), &mut out); // held already
+        r.on_packet(0, &data(1, Some((8, 0))), &mut out); // below the cumulative ACK
+        let acks: Vec<Parsed> = out
+            .packets
+            .iter()
+            .map(|p| segment::parse(p).unwrap())
+            .collect();
+        assert_eq!(acks[1].sack.as_slice(), &[(201, 301)]);
+        assert_eq!(
+            acks[2].sack.as_slice(),
+            &[(201, 301), (201, 301)],
+            "D-SACK, then SACK"
+        );
+        assert_eq!(acks[3].sack.as_slice()[0], (1, 101), "D-SACK below the ACK");
+        assert_eq!(acks[3].ack, 101);
+        assert_eq!(
+            acks[3].timestamps,
+            Some((0, 8)),
+            "RFC 7323 4.3: SEG.SEQ <= Last.ACK.sent"
+        );
+        assert_eq!(r.stats().duplicate_bytes, 200);
     }
 }

@@ -109,6 +109,25 @@ impl RtoEstimator {
         self.backoff
     }
 
+    /// The RTT variation.
+    pub fn rttvar(&self) -> Time {
+        self.rttvar
+    }
+
+    /// The clock granularity G.
+    pub fn granularity(&self) -> Time {
+        self.config.granularity_ns
+    }
+
+    /// Sets SRTT and RTTVAR (a timeout response's restore, e.g. RFC 4015) and recomputes the RTO
+    /// as RFC 6298 (2.3) does, clearing the backoff.
+    pub fn set(&mut self, srtt: Time, rttvar: Time) {
+        self.srtt = Some(srtt);
+        self.rttvar = rttvar;
+        self.base = srtt + self.config.granularity_ns.max(4 * rttvar);
+        self.backoff = 0;
+    }
+
     /// The smoothed RTT, once measured.
     pub fn srtt(&self) -> Option<Time> {
         self.srtt

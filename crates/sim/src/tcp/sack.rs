@@ -73,13 +73,7 @@ impl Recovery for Sack {
             seq += s.mss;
         }
         // Rule 2: new data, within the receiver's and the maximum window.
-        let limit = s.snd_una + s.max_window.min(s.rwnd);
-        if s.snd_nxt.max(s.snd_max) + s.mss <= limit {
-            let seq = s.snd_nxt.max(s.snd_max);
-            s.snd_nxt = seq + s.mss;
-            return Some(seq);
-        }
-        None
+        s.next_new_segment()
     }
 
     fn in_recovery(&self) -> bool {
