@@ -15,6 +15,7 @@ use crate::scenario::{default_sim, Scenario};
 use crate::tcp::variant::TcpVariant;
 use crate::tracking;
 
+mod lowloss;
 mod reproduce;
 mod study;
 pub use reproduce::{run_reproduce, ReproduceArgs};

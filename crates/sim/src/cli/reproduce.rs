@@ -100,7 +100,7 @@ impl ReproduceArgs {
 }
 
 /// Makes `dir` if needed and checks a file can be written in it (then removes the file).
-fn check_writable(dir: &Path) -> std::io::Result<()> {
+pub(super) fn check_writable(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let probe = dir.join(format!(".taroc-write-check-{}", std::process::id()));
     std::fs::write(&probe, b"")?;
@@ -108,7 +108,7 @@ fn check_writable(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Writes `NAME.png` beside each `NAME.svg` of `plots` in `dir`.
-fn write_pngs(plots: &[(String, String)], dir: &Path) -> Result<(), String> {
+pub(super) fn write_pngs(plots: &[(String, String)], dir: &Path) -> Result<(), String> {
     let renderer = PngRenderer::new()?;
     for (name, svg) in plots {
         let path = dir.join(name).with_extension("png");
