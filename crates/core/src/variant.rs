@@ -45,8 +45,9 @@ impl Variant {
     /// - `taroc-plus-u` (one of [`EXTRA_NAMES`]): `taroc-plus` without context requests, for a
     ///   link with no reverse channel (ROHC's U-mode): its repairs are the compressor's alone;
     /// - `iphc-plain` (one of [`EXTRA_NAMES`]): RFC 2507 TCP compression with no repair (neither
-    ///   twice nor header requests), the compressor's full header on a retransmission the only
-    ///   repair: what Degermark et al. call "VJ header compression" for IPv6.
+    ///   twice nor header requests), the compressor's full header on a retransmission (and, as
+    ///   RFC 1144 does, on a duplicate ACK) the only repair: what Degermark et al. call "VJ
+    ///   header compression" for IPv6.
     pub fn by_name(name: &str) -> Option<Variant> {
         match name {
             "iphc-twice" => {
@@ -60,6 +61,7 @@ impl Variant {
                 variant.name = "iphc-plain";
                 variant.config.iphc.twice = false;
                 variant.config.iphc.header_requests = false;
+                variant.config.iphc.full_on_repeat = true;
                 Some(variant)
             }
             "taroc-plus" => {
@@ -140,6 +142,7 @@ mod tests {
         assert!(Variant::by_name("iphc").is_some_and(|v| v.config.iphc.header_requests));
         let plain = Variant::by_name("iphc-plain").unwrap();
         assert!(!plain.config.iphc.twice && !plain.config.iphc.header_requests);
+        assert!(plain.config.iphc.full_on_repeat);
         assert!(!Variant::all().contains(&plain));
         assert!(Variant::by_name("taroc-plus").is_some_and(|v| v
             .config
