@@ -23,7 +23,7 @@ and 2e-6), 12, 14 and 18 (WLAN, 2e-7) and 19 (WLAN, BER 1e-9 to 1e-4), every sch
 iphc-plain, twice is iphc-twice, twice + header request is iphc, ideal lossless compression is \
 ideal-5. Checks the paper's claims (--check: a failed claim exits 1). Writes low-loss.json and \
 plots (delivered segments against time and BER, the analytic figures; SVG and PNG) into --out, \
-checked writable first. Default: 5 seeds of 500 s; --quick: 2 seeds of 200 s and three BERs of \
+checked writable first. Default: 3 seeds of 500 s; --quick: 2 seeds of 200 s and three BERs of \
 Figure 19. --json prints JSON Lines, one record per figure, scheme and BER (study, figure, \
 topology, scheme, ber, goodput_bytes_per_s, delivered_segments, seeds, ...).";
 

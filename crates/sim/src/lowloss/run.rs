@@ -104,10 +104,10 @@ pub struct Options {
 }
 
 impl Options {
-    /// The full study: 5 seeds of 500 s, every default scheme, every BER of Figure 19.
+    /// The full study: 3 seeds of 500 s, every default scheme, every BER of Figure 19.
     pub fn full() -> Options {
         Options {
-            seeds: 5,
+            seeds: 3,
             duration_s: 500.0,
             threads: 0,
             schemes: DEFAULT_SCHEMES.iter().map(|s| s.to_string()).collect(),

@@ -76,7 +76,7 @@ impl Topology {
                 router_queue: 50,
                 host_queue: 200,
                 max_window_segments: 128,
-                min_rto_ms: 200,
+                min_rto_ms: 1000,
                 ..common
             },
         }
