@@ -33,6 +33,12 @@ pub fn label(scheme: &str) -> String {
     }
 }
 
+/// Schemes drawn dashed, so that a curve on top of another (iphc on iphc-twice, TAROC on none
+/// when it cannot compress) stays visible.
+fn dashed(scheme: &str) -> bool {
+    matches!(scheme, "iphc" | "taroc" | "taroc-plus")
+}
+
 /// Segments after `t` seconds at `kbps`.
 fn segments_at(kbps: f64, t: f64) -> f64 {
     kbps * 1000.0 / 8.0 / SEGMENT_BYTES as f64 * t
@@ -53,7 +59,9 @@ pub fn plots(r: &Results) -> Vec<(String, String)> {
             if let Some(cell) = r.cell(figure.topology, ber, scheme) {
                 let points = cell.series();
                 top = top.max(points.last().map_or(0.0, |p| p.1));
-                series.push(Series::line(&label(scheme), color(scheme), points));
+                let mut s = Series::line(&label(scheme), color(scheme), points);
+                s.dashed = dashed(scheme);
+                series.push(s);
             }
         }
         let mut quote = |name: &str, kbps: f64| {
@@ -117,6 +125,7 @@ fn figure_19(r: &Results) -> String {
         top = points.iter().map(|p| p.1).fold(top, f64::max);
         let mut s = Series::line(&label(scheme), color(scheme), points);
         s.marker = Marker::Dot;
+        s.dashed = dashed(scheme);
         series.push(s);
     }
     let lo = r.options.bers.iter().copied().fold(1e-9, f64::min);
