@@ -102,3 +102,61 @@ pub fn header_bytes(packet: &[u8]) -> Option<usize> {
         None => segment::header_bytes(packet),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::segment as seg;
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    /// An IP packet of `src`'s version from `src` to `dst` with a 20-byte TCP header (only
+    /// the headers matter here).
+    fn inner(src: IpAddr, dst: IpAddr) -> Vec<u8> {
+        let mut p = Vec::new();
+        match (src, dst) {
+            (IpAddr::V6(s), IpAddr::V6(d)) => {
+                p.extend_from_slice(&[0x60, 0, 0, 0, 0, 20, 6, 64]);
+                p.extend_from_slice(&s.octets());
+                p.extend_from_slice(&d.octets());
+            }
+            (IpAddr::V4(s), IpAddr::V4(d)) => {
+                p.extend_from_slice(&[0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6, 0, 0]);
+                p.extend_from_slice(&s.octets());
+                p.extend_from_slice(&d.octets());
+                let sum = checksum::checksum(&p);
+                p[10..12].copy_from_slice(&sum.to_be_bytes());
+            }
+            _ => unreachable!(),
+        }
+        p.extend_from_slice(&[
+            0, 1, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x10, 1, 0, 0, 0, 0, 0,
+        ]);
+        p
+    }
+
+    #[test]
+    fn wraps_and_unwraps_both_versions() {
+        let v6 = |i| IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, i));
+        let v4 = |i| IpAddr::V4(Ipv4Addr::new(10, 0, 0, i as u8));
+        for (a, b, extra) in [(v6(1), v6(3), 40), (v4(1), v4(3), 20)] {
+            let packet = inner(a, b);
+            let mut out = Vec::new();
+            assert!(encapsulate(a, &packet, &mut out));
+            assert_eq!(out.len(), packet.len() + extra);
+            assert_eq!(header_len(a.is_ipv6()), extra);
+            assert_eq!(seg::destination(&out), Some(b));
+            assert_eq!(decapsulate(&out, b), Some(&packet[..]));
+            assert_eq!(decapsulate(&out, a), None, "not to me");
+            assert_eq!(decapsulate(&packet, b), None, "not tunnelled");
+            assert_eq!(header_bytes(&out), Some(out.len()));
+            // A damaged outer length is not unwrapped.
+            let mut bad = out.clone();
+            bad[5] ^= 1;
+            assert_eq!(decapsulate(&bad, b), None);
+        }
+        let mut out = Vec::new();
+        assert!(!encapsulate(v4(1), &inner(v6(1), v6(3)), &mut out));
+        assert!(out.is_empty());
+        assert!(!encapsulate(v6(1), &[0x99], &mut out));
+    }
+}
