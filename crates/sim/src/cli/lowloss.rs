@@ -27,6 +27,16 @@ checked writable first. Default: 3 seeds of 500 s; --quick: 2 seeds of 200 s and
 Figure 19. --json prints JSON Lines, one record per figure, scheme and BER (study, figure, \
 topology, scheme, ber, goodput_bytes_per_s, delivered_segments, seeds, ...).";
 
+/// The help of `--schemes`, listing every scheme from the code.
+fn schemes_help() -> String {
+    format!(
+        "Schemes to run, comma-separated, each once [default: {}]; any of {}, ideal and ideal-N \
+         (an ideal lossless header of N bytes)",
+        run::DEFAULT_SCHEMES.join(","),
+        super::scheme_names()
+    )
+}
+
 /// The arguments of `taroc reproduce low-loss`.
 #[derive(Debug, Clone, Args)]
 #[command(long_about = ABOUT)]
@@ -40,8 +50,8 @@ pub struct LowLossArgs {
     /// Simulated seconds per run (overrides the mode's; the paper's: 500).
     #[arg(long)]
     pub duration: Option<f64>,
-    /// Schemes, comma-separated [default: none,iphc-plain,iphc-twice,iphc,taroc,taroc-plus,ideal-5].
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    /// Schemes to run (see `--help` for the list).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', help = schemes_help())]
     pub schemes: Option<Vec<String>>,
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
