@@ -611,7 +611,9 @@ impl Network {
                     }
                 }
                 let fate = match result {
-                    Ok(()) if receiver_accepts(&packet) => FrameFate::Delivered,
+                    Ok(()) if receiver_accepts(crate::tunnel::innermost(&packet)) => {
+                        FrameFate::Delivered
+                    }
                     Ok(()) => FrameFate::Damaged,
                     Err(reason) if reason.is_context_damage() => FrameFate::Damaged,
                     Err(_) => FrameFate::Lost,

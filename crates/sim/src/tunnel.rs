@@ -74,6 +74,15 @@ pub fn decapsulate(packet: &[u8], me: IpAddr) -> Option<&[u8]> {
     (dst == me).then_some(inner)
 }
 
+/// The innermost packet of `packet`: itself if it is not IP-in-IP, else the innermost of its
+/// inner packet.
+pub fn innermost(packet: &[u8]) -> &[u8] {
+    match outer(packet) {
+        Some((_, inner)) => innermost(inner),
+        None => packet,
+    }
+}
+
 /// The outer destination and the inner packet of an exact IP-in-IP packet.
 fn outer(packet: &[u8]) -> Option<(IpAddr, &[u8])> {
     match packet.first()? >> 4 {
@@ -149,6 +158,8 @@ mod tests {
             assert_eq!(decapsulate(&out, a), None, "not to me");
             assert_eq!(decapsulate(&packet, b), None, "not tunnelled");
             assert_eq!(header_bytes(&out), Some(out.len()));
+            assert_eq!(innermost(&out), &packet[..]);
+            assert_eq!(innermost(&packet), &packet[..]);
             // A damaged outer length is not unwrapped.
             let mut bad = out.clone();
             bad[5] ^= 1;
