@@ -21,7 +21,7 @@ pub struct Variant {
 pub const NAMES: [&str; 6] = ["none", "vj", "iphc-twice", "iphc", "taroc", "taroc-plus"];
 
 /// Names of variants that exist for comparisons but are not in the default lists ([`NAMES`]).
-pub const EXTRA_NAMES: [&str; 2] = ["taroc-repair", "taroc-plus-u"];
+pub const EXTRA_NAMES: [&str; 3] = ["taroc-repair", "taroc-plus-u", "iphc-plain"];
 
 impl Variant {
     /// The variant of `scheme` with default settings, named after the scheme.
@@ -43,13 +43,25 @@ impl Variant {
     ///   unchanged, with the bounded repairs of `taroc-plus` ([`crate::taroc::Repair::live`]):
     ///   what the draft needs to stay live;
     /// - `taroc-plus-u` (one of [`EXTRA_NAMES`]): `taroc-plus` without context requests, for a
-    ///   link with no reverse channel (ROHC's U-mode): its repairs are the compressor's alone.
+    ///   link with no reverse channel (ROHC's U-mode): its repairs are the compressor's alone;
+    /// - `iphc-plain` (one of [`EXTRA_NAMES`]): RFC 2507 TCP compression with no repair (neither
+    ///   twice nor header requests), the compressor's full header on a retransmission (and, as
+    ///   RFC 1144 does, on a duplicate ACK) the only repair: what Degermark et al. call "VJ
+    ///   header compression" for IPv6.
     pub fn by_name(name: &str) -> Option<Variant> {
         match name {
             "iphc-twice" => {
                 let mut variant = Variant::of(Scheme::Iphc);
                 variant.name = "iphc-twice";
                 variant.config.iphc.header_requests = false;
+                Some(variant)
+            }
+            "iphc-plain" => {
+                let mut variant = Variant::of(Scheme::Iphc);
+                variant.name = "iphc-plain";
+                variant.config.iphc.twice = false;
+                variant.config.iphc.header_requests = false;
+                variant.config.iphc.full_on_repeat = true;
                 Some(variant)
             }
             "taroc-plus" => {
@@ -128,6 +140,10 @@ mod tests {
         }
         assert!(Variant::by_name("iphc-twice").is_some_and(|v| !v.config.iphc.header_requests));
         assert!(Variant::by_name("iphc").is_some_and(|v| v.config.iphc.header_requests));
+        let plain = Variant::by_name("iphc-plain").unwrap();
+        assert!(!plain.config.iphc.twice && !plain.config.iphc.header_requests);
+        assert!(plain.config.iphc.full_on_repeat);
+        assert!(!Variant::all().contains(&plain));
         assert!(Variant::by_name("taroc-plus").is_some_and(|v| v
             .config
             .taroc

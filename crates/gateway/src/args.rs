@@ -294,7 +294,7 @@ pub struct RunArgs {
 
     /// Scheme of both directions: none, vj, iphc-twice, iphc, taroc (the draft as written: it
     /// cannot repair a context, so a restarted peer or one lost burst can stall a connection for
-    /// good), taroc-plus (TAROC with bounded repair, the default), or taroc-repair, taroc-plus-u.
+    /// good), taroc-plus (TAROC with bounded repair, the default), or taroc-repair, taroc-plus-u, iphc-plain.
     #[arg(long, value_name = "NAME", default_value = "taroc-plus", value_parser = Variant::parse)]
     pub scheme: Variant,
     /// Scheme of the forward direction (A to B; UDP: what this side sends), instead of --scheme.
@@ -448,7 +448,7 @@ impl RunArgs {
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Schemes, comma-separated [default: every scheme]: none, vj, iphc-twice, iphc, taroc,
-    /// taroc-plus; also taroc-repair, taroc-plus-u.
+    /// taroc-plus; also taroc-repair, taroc-plus-u, iphc-plain.
     #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
     pub schemes: Vec<Variant>,
     /// Link rates, kbit/s, comma-separated.

@@ -280,7 +280,7 @@ pub fn resume_table(records: &[ResumeRecord]) -> String {
 #[derive(Debug, Clone, Args)]
 pub struct ResumeArgs {
     /// Schemes, comma-separated [default: every scheme]: none, vj, iphc-twice, iphc, taroc,
-    /// taroc-plus; also taroc-repair, taroc-plus-u.
+    /// taroc-plus; also taroc-repair, taroc-plus-u, iphc-plain.
     #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
     pub schemes: Vec<Variant>,
     /// Transfer size, bytes (suffixes K, M, G: powers of 1024).

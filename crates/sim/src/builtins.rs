@@ -6,15 +6,26 @@ use crate::scenario::{default_sim, Scenario};
 
 /// The names of the built-in scenarios (besides `appendix-b-KBPS-BER`, one per row of the
 /// draft's tables, e.g. `appendix-b-9.6-1e-5`).
-pub const BUILTINS: [&str; 2] = ["default", "slides-cwnd"];
+pub const BUILTINS: [&str; 4] = ["default", "slides-cwnd", "low-loss-modem", "low-loss-wlan"];
 
 /// A built-in scenario by name: `default` ([`default_sim`]), `slides-cwnd` (the slides'
 /// congestion-window tracking case: 9.6 kbit/s, BER 1e-5, MTU 296, SACK, TAROC) or
-/// `appendix-b-KBPS-BER` (a row of the draft's tables with its TCP and MTU, TAROC).
+/// `appendix-b-KBPS-BER` (a row of the draft's tables with its TCP and MTU, TAROC), or
+/// `low-loss-modem` / `low-loss-wlan` (Degermark et al.'s topologies at BER 2e-7, 500 s,
+/// `iphc-plain`: [`crate::lowloss::topology`]).
 pub fn builtin(name: &str) -> Option<Scenario> {
     match name {
         "default" => return Some(default_sim()),
         "slides-cwnd" => return Some(crate::tracking::slides_case()),
+        "low-loss-modem" | "low-loss-wlan" => {
+            use crate::lowloss::topology::Topology;
+            let t = if name == "low-loss-modem" {
+                Topology::Modem
+            } else {
+                Topology::Wlan
+            };
+            return Some(t.scenario("iphc-plain", 2e-7, 500.0, 1));
+        }
         _ => {}
     }
     let rest = name.strip_prefix("appendix-b-")?;
@@ -37,6 +48,8 @@ mod tests {
             "slides-cwnd",
             "appendix-b-9.6-1e-5",
             "appendix-b-384-1e-3",
+            "low-loss-modem",
+            "low-loss-wlan",
         ] {
             let s = builtin(name).unwrap();
             let text = s.to_toml();

@@ -16,6 +16,7 @@ use crate::tcp::variant::TcpVariant;
 use crate::tracking;
 
 mod dclor;
+mod lowloss;
 mod reproduce;
 mod study;
 pub use reproduce::{run_reproduce, ReproduceArgs};

@@ -248,6 +248,8 @@ pub struct Network {
     feedback: Vec<u8>,
     /// Packets dropped for lack of a route.
     pub unroutable: u64,
+    /// Whether the hosts' agents talk through an IP-in-IP tunnel ([`crate::tunnel`]).
+    pub tunnel: bool,
     /// Scheduled decompressor resets: the link and its fresh decompressor (taken when used).
     resets: Vec<(LinkId, Option<Box<AnyDecompressor>>)>,
 }
@@ -265,6 +267,7 @@ impl Network {
             packet: Vec::with_capacity(2048),
             feedback: Vec::with_capacity(256),
             unroutable: 0,
+            tunnel: false,
             resets: Vec::new(),
         }
     }
@@ -400,7 +403,14 @@ impl Network {
     /// Sends what the agent of `n` produced and (re)schedules its timer.
     fn after_agent(&mut self, n: NodeId) {
         while !self.out.packets.is_empty() {
-            let packet = self.out.packets.remove(0);
+            let mut packet = self.out.packets.remove(0);
+            if self.tunnel {
+                let mut outer = self.out.buffer();
+                if crate::tunnel::encapsulate(self.nodes[n].addr, &packet, &mut outer) {
+                    std::mem::swap(&mut packet, &mut outer);
+                }
+                self.out.recycle(outer);
+            }
             self.forward(n, packet);
         }
         let deadline = match &self.nodes[n].agent {
@@ -475,7 +485,7 @@ impl Network {
                     (FrameKind::Ip, item.bytes, len)
                 }
                 Codec::Ideal { header } => {
-                    let headers = segment::header_bytes(&item.bytes).unwrap_or(0);
+                    let headers = crate::tunnel::header_bytes(&item.bytes).unwrap_or(0);
                     link.stats.payload_bytes += (item.bytes.len() - headers) as u64;
                     let len = item.bytes.len() - headers.min(item.bytes.len())
                         + if headers > 0 { *header } else { 0 }
@@ -483,7 +493,7 @@ impl Network {
                     (FrameKind::CompressedTcp, item.bytes, len)
                 }
                 Codec::Real { compressor, .. } => {
-                    if let Some(headers) = segment::header_bytes(&item.bytes) {
+                    if let Some(headers) = crate::tunnel::header_bytes(&item.bytes) {
                         link.stats.payload_bytes += (item.bytes.len() - headers) as u64;
                     }
                     compressor.set_time(Duration::from_nanos(now));
@@ -601,7 +611,9 @@ impl Network {
                     }
                 }
                 let fate = match result {
-                    Ok(()) if receiver_accepts(&packet) => FrameFate::Delivered,
+                    Ok(()) if receiver_accepts(crate::tunnel::innermost(&packet)) => {
+                        FrameFate::Delivered
+                    }
                     Ok(()) => FrameFate::Damaged,
                     Err(reason) if reason.is_context_damage() => FrameFate::Damaged,
                     Err(_) => FrameFate::Lost,
@@ -625,9 +637,17 @@ impl Network {
         self.deliver(to, packet);
     }
 
-    fn deliver(&mut self, n: NodeId, packet: Vec<u8>) {
+    fn deliver(&mut self, n: NodeId, mut packet: Vec<u8>) {
         let now = self.now;
         let node = &mut self.nodes[n];
+        if self.tunnel && !matches!(node.agent, Agent::None) {
+            if let Some(inner) = crate::tunnel::decapsulate(&packet, node.addr) {
+                let mut bytes = self.out.buffer();
+                bytes.extend_from_slice(inner);
+                std::mem::swap(&mut packet, &mut bytes);
+                self.out.recycle(bytes);
+            }
+        }
         let for_me = segment::destination(&packet) == Some(node.addr);
         match (&mut node.agent, for_me) {
             (Agent::Sender(s), true) => s.on_packet(now, &packet, &mut self.out),

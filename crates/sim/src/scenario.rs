@@ -22,7 +22,7 @@ use crate::tracking::Accuracy;
 
 /// Scheme names accepted on the wireless link: the codec variants (the extra ones of
 /// `taroc_core::variant::EXTRA_NAMES` too) plus the simulator's `ideal`.
-pub const SCHEMES: [&str; 9] = [
+pub const SCHEMES: [&str; 10] = [
     "none",
     "vj",
     "iphc",
@@ -32,6 +32,7 @@ pub const SCHEMES: [&str; 9] = [
     "taroc-repair",
     "taroc-plus-u",
     "ideal",
+    "iphc-plain",
 ];
 
 /// The compressed header size of the simulator-only IDEAL schemes: `ideal` (the draft's 4
@@ -98,10 +99,17 @@ pub struct Scenario {
     /// (a restarted peer), and the outcome tells how long the flows stayed broken.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decompressor_reset_s: Option<f64>,
+    /// Whether the hosts talk through an IP-in-IP tunnel of their IP version (IPv6-in-IPv6 or
+    /// IPv4-in-IPv4, [`crate::tunnel`]), whose outer header the wireless codecs see.
+    pub tunnel: bool,
+    /// Whether `iphc` repairs with the twice algorithm as well as header requests (RFC 2507
+    /// section 10 in full, Degermark et al.'s low-loss compression); false (the default) models
+    /// the TAROC draft's IPHC, header requests alone.
+    pub iphc_twice: bool,
 }
 
 /// One comment per field of the TOML form.
-const FIELD_DOCS: [(&str, &str); 26] = [
+const FIELD_DOCS: [(&str, &str); 28] = [
     ("wireless_bps", "Wireless bandwidth, bits per second."),
     ("wireless_delay_ms", "Wireless one-way delay, ms."),
     (
@@ -146,6 +154,14 @@ const FIELD_DOCS: [(&str, &str); 26] = [
         "Replace both wireless decompressors by fresh ones at this second (a restarted peer).",
     ),
     (
+        "tunnel",
+        "IP-in-IP tunnel (of the hosts' IP version) between the hosts; the MTU includes it.",
+    ),
+    (
+        "iphc_twice",
+        "iphc with the twice algorithm too (RFC 2507 in full) instead of the draft's IPHC.",
+    ),
+    (
         "[errors]",
         "Bit errors on the wireless link, router -> mobile (data).",
     ),
@@ -185,6 +201,8 @@ impl Default for Scenario {
             min_rto_ms: 1000,
             rto_backoff: Backoff::Ns2Classic,
             decompressor_reset_s: None,
+            tunnel: false,
+            iphc_twice: false,
         }
     }
 }
@@ -243,7 +261,12 @@ impl Scenario {
     pub fn mss(&self) -> usize {
         let ip = if self.ipv6 { 40 } else { 20 };
         let ts = if self.timestamps { 12 } else { 0 };
-        self.mtu.saturating_sub(ip + 20 + ts)
+        let tunnel = if self.tunnel {
+            crate::tunnel::header_len(self.ipv6)
+        } else {
+            0
+        };
+        self.mtu.saturating_sub(ip + 20 + ts + tunnel)
     }
 
     /// Reads a scenario from TOML (the fields of [`Scenario`]; missing ones take the defaults of
@@ -368,7 +391,7 @@ impl Scenario {
             return None;
         }
         let mut variant = Variant::by_name(&self.scheme)?;
-        if self.scheme == "iphc" {
+        if self.scheme == "iphc" && !self.iphc_twice {
             // The draft's IPHC: RFC 2507 with header requests, without the twice algorithm.
             variant.config.iphc.twice = false;
         }
@@ -438,6 +461,7 @@ impl Scenario {
             iss,
         );
         let mut net = Network::new(self.seed);
+        net.tunnel = self.tunnel;
         let f = net.add_node(fixed, Agent::Sender(Box::new(sender)));
         let r = net.add_node(router, Agent::None);
         let m = net.add_node(mobile, Agent::Receiver(Box::new(receiver)));

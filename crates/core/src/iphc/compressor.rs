@@ -139,7 +139,7 @@ enum Decision {
 }
 
 /// Decides the format of `packet` against the context `ctx` of its stream.
-fn decide(ctx: &TcpContext, packet: &[u8], layout: &Layout) -> Decision {
+fn decide(ctx: &TcpContext, packet: &[u8], layout: &Layout, config: &IphcConfig) -> Decision {
     let Some(t) = layout.tcp else {
         return Decision::New;
     };
@@ -147,7 +147,10 @@ fn decide(ctx: &TcpContext, packet: &[u8], layout: &Layout) -> Decision {
     if !chain::same_ip_context(&ctx.layout, &ctx.header, layout, packet) {
         return Decision::Move;
     }
-    let decision = if ctx.needs_full || ctx.layout != *layout {
+    let decision = if ctx.needs_full
+        || ctx.layout != *layout
+        || (config.full_on_repeat && tcp::repeats(packet, &ctx.header, layout))
+    {
         Decision::Full
     } else {
         match tcp::changes(packet, &ctx.header, layout, ctx.last_payload, ctx.high_seq) {
@@ -216,7 +219,7 @@ impl IphcCompressor {
         let (mut cid, fresh) = self.tcp.assign(&self.key, space);
         let slot = self.tcp.slot_mut(cid).expect("an assigned CID has a slot");
         let mut decision = match &slot.ctx {
-            Some(ctx) if !fresh => decide(ctx, packet, layout),
+            Some(ctx) if !fresh => decide(ctx, packet, layout, &self.config),
             _ => Decision::New,
         };
         if let (Decision::Compressed(changes), Some(ctx)) = (decision, &slot.ctx) {

@@ -199,6 +199,11 @@ pub struct IphcConfig {
     /// Whether twice also tries multiples of the segment size (the paper's extension). Default
     /// true; only used with [`IphcConfig::twice`].
     pub twice_segment_multiples: bool,
+    /// Whether the compressor sends a full header for a segment without data that repeats its
+    /// context's sequence, acknowledgment and window (a duplicate ACK: RFC 1144's rule for a
+    /// "retransmitted ack", which repairs an ACK stream when nothing else does). Default false;
+    /// `iphc-plain` sets it.
+    pub full_on_repeat: bool,
     /// TCP_SPACE: the largest TCP CID (3..=255 in RFC 2507, 0..=255 in RFC 2509). Default 15.
     pub tcp_space: u8,
     /// NON_TCP_SPACE: the largest non-TCP CID (3..=65535 in RFC 2507, 0..=65535 in RFC 2509).
@@ -222,6 +227,7 @@ impl Default for IphcConfig {
             header_requests: true,
             twice: true,
             twice_segment_multiples: true,
+            full_on_repeat: false,
             tcp_space: 15,
             non_tcp_space: 15,
             f_max_period: 256,

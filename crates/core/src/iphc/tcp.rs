@@ -302,6 +302,19 @@ pub enum NotCompressible {
     NoDelta,
 }
 
+/// Whether `packet` carries no data and repeats its context `ctx` in sequence number,
+/// acknowledgment number and window: RFC 1144's "retransmitted ack or window probe" (section
+/// 3.2.3 of its appendix), which VJ sends uncompressed in case the other side missed the
+/// compressed version.
+pub fn repeats(packet: &[u8], ctx: &[u8], layout: &Layout) -> bool {
+    let now = read_fields(packet, layout);
+    let before = read_fields(ctx, layout);
+    packet.len() == layout.len
+        && now.seq == before.seq
+        && now.ack == before.ack
+        && now.window == before.window
+}
+
 /// Works out the COMPRESSED_TCP change mask of `packet` against context `ctx` (same layout and
 /// NOCHANGE fields, checked by the caller). `last_payload` is the payload length of the
 /// context's packet, `high_seq` the highest sequence number the stream has sent (one past its

@@ -540,6 +540,47 @@ fn nodelta_for_fin_and_full_header_for_retransmissions() {
     assert_eq!(pair.pass(&v4_tcp(ip, &syn)).0, FrameKind::FullHeader);
 }
 
+/// `iphc-plain`'s rule (RFC 1144's retransmitted ACK): a duplicate ACK goes as a full header,
+/// which repairs an ACK stream that lost a packet when neither twice nor requests run; with the
+/// default configuration it goes compressed. Tunnelled (IPv6 in IPv6) as Degermark et al. run.
+#[test]
+fn full_on_repeat_sends_a_duplicate_ack_whole_and_repairs_the_stream() {
+    let tunnel = |t: &Tcp| {
+        let outer = V6 {
+            src: C6,
+            dst: D6,
+            ..V6::new()
+        };
+        outer.wrap(41, &v6_tcp(V6::new(), t))
+    };
+    let plain = IphcConfig {
+        twice: false,
+        header_requests: false,
+        full_on_repeat: true,
+        ..IphcConfig::default()
+    };
+    for (config, dup_kind) in [
+        (plain, FrameKind::FullHeader),
+        (IphcConfig::default(), FrameKind::CompressedTcp),
+    ] {
+        let mut pair = Pair::new(config);
+        let mut t = Tcp::new(9000, 50_000);
+        pair.pass(&tunnel(&t));
+        t.ack += 1000;
+        assert_eq!(pair.pass(&tunnel(&t)).0, FrameKind::CompressedTcp);
+        t.ack += 1000;
+        // This ACK is lost: the next new ACK cannot be rebuilt without twice.
+        pair.send(&tunnel(&t));
+        let (kind, dup) = pair.send(&tunnel(&t));
+        assert_eq!(kind, dup_kind);
+        if dup_kind == FrameKind::FullHeader {
+            assert_eq!(pair.recv(kind, &dup).as_deref(), Ok(&tunnel(&t)[..]));
+            t.ack += 1000;
+            assert_eq!(pair.pass(&tunnel(&t)).0, FrameKind::CompressedTcp);
+        }
+    }
+}
+
 #[test]
 fn compressed_non_tcp_formats() {
     let mut pair = Pair::new(IphcConfig::default());

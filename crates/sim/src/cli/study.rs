@@ -8,6 +8,7 @@ use std::io::Write;
 use clap::{Args, Subcommand};
 
 use super::dclor::{run_dclor, DclorArgs};
+use super::lowloss::{run_low_loss, LowLossArgs};
 use super::reproduce::{run_reproduce, ReproduceArgs};
 use super::Exit;
 
@@ -30,6 +31,8 @@ pub enum Study {
     AppendixB(ReproduceArgs),
     /// The DCLOR draft's Appendix 2: spurious-timeout responses over the STIS stall model.
     Dclor(DclorArgs),
+    /// Degermark et al.'s low-loss header compression: Figures 4-6, 10-14, 18, 19.
+    LowLoss(LowLossArgs),
 }
 
 /// Runs the study `command` names (Appendix B if none): results to `out`, errors to `err`, a
@@ -44,5 +47,6 @@ pub fn run_study(
         None => run_reproduce(&command.appendix_b, out, err, progress),
         Some(Study::AppendixB(args)) => run_reproduce(args, out, err, progress),
         Some(Study::Dclor(args)) => run_dclor(args, out, err, progress),
+        Some(Study::LowLoss(args)) => run_low_loss(args, out, err, progress),
     }
 }

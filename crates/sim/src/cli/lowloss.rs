@@ -1,0 +1,183 @@
+//! `taroc reproduce low-loss`: Degermark et al.'s evaluation — the analytic figures computed,
+//! the Modem and WLAN figures simulated with the real codecs, the paper's claims checked, the
+//! JSON and plots written to `--out`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::reproduce::{check_writable, write_pngs};
+use super::Exit;
+use crate::lowloss::{claims, plots, report, run};
+use crate::progress::Progress;
+
+const ABOUT: &str = "\
+Reproduce the evaluation of Degermark et al., \"Low-loss TCP/IP header compression for wireless \
+networks\". Prints the analytic results (Figure 4's 1.4 bits, Figure 5, section 3.5's loss \
+reductions of 52/30/68/45%, Figure 13's table) beside the paper's, then simulates Figure 9's \
+Modem (14.4 kbit/s) and WLAN (2 Mbit/s, RTT 220 ms) topologies with 512-byte segments in \
+tunnelled IPv6 (100 bytes of headers) through the real codecs: Figures 10 and 11 (Modem, BER 2e-7 \
+and 2e-6), 12, 14 and 18 (WLAN, 2e-7) and 19 (WLAN, BER 1e-9 to 1e-4), every scheme of \
+--schemes, several seeds each on all cores. The paper's \"VJ header compression\" is our \
+iphc-plain, twice is iphc-twice, twice + header request is iphc, ideal lossless compression is \
+ideal-5. Checks the paper's claims (--check: a failed claim exits 1). Writes low-loss.json and \
+plots (delivered segments against time and BER, the analytic figures; SVG and PNG) into --out, \
+checked writable first. Default: 3 seeds of 500 s; --quick: 2 seeds of 200 s and three BERs of \
+Figure 19. --json prints JSON Lines, one record per figure, scheme and BER (study, figure, \
+topology, scheme, ber, goodput_bytes_per_s, delivered_segments, seeds, ...).";
+
+/// The help of `--schemes`, listing every scheme from the code.
+fn schemes_help() -> String {
+    format!(
+        "Schemes to run, comma-separated, each once [default: {}]; any of {}, ideal and ideal-N \
+         (an ideal lossless header of N bytes)",
+        run::DEFAULT_SCHEMES.join(","),
+        super::scheme_names()
+    )
+}
+
+/// The arguments of `taroc reproduce low-loss`.
+#[derive(Debug, Clone, Args)]
+#[command(long_about = ABOUT)]
+pub struct LowLossArgs {
+    /// 2 seeds of 200 s and Figure 19 at three BERs (1e-8, 2e-7, 1e-5).
+    #[arg(long)]
+    pub quick: bool,
+    /// Seeds per cell (overrides the mode's).
+    #[arg(long)]
+    pub seeds: Option<u32>,
+    /// Simulated seconds per run (overrides the mode's; the paper's: 500).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Schemes to run (see `--help` for the list).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', help = schemes_help())]
+    pub schemes: Option<Vec<String>>,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Print JSON Lines (one record per figure, scheme and BER) instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit with status 1 if any of the paper's claims fails on our results.
+    #[arg(long)]
+    pub check: bool,
+    /// Directory for low-loss.json and the plots (created if needed).
+    #[arg(long, default_value = "sim-results")]
+    pub out: PathBuf,
+    /// Write the plots as SVG only.
+    #[arg(long)]
+    pub no_png: bool,
+}
+
+impl LowLossArgs {
+    /// The study these arguments ask for, checked (an error is a usage error).
+    pub fn options(&self) -> Result<run::Options, String> {
+        let mut o = if self.quick {
+            run::Options::quick()
+        } else {
+            run::Options::full()
+        };
+        if let Some(s) = self.seeds {
+            o.seeds = s;
+        }
+        if let Some(d) = self.duration {
+            o.duration_s = d;
+        }
+        if let Some(s) = &self.schemes {
+            o.schemes = s.iter().map(|s| s.trim().to_string()).collect();
+        }
+        o.threads = self.threads;
+        o.check()?;
+        Ok(o)
+    }
+}
+
+/// Runs `taroc reproduce low-loss`: the report (or JSON Lines) to `out`, errors to `err`, a
+/// progress bar on standard error if `progress`.
+pub fn run_low_loss(
+    args: &LowLossArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: bool,
+) -> Exit {
+    let options = match args.options() {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = writeln!(err, "taroc reproduce low-loss: {e}");
+            return Exit::Usage;
+        }
+    };
+    if let Err(e) = check_writable(&args.out) {
+        let _ = writeln!(
+            err,
+            "taroc reproduce low-loss: --out {}: cannot write there: {e}",
+            args.out.display()
+        );
+        return Exit::Failure;
+    }
+    let start = std::time::Instant::now();
+    let bar = Progress::new(options.runs() as u64, "runs", progress);
+    let results = run::run(&options, &|done, _| bar.set(done as u64));
+    bar.finish();
+    let wall = start.elapsed().as_secs_f64();
+    let checked = claims::check_all(&results);
+    let records = report::records(&results);
+    let printed = if args.json {
+        records.iter().try_for_each(|r| {
+            serde_json::to_string(r)
+                .map_err(std::io::Error::other)
+                .and_then(|s| writeln!(out, "{s}"))
+        })
+    } else {
+        write!(
+            out,
+            "{}{}\n{} runs in {wall:.1} s wall\n",
+            report::analytic_text(),
+            report::simulated_text(&results, &checked),
+            options.runs()
+        )
+    };
+    let mut exit = Exit::of(printed.is_ok());
+    let plots = plots::plots(&results);
+    let written = (|| -> Result<(), String> {
+        let write = |name: &str, bytes: &[u8]| {
+            let path = args.out.join(name);
+            std::fs::write(&path, bytes)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        };
+        let json = serde_json::to_string_pretty(&records).map_err(|e| format!("JSON: {e}"))?;
+        write("low-loss.json", json.as_bytes())?;
+        for (name, svg) in &plots {
+            write(name, svg.as_bytes())?;
+        }
+        if args.no_png {
+            Ok(())
+        } else {
+            write_pngs(&plots, &args.out)
+                .map_err(|e| format!("PNG plots: {e} (--no-png skips them)"))
+        }
+    })();
+    match written {
+        Ok(()) if !args.json => {
+            let _ = writeln!(out, "JSON and plots in {}", args.out.display());
+        }
+        Ok(()) => {}
+        Err(e) => {
+            let _ = writeln!(err, "taroc reproduce low-loss: {e}");
+            exit = Exit::Failure;
+        }
+    }
+    if args.check && claims::any_fails(&checked) {
+        let failed = checked
+            .iter()
+            .filter(|c| c.verdict == claims::Verdict::Fails)
+            .count();
+        let _ = writeln!(
+            err,
+            "taroc reproduce low-loss: --check: {failed} of the paper's claims fail on our results"
+        );
+        exit = Exit::Failure;
+    }
+    exit
+}
