@@ -7,18 +7,21 @@
 //! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid),
 //! [`mod@reference`] (the draft's numbers), [`plot`] (SVG charts), [`outage`] (how long a flow stays
 //! broken), [`tracking`] (accuracy of TAROC's congestion-window tracking) and, above the
-//! scenarios and the reproductions that make them, [`builtins`] (the scenarios by name).
+//! scenarios and the reproductions that make them, [`builtins`] (the scenarios by name);
+//! [`decoupling`]: Wang & Kung's TCP decoupling.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod builtins;
 pub mod cli;
+pub mod decoupling;
 pub mod event;
 pub mod link;
 pub mod net;
 pub mod outage;
 pub mod plot;
 pub mod progress;
+pub mod queue;
 pub mod reference;
 pub mod reproduce;
 pub mod scenario;
