@@ -15,9 +15,11 @@ use crate::scenario::{default_sim, Scenario};
 use crate::tcp::variant::TcpVariant;
 use crate::tracking;
 
+mod decoupling;
 mod mat;
 mod reproduce;
 mod study;
+pub use decoupling::{run_decoupling, DecouplingArgs};
 pub use mat::{run_mat, MatArgs, MAT_ABOUT};
 pub use reproduce::{run_reproduce, ReproduceArgs};
 pub use study::{run_study, ReproduceCommand, Study};

@@ -27,4 +27,5 @@ pub mod reproduce;
 pub mod scenario;
 pub mod tcp;
 pub mod thin;
+pub mod topology;
 pub mod tracking;

@@ -7,6 +7,7 @@ use std::io::Write;
 
 use clap::{Args, Subcommand};
 
+use super::decoupling::{run_decoupling, DecouplingArgs};
 use super::reproduce::{run_reproduce, ReproduceArgs};
 use super::Exit;
 
@@ -27,6 +28,8 @@ pub struct ReproduceCommand {
 pub enum Study {
     /// The TAROC draft's Appendix B tables (the default study).
     AppendixB(ReproduceArgs),
+    /// Wang & Kung's TCP decoupling: suites 1 and 2, fairness, codecs on the lossy hop.
+    Decoupling(DecouplingArgs),
 }
 
 /// Runs the study `command` names (Appendix B if none): results to `out`, errors to `err`, a
@@ -40,5 +43,6 @@ pub fn run_study(
     match &command.study {
         None => run_reproduce(&command.appendix_b, out, err, progress),
         Some(Study::AppendixB(args)) => run_reproduce(args, out, err, progress),
+        Some(Study::Decoupling(args)) => run_decoupling(args, out, err, progress),
     }
 }
