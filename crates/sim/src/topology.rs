@@ -170,6 +170,11 @@ impl Dumbbell {
         Ok(d)
     }
 
+    /// The scenario as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
     /// Checks the values, with a message naming the bad one.
     pub fn validate(&self) -> Result<(), String> {
         if self.flows.is_empty() || self.flows.len() > 200 {
@@ -433,5 +438,51 @@ impl Dumbbell {
             corrupted: fwd.corrupted + bwd.corrupted,
             decompressor_drops: fwd.decompressor_drops + bwd.decompressor_drops,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TESTBED: &str = r#"
+rtt_ms = 10.0
+ber = 2e-6
+[[flows]]
+kind = "decoupling"
+vmss = 3000
+controls = 2
+[[flows]]
+kind = "reno"
+"#;
+
+    #[test]
+    fn a_toml_scenario_takes_the_paper_defaults() {
+        let d = Dumbbell::from_toml(TESTBED).unwrap();
+        assert_eq!(d.rate_bps, 10_000_000);
+        assert_eq!((d.queue, d.packet_bytes, d.mss()), (50, 1500, 1448));
+        assert_eq!(d.flows[0].vmss, 3000);
+        assert_eq!(d.flows[1], FlowSpec::of(FlowKind::Reno));
+        assert_eq!(Dumbbell::from_toml(&d.to_toml()).unwrap(), d);
+    }
+
+    #[test]
+    fn bad_scenarios_are_refused_with_a_reason() {
+        let bad = TESTBED.replace("ber = 2e-6", "ber = 2.0");
+        assert!(Dumbbell::from_toml(&bad).unwrap_err().contains("ber"));
+        let bad = TESTBED.replace("kind = \"reno\"", "kind = \"cubic\"");
+        assert!(Dumbbell::from_toml(&bad).is_err());
+        let bad = format!("scheme = \"nope\"\n{TESTBED}");
+        assert!(Dumbbell::from_toml(&bad).unwrap_err().contains("scheme"));
+    }
+
+    #[test]
+    fn every_flow_is_routed_both_ways() {
+        let d = Dumbbell::from_toml(TESTBED).unwrap();
+        let mut b = d.build(3).unwrap();
+        b.net.run_until(2 * SECOND);
+        assert_eq!(b.net.unroutable, 0);
+        let got = delivered(&b.net, &b.receivers);
+        assert!(got.iter().all(|&g| g > 0), "{got:?}");
     }
 }

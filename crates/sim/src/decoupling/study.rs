@@ -90,10 +90,13 @@ pub fn testbed(ber: f64, rtt_ms: f64, flows: Vec<FlowSpec>) -> Dumbbell {
     }
 }
 
-/// The fairness testbed of section 4.8.2: one 10 Mbit/s link, a 50-packet FIFO, RTT about 1 ms.
+/// The fairness testbed of section 4.8.2: one 10 Mbit/s link, a 50-packet FIFO, RTT about 1 ms,
+/// and windows of 11 packets (FreeBSD 2.2's 16 KB socket buffers; for a control TCP, 11 header
+/// packets).
 pub fn fairness_testbed(flows: Vec<FlowSpec>) -> Dumbbell {
     Dumbbell {
         queue: 50,
+        max_window: 11,
         ..testbed(0.0, 1.0, flows)
     }
 }
