@@ -351,7 +351,7 @@ pub struct FlowResult {
     pub goodput_bytes_per_s: f64,
     /// Decoupling: the control TCPs' time-averaged window, packets (summed over them).
     pub control_window: f64,
-    /// Decoupling: header packets sent.
+    /// Decoupling: header packets sent, less those still unacknowledged at the end.
     pub header_packets: u64,
     /// Decoupling: header packets the control receivers got intact.
     pub header_packets_received: u64,
@@ -414,7 +414,7 @@ impl Dumbbell {
             if let Some(sender) = agent.and_then(|a| a.downcast_ref::<SocketSender>()) {
                 for c in &sender.circuit.controls {
                     f.control_window += c.mean_window(end);
-                    f.header_packets += c.stats().header_packets;
+                    f.header_packets += c.stats().header_packets - c.outstanding();
                 }
             }
             let rx: Option<&dyn std::any::Any> = match &b.net.nodes[b.receivers[i]].agent {

@@ -115,6 +115,11 @@ impl ControlSender {
         self.ep
     }
 
+    /// Header packets sent and not yet acknowledged (in flight or lost).
+    pub fn outstanding(&self) -> u64 {
+        (self.max - self.una) / self.vmss
+    }
+
     /// VMSS, bytes.
     pub fn vmss(&self) -> u64 {
         self.vmss

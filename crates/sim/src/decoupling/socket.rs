@@ -156,7 +156,7 @@ impl DataSender {
             self.timer = (self.una < self.nxt).then(|| now + DATA_RTO);
         } else if self.una < self.nxt {
             self.dupacks += 1;
-            if self.dupacks > 3 && (self.dupacks - 3) % x.max(1) == 0 {
+            if self.dupacks > 3 && (self.dupacks - 3).is_multiple_of(x.max(1)) {
                 self.stats.dupack_retransmits += 1;
                 self.resend_first(now, out, tunnel);
             }
