@@ -114,9 +114,12 @@ fn default_scheme() -> String {
 /// A dumbbell scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dumbbell {
-    /// Rate of every link, bit/s.
+    /// Rate of C–D, bit/s (and of the access links unless `access_bps` is set).
     #[serde(default = "default_rate")]
     pub rate_bps: u64,
+    /// Rate of the access links (Si–C, D–Ri), bit/s, if not `rate_bps`.
+    #[serde(default)]
+    pub access_bps: Option<u64>,
     /// Round-trip time of an empty path, ms (the C–D delay is half of it).
     pub rtt_ms: f64,
     /// Bit-error rate on C–D, both directions.
@@ -186,9 +189,9 @@ impl Dumbbell {
         if !(0.0..=1.0).contains(&self.ber) {
             return Err(format!("ber must be between 0 and 1, got {}", self.ber));
         }
-        if self.packet_bytes < 100 || self.packet_bytes > 9000 {
+        if self.packet_bytes < 92 || self.packet_bytes > 9000 {
             return Err(format!(
-                "packet_bytes must be 100 to 9000, got {}",
+                "packet_bytes must be 92 to 9000, got {}",
                 self.packet_bytes
             ));
         }
@@ -199,6 +202,9 @@ impl Dumbbell {
             if f.vmss == 0 || f.controls == 0 || f.controls > 64 {
                 return Err("a flow needs a VMSS above 0 and 1 to 64 control TCPs".into());
             }
+        }
+        if self.access_bps == Some(0) {
+            return Err("access_bps must be positive".into());
         }
         self.link(0, ErrorModel::None).validate()
     }
@@ -246,6 +252,7 @@ impl Dumbbell {
         net.set_discipline(forward, self.discipline);
         let access = LinkParams {
             queue_limit: 1000,
+            rate_bps: self.access_bps.unwrap_or(self.rate_bps),
             ..self.link(0, ErrorModel::None)
         };
         let (mut senders, mut receivers) = (Vec::new(), Vec::new());

@@ -89,7 +89,7 @@ pub fn run_decoupling(
 fn print_table(records: &[Record], out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "suite    sender                        BER      RTT ms  goodput KB/s  bound KB/s  flows KB/s        link   ctl W  hdr loss"
+        "suite       sender                        kbit/s  BER      RTT ms  goodput KB/s  bound KB/s  flows KB/s        link   ctl W  hdr loss"
     )?;
     for r in records {
         let flows: Vec<String> = r
@@ -103,9 +103,10 @@ fn print_table(records: &[Record], out: &mut dyn Write) -> std::io::Result<()> {
         };
         writeln!(
             out,
-            "{:<8} {:<29} {:<8.1e} {:>6.0}  {:>12.1}  {:>10}  {:<16}  {:>4.0}%  {:>6.1}  {:>7.4}",
+            "{:<11} {:<29} {:>6}  {:<8.1e} {:>6.0}  {:>12.2}  {:>10}  {:<16}  {:>4.0}%  {:>6.1}  {:>7.4}",
             r.suite,
             label,
+            r.rate_bps as f64 / 1e3,
             r.ber,
             r.rtt_ms,
             r.goodput_bytes_per_s / 1e3,

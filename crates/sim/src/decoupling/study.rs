@@ -46,7 +46,7 @@ impl Effort {
 pub struct Record {
     /// Always "decoupling".
     pub study: &'static str,
-    /// 1, 2, "fairness" or "codecs".
+    /// 1, 2, "fairness", "codecs" or "appendix-b".
     pub suite: String,
     /// reno, sack or decoupling (fairness: the case's flows).
     pub sender: String,
@@ -54,6 +54,8 @@ pub struct Record {
     pub ber: f64,
     /// RTT, ms.
     pub rtt_ms: f64,
+    /// Rate of the lossy link C–D, bit/s.
+    pub rate_bps: u64,
     /// Aggregate goodput of the flows, bytes/s (mean over seeds).
     pub goodput_bytes_per_s: f64,
     /// The paper's bound for the point (suite 1: link × (1 − PER); suite 2: section 8.3's, per
@@ -78,6 +80,7 @@ pub struct Record {
 pub fn testbed(ber: f64, rtt_ms: f64, flows: Vec<FlowSpec>) -> Dumbbell {
     Dumbbell {
         rate_bps: RATE_BPS,
+        access_bps: None,
         rtt_ms,
         ber,
         queue: 100,
@@ -124,9 +127,11 @@ pub fn fairness_cases() -> Vec<(&'static str, Vec<FlowSpec>)> {
 
 /// Runs `d` over `effort`'s seeds and averages into a record.
 pub fn measure(d: &Dumbbell, effort: Effort, suite: &str, sender: &str) -> Result<Record, String> {
+    // The slow links of Appendix B carry few packets a second: ten times longer runs.
+    let seconds = effort.seconds * if suite == "appendix-b" { 10.0 } else { 1.0 };
     let mut runs: Vec<DumbbellOutcome> = Vec::new();
     for seed in 1..=effort.seeds {
-        runs.push(d.run(seed, 2.0, effort.seconds)?);
+        runs.push(d.run(seed, 2.0, seconds)?);
     }
     let n = runs.len() as f64;
     let mean = |f: &dyn Fn(&DumbbellOutcome) -> f64| runs.iter().map(f).sum::<f64>() / n;
@@ -149,6 +154,7 @@ pub fn measure(d: &Dumbbell, effort: Effort, suite: &str, sender: &str) -> Resul
         sender: sender.into(),
         ber: d.ber,
         rtt_ms: d.rtt_ms,
+        rate_bps: d.rate_bps,
         goodput_bytes_per_s: mean(&|o| o.aggregate_bytes_per_s),
         bound_bytes_per_s: None,
         seeds: effort.seeds,
@@ -212,7 +218,61 @@ pub fn plan(effort: Effort) -> Vec<(String, String, Dumbbell)> {
         d.scheme = scheme.into();
         plan.push(("codecs".into(), "decoupling".into(), d));
     }
+    for (rate, ber, mtu) in appendix_b_cells(effort) {
+        for kind in [FlowKind::Reno, FlowKind::Decoupling] {
+            for scheme in ["none", "taroc"] {
+                let d = appendix_b_link(rate, ber, mtu, kind, scheme);
+                plan.push(("appendix-b".into(), kind.name().into(), d));
+            }
+        }
+    }
     plan
+}
+
+/// The TAROC draft's Appendix B cells asked about (link bit/s, BER, the draft's MTU for it).
+pub fn appendix_b_cells(effort: Effort) -> Vec<(u64, f64, u32)> {
+    let bers: &[(f64, u32)] = if effort.quick {
+        &[(1e-6, 576), (1e-4, 168)]
+    } else {
+        &[
+            (1e-7, 576),
+            (1e-6, 576),
+            (1e-5, 296),
+            (1e-4, 168),
+            (1e-3, 96),
+        ]
+    };
+    let rates: &[u64] = if effort.quick {
+        &[64_000]
+    } else {
+        &[384_000, 114_000, 64_000, 9_600]
+    };
+    rates
+        .iter()
+        .flat_map(|&r| bers.iter().map(move |&(b, m)| (r, b, m)))
+        .collect()
+}
+
+/// One flow over an Appendix B link: 8 Mbit/s access links, 200 ms RTT (the draft's 100 ms
+/// wired hop each way), a 6-packet router queue, 20-packet windows (NS-2's default), the
+/// draft's MTU, `scheme` on the lossy link; for decoupling, VMSS = the MTU.
+pub fn appendix_b_link(rate: u64, ber: f64, mtu: u32, kind: FlowKind, scheme: &str) -> Dumbbell {
+    Dumbbell {
+        rate_bps: rate,
+        access_bps: Some(8_000_000),
+        rtt_ms: 200.0,
+        ber,
+        queue: 6,
+        discipline: Default::default(),
+        packet_bytes: mtu,
+        max_window: 20,
+        tunnel: 10,
+        scheme: scheme.into(),
+        flows: vec![FlowSpec {
+            vmss: mtu,
+            ..FlowSpec::of(kind)
+        }],
+    }
 }
 
 /// The bound of a suite's point, as the paper draws it.
