@@ -125,3 +125,29 @@ impl Circuit {
         controls.chain(gmb).min()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gmb_sender_forwards_whole_packets_at_its_rate() {
+        let mut gmb = GmbSender::new(150_000);
+        let mut tunnel = Tunnel::new(1000);
+        for _ in 0..100 {
+            tunnel.push(vec![0; 1500]);
+        }
+        let mut out = Outbox::default();
+        let mut now = 0;
+        while now <= 100 * MILLISECOND {
+            gmb.tick(now, &mut tunnel, &mut out);
+            now = gmb.deadline();
+        }
+        // 150 bytes per 1 ms tick: 15,000 bytes in 100 ms, ten whole packets.
+        assert_eq!(out.packets.len(), 10);
+        assert_eq!(gmb.forwarded_bytes, 15_000);
+        // Early calls do nothing.
+        gmb.tick(now - 1, &mut tunnel, &mut out);
+        assert_eq!(out.packets.len(), 10);
+    }
+}
