@@ -46,7 +46,8 @@ impl Effort {
 pub struct Record {
     /// Always "decoupling".
     pub study: &'static str,
-    /// 1, 2, "fairness", "codecs" or "appendix-b".
+    /// 1, 2, "fairness", "codecs" or "appendix-b" (the suites 1 and 2 as JSON numbers).
+    #[serde(serialize_with = "suite_json")]
     pub suite: String,
     /// reno, sack or decoupling (fairness: the case's flows).
     pub sender: String,
@@ -75,6 +76,14 @@ pub struct Record {
     pub header_loss: f64,
     /// `codecs`: the scheme on C–D.
     pub scheme: Option<String>,
+}
+
+/// Writes a suite name that is a number as a JSON number.
+fn suite_json<S: serde::Serializer>(suite: &str, s: S) -> Result<S::Ok, S::Error> {
+    match suite.parse::<u8>() {
+        Ok(n) => s.serialize_u8(n),
+        Err(_) => s.serialize_str(suite),
+    }
 }
 
 /// The testbed of section 8.1 with `flows`.
@@ -334,4 +343,46 @@ pub fn header_frame_bytes(scheme: &str) -> Option<f64> {
         }
     }
     Some(total as f64 / 200.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_carry_the_issue_s_json_fields() {
+        let d = fairness_testbed(vec![FlowSpec::of(FlowKind::Reno); 2]);
+        let effort = Effort {
+            seeds: 1,
+            seconds: 0.5,
+            quick: true,
+        };
+        let mut r = measure(&d, effort, "2", "reno").unwrap();
+        r.bound_bytes_per_s = bound("2", 2e-6, 100.0);
+        let json: serde_json::Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["study"], "decoupling");
+        assert_eq!(json["suite"], 2);
+        assert_eq!(json["sender"], "reno");
+        for field in [
+            "ber",
+            "rtt_ms",
+            "goodput_bytes_per_s",
+            "bound_bytes_per_s",
+            "seeds",
+        ] {
+            assert!(json[field].is_number(), "{field}: {json}");
+        }
+        r.suite = "fairness".into();
+        assert_eq!(serde_json::to_value(&r).unwrap()["suite"], "fairness");
+    }
+
+    #[test]
+    fn header_frames_shrink_under_every_compressing_codec() {
+        let none = header_frame_bytes("none").unwrap();
+        assert_eq!(none, 53.0);
+        for scheme in ["vj", "iphc", "taroc", "taroc-plus"] {
+            assert!(header_frame_bytes(scheme).unwrap() < 20.0, "{scheme}");
+        }
+        assert_eq!(header_frame_bytes("nope"), None);
+    }
 }
