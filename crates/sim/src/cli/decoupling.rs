@@ -157,9 +157,9 @@ fn panel(records: &[Record], suite: &str) -> Panel {
         .collect();
     let mut b = Series::line(
         if suite == "1" {
-            "bound: link x (1 - PER)"
+            "link x (1 - PER)"
         } else {
-            "bound of 8.3 (per connection)"
+            "8.3 bound, 1 conn."
         },
         "#555555",
         bound,
