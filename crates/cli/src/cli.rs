@@ -50,6 +50,9 @@ pub enum Command {
     /// Reproduce a published evaluation with the simulator (default: the TAROC draft's
     /// Appendix B tables).
     Reproduce(taroc_sim::cli::ReproduceCommand),
+    /// Wang & Kung's TCP-decoupling analysis: PER, window and throughput for a BER.
+    #[command(long_about = taroc_sim::cli::MAT_ABOUT)]
+    Mat(taroc_sim::cli::MatArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(crate::completions::CompletionsArgs),
     /// Print the manual page (roff), or write one page per command into a directory.

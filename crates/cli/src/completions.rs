@@ -140,6 +140,7 @@ mod tests {
             "twice",
             "sim",
             "reproduce",
+            "mat",
             "gateway",
             "completions",
             "man",

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use taroc_cli::cli::{run_eval, run_twice, Cli, Command, Exit};
 use taroc_cli::completions;
-use taroc_sim::cli::{run_sim, run_study};
+use taroc_sim::cli::{run_mat, run_sim, run_study};
 
 fn main() -> ExitCode {
     let progress = stderr().is_terminal();
@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Gateway(args) => return taroc_gateway::args::run(*args),
         Command::Sim(args) => run_sim(&args, &mut out.lock(), &mut err.lock(), progress),
         Command::Reproduce(args) => run_study(&args, &mut out.lock(), &mut err.lock(), progress),
+        Command::Mat(args) => run_mat(&args, &mut out.lock(), &mut err.lock()),
         Command::Completions(args) => Exit::of(completions::run_completions(
             &args,
             &mut out.lock(),

@@ -19,7 +19,7 @@ fn taroc(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn every_command_follows_one_exit_code_rule() {
-    let usage: [&[&str]; 11] = [
+    let usage: [&[&str]; 13] = [
         &["eval", "--burst", "3"],
         &["eval", "--scheme", "vj,vj"],
         &["eval", "--scheme", "zip"],
@@ -31,17 +31,26 @@ fn every_command_follows_one_exit_code_rule() {
         &["reproduce", "--quick", "appendix-b"],
         &["gateway", "--tun-a", "a"],
         &["twice", "--nope"],
+        &["mat", "--ber", "3"],
+        &["reproduce", "decoupling", "--seeds", "1"],
     ];
     for args in usage {
         let (code, _, err) = taroc(args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
         assert!(!err.is_empty(), "{args:?}");
     }
-    let failure: [&[&str]; 4] = [
+    let failure: [&[&str]; 5] = [
         &["eval", "/nonexistent.pcap"],
         &["twice", "/nonexistent.pcap"],
         &["sim", "--scenario", "/nonexistent.toml"],
         &["reproduce", "--out", "/dev/null/sub", "--seeds", "1"],
+        &[
+            "reproduce",
+            "decoupling",
+            "--quick",
+            "--out",
+            "/dev/null/sub",
+        ],
     ];
     for args in failure {
         let (code, _, err) = taroc(args);

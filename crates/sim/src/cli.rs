@@ -16,9 +16,13 @@ use crate::tcp::variant::TcpVariant;
 use crate::tracking;
 
 mod dclor;
+mod decoupling;
 mod lowloss;
+mod mat;
 mod reproduce;
 mod study;
+pub use decoupling::{run_decoupling, DecouplingArgs};
+pub use mat::{run_mat, MatArgs, MAT_ABOUT};
 pub use reproduce::{run_reproduce, ReproduceArgs};
 pub use study::{run_study, ReproduceCommand, Study};
 

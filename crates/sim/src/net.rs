@@ -23,6 +23,7 @@ use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, Frame
 use crate::event::{EventQueue, Time};
 use crate::link::{ErrorProcess, LinkParams};
 use crate::outage::{receiver_accepts, FlowId, FrameFate, OutageTracker};
+use crate::queue::{Discipline, QueueState};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::segment;
 use crate::tcp::sender::TcpSender;
@@ -194,6 +195,7 @@ pub struct LinkDir {
     /// How long the flows of this direction stayed broken (see [`crate::outage`]).
     pub outages: OutageTracker<FlowId>,
     queue: VecDeque<Item>,
+    discipline: QueueState,
     busy: bool,
     in_flight: VecDeque<InFlight>,
     errors: ErrorProcess,
@@ -209,6 +211,21 @@ pub enum Agent {
     Sender(Box<TcpSender>),
     /// A TCP receiver.
     Receiver(Box<TcpReceiver>),
+    /// Any other agent (e.g. [`crate::decoupling`]'s), behind [`NodeAgent`].
+    Custom(Box<dyn NodeAgent>),
+}
+
+/// An agent the network drives without knowing it: packets for its node, its timer, its start.
+/// Recover the concrete agent after a run by upcasting to `dyn Any` and downcasting.
+pub trait NodeAgent: std::fmt::Debug + std::any::Any {
+    /// Starts the agent (see [`Network::start_agent`]).
+    fn start(&mut self, now: Time, out: &mut Outbox);
+    /// Handles a packet addressed to the node.
+    fn on_packet(&mut self, now: Time, packet: &[u8], out: &mut Outbox);
+    /// Handles the timer set by [`NodeAgent::deadline`] (may be called early or late).
+    fn on_timer(&mut self, now: Time, out: &mut Outbox);
+    /// When the agent next wants [`NodeAgent::on_timer`], if at all.
+    fn deadline(&self) -> Option<Time>;
 }
 
 /// A node: an address, routes, and perhaps a TCP agent.
@@ -298,6 +315,7 @@ impl Network {
             estimates: None,
             outages: OutageTracker::new(),
             queue: VecDeque::new(),
+            discipline: QueueState::new(Discipline::DropTail, self.seed ^ (id as u64) << 32),
             busy: false,
             in_flight: VecDeque::new(),
             errors: ErrorProcess::new(params.errors),
@@ -318,6 +336,12 @@ impl Network {
     /// [`EstimateTrace`]).
     pub fn trace_estimates(&mut self, link: LinkId, until: Time) {
         self.links[link].estimates = Some(EstimateTrace::new(until));
+    }
+
+    /// Sets the queue discipline of `link` (default: DropTail).
+    pub fn set_discipline(&mut self, link: LinkId, discipline: Discipline) {
+        let seed = self.seed ^ (link as u64) << 32;
+        self.links[link].discipline = QueueState::new(discipline, seed);
     }
 
     /// Routes packets for `dst` leaving `node` over `link`.
@@ -376,8 +400,10 @@ impl Network {
                     link.outages.reset(Duration::from_nanos(t));
                 }
                 Event::Start(n) => {
-                    if let Agent::Sender(s) = &mut self.nodes[n].agent {
-                        s.start(t, &mut self.out);
+                    match &mut self.nodes[n].agent {
+                        Agent::Sender(s) => s.start(t, &mut self.out),
+                        Agent::Custom(a) => a.start(t, &mut self.out),
+                        _ => {}
                     }
                     self.after_agent(n);
                 }
@@ -395,6 +421,7 @@ impl Network {
         match &mut node.agent {
             Agent::Sender(s) => s.on_timer(now, &mut self.out),
             Agent::Receiver(r) => r.on_timer(now, &mut self.out),
+            Agent::Custom(a) => a.on_timer(now, &mut self.out),
             Agent::None => {}
         }
         self.after_agent(n);
@@ -416,6 +443,7 @@ impl Network {
         let deadline = match &self.nodes[n].agent {
             Agent::Sender(s) => s.deadline(),
             Agent::Receiver(r) => r.deadline(),
+            Agent::Custom(a) => a.deadline(),
             Agent::None => None,
         };
         if let Some(d) = deadline {
@@ -455,7 +483,11 @@ impl Network {
         if !item.feedback {
             link.stats.offered += 1;
         }
-        if link.queue.len() + usize::from(link.busy) >= link.params.queue_limit {
+        let queued = link.queue.len() + usize::from(link.busy);
+        if !link
+            .discipline
+            .admit(&item.bytes, queued, link.params.queue_limit)
+        {
             link.stats.queue_drops += 1;
             self.out.recycle(item.bytes);
             return;
@@ -472,6 +504,7 @@ impl Network {
         let Some(item) = link.queue.pop_front() else {
             return;
         };
+        link.discipline.dequeued(&item.bytes);
         // Outages are followed where a codec can break a flow.
         let tracked = !item.feedback && matches!(link.codec, Codec::Real { .. });
         let flow = tracked.then(|| FlowId::of(&item.bytes));
@@ -652,6 +685,7 @@ impl Network {
         match (&mut node.agent, for_me) {
             (Agent::Sender(s), true) => s.on_packet(now, &packet, &mut self.out),
             (Agent::Receiver(r), true) => r.on_packet(now, &packet, &mut self.out),
+            (Agent::Custom(a), true) => a.on_packet(now, &packet, &mut self.out),
             _ => {
                 self.forward(n, packet);
                 return;

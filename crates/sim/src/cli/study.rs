@@ -8,6 +8,7 @@ use std::io::Write;
 use clap::{Args, Subcommand};
 
 use super::dclor::{run_dclor, DclorArgs};
+use super::decoupling::{run_decoupling, DecouplingArgs};
 use super::lowloss::{run_low_loss, LowLossArgs};
 use super::reproduce::{run_reproduce, ReproduceArgs};
 use super::Exit;
@@ -33,6 +34,8 @@ pub enum Study {
     Dclor(DclorArgs),
     /// Degermark et al.'s low-loss header compression: Figures 4-6, 10-14, 18, 19.
     LowLoss(LowLossArgs),
+    /// Wang & Kung's TCP decoupling: suites 1 and 2, fairness, codecs on the lossy hop.
+    Decoupling(DecouplingArgs),
 }
 
 /// Runs the study `command` names (Appendix B if none): results to `out`, errors to `err`, a
@@ -48,5 +51,6 @@ pub fn run_study(
         Some(Study::AppendixB(args)) => run_reproduce(args, out, err, progress),
         Some(Study::Dclor(args)) => run_dclor(args, out, err, progress),
         Some(Study::LowLoss(args)) => run_low_loss(args, out, err, progress),
+        Some(Study::Decoupling(args)) => run_decoupling(args, out, err, progress),
     }
 }

@@ -1,0 +1,12 @@
+//! TCP decoupling (Wang & Kung, "Use of TCP decoupling in improving TCP performance over
+//! wireless networks"): the analysis ([`mat`]); the TCP circuit — tunnel queue ([`tunnel`]),
+//! control TCPs ([`control`]), GMB sender ([`circuit`]) —; the decoupling socket's data TCP
+//! ([`socket`]); both hosts as network agents ([`agent`]).
+
+pub mod agent;
+pub mod circuit;
+pub mod control;
+pub mod mat;
+pub mod socket;
+pub mod study;
+pub mod tunnel;
