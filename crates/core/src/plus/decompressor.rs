@@ -1,0 +1,375 @@
+//! The `taroc-plus` decompressor: IR frames set a context up; CO frames are rebuilt against the
+//! context's reference, verified with the TCP checksum, delivered, and only then committed as
+//! the new reference.
+
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use taroc_wire::tcp::{flags, SackBlocks, MAX_SACK_BLOCKS};
+
+use super::format::{self, ext, kind};
+use super::ipid::{self, Behaviour};
+use super::scaled::{self, quotient, Strides};
+use crate::codec::{Decompressor, DropReason, FrameKind};
+use crate::encoding::bits::BitReader;
+use crate::encoding::wlsb;
+use crate::taroc::context::{Identity, ALL_CIDS};
+use crate::taroc::format as taroc_format;
+use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
+use crate::taroc::repair::Requests;
+use crate::taroc::vsw::is_older;
+use crate::taroc::TarocConfig;
+
+/// One context: its identity, coding state and the reference packet's fields.
+#[derive(Debug, Clone)]
+struct Context {
+    identity: Identity,
+    key: FlowKey,
+    v4: bool,
+    behaviour: Behaviour,
+    strides: Strides,
+    reference: packet::Fields,
+}
+
+/// The `taroc-plus` decompressor for one direction of a link.
+#[derive(Debug, Clone)]
+pub struct PlusDecompressor {
+    contexts: Vec<Option<Context>>,
+    requests: Requests,
+}
+
+impl PlusDecompressor {
+    /// A decompressor with no contexts. It accepts every 8-bit CID; of the configuration it
+    /// uses only [`Repair::context_requests`](crate::taroc::Repair::context_requests).
+    pub fn new(config: TarocConfig) -> PlusDecompressor {
+        PlusDecompressor {
+            contexts: (0..ALL_CIDS).map(|_| None).collect(),
+            requests: Requests::new(config.repair.context_requests),
+        }
+    }
+
+    /// The reference fields of context `cid`, if it exists.
+    pub fn reference_of(&self, cid: u8) -> Option<packet::Fields> {
+        self.contexts[usize::from(cid)]
+            .as_ref()
+            .map(|c| c.reference)
+    }
+
+    fn ir(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let v4 = match frame.first().map(|b| b >> 4) {
+            Some(4) => true,
+            Some(6) => false,
+            _ => return Err(DropReason::Malformed),
+        };
+        let at = if v4 {
+            taroc_wire::ipv4::TOTAL_LEN_OFFSET
+        } else {
+            taroc_wire::ipv6::PAYLOAD_LEN_OFFSET
+        };
+        let (ctx_flags, cid) = match frame.get(at..at + 2) {
+            Some(&[f, c]) => (f, c),
+            _ => return Err(DropReason::Malformed),
+        };
+        if ctx_flags & !format::ir::ALL != 0 {
+            return Err(DropReason::Malformed);
+        }
+        let (packet_bytes, strides) = if ctx_flags & format::ir::STRIDES != 0 {
+            let split = frame.len().checked_sub(4).ok_or(DropReason::Malformed)?;
+            let t = &frame[split..];
+            let strides = Strides {
+                seq: u16::from_be_bytes([t[0], t[1]]),
+                ack: u16::from_be_bytes([t[2], t[3]]),
+            };
+            (&frame[..split], strides)
+        } else {
+            (frame, Strides::default())
+        };
+        let len = if v4 {
+            packet_bytes.len()
+        } else {
+            packet_bytes
+                .len()
+                .checked_sub(taroc_wire::ipv6::HEADER_LEN)
+                .ok_or(DropReason::Malformed)?
+        };
+        if packet_bytes.len() < at + 2 || len > usize::from(u16::MAX) {
+            return Err(DropReason::Malformed);
+        }
+        out.clear();
+        out.extend_from_slice(packet_bytes);
+        out[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
+        let p = TcpIpPacket::parse(out).ok_or(DropReason::ChecksumMismatch)?;
+        let behaviour = Behaviour::of_code(ctx_flags);
+        if !p.v4 && behaviour != Behaviour::Zero
+            || behaviour == Behaviour::Zero && p.fields.ip_id != 0
+        {
+            out.clear();
+            return Err(DropReason::Malformed);
+        }
+        let usual_ecn = (ctx_flags >> 2) & 0x03;
+        match &mut self.contexts[usize::from(cid)] {
+            Some(ctx) => {
+                ctx.identity.assign(&p, false);
+                ctx.identity.usual_ecn = usual_ecn;
+                (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
+                (ctx.behaviour, ctx.strides) = (behaviour, strides);
+            }
+            slot @ None => {
+                let mut identity = Identity::of(&p, false);
+                identity.usual_ecn = usual_ecn;
+                *slot = Some(Context {
+                    identity,
+                    key: p.key,
+                    v4: p.v4,
+                    behaviour,
+                    strides,
+                    reference: p.fields,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Rebuilds a CO frame; returns its CID (once known) with the outcome.
+    fn co(
+        &mut self,
+        k: u8,
+        frame: &[u8],
+        out: &mut Vec<u8>,
+    ) -> (Option<u8>, Result<(), DropReason>) {
+        let mut at = 0;
+        let mut take = |n: usize| -> Result<&[u8], DropReason> {
+            let bytes = frame.get(at..at + n).ok_or(DropReason::Malformed)?;
+            at += n;
+            Ok(bytes)
+        };
+        let e = if k & kind::X != 0 {
+            match take(1) {
+                Ok(b) if b[0] != 0 => b[0],
+                _ => return (None, Err(DropReason::Malformed)),
+            }
+        } else {
+            0
+        };
+        let cid = if e & ext::C != 0 {
+            match take(1) {
+                Ok(&[c]) if c != 0 => c,
+                _ => return (None, Err(DropReason::Malformed)),
+            }
+        } else {
+            0
+        };
+        let result = self.co_fields(k, e, cid, &frame[at..], out);
+        if result.is_err() {
+            out.clear();
+        }
+        (Some(cid), result)
+    }
+
+    fn co_fields(
+        &mut self,
+        k: u8,
+        e: u8,
+        cid: u8,
+        rest: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        let ctx = self.contexts[usize::from(cid)]
+            .as_mut()
+            .ok_or(DropReason::NoContext)?;
+        let [c0, c1, rest @ ..] = rest else {
+            return Err(DropReason::Malformed);
+        };
+        let r = ctx.reference;
+        let mut fields = r;
+        let mut bits = BitReader::new(rest);
+        let s_class = usize::from((k >> kind::S_SHIFT) & 0x03);
+        let a_class = usize::from((k >> kind::A_SHIFT) & 0x03);
+        let seq_scaled = ctx.strides.seq != 0 && e & ext::Q == 0;
+        let ack_scaled = ctx.strides.ack != 0 && e & ext::Z == 0;
+        if (ctx.strides.seq == 0 && e & ext::Q != 0) || (ctx.strides.ack == 0 && e & ext::Z != 0) {
+            // The compressor has a stride this context lacks: an IR was lost (context damage).
+            return Err(DropReason::ChecksumMismatch);
+        }
+        fields.seq = number(&mut bits, r.seq, s_class, seq_scaled, ctx.strides.seq)?;
+        fields.ack = number(&mut bits, r.ack, a_class, ack_scaled, ctx.strides.ack)?;
+        fields.ip_id = match ctx.behaviour {
+            Behaviour::Sequential | Behaviour::Swapped => {
+                let class = bits.get(2).ok_or(DropReason::Malformed)?;
+                let n = format::IP_ID_BITS[class as usize];
+                let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+                let (s, a) = (ctx.strides.seq, ctx.strides.ack);
+                let reference = ipid::offset(
+                    ctx.behaviour.counter(r.ip_id),
+                    quotient(r.seq, s),
+                    quotient(r.ack, a),
+                );
+                let offset = wlsb::decode(reference.into(), lsbs, n, 16) as u16;
+                let counter =
+                    ipid::counter(offset, quotient(fields.seq, s), quotient(fields.ack, a));
+                ctx.behaviour.ip_id(counter)
+            }
+            Behaviour::Zero => 0,
+            Behaviour::Random => bits.get(16).ok_or(DropReason::Malformed)? as u16,
+        };
+        if ctx.identity.ts {
+            for (reference, field) in [
+                (r.ts_val, &mut fields.ts_val),
+                (r.ts_ecr, &mut fields.ts_ecr),
+            ] {
+                let class = bits.get(2).ok_or(DropReason::Malformed)?;
+                let n = format::TS_BITS[class as usize];
+                let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+                *field = wlsb::decode(reference, lsbs, n, 32);
+            }
+        }
+        let sack_count = if e & ext::K != 0 {
+            bits.get(2).ok_or(DropReason::Malformed)? as usize + 1
+        } else {
+            0
+        };
+        let mut at = bits.bytes_consumed();
+        let mut take = |n: usize| -> Result<&[u8], DropReason> {
+            let bytes = rest.get(at..at + n).ok_or(DropReason::Malformed)?;
+            at += n;
+            Ok(bytes)
+        };
+        if e & ext::W != 0 {
+            let b = take(2)?;
+            fields.win = u16::from_be_bytes([b[0], b[1]]);
+        }
+        let r_octet = if e & ext::R != 0 {
+            take(1)?[0]
+        } else {
+            ctx.identity.usual_ecn
+        };
+        let urgent = if e & ext::U != 0 {
+            let b = take(2)?;
+            u16::from_be_bytes([b[0], b[1]])
+        } else {
+            0
+        };
+        let mut sack = SackBlocks::default();
+        if sack_count > 0 {
+            if sack_count > MAX_SACK_BLOCKS {
+                return Err(DropReason::Malformed);
+            }
+            let (blocks, used) =
+                taroc_format::get_sack(rest.get(at..).unwrap_or(&[]), fields.ack, sack_count)
+                    .ok_or(DropReason::Malformed)?;
+            at += used;
+            sack = blocks;
+        }
+        let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
+        let mut checksum = u16::from_be_bytes([*c0, *c1]);
+        if ctx.v4 {
+            // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
+            // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a
+            // checksum of 0 would leave).
+            checksum = checksum.wrapping_sub(fields.ip_id);
+            if checksum == 0xFFFF {
+                return Err(DropReason::ChecksumMismatch);
+            }
+        }
+        let mut tcp_flags = flags::ACK;
+        for (bit, flag) in [(kind::P, flags::PSH)] {
+            if k & bit != 0 {
+                tcp_flags |= flag;
+            }
+        }
+        for (bit, flag) in [(ext::U, flags::URG), (ext::F, flags::FIN)] {
+            if e & bit != 0 {
+                tcp_flags |= flag;
+            }
+        }
+        packet::rebuild(
+            out,
+            &ctx.identity.template,
+            ctx.v4,
+            &fields,
+            ctx.identity.ts,
+            &sack,
+            tcp_flags,
+            r_octet,
+            urgent,
+            checksum,
+            payload,
+        )
+        .ok_or(DropReason::Malformed)?;
+        if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
+            return Err(DropReason::ChecksumMismatch);
+        }
+        // A verified packet becomes the reference unless it is older than the current one.
+        if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
+            ctx.reference = fields;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a sequence or acknowledgment number of size class `class`, scaled by `stride` or not.
+fn number(
+    bits: &mut BitReader<'_>,
+    reference: u32,
+    class: usize,
+    scaled: bool,
+    stride: u16,
+) -> Result<u32, DropReason> {
+    let table = if scaled {
+        &format::SCALED_BITS
+    } else {
+        &format::UNSCALED_BITS
+    };
+    let n = table[class];
+    let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+    if n == 0 {
+        Ok(reference)
+    } else if scaled {
+        // No such number: the reference is not the compressor's (context damage).
+        scaled::decode(reference, lsbs, n, stride).ok_or(DropReason::ChecksumMismatch)
+    } else {
+        Ok(wlsb::decode(reference, lsbs, n, 32))
+    }
+}
+
+impl Decompressor for PlusDecompressor {
+    fn decompress(
+        &mut self,
+        kind: FrameKind,
+        frame: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        match kind {
+            FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
+            FrameKind::Profile(format::IR) => {
+                let result = self.ir(frame, out);
+                if result.is_err() {
+                    out.clear();
+                }
+                result
+            }
+            FrameKind::Profile(k) if k >= format::CO => {
+                let (cid, result) = self.co(k, frame, out);
+                if let Some(cid) = cid {
+                    match result {
+                        Ok(()) => self.requests.delivered(cid),
+                        // A frame rebuilt against a wrong context can also look malformed
+                        // (fields its context forbids): ask for every refusal.
+                        Err(_) => self.requests.refused(cid),
+                    }
+                }
+                result
+            }
+            _ => Err(DropReason::UnknownKind),
+        }
+    }
+
+    fn set_time(&mut self, now: Duration) {
+        self.requests.set_time(now);
+    }
+
+    /// Context requests ([`crate::taroc::repair`]), when they are on.
+    fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
+        self.requests.take(out)
+    }
+}
