@@ -10,7 +10,7 @@ use taroc_wire::tcp::flags;
 use super::format::{self, ext, kind};
 use super::ipid::{self, Behaviour, Detector};
 use super::scaled::{quotient, Learner, Strides};
-use super::window::{self, Needs};
+use super::window::{self, Needs, Span};
 use crate::codec::{Compressor, FrameKind};
 use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
@@ -24,6 +24,12 @@ use crate::taroc::{format as taroc_format, TarocConfig};
 
 /// IR frames a context (re)starts with: the first, and this many more back to back.
 const START_REPEATS: u8 = 1;
+
+/// Most entries of a context's window (VSW), whatever the tracked congestion window: the
+/// decompressor loses its reference only if it misses this many packets of the flow in a row.
+/// Slow flows (interactive, request/response) then code against their last packets, not
+/// against seconds of them.
+pub const MAX_WINDOW_PACKETS: usize = 32;
 
 /// One flow's compression context.
 #[derive(Debug, Clone)]
@@ -137,7 +143,10 @@ impl PlusCompressor {
             detector: Detector::new(p.fields.ip_id),
             strides: Strides::default(),
             learner: Learner::new(p.fields.ack),
-            vsw: Vsw::new(self.config.max_vsw_entries, Progress::SincePush),
+            vsw: Vsw::new(
+                self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
+                Progress::SincePush,
+            ),
             seq: SeqTracker::new(params, p.fields.seq),
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,
@@ -268,12 +277,14 @@ fn write_ir(ctx: &Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) {
 }
 
 /// How one number (sequence or acknowledgment) goes: scaled or not, its class and LSB count.
-fn number_code(raw: u8, scaled: Option<u8>) -> Option<(bool, u8, u8)> {
-    if let Some(c) = scaled.and_then(|need| format::class(&format::SCALED_BITS, need)) {
-        return Some((true, c, format::SCALED_BITS[usize::from(c)]));
+fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
+    if let Some(c) =
+        scaled.and_then(|span| format::class(&format::SCALED_BITS, span.up, span.down, false))
+    {
+        return (true, c, format::SCALED_BITS[usize::from(c)]);
     }
-    let c = format::class(&format::UNSCALED_BITS, raw)?;
-    Some((false, c, format::UNSCALED_BITS[usize::from(c)]))
+    let c = format::class(&format::UNSCALED_BITS, raw.up, raw.down, true).unwrap_or(3);
+    (false, c, format::UNSCALED_BITS[usize::from(c)])
 }
 
 /// CO: the packet coded against the window, or the reason it must go IR.
@@ -293,19 +304,8 @@ fn write_co(
         return Err(Why::Unfit);
     }
     let needs: Needs = window::needs(&ctx.vsw, &p.fields, ctx.strides, ctx.behaviour);
-    let (seq_scaled, s_class, s_bits) =
-        number_code(needs.seq, needs.seq_scaled).ok_or(Why::FieldTooFar)?;
-    let (ack_scaled, a_class, a_bits) =
-        number_code(needs.ack, needs.ack_scaled).ok_or(Why::FieldTooFar)?;
-    let ts = ctx.identity.ts;
-    let ts_classes = if ts {
-        Some((
-            format::class(&format::TS_BITS, needs.ts_val).ok_or(Why::FieldTooFar)?,
-            format::class(&format::TS_BITS, needs.ts_ecr).ok_or(Why::FieldTooFar)?,
-        ))
-    } else {
-        None
-    };
+    let (seq_scaled, s_class, s_bits) = number_code(needs.seq, needs.seq_scaled);
+    let (ack_scaled, a_class, a_bits) = number_code(needs.ack, needs.ack_scaled);
     let r_octet = p.r_octet != ctx.identity.usual_ecn;
     let mut e = 0u8;
     for (on, bit) in [
@@ -347,34 +347,37 @@ fn write_co(
     } else {
         f.seq
     };
-    w.put(wlsb::encode(s, s_bits), s_bits);
+    w.put(s & wlsb::mask(s_bits), s_bits);
     let a = if ack_scaled {
         quotient(f.ack, ctx.strides.ack)
     } else {
         f.ack
     };
-    w.put(wlsb::encode(a, a_bits), a_bits);
+    w.put(a & wlsb::mask(a_bits), a_bits);
     match ctx.behaviour {
         Behaviour::Sequential | Behaviour::Swapped => {
-            let c = format::class(&format::IP_ID_BITS, needs.ip_id).unwrap_or(3);
             let offset = ipid::offset(
                 ctx.behaviour.counter(f.ip_id),
                 quotient(f.seq, ctx.strides.seq),
-                quotient(f.ack, ctx.strides.ack),
             );
-            w.put(u32::from(c), 2);
-            let bits = format::IP_ID_BITS[usize::from(c)];
-            w.put(wlsb::encode(offset.into(), bits), bits);
+            let c = format::code(&format::IP_ID_CODES, needs.ip_id.up, needs.ip_id.down);
+            format::put_code(&mut w, &format::IP_ID_CODES, c, offset.into());
         }
         Behaviour::Zero => {}
         Behaviour::Random => w.put(f.ip_id.into(), 16),
     }
-    if let Some((cv, ce)) = ts_classes {
-        for (c, v) in [(cv, f.ts_val), (ce, f.ts_ecr)] {
-            let bits = format::TS_BITS[usize::from(c)];
-            w.put(u32::from(c), 2);
-            w.put(wlsb::encode(v, bits), bits);
-        }
+    if ctx.identity.ts {
+        let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);
+        let c = format::code(&format::TS_CODES, val.up, val.down);
+        format::put_code(&mut w, &format::TS_CODES, c, f.ts_val);
+        let c = format::ecr_code((ecr.up, ecr.down), (gap.up, gap.down));
+        let (is_gap, k) = format::TS_ECR_CODES[usize::from(c)];
+        let v = if is_gap {
+            f.ts_val.wrapping_sub(f.ts_ecr)
+        } else {
+            f.ts_ecr
+        };
+        format::put_prefixed(&mut w, c, k, v);
     }
     if !p.sack.is_empty() {
         w.put(p.sack.len() as u32 - 1, 2);

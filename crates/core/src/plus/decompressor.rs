@@ -12,7 +12,7 @@ use super::ipid::{self, Behaviour};
 use super::scaled::{self, quotient, Strides};
 use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::encoding::bits::BitReader;
-use crate::encoding::wlsb;
+use crate::encoding::lsb;
 use crate::taroc::context::{Identity, ALL_CIDS};
 use crate::taroc::format as taroc_format;
 use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
@@ -159,7 +159,14 @@ impl PlusDecompressor {
         } else {
             0
         };
-        let result = self.co_fields(k, e, cid, &frame[at..], out);
+        // Against a context, a frame that does not parse is as wrong as one that fails its
+        // checksum: the context is not the compressor's (a CID reused, an IR lost).
+        let result = self
+            .co_fields(k, e, cid, &frame[at..], out)
+            .map_err(|reason| match reason {
+                DropReason::Malformed => DropReason::ChecksumMismatch,
+                other => other,
+            });
         if result.is_err() {
             out.clear();
         }
@@ -195,33 +202,30 @@ impl PlusDecompressor {
         fields.ack = number(&mut bits, r.ack, a_class, ack_scaled, ctx.strides.ack)?;
         fields.ip_id = match ctx.behaviour {
             Behaviour::Sequential | Behaviour::Swapped => {
-                let class = bits.get(2).ok_or(DropReason::Malformed)?;
-                let n = format::IP_ID_BITS[class as usize];
-                let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
-                let (s, a) = (ctx.strides.seq, ctx.strides.ack);
-                let reference = ipid::offset(
-                    ctx.behaviour.counter(r.ip_id),
-                    quotient(r.seq, s),
-                    quotient(r.ack, a),
-                );
-                let offset = wlsb::decode(reference.into(), lsbs, n, 16) as u16;
-                let counter =
-                    ipid::counter(offset, quotient(fields.seq, s), quotient(fields.ack, a));
+                let (lsbs, n) = format::get_code(&mut bits, &format::IP_ID_CODES)
+                    .ok_or(DropReason::Malformed)?;
+                let s = ctx.strides.seq;
+                let reference = ipid::offset(ctx.behaviour.counter(r.ip_id), quotient(r.seq, s));
+                let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
+                let counter = ipid::counter(offset, quotient(fields.seq, s));
                 ctx.behaviour.ip_id(counter)
             }
             Behaviour::Zero => 0,
             Behaviour::Random => bits.get(16).ok_or(DropReason::Malformed)? as u16,
         };
         if ctx.identity.ts {
-            for (reference, field) in [
-                (r.ts_val, &mut fields.ts_val),
-                (r.ts_ecr, &mut fields.ts_ecr),
-            ] {
-                let class = bits.get(2).ok_or(DropReason::Malformed)?;
-                let n = format::TS_BITS[class as usize];
-                let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
-                *field = wlsb::decode(reference, lsbs, n, 32);
-            }
+            let (lsbs, n) =
+                format::get_code(&mut bits, &format::TS_CODES).ok_or(DropReason::Malformed)?;
+            fields.ts_val = lsb::decode(r.ts_val, lsbs, n, 32);
+            let c = format::get_prefix(&mut bits).ok_or(DropReason::Malformed)?;
+            let (is_gap, n) = format::TS_ECR_CODES[c];
+            let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+            fields.ts_ecr = if is_gap {
+                let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
+                fields.ts_val.wrapping_sub(gap)
+            } else {
+                lsb::decode(r.ts_ecr, lsbs, n, 32)
+            };
         }
         let sack_count = if e & ext::K != 0 {
             bits.get(2).ok_or(DropReason::Malformed)? as usize + 1
@@ -328,7 +332,7 @@ fn number(
         // No such number: the reference is not the compressor's (context damage).
         scaled::decode(reference, lsbs, n, stride).ok_or(DropReason::ChecksumMismatch)
     } else {
-        Ok(wlsb::decode(reference, lsbs, n, 32))
+        Ok(lsb::decode(reference, lsbs, n, 32))
     }
 }
 

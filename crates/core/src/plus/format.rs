@@ -12,8 +12,8 @@
 //!   | extension |C|W|R|U|K|Q|Z|F| (if X)  C CID octet, W window, R R-octet, U urgent pointer,
 //!   | CID       | (if C)                    K SACK, Q sequence unscaled, Z ack unscaled, F FIN
 //!   | checksum  | TCP checksum (+ IPv4 Identification, mod 2^16), 2 octets
-//!   | bits      | sequence LSBs, ack LSBs, IP-ID class + offset LSBs (or 16 bits if random),
-//!   |           | TS value class + LSBs, TS echo class + LSBs (if the context has timestamps),
+//!   | bits      | sequence LSBs, ack LSBs, IP-ID code + offset LSBs (or 16 bits if random),
+//!   |           | TS value code + LSBs, TS echo code + LSBs (if the context has timestamps),
 //!   |           | SACK blocks - 1 (2 bits, if K); zero bits to the octet boundary
 //!   | window    | (2, if W) | R-octet (if R) | urgent pointer (2, if U)
 //!   | SACK      | (if K) each block as (left edge - ACK, right edge - left edge) RFC 1144 deltas
@@ -21,6 +21,8 @@
 //! ```
 
 use crate::codec::FrameKind;
+use crate::encoding::bits::{BitReader, BitWriter};
+use crate::encoding::lsb;
 
 /// The kind byte of an IR frame.
 pub const IR: u8 = FrameKind::PROFILE_FIRST;
@@ -68,21 +70,87 @@ pub mod ir {
     pub const ALL: u8 = 0x1F;
 }
 
-/// LSB counts of the four sequence / acknowledgment size classes, coded scaled.
-pub const SCALED_BITS: [u8; 4] = [0, 5, 9, 16];
+/// LSB counts of the four sequence / acknowledgment size classes (the kind byte's S and A),
+/// coded scaled. The largest does not always fit: then the number goes unscaled.
+pub const SCALED_BITS: [u8; 4] = [0, 6, 7, 8];
 
 /// LSB counts of the four sequence / acknowledgment size classes, coded unscaled.
-pub const UNSCALED_BITS: [u8; 4] = [0, 12, 20, 32];
+pub const UNSCALED_BITS: [u8; 4] = [0, 10, 16, 32];
 
-/// LSB counts of the four IP-ID offset classes.
-pub const IP_ID_BITS: [u8; 4] = [0, 4, 8, 16];
+/// LSB counts of the IP-ID offset codes, prefixed `0`, `10`, `110`, `111`.
+pub const IP_ID_CODES: [u8; 4] = [0, 7, 3, 16];
 
-/// LSB counts of the four timestamp classes.
-pub const TS_BITS: [u8; 4] = [0, 8, 12, 32];
+/// LSB counts of the timestamp value codes, prefixed `0`, `10`, `110`, `111`.
+pub const TS_CODES: [u8; 4] = [10, 14, 11, 32];
 
-/// The smallest class of `table` that carries `need` bits, if any.
-pub fn class(table: &[u8; 4], need: u8) -> Option<u8> {
-    table.iter().position(|&k| k >= need).map(|c| c as u8)
+/// The timestamp echo reply codes, prefixed `0`, `10`, `110`, `111`: whether the LSBs are of
+/// the *gap* `TS value - TS echo reply` (which a bulk sender keeps nearly constant) rather
+/// than of the echo itself, and how many.
+pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 14), (true, 4), (false, 10), (false, 32)];
+
+/// The cheapest echo code ([`TS_ECR_CODES`]) for an echo `ecr` and a gap `gap` away from the
+/// references (each as `(up, down)`); the last always fits.
+pub fn ecr_code(ecr: (u64, u64), gap: (u64, u64)) -> u8 {
+    (0..4u8)
+        .filter(|&c| {
+            let (is_gap, k) = TS_ECR_CODES[usize::from(c)];
+            let (up, down) = if is_gap { gap } else { ecr };
+            c == 3 || lsb::fits(k, up, down)
+        })
+        .min_by_key(|&c| prefix_len(c) + TS_ECR_CODES[usize::from(c)].1)
+        .unwrap_or(3)
+}
+
+/// Writes prefix code `c` and `k` LSBs of `value`.
+pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
+    let len = prefix_len(c);
+    let prefix = if c == 3 { 0b111 } else { (1u32 << len) - 2 };
+    w.put(prefix, len);
+    w.put(value & crate::encoding::wlsb::mask(k), k);
+}
+
+/// Reads a prefix code's number (0 to 3).
+pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
+    let mut c = 0;
+    while c < 3 && r.get(1)? == 1 {
+        c += 1;
+    }
+    Some(c)
+}
+
+/// The smallest size class of `table` whose LSBs decode a value `up` above and `down` below
+/// every reference ([`lsb::fits`]), if any. With `full` the last class (the field's whole
+/// width) always fits.
+pub fn class(table: &[u8; 4], up: u64, down: u64, full: bool) -> Option<u8> {
+    (0..4u8).find(|&c| {
+        let k = table[usize::from(c)];
+        lsb::fits(k, up, down) || (full && c == 3)
+    })
+}
+
+/// The length in bits of prefix code `c` (`0`, `10`, `110`, `111`).
+fn prefix_len(c: u8) -> u8 {
+    (c + 1).min(3)
+}
+
+/// The cheapest code of `codes` (prefix plus LSBs) that fits `up` and `down`; the last code
+/// (the field's whole width) always fits.
+pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
+    (0..4u8)
+        .filter(|&c| c == 3 || lsb::fits(codes[usize::from(c)], up, down))
+        .min_by_key(|&c| prefix_len(c) + codes[usize::from(c)])
+        .unwrap_or(3)
+}
+
+/// Writes prefix code `c` and the `codes[c]` LSBs of `value`.
+pub fn put_code(w: &mut BitWriter<'_>, codes: &[u8; 4], c: u8, value: u32) {
+    put_prefixed(w, c, codes[usize::from(c)], value);
+}
+
+/// Reads a prefix code: its LSBs and their number.
+pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
+    let k = codes[get_prefix(r)?];
+    Some((r.get(k)?, k))
 }
 
 #[cfg(test)]
@@ -91,11 +159,41 @@ mod tests {
 
     #[test]
     fn classes_are_the_smallest_that_fit() {
-        assert_eq!(class(&SCALED_BITS, 0), Some(0));
-        assert_eq!(class(&SCALED_BITS, 1), Some(1));
-        assert_eq!(class(&SCALED_BITS, 9), Some(2));
-        assert_eq!(class(&SCALED_BITS, 17), None);
-        assert_eq!(class(&UNSCALED_BITS, 32), Some(3));
-        assert_eq!(class(&TS_BITS, 13), Some(3));
+        assert_eq!(class(&SCALED_BITS, 0, 0, false), Some(0));
+        assert_eq!(class(&SCALED_BITS, 1, 0, false), Some(1));
+        assert_eq!(class(&SCALED_BITS, 60, 0, false), Some(2));
+        assert_eq!(class(&SCALED_BITS, 0, 20, false), Some(3));
+        assert_eq!(class(&SCALED_BITS, 1 << 9, 0, false), None);
+        assert_eq!(class(&UNSCALED_BITS, u64::MAX, 5, true), Some(3));
+    }
+
+    #[test]
+    fn prefix_codes_round_trip_and_pick_the_cheapest() {
+        assert_eq!(code(&TS_CODES, 0, 0), 0);
+        assert_eq!(code(&TS_CODES, 500, 3), 0);
+        assert_eq!(code(&TS_CODES, 1500, 0), 2);
+        assert_eq!(code(&TS_CODES, 5000, 0), 1);
+        assert_eq!(code(&TS_CODES, 1 << 20, 0), 3);
+        assert_eq!(code(&IP_ID_CODES, 0, 0), 0);
+        assert_eq!(code(&IP_ID_CODES, 5, 0), 2);
+        assert_eq!(ecr_code((500, 0), (3, 0)), 1);
+        assert_eq!(ecr_code((500, 0), (3000, 0)), 2);
+        assert_eq!(ecr_code((1 << 20, 0), (3000, 0)), 0);
+        let mut out = alloc::vec::Vec::new();
+        let mut w = BitWriter::new(&mut out);
+        for c in 0..4 {
+            put_code(&mut w, &TS_CODES, c, 0xABCD_1234);
+        }
+        w.finish();
+        // 1+10, 2+14, 3+11, 3+32 bits.
+        assert_eq!(out.len(), 76usize.div_ceil(8));
+        let mut r = BitReader::new(&out);
+        for c in 0..4 {
+            let k = TS_CODES[c];
+            assert_eq!(
+                get_code(&mut r, &TS_CODES),
+                Some((0xABCD_1234 & crate::encoding::wlsb::mask(k), k))
+            );
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! The IPv4 Identification's behaviour per flow, and the value W-LSB codes for it.
 //!
 //! A sequential IP-ID (one counter per socket, as Linux sends with DF set) moves by one per
-//! packet, as do the scaled sequence number of a bulk sender and the scaled acknowledgment
-//! number of its receiver: their difference, the *offset*, stays put, and costs no bits. A
+//! packet, as does the scaled sequence number of a bulk sender: their difference, the
+//! *offset*, stays put, and costs no bits. (A receiver's ACKs keep their sequence number: the
+//! offset is then the counter itself, which W-LSB codes in a few bits.) A
 //! byte-swapped counter (little-endian hosts that forget `htons`) is swapped back first; an
 //! IP-ID that is always zero (and IPv6's absent one) costs nothing; a random one travels whole.
 
@@ -56,15 +57,15 @@ impl Behaviour {
     }
 }
 
-/// The offset W-LSB codes for a sequential IP-ID: its counter minus the scaled sequence and
-/// acknowledgment numbers (`qs`, `qa`; 0 where a stride is unknown), mod 2^16.
-pub fn offset(counter: u16, qs: u32, qa: u32) -> u16 {
-    counter.wrapping_sub(qs as u16).wrapping_sub(qa as u16)
+/// The offset LSBs code for a sequential IP-ID: its counter minus the scaled sequence number
+/// (`qs`; 0 without a sequence stride), mod 2^16.
+pub fn offset(counter: u16, qs: u32) -> u16 {
+    counter.wrapping_sub(qs as u16)
 }
 
 /// The counter value of an `offset` (the inverse of [`offset`]).
-pub fn counter(offset: u16, qs: u32, qa: u32) -> u16 {
-    offset.wrapping_add(qs as u16).wrapping_add(qa as u16)
+pub fn counter(offset: u16, qs: u32) -> u16 {
+    offset.wrapping_add(qs as u16)
 }
 
 /// An IP-ID step at most this large (either way) between consecutive packets is a counter's.
@@ -155,8 +156,8 @@ mod tests {
             assert_eq!(Behaviour::of_code(b.code()), b);
             assert_eq!(b.ip_id(b.counter(0x1234)), 0x1234);
         }
-        let off = offset(7, 100_000, 3);
-        assert_eq!(counter(off, 100_000, 3), 7);
+        let off = offset(7, 100_000);
+        assert_eq!(counter(off, 100_000), 7);
     }
 
     #[test]
