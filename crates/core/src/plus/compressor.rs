@@ -20,7 +20,7 @@ use crate::taroc::packet::{FlowKey, TcpIpPacket};
 use crate::taroc::repair::{self, Watch};
 use crate::taroc::stats::{Part, TarocStats, Why};
 use crate::taroc::vsw::{Entry, Progress, Vsw};
-use crate::taroc::{format as taroc_format, TarocConfig};
+use crate::taroc::TarocConfig;
 
 /// IR frames a context (re)starts with: the first, and this many more back to back.
 const START_REPEATS: u8 = 1;
@@ -307,10 +307,11 @@ fn write_co(
     let (seq_scaled, s_class, s_bits) = number_code(needs.seq, needs.seq_scaled);
     let (ack_scaled, a_class, a_bits) = number_code(needs.ack, needs.ack_scaled);
     let r_octet = p.r_octet != ctx.identity.usual_ecn;
+    let win = needs.win != Span::default();
     let mut e = 0u8;
     for (on, bit) in [
         (cid != 0, ext::C),
-        (needs.win, ext::W),
+        (win, ext::W),
         (r_octet, ext::R),
         (urgent, ext::U),
         (!p.sack.is_empty(), ext::K),
@@ -379,14 +380,24 @@ fn write_co(
         };
         format::put_prefixed(&mut w, c, k, v);
     }
-    if !p.sack.is_empty() {
-        w.put(p.sack.len() as u32 - 1, 2);
+    let sack = p.sack.as_slice();
+    let sack_scaled = format::sack_scales(f.ack, sack, ctx.strides.ack.into());
+    if !sack.is_empty() {
+        w.put(sack.len() as u32 - 1, 2);
+        w.put(sack_scaled.into(), 1);
+    }
+    if win {
+        let c = usize::from(!crate::encoding::lsb::fits(
+            format::WINDOW_BITS[0],
+            needs.win.up,
+            needs.win.down,
+        ));
+        w.put(c as u32, 1);
+        let k = format::WINDOW_BITS[c];
+        w.put(u32::from(f.win) & wlsb::mask(k), k);
     }
     w.finish();
     let after_bits = out.len() + 1;
-    if needs.win {
-        out.extend_from_slice(&f.win.to_be_bytes());
-    }
     if r_octet {
         out.push(p.r_octet);
     }
@@ -394,10 +405,7 @@ fn write_co(
         out.extend_from_slice(&p.urgent.to_be_bytes());
     }
     let after_fixed = out.len() + 1;
-    if !taroc_format::put_sack(out, f.ack, &p.sack) {
-        out.clear();
-        return Err(Why::Unfit);
-    }
+    format::put_sack(out, f.ack, sack, ctx.strides.ack.into(), sack_scaled);
     let after_sack = out.len() + 1;
     out.extend_from_slice(p.payload());
     stats.count(Why::Compressed);

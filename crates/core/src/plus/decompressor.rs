@@ -14,7 +14,6 @@ use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::encoding::bits::BitReader;
 use crate::encoding::lsb;
 use crate::taroc::context::{Identity, ALL_CIDS};
-use crate::taroc::format as taroc_format;
 use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
 use crate::taroc::repair::Requests;
 use crate::taroc::vsw::is_older;
@@ -227,21 +226,28 @@ impl PlusDecompressor {
                 lsb::decode(r.ts_ecr, lsbs, n, 32)
             };
         }
-        let sack_count = if e & ext::K != 0 {
-            bits.get(2).ok_or(DropReason::Malformed)? as usize + 1
+        let (sack_count, sack_stride) = if e & ext::K != 0 {
+            let count = bits.get(2).ok_or(DropReason::Malformed)? as usize + 1;
+            let scaled = bits.get(1).ok_or(DropReason::Malformed)? == 1;
+            if scaled && ctx.strides.ack == 0 {
+                return Err(DropReason::Malformed);
+            }
+            (count, if scaled { ctx.strides.ack.into() } else { 1 })
         } else {
-            0
+            (0, 1)
         };
+        if e & ext::W != 0 {
+            let c = bits.get(1).ok_or(DropReason::Malformed)?;
+            let k = format::WINDOW_BITS[c as usize];
+            let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
+            fields.win = lsb::decode(r.win.into(), lsbs, k, 16) as u16;
+        }
         let mut at = bits.bytes_consumed();
         let mut take = |n: usize| -> Result<&[u8], DropReason> {
             let bytes = rest.get(at..at + n).ok_or(DropReason::Malformed)?;
             at += n;
             Ok(bytes)
         };
-        if e & ext::W != 0 {
-            let b = take(2)?;
-            fields.win = u16::from_be_bytes([b[0], b[1]]);
-        }
         let r_octet = if e & ext::R != 0 {
             take(1)?[0]
         } else {
@@ -258,9 +264,13 @@ impl PlusDecompressor {
             if sack_count > MAX_SACK_BLOCKS {
                 return Err(DropReason::Malformed);
             }
-            let (blocks, used) =
-                taroc_format::get_sack(rest.get(at..).unwrap_or(&[]), fields.ack, sack_count)
-                    .ok_or(DropReason::Malformed)?;
+            let (blocks, used) = format::get_sack(
+                rest.get(at..).unwrap_or(&[]),
+                fields.ack,
+                sack_count,
+                sack_stride,
+            )
+            .ok_or(DropReason::Malformed)?;
             at += used;
             sack = blocks;
         }

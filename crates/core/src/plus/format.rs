@@ -14,15 +14,18 @@
 //!   | checksum  | TCP checksum (+ IPv4 Identification, mod 2^16), 2 octets
 //!   | bits      | sequence LSBs, ack LSBs, IP-ID code + offset LSBs (or 16 bits if random),
 //!   |           | TS value code + LSBs, TS echo code + LSBs (if the context has timestamps),
-//!   |           | SACK blocks - 1 (2 bits, if K); zero bits to the octet boundary
-//!   | window    | (2, if W) | R-octet (if R) | urgent pointer (2, if U)
-//!   | SACK      | (if K) each block as (left edge - ACK, right edge - left edge) RFC 1144 deltas
+//!   |           | SACK blocks - 1 and a scaled bit (3 bits, if K), window code + LSBs (if W:
+//!   |           | `0` + 8 or `1` + 16); zero bits to the octet boundary
+//!   | R-octet   | (if R) | urgent pointer (2, if U)
+//!   | SACK      | (if K) each block as (left edge - ACK, right edge - left edge) LEB128
+//!   |           | varints, divided by the acknowledgment stride if the scaled bit is set
 //!   | TCP data  |
 //! ```
 
 use crate::codec::FrameKind;
 use crate::encoding::bits::{BitReader, BitWriter};
-use crate::encoding::lsb;
+use crate::encoding::{lsb, varint};
+use taroc_wire::tcp::SackBlocks;
 
 /// The kind byte of an IR frame.
 pub const IR: u8 = FrameKind::PROFILE_FIRST;
@@ -153,6 +156,47 @@ pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
     Some((r.get(k)?, k))
 }
 
+/// LSB counts of the window codes, prefixed `0` and `1`.
+pub const WINDOW_BITS: [u8; 2] = [8, 16];
+
+/// Writes SACK `blocks` against `ack` as varints, divided by `stride` if `scaled`.
+pub fn put_sack(
+    out: &mut alloc::vec::Vec<u8>,
+    ack: u32,
+    blocks: &[(u32, u32)],
+    stride: u32,
+    scaled: bool,
+) {
+    let s = if scaled { stride } else { 1 };
+    for &(left, right) in blocks {
+        varint::put(out, left.wrapping_sub(ack) / s);
+        varint::put(out, right.wrapping_sub(left) / s);
+    }
+}
+
+/// Whether SACK `blocks` can go scaled by `stride` against `ack`.
+pub fn sack_scales(ack: u32, blocks: &[(u32, u32)], stride: u32) -> bool {
+    stride != 0
+        && blocks.iter().all(|&(left, right)| {
+            left.wrapping_sub(ack) % stride == 0 && right.wrapping_sub(left) % stride == 0
+        })
+}
+
+/// Reads `count` SACK blocks written by [`put_sack`]; the blocks and the octets consumed.
+pub fn get_sack(data: &[u8], ack: u32, count: usize, stride: u32) -> Option<(SackBlocks, usize)> {
+    let mut blocks = SackBlocks::default();
+    let mut at = 0;
+    for _ in 0..count {
+        let (offset, n) = varint::get(data.get(at..)?)?;
+        at += n;
+        let (size, n) = varint::get(data.get(at..)?)?;
+        at += n;
+        let left = ack.wrapping_add(offset.checked_mul(stride)?);
+        blocks.push(left, left.wrapping_add(size.checked_mul(stride)?));
+    }
+    Some((blocks, at))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +209,25 @@ mod tests {
         assert_eq!(class(&SCALED_BITS, 0, 20, false), Some(3));
         assert_eq!(class(&SCALED_BITS, 1 << 9, 0, false), None);
         assert_eq!(class(&UNSCALED_BITS, u64::MAX, 5, true), Some(3));
+    }
+
+    #[test]
+    fn sack_blocks_scale_by_the_stride() {
+        let blocks = [(1000 + 2 * 1448, 1000 + 5 * 1448)];
+        assert!(sack_scales(1000, &blocks, 1448));
+        assert!(!sack_scales(1000, &[(1001, 1100)], 1448));
+        let mut out = alloc::vec::Vec::new();
+        put_sack(&mut out, 1000, &blocks, 1448, true);
+        assert_eq!(out, [2, 3]);
+        let (got, used) = get_sack(&out, 1000, 1, 1448).unwrap();
+        assert_eq!((got.as_slice(), used), (&blocks[..], 2));
+        // A D-SACK block below the ACK goes too, unscaled.
+        out.clear();
+        put_sack(&mut out, 1000, &[(500, 600)], 1448, false);
+        assert_eq!(
+            get_sack(&out, 1000, 1, 1).unwrap().0.as_slice(),
+            [(500, 600)]
+        );
     }
 
     #[test]

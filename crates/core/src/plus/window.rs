@@ -48,8 +48,8 @@ pub struct Needs {
     pub ts_ecr: Span,
     /// The gap `ts_val - ts_ecr`.
     pub ts_gap: Span,
-    /// Whether the window differs from some entry's (then it is sent whole).
-    pub win: bool,
+    /// TCP window (it is sent only if this is not zero).
+    pub win: Span,
 }
 
 /// The needs of `f` against `vsw`, for a context with `strides` and IP-ID `behaviour`.
@@ -71,7 +71,7 @@ pub fn needs(vsw: &Vsw, f: &Fields, strides: Strides, behaviour: Behaviour) -> N
         n.ts_gap.add(signed_distance(gap(f), gap(g), 32));
         n.ip_id
             .add(signed_distance(offset.into(), offset_of(g).into(), 16));
-        n.win |= g.win != f.win;
+        n.win.add(signed_distance(f.win.into(), g.win.into(), 16));
         seq_aligned &= g.seq % s == f.seq % s;
         seq_q.add(i64::from(f.seq / s) - i64::from(g.seq / s));
         ack_aligned &= g.ack % a == f.ack % a;
