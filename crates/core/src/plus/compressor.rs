@@ -136,12 +136,16 @@ impl PlusCompressor {
 
     fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>) {
         let params = TrackerParams::new(self.config.mss, self.config.issthresh);
+        // A new flow between known hosts most likely has their segment size and ACK step.
+        let strides = self
+            .find_base(p)
+            .map_or(Strides::default(), |(_, base)| base.strides);
         self.contexts[usize::from(cid)] = Some(Context {
             key: p.key,
             identity: Identity::of(p, false),
             behaviour: Detector::initial(p.v4, p.fields.ip_id),
             detector: Detector::new(p.fields.ip_id),
-            strides: Strides::default(),
+            strides,
             learner: Learner::new(p.fields.ack),
             vsw: Vsw::new(
                 self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
@@ -189,10 +193,26 @@ impl Compressor for PlusCompressor {
         };
         self.clock += 1;
         let cid = self.context_for(&p);
-        let config = &self.config;
-        let ctx = self.contexts[usize::from(cid)]
-            .as_mut()
+        // Out of the table while it is worked on, so that an IR-R can read another context.
+        let mut ctx = self.contexts[usize::from(cid)]
+            .take()
             .expect("context_for installs a context");
+        let kind = self.compress_in(&mut ctx, cid, &p, out);
+        self.contexts[usize::from(cid)] = Some(ctx);
+        kind
+    }
+}
+
+impl PlusCompressor {
+    /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile).
+    fn compress_in(
+        &mut self,
+        ctx: &mut Context,
+        cid: u8,
+        p: &TcpIpPacket<'_>,
+        out: &mut Vec<u8>,
+    ) -> FrameKind {
+        let config = &self.config;
         ctx.last_used = self.clock;
         if let Some(strides) = ctx
             .learner
@@ -216,11 +236,11 @@ impl Compressor for PlusCompressor {
             None
         };
         // The watch sees every packet (it counts retransmissions), so ask it first.
-        let repair = ctx.watch.due(&config.repair, &p, self.now);
+        let repair = ctx.watch.due(&config.repair, p, self.now);
         why = why.or(repair);
         let kind = match why {
-            None => match write_co(ctx, &p, cid, out, &mut self.stats) {
-                Ok(kind) => Some(kind),
+            None => match write_co(&Coder::of(ctx), p, cid, out, &mut self.stats) {
+                Ok(kind) => Some(FrameKind::Profile(kind)),
                 Err(reason) => {
                     why = Some(reason);
                     None
@@ -229,14 +249,22 @@ impl Compressor for PlusCompressor {
             Some(_) => None,
         };
         let compressed = kind.is_some();
+        let mut replicated = false;
         if !compressed {
-            write_ir(ctx, &p, cid, out);
+            let replicate = matches!(why, Some(Why::NoReference | Why::SlowStart));
+            let base = replicate.then(|| self.find_base(p)).flatten();
+            replicated = base.is_some_and(|(base_cid, base)| {
+                write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default()).is_ok()
+            });
+            if !replicated {
+                write_ir(ctx, p, cid, out);
+            }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             self.stats.count(why.unwrap_or(Why::Unfit));
             self.stats
                 .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
         }
-        ctx.watch.sent(&p, self.now, !compressed);
+        ctx.watch.sent(p, self.now, !compressed);
         ctx.vsw.push(Entry {
             fields: p.fields,
             has_payload: p.payload_len() > 0,
@@ -252,7 +280,44 @@ impl Compressor for PlusCompressor {
             self.stats.long_jumps += 1;
             ctx.irs_due = 1 + START_REPEATS;
         }
-        kind.unwrap_or(FrameKind::Profile(format::IR))
+        kind.unwrap_or(FrameKind::Profile(if replicated {
+            format::IR_R
+        } else {
+            format::IR
+        }))
+    }
+
+    /// A context of the packet's hosts to replicate a new context from: same addresses,
+    /// the same IP header but for the per-packet fields, the same use of timestamps, a window
+    /// to code against; the most recently used. IPv4 options and IPv6 extension headers rule
+    /// replication out.
+    fn find_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
+        let header = if p.v4 { 20 } else { 40 };
+        if p.tcp_offset != header {
+            return None;
+        }
+        let mut template = [0u8; 44];
+        let t = &mut template[..header + 4];
+        t.copy_from_slice(&p.bytes[..header + 4]);
+        if p.v4 {
+            t[1] &= 0xFC;
+            t[2..6].fill(0);
+            t[10..12].fill(0);
+        } else {
+            t[1] &= !0x30;
+            t[4..6].fill(0);
+        }
+        self.contexts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| Some((i as u8, c.as_ref()?)))
+            .filter(|(_, c)| {
+                c.identity.ts == p.ts
+                    && !c.vsw.is_empty()
+                    && c.identity.template.len() == header + 4
+                    && c.identity.template[..header] == t[..header]
+            })
+            .max_by_key(|(_, c)| c.last_used)
     }
 }
 
@@ -276,6 +341,48 @@ fn write_ir(ctx: &Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) {
     out[at + 1] = cid;
 }
 
+/// IR-R: a new context replicated from `base` (of `base_cid`), or the reason it cannot be.
+fn write_ir_r(
+    ctx: &Context,
+    base: &Context,
+    base_cid: u8,
+    p: &TcpIpPacket<'_>,
+    cid: u8,
+    out: &mut Vec<u8>,
+    stats: &mut TarocStats,
+) -> Result<(), Why> {
+    out.clear();
+    let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
+    if ctx.identity.ts {
+        flags |= format::ir::TS;
+    }
+    if ctx.strides != Strides::default() {
+        flags |= format::ir::STRIDES;
+    }
+    out.extend_from_slice(&[flags, cid, base_cid]);
+    if ctx.strides != Strides::default() {
+        out.extend_from_slice(&ctx.strides.seq.to_be_bytes());
+        out.extend_from_slice(&ctx.strides.ack.to_be_bytes());
+    }
+    for &at in &format::IR_R_IP_BYTES[usize::from(!p.v4)] {
+        out.push(ctx.identity.template[at]);
+    }
+    out.extend_from_slice(&p.bytes[p.tcp_offset..p.tcp_offset + 4]);
+    let at = out.len();
+    out.push(0);
+    let coder = Coder {
+        vsw: &base.vsw,
+        strides: ctx.strides,
+        behaviour: ctx.behaviour,
+        ts: ctx.identity.ts,
+        usual_ecn: ctx.identity.usual_ecn,
+        full_numbers: true,
+    };
+    let k = write_co(&coder, p, 0, out, stats)?;
+    out[at] = k;
+    Ok(())
+}
+
 /// How one number (sequence or acknowledgment) goes: scaled or not, its class and LSB count.
 fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
     if let Some(c) =
@@ -287,14 +394,45 @@ fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
     (false, c, format::UNSCALED_BITS[usize::from(c)])
 }
 
-/// CO: the packet coded against the window, or the reason it must go IR.
+/// What a CO body is coded against and with.
+struct Coder<'a> {
+    /// The references (a context's window).
+    vsw: &'a Vsw,
+    /// The strides.
+    strides: Strides,
+    /// The IP-ID behaviour.
+    behaviour: Behaviour,
+    /// Whether the context has timestamps.
+    ts: bool,
+    /// The context's usual R-octet.
+    usual_ecn: u8,
+    /// Sequence and acknowledgment numbers go whole (IR-R: another flow's references).
+    full_numbers: bool,
+}
+
+impl Coder<'_> {
+    /// The coder of a context's own CO frames.
+    fn of(ctx: &Context) -> Coder<'_> {
+        Coder {
+            vsw: &ctx.vsw,
+            strides: ctx.strides,
+            behaviour: ctx.behaviour,
+            ts: ctx.identity.ts,
+            usual_ecn: ctx.identity.usual_ecn,
+            full_numbers: false,
+        }
+    }
+}
+
+/// CO: the packet coded against the window (its kind byte and body), or the reason it must go
+/// IR.
 fn write_co(
-    ctx: &Context,
+    ctx: &Coder<'_>,
     p: &TcpIpPacket<'_>,
     cid: u8,
     out: &mut Vec<u8>,
     stats: &mut TarocStats,
-) -> Result<FrameKind, Why> {
+) -> Result<u8, Why> {
     let urgent = p.flags & flags::URG != 0;
     if !p.canonical_options
         || p.sack.len() > 4
@@ -303,10 +441,18 @@ fn write_co(
     {
         return Err(Why::Unfit);
     }
-    let needs: Needs = window::needs(&ctx.vsw, &p.fields, ctx.strides, ctx.behaviour);
+    let mut needs: Needs = window::needs(ctx.vsw, &p.fields, ctx.strides, ctx.behaviour);
+    if ctx.full_numbers {
+        let whole = Span {
+            up: u64::MAX,
+            down: u64::MAX,
+        };
+        (needs.seq, needs.ack) = (whole, whole);
+        (needs.seq_scaled, needs.ack_scaled) = (None, None);
+    }
     let (seq_scaled, s_class, s_bits) = number_code(needs.seq, needs.seq_scaled);
     let (ack_scaled, a_class, a_bits) = number_code(needs.ack, needs.ack_scaled);
-    let r_octet = p.r_octet != ctx.identity.usual_ecn;
+    let r_octet = p.r_octet != ctx.usual_ecn;
     let win = needs.win != Span::default();
     let mut e = 0u8;
     for (on, bit) in [
@@ -367,7 +513,7 @@ fn write_co(
         Behaviour::Zero => {}
         Behaviour::Random => w.put(f.ip_id.into(), 16),
     }
-    if ctx.identity.ts {
+    if ctx.ts {
         let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);
         let c = format::code(&format::TS_CODES, val.up, val.down);
         format::put_code(&mut w, &format::TS_CODES, c, f.ts_val);
@@ -413,5 +559,5 @@ fn write_co(
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
     stats.add_part(Part::Options, (after_sack - after_fixed) as u64);
-    Ok(FrameKind::Profile(k))
+    Ok(k)
 }

@@ -129,6 +129,102 @@ impl PlusDecompressor {
         Ok(())
     }
 
+    /// Sets up a context from an IR-R frame; returns its CID (once known) with the outcome.
+    fn ir_r(&mut self, frame: &[u8], out: &mut Vec<u8>) -> (Option<u8>, Result<(), DropReason>) {
+        let [flags, cid, base_cid, rest @ ..] = frame else {
+            return (None, Err(DropReason::Malformed));
+        };
+        (
+            Some(*cid),
+            self.ir_r_body(*flags, *cid, *base_cid, rest, out),
+        )
+    }
+
+    fn ir_r_body(
+        &mut self,
+        flags: u8,
+        cid: u8,
+        base_cid: u8,
+        rest: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        if flags & !format::ir::ALL_R != 0 || cid == base_cid {
+            return Err(DropReason::Malformed);
+        }
+        let (strides, rest) = if flags & format::ir::STRIDES != 0 {
+            let [s0, s1, a0, a1, rest @ ..] = rest else {
+                return Err(DropReason::Malformed);
+            };
+            let strides = Strides {
+                seq: u16::from_be_bytes([*s0, *s1]),
+                ack: u16::from_be_bytes([*a0, *a1]),
+            };
+            (strides, rest)
+        } else {
+            (Strides::default(), rest)
+        };
+        let (Some(ip), Some(ports), Some(&k), Some(body)) =
+            (rest.get(..6), rest.get(6..10), rest.get(10), rest.get(11..))
+        else {
+            return Err(DropReason::Malformed);
+        };
+        let base = self.contexts[usize::from(base_cid)]
+            .as_ref()
+            .ok_or(DropReason::NoContext)?;
+        let base_template = &base.identity.template;
+        let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
+        let (v4, header_len) = match (ip[0], base_template.len()) {
+            (0x45, 24) if ip[5] == taroc_wire::protocol::TCP => (true, 20),
+            (b, 44) if b >> 4 == 6 && ip[4] == taroc_wire::protocol::TCP => (false, 40),
+            _ => return Err(DropReason::Malformed),
+        };
+        template.extend_from_slice(&base_template[..header_len]);
+        for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(ip) {
+            template[at] = byte;
+        }
+        if (v4 && template[1] & 0x03 != 0) || (!v4 && template[1] & 0x30 != 0) {
+            return Err(DropReason::Malformed);
+        }
+        template.extend_from_slice(ports);
+        let behaviour = Behaviour::of_code(flags);
+        if !v4 && behaviour != Behaviour::Zero || !(CO_KINDS).contains(&k) {
+            return Err(DropReason::Malformed);
+        }
+        let key = FlowKey {
+            src_port: u16::from_be_bytes([ports[0], ports[1]]),
+            dst_port: u16::from_be_bytes([ports[2], ports[3]]),
+            ..base.key
+        };
+        let ctx = Context {
+            identity: Identity {
+                template,
+                ts: flags & format::ir::TS != 0,
+                random_ip_id: false,
+                usual_ecn: (flags >> 2) & 0x03,
+            },
+            key,
+            v4,
+            behaviour,
+            strides,
+            reference: base.reference,
+        };
+        let (e, body) = match body {
+            [e, body @ ..] if k & kind::X != 0 => (*e, body),
+            _ if k & kind::X != 0 => return Err(DropReason::Malformed),
+            body => (0, body),
+        };
+        if (k & kind::X != 0 && e == 0) || e & ext::C != 0 {
+            return Err(DropReason::Malformed);
+        }
+        let fields =
+            decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
+        self.contexts[usize::from(cid)] = Some(Context {
+            reference: fields,
+            ..ctx
+        });
+        Ok(())
+    }
+
     /// Rebuilds a CO frame; returns its CID (once known) with the outcome.
     fn co(
         &mut self,
@@ -183,6 +279,26 @@ impl PlusDecompressor {
         let ctx = self.contexts[usize::from(cid)]
             .as_mut()
             .ok_or(DropReason::NoContext)?;
+        let r = ctx.reference;
+        let fields = decode_body(ctx, k, e, rest, out)?;
+        // A verified packet becomes the reference unless it is older than the current one.
+        if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
+            ctx.reference = fields;
+        }
+        Ok(())
+    }
+}
+
+/// Decodes a CO body (what follows the extension octet and CID) against `ctx` into `out`,
+/// verifies it, and returns its fields.
+fn decode_body(
+    ctx: &Context,
+    k: u8,
+    e: u8,
+    rest: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<packet::Fields, DropReason> {
+    {
         let [c0, c1, rest @ ..] = rest else {
             return Err(DropReason::Malformed);
         };
@@ -313,13 +429,12 @@ impl PlusDecompressor {
         if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
             return Err(DropReason::ChecksumMismatch);
         }
-        // A verified packet becomes the reference unless it is older than the current one.
-        if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
-            ctx.reference = fields;
-        }
-        Ok(())
+        Ok(fields)
     }
 }
+
+/// The kind bytes of CO frames.
+const CO_KINDS: core::ops::RangeInclusive<u8> = format::CO..=FrameKind::PROFILE_LAST;
 
 /// Reads a sequence or acknowledgment number of size class `class`, scaled by `stride` or not.
 fn number(
@@ -357,6 +472,16 @@ impl Decompressor for PlusDecompressor {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::Profile(format::IR) => {
                 let result = self.ir(frame, out);
+                if result.is_err() {
+                    out.clear();
+                }
+                result
+            }
+            FrameKind::Profile(format::IR_R) => {
+                let (cid, result) = self.ir_r(frame, out);
+                if let (Some(cid), Err(_)) = (cid, result) {
+                    self.requests.refused(cid);
+                }
                 if result.is_err() {
                     out.clear();
                 }

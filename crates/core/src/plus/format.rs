@@ -7,6 +7,12 @@
 //!   context flags: | 0 | 0 | 0 | T | E E | B B |  T strides trailer, E usual ECN, B IP-ID
 //!   behaviour (0 sequential, 1 byte-swapped, 2 zero, 3 random).
 //!
+//! IR-R (kind byte 0x09): a new context from another context of the same hosts (RFC 4164's
+//!   context replication): | context flags (IR's, plus 0x20: timestamps) | CID | base CID |
+//!   strides (4, if flagged) | six IP header bytes ([`IR_R_IP_BYTES`]) | ports (4) | a CO kind
+//!   byte | a CO body without CID, its numbers whole, the rest coded against the base's
+//!   reference |. The addresses come from the base context (the TCP checksum covers them).
+//!
 //! CO (kind byte 0x40 + |X|P|S S|A A|): X extension octet follows, P the TCP PSH flag, S and A
 //!   the size classes of the sequence and acknowledgment numbers.
 //!   | extension |C|W|R|U|K|Q|Z|F| (if X)  C CID octet, W window, R R-octet, U urgent pointer,
@@ -29,6 +35,9 @@ use taroc_wire::tcp::SackBlocks;
 
 /// The kind byte of an IR frame.
 pub const IR: u8 = FrameKind::PROFILE_FIRST;
+
+/// The kind byte of an IR-R frame: a new context replicated from another of the same hosts.
+pub const IR_R: u8 = FrameKind::PROFILE_FIRST + 1;
 
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
@@ -65,13 +74,23 @@ pub mod ext {
     pub const F: u8 = 0x01;
 }
 
-/// Bits of an IR frame's context flags.
+/// Bits of an IR or IR-R frame's context flags.
 pub mod ir {
-    /// The strides trailer follows the packet.
+    /// The strides follow (IR: after the packet; IR-R: after the base CID).
     pub const STRIDES: u8 = 0x10;
-    /// Every defined bit.
+    /// Every bit an IR defines.
     pub const ALL: u8 = 0x1F;
+    /// IR-R: the context has timestamps.
+    pub const TS: u8 = 0x20;
+    /// Every bit an IR-R defines.
+    pub const ALL_R: u8 = 0x3F;
 }
+
+/// The bytes of an IP header an IR-R frame carries (the rest come from the base context, the
+/// packet's length and checksums, or are zero): IPv4 (no options) version and IHL, TOS,
+/// flags and fragment offset, TTL, protocol; IPv6 (no extension headers) version, traffic
+/// class and flow label, next header, hop limit. ECN bits are sent as zero.
+pub const IR_R_IP_BYTES: [[usize; 6]; 2] = [[0, 1, 6, 7, 8, 9], [0, 1, 2, 3, 6, 7]];
 
 /// LSB counts of the four sequence / acknowledgment size classes (the kind byte's S and A),
 /// coded scaled. The largest does not always fit: then the number goes unscaled.
