@@ -54,6 +54,11 @@ impl PlusDecompressor {
             .map(|c| c.reference)
     }
 
+    /// Number of contexts held.
+    pub fn context_count(&self) -> usize {
+        self.contexts.iter().filter(|c| c.is_some()).count()
+    }
+
     fn ir(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
         let v4 = match frame.first().map(|b| b >> 4) {
             Some(4) => true,

@@ -78,3 +78,112 @@ fn refusals_never_panic_or_deliver() {
     );
     assert!(out.is_empty());
 }
+
+/// An IPv6/TCP segment without options from 2001:db8::1 port `port`.
+fn segment_v6(port: u16, seq: u32, ack: u32, payload: usize) -> Vec<u8> {
+    let len = 20 + payload;
+    let mut p = vec![0x60, 0, 0, 0, (len >> 8) as u8, len as u8, 6, 64];
+    p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+    p.extend_from_slice(&port.to_be_bytes());
+    p.extend_from_slice(&[0x01, 0xbb]);
+    p.extend_from_slice(&seq.to_be_bytes());
+    p.extend_from_slice(&ack.to_be_bytes());
+    p.extend_from_slice(&[0x50, 0x18, 0x04, 0x00, 0, 0, 0, 0]);
+    p.extend((0..payload).map(|i| (i as u8).wrapping_mul(3)));
+    let tcp = Sum::new()
+        .add_bytes(&p[8..40])
+        .add_u16(6)
+        .add_u16(len as u16)
+        .add_bytes(&p[40..])
+        .checksum();
+    p[56..58].copy_from_slice(&tcp.to_be_bytes());
+    p
+}
+
+/// The packets of the specification's test vectors, in order, through one compressor.
+fn vector_packets() -> Vec<Vec<u8>> {
+    let mut packets = Vec::new();
+    for i in 0..4u32 {
+        packets.push(segment(1000 + 256 * i, 77, 500 + i as u16, 10_000 + i, 256));
+    }
+    // A retransmission, then a new flow of the same hosts (another source port): IR-R.
+    packets.push(segment(1000 + 256, 77, 504, 10_004, 256));
+    let mut other = segment(90_000, 5_000, 40, 10_005, 8);
+    other[20..22].copy_from_slice(&5002u16.to_be_bytes());
+    fix_tcp_checksum(&mut other);
+    packets.push(other);
+    packets.push(segment_v6(7000, 1, 1, 4));
+    packets.push(segment_v6(7000, 5, 1, 4));
+    packets.push(segment_v6(7000, 9, 1, 4));
+    packets
+}
+
+fn fix_tcp_checksum(p: &mut [u8]) {
+    p[36..38].fill(0);
+    let tcp = Sum::new()
+        .add_bytes(&p[12..20])
+        .add_u16(6)
+        .add_u16((p.len() - 20) as u16)
+        .add_bytes(&p[20..])
+        .checksum();
+    p[36..38].copy_from_slice(&tcp.to_be_bytes());
+}
+
+fn hex(bytes: &[u8]) -> alloc::string::String {
+    bytes.iter().map(|b| alloc::format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// `docs/taroc-plus-format.md`'s test vectors: each packet compresses to the frame the
+/// document gives (kind byte first), and each frame decompresses to its packet.
+#[test]
+fn specification_test_vectors() {
+    let doc = include_str!("../../../../docs/taroc-plus-format.md");
+    let vectors: Vec<(Vec<u8>, Vec<u8>)> = doc
+        .lines()
+        .filter_map(|line| line.strip_prefix("    packet "))
+        .zip(
+            doc.lines()
+                .filter_map(|line| line.strip_prefix("    frame  ")),
+        )
+        .map(|(p, f)| (unhex(p.trim()), unhex(f.trim())))
+        .collect();
+    let packets = vector_packets();
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut listing = alloc::string::String::new();
+    for p in &packets {
+        let kind = c.compress(p, &mut frame);
+        let mut on_link = vec![kind.to_byte()];
+        on_link.extend_from_slice(&frame);
+        listing += &alloc::format!("    packet {}\n    frame  {}\n", hex(p), hex(&on_link));
+    }
+    assert_eq!(
+        vectors.len(),
+        packets.len(),
+        "the document's vectors:\n{listing}"
+    );
+    for (i, ((packet, on_link), expected)) in vectors.iter().zip(&packets).enumerate() {
+        assert_eq!(packet, expected, "vector {i}: packet\n{listing}");
+        let kind = FrameKind::from_byte(on_link[0]).unwrap();
+        d.decompress(kind, &on_link[1..], &mut out).unwrap();
+        assert_eq!(&out, packet, "vector {i}");
+    }
+    let mut c = PlusCompressor::new(config());
+    for (i, (packet, on_link)) in vectors.iter().enumerate() {
+        let kind = c.compress(packet, &mut frame);
+        assert_eq!(
+            (kind.to_byte(), &frame[..]),
+            (on_link[0], &on_link[1..]),
+            "vector {i}:\n{listing}"
+        );
+    }
+}
