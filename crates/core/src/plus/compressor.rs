@@ -7,6 +7,7 @@ use core::time::Duration;
 
 use taroc_wire::tcp::flags;
 
+use super::breakdown::{Breakdown, Field, Tally};
 use super::format::{self, ext, kind};
 use super::ipid::{self, Behaviour, Detector};
 use super::scaled::{quotient, Learner, Strides};
@@ -70,6 +71,7 @@ pub struct PlusCompressor {
     now: Duration,
     scratch: Vec<u8>,
     stats: TarocStats,
+    breakdown: Breakdown,
 }
 
 impl PlusCompressor {
@@ -86,12 +88,18 @@ impl PlusCompressor {
             now: Duration::ZERO,
             scratch: Vec::with_capacity(crate::taroc::packet::MAX_TEMPLATE_LEN),
             stats: TarocStats::default(),
+            breakdown: Breakdown::default(),
         }
     }
 
     /// What the compressor has sent so far, and why.
     pub fn stats(&self) -> &TarocStats {
         &self.stats
+    }
+
+    /// Where the bits of its CO headers went, per field.
+    pub fn breakdown(&self) -> &Breakdown {
+        &self.breakdown
     }
 
     /// The context of the packet's flow, made if need be. A flow whose template (or use of
@@ -240,7 +248,10 @@ impl PlusCompressor {
         why = why.or(repair);
         let kind = match why {
             None => match write_co(&Coder::of(ctx), p, cid, out, &mut self.stats) {
-                Ok(kind) => Some(FrameKind::Profile(kind)),
+                Ok((kind, tally)) => {
+                    self.breakdown.add(p.payload_len() > 0, &tally);
+                    Some(FrameKind::Profile(kind))
+                }
                 Err(reason) => {
                     why = Some(reason);
                     None
@@ -378,7 +389,7 @@ fn write_ir_r(
         usual_ecn: ctx.identity.usual_ecn,
         full_numbers: true,
     };
-    let k = write_co(&coder, p, 0, out, stats)?;
+    let (k, _) = write_co(&coder, p, 0, out, stats)?;
     out[at] = k;
     Ok(())
 }
@@ -432,7 +443,7 @@ fn write_co(
     cid: u8,
     out: &mut Vec<u8>,
     stats: &mut TarocStats,
-) -> Result<u8, Why> {
+) -> Result<(u8, Tally), Why> {
     let urgent = p.flags & flags::URG != 0;
     if !p.canonical_options
         || p.sack.len() > 4
@@ -487,6 +498,14 @@ fn write_co(
     };
     out.extend_from_slice(&checksum.to_be_bytes());
     let base = out.len() + 1;
+    let mut tally: Tally = [0; 13];
+    let mut count = |field: Field, bits: u8| tally[field as usize] += u32::from(bits);
+    count(Field::Kind, 8);
+    count(Field::Extension, 8 * u8::from(e != 0));
+    count(Field::Cid, 8 * u8::from(cid != 0));
+    count(Field::Checksum, 16);
+    count(Field::Seq, s_bits);
+    count(Field::Ack, a_bits);
     let mut w = BitWriter::new(out);
     let f = &p.fields;
     let s = if seq_scaled {
@@ -509,14 +528,25 @@ fn write_co(
             );
             let c = format::code(&format::IP_ID_CODES, needs.ip_id.up, needs.ip_id.down);
             format::put_code(&mut w, &format::IP_ID_CODES, c, offset.into());
+            count(
+                Field::IpId,
+                format::prefix_len(c) + format::IP_ID_CODES[usize::from(c)],
+            );
         }
         Behaviour::Zero => {}
-        Behaviour::Random => w.put(f.ip_id.into(), 16),
+        Behaviour::Random => {
+            w.put(f.ip_id.into(), 16);
+            count(Field::IpId, 16);
+        }
     }
     if ctx.ts {
         let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);
         let c = format::code(&format::TS_CODES, val.up, val.down);
         format::put_code(&mut w, &format::TS_CODES, c, f.ts_val);
+        count(
+            Field::TsVal,
+            format::prefix_len(c) + format::TS_CODES[usize::from(c)],
+        );
         let c = format::ecr_code((ecr.up, ecr.down), (gap.up, gap.down));
         let (is_gap, k) = format::TS_ECR_CODES[usize::from(c)];
         let v = if is_gap {
@@ -525,12 +555,14 @@ fn write_co(
             f.ts_ecr
         };
         format::put_prefixed(&mut w, c, k, v);
+        count(Field::TsEcr, format::prefix_len(c) + k);
     }
     let sack = p.sack.as_slice();
     let sack_scaled = format::sack_scales(f.ack, sack, ctx.strides.ack.into());
     if !sack.is_empty() {
         w.put(sack.len() as u32 - 1, 2);
         w.put(sack_scaled.into(), 1);
+        count(Field::Sack, 3);
     }
     if win {
         let c = usize::from(!crate::encoding::lsb::fits(
@@ -541,9 +573,12 @@ fn write_co(
         w.put(c as u32, 1);
         let k = format::WINDOW_BITS[c];
         w.put(u32::from(f.win) & wlsb::mask(k), k);
+        count(Field::Window, 1 + k);
     }
     w.finish();
     let after_bits = out.len() + 1;
+    let used: u32 = tally[Field::Seq as usize..].iter().sum();
+    tally[Field::Padding as usize] = 8 * (after_bits - base) as u32 - used;
     if r_octet {
         out.push(p.r_octet);
     }
@@ -553,11 +588,13 @@ fn write_co(
     let after_fixed = out.len() + 1;
     format::put_sack(out, f.ack, sack, ctx.strides.ack.into(), sack_scaled);
     let after_sack = out.len() + 1;
+    tally[Field::Other as usize] = 8 * (after_fixed - after_bits) as u32;
+    tally[Field::Sack as usize] += 8 * (after_sack - after_fixed) as u32;
     out.extend_from_slice(p.payload());
     stats.count(Why::Compressed);
     stats.add_part(Part::Base, base as u64);
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
     stats.add_part(Part::Options, (after_sack - after_fixed) as u64);
-    Ok(k)
+    Ok((k, tally))
 }

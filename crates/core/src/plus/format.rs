@@ -151,7 +151,7 @@ pub fn class(table: &[u8; 4], up: u64, down: u64, full: bool) -> Option<u8> {
 }
 
 /// The length in bits of prefix code `c` (`0`, `10`, `110`, `111`).
-fn prefix_len(c: u8) -> u8 {
+pub fn prefix_len(c: u8) -> u8 {
     (c + 1).min(3)
 }
 
