@@ -24,13 +24,17 @@ use crate::taroc::vsw::{Entry, Progress, Vsw};
 use crate::taroc::TarocConfig;
 
 /// IR frames a context (re)starts with: the first, and this many more back to back.
-const START_REPEATS: u8 = 1;
+const START_REPEATS: u8 = 2;
 
 /// Most entries of a context's window (VSW), whatever the tracked congestion window: the
 /// decompressor loses its reference only if it misses this many packets of the flow in a row.
 /// Slow flows (interactive, request/response) then code against their last packets, not
 /// against seconds of them.
 pub const MAX_WINDOW_PACKETS: usize = 32;
+
+/// Fewest entries of a context's window: however small the tracked congestion window, the
+/// decompressor keeps a reference unless it misses this many packets of the flow in a row.
+pub const MIN_WINDOW_PACKETS: usize = 8;
 
 /// One flow's compression context.
 #[derive(Debug, Clone)]
@@ -158,7 +162,8 @@ impl PlusCompressor {
             vsw: Vsw::new(
                 self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
                 Progress::SincePush,
-            ),
+            )
+            .with_min_len(MIN_WINDOW_PACKETS),
             seq: SeqTracker::new(params, p.fields.seq),
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,

@@ -197,7 +197,8 @@ pub fn put_sack(
 pub fn sack_scales(ack: u32, blocks: &[(u32, u32)], stride: u32) -> bool {
     stride != 0
         && blocks.iter().all(|&(left, right)| {
-            left.wrapping_sub(ack) % stride == 0 && right.wrapping_sub(left) % stride == 0
+            left.wrapping_sub(ack).is_multiple_of(stride)
+                && right.wrapping_sub(left).is_multiple_of(stride)
         })
 }
 
@@ -270,8 +271,7 @@ mod tests {
         // 1+10, 2+14, 3+11, 3+32 bits.
         assert_eq!(out.len(), 76usize.div_ceil(8));
         let mut r = BitReader::new(&out);
-        for c in 0..4 {
-            let k = TS_CODES[c];
+        for k in TS_CODES {
             assert_eq!(
                 get_code(&mut r, &TS_CODES),
                 Some((0xABCD_1234 & crate::encoding::wlsb::mask(k), k))

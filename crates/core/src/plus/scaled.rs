@@ -46,9 +46,8 @@ const REPLACE_RUN: u8 = 8;
 ///
 /// A candidate stride is the greatest common divisor of the last two steps (segment sizes, ACK
 /// steps), once it is at least [`MIN_STRIDE`]: a receiver that acknowledges every second
-/// segment and sometimes every one gets the segment size. A candidate is adopted after
-/// [`ADOPT_RUN`] in a row, replaces a stride it divides at once, and any other (but a
-/// multiple) after [`REPLACE_RUN`].
+/// segment and sometimes every one gets the segment size. A candidate is adopted after two in
+/// a row, replaces a stride it divides at once, and any other (but a multiple) after eight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Learner {
     last_ack: u32,
@@ -77,9 +76,9 @@ impl Steps {
         let Ok(stride) = u16::try_from(candidate) else {
             return current;
         };
-        let divides = current != 0 && current % stride == 0;
+        let divides = current != 0 && current.is_multiple_of(stride);
         // A multiple of the current stride keeps every number aligned: no change.
-        let multiple = current != 0 && stride % current == 0;
+        let multiple = current != 0 && stride.is_multiple_of(current);
         let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
         if candidate >= MIN_STRIDE && !multiple && (divides || self.run >= wanted) {
             stride
