@@ -104,18 +104,18 @@ fn segment_v6(port: u16, seq: u32, ack: u32, payload: usize) -> Vec<u8> {
 /// The packets of the specification's test vectors, in order, through one compressor.
 fn vector_packets() -> Vec<Vec<u8>> {
     let mut packets = Vec::new();
-    for i in 0..4u32 {
+    for i in 0..6u32 {
         packets.push(segment(1000 + 256 * i, 77, 500 + i as u16, 10_000 + i, 256));
     }
     // A retransmission, then a new flow of the same hosts (another source port): IR-R.
-    packets.push(segment(1000 + 256, 77, 504, 10_004, 256));
-    let mut other = segment(90_000, 5_000, 40, 10_005, 8);
+    packets.push(segment(1000 + 256, 77, 506, 10_006, 256));
+    let mut other = segment(90_000, 5_000, 40, 10_007, 8);
     other[20..22].copy_from_slice(&5002u16.to_be_bytes());
     fix_tcp_checksum(&mut other);
     packets.push(other);
-    packets.push(segment_v6(7000, 1, 1, 4));
-    packets.push(segment_v6(7000, 5, 1, 4));
-    packets.push(segment_v6(7000, 9, 1, 4));
+    for i in 0..5 {
+        packets.push(segment_v6(7000, 1 + 4 * i, 1, 4));
+    }
     packets
 }
 
