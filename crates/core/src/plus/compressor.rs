@@ -271,6 +271,7 @@ impl PlusCompressor {
             let base = replicate.then(|| self.find_base(p)).flatten();
             replicated = base.is_some_and(|(base_cid, base)| {
                 write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default()).is_ok()
+                    && out.len() <= p.bytes.len()
             });
             if !replicated {
                 write_ir(ctx, p, cid, out);
@@ -339,14 +340,27 @@ impl PlusCompressor {
 
 /// IR: the packet whole, its first length field carrying the context flags and the CID, and
 /// the strides after it if the context has any.
-fn write_ir(ctx: &Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) {
+/// An IR frame is never longer than its packet: the context's stride (one at most, see
+/// [`Learner`]) travels in the TCP urgent pointer, which must be unused (URG clear, pointer 0);
+/// if it is not, the context drops its strides.
+fn write_ir(ctx: &mut Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) {
     out.clear();
     out.extend_from_slice(p.bytes);
     let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
     if ctx.strides != Strides::default() {
-        flags |= format::ir::STRIDES;
-        out.extend_from_slice(&ctx.strides.seq.to_be_bytes());
-        out.extend_from_slice(&ctx.strides.ack.to_be_bytes());
+        if p.flags & flags::URG != 0 || p.urgent != 0 {
+            ctx.strides = Strides::default();
+        } else {
+            flags |= format::ir::STRIDES;
+            let stride = if ctx.strides.ack != 0 {
+                flags |= format::ir::ACK_STRIDE;
+                ctx.strides.ack
+            } else {
+                ctx.strides.seq
+            };
+            let at = p.tcp_offset + format::URGENT_OFFSET;
+            out[at..at + 2].copy_from_slice(&stride.to_be_bytes());
+        }
     }
     let at = if p.v4 {
         taroc_wire::ipv4::TOTAL_LEN_OFFSET

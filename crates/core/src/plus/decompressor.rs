@@ -77,17 +77,7 @@ impl PlusDecompressor {
         if ctx_flags & !format::ir::ALL != 0 {
             return Err(DropReason::Malformed);
         }
-        let (packet_bytes, strides) = if ctx_flags & format::ir::STRIDES != 0 {
-            let split = frame.len().checked_sub(4).ok_or(DropReason::Malformed)?;
-            let t = &frame[split..];
-            let strides = Strides {
-                seq: u16::from_be_bytes([t[0], t[1]]),
-                ack: u16::from_be_bytes([t[2], t[3]]),
-            };
-            (&frame[..split], strides)
-        } else {
-            (frame, Strides::default())
-        };
+        let packet_bytes = frame;
         let len = if v4 {
             packet_bytes.len()
         } else {
@@ -102,6 +92,25 @@ impl PlusDecompressor {
         out.clear();
         out.extend_from_slice(packet_bytes);
         out[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
+        let mut strides = Strides::default();
+        if ctx_flags & format::ir::STRIDES != 0 {
+            let tcp = taroc_wire::ip::IpInfo::parse(out)
+                .map_err(|_| DropReason::Malformed)?
+                .transport_offset;
+            let urgent = tcp + format::URGENT_OFFSET;
+            let field = out
+                .get_mut(urgent..urgent + 2)
+                .ok_or(DropReason::Malformed)?;
+            let stride = u16::from_be_bytes([field[0], field[1]]);
+            field.fill(0);
+            if ctx_flags & format::ir::ACK_STRIDE != 0 {
+                strides.ack = stride;
+            } else {
+                strides.seq = stride;
+            }
+        } else if ctx_flags & format::ir::ACK_STRIDE != 0 {
+            return Err(DropReason::Malformed);
+        }
         let p = TcpIpPacket::parse(out).ok_or(DropReason::ChecksumMismatch)?;
         let behaviour = Behaviour::of_code(ctx_flags);
         if !p.v4 && behaviour != Behaviour::Zero

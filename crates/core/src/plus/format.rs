@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! IR (kind byte 0x08): the packet whole, its first length field (IPv4 Total Length, IPv6
-//!   Payload Length) replaced by | context flags | CID |, then, if the flags say so, a trailer
-//!   of the strides: | sequence stride (2) | acknowledgment stride (2) |.
-//!   context flags: | 0 | 0 | 0 | T | E E | B B |  T strides trailer, E usual ECN, B IP-ID
-//!   behaviour (0 sequential, 1 byte-swapped, 2 zero, 3 random).
+//!   Payload Length) replaced by | context flags | CID |, and, if flag T, its TCP urgent
+//!   pointer (then 0) by the context's stride.
+//!   context flags: | 0 | 0 | K | T | E E | B B |  T a stride, K it is the acknowledgment
+//!   stride, E usual ECN, B IP-ID behaviour (0 sequential, 1 byte-swapped, 2 zero, 3 random).
 //!
 //! IR-R (kind byte 0x09): a new context from another context of the same hosts (RFC 4164's
 //!   context replication): | context flags (IR's, plus 0x20: timestamps) | CID | base CID |
@@ -74,12 +74,18 @@ pub mod ext {
     pub const F: u8 = 0x01;
 }
 
+/// Offset of the urgent pointer in a TCP header (where an IR frame carries a stride).
+pub const URGENT_OFFSET: usize = 18;
+
 /// Bits of an IR or IR-R frame's context flags.
 pub mod ir {
-    /// The strides follow (IR: after the packet; IR-R: after the base CID).
+    /// IR: a stride is in the TCP urgent pointer (which is 0); IR-R: the strides (4 octets)
+    /// follow the base CID.
     pub const STRIDES: u8 = 0x10;
+    /// IR: the stride is the acknowledgment stride (else the sequence stride).
+    pub const ACK_STRIDE: u8 = 0x20;
     /// Every bit an IR defines.
-    pub const ALL: u8 = 0x1F;
+    pub const ALL: u8 = 0x3F;
     /// IR-R: the context has timestamps.
     pub const TS: u8 = 0x20;
     /// Every bit an IR-R defines.

@@ -106,16 +106,23 @@ impl Learner {
     }
 
     /// Sees a packet with `payload` bytes acknowledging `ack`; returns the strides the flow
-    /// should now use, if they differ from `current`.
+    /// should now use, if they differ from `current`. A flow has one stride at most (an IR
+    /// frame carries one): the first learnt, sequence or acknowledgment, keeps the other out.
     pub fn observe(&mut self, payload: usize, ack: u32, current: Strides) -> Option<Strides> {
         let mut next = current;
         if payload > 0 {
-            next.seq = self.seq.step(payload as u32, current.seq);
+            let seq = self.seq.step(payload as u32, current.seq);
+            if current.ack == 0 {
+                next.seq = seq;
+            }
         }
         let delta = ack.wrapping_sub(self.last_ack);
         self.last_ack = ack;
         if delta != 0 && delta < 1 << 31 {
-            next.ack = self.ack.step(delta, current.ack);
+            let stride = self.ack.step(delta, current.ack);
+            if next.seq == 0 {
+                next.ack = stride;
+            }
         }
         (next != current).then_some(next)
     }
