@@ -33,7 +33,13 @@ local kinds = {
     [4] = "COMPRESSED_TCP_NODELTA",
     [5] = "COMPRESSED_NON_TCP",
     [6] = "CONTEXT_STATE",
+    [8] = "PLUS_IR",
+    [9] = "PLUS_IR_R",
 }
+-- taroc-plus CO frames: kind bytes 0x40-0x7F (docs/taroc-plus-format.md).
+for k = 0x40, 0x7f do
+    kinds[k] = "PLUS_CO"
+end
 -- Bit lengths of C_WIN, C_ACK, C_SEQ, C_IP_ID per PT (draft section 7.3.2.1).
 local wasi_bits = { [0] = { 10, 11, 11, 3 }, { 14, 15, 15, 7 }, { 16, 19, 19, 11 }, { 16, 23, 23, 15 } }
 

@@ -178,7 +178,9 @@ fn frames_of(scheme: Scheme) -> Vec<(FrameKind, Vec<u8>)> {
     let mut c = AnyCompressor::new(scheme, &SchemeConfig::default());
     priming_packets()
         .into_iter()
-        .filter(|p| scheme != Scheme::Taroc || TcpIpPacket::parse(p).is_some())
+        .filter(|p| {
+            !matches!(scheme, Scheme::Taroc | Scheme::Plus) || TcpIpPacket::parse(p).is_some()
+        })
         .map(|p| {
             let mut frame = Vec::new();
             let kind = c.compress(&p, &mut frame);
@@ -221,7 +223,8 @@ pub fn taroc_decompress(data: &[u8]) {
 
 /// Takes one record of the decompress targets' input format off `rest` (which must not be
 /// empty) into `frame` and returns its kind: `kind len_lo len_hi frame[len]` (kind byte below
-/// 0x80: the first `kinds` of [`FrameKind::ALL`], by the byte modulo `kinds`; length modulo
+/// 0x80: the first `kinds` of [`FrameKind::ALL`], by the byte modulo `kinds`, or with `kinds`
+/// 0 the kind of the byte itself ([`FrameKind::from_byte`], `TYPE_IP` for none); length modulo
 /// 2048), or `0x80|i offset n xor[n]` (primed frame `i`, with `xor` applied from `offset`).
 fn next_frame(
     rest: &mut &[u8],
@@ -240,7 +243,11 @@ fn next_frame(
         let len = len.min(body.len());
         frame.extend_from_slice(&body[..len]);
         *rest = &body[len..];
-        FrameKind::ALL[usize::from(first) % kinds]
+        if kinds == 0 {
+            FrameKind::from_byte(first).unwrap_or(FrameKind::Ip)
+        } else {
+            FrameKind::ALL[usize::from(first) % kinds]
+        }
     } else {
         let (kind, base) = &primed[usize::from(first & 0x7F) % primed.len()];
         frame.extend_from_slice(base);
@@ -263,7 +270,7 @@ fn next_frame(
 fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
     match kind {
         FrameKind::Ip => assert_eq!(out, frame, "TYPE_IP must pass unchanged"),
-        FrameKind::UncompressedTcp | FrameKind::CompressedTcp => {
+        FrameKind::UncompressedTcp | FrameKind::CompressedTcp | FrameKind::Profile(_) => {
             assert!(
                 TcpIpPacket::parse(out).is_some(),
                 "delivered an invalid TCP/IP packet from {kind:?} frame {frame:02x?}: {out:02x?}"
@@ -317,7 +324,7 @@ pub fn taroc_plus_decompress(data: &[u8]) {
     let mut rest = data;
     let mut frame = Vec::new();
     while !rest.is_empty() {
-        let kind = next_frame(&mut rest, primed, 3, &mut frame);
+        let kind = next_frame(&mut rest, primed, 0, &mut frame);
         now += Duration::from_millis(30);
         d.set_time(now);
         if d.decompress(kind, &frame, &mut out).is_ok() {
@@ -335,10 +342,10 @@ pub fn taroc_plus_decompress(data: &[u8]) {
                 seen[usize::from(cid)] = true;
             }
         }
-        let AnyDecompressor::Taroc(taroc) = &d else {
-            panic!("taroc-plus is a TAROC decompressor")
+        let AnyDecompressor::Plus(plus) = &d else {
+            panic!("taroc-plus is the taroc-plus decompressor")
         };
-        assert!(taroc.context_count() <= 256);
+        assert!(plus.context_count() <= 256);
     }
 }
 
@@ -500,6 +507,7 @@ fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut rest: &[u8])
 /// is delivered and equals its packet exactly. Selector bits 2-3 pick K; their value 3 (K = 2,
 /// as 0) also turns every bounded repair on ([`Repair::live`]) with the clock advancing one
 /// second per packet, so refreshes by packets and by time, and distress answers, are drawn too.
+/// Selector bits 4-7 all set select `taroc-plus` ([`Scheme::Plus`]) with these settings.
 pub fn taroc_roundtrip(data: &[u8]) {
     let Some((&selector, rest)) = data.split_first() else {
         return;
@@ -525,7 +533,12 @@ pub fn taroc_roundtrip(data: &[u8]) {
         taroc: config,
         ..SchemeConfig::default()
     };
-    roundtrip(Scheme::Taroc, &config, repair, rest);
+    let scheme = if selector & 0xF0 == 0xF0 {
+        Scheme::Plus
+    } else {
+        Scheme::Taroc
+    };
+    roundtrip(scheme, &config, repair, rest);
 }
 
 /// Encodes packets in the [`taroc_roundtrip`] input format (with the fix-up bit clear).

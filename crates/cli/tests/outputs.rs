@@ -258,14 +258,14 @@ fn taroc_frames_decode_in_tshark_as_our_code_reads_them() {
         return;
     }
     let dir = scratch("taroc");
-    // The built-in capture on a lossy link, with a decompressor restart: taroc-plus sends
-    // context requests (CONTEXT_STATE) too.
+    // The built-in capture on a lossy link, with a decompressor restart: taroc-repair (the
+    // draft's format with the bounded repairs) sends context requests (CONTEXT_STATE) too.
     let kinds = check_taroc_frames(
         &dir,
         None,
         &[
             "--scheme",
-            "taroc-plus",
+            "taroc-repair",
             "--loss",
             "0.05",
             "--seed",

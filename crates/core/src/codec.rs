@@ -12,25 +12,33 @@ use core::fmt;
 use core::time::Duration;
 
 /// The kind of a link frame. One number space for all schemes, so one link framing serves them all.
+///
+/// Bytes 0 to 6 are the named kinds of the specifications; bytes [`FrameKind::PROFILE_FIRST`]
+/// to [`FrameKind::PROFILE_LAST`] belong to a profile that folds its own packet type into the
+/// kind byte ([`FrameKind::Profile`]; `taroc-plus`, see `docs/taroc-plus-format.md`). The top
+/// bit stays free for link framings that use it (the gateway's authentication).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
 pub enum FrameKind {
     /// A regular IP packet, sent unchanged (RFC 1144 / RFC 2507 / TAROC `TYPE_IP`).
-    Ip = 0,
+    Ip,
     /// `UNCOMPRESSED_TCP` of RFC 1144 (connection number in the IP protocol field) and of TAROC
     /// (context flags and CID in the IP length field).
-    UncompressedTcp = 1,
+    UncompressedTcp,
     /// `COMPRESSED_TCP` of RFC 1144, RFC 2507 and TAROC.
-    CompressedTcp = 2,
+    CompressedTcp,
     /// RFC 2507 `FULL_HEADER`: the full header with the CID (and generation) in the length fields.
-    FullHeader = 3,
+    FullHeader,
     /// RFC 2507 `COMPRESSED_TCP_NODELTA`: changing fields sent whole, not as deltas.
-    CompressedTcpNoDelta = 4,
+    CompressedTcpNoDelta,
     /// RFC 2507 `COMPRESSED_NON_TCP`: a compressed header of a non-TCP packet stream.
-    CompressedNonTcp = 5,
+    CompressedNonTcp,
     /// RFC 2507 `CONTEXT_STATE`: feedback from a decompressor to the compressor at the other end
     /// of the link (header requests). Travels on the reverse direction.
-    ContextState = 6,
+    ContextState,
+    /// A profile's own packet type: the kind byte (in
+    /// [`FrameKind::PROFILE_FIRST`]`..=`[`FrameKind::PROFILE_LAST`]) is part of the profile's
+    /// header. Its [`FrameKind::family`] says which named kind it stands in for.
+    Profile(u8),
 }
 
 impl FrameKind {
@@ -45,14 +53,49 @@ impl FrameKind {
         FrameKind::ContextState,
     ];
 
+    /// The first byte of the profile range ([`FrameKind::Profile`]).
+    pub const PROFILE_FIRST: u8 = 0x08;
+    /// The last byte of the profile range.
+    pub const PROFILE_LAST: u8 = 0x7F;
+    /// Profile bytes from here on stand in for [`FrameKind::CompressedNonTcp`]
+    /// (below: [`FrameKind::UncompressedTcp`], full headers).
+    pub const PROFILE_NON_TCP: u8 = 0x10;
+    /// Profile bytes from here on stand in for [`FrameKind::CompressedTcp`].
+    pub const PROFILE_TCP: u8 = 0x40;
+
     /// The one byte our links spend on the frame kind.
     pub fn to_byte(self) -> u8 {
-        self as u8
+        match self {
+            FrameKind::Ip => 0,
+            FrameKind::UncompressedTcp => 1,
+            FrameKind::CompressedTcp => 2,
+            FrameKind::FullHeader => 3,
+            FrameKind::CompressedTcpNoDelta => 4,
+            FrameKind::CompressedNonTcp => 5,
+            FrameKind::ContextState => 6,
+            FrameKind::Profile(byte) => byte,
+        }
     }
 
     /// The frame kind carried by `byte`, if any.
     pub fn from_byte(byte: u8) -> Option<FrameKind> {
-        FrameKind::ALL.get(usize::from(byte)).copied()
+        match byte {
+            FrameKind::PROFILE_FIRST..=FrameKind::PROFILE_LAST => Some(FrameKind::Profile(byte)),
+            _ => FrameKind::ALL.get(usize::from(byte)).copied(),
+        }
+    }
+
+    /// The named kind this kind stands in for (itself, for a named kind): what counters that
+    /// keep one slot per named kind count it as.
+    pub fn family(self) -> FrameKind {
+        match self {
+            FrameKind::Profile(byte) if byte >= FrameKind::PROFILE_TCP => FrameKind::CompressedTcp,
+            FrameKind::Profile(byte) if byte >= FrameKind::PROFILE_NON_TCP => {
+                FrameKind::CompressedNonTcp
+            }
+            FrameKind::Profile(_) => FrameKind::UncompressedTcp,
+            named => named,
+        }
     }
 
     /// The name of this kind as the specifications write it.
@@ -65,6 +108,11 @@ impl FrameKind {
             FrameKind::CompressedTcpNoDelta => "COMPRESSED_TCP_NODELTA",
             FrameKind::CompressedNonTcp => "COMPRESSED_NON_TCP",
             FrameKind::ContextState => "CONTEXT_STATE",
+            FrameKind::Profile(_) => match self.family() {
+                FrameKind::CompressedTcp => "PROFILE_TCP",
+                FrameKind::CompressedNonTcp => "PROFILE_NON_TCP",
+                _ => "PROFILE_FULL",
+            },
         }
     }
 }
@@ -191,5 +239,20 @@ mod tests {
             assert_eq!(FrameKind::from_byte(kind.to_byte()), Some(kind));
         }
         assert_eq!(FrameKind::from_byte(200), None);
+        assert_eq!(FrameKind::from_byte(7), None);
+        for byte in FrameKind::PROFILE_FIRST..=FrameKind::PROFILE_LAST {
+            let kind = FrameKind::from_byte(byte).unwrap();
+            assert_eq!(kind.to_byte(), byte);
+            assert!(FrameKind::ALL.contains(&kind.family()));
+        }
+        assert_eq!(
+            FrameKind::Profile(0x08).family(),
+            FrameKind::UncompressedTcp
+        );
+        assert_eq!(
+            FrameKind::Profile(0x10).family(),
+            FrameKind::CompressedNonTcp
+        );
+        assert_eq!(FrameKind::Profile(0x40).family(), FrameKind::CompressedTcp);
     }
 }

@@ -10,7 +10,8 @@
 //! - [`vj`]: Van Jacobson's compression (RFC 1144), the baseline of the 1990s;
 //! - [`iphc`]: IP Header Compression (RFC 2507), with the twice algorithm and header requests;
 //! - [`taroc`]: TCP-Aware RObust header Compression (draft-ietf-rohc-tcp-taroc-00): W-LSB encoding
-//!   with a sliding window managed by TCP congestion-window tracking, robust without feedback.
+//!   with a sliding window managed by TCP congestion-window tracking, robust without feedback;
+//! - [`plus`]: `taroc-plus`, TAROC's core with a redesigned, smaller wire format.
 //!
 //! Named settings of these schemes ([`Variant`]: `iphc-twice`, `taroc-plus`, …) are what the
 //! `taroc` command line and reports call schemes.
@@ -78,6 +79,7 @@ pub mod codec;
 pub mod encoding;
 pub mod iphc;
 pub mod none;
+pub mod plus;
 pub mod scheme;
 pub mod taroc;
 pub mod variant;

@@ -11,6 +11,7 @@ use core::time::Duration;
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::iphc::{IphcCompressor, IphcConfig, IphcDecompressor};
 use crate::none::{NoneCompressor, NoneDecompressor};
+use crate::plus::{PlusCompressor, PlusDecompressor};
 use crate::taroc::{TarocCompressor, TarocConfig, TarocDecompressor};
 use crate::vj::{VjCompressor, VjConfig, VjDecompressor};
 
@@ -26,11 +27,20 @@ pub enum Scheme {
     Iphc,
     /// TAROC as drafted (draft-ietf-rohc-tcp-taroc-00).
     Taroc,
+    /// `taroc-plus`, the redesigned TAROC profile ([`crate::plus`]); it reads the window
+    /// tracking and repair settings of [`SchemeConfig::taroc`].
+    Plus,
 }
 
 impl Scheme {
     /// Every scheme, in the order reports list them.
-    pub const ALL: [Scheme; 4] = [Scheme::None, Scheme::Vj, Scheme::Iphc, Scheme::Taroc];
+    pub const ALL: [Scheme; 5] = [
+        Scheme::None,
+        Scheme::Vj,
+        Scheme::Iphc,
+        Scheme::Taroc,
+        Scheme::Plus,
+    ];
 
     /// The scheme's name on the command line and in reports.
     pub fn name(self) -> &'static str {
@@ -39,6 +49,7 @@ impl Scheme {
             Scheme::Vj => "vj",
             Scheme::Iphc => "iphc",
             Scheme::Taroc => "taroc",
+            Scheme::Plus => "taroc-plus",
         }
     }
 }
@@ -55,7 +66,7 @@ pub struct UnknownScheme;
 
 impl fmt::Display for UnknownScheme {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("unknown scheme (expected one of: none, vj, iphc, taroc)")
+        f.write_str("unknown scheme (expected one of: none, vj, iphc, taroc, taroc-plus)")
     }
 }
 
@@ -78,7 +89,7 @@ pub struct SchemeConfig {
     pub vj: VjConfig,
     /// IPHC's settings.
     pub iphc: IphcConfig,
-    /// TAROC's settings.
+    /// TAROC's settings (also those `taroc-plus` reads: window tracking, limits, repairs).
     pub taroc: TarocConfig,
 }
 
@@ -93,6 +104,8 @@ pub enum AnyCompressor {
     Iphc(Box<IphcCompressor>),
     /// See [`Scheme::Taroc`] (boxed: its context table is large, `none` is empty).
     Taroc(Box<TarocCompressor>),
+    /// See [`Scheme::Plus`].
+    Plus(Box<PlusCompressor>),
 }
 
 /// A decompressor of any scheme (static dispatch). `Clone`, so an analysis can try a loss on a
@@ -107,6 +120,8 @@ pub enum AnyDecompressor {
     Iphc(Box<IphcDecompressor>),
     /// See [`Scheme::Taroc`].
     Taroc(TarocDecompressor),
+    /// See [`Scheme::Plus`].
+    Plus(PlusDecompressor),
 }
 
 impl AnyCompressor {
@@ -118,6 +133,9 @@ impl AnyCompressor {
             Scheme::Iphc => AnyCompressor::Iphc(Box::new(IphcCompressor::new(config.iphc.clone()))),
             Scheme::Taroc => {
                 AnyCompressor::Taroc(Box::new(TarocCompressor::new(config.taroc.clone())))
+            }
+            Scheme::Plus => {
+                AnyCompressor::Plus(Box::new(PlusCompressor::new(config.taroc.clone())))
             }
         }
     }
@@ -133,6 +151,7 @@ impl AnyDecompressor {
                 AnyDecompressor::Iphc(Box::new(IphcDecompressor::new(config.iphc.clone())))
             }
             Scheme::Taroc => AnyDecompressor::Taroc(TarocDecompressor::new(config.taroc.clone())),
+            Scheme::Plus => AnyDecompressor::Plus(PlusDecompressor::new(config.taroc.clone())),
         }
     }
 }
@@ -144,6 +163,7 @@ impl Compressor for AnyCompressor {
             AnyCompressor::Vj(c) => c.compress(packet, out),
             AnyCompressor::Iphc(c) => c.compress(packet, out),
             AnyCompressor::Taroc(c) => c.compress(packet, out),
+            AnyCompressor::Plus(c) => c.compress(packet, out),
         }
     }
 
@@ -153,6 +173,7 @@ impl Compressor for AnyCompressor {
             AnyCompressor::Vj(c) => c.set_time(now),
             AnyCompressor::Iphc(c) => c.set_time(now),
             AnyCompressor::Taroc(c) => c.set_time(now),
+            AnyCompressor::Plus(c) => c.set_time(now),
         }
     }
 
@@ -162,6 +183,7 @@ impl Compressor for AnyCompressor {
             AnyCompressor::Vj(c) => c.handle_feedback(frame),
             AnyCompressor::Iphc(c) => c.handle_feedback(frame),
             AnyCompressor::Taroc(c) => c.handle_feedback(frame),
+            AnyCompressor::Plus(c) => c.handle_feedback(frame),
         }
     }
 }
@@ -178,6 +200,7 @@ impl Decompressor for AnyDecompressor {
             AnyDecompressor::Vj(d) => d.decompress(kind, frame, out),
             AnyDecompressor::Iphc(d) => d.decompress(kind, frame, out),
             AnyDecompressor::Taroc(d) => d.decompress(kind, frame, out),
+            AnyDecompressor::Plus(d) => d.decompress(kind, frame, out),
         }
     }
 
@@ -187,6 +210,7 @@ impl Decompressor for AnyDecompressor {
             AnyDecompressor::Vj(d) => d.link_error(),
             AnyDecompressor::Iphc(d) => d.link_error(),
             AnyDecompressor::Taroc(d) => d.link_error(),
+            AnyDecompressor::Plus(d) => d.link_error(),
         }
     }
 
@@ -196,6 +220,7 @@ impl Decompressor for AnyDecompressor {
             AnyDecompressor::Vj(d) => d.set_time(now),
             AnyDecompressor::Iphc(d) => d.set_time(now),
             AnyDecompressor::Taroc(d) => d.set_time(now),
+            AnyDecompressor::Plus(d) => d.set_time(now),
         }
     }
 
@@ -205,6 +230,7 @@ impl Decompressor for AnyDecompressor {
             AnyDecompressor::Vj(d) => d.take_feedback(out),
             AnyDecompressor::Iphc(d) => d.take_feedback(out),
             AnyDecompressor::Taroc(d) => d.take_feedback(out),
+            AnyDecompressor::Plus(d) => d.take_feedback(out),
         }
     }
 }

@@ -24,12 +24,17 @@ pub const NAMES: [&str; 6] = ["none", "vj", "iphc-twice", "iphc", "taroc", "taro
 pub const EXTRA_NAMES: [&str; 3] = ["taroc-repair", "taroc-plus-u", "iphc-plain"];
 
 impl Variant {
-    /// The variant of `scheme` with default settings, named after the scheme.
+    /// The variant of `scheme` with default settings, named after the scheme (`taroc-plus`
+    /// with every repair on: they are part of the profile).
     pub fn of(scheme: Scheme) -> Variant {
+        let mut config = SchemeConfig::default();
+        if scheme == Scheme::Plus {
+            config.taroc.repair = crate::taroc::Repair::live();
+        }
         Variant {
             name: scheme.name(),
             scheme,
-            config: SchemeConfig::default(),
+            config,
         }
     }
 
@@ -38,7 +43,8 @@ impl Variant {
     ///   algorithm and header requests, as RFC 2507 and the paper describe it);
     /// - `iphc-twice`: IPHC repairing TCP contexts with the twice algorithm alone, no header
     ///   requests;
-    /// - `taroc-plus`: TAROC with our improvements ([`crate::taroc::TarocConfig::plus`]);
+    /// - `taroc-plus`: the redesigned profile ([`crate::plus`]) with every repair on
+    ///   ([`crate::taroc::Repair::live`]);
     /// - `taroc-repair` (one of [`EXTRA_NAMES`]): the draft's TAROC, its wire format and coding
     ///   unchanged, with the bounded repairs of `taroc-plus` ([`crate::taroc::Repair::live`]):
     ///   what the draft needs to stay live;
@@ -64,16 +70,9 @@ impl Variant {
                 variant.config.iphc.full_on_repeat = true;
                 Some(variant)
             }
-            "taroc-plus" => {
-                let mut variant = Variant::of(Scheme::Taroc);
-                variant.name = "taroc-plus";
-                variant.config.taroc = crate::taroc::TarocConfig::plus();
-                Some(variant)
-            }
             "taroc-plus-u" => {
-                let mut variant = Variant::of(Scheme::Taroc);
+                let mut variant = Variant::of(Scheme::Plus);
                 variant.name = "taroc-plus-u";
-                variant.config.taroc = crate::taroc::TarocConfig::plus();
                 variant.config.taroc.repair.context_requests = false;
                 Some(variant)
             }
@@ -144,11 +143,9 @@ mod tests {
         assert!(!plain.config.iphc.twice && !plain.config.iphc.header_requests);
         assert!(plain.config.iphc.full_on_repeat);
         assert!(!Variant::all().contains(&plain));
-        assert!(Variant::by_name("taroc-plus").is_some_and(|v| v
-            .config
-            .taroc
-            .improvements
-            .code_behind_window));
+        assert!(Variant::by_name("taroc-plus")
+            .is_some_and(|v| v.scheme == Scheme::Plus
+                && v.config.taroc.repair == crate::taroc::Repair::live()));
         assert!(Variant::by_name("taroc")
             .is_some_and(|v| v.config.taroc == crate::taroc::TarocConfig::default()));
         assert_eq!(Variant::by_name("twice"), None);

@@ -570,7 +570,7 @@ mod tests {
             opens(&mut opener, &long[..long.len() - 1]),
             Err(Rejection::Forged)
         );
-        for kind in 7..=0x7f {
+        for kind in (7..=0x7f).filter(|&b| FrameKind::from_byte(b).is_none()) {
             assert_eq!(opens(&mut opener, &[kind; 40]), Err(Rejection::Malformed));
             assert_eq!(
                 opens(&mut opener, &[kind | LONG; 40]),

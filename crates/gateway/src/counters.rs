@@ -85,7 +85,7 @@ pub struct Counters {
 impl Counters {
     /// Counts a frame the compressor made from a packet.
     pub fn count_frame(&mut self, kind: FrameKind, packet_len: usize, frame_len: usize) {
-        self.frames_by_kind[usize::from(kind.to_byte())] += 1;
+        self.frames_by_kind[usize::from(kind.family().to_byte())] += 1;
         self.link_bytes += frame_len as u64 + 1;
         self.bytes_saved += packet_len as i64 - frame_len as i64;
     }

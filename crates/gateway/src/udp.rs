@@ -651,7 +651,7 @@ mod tests {
                 // Without authentication only the address and the shape are checked.
                 refuse(&mut b, &wire[3], b_addr);
                 refuse(&mut b, &oversize, a_addr);
-                refuse(&mut b, &[9, 1, 2], a_addr);
+                refuse(&mut b, &[7, 1, 2], a_addr);
                 let r = &b.counters()[1].rejected;
                 assert_eq!(
                     (r.foreign, r.oversize, r.malformed, r.total()),

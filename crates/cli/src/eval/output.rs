@@ -112,6 +112,7 @@ pub fn ppp_protocol(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> u16 {
         FrameKind::CompressedTcpNoDelta => 0x2063,
         FrameKind::CompressedNonTcp => 0x0065,
         FrameKind::ContextState => 0x2065,
+        FrameKind::Profile(_) => ppp_protocol(scheme, kind.family(), frame),
     }
 }
 
@@ -119,7 +120,7 @@ pub fn ppp_protocol(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> u16 {
 pub fn frame_record(scheme: Scheme, direction: usize, kind: FrameKind, frame: &[u8]) -> Vec<u8> {
     let mut record = Vec::with_capacity(frame.len() + 5);
     record.push(direction as u8);
-    if scheme == Scheme::Taroc {
+    if matches!(scheme, Scheme::Taroc | Scheme::Plus) {
         record.push(kind.to_byte());
     } else {
         record.extend_from_slice(&[0xFF, 0x03]);
@@ -131,7 +132,7 @@ pub fn frame_record(scheme: Scheme, direction: usize, kind: FrameKind, frame: &[
 
 /// The link type of the frames file of `scheme`.
 pub fn frames_link_type(scheme: Scheme) -> DataLink {
-    if scheme == Scheme::Taroc {
+    if matches!(scheme, Scheme::Taroc | Scheme::Plus) {
         DataLink::USER0
     } else {
         DataLink::PPP_WITH_DIR

@@ -800,7 +800,9 @@ impl Decompressor for IphcDecompressor {
             FrameKind::CompressedTcp => self.compressed_tcp(frame, out),
             FrameKind::CompressedTcpNoDelta => self.nodelta(frame, out),
             FrameKind::CompressedNonTcp => self.compressed_non_tcp(frame, out),
-            FrameKind::UncompressedTcp | FrameKind::ContextState => Err(DropReason::UnknownKind),
+            FrameKind::UncompressedTcp | FrameKind::ContextState | FrameKind::Profile(_) => {
+                Err(DropReason::UnknownKind)
+            }
         };
         if result.is_err() {
             out.clear();

@@ -86,7 +86,7 @@ impl Repair {
 
 /// What the compressor watches of one stream to decide on a repair.
 #[derive(Debug, Clone)]
-pub(super) struct Watch {
+pub(crate) struct Watch {
     /// Time of the stream's previous packet, once one was sent with the time known.
     last_seen: Option<Duration>,
     /// Time of the context's last UNCOMPRESSED_TCP.
@@ -107,7 +107,7 @@ pub(super) struct Watch {
 
 impl Watch {
     /// A stream whose first packet is `p`, sent at `now`.
-    pub(super) fn new(p: &TcpIpPacket<'_>, now: Duration) -> Watch {
+    pub(crate) fn new(p: &TcpIpPacket<'_>, now: Duration) -> Watch {
         Watch {
             last_seen: None,
             refreshed_at: now,
@@ -121,13 +121,13 @@ impl Watch {
     }
 
     /// The decompressor asked for this context.
-    pub(super) fn request(&mut self) {
+    pub(crate) fn request(&mut self) {
         self.requested = true;
     }
 
     /// Why `p`, about to be sent at `now`, must go UNCOMPRESSED_TCP to repair the context, if
     /// it must. Call once per packet, before [`Watch::sent`].
-    pub(super) fn due(
+    pub(crate) fn due(
         &mut self,
         repair: &Repair,
         p: &TcpIpPacket<'_>,
@@ -181,7 +181,7 @@ impl Watch {
     }
 
     /// Records that `p` was sent at `now`, UNCOMPRESSED_TCP or not.
-    pub(super) fn sent(&mut self, p: &TcpIpPacket<'_>, now: Duration, uncompressed: bool) {
+    pub(crate) fn sent(&mut self, p: &TcpIpPacket<'_>, now: Duration, uncompressed: bool) {
         let end = p.fields.seq.wrapping_add(p.payload_len() as u32);
         if seq_lt(self.sent_end, end) {
             self.sent_end = end;
@@ -210,7 +210,7 @@ pub fn parse_request(frame: &[u8]) -> Option<&[u8]> {
 
 /// The decompressor's side of context requests: which contexts to ask for, rate-limited.
 #[derive(Debug, Clone)]
-pub(super) struct Requests {
+pub(crate) struct Requests {
     now: Duration,
     /// CIDs to ask for in the next request frame.
     pending: [u64; ALL_CIDS / 64],
@@ -220,7 +220,7 @@ pub(super) struct Requests {
 
 impl Requests {
     /// Requests on (`enabled`) or off.
-    pub(super) fn new(enabled: bool) -> Requests {
+    pub(crate) fn new(enabled: bool) -> Requests {
         Requests {
             now: Duration::ZERO,
             pending: [0; ALL_CIDS / 64],
@@ -233,12 +233,12 @@ impl Requests {
     }
 
     /// The time now.
-    pub(super) fn set_time(&mut self, now: Duration) {
+    pub(crate) fn set_time(&mut self, now: Duration) {
         self.now = self.now.max(now);
     }
 
     /// A COMPRESSED_TCP of `cid` was refused.
-    pub(super) fn refused(&mut self, cid: u8) {
+    pub(crate) fn refused(&mut self, cid: u8) {
         let now = self.now;
         let Some((last, refused)) = self.asked.get_mut(usize::from(cid)) else {
             return;
@@ -258,14 +258,14 @@ impl Requests {
     }
 
     /// A frame of `cid` was delivered: its next refusal asks at once.
-    pub(super) fn delivered(&mut self, cid: u8) {
+    pub(crate) fn delivered(&mut self, cid: u8) {
         if let Some(slot) = self.asked.get_mut(usize::from(cid)) {
             *slot = (None, 0);
         }
     }
 
     /// Writes the pending request into `out` (cleared first), if there is one.
-    pub(super) fn take(&mut self, out: &mut Vec<u8>) -> bool {
+    pub(crate) fn take(&mut self, out: &mut Vec<u8>) -> bool {
         if self.pending.iter().all(|&word| word == 0) {
             return false;
         }

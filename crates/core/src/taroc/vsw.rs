@@ -227,6 +227,8 @@ fn distance_bits_16(column: &[u16], v: u16) -> u16 {
 pub struct Vsw {
     columns: Columns,
     cap: usize,
+    /// Entries [`Vsw::prune`] keeps from the front's trimming whatever W says.
+    min_len: usize,
     progress: Progress,
     max_seq: u32,
     max_ack: u32,
@@ -241,6 +243,7 @@ impl Vsw {
         Vsw {
             columns: Columns::default(),
             cap: cap.max(2),
+            min_len: 0,
             progress,
             max_seq: 0,
             max_ack: 0,
@@ -303,6 +306,14 @@ impl Vsw {
         self.columns.push(&entry, mark_seq, mark_ack);
     }
 
+    /// The same window, keeping at least its newest `n` entries (up to its cap) when
+    /// [`Vsw::prune`] trims the oldest: a floor under a window that congestion-window tracking
+    /// shrank to a few packets (`taroc-plus`; the draft has none).
+    pub fn with_min_len(mut self, n: usize) -> Vsw {
+        self.min_len = n;
+        self
+    }
+
     /// Removes every entry the stream has left more than `w` bytes behind, in sequence or in
     /// acknowledgment numbers, as [`Progress`] measures it. The newest entry always stays.
     pub fn prune(&mut self, w: u32) {
@@ -324,7 +335,10 @@ impl Vsw {
         };
         // Entries usually leave from the front: drop the leading run, and only if some entry
         // after it must go too, filter the rest.
-        let first_kept = (0..n).find(|&i| keep(i)).unwrap_or(n - 1);
+        let first_kept = (0..n)
+            .find(|&i| keep(i))
+            .unwrap_or(n - 1)
+            .min(n.saturating_sub(self.min_len));
         let rest_kept = marks_seq[first_kept..n - 1]
             .iter()
             .zip(&marks_ack[first_kept..n - 1])

@@ -1,0 +1,83 @@
+//! Where `taroc-plus` spends its compressed-header bytes, per field, on data segments and on
+//! pure ACKs apart, beside the totals issue 11 quotes for ROHC-TCP (RFC 6846, the C ROHC library
+//! in U-mode) on capture a.
+//!
+//! Each direction of the capture (forward: source address below destination address, as
+//! `taroc eval` splits them) goes through its own `taroc-plus` compressor; only CO frames are
+//! counted (full headers are in `taroc eval`'s totals).
+//!
+//! ```sh
+//! cargo run --release -p taroc-cli --example breakdown -- ../shared/captures/linux/a_bulk_v4_default.pcap
+//! ```
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use taroc_core::codec::Compressor;
+use taroc_core::plus::breakdown::Field;
+use taroc_core::plus::PlusCompressor;
+use taroc_core::taroc::{Repair, TarocConfig};
+use taroc_wire::ip::IpInfo;
+
+fn main() -> ExitCode {
+    let Some(capture) = std::env::args().nth(1) else {
+        eprintln!("usage: breakdown CAPTURE");
+        return ExitCode::from(2);
+    };
+    let capture = match taroc_cli::capture::read_file(Path::new(&capture)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let config = TarocConfig {
+        repair: Repair::live(),
+        ..TarocConfig::default()
+    };
+    let mut compressors = [
+        PlusCompressor::new(config.clone()),
+        PlusCompressor::new(config),
+    ];
+    let mut frame = Vec::new();
+    for packet in &capture.packets {
+        let reverse = IpInfo::parse(packet).is_ok_and(|ip| ip.src > ip.dst);
+        compressors[usize::from(reverse)].compress(packet, &mut frame);
+    }
+    let bytes = |data: bool, field: Field| -> f64 {
+        let n: u64 = compressors
+            .iter()
+            .map(|c| c.breakdown().packets(data))
+            .sum();
+        let sum: f64 = compressors
+            .iter()
+            .map(|c| c.breakdown().bytes(data, field) * c.breakdown().packets(data) as f64)
+            .sum();
+        sum / n.max(1) as f64
+    };
+    let packets = |data: bool| -> u64 {
+        compressors
+            .iter()
+            .map(|c| c.breakdown().packets(data))
+            .sum()
+    };
+    println!(
+        "CO headers: {} data segments, {} pure ACKs (bytes per header, the kind byte included)",
+        packets(true),
+        packets(false)
+    );
+    println!("{:<16} {:>8} {:>8}", "field", "data", "ACK");
+    let (mut data_total, mut ack_total) = (0.0, 0.0);
+    for field in Field::ALL {
+        let (d, a) = (bytes(true, field), bytes(false, field));
+        data_total += d;
+        ack_total += a;
+        println!("{:<16} {d:>8.2} {a:>8.2}", field.name());
+    }
+    println!("{:<16} {data_total:>8.2} {ack_total:>8.2}", "total");
+    println!(
+        "{:<16} {:>8} {:>8}   (issue 11, capture a; not measured here)",
+        "ROHC-TCP U-mode", "9.3", "13.5"
+    );
+    ExitCode::SUCCESS
+}

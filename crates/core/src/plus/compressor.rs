@@ -1,0 +1,619 @@
+//! The `taroc-plus` compressor: per-flow contexts, IR frames to set a context up (twice, so
+//! one loss does not cost the next packets), CO frames coded against the window.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use taroc_wire::tcp::flags;
+
+use super::breakdown::{Breakdown, Field, Tally};
+use super::format::{self, ext, kind};
+use super::ipid::{self, Behaviour, Detector};
+use super::scaled::{quotient, Learner, Strides};
+use super::window::{self, Needs, Span};
+use crate::codec::{Compressor, FrameKind};
+use crate::encoding::bits::BitWriter;
+use crate::encoding::wlsb;
+use crate::taroc::context::{Identity, ALL_CIDS};
+use crate::taroc::cwnd::{AckTracker, SeqTracker, TrackerParams};
+use crate::taroc::packet::{FlowKey, TcpIpPacket};
+use crate::taroc::repair::{self, Watch};
+use crate::taroc::stats::{Part, TarocStats, Why};
+use crate::taroc::vsw::{Entry, Progress, Vsw};
+use crate::taroc::TarocConfig;
+
+/// IR frames a context (re)starts with: the first, and this many more back to back.
+const START_REPEATS: u8 = 2;
+
+/// Most entries of a context's window (VSW), whatever the tracked congestion window: the
+/// decompressor loses its reference only if it misses this many packets of the flow in a row.
+/// Slow flows (interactive, request/response) then code against their last packets, not
+/// against seconds of them.
+pub const MAX_WINDOW_PACKETS: usize = 32;
+
+/// Fewest entries of a context's window: however small the tracked congestion window, the
+/// decompressor keeps a reference unless it misses this many packets of the flow in a row.
+pub const MIN_WINDOW_PACKETS: usize = 8;
+
+/// One flow's compression context.
+#[derive(Debug, Clone)]
+struct Context {
+    key: FlowKey,
+    identity: Identity,
+    behaviour: Behaviour,
+    detector: Detector,
+    strides: Strides,
+    learner: Learner,
+    vsw: Vsw,
+    seq: SeqTracker,
+    ack: AckTracker,
+    last_used: u64,
+    /// IR frames still due before CO frames.
+    irs_due: u8,
+    watch: Watch,
+}
+
+impl Context {
+    /// W = K * the larger tracked window share (TAROC's bound of the VSW), bytes.
+    fn window(&self, k: u32) -> u32 {
+        self.seq
+            .estimate()
+            .window_share()
+            .max(self.ack.estimate().window_share())
+            .saturating_mul(k)
+    }
+}
+
+/// The `taroc-plus` compressor for one direction of a link.
+#[derive(Debug)]
+pub struct PlusCompressor {
+    config: TarocConfig,
+    contexts: Vec<Option<Context>>,
+    by_flow: BTreeMap<FlowKey, u8>,
+    clock: u64,
+    now: Duration,
+    scratch: Vec<u8>,
+    stats: TarocStats,
+    breakdown: Breakdown,
+}
+
+impl PlusCompressor {
+    /// A compressor with no contexts. Of `config` it uses K, the MSS and ISSTHRESH of the
+    /// window tracking, the context and window limits, and the repairs
+    /// ([`TarocConfig::repair`]); its coding is its own.
+    pub fn new(config: TarocConfig) -> PlusCompressor {
+        let n = config.max_contexts.clamp(1, ALL_CIDS);
+        PlusCompressor {
+            config,
+            contexts: (0..n).map(|_| None).collect(),
+            by_flow: BTreeMap::new(),
+            clock: 0,
+            now: Duration::ZERO,
+            scratch: Vec::with_capacity(crate::taroc::packet::MAX_TEMPLATE_LEN),
+            stats: TarocStats::default(),
+            breakdown: Breakdown::default(),
+        }
+    }
+
+    /// What the compressor has sent so far, and why.
+    pub fn stats(&self) -> &TarocStats {
+        &self.stats
+    }
+
+    /// Where the bits of its CO headers went, per field.
+    pub fn breakdown(&self) -> &Breakdown {
+        &self.breakdown
+    }
+
+    /// The context of the packet's flow, made if need be. A flow whose template (or use of
+    /// timestamps) changed moves to a fresh CID, so that no CO frame is ever rebuilt with a
+    /// stale field the TCP checksum does not cover.
+    fn context_for(&mut self, p: &TcpIpPacket<'_>) -> u8 {
+        if let Some(&cid) = self.by_flow.get(&p.key) {
+            let ctx = self.contexts[usize::from(cid)]
+                .as_mut()
+                .expect("mapped CIDs hold contexts");
+            if ctx.identity.matches(p, false, &mut self.scratch) {
+                return cid;
+            }
+            self.stats.identity_changes += 1;
+            self.contexts[usize::from(cid)] = None;
+            self.by_flow.remove(&p.key);
+            let fresh = self.allocate(Some(cid));
+            self.install(fresh, p);
+            return fresh;
+        }
+        let cid = self.allocate(None);
+        self.install(cid, p);
+        cid
+    }
+
+    /// A free CID (the lowest, not `avoid`), else the least recently used.
+    fn allocate(&mut self, avoid: Option<u8>) -> u8 {
+        let n = self.contexts.len();
+        if let Some(i) = (0..n).find(|&i| self.contexts[i].is_none() && Some(i as u8) != avoid) {
+            return i as u8;
+        }
+        let lru = (0..n)
+            .filter(|&i| Some(i as u8) != avoid)
+            .min_by_key(|&i| self.contexts[i].as_ref().map_or(0, |c| c.last_used))
+            .unwrap_or(0);
+        if let Some(old) = self.contexts[lru].take() {
+            self.by_flow.remove(&old.key);
+            self.stats.evictions += 1;
+        }
+        lru as u8
+    }
+
+    fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>) {
+        let params = TrackerParams::new(self.config.mss, self.config.issthresh);
+        // A new flow between known hosts most likely has their segment size and ACK step.
+        let strides = self
+            .find_base(p)
+            .map_or(Strides::default(), |(_, base)| base.strides);
+        self.contexts[usize::from(cid)] = Some(Context {
+            key: p.key,
+            identity: Identity::of(p, false),
+            behaviour: Detector::initial(p.v4, p.fields.ip_id),
+            detector: Detector::new(p.fields.ip_id),
+            strides,
+            learner: Learner::new(p.fields.ack),
+            vsw: Vsw::new(
+                self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
+                Progress::SincePush,
+            )
+            .with_min_len(MIN_WINDOW_PACKETS),
+            seq: SeqTracker::new(params, p.fields.seq),
+            ack: AckTracker::new(params, p.fields.ack),
+            last_used: 0,
+            irs_due: 1 + START_REPEATS,
+            watch: Watch::new(p, self.now),
+        });
+        self.by_flow.insert(p.key, cid);
+        self.stats.contexts_created += 1;
+    }
+}
+
+impl Compressor for PlusCompressor {
+    fn set_time(&mut self, now: Duration) {
+        self.now = self.now.max(now);
+    }
+
+    /// Answers context requests ([`repair`]): each named context's next packet goes IR.
+    /// Ignored unless [`repair::Repair::context_requests`] is on.
+    fn handle_feedback(&mut self, frame: &[u8]) {
+        if !self.config.repair.context_requests {
+            return;
+        }
+        let Some(cids) = repair::parse_request(frame) else {
+            return;
+        };
+        for &cid in cids {
+            if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
+                ctx.watch.request();
+                self.stats.requests_received += 1;
+            }
+        }
+    }
+
+    fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
+        out.clear();
+        let Some(p) = TcpIpPacket::parse(packet) else {
+            out.extend_from_slice(packet);
+            self.stats.count(Why::NotCompressible);
+            return FrameKind::Ip;
+        };
+        self.clock += 1;
+        let cid = self.context_for(&p);
+        // Out of the table while it is worked on, so that an IR-R can read another context.
+        let mut ctx = self.contexts[usize::from(cid)]
+            .take()
+            .expect("context_for installs a context");
+        let kind = self.compress_in(&mut ctx, cid, &p, out);
+        self.contexts[usize::from(cid)] = Some(ctx);
+        kind
+    }
+}
+
+impl PlusCompressor {
+    /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile).
+    fn compress_in(
+        &mut self,
+        ctx: &mut Context,
+        cid: u8,
+        p: &TcpIpPacket<'_>,
+        out: &mut Vec<u8>,
+    ) -> FrameKind {
+        let config = &self.config;
+        ctx.last_used = self.clock;
+        if let Some(strides) = ctx
+            .learner
+            .observe(p.payload_len(), p.fields.ack, ctx.strides)
+        {
+            ctx.strides = strides;
+            ctx.irs_due = 1 + START_REPEATS;
+        }
+        if let Some(behaviour) = ctx.detector.observe(p.fields.ip_id, ctx.behaviour) {
+            ctx.behaviour = behaviour;
+            ctx.irs_due = 1 + START_REPEATS;
+        }
+
+        let mut why = if ctx.vsw.is_empty() {
+            Some(Why::NoReference)
+        } else if ctx.irs_due > 0 {
+            Some(Why::SlowStart)
+        } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(p.fields.seq) {
+            Some(Why::Retransmission)
+        } else {
+            None
+        };
+        // The watch sees every packet (it counts retransmissions), so ask it first.
+        let repair = ctx.watch.due(&config.repair, p, self.now);
+        why = why.or(repair);
+        let kind = match why {
+            None => match write_co(&Coder::of(ctx), p, cid, out, &mut self.stats) {
+                Ok((kind, tally)) => {
+                    self.breakdown.add(p.payload_len() > 0, &tally);
+                    Some(FrameKind::Profile(kind))
+                }
+                Err(reason) => {
+                    why = Some(reason);
+                    None
+                }
+            },
+            Some(_) => None,
+        };
+        let compressed = kind.is_some();
+        let mut replicated = false;
+        if !compressed {
+            let replicate = matches!(why, Some(Why::NoReference | Why::SlowStart));
+            let base = replicate.then(|| self.find_base(p)).flatten();
+            replicated = base.is_some_and(|(base_cid, base)| {
+                write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default()).is_ok()
+                    && out.len() <= p.bytes.len()
+            });
+            if !replicated {
+                write_ir(ctx, p, cid, out);
+            }
+            ctx.irs_due = ctx.irs_due.saturating_sub(1);
+            self.stats.count(why.unwrap_or(Why::Unfit));
+            self.stats
+                .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
+        }
+        ctx.watch.sent(p, self.now, !compressed);
+        ctx.vsw.push(Entry {
+            fields: p.fields,
+            has_payload: p.payload_len() > 0,
+            uncompressed: !compressed,
+        });
+        ctx.seq.on_segment(p.fields.seq);
+        ctx.ack.on_segment(p.fields.ack);
+        let w = ctx.window(config.k);
+        ctx.vsw.prune(w);
+        if compressed && ctx.vsw.len() == 1 {
+            // The window shrank to this one packet: if it is lost, nothing the decompressor
+            // holds is a reference. Start again.
+            self.stats.long_jumps += 1;
+            ctx.irs_due = 1 + START_REPEATS;
+        }
+        kind.unwrap_or(FrameKind::Profile(if replicated {
+            format::IR_R
+        } else {
+            format::IR
+        }))
+    }
+
+    /// A context of the packet's hosts to replicate a new context from: same addresses,
+    /// the same IP header but for the per-packet fields, the same use of timestamps, a window
+    /// to code against; the most recently used. IPv4 options and IPv6 extension headers rule
+    /// replication out.
+    fn find_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
+        let header = if p.v4 { 20 } else { 40 };
+        if p.tcp_offset != header {
+            return None;
+        }
+        let mut template = [0u8; 44];
+        let t = &mut template[..header + 4];
+        t.copy_from_slice(&p.bytes[..header + 4]);
+        if p.v4 {
+            t[1] &= 0xFC;
+            t[2..6].fill(0);
+            t[10..12].fill(0);
+        } else {
+            t[1] &= !0x30;
+            t[4..6].fill(0);
+        }
+        self.contexts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| Some((i as u8, c.as_ref()?)))
+            .filter(|(_, c)| {
+                c.identity.ts == p.ts
+                    && !c.vsw.is_empty()
+                    && c.identity.template.len() == header + 4
+                    && c.identity.template[..header] == t[..header]
+            })
+            .max_by_key(|(_, c)| c.last_used)
+    }
+}
+
+/// IR: the packet whole, its first length field carrying the context flags and the CID, and
+/// the strides after it if the context has any.
+/// An IR frame is never longer than its packet: the context's stride (one at most, see
+/// [`Learner`]) travels in the TCP urgent pointer, which must be unused (URG clear, pointer 0);
+/// if it is not, the context drops its strides.
+fn write_ir(ctx: &mut Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(p.bytes);
+    let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
+    if ctx.strides != Strides::default() {
+        if p.flags & flags::URG != 0 || p.urgent != 0 {
+            ctx.strides = Strides::default();
+        } else {
+            flags |= format::ir::STRIDES;
+            let stride = if ctx.strides.ack != 0 {
+                flags |= format::ir::ACK_STRIDE;
+                ctx.strides.ack
+            } else {
+                ctx.strides.seq
+            };
+            let at = p.tcp_offset + format::URGENT_OFFSET;
+            out[at..at + 2].copy_from_slice(&stride.to_be_bytes());
+        }
+    }
+    let at = if p.v4 {
+        taroc_wire::ipv4::TOTAL_LEN_OFFSET
+    } else {
+        taroc_wire::ipv6::PAYLOAD_LEN_OFFSET
+    };
+    out[at] = flags;
+    out[at + 1] = cid;
+}
+
+/// IR-R: a new context replicated from `base` (of `base_cid`), or the reason it cannot be.
+fn write_ir_r(
+    ctx: &Context,
+    base: &Context,
+    base_cid: u8,
+    p: &TcpIpPacket<'_>,
+    cid: u8,
+    out: &mut Vec<u8>,
+    stats: &mut TarocStats,
+) -> Result<(), Why> {
+    out.clear();
+    let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
+    if ctx.identity.ts {
+        flags |= format::ir::TS;
+    }
+    if ctx.strides != Strides::default() {
+        flags |= format::ir::STRIDES;
+    }
+    out.extend_from_slice(&[flags, cid, base_cid]);
+    if ctx.strides != Strides::default() {
+        out.extend_from_slice(&ctx.strides.seq.to_be_bytes());
+        out.extend_from_slice(&ctx.strides.ack.to_be_bytes());
+    }
+    for &at in &format::IR_R_IP_BYTES[usize::from(!p.v4)] {
+        out.push(ctx.identity.template[at]);
+    }
+    out.extend_from_slice(&p.bytes[p.tcp_offset..p.tcp_offset + 4]);
+    let at = out.len();
+    out.push(0);
+    let coder = Coder {
+        vsw: &base.vsw,
+        strides: ctx.strides,
+        behaviour: ctx.behaviour,
+        ts: ctx.identity.ts,
+        usual_ecn: ctx.identity.usual_ecn,
+        full_numbers: true,
+    };
+    let (k, _) = write_co(&coder, p, 0, out, stats)?;
+    out[at] = k;
+    Ok(())
+}
+
+/// How one number (sequence or acknowledgment) goes: scaled or not, its class and LSB count.
+fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
+    if let Some(c) =
+        scaled.and_then(|span| format::class(&format::SCALED_BITS, span.up, span.down, false))
+    {
+        return (true, c, format::SCALED_BITS[usize::from(c)]);
+    }
+    let c = format::class(&format::UNSCALED_BITS, raw.up, raw.down, true).unwrap_or(3);
+    (false, c, format::UNSCALED_BITS[usize::from(c)])
+}
+
+/// What a CO body is coded against and with.
+struct Coder<'a> {
+    /// The references (a context's window).
+    vsw: &'a Vsw,
+    /// The strides.
+    strides: Strides,
+    /// The IP-ID behaviour.
+    behaviour: Behaviour,
+    /// Whether the context has timestamps.
+    ts: bool,
+    /// The context's usual R-octet.
+    usual_ecn: u8,
+    /// Sequence and acknowledgment numbers go whole (IR-R: another flow's references).
+    full_numbers: bool,
+}
+
+impl Coder<'_> {
+    /// The coder of a context's own CO frames.
+    fn of(ctx: &Context) -> Coder<'_> {
+        Coder {
+            vsw: &ctx.vsw,
+            strides: ctx.strides,
+            behaviour: ctx.behaviour,
+            ts: ctx.identity.ts,
+            usual_ecn: ctx.identity.usual_ecn,
+            full_numbers: false,
+        }
+    }
+}
+
+/// CO: the packet coded against the window (its kind byte and body), or the reason it must go
+/// IR.
+fn write_co(
+    ctx: &Coder<'_>,
+    p: &TcpIpPacket<'_>,
+    cid: u8,
+    out: &mut Vec<u8>,
+    stats: &mut TarocStats,
+) -> Result<(u8, Tally), Why> {
+    let urgent = p.flags & flags::URG != 0;
+    if !p.canonical_options
+        || p.sack.len() > 4
+        || (!urgent && p.urgent != 0)
+        || (p.v4 && p.checksum == 0xFFFF)
+    {
+        return Err(Why::Unfit);
+    }
+    let mut needs: Needs = window::needs(ctx.vsw, &p.fields, ctx.strides, ctx.behaviour);
+    if ctx.full_numbers {
+        let whole = Span {
+            up: u64::MAX,
+            down: u64::MAX,
+        };
+        (needs.seq, needs.ack) = (whole, whole);
+        (needs.seq_scaled, needs.ack_scaled) = (None, None);
+    }
+    let (seq_scaled, s_class, s_bits) = number_code(needs.seq, needs.seq_scaled);
+    let (ack_scaled, a_class, a_bits) = number_code(needs.ack, needs.ack_scaled);
+    let r_octet = p.r_octet != ctx.usual_ecn;
+    let win = needs.win != Span::default();
+    let mut e = 0u8;
+    for (on, bit) in [
+        (cid != 0, ext::C),
+        (win, ext::W),
+        (r_octet, ext::R),
+        (urgent, ext::U),
+        (!p.sack.is_empty(), ext::K),
+        (ctx.strides.seq != 0 && !seq_scaled && s_bits > 0, ext::Q),
+        (ctx.strides.ack != 0 && !ack_scaled && a_bits > 0, ext::Z),
+        (p.flags & flags::FIN != 0, ext::F),
+    ] {
+        if on {
+            e |= bit;
+        }
+    }
+    let mut k = format::CO | s_class << kind::S_SHIFT | a_class << kind::A_SHIFT;
+    if p.flags & flags::PSH != 0 {
+        k |= kind::P;
+    }
+    if e != 0 {
+        k |= kind::X;
+        out.push(e);
+    }
+    if cid != 0 {
+        out.push(cid);
+    }
+    let checksum = if p.v4 {
+        p.checksum.wrapping_add(p.fields.ip_id)
+    } else {
+        p.checksum
+    };
+    out.extend_from_slice(&checksum.to_be_bytes());
+    let base = out.len() + 1;
+    let mut tally: Tally = [0; 13];
+    let mut count = |field: Field, bits: u8| tally[field as usize] += u32::from(bits);
+    count(Field::Kind, 8);
+    count(Field::Extension, 8 * u8::from(e != 0));
+    count(Field::Cid, 8 * u8::from(cid != 0));
+    count(Field::Checksum, 16);
+    count(Field::Seq, s_bits);
+    count(Field::Ack, a_bits);
+    let mut w = BitWriter::new(out);
+    let f = &p.fields;
+    let s = if seq_scaled {
+        quotient(f.seq, ctx.strides.seq)
+    } else {
+        f.seq
+    };
+    w.put(s & wlsb::mask(s_bits), s_bits);
+    let a = if ack_scaled {
+        quotient(f.ack, ctx.strides.ack)
+    } else {
+        f.ack
+    };
+    w.put(a & wlsb::mask(a_bits), a_bits);
+    match ctx.behaviour {
+        Behaviour::Sequential | Behaviour::Swapped => {
+            let offset = ipid::offset(
+                ctx.behaviour.counter(f.ip_id),
+                quotient(f.seq, ctx.strides.seq),
+            );
+            let c = format::code(&format::IP_ID_CODES, needs.ip_id.up, needs.ip_id.down);
+            format::put_code(&mut w, &format::IP_ID_CODES, c, offset.into());
+            count(
+                Field::IpId,
+                format::prefix_len(c) + format::IP_ID_CODES[usize::from(c)],
+            );
+        }
+        Behaviour::Zero => {}
+        Behaviour::Random => {
+            w.put(f.ip_id.into(), 16);
+            count(Field::IpId, 16);
+        }
+    }
+    if ctx.ts {
+        let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);
+        let c = format::code(&format::TS_CODES, val.up, val.down);
+        format::put_code(&mut w, &format::TS_CODES, c, f.ts_val);
+        count(
+            Field::TsVal,
+            format::prefix_len(c) + format::TS_CODES[usize::from(c)],
+        );
+        let c = format::ecr_code((ecr.up, ecr.down), (gap.up, gap.down));
+        let (is_gap, k) = format::TS_ECR_CODES[usize::from(c)];
+        let v = if is_gap {
+            f.ts_val.wrapping_sub(f.ts_ecr)
+        } else {
+            f.ts_ecr
+        };
+        format::put_prefixed(&mut w, c, k, v);
+        count(Field::TsEcr, format::prefix_len(c) + k);
+    }
+    let sack = p.sack.as_slice();
+    let sack_scaled = format::sack_scales(f.ack, sack, ctx.strides.ack.into());
+    if !sack.is_empty() {
+        w.put(sack.len() as u32 - 1, 2);
+        w.put(sack_scaled.into(), 1);
+        count(Field::Sack, 3);
+    }
+    if win {
+        let c = usize::from(!crate::encoding::lsb::fits(
+            format::WINDOW_BITS[0],
+            needs.win.up,
+            needs.win.down,
+        ));
+        w.put(c as u32, 1);
+        let k = format::WINDOW_BITS[c];
+        w.put(u32::from(f.win) & wlsb::mask(k), k);
+        count(Field::Window, 1 + k);
+    }
+    w.finish();
+    let after_bits = out.len() + 1;
+    let used: u32 = tally[Field::Seq as usize..].iter().sum();
+    tally[Field::Padding as usize] = 8 * (after_bits - base) as u32 - used;
+    if r_octet {
+        out.push(p.r_octet);
+    }
+    if urgent {
+        out.extend_from_slice(&p.urgent.to_be_bytes());
+    }
+    let after_fixed = out.len() + 1;
+    format::put_sack(out, f.ack, sack, ctx.strides.ack.into(), sack_scaled);
+    let after_sack = out.len() + 1;
+    tally[Field::Other as usize] = 8 * (after_fixed - after_bits) as u32;
+    tally[Field::Sack as usize] += 8 * (after_sack - after_fixed) as u32;
+    out.extend_from_slice(p.payload());
+    stats.count(Why::Compressed);
+    stats.add_part(Part::Base, base as u64);
+    stats.add_part(Part::Wasi, (after_bits - base) as u64);
+    stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
+    stats.add_part(Part::Options, (after_sack - after_fixed) as u64);
+    Ok((k, tally))
+}

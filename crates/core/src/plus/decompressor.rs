@@ -1,0 +1,528 @@
+//! The `taroc-plus` decompressor: IR frames set a context up; CO frames are rebuilt against the
+//! context's reference, verified with the TCP checksum, delivered, and only then committed as
+//! the new reference.
+
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use taroc_wire::tcp::{flags, SackBlocks, MAX_SACK_BLOCKS};
+
+use super::format::{self, ext, kind};
+use super::ipid::{self, Behaviour};
+use super::scaled::{self, quotient, Strides};
+use crate::codec::{Decompressor, DropReason, FrameKind};
+use crate::encoding::bits::BitReader;
+use crate::encoding::lsb;
+use crate::taroc::context::{Identity, ALL_CIDS};
+use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
+use crate::taroc::repair::Requests;
+use crate::taroc::vsw::is_older;
+use crate::taroc::TarocConfig;
+
+/// One context: its identity, coding state and the reference packet's fields.
+#[derive(Debug, Clone)]
+struct Context {
+    identity: Identity,
+    key: FlowKey,
+    v4: bool,
+    behaviour: Behaviour,
+    strides: Strides,
+    reference: packet::Fields,
+}
+
+/// The `taroc-plus` decompressor for one direction of a link.
+#[derive(Debug, Clone)]
+pub struct PlusDecompressor {
+    contexts: Vec<Option<Context>>,
+    requests: Requests,
+}
+
+impl PlusDecompressor {
+    /// A decompressor with no contexts. It accepts every 8-bit CID; of the configuration it
+    /// uses only [`Repair::context_requests`](crate::taroc::Repair::context_requests).
+    pub fn new(config: TarocConfig) -> PlusDecompressor {
+        PlusDecompressor {
+            contexts: (0..ALL_CIDS).map(|_| None).collect(),
+            requests: Requests::new(config.repair.context_requests),
+        }
+    }
+
+    /// The reference fields of context `cid`, if it exists.
+    pub fn reference_of(&self, cid: u8) -> Option<packet::Fields> {
+        self.contexts[usize::from(cid)]
+            .as_ref()
+            .map(|c| c.reference)
+    }
+
+    /// Number of contexts held.
+    pub fn context_count(&self) -> usize {
+        self.contexts.iter().filter(|c| c.is_some()).count()
+    }
+
+    fn ir(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let v4 = match frame.first().map(|b| b >> 4) {
+            Some(4) => true,
+            Some(6) => false,
+            _ => return Err(DropReason::Malformed),
+        };
+        let at = if v4 {
+            taroc_wire::ipv4::TOTAL_LEN_OFFSET
+        } else {
+            taroc_wire::ipv6::PAYLOAD_LEN_OFFSET
+        };
+        let (ctx_flags, cid) = match frame.get(at..at + 2) {
+            Some(&[f, c]) => (f, c),
+            _ => return Err(DropReason::Malformed),
+        };
+        if ctx_flags & !format::ir::ALL != 0 {
+            return Err(DropReason::Malformed);
+        }
+        let packet_bytes = frame;
+        let len = if v4 {
+            packet_bytes.len()
+        } else {
+            packet_bytes
+                .len()
+                .checked_sub(taroc_wire::ipv6::HEADER_LEN)
+                .ok_or(DropReason::Malformed)?
+        };
+        if packet_bytes.len() < at + 2 || len > usize::from(u16::MAX) {
+            return Err(DropReason::Malformed);
+        }
+        out.clear();
+        out.extend_from_slice(packet_bytes);
+        out[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
+        let mut strides = Strides::default();
+        if ctx_flags & format::ir::STRIDES != 0 {
+            let tcp = taroc_wire::ip::IpInfo::parse(out)
+                .map_err(|_| DropReason::Malformed)?
+                .transport_offset;
+            let urgent = tcp + format::URGENT_OFFSET;
+            let field = out
+                .get_mut(urgent..urgent + 2)
+                .ok_or(DropReason::Malformed)?;
+            let stride = u16::from_be_bytes([field[0], field[1]]);
+            field.fill(0);
+            if ctx_flags & format::ir::ACK_STRIDE != 0 {
+                strides.ack = stride;
+            } else {
+                strides.seq = stride;
+            }
+        } else if ctx_flags & format::ir::ACK_STRIDE != 0 {
+            return Err(DropReason::Malformed);
+        }
+        let p = TcpIpPacket::parse(out).ok_or(DropReason::ChecksumMismatch)?;
+        let behaviour = Behaviour::of_code(ctx_flags);
+        if !p.v4 && behaviour != Behaviour::Zero
+            || behaviour == Behaviour::Zero && p.fields.ip_id != 0
+        {
+            out.clear();
+            return Err(DropReason::Malformed);
+        }
+        let usual_ecn = (ctx_flags >> 2) & 0x03;
+        match &mut self.contexts[usize::from(cid)] {
+            Some(ctx) => {
+                ctx.identity.assign(&p, false);
+                ctx.identity.usual_ecn = usual_ecn;
+                (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
+                (ctx.behaviour, ctx.strides) = (behaviour, strides);
+            }
+            slot @ None => {
+                let mut identity = Identity::of(&p, false);
+                identity.usual_ecn = usual_ecn;
+                *slot = Some(Context {
+                    identity,
+                    key: p.key,
+                    v4: p.v4,
+                    behaviour,
+                    strides,
+                    reference: p.fields,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets up a context from an IR-R frame; returns its CID (once known) with the outcome.
+    fn ir_r(&mut self, frame: &[u8], out: &mut Vec<u8>) -> (Option<u8>, Result<(), DropReason>) {
+        let [flags, cid, base_cid, rest @ ..] = frame else {
+            return (None, Err(DropReason::Malformed));
+        };
+        (
+            Some(*cid),
+            self.ir_r_body(*flags, *cid, *base_cid, rest, out),
+        )
+    }
+
+    fn ir_r_body(
+        &mut self,
+        flags: u8,
+        cid: u8,
+        base_cid: u8,
+        rest: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        if flags & !format::ir::ALL_R != 0 || cid == base_cid {
+            return Err(DropReason::Malformed);
+        }
+        let (strides, rest) = if flags & format::ir::STRIDES != 0 {
+            let [s0, s1, a0, a1, rest @ ..] = rest else {
+                return Err(DropReason::Malformed);
+            };
+            let strides = Strides {
+                seq: u16::from_be_bytes([*s0, *s1]),
+                ack: u16::from_be_bytes([*a0, *a1]),
+            };
+            (strides, rest)
+        } else {
+            (Strides::default(), rest)
+        };
+        let (Some(ip), Some(ports), Some(&k), Some(body)) =
+            (rest.get(..6), rest.get(6..10), rest.get(10), rest.get(11..))
+        else {
+            return Err(DropReason::Malformed);
+        };
+        let base = self.contexts[usize::from(base_cid)]
+            .as_ref()
+            .ok_or(DropReason::NoContext)?;
+        let base_template = &base.identity.template;
+        let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
+        let (v4, header_len) = match (ip[0], base_template.len()) {
+            (0x45, 24) if ip[5] == taroc_wire::protocol::TCP => (true, 20),
+            (b, 44) if b >> 4 == 6 && ip[4] == taroc_wire::protocol::TCP => (false, 40),
+            _ => return Err(DropReason::Malformed),
+        };
+        template.extend_from_slice(&base_template[..header_len]);
+        for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(ip) {
+            template[at] = byte;
+        }
+        if (v4 && template[1] & 0x03 != 0) || (!v4 && template[1] & 0x30 != 0) {
+            return Err(DropReason::Malformed);
+        }
+        template.extend_from_slice(ports);
+        let behaviour = Behaviour::of_code(flags);
+        if !v4 && behaviour != Behaviour::Zero || !(CO_KINDS).contains(&k) {
+            return Err(DropReason::Malformed);
+        }
+        let key = FlowKey {
+            src_port: u16::from_be_bytes([ports[0], ports[1]]),
+            dst_port: u16::from_be_bytes([ports[2], ports[3]]),
+            ..base.key
+        };
+        let ctx = Context {
+            identity: Identity {
+                template,
+                ts: flags & format::ir::TS != 0,
+                random_ip_id: false,
+                usual_ecn: (flags >> 2) & 0x03,
+            },
+            key,
+            v4,
+            behaviour,
+            strides,
+            reference: base.reference,
+        };
+        let (e, body) = match body {
+            [e, body @ ..] if k & kind::X != 0 => (*e, body),
+            _ if k & kind::X != 0 => return Err(DropReason::Malformed),
+            body => (0, body),
+        };
+        if (k & kind::X != 0 && e == 0) || e & ext::C != 0 {
+            return Err(DropReason::Malformed);
+        }
+        let fields =
+            decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
+        self.contexts[usize::from(cid)] = Some(Context {
+            reference: fields,
+            ..ctx
+        });
+        Ok(())
+    }
+
+    /// Rebuilds a CO frame; returns its CID (once known) with the outcome.
+    fn co(
+        &mut self,
+        k: u8,
+        frame: &[u8],
+        out: &mut Vec<u8>,
+    ) -> (Option<u8>, Result<(), DropReason>) {
+        let mut at = 0;
+        let mut take = |n: usize| -> Result<&[u8], DropReason> {
+            let bytes = frame.get(at..at + n).ok_or(DropReason::Malformed)?;
+            at += n;
+            Ok(bytes)
+        };
+        let e = if k & kind::X != 0 {
+            match take(1) {
+                Ok(b) if b[0] != 0 => b[0],
+                _ => return (None, Err(DropReason::Malformed)),
+            }
+        } else {
+            0
+        };
+        let cid = if e & ext::C != 0 {
+            match take(1) {
+                Ok(&[c]) if c != 0 => c,
+                _ => return (None, Err(DropReason::Malformed)),
+            }
+        } else {
+            0
+        };
+        // Against a context, a frame that does not parse is as wrong as one that fails its
+        // checksum: the context is not the compressor's (a CID reused, an IR lost).
+        let result = self
+            .co_fields(k, e, cid, &frame[at..], out)
+            .map_err(|reason| match reason {
+                DropReason::Malformed => DropReason::ChecksumMismatch,
+                other => other,
+            });
+        if result.is_err() {
+            out.clear();
+        }
+        (Some(cid), result)
+    }
+
+    fn co_fields(
+        &mut self,
+        k: u8,
+        e: u8,
+        cid: u8,
+        rest: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        let ctx = self.contexts[usize::from(cid)]
+            .as_mut()
+            .ok_or(DropReason::NoContext)?;
+        let r = ctx.reference;
+        let fields = decode_body(ctx, k, e, rest, out)?;
+        // A verified packet becomes the reference unless it is older than the current one.
+        if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
+            ctx.reference = fields;
+        }
+        Ok(())
+    }
+}
+
+/// Decodes a CO body (what follows the extension octet and CID) against `ctx` into `out`,
+/// verifies it, and returns its fields.
+fn decode_body(
+    ctx: &Context,
+    k: u8,
+    e: u8,
+    rest: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<packet::Fields, DropReason> {
+    {
+        let [c0, c1, rest @ ..] = rest else {
+            return Err(DropReason::Malformed);
+        };
+        let r = ctx.reference;
+        let mut fields = r;
+        let mut bits = BitReader::new(rest);
+        let s_class = usize::from((k >> kind::S_SHIFT) & 0x03);
+        let a_class = usize::from((k >> kind::A_SHIFT) & 0x03);
+        let seq_scaled = ctx.strides.seq != 0 && e & ext::Q == 0;
+        let ack_scaled = ctx.strides.ack != 0 && e & ext::Z == 0;
+        if (ctx.strides.seq == 0 && e & ext::Q != 0) || (ctx.strides.ack == 0 && e & ext::Z != 0) {
+            // The compressor has a stride this context lacks: an IR was lost (context damage).
+            return Err(DropReason::ChecksumMismatch);
+        }
+        fields.seq = number(&mut bits, r.seq, s_class, seq_scaled, ctx.strides.seq)?;
+        fields.ack = number(&mut bits, r.ack, a_class, ack_scaled, ctx.strides.ack)?;
+        fields.ip_id = match ctx.behaviour {
+            Behaviour::Sequential | Behaviour::Swapped => {
+                let (lsbs, n) = format::get_code(&mut bits, &format::IP_ID_CODES)
+                    .ok_or(DropReason::Malformed)?;
+                let s = ctx.strides.seq;
+                let reference = ipid::offset(ctx.behaviour.counter(r.ip_id), quotient(r.seq, s));
+                let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
+                let counter = ipid::counter(offset, quotient(fields.seq, s));
+                ctx.behaviour.ip_id(counter)
+            }
+            Behaviour::Zero => 0,
+            Behaviour::Random => bits.get(16).ok_or(DropReason::Malformed)? as u16,
+        };
+        if ctx.identity.ts {
+            let (lsbs, n) =
+                format::get_code(&mut bits, &format::TS_CODES).ok_or(DropReason::Malformed)?;
+            fields.ts_val = lsb::decode(r.ts_val, lsbs, n, 32);
+            let c = format::get_prefix(&mut bits).ok_or(DropReason::Malformed)?;
+            let (is_gap, n) = format::TS_ECR_CODES[c];
+            let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+            fields.ts_ecr = if is_gap {
+                let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
+                fields.ts_val.wrapping_sub(gap)
+            } else {
+                lsb::decode(r.ts_ecr, lsbs, n, 32)
+            };
+        }
+        let (sack_count, sack_stride) = if e & ext::K != 0 {
+            let count = bits.get(2).ok_or(DropReason::Malformed)? as usize + 1;
+            let scaled = bits.get(1).ok_or(DropReason::Malformed)? == 1;
+            if scaled && ctx.strides.ack == 0 {
+                return Err(DropReason::Malformed);
+            }
+            (count, if scaled { ctx.strides.ack.into() } else { 1 })
+        } else {
+            (0, 1)
+        };
+        if e & ext::W != 0 {
+            let c = bits.get(1).ok_or(DropReason::Malformed)?;
+            let k = format::WINDOW_BITS[c as usize];
+            let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
+            fields.win = lsb::decode(r.win.into(), lsbs, k, 16) as u16;
+        }
+        let mut at = bits.bytes_consumed();
+        let mut take = |n: usize| -> Result<&[u8], DropReason> {
+            let bytes = rest.get(at..at + n).ok_or(DropReason::Malformed)?;
+            at += n;
+            Ok(bytes)
+        };
+        let r_octet = if e & ext::R != 0 {
+            take(1)?[0]
+        } else {
+            ctx.identity.usual_ecn
+        };
+        let urgent = if e & ext::U != 0 {
+            let b = take(2)?;
+            u16::from_be_bytes([b[0], b[1]])
+        } else {
+            0
+        };
+        let mut sack = SackBlocks::default();
+        if sack_count > 0 {
+            if sack_count > MAX_SACK_BLOCKS {
+                return Err(DropReason::Malformed);
+            }
+            let (blocks, used) = format::get_sack(
+                rest.get(at..).unwrap_or(&[]),
+                fields.ack,
+                sack_count,
+                sack_stride,
+            )
+            .ok_or(DropReason::Malformed)?;
+            at += used;
+            sack = blocks;
+        }
+        let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
+        let mut checksum = u16::from_be_bytes([*c0, *c1]);
+        if ctx.v4 {
+            // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
+            // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a
+            // checksum of 0 would leave).
+            checksum = checksum.wrapping_sub(fields.ip_id);
+            if checksum == 0xFFFF {
+                return Err(DropReason::ChecksumMismatch);
+            }
+        }
+        let mut tcp_flags = flags::ACK;
+        for (bit, flag) in [(kind::P, flags::PSH)] {
+            if k & bit != 0 {
+                tcp_flags |= flag;
+            }
+        }
+        for (bit, flag) in [(ext::U, flags::URG), (ext::F, flags::FIN)] {
+            if e & bit != 0 {
+                tcp_flags |= flag;
+            }
+        }
+        packet::rebuild(
+            out,
+            &ctx.identity.template,
+            ctx.v4,
+            &fields,
+            ctx.identity.ts,
+            &sack,
+            tcp_flags,
+            r_octet,
+            urgent,
+            checksum,
+            payload,
+        )
+        .ok_or(DropReason::Malformed)?;
+        if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
+            return Err(DropReason::ChecksumMismatch);
+        }
+        Ok(fields)
+    }
+}
+
+/// The kind bytes of CO frames.
+const CO_KINDS: core::ops::RangeInclusive<u8> = format::CO..=FrameKind::PROFILE_LAST;
+
+/// Reads a sequence or acknowledgment number of size class `class`, scaled by `stride` or not.
+fn number(
+    bits: &mut BitReader<'_>,
+    reference: u32,
+    class: usize,
+    scaled: bool,
+    stride: u16,
+) -> Result<u32, DropReason> {
+    let table = if scaled {
+        &format::SCALED_BITS
+    } else {
+        &format::UNSCALED_BITS
+    };
+    let n = table[class];
+    let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+    if n == 0 {
+        Ok(reference)
+    } else if scaled {
+        // No such number: the reference is not the compressor's (context damage).
+        scaled::decode(reference, lsbs, n, stride).ok_or(DropReason::ChecksumMismatch)
+    } else {
+        Ok(lsb::decode(reference, lsbs, n, 32))
+    }
+}
+
+impl Decompressor for PlusDecompressor {
+    fn decompress(
+        &mut self,
+        kind: FrameKind,
+        frame: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        match kind {
+            FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
+            FrameKind::Profile(format::IR) => {
+                let result = self.ir(frame, out);
+                if result.is_err() {
+                    out.clear();
+                }
+                result
+            }
+            FrameKind::Profile(format::IR_R) => {
+                let (cid, result) = self.ir_r(frame, out);
+                if let (Some(cid), Err(_)) = (cid, result) {
+                    self.requests.refused(cid);
+                }
+                if result.is_err() {
+                    out.clear();
+                }
+                result
+            }
+            FrameKind::Profile(k) if k >= format::CO => {
+                let (cid, result) = self.co(k, frame, out);
+                if let Some(cid) = cid {
+                    match result {
+                        Ok(()) => self.requests.delivered(cid),
+                        // A frame rebuilt against a wrong context can also look malformed
+                        // (fields its context forbids): ask for every refusal.
+                        Err(_) => self.requests.refused(cid),
+                    }
+                }
+                result
+            }
+            _ => Err(DropReason::UnknownKind),
+        }
+    }
+
+    fn set_time(&mut self, now: Duration) {
+        self.requests.set_time(now);
+    }
+
+    /// Context requests ([`crate::taroc::repair`]), when they are on.
+    fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
+        self.requests.take(out)
+    }
+}

@@ -1,0 +1,287 @@
+//! The `taroc-plus` packet formats (`docs/taroc-plus-format.md` is the specification).
+//!
+//! ```text
+//! IR (kind byte 0x08): the packet whole, its first length field (IPv4 Total Length, IPv6
+//!   Payload Length) replaced by | context flags | CID |, and, if flag T, its TCP urgent
+//!   pointer (then 0) by the context's stride.
+//!   context flags: | 0 | 0 | K | T | E E | B B |  T a stride, K it is the acknowledgment
+//!   stride, E usual ECN, B IP-ID behaviour (0 sequential, 1 byte-swapped, 2 zero, 3 random).
+//!
+//! IR-R (kind byte 0x09): a new context from another context of the same hosts (RFC 4164's
+//!   context replication): | context flags (IR's, plus 0x20: timestamps) | CID | base CID |
+//!   strides (4, if flagged) | six IP header bytes ([`IR_R_IP_BYTES`]) | ports (4) | a CO kind
+//!   byte | a CO body without CID, its numbers whole, the rest coded against the base's
+//!   reference |. The addresses come from the base context (the TCP checksum covers them).
+//!
+//! CO (kind byte 0x40 + |X|P|S S|A A|): X extension octet follows, P the TCP PSH flag, S and A
+//!   the size classes of the sequence and acknowledgment numbers.
+//!   | extension |C|W|R|U|K|Q|Z|F| (if X)  C CID octet, W window, R R-octet, U urgent pointer,
+//!   | CID       | (if C)                    K SACK, Q sequence unscaled, Z ack unscaled, F FIN
+//!   | checksum  | TCP checksum (+ IPv4 Identification, mod 2^16), 2 octets
+//!   | bits      | sequence LSBs, ack LSBs, IP-ID code + offset LSBs (or 16 bits if random),
+//!   |           | TS value code + LSBs, TS echo code + LSBs (if the context has timestamps),
+//!   |           | SACK blocks - 1 and a scaled bit (3 bits, if K), window code + LSBs (if W:
+//!   |           | `0` + 8 or `1` + 16); zero bits to the octet boundary
+//!   | R-octet   | (if R) | urgent pointer (2, if U)
+//!   | SACK      | (if K) each block as (left edge - ACK, right edge - left edge) LEB128
+//!   |           | varints, divided by the acknowledgment stride if the scaled bit is set
+//!   | TCP data  |
+//! ```
+
+use crate::codec::FrameKind;
+use crate::encoding::bits::{BitReader, BitWriter};
+use crate::encoding::{lsb, varint};
+use taroc_wire::tcp::SackBlocks;
+
+/// The kind byte of an IR frame.
+pub const IR: u8 = FrameKind::PROFILE_FIRST;
+
+/// The kind byte of an IR-R frame: a new context replicated from another of the same hosts.
+pub const IR_R: u8 = FrameKind::PROFILE_FIRST + 1;
+
+/// The kind byte of a CO frame without any of its bits set.
+pub const CO: u8 = FrameKind::PROFILE_TCP;
+
+/// Bits of a CO kind byte.
+pub mod kind {
+    /// An extension octet follows.
+    pub const X: u8 = 0x20;
+    /// The TCP PSH flag.
+    pub const P: u8 = 0x10;
+    /// Shift of the sequence size class.
+    pub const S_SHIFT: u8 = 2;
+    /// Shift of the acknowledgment size class.
+    pub const A_SHIFT: u8 = 0;
+}
+
+/// Bits of a CO extension octet.
+pub mod ext {
+    /// A CID octet follows (else CID 0).
+    pub const C: u8 = 0x80;
+    /// The TCP window follows.
+    pub const W: u8 = 0x40;
+    /// The R-octet follows (reserved bits, CWR, ECE and ECN differ from the context's).
+    pub const R: u8 = 0x20;
+    /// The TCP URG flag; the urgent pointer follows.
+    pub const U: u8 = 0x10;
+    /// SACK blocks follow.
+    pub const K: u8 = 0x08;
+    /// The sequence number is coded unscaled although the context has a stride.
+    pub const Q: u8 = 0x04;
+    /// The acknowledgment number is coded unscaled although the context has a stride.
+    pub const Z: u8 = 0x02;
+    /// The TCP FIN flag.
+    pub const F: u8 = 0x01;
+}
+
+/// Offset of the urgent pointer in a TCP header (where an IR frame carries a stride).
+pub const URGENT_OFFSET: usize = 18;
+
+/// Bits of an IR or IR-R frame's context flags.
+pub mod ir {
+    /// IR: a stride is in the TCP urgent pointer (which is 0); IR-R: the strides (4 octets)
+    /// follow the base CID.
+    pub const STRIDES: u8 = 0x10;
+    /// IR: the stride is the acknowledgment stride (else the sequence stride).
+    pub const ACK_STRIDE: u8 = 0x20;
+    /// Every bit an IR defines.
+    pub const ALL: u8 = 0x3F;
+    /// IR-R: the context has timestamps.
+    pub const TS: u8 = 0x20;
+    /// Every bit an IR-R defines.
+    pub const ALL_R: u8 = 0x3F;
+}
+
+/// The bytes of an IP header an IR-R frame carries (the rest come from the base context, the
+/// packet's length and checksums, or are zero): IPv4 (no options) version and IHL, TOS,
+/// flags and fragment offset, TTL, protocol; IPv6 (no extension headers) version, traffic
+/// class and flow label, next header, hop limit. ECN bits are sent as zero.
+pub const IR_R_IP_BYTES: [[usize; 6]; 2] = [[0, 1, 6, 7, 8, 9], [0, 1, 2, 3, 6, 7]];
+
+/// LSB counts of the four sequence / acknowledgment size classes (the kind byte's S and A),
+/// coded scaled. The largest does not always fit: then the number goes unscaled.
+pub const SCALED_BITS: [u8; 4] = [0, 6, 7, 8];
+
+/// LSB counts of the four sequence / acknowledgment size classes, coded unscaled.
+pub const UNSCALED_BITS: [u8; 4] = [0, 10, 16, 32];
+
+/// LSB counts of the IP-ID offset codes, prefixed `0`, `10`, `110`, `111`.
+pub const IP_ID_CODES: [u8; 4] = [0, 7, 3, 16];
+
+/// LSB counts of the timestamp value codes, prefixed `0`, `10`, `110`, `111`.
+pub const TS_CODES: [u8; 4] = [10, 14, 11, 32];
+
+/// The timestamp echo reply codes, prefixed `0`, `10`, `110`, `111`: whether the LSBs are of
+/// the *gap* `TS value - TS echo reply` (which a bulk sender keeps nearly constant) rather
+/// than of the echo itself, and how many.
+pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 14), (true, 4), (false, 10), (false, 32)];
+
+/// The cheapest echo code ([`TS_ECR_CODES`]) for an echo `ecr` and a gap `gap` away from the
+/// references (each as `(up, down)`); the last always fits.
+pub fn ecr_code(ecr: (u64, u64), gap: (u64, u64)) -> u8 {
+    (0..4u8)
+        .filter(|&c| {
+            let (is_gap, k) = TS_ECR_CODES[usize::from(c)];
+            let (up, down) = if is_gap { gap } else { ecr };
+            c == 3 || lsb::fits(k, up, down)
+        })
+        .min_by_key(|&c| prefix_len(c) + TS_ECR_CODES[usize::from(c)].1)
+        .unwrap_or(3)
+}
+
+/// Writes prefix code `c` and `k` LSBs of `value`.
+pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
+    let len = prefix_len(c);
+    let prefix = if c == 3 { 0b111 } else { (1u32 << len) - 2 };
+    w.put(prefix, len);
+    w.put(value & crate::encoding::wlsb::mask(k), k);
+}
+
+/// Reads a prefix code's number (0 to 3).
+pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
+    let mut c = 0;
+    while c < 3 && r.get(1)? == 1 {
+        c += 1;
+    }
+    Some(c)
+}
+
+/// The smallest size class of `table` whose LSBs decode a value `up` above and `down` below
+/// every reference ([`lsb::fits`]), if any. With `full` the last class (the field's whole
+/// width) always fits.
+pub fn class(table: &[u8; 4], up: u64, down: u64, full: bool) -> Option<u8> {
+    (0..4u8).find(|&c| {
+        let k = table[usize::from(c)];
+        lsb::fits(k, up, down) || (full && c == 3)
+    })
+}
+
+/// The length in bits of prefix code `c` (`0`, `10`, `110`, `111`).
+pub fn prefix_len(c: u8) -> u8 {
+    (c + 1).min(3)
+}
+
+/// The cheapest code of `codes` (prefix plus LSBs) that fits `up` and `down`; the last code
+/// (the field's whole width) always fits.
+pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
+    (0..4u8)
+        .filter(|&c| c == 3 || lsb::fits(codes[usize::from(c)], up, down))
+        .min_by_key(|&c| prefix_len(c) + codes[usize::from(c)])
+        .unwrap_or(3)
+}
+
+/// Writes prefix code `c` and the `codes[c]` LSBs of `value`.
+pub fn put_code(w: &mut BitWriter<'_>, codes: &[u8; 4], c: u8, value: u32) {
+    put_prefixed(w, c, codes[usize::from(c)], value);
+}
+
+/// Reads a prefix code: its LSBs and their number.
+pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
+    let k = codes[get_prefix(r)?];
+    Some((r.get(k)?, k))
+}
+
+/// LSB counts of the window codes, prefixed `0` and `1`.
+pub const WINDOW_BITS: [u8; 2] = [8, 16];
+
+/// Writes SACK `blocks` against `ack` as varints, divided by `stride` if `scaled`.
+pub fn put_sack(
+    out: &mut alloc::vec::Vec<u8>,
+    ack: u32,
+    blocks: &[(u32, u32)],
+    stride: u32,
+    scaled: bool,
+) {
+    let s = if scaled { stride } else { 1 };
+    for &(left, right) in blocks {
+        varint::put(out, left.wrapping_sub(ack) / s);
+        varint::put(out, right.wrapping_sub(left) / s);
+    }
+}
+
+/// Whether SACK `blocks` can go scaled by `stride` against `ack`.
+pub fn sack_scales(ack: u32, blocks: &[(u32, u32)], stride: u32) -> bool {
+    stride != 0
+        && blocks.iter().all(|&(left, right)| {
+            left.wrapping_sub(ack).is_multiple_of(stride)
+                && right.wrapping_sub(left).is_multiple_of(stride)
+        })
+}
+
+/// Reads `count` SACK blocks written by [`put_sack`]; the blocks and the octets consumed.
+pub fn get_sack(data: &[u8], ack: u32, count: usize, stride: u32) -> Option<(SackBlocks, usize)> {
+    let mut blocks = SackBlocks::default();
+    let mut at = 0;
+    for _ in 0..count {
+        let (offset, n) = varint::get(data.get(at..)?)?;
+        at += n;
+        let (size, n) = varint::get(data.get(at..)?)?;
+        at += n;
+        let left = ack.wrapping_add(offset.checked_mul(stride)?);
+        blocks.push(left, left.wrapping_add(size.checked_mul(stride)?));
+    }
+    Some((blocks, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_are_the_smallest_that_fit() {
+        assert_eq!(class(&SCALED_BITS, 0, 0, false), Some(0));
+        assert_eq!(class(&SCALED_BITS, 1, 0, false), Some(1));
+        assert_eq!(class(&SCALED_BITS, 60, 0, false), Some(2));
+        assert_eq!(class(&SCALED_BITS, 0, 20, false), Some(3));
+        assert_eq!(class(&SCALED_BITS, 1 << 9, 0, false), None);
+        assert_eq!(class(&UNSCALED_BITS, u64::MAX, 5, true), Some(3));
+    }
+
+    #[test]
+    fn sack_blocks_scale_by_the_stride() {
+        let blocks = [(1000 + 2 * 1448, 1000 + 5 * 1448)];
+        assert!(sack_scales(1000, &blocks, 1448));
+        assert!(!sack_scales(1000, &[(1001, 1100)], 1448));
+        let mut out = alloc::vec::Vec::new();
+        put_sack(&mut out, 1000, &blocks, 1448, true);
+        assert_eq!(out, [2, 3]);
+        let (got, used) = get_sack(&out, 1000, 1, 1448).unwrap();
+        assert_eq!((got.as_slice(), used), (&blocks[..], 2));
+        // A D-SACK block below the ACK goes too, unscaled.
+        out.clear();
+        put_sack(&mut out, 1000, &[(500, 600)], 1448, false);
+        assert_eq!(
+            get_sack(&out, 1000, 1, 1).unwrap().0.as_slice(),
+            [(500, 600)]
+        );
+    }
+
+    #[test]
+    fn prefix_codes_round_trip_and_pick_the_cheapest() {
+        assert_eq!(code(&TS_CODES, 0, 0), 0);
+        assert_eq!(code(&TS_CODES, 500, 3), 0);
+        assert_eq!(code(&TS_CODES, 1500, 0), 2);
+        assert_eq!(code(&TS_CODES, 5000, 0), 1);
+        assert_eq!(code(&TS_CODES, 1 << 20, 0), 3);
+        assert_eq!(code(&IP_ID_CODES, 0, 0), 0);
+        assert_eq!(code(&IP_ID_CODES, 5, 0), 2);
+        assert_eq!(ecr_code((500, 0), (3, 0)), 1);
+        assert_eq!(ecr_code((500, 0), (3000, 0)), 2);
+        assert_eq!(ecr_code((1 << 20, 0), (3000, 0)), 0);
+        let mut out = alloc::vec::Vec::new();
+        let mut w = BitWriter::new(&mut out);
+        for c in 0..4 {
+            put_code(&mut w, &TS_CODES, c, 0xABCD_1234);
+        }
+        w.finish();
+        // 1+10, 2+14, 3+11, 3+32 bits.
+        assert_eq!(out.len(), 76usize.div_ceil(8));
+        let mut r = BitReader::new(&out);
+        for k in TS_CODES {
+            assert_eq!(
+                get_code(&mut r, &TS_CODES),
+                Some((0xABCD_1234 & crate::encoding::wlsb::mask(k), k))
+            );
+        }
+    }
+}

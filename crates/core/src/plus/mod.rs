@@ -1,0 +1,31 @@
+//! `taroc-plus`: a redesigned TAROC profile. It keeps TAROC's core — every field W-LSB coded
+//! against a window of references (the VSW, [`crate::taroc::vsw`]) bounded by congestion-window
+//! tracking ([`crate::taroc::cwnd`]), the TCP checksum verified before anything is delivered or
+//! committed — and spends fewer bytes on what measurement showed to be costly:
+//!
+//! - the packet type, the sizes of the sequence and acknowledgment fields and PSH are folded
+//!   into the link's frame-kind byte ([`crate::FrameKind::Profile`]); CID 0 costs nothing;
+//! - sequence and acknowledgment numbers are coded *scaled* by a per-context stride (the
+//!   segment size, the ACK step) when every reference in the window shares the residue
+//!   ([`scaled`]);
+//! - the IPv4 Identification is coded as an offset from the scaled numbers, with sequential,
+//!   byte-swapped, zero and random behaviours detected per flow ([`ipid`]);
+//! - the window, the R-octet, the urgent pointer, SACK blocks and the CID are sent only when
+//!   present or changed, their presence in one extension octet.
+//!
+//! The liveness repairs of [`crate::taroc::repair`] (context requests, TCP distress, periodic
+//! refresh) apply unchanged. The wire format, the decompressor's rules and test vectors are in
+//! `docs/taroc-plus-format.md`.
+
+pub mod breakdown;
+pub mod compressor;
+pub mod decompressor;
+pub mod format;
+pub mod ipid;
+pub mod scaled;
+#[cfg(test)]
+mod tests;
+pub mod window;
+
+pub use compressor::PlusCompressor;
+pub use decompressor::PlusDecompressor;

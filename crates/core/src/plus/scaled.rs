@@ -1,0 +1,182 @@
+//! Scaled sequence and acknowledgment numbers: a number `v` with a context stride `s` is coded
+//! as the LSBs of `v / s`, its residue `v % s` taken from the decompressor's reference.
+//!
+//! That decodes correctly whatever reference the decompressor holds as long as every reference
+//! in the compressor's window has the residue of `v` (the compressor checks, [`super::window`])
+//! and the decompressor knows `s`. A stride changes only with an IR frame, which carries it.
+
+use crate::encoding::lsb;
+
+/// A context's strides (0: none, the number travels unscaled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Strides {
+    /// The sequence stride: the segment size of a bulk sender.
+    pub seq: u16,
+    /// The acknowledgment stride: the usual step of a receiver's ACKs.
+    pub ack: u16,
+}
+
+/// `v / stride`, or 0 without a stride: what the IP-ID offset subtracts ([`super::ipid`]).
+pub fn quotient(v: u32, stride: u16) -> u32 {
+    if stride == 0 {
+        0
+    } else {
+        v / u32::from(stride)
+    }
+}
+
+/// Decodes `k` LSBs ([`lsb`]) of a scaled number against `reference` with `stride` (nonzero):
+/// the number, or `None` if none exists (a wrong reference can point past the number space).
+pub fn decode(reference: u32, lsbs: u32, k: u8, stride: u16) -> Option<u32> {
+    let s = u32::from(stride);
+    let q = lsb::decode(reference / s, lsbs, k, 32);
+    q.checked_mul(s)?.checked_add(reference % s)
+}
+
+/// Segments and ACK steps smaller than this never become strides (interactive traffic).
+pub const MIN_STRIDE: u32 = 256;
+
+/// Consecutive equal candidates that make a stride when there is none.
+const ADOPT_RUN: u8 = 2;
+
+/// Consecutive equal candidates that replace a stride they do not divide.
+const REPLACE_RUN: u8 = 8;
+
+/// The compressor's watch over one flow's segment sizes and ACK steps: which strides to use.
+///
+/// A candidate stride is the greatest common divisor of the last two steps (segment sizes, ACK
+/// steps), once it is at least [`MIN_STRIDE`]: a receiver that acknowledges every second
+/// segment and sometimes every one gets the segment size. A candidate is adopted after two in
+/// a row, replaces a stride it divides at once, and any other (but a multiple) after eight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Learner {
+    last_ack: u32,
+    seq: Steps,
+    ack: Steps,
+}
+
+/// The recent steps of one number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Steps {
+    last: u32,
+    candidate: u32,
+    run: u8,
+}
+
+impl Steps {
+    /// Counts a step of `len`; the stride to use after it.
+    fn step(&mut self, len: u32, current: u16) -> u16 {
+        let candidate = gcd(len, if self.last == 0 { len } else { self.last });
+        self.last = len;
+        if candidate == self.candidate {
+            self.run = self.run.saturating_add(1);
+        } else {
+            (self.candidate, self.run) = (candidate, 1);
+        }
+        let Ok(stride) = u16::try_from(candidate) else {
+            return current;
+        };
+        let divides = current != 0 && current.is_multiple_of(stride);
+        // A multiple of the current stride keeps every number aligned: no change.
+        let multiple = current != 0 && stride.is_multiple_of(current);
+        let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
+        if candidate >= MIN_STRIDE && !multiple && (divides || self.run >= wanted) {
+            stride
+        } else {
+            current
+        }
+    }
+}
+
+fn gcd(mut a: u32, mut b: u32) -> u32 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl Learner {
+    /// A watch whose first packet acknowledges `ack`.
+    pub fn new(ack: u32) -> Learner {
+        Learner {
+            last_ack: ack,
+            seq: Steps::default(),
+            ack: Steps::default(),
+        }
+    }
+
+    /// Sees a packet with `payload` bytes acknowledging `ack`; returns the strides the flow
+    /// should now use, if they differ from `current`. A flow has one stride at most (an IR
+    /// frame carries one): the first learnt, sequence or acknowledgment, keeps the other out.
+    pub fn observe(&mut self, payload: usize, ack: u32, current: Strides) -> Option<Strides> {
+        let mut next = current;
+        if payload > 0 {
+            let seq = self.seq.step(payload as u32, current.seq);
+            if current.ack == 0 {
+                next.seq = seq;
+            }
+        }
+        let delta = ack.wrapping_sub(self.last_ack);
+        self.last_ack = ack;
+        if delta != 0 && delta < 1 << 31 {
+            let stride = self.ack.step(delta, current.ack);
+            if next.seq == 0 {
+                next.ack = stride;
+            }
+        }
+        (next != current).then_some(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::wlsb;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn scaled_numbers_decode_with_the_reference_residue() {
+        let reference = 1_000_000 + 7 * 1448;
+        let v = reference + 5 * 1448;
+        let k = 4;
+        let lsbs = wlsb::encode(v / 1448, k);
+        assert_eq!(decode(reference, lsbs, k, 1448), Some(v));
+        // Behind the reference too (p(4) = 2).
+        let back = reference - 1448;
+        assert_eq!(
+            decode(reference, wlsb::encode(back / 1448, k), k, 1448),
+            Some(back)
+        );
+        // Past the number space: refused.
+        let top = u32::MAX - 10;
+        assert_eq!(decode(top, wlsb::encode(top / 1448 + 3, k), k, 1448), None);
+        assert_eq!(quotient(5000, 0), 0);
+        assert_eq!(quotient(5000, 1000), 5);
+    }
+
+    #[test]
+    fn learner_adopts_and_replaces_strides() {
+        let mut l = Learner::new(0);
+        let none = Strides::default();
+        assert_eq!(l.observe(1448, 0, none), None);
+        let s = l.observe(1448, 0, none).unwrap();
+        assert_eq!(s.seq, 1448);
+        // Small segments never make a stride.
+        let mut l = Learner::new(0);
+        assert_eq!(l.observe(100, 0, none), None);
+        assert_eq!(l.observe(100, 0, none), None);
+        // ACK steps: adopted after two; a divisor replaces at once; an odd step changes nothing.
+        let mut l = Learner::new(0);
+        let mut ack = 0;
+        let mut current = none;
+        let mut changes = Vec::new();
+        for step in [2896, 2896, 2896, 1448, 2896, 2896, 4000, 2896, 2896] {
+            ack += step;
+            if let Some(s) = l.observe(0, ack, current) {
+                current = s;
+                changes.push(s.ack);
+            }
+        }
+        assert_eq!(changes, [2896, 1448]);
+    }
+}

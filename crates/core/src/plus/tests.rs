@@ -1,0 +1,189 @@
+//! Unit tests of the `taroc-plus` codec: round trips of the formats, and the decompressor's
+//! refusals.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use taroc_wire::checksum::Sum;
+
+use super::{PlusCompressor, PlusDecompressor};
+use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
+use crate::taroc::{Repair, TarocConfig};
+
+fn config() -> TarocConfig {
+    TarocConfig {
+        repair: Repair::live(),
+        ..TarocConfig::default()
+    }
+}
+
+/// An IPv4/TCP segment with timestamps: `seq`, `ack`, IP-ID `id`, TS `ts`, `payload` bytes.
+pub(super) fn segment(seq: u32, ack: u32, id: u16, ts: u32, payload: usize) -> Vec<u8> {
+    let len = 52 + payload;
+    let mut p = vec![0x45, 0, (len >> 8) as u8, len as u8];
+    p.extend_from_slice(&id.to_be_bytes());
+    p.extend_from_slice(&[0x40, 0, 64, 6, 0, 0, 198, 18, 0, 1, 198, 18, 0, 2]);
+    p.extend_from_slice(&[0x13, 0x89, 0, 80]);
+    p.extend_from_slice(&seq.to_be_bytes());
+    p.extend_from_slice(&ack.to_be_bytes());
+    p.extend_from_slice(&[0x80, 0x10, 0x01, 0xf5, 0, 0, 0, 0]);
+    p.extend_from_slice(&[1, 1, 8, 10]);
+    p.extend_from_slice(&ts.to_be_bytes());
+    p.extend_from_slice(&(ts / 2).to_be_bytes());
+    p.extend((0..payload).map(|i| (i * 7 + seq as usize) as u8));
+    let ip = Sum::new().add_bytes(&p[..20]).checksum();
+    p[10..12].copy_from_slice(&ip.to_be_bytes());
+    let tcp = Sum::new()
+        .add_bytes(&p[12..20])
+        .add_u16(6)
+        .add_u16((len - 20) as u16)
+        .add_bytes(&p[20..])
+        .checksum();
+    p[36..38].copy_from_slice(&tcp.to_be_bytes());
+    p
+}
+
+#[test]
+fn bulk_round_trips_and_shrinks() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut sizes = Vec::new();
+    for i in 0..200u32 {
+        let p = segment(1000 + 1448 * i, 77, 500 + i as u16, 10_000 + i / 4, 1448);
+        let kind = c.compress(&p, &mut frame);
+        d.decompress(kind, &frame, &mut out).unwrap();
+        assert_eq!(out, p, "packet {i}");
+        sizes.push(frame.len() + 1 - 1448);
+    }
+    // Scaled sequence, IP-ID offset unchanged, timestamps: a few bytes.
+    assert!(sizes[150..].iter().all(|&n| n <= 7), "{:?}", &sizes[150..]);
+}
+
+#[test]
+fn refusals_never_panic_or_deliver() {
+    let mut d = PlusDecompressor::new(config());
+    let mut out = Vec::new();
+    assert_eq!(
+        d.decompress(FrameKind::Profile(0x40), &[0, 0, 0], &mut out),
+        Err(DropReason::NoContext)
+    );
+    assert_eq!(
+        d.decompress(FrameKind::Profile(0x08), &[0x45, 0], &mut out),
+        Err(DropReason::Malformed)
+    );
+    assert_eq!(
+        d.decompress(FrameKind::Profile(0x20), &[], &mut out),
+        Err(DropReason::UnknownKind)
+    );
+    assert!(out.is_empty());
+}
+
+/// An IPv6/TCP segment without options from 2001:db8::1 port `port`.
+fn segment_v6(port: u16, seq: u32, ack: u32, payload: usize) -> Vec<u8> {
+    let len = 20 + payload;
+    let mut p = vec![0x60, 0, 0, 0, (len >> 8) as u8, len as u8, 6, 64];
+    p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+    p.extend_from_slice(&port.to_be_bytes());
+    p.extend_from_slice(&[0x01, 0xbb]);
+    p.extend_from_slice(&seq.to_be_bytes());
+    p.extend_from_slice(&ack.to_be_bytes());
+    p.extend_from_slice(&[0x50, 0x18, 0x04, 0x00, 0, 0, 0, 0]);
+    p.extend((0..payload).map(|i| (i as u8).wrapping_mul(3)));
+    let tcp = Sum::new()
+        .add_bytes(&p[8..40])
+        .add_u16(6)
+        .add_u16(len as u16)
+        .add_bytes(&p[40..])
+        .checksum();
+    p[56..58].copy_from_slice(&tcp.to_be_bytes());
+    p
+}
+
+/// The packets of the specification's test vectors, in order, through one compressor.
+fn vector_packets() -> Vec<Vec<u8>> {
+    let mut packets = Vec::new();
+    for i in 0..6u32 {
+        packets.push(segment(1000 + 256 * i, 77, 500 + i as u16, 10_000 + i, 256));
+    }
+    // A retransmission, then a new flow of the same hosts (another source port): IR-R.
+    packets.push(segment(1000 + 256, 77, 506, 10_006, 256));
+    let mut other = segment(90_000, 5_000, 40, 10_007, 8);
+    other[20..22].copy_from_slice(&5002u16.to_be_bytes());
+    fix_tcp_checksum(&mut other);
+    packets.push(other);
+    for i in 0..5 {
+        packets.push(segment_v6(7000, 1 + 4 * i, 1, 4));
+    }
+    packets
+}
+
+fn fix_tcp_checksum(p: &mut [u8]) {
+    p[36..38].fill(0);
+    let tcp = Sum::new()
+        .add_bytes(&p[12..20])
+        .add_u16(6)
+        .add_u16((p.len() - 20) as u16)
+        .add_bytes(&p[20..])
+        .checksum();
+    p[36..38].copy_from_slice(&tcp.to_be_bytes());
+}
+
+fn hex(bytes: &[u8]) -> alloc::string::String {
+    bytes.iter().map(|b| alloc::format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// `docs/taroc-plus-format.md`'s test vectors: each packet compresses to the frame the
+/// document gives (kind byte first), and each frame decompresses to its packet.
+#[test]
+fn specification_test_vectors() {
+    let doc = include_str!("../../../../docs/taroc-plus-format.md");
+    let vectors: Vec<(Vec<u8>, Vec<u8>)> = doc
+        .lines()
+        .filter_map(|line| line.strip_prefix("    packet "))
+        .zip(
+            doc.lines()
+                .filter_map(|line| line.strip_prefix("    frame  ")),
+        )
+        .map(|(p, f)| (unhex(p.trim()), unhex(f.trim())))
+        .collect();
+    let packets = vector_packets();
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut listing = alloc::string::String::new();
+    for p in &packets {
+        let kind = c.compress(p, &mut frame);
+        let mut on_link = vec![kind.to_byte()];
+        on_link.extend_from_slice(&frame);
+        listing += &alloc::format!("    packet {}\n    frame  {}\n", hex(p), hex(&on_link));
+    }
+    assert_eq!(
+        vectors.len(),
+        packets.len(),
+        "the document's vectors:\n{listing}"
+    );
+    for (i, ((packet, on_link), expected)) in vectors.iter().zip(&packets).enumerate() {
+        assert_eq!(packet, expected, "vector {i}: packet\n{listing}");
+        let kind = FrameKind::from_byte(on_link[0]).unwrap();
+        d.decompress(kind, &on_link[1..], &mut out).unwrap();
+        assert_eq!(&out, packet, "vector {i}");
+    }
+    let mut c = PlusCompressor::new(config());
+    for (i, (packet, on_link)) in vectors.iter().enumerate() {
+        let kind = c.compress(packet, &mut frame);
+        assert_eq!(
+            (kind.to_byte(), &frame[..]),
+            (on_link[0], &on_link[1..]),
+            "vector {i}:\n{listing}"
+        );
+    }
+}
