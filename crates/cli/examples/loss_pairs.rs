@@ -2,11 +2,14 @@
 //!
 //! Takes the TCP packets one IPv4 address sent in a capture (say, the data side of a transfer
 //! through `taroc gateway`, captured on its TUN device by `scripts/gateway-capture.sh`) and
-//! compresses them with `taroc` (or `taroc-plus` with `--plus`). Then, for every packet *i* and
-//! every earlier packet *j* at most DEPTH back that left the decompressor with a context, it gives
-//! a decompressor the state it had right after *j* (every frame up to *j* delivered) and hands it
-//! the frame of *i*, as if every frame in between had been lost. Prints how many such (*j*, *i*)
-//! pairs fail, by the number of frames lost in between (the last bucket counts 7 or more).
+//! compresses them with `taroc` (or, with `--plus`, the previous `taroc-plus` profile,
+//! `TarocConfig::plus()`: the draft's format with its improvements and repairs, kept for
+//! comparison; the redesigned `taroc-plus` of `taroc_core::plus` has its own format). Then, for
+//! every packet *i* and every earlier packet *j* at most DEPTH back that left the decompressor
+//! with a context, it gives a decompressor the state it had right after *j* (every frame up to
+//! *j* delivered) and hands it the frame of *i*, as if every frame in between had been lost.
+//! Prints how many such (*j*, *i*) pairs fail, by the number of frames lost in between (the last
+//! bucket counts 7 or more).
 //!
 //! ```sh
 //! cargo run --release -p taroc-cli --example loss_pairs -- CAPTURE 10.9.0.1 [DEPTH] [--plus]
@@ -92,7 +95,7 @@ fn main() -> ExitCode {
     println!(
         "{} packets from {source}, {}: failing pairs by frames lost in between (1..=6, 7+): {:?}",
         packets.len(),
-        if plus { "taroc-plus" } else { "taroc" },
+        if plus { "previous taroc-plus" } else { "taroc" },
         &failing[1..]
     );
     ExitCode::SUCCESS

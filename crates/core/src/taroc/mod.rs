@@ -52,7 +52,7 @@ pub struct TarocConfig {
     pub repair: Repair,
 }
 
-/// The departures from the draft of the `taroc-plus` profile.
+/// The departures from the draft of the previous `taroc-plus` profile ([`TarocConfig::plus`]).
 ///
 /// The first two change the compressor only; they answer what the live gateway found with Linux
 /// TCP (SACK recovery that interleaves retransmissions with new data, BBR's window that never
@@ -84,8 +84,9 @@ pub struct Improvements {
 }
 
 impl TarocConfig {
-    /// The `taroc-plus` profile: the defaults with every [`Improvements`] and every [`Repair`]
-    /// on.
+    /// The previous `taroc-plus` profile (before its own wire format, [`crate::plus`]): the
+    /// draft's format with every [`Improvements`] and every [`Repair`] on. Kept for comparison:
+    /// `examples/loss_pairs.rs --plus` and the README figures it measured use it.
     pub fn plus() -> TarocConfig {
         TarocConfig {
             improvements: Improvements {
