@@ -1,12 +1,14 @@
-//! Per-packet cost of compression and decompression on the bulk Linux captures.
+//! Per-packet cost of compression and decompression on the Linux captures a–h.
 //!
 //! `cargo bench -p taroc-core --bench codec`. For each capture, every benchmark processes the
 //! whole capture per iteration and reports time per packet (throughput in packets):
 //! - `memcpy`: copy each packet into a reused buffer, the denominator of every ratio;
 //! - `<scheme>/compress`: fresh compressors of every scheme per iteration (one per link
 //!   direction);
-//! - `<scheme>/decompress` (vj, iphc, taroc): fresh decompressors per iteration, on the frames
-//!   fresh compressors made.
+//! - `<scheme>/decompress` (vj, iphc, taroc, taroc-plus): fresh decompressors per iteration, on
+//!   the frames fresh compressors made.
+//!
+//! Issue 11's goal is taroc-plus compress + decompress at most 3× VJ's, both from one run.
 //!
 //! The captures live beside the checkout in `shared/captures/linux`; without them this benches
 //! nothing.
@@ -21,10 +23,15 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 
-const CAPTURES: [&str; 3] = [
+const CAPTURES: [&str; 8] = [
     "a_bulk_v4_default.pcap",
     "b_bulk_v4_nots.pcap",
+    "c_bulk_v4_nosack.pcap",
     "d_bulk_v6_default.pcap",
+    "e_interactive_v4.pcap",
+    "f_many_flows_v4.pcap",
+    "g_reorder_v4.pcap",
+    "h_mixed_v4.pcap",
 ];
 
 /// Compresses every packet with a fresh compressor per direction.
@@ -89,7 +96,7 @@ fn codec(crit: &mut Criterion) {
             });
         }
 
-        for scheme in [Scheme::Vj, Scheme::Iphc, Scheme::Taroc] {
+        for scheme in [Scheme::Vj, Scheme::Iphc, Scheme::Taroc, Scheme::Plus] {
             let frames = compress_all(scheme, &packets);
             group.bench_function(BenchmarkId::new(scheme.name(), "decompress"), |b| {
                 let mut out = Vec::with_capacity(2048);

@@ -222,6 +222,24 @@ fn distance_bits_16(column: &[u16], v: u16) -> u16 {
     })
 }
 
+/// The live entries' W-LSB fields, one slice per field, oldest first (all of one length): what
+/// a scan over the window reads without assembling an [`Entry`] per packet.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldColumns<'a> {
+    /// Sequence numbers.
+    pub seq: &'a [u32],
+    /// Acknowledgment numbers.
+    pub ack: &'a [u32],
+    /// Windows.
+    pub win: &'a [u16],
+    /// IP-IDs.
+    pub ip_id: &'a [u16],
+    /// Timestamp values.
+    pub ts_val: &'a [u32],
+    /// Timestamp echo replies.
+    pub ts_ecr: &'a [u32],
+}
+
 /// The sliding window.
 #[derive(Debug, Clone)]
 pub struct Vsw {
@@ -270,6 +288,20 @@ impl Vsw {
     /// The entries, oldest first.
     pub fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
         (0..self.len()).map(|i| self.columns.get(i))
+    }
+
+    /// The entries' fields as columns, oldest first.
+    pub fn columns(&self) -> FieldColumns<'_> {
+        let c = &self.columns;
+        let at = c.start;
+        FieldColumns {
+            seq: &c.seq[at..],
+            ack: &c.ack[at..],
+            win: &c.win[at..],
+            ip_id: &c.ip_id[at..],
+            ts_val: &c.ts_val[at..],
+            ts_ecr: &c.ts_ecr[at..],
+        }
     }
 
     /// Adds a packet just sent.
