@@ -5,11 +5,13 @@
 //! [`stats`] summarises, [`report`] compares with the draft and writes the files.
 
 use serde::Serialize;
+use taroc_core::variant::Variant;
 
 use crate::stis::StisParams;
 use crate::tcp::timeout::ResponseKind;
 
 pub mod engine;
+pub mod radio;
 pub mod report;
 pub mod stats;
 
@@ -97,6 +99,13 @@ pub struct StudyConfig {
     pub max_wait_s: f64,
     /// Seed of the stall chains, reordering and waits.
     pub seed: u64,
+    /// The header-compression scheme on the radio link (one compressor/decompressor pair per
+    /// direction, shared by every connection), or none: packets cross unchanged.
+    #[serde(skip)]
+    pub scheme: Option<Variant>,
+    /// Bytes the link spends per frame beyond the frame itself, with header compression (1:
+    /// the frame-kind byte, as the simulator's other links).
+    pub frame_overhead: usize,
 }
 
 impl StudyConfig {
@@ -114,6 +123,8 @@ impl StudyConfig {
             min_rto_ms: 200,
             max_wait_s: 2.0,
             seed,
+            scheme: None,
+            frame_overhead: 1,
         }
     }
 
@@ -143,8 +154,115 @@ pub struct Download {
     pub spurious: u32,
     /// Of those, declared spurious by the response.
     pub detected: u32,
+    /// The response's decisions matched to each timeout's label.
+    pub scoring: Scoring,
     /// Payload bytes the receiver got twice.
     pub redundant_bytes: u64,
     /// The sender's cwnd, bytes, averaged over the ACKs it received.
     pub mean_cwnd_bytes: f64,
+}
+
+/// One retransmission timeout of a download: its ground-truth label and what followed it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimeoutRecord {
+    /// The segment the timer guarded was not dropped (ground truth).
+    pub spurious: bool,
+    /// It repeats the previous timeout: no ACK advanced `snd_una` in between (a backed-off
+    /// timer expiring again, typically while a stall still holds the connection).
+    pub repeat: bool,
+    /// The response declared its episode spurious.
+    pub declared: bool,
+    /// An ACK advanced `snd_una` after it before the download ended.
+    pub acked: bool,
+    /// That first advancing ACK acknowledged everything sent (nothing outstanding was left to
+    /// tell a spurious timeout from a genuine one).
+    pub acked_all: bool,
+}
+
+impl TimeoutRecord {
+    /// A timeout expired; `spurious` is its label.
+    pub fn on_timeout(records: &mut Vec<TimeoutRecord>, spurious: bool) {
+        let repeat = records.last().is_some_and(|r| !r.acked);
+        records.push(TimeoutRecord {
+            spurious,
+            repeat,
+            ..TimeoutRecord::default()
+        });
+    }
+
+    /// The sender processed an ACK: whether the response declared a spurious timeout on it,
+    /// whether it advanced `snd_una`, and whether it acknowledged everything sent. A
+    /// declaration belongs to the latest episode (the latest timeout and the ones it repeats).
+    pub fn after_ack(
+        records: &mut [TimeoutRecord],
+        declared: bool,
+        advanced: bool,
+        acked_all: bool,
+    ) {
+        let Some(last) = records.len().checked_sub(1) else {
+            return;
+        };
+        let first = records[..=last]
+            .iter()
+            .rposition(|r| !r.repeat)
+            .unwrap_or(0);
+        for r in &mut records[first..] {
+            r.declared |= declared;
+            if advanced && !r.acked {
+                r.acked = true;
+                r.acked_all = acked_all;
+            }
+        }
+    }
+
+    /// The decisions scored against the labels.
+    pub fn score(records: &[TimeoutRecord]) -> Scoring {
+        let mut s = Scoring::default();
+        for r in records {
+            match (r.spurious, r.declared) {
+                (true, true) => s.true_detections += 1,
+                (false, true) => s.false_detections += 1,
+                (false, false) => {}
+                (true, false) if !r.acked => s.missed_unacked += 1,
+                (true, false) if r.acked_all => s.missed_all_acked += 1,
+                (true, false) => s.missed_other += 1,
+            }
+            if r.spurious && r.repeat {
+                s.spurious_repeats += 1;
+            }
+        }
+        s
+    }
+}
+
+/// A response's decisions matched to the timeouts' ground-truth labels. A timeout the response
+/// did not declare spurious counts as declared genuine.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Scoring {
+    /// Spurious timeouts declared spurious.
+    pub true_detections: u64,
+    /// Genuine timeouts declared spurious.
+    pub false_detections: u64,
+    /// Spurious timeouts not declared, with no ACK advancing `snd_una` before the download
+    /// ended (the stall outlasted the download's last timer, or the last byte arrived first).
+    pub missed_unacked: u64,
+    /// Spurious timeouts not declared whose first advancing ACK acknowledged everything sent
+    /// (RFC 3522 step 5 ends detection there without a D-SACK; F-RTO has no new data to send).
+    pub missed_all_acked: u64,
+    /// Spurious timeouts not declared for any other reason.
+    pub missed_other: u64,
+    /// Spurious timeouts that repeat an earlier one of the same episode.
+    pub spurious_repeats: u64,
+}
+
+impl Scoring {
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &Scoring) {
+        self.true_detections += other.true_detections;
+        self.false_detections += other.false_detections;
+        self.missed_unacked += other.missed_unacked;
+        self.missed_all_acked += other.missed_all_acked;
+        self.missed_other += other.missed_other;
+        self.spurious_repeats += other.spurious_repeats;
+    }
 }
