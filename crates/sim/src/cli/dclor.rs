@@ -28,8 +28,8 @@ dclor-cdf.svg (+ .png unless --no-png) into --out. --quick: a tenth of Table 2's
 The run ends when the measured sizes (5, 10, 100 KB) have finished; readings of what the draft \
 leaves open are in docs/dclor-interpretations.md and settable below. A second table scores \
 detection per timeout: each timeout's ground-truth label against the response's decision (true \
-and false detections), and why spurious ones went undetected (no ACK before the download ended, \
-the first ACK acknowledged everything sent, other). --schemes runs the whole study once per \
+and false detections), and why spurious ones went undetected (the download ended before an ACK \
+of everything sent came back, the first ACK acknowledged everything sent, other). --schemes runs the whole study once per \
 header-compression scheme, with one compressor/decompressor pair per direction of the radio \
 link (shared by every connection), compressing as each packet starts serialisation; it adds a \
 table of context damage (intact frames refused) and incorrect deliveries (rebuilt packets that \
@@ -207,15 +207,15 @@ pub fn run_dclor(
             writeln!(
                 out,
                 "\nDetection per timeout (label vs decision; spurious timeouts missed because: \
-                 no ACK before the download ended, the first ACK acknowledged all sent, other):"
+                 the download ended before the ACK of all sent, the first ACK acknowledged all sent, other):"
             )?;
             write!(out, "{}", report::detection_table(&result))?;
             let codec = report::codec_table(&result);
             if !codec.is_empty() {
                 writeln!(
                     out,
-                    "\nHeader compression on the radio link (wire %: frame bytes over packet \
-                     bytes; damage: intact frames refused; incorrect: delivered packets that \
+                    "\nHeader compression on the radio link (full %: frames with a whole \
+                     header; wire %: frame bytes over packet bytes; damage: intact frames refused, data: of those on the data direction; incorrect: delivered packets that \
                      differ from the original; mean download times):"
                 )?;
                 write!(out, "{codec}")?;

@@ -172,33 +172,34 @@ pub struct TimeoutRecord {
     pub repeat: bool,
     /// The response declared its episode spurious.
     pub declared: bool,
+    /// The highest offset sent when it expired.
+    pub sent: u64,
     /// An ACK advanced `snd_una` after it before the download ended.
     pub acked: bool,
     /// That first advancing ACK acknowledged everything sent (nothing outstanding was left to
     /// tell a spurious timeout from a genuine one).
     pub acked_all: bool,
+    /// An ACK of everything sent before it expired reached the sender before the download
+    /// ended (the evidence every response waits for at the latest).
+    pub covered: bool,
 }
 
 impl TimeoutRecord {
-    /// A timeout expired; `spurious` is its label.
-    pub fn on_timeout(records: &mut Vec<TimeoutRecord>, spurious: bool) {
+    /// A timeout expired with `sent` the highest offset sent; `spurious` is its label.
+    pub fn on_timeout(records: &mut Vec<TimeoutRecord>, spurious: bool, sent: u64) {
         let repeat = records.last().is_some_and(|r| !r.acked);
         records.push(TimeoutRecord {
             spurious,
             repeat,
+            sent,
             ..TimeoutRecord::default()
         });
     }
 
     /// The sender processed an ACK: whether the response declared a spurious timeout on it,
-    /// whether it advanced `snd_una`, and whether it acknowledged everything sent. A
-    /// declaration belongs to the latest episode (the latest timeout and the ones it repeats).
-    pub fn after_ack(
-        records: &mut [TimeoutRecord],
-        declared: bool,
-        advanced: bool,
-        acked_all: bool,
-    ) {
+    /// `snd_una` before and after it, and the highest offset sent before it. A declaration
+    /// belongs to the latest episode (the latest timeout and the ones it repeats).
+    pub fn after_ack(records: &mut [TimeoutRecord], declared: bool, una: (u64, u64), max: u64) {
         let Some(last) = records.len().checked_sub(1) else {
             return;
         };
@@ -208,10 +209,11 @@ impl TimeoutRecord {
             .unwrap_or(0);
         for r in &mut records[first..] {
             r.declared |= declared;
-            if advanced && !r.acked {
+            if una.1 > una.0 && !r.acked {
                 r.acked = true;
-                r.acked_all = acked_all;
+                r.acked_all = una.1 >= max;
             }
+            r.covered |= una.1 >= r.sent;
         }
     }
 
@@ -223,8 +225,8 @@ impl TimeoutRecord {
                 (true, true) => s.true_detections += 1,
                 (false, true) => s.false_detections += 1,
                 (false, false) => {}
-                (true, false) if !r.acked => s.missed_unacked += 1,
                 (true, false) if r.acked_all => s.missed_all_acked += 1,
+                (true, false) if !r.covered => s.missed_unresolved += 1,
                 (true, false) => s.missed_other += 1,
             }
             if r.spurious && r.repeat {
@@ -243,9 +245,10 @@ pub struct Scoring {
     pub true_detections: u64,
     /// Genuine timeouts declared spurious.
     pub false_detections: u64,
-    /// Spurious timeouts not declared, with no ACK advancing `snd_una` before the download
-    /// ended (the stall outlasted the download's last timer, or the last byte arrived first).
-    pub missed_unacked: u64,
+    /// Spurious timeouts not declared because the evidence never reached the sender: the
+    /// download ended (its last byte reached the receiver) before an ACK of everything sent
+    /// before the timeout came back, so the response had not decided yet.
+    pub missed_unresolved: u64,
     /// Spurious timeouts not declared whose first advancing ACK acknowledged everything sent
     /// (RFC 3522 step 5 ends detection there without a D-SACK; F-RTO has no new data to send).
     pub missed_all_acked: u64,
@@ -260,7 +263,7 @@ impl Scoring {
     pub fn add(&mut self, other: &Scoring) {
         self.true_detections += other.true_detections;
         self.false_detections += other.false_detections;
-        self.missed_unacked += other.missed_unacked;
+        self.missed_unresolved += other.missed_unresolved;
         self.missed_all_acked += other.missed_all_acked;
         self.missed_other += other.missed_other;
         self.spurious_repeats += other.spurious_repeats;

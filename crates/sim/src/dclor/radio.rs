@@ -37,9 +37,14 @@ pub struct CodecStats {
     pub wire_bytes: u64,
     /// Bytes of the original packets.
     pub packet_bytes: u64,
+    /// Frames that carried a whole header (`TYPE_IP`, `UNCOMPRESSED_TCP`, `FULL_HEADER`): a
+    /// context (re)established or a packet the scheme would not compress.
+    pub full_headers: u64,
     /// Intact frames the decompressor refused for its context (no context, checksum mismatch):
     /// every frame on this link arrives intact, so each is context damage.
     pub context_damage: u64,
+    /// Of those, frames of the data direction (server to client); the rest are ACKs.
+    pub context_damage_data: u64,
     /// Intact frames refused for another reason (malformed, unsupported, unknown kind).
     pub other_refusals: u64,
     /// Frames whose rebuilt packet differs from the original yet passes the IP and TCP
@@ -58,7 +63,9 @@ impl CodecStats {
         self.frames += other.frames;
         self.wire_bytes += other.wire_bytes;
         self.packet_bytes += other.packet_bytes;
+        self.full_headers += other.full_headers;
         self.context_damage += other.context_damage;
+        self.context_damage_data += other.context_damage_data;
         self.other_refusals += other.other_refusals;
         self.incorrect += other.incorrect;
         self.caught_by_tcp += other.caught_by_tcp;
@@ -221,6 +228,12 @@ impl Radio {
                 self.stats.frames += 1;
                 self.stats.wire_bytes += wire as u64;
                 self.stats.packet_bytes += packet_len as u64;
+                if matches!(
+                    kind,
+                    FrameKind::Ip | FrameKind::UncompressedTcp | FrameKind::FullHeader
+                ) {
+                    self.stats.full_headers += 1;
+                }
                 (kind, frame, Some(w.packet), wire)
             }
         };
@@ -268,6 +281,9 @@ impl Radio {
         }
         match result {
             Err(reason) if reason.is_context_damage() => {
+                if frame.dir == Dir::Down {
+                    self.stats.context_damage_data += 1;
+                }
                 self.stats.context_damage += 1;
                 None
             }

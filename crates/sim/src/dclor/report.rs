@@ -121,9 +121,10 @@ pub fn run(options: &StudyOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> 
     };
     let jobs: Vec<(usize, ResponseKind, u64)> = (0..schemes.len())
         .flat_map(|k| {
-            options.responses.iter().flat_map(move |&r| {
-                (1..=u64::from(options.seeds.max(1))).map(move |s| (k, r, s))
-            })
+            options
+                .responses
+                .iter()
+                .flat_map(move |&r| (1..=u64::from(options.seeds.max(1))).map(move |s| (k, r, s)))
         })
         .collect();
     let threads = match options.threads {
@@ -223,9 +224,9 @@ impl StudyResult {
         scheme: &'static str,
         response: ResponseKind,
     ) -> Option<&Row> {
-        self.rows.iter().find(|r| {
-            r.file_kb == file_kb && r.scheme == Some(scheme) && r.response == response
-        })
+        self.rows
+            .iter()
+            .find(|r| r.file_kb == file_kb && r.scheme == Some(scheme) && r.response == response)
     }
 
     /// The file sizes measured.
@@ -401,7 +402,7 @@ pub fn detection_table(result: &StudyResult) -> String {
         "spurious",
         "true det",
         "false det",
-        "no ACK",
+        "unresolved",
         "all ACKed",
         "other",
         "repeats"
@@ -418,7 +419,7 @@ pub fn detection_table(result: &StudyResult) -> String {
             s.spurious,
             c.true_detections,
             c.false_detections,
-            c.missed_unacked,
+            c.missed_unresolved,
             c.missed_all_acked,
             c.missed_other,
             c.spurious_repeats
@@ -437,12 +438,14 @@ pub fn codec_table(result: &StudyResult) -> String {
     let sizes = result.sizes();
     let _ = write!(
         t,
-        "{:<10} {:<11} {:>9} {:>7} {:>8} {:>9} {:>7} {:>8} {:>8}",
+        "{:<10} {:<11} {:>9} {:>7} {:>7} {:>8} {:>6} {:>9} {:>7} {:>8} {:>8}",
         "scheme",
         "response",
         "frames",
+        "full %",
         "wire %",
         "damage",
+        "data",
         "incorrect",
         "caught",
         "refused",
@@ -456,12 +459,14 @@ pub fn codec_table(result: &StudyResult) -> String {
         let st = &c.stats;
         let _ = write!(
             t,
-            "{:<10} {:<11} {:>9} {:>7.1} {:>8} {:>9} {:>7} {:>8} {:>8}",
+            "{:<10} {:<11} {:>9} {:>7.1} {:>7.1} {:>8} {:>6} {:>9} {:>7} {:>8} {:>8}",
             c.scheme,
             c.response.name(),
             st.frames,
+            100.0 * st.full_headers as f64 / st.frames.max(1) as f64,
             100.0 * st.wire_bytes as f64 / st.packet_bytes.max(1) as f64,
             st.context_damage,
+            st.context_damage_data,
             st.incorrect,
             st.caught_by_tcp,
             st.other_refusals,
@@ -559,14 +564,16 @@ pub fn csv(result: &StudyResult) -> String {
     let mut t = String::from(
         "file_kb,scheme,response,downloads,download_time_mean_s,download_time_variance_s2,\
          spectral_efficiency,timeouts,spurious_timeouts,detected_spurious,true_detections,\
-         false_detections,missed_unacked,missed_all_acked,missed_other,spurious_repeats,\
+         false_detections,missed_unresolved,missed_all_acked,missed_other,spurious_repeats,\
          context_damage,incorrect_deliveries,caught_by_tcp,seeds,draft_mean_s,draft_variance_s2,\
          draft_spectral_efficiency\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |x| x.to_string());
     for r in records(result) {
         let c = &r.scoring;
-        let codec = |f: fn(&CodecStats) -> u64| r.codec.as_ref().map_or(String::new(), |s| f(s).to_string());
+        let codec = |f: fn(&CodecStats) -> u64| {
+            r.codec.as_ref().map_or(String::new(), |s| f(s).to_string())
+        };
         let _ = writeln!(
             t,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -582,7 +589,7 @@ pub fn csv(result: &StudyResult) -> String {
             r.detected_spurious,
             c.true_detections,
             c.false_detections,
-            c.missed_unacked,
+            c.missed_unresolved,
             c.missed_all_acked,
             c.missed_other,
             c.spurious_repeats,
