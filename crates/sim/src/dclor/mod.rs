@@ -269,3 +269,38 @@ impl Scoring {
         self.spurious_repeats += other.spurious_repeats;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two spurious expiries in one stall then a declaration: both detected, the second a
+    /// repeat. A genuine one declared: a false detection. A spurious one whose first ACK
+    /// acknowledged everything, and one whose download ended before the ACK of what it had
+    /// sent: missed, each in its bin.
+    #[test]
+    fn declarations_belong_to_the_latest_episode_and_misses_are_binned() {
+        let mut r = Vec::new();
+        TimeoutRecord::on_timeout(&mut r, true, 3000);
+        TimeoutRecord::on_timeout(&mut r, true, 3000);
+        TimeoutRecord::after_ack(&mut r, false, (0, 1000), 3000);
+        TimeoutRecord::after_ack(&mut r, true, (1000, 3000), 4000);
+        TimeoutRecord::on_timeout(&mut r, false, 5000);
+        TimeoutRecord::after_ack(&mut r, true, (3000, 5000), 5000);
+        TimeoutRecord::on_timeout(&mut r, true, 6000);
+        TimeoutRecord::after_ack(&mut r, false, (5000, 6000), 6000);
+        TimeoutRecord::on_timeout(&mut r, true, 9000);
+        TimeoutRecord::after_ack(&mut r, false, (6000, 7000), 9000);
+        assert_eq!(
+            TimeoutRecord::score(&r),
+            Scoring {
+                true_detections: 2,
+                false_detections: 1,
+                missed_unresolved: 1,
+                missed_all_acked: 1,
+                missed_other: 0,
+                spurious_repeats: 1,
+            }
+        );
+    }
+}
