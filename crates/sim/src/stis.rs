@@ -2,7 +2,10 @@
 //! receivers with one buffer shared by every connection and direction (a packet is dropped when
 //! it does not fit), a logical queue per connection and direction drained at the outgoing link
 //! rate (each connection at its own rate, or, as an alternative, one shared rate per
-//! direction), a fixed one-way delay, per-connection stall chains and packet reordering.
+//! direction), a fixed one-way delay, per-connection stall chains and packet reordering. This
+//! module decides admission, stalls and reordering ([`Stis::enter`]); the queues themselves,
+//! and the header compressor that sits where they start serialisation, are
+//! `crate::dclor::radio`.
 //!
 //! The stall chain (Figure 6) is time-driven: in the no-stall state a random number is drawn
 //! every second; below p1 the connection stalls for d1, below p1 + p2 for d2, and the chain draws
@@ -10,9 +13,6 @@
 //! connection arriving at time t inside a stall [T, T + D) is treated as arriving at T + D.
 //! A reordered packet (probability `reorder_p`) is delivered `reorder_delay` late, so it can
 //! fall behind a packet sent after it. `docs/dclor-interpretations.md` gives the reasons.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -191,9 +191,7 @@ pub struct StisStats {
 pub struct Stis {
     params: StisParams,
     chains: Vec<StallChain>,
-    last_departure: Vec<[Time; 2]>,
     occupancy: u64,
-    releases: BinaryHeap<Reverse<(Time, u64)>>,
     rng: ChaCha8Rng,
     /// Counters.
     pub stats: StisStats,
@@ -209,9 +207,7 @@ impl Stis {
             chains: (0..connections)
                 .map(|c| StallChain::new(params, seed, c as u64 + 1))
                 .collect(),
-            last_departure: vec![[0; 2]; connections.max(1)],
             occupancy: 0,
-            releases: BinaryHeap::new(),
             rng,
             stats: StisStats::default(),
         }
@@ -223,42 +219,65 @@ impl Stis {
     }
 
     /// A packet of `len` bytes of connection `conn` enters the box at `now` going `dir`:
-    /// the time it reaches the other end, or `None` if the shared buffer drops it. Calls come
-    /// in non-decreasing `now`.
-    pub fn admit(&mut self, now: Time, conn: usize, dir: Dir, len: usize) -> Option<Time> {
+    /// when it may start serialisation (now, or the end of the stall holding it) and how late
+    /// reordering makes it, or `None` if the shared buffer drops it. The packet holds `len`
+    /// bytes of the buffer until [`Stis::leave`]. Calls come in non-decreasing `now`.
+    pub fn enter(&mut self, now: Time, conn: usize, dir: Dir, len: usize) -> Option<Admitted> {
         self.stats.offered += 1;
-        while let Some(&Reverse((t, bytes))) = self.releases.peek() {
-            if t > now {
-                break;
-            }
-            self.occupancy -= bytes;
-            self.releases.pop();
-        }
         if self.occupancy + len as u64 > self.params.buffer_bytes {
             self.stats.dropped += 1;
             return None;
         }
-        let arrival = if dir == Dir::Down || self.params.stall_uplink {
+        let ready = if dir == Dir::Down || self.params.stall_uplink {
             self.chains[conn].release(now)
         } else {
             now
         };
-        if arrival > now {
+        if ready > now {
             self.stats.stalled += 1;
         }
-        let d = dir as usize;
-        let queue = if self.params.shared_rate { 0 } else { conn };
-        let departure = arrival.max(self.last_departure[queue][d]) + self.params.tx_time(len);
-        self.last_departure[queue][d] = departure;
         self.occupancy += len as u64;
-        self.releases.push(Reverse((departure, len as u64)));
-        let mut at = departure + self.params.delay_ns;
+        let mut extra_delay = 0;
         if self.params.reorder_p > 0.0 && uniform(&mut self.rng) < self.params.reorder_p {
             self.stats.reordered += 1;
-            at += self.params.reorder_delay_ns;
+            extra_delay = self.params.reorder_delay_ns;
         }
-        Some(at)
+        Some(Admitted { ready, extra_delay })
     }
+
+    /// A packet of `len` bytes that [`Stis::enter`] took in has finished serialisation: its
+    /// bytes leave the buffer.
+    pub fn leave(&mut self, len: usize) {
+        self.occupancy = self.occupancy.saturating_sub(len as u64);
+    }
+
+    /// The serialisation queue of connection `conn` (its own, or the one shared queue).
+    pub fn queue_of(&self, conn: usize) -> usize {
+        if self.params.shared_rate {
+            0
+        } else {
+            conn
+        }
+    }
+
+    /// How many serialisation queues there are per direction.
+    pub fn queues(&self) -> usize {
+        if self.params.shared_rate {
+            1
+        } else {
+            self.chains.len().max(1)
+        }
+    }
+}
+
+/// What the box decided about a packet it took in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Admitted {
+    /// When the packet may start serialisation (after a stall holding it); it waits behind the
+    /// packets before it in its queue.
+    pub ready: Time,
+    /// Extra delivery delay if the packet is reordered (else 0).
+    pub extra_delay: Time,
 }
 
 #[cfg(test)]
@@ -317,7 +336,7 @@ mod tests {
     }
 
     #[test]
-    fn queues_serialise_per_connection_and_the_shared_buffer_drops() {
+    fn the_shared_buffer_drops_until_bytes_leave() {
         let params = StisParams {
             p1: 0.0,
             p2: 0.0,
@@ -326,22 +345,17 @@ mod tests {
             ..StisParams::table1(1000)
         };
         let mut stis = Stis::new(params, 2, 1);
-        let tx = params.tx_time(1500);
-        assert_eq!(tx, 240 * MILLISECOND);
-        assert_eq!(
-            stis.admit(0, 0, Dir::Down, 1500),
-            Some(tx + params.delay_ns)
-        );
-        assert_eq!(
-            stis.admit(0, 0, Dir::Down, 1500),
-            Some(2 * tx + params.delay_ns)
-        );
-        assert_eq!(stis.admit(0, 1, Dir::Down, 40), None, "buffer full");
-        assert_eq!(
-            stis.admit(tx, 1, Dir::Down, 1500),
-            Some(2 * tx + params.delay_ns),
-            "the other connection's own queue, once the first packet has left"
-        );
-        assert_eq!(stis.stats.dropped, 1);
+        assert_eq!(params.tx_time(1500), 240 * MILLISECOND);
+        let admitted = Admitted {
+            ready: 5,
+            extra_delay: 0,
+        };
+        assert_eq!(stis.enter(5, 0, Dir::Down, 1500), Some(admitted));
+        assert_eq!(stis.enter(5, 1, Dir::Up, 1500), Some(admitted));
+        assert_eq!(stis.enter(5, 1, Dir::Down, 40), None, "buffer full");
+        stis.leave(1500);
+        assert!(stis.enter(6, 1, Dir::Down, 40).is_some());
+        assert_eq!((stis.stats.offered, stis.stats.dropped), (4, 1));
+        assert_eq!((stis.queue_of(1), stis.queues()), (1, 2));
     }
 }

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
+use taroc_core::variant::Variant;
 
 use super::reproduce::{check_writable, write_pngs};
 use super::Exit;
@@ -25,7 +26,15 @@ declared spurious by the response) beside the draft's Tables 3-6, and checks the
 (--check: a failed claim makes the exit status 1). Writes dclor.csv, dclor.json and \
 dclor-cdf.svg (+ .png unless --no-png) into --out. --quick: a tenth of Table 2's iterations. \
 The run ends when the measured sizes (5, 10, 100 KB) have finished; readings of what the draft \
-leaves open are in docs/dclor-interpretations.md and settable below.";
+leaves open are in docs/dclor-interpretations.md and settable below. A second table scores \
+detection per timeout: each timeout's ground-truth label against the response's decision (true \
+and false detections), and why spurious ones went undetected (the download ended before an ACK \
+of everything sent came back, the first ACK acknowledged everything sent, other). --schemes runs the whole study once per \
+header-compression scheme, with one compressor/decompressor pair per direction of the radio \
+link (shared by every connection), compressing as each packet starts serialisation; it adds a \
+table of context damage (intact frames refused) and incorrect deliveries (rebuilt packets that \
+differ from the original) per scheme and response, and the draft's claims are checked on the \
+first scheme.";
 
 /// The arguments of `taroc reproduce dclor`.
 #[derive(Debug, Clone, Args)]
@@ -40,6 +49,10 @@ pub struct DclorArgs {
     /// Responses to run, comma-separated [default: standard,dclor,eifel,eifel-4015,frto].
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub responses: Option<Vec<String>>,
+    /// Header-compression schemes on the radio link, comma-separated (none, vj, iphc,
+    /// iphc-twice, taroc, taroc-plus, ...) [default: no codec at all].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub schemes: Option<Vec<String>>,
     /// Seeds per response (each a whole run of the mix).
     #[arg(long, default_value_t = 1)]
     pub seeds: u32,
@@ -98,6 +111,17 @@ impl DclorArgs {
         if responses.is_empty() {
             return Err("--responses: give at least one response".into());
         }
+        let schemes = match &self.schemes {
+            None => vec![None],
+            Some(list) => list
+                .iter()
+                .map(|s| Variant::parse(s.trim()).map(Some))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("--schemes: {e}"))?,
+        };
+        if schemes.is_empty() {
+            return Err("--schemes: give at least one scheme".into());
+        }
         if self.seeds == 0 {
             return Err("--seeds must be at least 1".into());
         }
@@ -135,6 +159,7 @@ impl DclorArgs {
         base.max_wait_s = self.max_wait_s;
         Ok(StudyOptions {
             responses,
+            schemes,
             seeds: self.seeds,
             threads: self.threads,
             base,
@@ -179,6 +204,22 @@ pub fn run_dclor(
     } else {
         (|| {
             write!(out, "{}", report::table(&result))?;
+            writeln!(
+                out,
+                "\nDetection per timeout (label vs decision; spurious timeouts missed because: \
+                 the download ended before the ACK of all sent, the first ACK acknowledged all sent, other):"
+            )?;
+            write!(out, "{}", report::detection_table(&result))?;
+            let codec = report::codec_table(&result);
+            if !codec.is_empty() {
+                writeln!(
+                    out,
+                    "\nHeader compression on the radio link (full %: frames with a whole \
+                     header; wire %: frame bytes over packet bytes; damage: intact frames refused, data: of those on the data direction; incorrect: delivered packets that \
+                     differ from the original; mean download times):"
+                )?;
+                write!(out, "{codec}")?;
+            }
             writeln!(
                 out,
                 "\nSimulated {:.0} s per response; {} packets dropped by the shared buffer; {} events.",

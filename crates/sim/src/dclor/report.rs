@@ -7,8 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde::Serialize;
+use taroc_core::variant::Variant;
 
 use super::engine::{self, RunOutput};
+use super::radio::CodecStats;
 use super::stats::Summary;
 use super::{Download, StudyConfig};
 use crate::plot::{self, Axis, Panel, Series};
@@ -50,6 +52,9 @@ pub fn draft_figures(file_kb: u64, response: ResponseKind) -> Option<(f64, f64, 
 pub struct StudyOptions {
     /// The responses, in report order.
     pub responses: Vec<ResponseKind>,
+    /// The header-compression schemes on the radio link, in report order (`None`: no codec,
+    /// the plain study). The draft's claims are checked on the first.
+    pub schemes: Vec<Option<Variant>>,
     /// Seeds per response (each a whole run of the mix).
     pub seeds: u32,
     /// Worker threads (0: all cores).
@@ -64,6 +69,8 @@ pub struct StudyOptions {
 pub struct Row {
     /// File size, KB.
     pub file_kb: u64,
+    /// The header-compression scheme, if any.
+    pub scheme: Option<&'static str>,
     /// The response.
     pub response: ResponseKind,
     /// The summary over every seed's downloads.
@@ -75,8 +82,11 @@ pub struct Row {
 /// The study's results.
 #[derive(Debug, Clone)]
 pub struct StudyResult {
-    /// Rows, by file size then response.
+    /// Rows, by file size, then scheme, then response.
     pub rows: Vec<Row>,
+    /// The header codecs' counters per scheme and response, over every seed (only with
+    /// header compression).
+    pub codec_rows: Vec<CodecRow>,
     /// Simulated seconds of the longest run.
     pub sim_seconds: f64,
     /// Packets the box dropped for a full buffer, over every run.
@@ -85,12 +95,37 @@ pub struct StudyResult {
     pub events: u64,
 }
 
-/// Runs every (response, seed) on `threads` workers; `progress(done, total)` after each run.
+/// The header codecs' counters of one scheme and response, over every seed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CodecRow {
+    /// The scheme.
+    pub scheme: &'static str,
+    /// The response.
+    pub response: ResponseKind,
+    /// The counters, summed.
+    pub stats: CodecStats,
+}
+
+/// The name of a scheme choice (`-` for none).
+fn scheme_name(scheme: &Option<Variant>) -> Option<&'static str> {
+    scheme.as_ref().map(|v| v.name)
+}
+
+/// Runs every (scheme, response, seed) on `threads` workers; `progress(done, total)` after
+/// each run.
 pub fn run(options: &StudyOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> StudyResult {
-    let jobs: Vec<(ResponseKind, u64)> = options
-        .responses
-        .iter()
-        .flat_map(|&r| (1..=u64::from(options.seeds.max(1))).map(move |s| (r, s)))
+    let schemes: &[Option<Variant>] = if options.schemes.is_empty() {
+        &[None]
+    } else {
+        &options.schemes
+    };
+    let jobs: Vec<(usize, ResponseKind, u64)> = (0..schemes.len())
+        .flat_map(|k| {
+            options
+                .responses
+                .iter()
+                .flat_map(move |&r| (1..=u64::from(options.seeds.max(1))).map(move |s| (k, r, s)))
+        })
         .collect();
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -99,24 +134,25 @@ pub fn run(options: &StudyOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> 
     .min(jobs.len().max(1));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<(ResponseKind, RunOutput)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, ResponseKind, RunOutput)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(response, seed)) = jobs.get(i) else {
+                let Some(&(k, response, seed)) = jobs.get(i) else {
                     break;
                 };
                 let config = StudyConfig {
                     response,
                     seed,
+                    scheme: schemes[k].clone(),
                     ..options.base.clone()
                 };
                 let output = engine::run(&config);
                 results
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push((response, output));
+                    .push((k, response, output));
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
             });
         }
@@ -127,37 +163,70 @@ pub fn run(options: &StudyOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> 
         if !c.measured {
             continue;
         }
+        for (k, scheme) in schemes.iter().enumerate() {
+            for &response in &options.responses {
+                let downloads: Vec<&Download> = results
+                    .iter()
+                    .filter(|(j, r, _)| *j == k && *r == response)
+                    .flat_map(|(_, _, o)| o.downloads.iter().filter(|d| d.class == class))
+                    .collect();
+                rows.push(Row {
+                    file_kb: c.kb,
+                    scheme: scheme_name(scheme),
+                    response,
+                    summary: Summary::of(downloads),
+                    seeds: options.seeds.max(1),
+                });
+            }
+        }
+    }
+    let mut codec_rows = Vec::new();
+    for (k, scheme) in schemes.iter().enumerate() {
+        let Some(name) = scheme_name(scheme) else {
+            continue;
+        };
         for &response in &options.responses {
-            let downloads: Vec<&Download> = results
-                .iter()
-                .filter(|(r, _)| *r == response)
-                .flat_map(|(_, o)| o.downloads.iter().filter(|d| d.class == class))
-                .collect();
-            rows.push(Row {
-                file_kb: c.kb,
+            let mut stats = CodecStats::default();
+            for (_, _, o) in results.iter().filter(|(j, r, _)| *j == k && *r == response) {
+                stats.add(&o.codec);
+            }
+            codec_rows.push(CodecRow {
+                scheme: name,
                 response,
-                summary: Summary::of(downloads),
-                seeds: options.seeds.max(1),
+                stats,
             });
         }
     }
     StudyResult {
         rows,
+        codec_rows,
         sim_seconds: results
             .iter()
-            .map(|(_, o)| o.sim_seconds)
+            .map(|(_, _, o)| o.sim_seconds)
             .fold(0.0, f64::max),
-        stis_drops: results.iter().map(|(_, o)| o.stis.dropped).sum(),
-        events: results.iter().map(|(_, o)| o.events).sum(),
+        stis_drops: results.iter().map(|(_, _, o)| o.stis.dropped).sum(),
+        events: results.iter().map(|(_, _, o)| o.events).sum(),
     }
 }
 
 impl StudyResult {
-    /// The row of a file size and response.
+    /// The row of a file size and response (of the first scheme).
     pub fn row(&self, file_kb: u64, response: ResponseKind) -> Option<&Row> {
         self.rows
             .iter()
             .find(|r| r.file_kb == file_kb && r.response == response)
+    }
+
+    /// The row of a file size, scheme and response.
+    pub fn row_of(
+        &self,
+        file_kb: u64,
+        scheme: &'static str,
+        response: ResponseKind,
+    ) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|r| r.file_kb == file_kb && r.scheme == Some(scheme) && r.response == response)
     }
 
     /// The file sizes measured.
@@ -280,8 +349,9 @@ pub fn table(result: &StudyResult) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:>6} {:<11} {:>7} {:>9} {:>8} {:>10} {:>8} {:>9} {:>8} {:>8} {:>9} {:>9}",
+        "{:>6} {:<10} {:<11} {:>7} {:>9} {:>8} {:>10} {:>8} {:>9} {:>8} {:>8} {:>9} {:>9}",
         "file",
+        "scheme",
         "response",
         "n",
         "mean s",
@@ -299,8 +369,9 @@ pub fn table(result: &StudyResult) -> String {
         let s = &r.summary;
         let _ = writeln!(
             t,
-            "{:>4}KB {:<11} {:>7} {:>9.4} {:>8} {:>10.4} {:>8} {:>9.5} {:>8} {:>8} {:>9} {:>9}",
+            "{:>4}KB {:<10} {:<11} {:>7} {:>9.4} {:>8} {:>10.4} {:>8} {:>9.5} {:>8} {:>8} {:>9} {:>9}",
             r.file_kb,
+            r.scheme.unwrap_or("-"),
             r.response.name(),
             s.downloads,
             s.mean_s,
@@ -317,6 +388,101 @@ pub fn table(result: &StudyResult) -> String {
     t
 }
 
+/// The detection table: per file size, scheme and response, every timeout's label matched
+/// with the response's decision, and why undetected spurious timeouts went undetected.
+pub fn detection_table(result: &StudyResult) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:>6} {:<10} {:<11} {:>8} {:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}",
+        "file",
+        "scheme",
+        "response",
+        "RTOs",
+        "spurious",
+        "true det",
+        "false det",
+        "unresolved",
+        "all ACKed",
+        "other",
+        "repeats"
+    );
+    for r in &result.rows {
+        let (s, c) = (&r.summary, &r.summary.scoring);
+        let _ = writeln!(
+            t,
+            "{:>4}KB {:<10} {:<11} {:>8} {:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}",
+            r.file_kb,
+            r.scheme.unwrap_or("-"),
+            r.response.name(),
+            s.timeouts,
+            s.spurious,
+            c.true_detections,
+            c.false_detections,
+            c.missed_unresolved,
+            c.missed_all_acked,
+            c.missed_other,
+            c.spurious_repeats
+        );
+    }
+    t
+}
+
+/// The header-compression table: per scheme and response, the codecs' counters and the mean
+/// download time per file size (empty without header compression).
+pub fn codec_table(result: &StudyResult) -> String {
+    let mut t = String::new();
+    if result.codec_rows.is_empty() {
+        return t;
+    }
+    let sizes = result.sizes();
+    let _ = write!(
+        t,
+        "{:<10} {:<11} {:>9} {:>7} {:>7} {:>8} {:>6} {:>9} {:>7} {:>8} {:>8}",
+        "scheme",
+        "response",
+        "frames",
+        "full %",
+        "wire %",
+        "damage",
+        "data",
+        "incorrect",
+        "caught",
+        "refused",
+        "feedback"
+    );
+    for kb in &sizes {
+        let _ = write!(t, " {:>9}", format!("{kb}KB s"));
+    }
+    t.push('\n');
+    for c in &result.codec_rows {
+        let st = &c.stats;
+        let _ = write!(
+            t,
+            "{:<10} {:<11} {:>9} {:>7.1} {:>7.1} {:>8} {:>6} {:>9} {:>7} {:>8} {:>8}",
+            c.scheme,
+            c.response.name(),
+            st.frames,
+            100.0 * st.full_headers as f64 / st.frames.max(1) as f64,
+            100.0 * st.wire_bytes as f64 / st.packet_bytes.max(1) as f64,
+            st.context_damage,
+            st.context_damage_data,
+            st.incorrect,
+            st.caught_by_tcp,
+            st.other_refusals,
+            st.feedback_frames
+        );
+        for &kb in &sizes {
+            let mean = result
+                .row_of(kb, c.scheme, c.response)
+                .map_or(f64::NAN, |r| r.summary.mean_s);
+            let _ = write!(t, " {mean:>9.4}");
+        }
+        t.push('\n');
+    }
+    t
+}
+
 /// One JSON record per row.
 #[derive(Debug, Clone, Serialize)]
 pub struct Record {
@@ -324,6 +490,8 @@ pub struct Record {
     pub study: &'static str,
     /// File size, KB.
     pub file_kb: u64,
+    /// The header-compression scheme, if any.
+    pub scheme: Option<&'static str>,
     /// The response's name.
     pub response: &'static str,
     /// Downloads.
@@ -340,6 +508,12 @@ pub struct Record {
     pub spurious_timeouts: u64,
     /// Timeouts declared spurious by the response.
     pub detected_spurious: u64,
+    /// The response's decisions matched to the timeouts' labels.
+    #[serde(flatten)]
+    pub scoring: super::Scoring,
+    /// The header codecs' counters of this scheme and response over the whole runs (every
+    /// file size), if the link compressed.
+    pub codec: Option<CodecStats>,
     /// Seeds.
     pub seeds: u32,
     /// The draft's mean, if it has one.
@@ -361,6 +535,7 @@ pub fn records(result: &StudyResult) -> Vec<Record> {
             Record {
                 study: "dclor",
                 file_kb: r.file_kb,
+                scheme: r.scheme,
                 response: r.response.name(),
                 downloads: s.downloads,
                 download_time_mean_s: s.mean_s,
@@ -369,6 +544,12 @@ pub fn records(result: &StudyResult) -> Vec<Record> {
                 timeouts: s.timeouts,
                 spurious_timeouts: s.spurious,
                 detected_spurious: s.detected,
+                scoring: s.scoring,
+                codec: result
+                    .codec_rows
+                    .iter()
+                    .find(|c| Some(c.scheme) == r.scheme && c.response == r.response)
+                    .map(|c| c.stats),
                 seeds: r.seeds,
                 draft_mean_s: d.map(|x| x.0),
                 draft_variance_s2: d.map(|x| x.1),
@@ -381,16 +562,23 @@ pub fn records(result: &StudyResult) -> Vec<Record> {
 /// The CSV of the records.
 pub fn csv(result: &StudyResult) -> String {
     let mut t = String::from(
-        "file_kb,response,downloads,download_time_mean_s,download_time_variance_s2,\
-         spectral_efficiency,timeouts,spurious_timeouts,detected_spurious,seeds,draft_mean_s,\
-         draft_variance_s2,draft_spectral_efficiency\n",
+        "file_kb,scheme,response,downloads,download_time_mean_s,download_time_variance_s2,\
+         spectral_efficiency,timeouts,spurious_timeouts,detected_spurious,true_detections,\
+         false_detections,missed_unresolved,missed_all_acked,missed_other,spurious_repeats,\
+         context_damage,incorrect_deliveries,caught_by_tcp,seeds,draft_mean_s,draft_variance_s2,\
+         draft_spectral_efficiency\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |x| x.to_string());
     for r in records(result) {
+        let c = &r.scoring;
+        let codec = |f: fn(&CodecStats) -> u64| {
+            r.codec.as_ref().map_or(String::new(), |s| f(s).to_string())
+        };
         let _ = writeln!(
             t,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.file_kb,
+            r.scheme.unwrap_or(""),
             r.response,
             r.downloads,
             r.download_time_mean_s,
@@ -399,6 +587,15 @@ pub fn csv(result: &StudyResult) -> String {
             r.timeouts,
             r.spurious_timeouts,
             r.detected_spurious,
+            c.true_detections,
+            c.false_detections,
+            c.missed_unresolved,
+            c.missed_all_acked,
+            c.missed_other,
+            c.spurious_repeats,
+            codec(|s| s.context_damage),
+            codec(|s| s.incorrect),
+            codec(|s| s.caught_by_tcp),
             r.seeds,
             opt(r.draft_mean_s),
             opt(r.draft_variance_s2),
@@ -443,8 +640,11 @@ pub fn cdf_svg(result: &StudyResult) -> String {
                     if let Some(&last) = s.last() {
                         points.push((last, 1.0));
                     }
-                    let mut line =
-                        Series::line(r.response.name(), COLORS[i % COLORS.len()], points);
+                    let name = match r.scheme {
+                        Some(scheme) => format!("{scheme} {}", r.response),
+                        None => r.response.name().to_string(),
+                    };
+                    let mut line = Series::line(&name, COLORS[i % COLORS.len()], points);
                     line.step = true;
                     line
                 })

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::Download;
+use super::{Download, Scoring};
 
 /// The summary of a set of downloads.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -23,6 +23,8 @@ pub struct Summary {
     pub spurious: u64,
     /// Timeouts the response declared spurious.
     pub detected: u64,
+    /// The response's decisions matched to the timeouts' labels.
+    pub scoring: Scoring,
     /// Sorted download times (the empirical CDF).
     #[serde(skip)]
     pub sorted_s: Vec<f64>,
@@ -52,6 +54,10 @@ impl Summary {
             timeouts: all.iter().map(|d| u64::from(d.timeouts)).sum(),
             spurious: all.iter().map(|d| u64::from(d.spurious)).sum(),
             detected: all.iter().map(|d| u64::from(d.detected)).sum(),
+            scoring: all.iter().fold(Scoring::default(), |mut s, d| {
+                s.add(&d.scoring);
+                s
+            }),
             sorted_s,
         }
     }
@@ -82,6 +88,10 @@ mod tests {
             timeouts: 1,
             spurious: 1,
             detected: 0,
+            scoring: Scoring {
+                missed_all_acked: 1,
+                ..Scoring::default()
+            },
             redundant_bytes,
             mean_cwnd_bytes,
         }
@@ -94,6 +104,7 @@ mod tests {
         assert_eq!(s.spectral_efficiency, 500.0 / 4000.0);
         assert_eq!(s.sorted_s, vec![1.0, 3.0]);
         assert_eq!((s.timeouts, s.spurious, s.detected), (2, 2, 0));
+        assert_eq!(s.scoring.missed_all_acked, 2);
         let (lo, hi) = s.difference_ci95(&s);
         assert!(lo < 0.0 && hi > 0.0);
     }

@@ -93,7 +93,8 @@ impl TimeoutResponse for Dclor {
                 probe_was_new,
             } => {
                 if a.ack >= ss_ptr + s.segment_len(ss_ptr) {
-                    // Step 10 from step 7: no loss; ssthresh unchanged.
+                    // Step 10 from step 7: no loss (the timeout was spurious); ssthresh unchanged.
+                    s.detected_spurious += 1;
                     s.cwnd = 2 * s.mss;
                     s.snd_nxt = s.snd_max;
                     self.phase = Phase::Idle;
