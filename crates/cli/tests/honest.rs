@@ -2,20 +2,8 @@
 //! failure, 2 a bad command line), no progress bar where standard error is not a terminal, and
 //! times only with `--timing`.
 
-use std::process::Command;
-
-/// Runs `taroc ARGS`: (exit code, stdout, stderr).
-fn taroc(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_taroc"))
-        .args(args)
-        .output()
-        .expect("the taroc binary runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::taroc;
 
 #[test]
 fn every_command_follows_one_exit_code_rule() {

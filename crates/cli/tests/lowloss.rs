@@ -2,19 +2,8 @@
 //! message, an unwritable --out a failure (1), and a small run prints one JSON record per
 //! figure, scheme and BER and writes the JSON and plots.
 
-use std::process::Command;
-
-fn taroc(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_taroc"))
-        .args(args)
-        .output()
-        .expect("the taroc binary runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::taroc;
 
 #[test]
 fn bad_input_is_a_usage_error_and_bad_out_a_failure() {

@@ -3,19 +3,8 @@
 //! size and response with the fields the issue asks for; `--check` fails exactly when a claim
 //! printed as FAILS; with `--schemes`, a record per scheme carries the codec's counters.
 
-use std::process::Command;
-
-fn taroc(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_taroc"))
-        .args(args)
-        .output()
-        .expect("the taroc binary runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::taroc;
 
 #[test]
 fn bad_input_is_a_usage_error_and_an_unwritable_out_a_failure() {
