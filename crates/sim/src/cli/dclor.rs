@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use taroc_core::variant::Variant;
 
-use super::reproduce::{check_writable, write_pngs};
+use super::reproduce::{prepare, write_pngs};
 use super::Exit;
 use crate::dclor::report::{self, StudyOptions};
 use crate::dclor::StudyConfig;
@@ -174,21 +174,10 @@ pub fn run_dclor(
     err: &mut dyn Write,
     progress: bool,
 ) -> Exit {
-    let options = match args.options() {
+    let options = match prepare("taroc reproduce dclor", args.options(), &args.out, err) {
         Ok(o) => o,
-        Err(e) => {
-            let _ = writeln!(err, "taroc reproduce dclor: {e}");
-            return Exit::Usage;
-        }
+        Err(exit) => return exit,
     };
-    if let Err(e) = check_writable(&args.out) {
-        let _ = writeln!(
-            err,
-            "taroc reproduce dclor: --out {}: cannot write there: {e}",
-            args.out.display()
-        );
-        return Exit::Failure;
-    }
     let total = options.responses.len() * options.seeds as usize;
     let bar = Progress::new(total as u64, "runs", progress);
     let result = report::run(&options, &|done, _| bar.set(done as u64));

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::reproduce::{check_writable, write_pngs};
+use super::reproduce::{prepare, write_pngs};
 use super::Exit;
 use crate::lowloss::{claims, plots, report, run};
 use crate::progress::Progress;
@@ -101,21 +101,10 @@ pub fn run_low_loss(
     err: &mut dyn Write,
     progress: bool,
 ) -> Exit {
-    let options = match args.options() {
+    let options = match prepare("taroc reproduce low-loss", args.options(), &args.out, err) {
         Ok(o) => o,
-        Err(e) => {
-            let _ = writeln!(err, "taroc reproduce low-loss: {e}");
-            return Exit::Usage;
-        }
+        Err(exit) => return exit,
     };
-    if let Err(e) = check_writable(&args.out) {
-        let _ = writeln!(
-            err,
-            "taroc reproduce low-loss: --out {}: cannot write there: {e}",
-            args.out.display()
-        );
-        return Exit::Failure;
-    }
     let start = std::time::Instant::now();
     let bar = Progress::new(options.runs() as u64, "runs", progress);
     let results = run::run(&options, &|done, _| bar.set(done as u64));

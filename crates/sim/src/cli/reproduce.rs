@@ -100,11 +100,35 @@ impl ReproduceArgs {
 }
 
 /// Makes `dir` if needed and checks a file can be written in it (then removes the file).
-pub(super) fn check_writable(dir: &Path) -> std::io::Result<()> {
+fn check_writable(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let probe = dir.join(format!(".taroc-write-check-{}", std::process::id()));
     std::fs::write(&probe, b"")?;
     std::fs::remove_file(&probe)
+}
+
+/// Checks a study's options and its `--out` directory before anything runs: the options, or
+/// the exit status after a one-line error on `err` naming `command` (a bad option is a usage
+/// error, an unwritable directory a failure).
+pub(super) fn prepare<T>(
+    command: &str,
+    options: Result<T, String>,
+    dir: &Path,
+    err: &mut dyn Write,
+) -> Result<T, Exit> {
+    let options = options.map_err(|e| {
+        let _ = writeln!(err, "{command}: {e}");
+        Exit::Usage
+    })?;
+    check_writable(dir).map_err(|e| {
+        let _ = writeln!(
+            err,
+            "{command}: --out {}: cannot write there: {e}",
+            dir.display()
+        );
+        Exit::Failure
+    })?;
+    Ok(options)
 }
 
 /// Writes `NAME.png` beside each `NAME.svg` of `plots` in `dir`.
@@ -146,21 +170,10 @@ pub fn run_reproduce(
     err: &mut dyn Write,
     progress: bool,
 ) -> Exit {
-    let options = match args.options() {
+    let options = match prepare("taroc reproduce", args.options(), &args.out, err) {
         Ok(o) => o,
-        Err(e) => {
-            let _ = writeln!(err, "taroc reproduce: {e}");
-            return Exit::Usage;
-        }
+        Err(exit) => return exit,
     };
-    if let Err(e) = check_writable(&args.out) {
-        let _ = writeln!(
-            err,
-            "taroc reproduce: --out {}: cannot write there: {e}",
-            args.out.display()
-        );
-        return Exit::Failure;
-    }
     // The grid's runs, then the cwnd-tracking run (counted as one).
     let bar = Progress::new(options.runs() as u64 + 1, "runs", progress);
     let grid = reproduce::run(&options, &|done, _| bar.set(done as u64));
