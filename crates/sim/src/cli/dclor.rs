@@ -8,7 +8,16 @@ use clap::Args;
 use taroc_core::variant::Variant;
 
 use super::reproduce::{prepare, write_pngs};
-use super::Exit;
+use super::{scheme_names, Exit};
+
+/// The help of `taroc reproduce dclor --schemes`, listing every scheme from the code.
+fn schemes_help() -> String {
+    format!(
+        "Header-compression schemes on the radio link, comma-separated, each run over the whole \
+         study [default: no codec at all]; any of {}",
+        scheme_names()
+    )
+}
 use crate::dclor::report::{self, StudyOptions};
 use crate::dclor::StudyConfig;
 use crate::progress::Progress;
@@ -49,9 +58,8 @@ pub struct DclorArgs {
     /// Responses to run, comma-separated [default: standard,dclor,eifel,eifel-4015,frto].
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub responses: Option<Vec<String>>,
-    /// Header-compression schemes on the radio link, comma-separated (none, vj, iphc,
-    /// iphc-twice, taroc, taroc-plus, ...) [default: no codec at all].
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    /// Header-compression schemes on the radio link (see `--help` for the list).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', help = schemes_help())]
     pub schemes: Option<Vec<String>>,
     /// Seeds per response (each a whole run of the mix).
     #[arg(long, default_value_t = 1)]
