@@ -504,12 +504,7 @@ impl Decompressor for PlusDecompressor {
             FrameKind::Profile(k) if k >= format::CO => {
                 let (cid, result) = self.co(k, frame, out);
                 if let Some(cid) = cid {
-                    match result {
-                        Ok(()) => self.requests.delivered(cid),
-                        // A frame rebuilt against a wrong context can also look malformed
-                        // (fields its context forbids): ask for every refusal.
-                        Err(_) => self.requests.refused(cid),
-                    }
+                    self.requests.record(cid, &result);
                 }
                 result
             }

@@ -244,12 +244,7 @@ impl Decompressor for TarocDecompressor {
             FrameKind::CompressedTcp => {
                 let result = self.compressed(frame, out);
                 if let Some(&cid) = frame.first() {
-                    match result {
-                        Ok(()) => self.requests.delivered(cid),
-                        // A frame rebuilt against a wrong context can also look malformed
-                        // (fields the context's identity forbids): ask for every refusal.
-                        Err(_) => self.requests.refused(cid),
-                    }
+                    self.requests.record(cid, &result);
                 }
                 result
             }

@@ -38,6 +38,7 @@ use taroc_wire::seq::seq_lt;
 use super::context::ALL_CIDS;
 use super::packet::TcpIpPacket;
 use super::stats::Why;
+use crate::codec::DropReason;
 
 /// The type octet of a TAROC context request.
 pub const REQUEST: u8 = 0x01;
@@ -254,6 +255,15 @@ impl Requests {
             *last = Some(now);
             *refused = 0;
             self.pending[usize::from(cid) / 64] |= 1 << (cid % 64);
+        }
+    }
+
+    /// Notes what became of a compressed frame of `cid`. A frame rebuilt against a wrong
+    /// context can also look malformed (fields its context forbids): every refusal counts.
+    pub(crate) fn record(&mut self, cid: u8, result: &Result<(), DropReason>) {
+        match result {
+            Ok(()) => self.delivered(cid),
+            Err(_) => self.refused(cid),
         }
     }
 
