@@ -11,6 +11,7 @@ use super::breakdown::{Breakdown, Field, Tally};
 use super::format::{self, ext, kind};
 use super::ipid::{self, Behaviour, Detector};
 use super::scaled::{quotient, Learner, Strides};
+use super::seal;
 use super::window::{self, Needs, Span};
 use crate::codec::{Compressor, FrameKind};
 use crate::encoding::bits::BitWriter;
@@ -41,6 +42,8 @@ pub const MIN_WINDOW_PACKETS: usize = 8;
 struct Context {
     key: FlowKey,
     identity: Identity,
+    /// [`seal::identity_hash`] of `identity`.
+    identity_hash: u32,
     behaviour: Behaviour,
     detector: Detector,
     strides: Strides,
@@ -152,9 +155,11 @@ impl PlusCompressor {
         let strides = self
             .find_base(p)
             .map_or(Strides::default(), |(_, base)| base.strides);
+        let identity = Identity::of(p, false);
         self.contexts[usize::from(cid)] = Some(Context {
             key: p.key,
-            identity: Identity::of(p, false),
+            identity_hash: seal::identity_hash(&identity),
+            identity,
             behaviour: Detector::initial(p.v4, p.fields.ip_id),
             detector: Detector::new(p.fields.ip_id),
             strides,
@@ -402,6 +407,7 @@ fn write_ir_r(
     out.push(0);
     let coder = Coder {
         vsw: &base.vsw,
+        identity_hash: ctx.identity_hash,
         strides: ctx.strides,
         behaviour: ctx.behaviour,
         ts: ctx.identity.ts,
@@ -428,6 +434,8 @@ fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
 struct Coder<'a> {
     /// The references (a context's window).
     vsw: &'a Vsw,
+    /// The identity hash of the context the frame is for (its seal's key).
+    identity_hash: u32,
     /// The strides.
     strides: Strides,
     /// The IP-ID behaviour.
@@ -445,6 +453,7 @@ impl Coder<'_> {
     fn of(ctx: &Context) -> Coder<'_> {
         Coder {
             vsw: &ctx.vsw,
+            identity_hash: ctx.identity_hash,
             strides: ctx.strides,
             behaviour: ctx.behaviour,
             ts: ctx.identity.ts,
@@ -514,7 +523,7 @@ fn write_co(
         p.checksum.wrapping_add(p.fields.ip_id)
     } else {
         p.checksum
-    };
+    } ^ seal::seal(ctx.identity_hash, &p.fields);
     out.extend_from_slice(&checksum.to_be_bytes());
     let base = out.len() + 1;
     let mut tally: Tally = [0; 13];

@@ -10,6 +10,7 @@ use taroc_wire::tcp::{flags, SackBlocks, MAX_SACK_BLOCKS};
 use super::format::{self, ext, kind};
 use super::ipid::{self, Behaviour};
 use super::scaled::{self, quotient, Strides};
+use super::seal;
 use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::encoding::bits::BitReader;
 use crate::encoding::lsb;
@@ -23,6 +24,8 @@ use crate::taroc::TarocConfig;
 #[derive(Debug, Clone)]
 struct Context {
     identity: Identity,
+    /// [`seal::identity_hash`] of `identity`.
+    identity_hash: u32,
     key: FlowKey,
     v4: bool,
     behaviour: Behaviour,
@@ -124,6 +127,7 @@ impl PlusDecompressor {
             Some(ctx) => {
                 ctx.identity.assign(&p, false);
                 ctx.identity.usual_ecn = usual_ecn;
+                ctx.identity_hash = seal::identity_hash(&ctx.identity);
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 (ctx.behaviour, ctx.strides) = (behaviour, strides);
             }
@@ -131,6 +135,7 @@ impl PlusDecompressor {
                 let mut identity = Identity::of(&p, false);
                 identity.usual_ecn = usual_ecn;
                 *slot = Some(Context {
+                    identity_hash: seal::identity_hash(&identity),
                     identity,
                     key: p.key,
                     v4: p.v4,
@@ -209,13 +214,15 @@ impl PlusDecompressor {
             dst_port: u16::from_be_bytes([ports[2], ports[3]]),
             ..base.key
         };
+        let identity = Identity {
+            template,
+            ts: flags & format::ir::TS != 0,
+            random_ip_id: false,
+            usual_ecn: (flags >> 2) & 0x03,
+        };
         let ctx = Context {
-            identity: Identity {
-                template,
-                ts: flags & format::ir::TS != 0,
-                random_ip_id: false,
-                usual_ecn: (flags >> 2) & 0x03,
-            },
+            identity_hash: seal::identity_hash(&identity),
+            identity,
             key,
             v4,
             behaviour,
@@ -405,7 +412,8 @@ fn decode_body(
             sack = blocks;
         }
         let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
-        let mut checksum = u16::from_be_bytes([*c0, *c1]);
+        let mut checksum =
+            u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields);
         if ctx.v4 {
             // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
             // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a

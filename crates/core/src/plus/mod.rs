@@ -23,6 +23,7 @@ pub mod decompressor;
 pub mod format;
 pub mod ipid;
 pub mod scaled;
+pub mod seal;
 #[cfg(test)]
 mod tests;
 pub mod window;

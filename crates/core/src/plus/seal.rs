@@ -1,0 +1,141 @@
+//! The seal folded into a CO frame's checksum field (specification section 5.8).
+//!
+//! The TCP checksum is a one's-complement sum: the errors of a field decoded against a stale
+//! reference are multiples of powers of two, and two of them can cancel (a sequence number one
+//! LSB interval too high and a timestamp one interval too low), so that a wrongly rebuilt packet
+//! verifies; the sum also cannot tell a context's source and destination apart. A CO frame
+//! therefore carries the checksum XOR a 16-bit *seal*: a multiplicative hash of the context's
+//! identity and of every field decoded against a reference. A decompressor that rebuilds
+//! another header than the compressor's (another field value, another template) gets another
+//! seal, hence a checksum field off by a pseudo-random 16-bit value: the packet fails
+//! verification except by a 2^-16 chance that no structure of the errors raises.
+
+use crate::taroc::context::Identity;
+use crate::taroc::packet::Fields;
+
+/// FNV-1a's 32-bit offset basis and prime.
+const FNV_BASIS: u32 = 0x811C_9DC5;
+const FNV_PRIME: u32 = 0x0100_0193;
+
+/// The multipliers of the field hash (odd 64-bit constants).
+const K1: u64 = 0x9E37_79B9_7F4A_7C15;
+const K2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+const K3: u64 = 0x1656_67B1_9E37_79F9;
+
+/// A context's identity hash: FNV-1a (32 bits) over its template (the IP header with the
+/// per-packet fields zeroed, then the TCP ports), then one octet `ts << 2 | usual ECN bits`.
+/// Computed once per context on both sides.
+pub fn identity_hash(identity: &Identity) -> u32 {
+    let mut h = FNV_BASIS;
+    let tail = u8::from(identity.ts) << 2 | identity.usual_ecn & 0x03;
+    for &b in identity.template.iter().chain(core::iter::once(&tail)) {
+        h = (h ^ u32::from(b)).wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// The seal of a packet with `fields` in a context of identity hash `identity`.
+pub fn seal(identity: u32, f: &Fields) -> u16 {
+    let mut h = (u64::from(f.seq) << 32 | u64::from(f.ack)) ^ u64::from(identity);
+    h = h.wrapping_mul(K1);
+    h ^= h >> 32;
+    h ^= u64::from(f.ts_val) << 32 | u64::from(f.ts_ecr);
+    h = h.wrapping_mul(K2);
+    h ^= h >> 32;
+    h ^= u64::from(f.ip_id) << 16 | u64::from(f.win);
+    h = h.wrapping_mul(K3);
+    (h >> 48) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn fields() -> Fields {
+        Fields {
+            seq: 0x0001_0000,
+            ack: 77,
+            win: 502,
+            ip_id: 9,
+            ts_val: 0x0400_0000,
+            ts_ecr: 5,
+        }
+    }
+
+    #[test]
+    fn cancelling_errors_change_the_seal() {
+        // A sequence number one 2^16 step too high and a timestamp one step too low leave the
+        // one's-complement sum unchanged; the seal does not.
+        let f = fields();
+        let mut wrong = f;
+        wrong.seq = f.seq.wrapping_add(0x0001_0000);
+        wrong.ts_val = f.ts_val.wrapping_sub(0x0001_0000);
+        assert_ne!(seal(1, &f), seal(1, &wrong));
+    }
+
+    #[test]
+    fn every_field_and_the_identity_move_the_seal() {
+        let f = fields();
+        let base = seal(7, &f);
+        assert_ne!(seal(8, &f), base);
+        let changes: [fn(&mut Fields); 6] = [
+            |f| f.seq ^= 1,
+            |f| f.ack ^= 1 << 31,
+            |f| f.win ^= 1,
+            |f| f.ip_id ^= 1 << 15,
+            |f| f.ts_val ^= 1,
+            |f| f.ts_ecr ^= 1 << 31,
+        ];
+        for change in changes {
+            let mut g = f;
+            change(&mut g);
+            assert_ne!(seal(7, &g), base);
+        }
+    }
+
+    #[test]
+    fn swapped_addresses_change_the_identity_hash() {
+        let mut template = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0];
+        template.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2, 0x13, 0x89, 0, 80]);
+        let a = Identity {
+            template: template.clone(),
+            ts: true,
+            random_ip_id: false,
+            usual_ecn: 0,
+        };
+        let mut swapped = template;
+        swapped[12..16].copy_from_slice(&[10, 0, 0, 2]);
+        swapped[16..20].copy_from_slice(&[10, 0, 0, 1]);
+        let b = Identity {
+            template: swapped,
+            ..a.clone()
+        };
+        assert_ne!(identity_hash(&a), identity_hash(&b));
+        let c = Identity { ts: false, ..a.clone() };
+        assert_ne!(identity_hash(&a), identity_hash(&c));
+    }
+
+    #[test]
+    fn wrong_fields_collide_about_once_in_65536() {
+        // Fields one LSB interval off in every combination the decoder can produce: the seal
+        // should collide about as often as a random 16-bit value.
+        let f = fields();
+        let s = seal(3, &f);
+        let mut collisions = 0u32;
+        let mut tries = 0u32;
+        for seq_k in 4..20 {
+            for ts_k in 4..20 {
+                for ack_k in 0..8 {
+                    let mut g = f;
+                    g.seq = g.seq.wrapping_add(1 << seq_k);
+                    g.ts_val = g.ts_val.wrapping_sub(1 << ts_k);
+                    g.ack = g.ack.wrapping_add((1 << (ack_k + 4)) - 1);
+                    tries += 1;
+                    collisions += u32::from(seal(3, &g) == s);
+                }
+            }
+        }
+        assert!(collisions <= 1, "{collisions} collisions in {tries}");
+    }
+}
