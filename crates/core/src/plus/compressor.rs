@@ -10,6 +10,7 @@ use taroc_wire::tcp::flags;
 use super::breakdown::{Breakdown, Field, Tally};
 use super::format::{self, ext, kind};
 use super::ipid::{self, Behaviour, Detector};
+use super::other::OtherCompressor;
 use super::scaled::{quotient, Learner, Strides};
 use super::window::{self, Needs, Span};
 use crate::codec::{Compressor, FrameKind};
@@ -76,6 +77,7 @@ pub struct PlusCompressor {
     scratch: Vec<u8>,
     stats: TarocStats,
     breakdown: Breakdown,
+    other: OtherCompressor,
 }
 
 impl PlusCompressor {
@@ -93,6 +95,7 @@ impl PlusCompressor {
             scratch: Vec::with_capacity(crate::taroc::packet::MAX_TEMPLATE_LEN),
             stats: TarocStats::default(),
             breakdown: Breakdown::default(),
+            other: OtherCompressor::default(),
         }
     }
 
@@ -200,6 +203,12 @@ impl Compressor for PlusCompressor {
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
         out.clear();
         let Some(p) = TcpIpPacket::parse(packet) else {
+            if let Some(kind) = self.other.compress(packet, out) {
+                let ir = kind == FrameKind::Profile(super::other::IR_N);
+                self.stats
+                    .count(if ir { Why::NoReference } else { Why::Compressed });
+                return kind;
+            }
             out.extend_from_slice(packet);
             self.stats.count(Why::NotCompressible);
             return FrameKind::Ip;

@@ -9,6 +9,7 @@ use taroc_wire::tcp::{flags, SackBlocks, MAX_SACK_BLOCKS};
 
 use super::format::{self, ext, kind};
 use super::ipid::{self, Behaviour};
+use super::other::{self, OtherDecompressor};
 use super::scaled::{self, quotient, Strides};
 use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::encoding::bits::BitReader;
@@ -35,6 +36,7 @@ struct Context {
 pub struct PlusDecompressor {
     contexts: Vec<Option<Context>>,
     requests: Requests,
+    other: OtherDecompressor,
 }
 
 impl PlusDecompressor {
@@ -44,6 +46,7 @@ impl PlusDecompressor {
         PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
             requests: Requests::new(config.repair.context_requests),
+            other: OtherDecompressor::default(),
         }
     }
 
@@ -500,6 +503,16 @@ impl Decompressor for PlusDecompressor {
                     out.clear();
                 }
                 result
+            }
+            FrameKind::Profile(other::IR_N) => {
+                let result = self.other.ir_n(frame, out);
+                if result.is_err() {
+                    out.clear();
+                }
+                result
+            }
+            FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {
+                self.other.co_n(k, frame, out)
             }
             FrameKind::Profile(k) if k >= format::CO => {
                 let (cid, result) = self.co(k, frame, out);
