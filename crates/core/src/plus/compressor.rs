@@ -205,8 +205,11 @@ impl Compressor for PlusCompressor {
         let Some(p) = TcpIpPacket::parse(packet) else {
             if let Some(kind) = self.other.compress(packet, out) {
                 let ir = kind == FrameKind::Profile(super::other::IR_N);
-                self.stats
-                    .count(if ir { Why::NoReference } else { Why::Compressed });
+                self.stats.count(if ir {
+                    Why::NoReference
+                } else {
+                    Why::Compressed
+                });
                 return kind;
             }
             out.extend_from_slice(packet);
