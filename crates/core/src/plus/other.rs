@@ -7,7 +7,7 @@
 //! checksum; ICMP's does not cover the IP header; UDP's leaves out the IP-ID, TTL and TOS), so
 //! every CO-N frame carries a CRC-16 of the original header as the compressor saw it, and the
 //! decompressor delivers only a rebuilt header with that CRC. The payload is carried
-//! verbatim, so the header is all that can be wrong. See `docs/taroc-plus-format.md`, section 9.
+//! verbatim, so the header is all that can be wrong. See `docs/taroc-plus-format.md`, section 8.
 //!
 //! ```text
 //! IR-N (kind byte 0x0A): the packet whole, its first length field replaced by
@@ -44,6 +44,13 @@ pub mod kind {
     /// The IPv4 flags and fragment offset follow.
     pub const F: u8 = 0x01;
 }
+
+/// IR-N frames a context starts with.
+pub const START_IRS: u8 = 3;
+
+/// A context sends every this many packets as IR-N (there are no context requests for these
+/// contexts), so that a decompressor that lost the IR-Ns recovers.
+pub const REFRESH: u16 = 16;
 
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
@@ -138,6 +145,9 @@ fn length_at(v4: bool) -> usize {
 #[derive(Debug, Clone)]
 struct CompContext {
     template: Vec<u8>,
+    /// Packets since the last IR-N, or [`REFRESH`] while the start's IR-Ns are due.
+    since_ir: u16,
+    irs_due: u8,
     frag: u16,
     ip_id: u16,
     last_used: u64,
@@ -168,9 +178,19 @@ impl OtherCompressor {
             0
         };
         out.clear();
-        if let Some(&cid) = self.by_template.get(&t) {
-            let ctx = &mut self.contexts[usize::from(cid)];
+        let known = self.by_template.get(&t).copied();
+        if let Some(ctx) = known.map(|cid| &mut self.contexts[usize::from(cid)]) {
             ctx.last_used = self.clock;
+            ctx.since_ir += 1;
+            if ctx.irs_due > 0 || ctx.since_ir >= REFRESH {
+                ctx.irs_due = ctx.irs_due.saturating_sub(1);
+                ctx.since_ir = 0;
+                ctx.ip_id = ip_id;
+                ctx.frag = frag;
+            }
+        }
+        if let Some(cid) = known.filter(|&cid| self.contexts[usize::from(cid)].since_ir > 0) {
+            let ctx = &mut self.contexts[usize::from(cid)];
             let reference = ctx.ip_id;
             ctx.ip_id = ip_id;
             let code: u8 = if ip_id == 0 {
@@ -201,9 +221,14 @@ impl OtherCompressor {
             out.extend_from_slice(&packet[s.header..]);
             return Some(FrameKind::Profile(k));
         }
+        if let Some(cid) = known {
+            return Some(ir_n(packet, s, cid, out));
+        }
         let cid = if self.contexts.len() < MAX_CONTEXTS {
             self.contexts.push(CompContext {
                 template: Vec::new(),
+                since_ir: 0,
+                irs_due: 0,
                 frag,
                 ip_id,
                 last_used: 0,
@@ -218,17 +243,25 @@ impl OtherCompressor {
         };
         self.contexts[cid] = CompContext {
             template: t.clone(),
+            since_ir: 0,
+            irs_due: START_IRS - 1,
             frag,
             ip_id,
             last_used: self.clock,
         };
         self.by_template.insert(t, cid as u8);
-        out.extend_from_slice(packet);
-        let at = length_at(s.v4);
-        out[at] = if s.udp { UDP_MODE } else { 0 };
-        out[at + 1] = cid as u8;
-        Some(FrameKind::Profile(IR_N))
+        Some(ir_n(packet, s, cid as u8, out))
     }
+}
+
+/// Writes `packet` (of shape `s`) as an IR-N frame of `cid`.
+fn ir_n(packet: &[u8], s: Shape, cid: u8, out: &mut Vec<u8>) -> FrameKind {
+    out.clear();
+    out.extend_from_slice(packet);
+    let at = length_at(s.v4);
+    out[at] = if s.udp { UDP_MODE } else { 0 };
+    out[at + 1] = cid;
+    FrameKind::Profile(IR_N)
 }
 
 #[derive(Debug, Clone)]
@@ -420,7 +453,9 @@ mod tests {
     #[test]
     fn udp_round_trips_in_six_bytes() {
         let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        assert_eq!(round(&mut c, &mut d, &udp(7, 30)).0, IR_N);
+        for id in [5, 6, 7] {
+            assert_eq!(round(&mut c, &mut d, &udp(id, 30)).0, IR_N);
+        }
         let (k, len) = round(&mut c, &mut d, &udp(9, 30));
         assert_eq!((k, len), (CO_N | 1 << kind::I_SHIFT, 1 + 2 + 2 + 30));
         // A jump past the 8-bit interval goes whole; a fragment field of its own.
@@ -431,14 +466,18 @@ mod tests {
     #[test]
     fn a_wrong_context_is_refused_not_delivered() {
         let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        round(&mut c, &mut d, &udp(7, 30));
+        for id in [5, 6, 7] {
+            round(&mut c, &mut d, &udp(id, 30));
+        }
         let mut other = udp(8, 30);
         other[8] = 63; // another TTL: another context, CID 1, whose IR-N is lost
         other[10..12].fill(0);
         let sum = taroc_wire::checksum::checksum(&other[..20]);
         other[10..12].copy_from_slice(&sum.to_be_bytes());
         let mut frame = Vec::new();
-        c.compress(&other, &mut frame);
+        for _ in 0..START_IRS {
+            c.compress(&other, &mut frame);
+        }
         let mut out = Vec::new();
         // Its CO-N rides on CID 1, which the decompressor lacks.
         let FrameKind::Profile(k) = c.compress(&other, &mut frame).unwrap() else {
@@ -473,7 +512,13 @@ mod tests {
         let mut v6 = vec![0x60, 0, 0, 0, 0, 8, protocol::ICMPV6, 64];
         v6.extend_from_slice(&[0x20; 32]);
         v6.extend_from_slice(&[128, 0, 1, 2, 3, 4, 5, 6]);
-        assert_eq!(round(&mut c, &mut d, &v6).0, IR_N);
+        for _ in 0..START_IRS {
+            assert_eq!(round(&mut c, &mut d, &v6).0, IR_N);
+        }
         assert_eq!(round(&mut c, &mut d, &v6), (CO_N | kind::C, 1 + 2 + 8));
+        for i in 1..2 * REFRESH {
+            let k = round(&mut c, &mut d, &v6).0;
+            assert_eq!(k == IR_N, (i + 1) % REFRESH == 0, "packet {i}");
+        }
     }
 }
