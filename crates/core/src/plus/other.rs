@@ -35,6 +35,19 @@ pub const CO_N: u8 = FrameKind::PROFILE_NON_TCP;
 /// Kind bytes from [`CO_N`] up to this one are CO-N frames.
 pub const CO_N_LAST: u8 = CO_N | 0x0F;
 
+/// The kind byte of a tunnel frame: an IP-in-IP packet whose outer header goes as CO-N and
+/// whose inner TCP packet goes compressed, `| CO-N kind byte | CO-N header part | inner kind
+/// byte | inner frame |`.
+pub const TUNNEL: u8 = 0x20;
+
+/// The inner packet of an IP-in-IP (IPv4 or IPv6 in either) packet this module compresses.
+pub fn tunnelled(packet: &[u8]) -> Option<&[u8]> {
+    let s = shape(packet)?;
+    let fragment = s.v4 && u16::from_be_bytes([packet[6], packet[7]]) & 0x3FFF != 0;
+    let next = if s.v4 { packet[9] } else { packet[6] };
+    (!fragment && (next == protocol::IPV4 || next == protocol::IPV6)).then(|| &packet[s.header..])
+}
+
 /// Bits of a CO-N kind byte.
 pub mod kind {
     /// A CID octet follows (else CID 0).
@@ -163,7 +176,14 @@ pub struct OtherCompressor {
 
 impl OtherCompressor {
     /// Compresses `packet` into `out` (IR-N or CO-N), or returns `None` (send it whole).
-    pub fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Option<FrameKind> {
+    /// Without `payload` a CO-N frame stops before the payload (a tunnel carries it
+    /// compressed); an IR-N frame is always whole.
+    pub fn compress(
+        &mut self,
+        packet: &[u8],
+        out: &mut Vec<u8>,
+        payload: bool,
+    ) -> Option<FrameKind> {
         let s = shape(packet)?;
         self.clock += 1;
         let t = template(packet, s);
@@ -218,7 +238,9 @@ impl OtherCompressor {
             if s.udp {
                 out.extend_from_slice(&packet[s.header - 2..s.header]);
             }
-            out.extend_from_slice(&packet[s.header..]);
+            if payload {
+                out.extend_from_slice(&packet[s.header..]);
+            }
             return Some(FrameKind::Profile(k));
         }
         if let Some(cid) = known {
@@ -338,7 +360,13 @@ impl OtherDecompressor {
     /// Rebuilds the packet of a CO-N frame of kind byte `k`; delivers it only if its header
     /// has the frame's CRC.
     pub fn co_n(&mut self, k: u8, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        out.clear();
+        let (head, at) = self.head(k, frame)?;
+        self.rebuild(&head, &frame[at..], out)
+    }
+
+    /// Parses the header part of a CO-N frame of kind byte `k` (all but its payload); the
+    /// fields and the octets they took.
+    pub fn head(&self, k: u8, frame: &[u8]) -> Result<(Head, usize), DropReason> {
         let mut at = 0;
         let mut take = |n: usize| {
             let bytes = frame.get(at..at + n).ok_or(DropReason::Malformed);
@@ -354,7 +382,7 @@ impl OtherDecompressor {
             0
         };
         let code = (k >> kind::I_SHIFT) & 0x03;
-        let lsbs = match code {
+        let ip_id = match code {
             0 => 0,
             1 => u16::from(take(1)?[0]),
             2 => u16::from_be_bytes(take(2)?.try_into().expect("two bytes")),
@@ -367,22 +395,48 @@ impl OtherDecompressor {
         };
         let crc = u16::from_be_bytes(take(2)?.try_into().expect("two bytes"));
         let ctx = self.contexts[usize::from(cid)]
+            .as_ref()
+            .ok_or(DropReason::NoContext)?;
+        let udp_checksum = if ctx.shape.udp {
+            Some(take(2)?.try_into().expect("two bytes"))
+        } else {
+            None
+        };
+        if !ctx.shape.v4 && (code != 0 || frag.is_some()) {
+            return Err(DropReason::Malformed);
+        }
+        let head = Head {
+            cid,
+            code,
+            ip_id,
+            frag,
+            crc,
+            udp_checksum,
+        };
+        Ok((head, at))
+    }
+
+    /// Rebuilds the packet of `head` (from [`OtherDecompressor::head`]) around `payload`;
+    /// delivers it only if its header has the frame's CRC.
+    pub fn rebuild(
+        &mut self,
+        head: &Head,
+        payload: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        out.clear();
+        let ctx = self.contexts[usize::from(head.cid)]
             .as_mut()
             .ok_or(DropReason::NoContext)?;
         let s = ctx.shape;
-        let udp_checksum = if s.udp { Some(take(2)?) } else { None };
-        if !s.v4 && (code != 0 || frag.is_some()) {
-            return Err(DropReason::Malformed);
-        }
-        let payload = frame.get(at..).ok_or(DropReason::Malformed)?;
-        let ip_id = match code {
+        let ip_id = match head.code {
             1 => {
                 let low = ctx.ip_id.wrapping_sub(IP_ID_BELOW);
-                low.wrapping_add(lsbs.wrapping_sub(low) & 0xFF)
+                low.wrapping_add(head.ip_id.wrapping_sub(low) & 0xFF)
             }
-            _ => lsbs,
+            _ => head.ip_id,
         };
-        let frag = frag.unwrap_or(ctx.frag);
+        let frag = head.frag.unwrap_or(ctx.frag);
         let len = s.header + payload.len();
         out.extend_from_slice(&ctx.template);
         if s.v4 {
@@ -396,13 +450,13 @@ impl OtherDecompressor {
             let payload_len = u16::try_from(len - 40).map_err(|_| DropReason::Malformed)?;
             out[4..6].copy_from_slice(&payload_len.to_be_bytes());
         }
-        if let Some(sum) = udp_checksum {
+        if let Some(sum) = head.udp_checksum {
             let u = s.header - 8;
-            let udp_len = (len - u) as u16;
+            let udp_len = u16::try_from(len - u).map_err(|_| DropReason::Malformed)?;
             out[u + 4..u + 6].copy_from_slice(&udp_len.to_be_bytes());
-            out[u + 6..u + 8].copy_from_slice(sum);
+            out[u + 6..u + 8].copy_from_slice(&sum);
         }
-        if crc16(out) != crc {
+        if crc16(out) != head.crc {
             out.clear();
             return Err(DropReason::ChecksumMismatch);
         }
@@ -410,6 +464,17 @@ impl OtherDecompressor {
         ctx.ip_id = ip_id;
         Ok(())
     }
+}
+
+/// The fields of a CO-N frame's header part.
+#[derive(Debug, Clone, Copy)]
+pub struct Head {
+    cid: u8,
+    code: u8,
+    ip_id: u16,
+    frag: Option<u16>,
+    crc: u16,
+    udp_checksum: Option<[u8; 2]>,
 }
 
 #[cfg(test)]
@@ -433,7 +498,7 @@ mod tests {
 
     fn round(c: &mut OtherCompressor, d: &mut OtherDecompressor, p: &[u8]) -> (u8, usize) {
         let (mut frame, mut out) = (Vec::new(), Vec::new());
-        let FrameKind::Profile(k) = c.compress(p, &mut frame).unwrap() else {
+        let FrameKind::Profile(k) = c.compress(p, &mut frame, true).unwrap() else {
             panic!("not a profile kind");
         };
         if k == IR_N {
@@ -476,11 +541,11 @@ mod tests {
         other[10..12].copy_from_slice(&sum.to_be_bytes());
         let mut frame = Vec::new();
         for _ in 0..START_IRS {
-            c.compress(&other, &mut frame);
+            c.compress(&other, &mut frame, true);
         }
         let mut out = Vec::new();
         // Its CO-N rides on CID 1, which the decompressor lacks.
-        let FrameKind::Profile(k) = c.compress(&other, &mut frame).unwrap() else {
+        let FrameKind::Profile(k) = c.compress(&other, &mut frame, true).unwrap() else {
             panic!()
         };
         assert_eq!(d.co_n(k, &frame, &mut out), Err(DropReason::NoContext));
