@@ -59,17 +59,22 @@ pub mod kind {
 }
 
 /// IR-N frames a context starts with.
-pub const START_IRS: u8 = 3;
+pub const START_IRS: u8 = 2;
 
 /// A context sends every this many packets as IR-N (there are no context requests for these
 /// contexts), so that a decompressor that lost the IR-Ns recovers.
-pub const REFRESH: u16 = 16;
+pub const REFRESH: u16 = 32;
 
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
 
 /// Contexts the compressor keeps for these packets (least recently used replaced).
 pub const MAX_CONTEXTS: usize = 16;
+
+/// IP-IDs of a context's last packets the compressor keeps: it sends 8 LSBs only if they decode
+/// against each of them, so that a decompressor that missed up to this many packets minus one
+/// still decodes them.
+pub const IP_ID_HISTORY: usize = 8;
 
 /// An IP-ID sent as 8 LSBs decodes into `[reference - IP_ID_BELOW, reference + 255 -
 /// IP_ID_BELOW]`.
@@ -162,8 +167,29 @@ struct CompContext {
     since_ir: u16,
     irs_due: u8,
     frag: u16,
-    ip_id: u16,
+    /// The IP-IDs of the last packets, newest at `next - 1` (a ring).
+    ip_ids: [u16; IP_ID_HISTORY],
+    next: usize,
     last_used: u64,
+}
+
+impl CompContext {
+    /// Whether `ip_id`'s 8 LSBs decode against every IP-ID of the history.
+    fn fits(&self, ip_id: u16) -> bool {
+        self.ip_ids
+            .iter()
+            .all(|&r| ip_id.wrapping_sub(r).wrapping_add(IP_ID_BELOW) < 256)
+    }
+
+    fn push(&mut self, ip_id: u16) {
+        self.ip_ids[self.next] = ip_id;
+        self.next = (self.next + 1) % IP_ID_HISTORY;
+    }
+
+    /// The history after an IR-N: that one IP-ID.
+    fn reset(&mut self, ip_id: u16) {
+        self.ip_ids = [ip_id; IP_ID_HISTORY];
+    }
 }
 
 /// The compressor's side: contexts keyed by their template.
@@ -205,21 +231,20 @@ impl OtherCompressor {
             if ctx.irs_due > 0 || ctx.since_ir >= REFRESH {
                 ctx.irs_due = ctx.irs_due.saturating_sub(1);
                 ctx.since_ir = 0;
-                ctx.ip_id = ip_id;
+                ctx.reset(ip_id);
                 ctx.frag = frag;
             }
         }
         if let Some(cid) = known.filter(|&cid| self.contexts[usize::from(cid)].since_ir > 0) {
             let ctx = &mut self.contexts[usize::from(cid)];
-            let reference = ctx.ip_id;
-            ctx.ip_id = ip_id;
             let code: u8 = if ip_id == 0 {
                 0
-            } else if ip_id.wrapping_sub(reference).wrapping_add(IP_ID_BELOW) < 256 {
+            } else if ctx.fits(ip_id) {
                 1
             } else {
                 2
             };
+            ctx.push(ip_id);
             let mut k = CO_N | code << kind::I_SHIFT;
             if cid != 0 {
                 k |= kind::C;
@@ -252,7 +277,8 @@ impl OtherCompressor {
                 since_ir: 0,
                 irs_due: 0,
                 frag,
-                ip_id,
+                ip_ids: [ip_id; IP_ID_HISTORY],
+                next: 0,
                 last_used: 0,
             });
             self.contexts.len() - 1
@@ -268,7 +294,8 @@ impl OtherCompressor {
             since_ir: 0,
             irs_due: START_IRS - 1,
             frag,
-            ip_id,
+            ip_ids: [ip_id; IP_ID_HISTORY],
+            next: 0,
             last_used: self.clock,
         };
         self.by_template.insert(t, cid as u8);
@@ -518,7 +545,7 @@ mod tests {
     #[test]
     fn udp_round_trips_in_six_bytes() {
         let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        for id in [5, 6, 7] {
+        for id in (8 - u16::from(START_IRS))..8 {
             assert_eq!(round(&mut c, &mut d, &udp(id, 30)).0, IR_N);
         }
         let (k, len) = round(&mut c, &mut d, &udp(9, 30));
@@ -531,7 +558,7 @@ mod tests {
     #[test]
     fn a_wrong_context_is_refused_not_delivered() {
         let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        for id in [5, 6, 7] {
+        for id in (8 - u16::from(START_IRS))..8 {
             round(&mut c, &mut d, &udp(id, 30));
         }
         let mut other = udp(8, 30);
