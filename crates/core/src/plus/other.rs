@@ -63,7 +63,7 @@ pub const START_IRS: u8 = 2;
 
 /// A context sends every this many packets as IR-N (there are no context requests for these
 /// contexts), so that a decompressor that lost the IR-Ns recovers.
-pub const REFRESH: u16 = 32;
+pub const REFRESH: u16 = 8;
 
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
