@@ -22,6 +22,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use taroc_core::plus::other;
 use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::taroc::repair::parse_request;
 use taroc_core::taroc::{Improvements, Repair, TarocConfig, TarocDecompressor};
@@ -270,6 +271,21 @@ fn next_frame(
 fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
     match kind {
         FrameKind::Ip => assert_eq!(out, frame, "TYPE_IP must pass unchanged"),
+        FrameKind::Profile(k)
+            if k == other::IR_N || (other::CO_N..=other::CO_N_LAST).contains(&k) =>
+        {
+            assert!(
+                IpInfo::parse(out).is_ok(),
+                "delivered an invalid IP packet from {kind:?} frame {frame:02x?}: {out:02x?}"
+            );
+            // At most an IPv6 and a UDP header rebuilt, for at least the CRC's two octets (and
+            // in a tunnel an inner TCP/IP header, see below).
+            assert!(
+                out.len() <= frame.len() + 48 + 188,
+                "output grew: {}",
+                out.len()
+            );
+        }
         FrameKind::UncompressedTcp | FrameKind::CompressedTcp | FrameKind::Profile(_) => {
             assert!(
                 TcpIpPacket::parse(out).is_some(),
@@ -294,6 +310,7 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
         priming_packets()
             .into_iter()
             .filter(|p| TcpIpPacket::parse(p).is_some())
+            .chain(non_tcp_priming_packets())
             .map(|p| {
                 let mut frame = Vec::new();
                 let kind = c.compress(&p, &mut frame);
@@ -301,6 +318,30 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
             })
             .collect()
     })
+}
+
+/// A DNS-like UDP datagram and an ICMP echo request, twice each (IR-N, then CO-N), so that the
+/// fuzzer mutates `taroc-plus`'s non-TCP frames too.
+fn non_tcp_priming_packets() -> Vec<Vec<u8>> {
+    let mut packets = Vec::new();
+    for id in [7u16, 9] {
+        for (protocol, transport) in [
+            (
+                17u8,
+                &[0x9c, 0x40, 0, 53, 0, 12, 0x12, 0x34, 1, 2, 3, 4][..],
+            ),
+            (1u8, &[8, 0, 0xf7, 0xfd, 0, 1, 0, 1, 5, 6, 7, 8][..]),
+        ] {
+            let mut p = vec![0x45, 0, 0, 32, 0, 0, 0x40, 0, 64, protocol, 0, 0];
+            p[4..6].copy_from_slice(&id.to_be_bytes());
+            p.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
+            p.extend_from_slice(transport);
+            let sum = checksum(&p[..20]);
+            p[10..12].copy_from_slice(&sum.to_be_bytes());
+            packets.push(p);
+        }
+    }
+    packets
 }
 
 fn taroc_plus() -> Variant {

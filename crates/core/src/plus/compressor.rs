@@ -10,6 +10,7 @@ use taroc_wire::tcp::flags;
 use super::breakdown::{Breakdown, Field, Tally};
 use super::format::{self, ext, kind};
 use super::ipid::{self, Behaviour, Detector};
+use super::other::{self, OtherCompressor};
 use super::scaled::{quotient, Learner, Strides};
 use super::seal;
 use super::window::{self, Needs, Span};
@@ -79,6 +80,8 @@ pub struct PlusCompressor {
     scratch: Vec<u8>,
     stats: TarocStats,
     breakdown: Breakdown,
+    other: OtherCompressor,
+    tunnel: Vec<u8>,
 }
 
 impl PlusCompressor {
@@ -96,6 +99,8 @@ impl PlusCompressor {
             scratch: Vec::with_capacity(crate::taroc::packet::MAX_TEMPLATE_LEN),
             stats: TarocStats::default(),
             breakdown: Breakdown::default(),
+            other: OtherCompressor::default(),
+            tunnel: Vec::new(),
         }
     }
 
@@ -205,19 +210,60 @@ impl Compressor for PlusCompressor {
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
         out.clear();
         let Some(p) = TcpIpPacket::parse(packet) else {
+            if let Some(kind) = self.compress_tunnel(packet, out) {
+                return kind;
+            }
+            if let Some(kind) = self.other.compress(packet, out, true) {
+                let ir = kind == FrameKind::Profile(other::IR_N);
+                self.stats.count(if ir {
+                    Why::NoReference
+                } else {
+                    Why::Compressed
+                });
+                return kind;
+            }
             out.extend_from_slice(packet);
             self.stats.count(Why::NotCompressible);
             return FrameKind::Ip;
         };
+        self.compress_tcp(&p, out)
+    }
+}
+
+impl PlusCompressor {
+    /// Compresses a TCP/IP packet in its flow's context.
+    fn compress_tcp(&mut self, p: &TcpIpPacket<'_>, out: &mut Vec<u8>) -> FrameKind {
         self.clock += 1;
-        let cid = self.context_for(&p);
+        let cid = self.context_for(p);
         // Out of the table while it is worked on, so that an IR-R can read another context.
         let mut ctx = self.contexts[usize::from(cid)]
             .take()
             .expect("context_for installs a context");
-        let kind = self.compress_in(&mut ctx, cid, &p, out);
+        let kind = self.compress_in(&mut ctx, cid, p, out);
         self.contexts[usize::from(cid)] = Some(ctx);
         kind
+    }
+
+    /// An IP-in-IP packet with an inner TCP/IP packet: the outer header as CO-N, the inner
+    /// packet compressed in its flow's context (a tunnel frame), or the packet as IR-N while
+    /// the outer context's IR-Ns are due. `None` if the packet is not such a packet.
+    fn compress_tunnel(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Option<FrameKind> {
+        let inner = TcpIpPacket::parse(other::tunnelled(packet)?)?;
+        let FrameKind::Profile(outer) = self.other.compress(packet, out, false)? else {
+            return None;
+        };
+        if outer == other::IR_N {
+            self.stats.count(Why::NoReference);
+            return Some(FrameKind::Profile(outer));
+        }
+        let mut frame = core::mem::take(&mut self.tunnel);
+        frame.clear();
+        let kind = self.compress_tcp(&inner, &mut frame);
+        out.insert(0, outer);
+        out.push(kind.to_byte());
+        out.extend_from_slice(&frame);
+        self.tunnel = frame;
+        Some(FrameKind::Profile(other::TUNNEL))
     }
 }
 

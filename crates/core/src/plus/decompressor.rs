@@ -9,6 +9,7 @@ use taroc_wire::tcp::{flags, SackBlocks, MAX_SACK_BLOCKS};
 
 use super::format::{self, ext, kind};
 use super::ipid::{self, Behaviour};
+use super::other::{self, OtherDecompressor};
 use super::scaled::{self, quotient, Strides};
 use super::seal;
 use crate::codec::{Decompressor, DropReason, FrameKind};
@@ -38,6 +39,8 @@ struct Context {
 pub struct PlusDecompressor {
     contexts: Vec<Option<Context>>,
     requests: Requests,
+    other: OtherDecompressor,
+    tunnel: Vec<u8>,
 }
 
 impl PlusDecompressor {
@@ -47,6 +50,8 @@ impl PlusDecompressor {
         PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
             requests: Requests::new(config.repair.context_requests),
+            other: OtherDecompressor::default(),
+            tunnel: Vec::new(),
         }
     }
 
@@ -483,6 +488,34 @@ fn number(
     }
 }
 
+impl PlusDecompressor {
+    /// A tunnel frame: the inner TCP frame decompressed (and verified) first, then the outer
+    /// header rebuilt around it and checked against its CRC.
+    fn tunnel(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let [outer, rest @ ..] = frame else {
+            return Err(DropReason::Malformed);
+        };
+        if !(other::CO_N..=other::CO_N_LAST).contains(outer) {
+            return Err(DropReason::Malformed);
+        }
+        let (head, at) = self.other.head(*outer, rest)?;
+        let [inner_kind, inner_frame @ ..] = &rest[at..] else {
+            return Err(DropReason::Malformed);
+        };
+        let kind = match FrameKind::from_byte(*inner_kind) {
+            Some(k @ FrameKind::Profile(format::IR | format::IR_R)) => k,
+            Some(FrameKind::Profile(b)) if b >= format::CO => FrameKind::Profile(b),
+            _ => return Err(DropReason::Malformed),
+        };
+        let mut inner = core::mem::take(&mut self.tunnel);
+        let result = self
+            .decompress(kind, inner_frame, &mut inner)
+            .and_then(|()| self.other.rebuild(&head, &inner, out));
+        self.tunnel = inner;
+        result
+    }
+}
+
 impl Decompressor for PlusDecompressor {
     fn decompress(
         &mut self,
@@ -508,6 +541,23 @@ impl Decompressor for PlusDecompressor {
                     out.clear();
                 }
                 result
+            }
+            FrameKind::Profile(other::IR_N) => {
+                let result = self.other.ir_n(frame, out);
+                if result.is_err() {
+                    out.clear();
+                }
+                result
+            }
+            FrameKind::Profile(other::TUNNEL) => {
+                let result = self.tunnel(frame, out);
+                if result.is_err() {
+                    out.clear();
+                }
+                result
+            }
+            FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {
+                self.other.co_n(k, frame, out)
             }
             FrameKind::Profile(k) if k >= format::CO => {
                 let (cid, result) = self.co(k, frame, out);

@@ -22,6 +22,7 @@ pub mod compressor;
 pub mod decompressor;
 pub mod format;
 pub mod ipid;
+pub mod other;
 pub mod scaled;
 pub mod seal;
 #[cfg(test)]

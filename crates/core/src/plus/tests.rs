@@ -52,7 +52,8 @@ fn bulk_round_trips_and_shrinks() {
     for i in 0..200u32 {
         let p = segment(1000 + 1448 * i, 77, 500 + i as u16, 10_000 + i / 4, 1448);
         let kind = c.compress(&p, &mut frame);
-        d.decompress(kind, &frame, &mut out).unwrap();
+        let r = d.decompress(kind, &frame, &mut out);
+        assert_eq!(r, Ok(()), "packet {i}: {kind:?} {frame:02x?}");
         assert_eq!(out, p, "packet {i}");
         sizes.push(frame.len() + 1 - 1448);
     }
@@ -73,10 +74,58 @@ fn refusals_never_panic_or_deliver() {
         Err(DropReason::Malformed)
     );
     assert_eq!(
-        d.decompress(FrameKind::Profile(0x20), &[], &mut out),
+        d.decompress(FrameKind::Profile(0x21), &[], &mut out),
         Err(DropReason::UnknownKind)
     );
+    assert_eq!(
+        d.decompress(FrameKind::Profile(0x20), &[0x10, 0, 0], &mut out),
+        Err(DropReason::NoContext)
+    );
     assert!(out.is_empty());
+}
+
+/// `inner` in an IPv6 tunnel between 2001:db8::a and 2001:db8::b.
+fn tunnel_v6(inner: &[u8]) -> Vec<u8> {
+    let mut p = vec![0x60, 0, 0, 0, 0, 0, taroc_wire::protocol::IPV6, 64];
+    p[4..6].copy_from_slice(&(inner.len() as u16).to_be_bytes());
+    for last in [0x0a, 0x0b] {
+        p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+        p.extend_from_slice(&[0; 11]);
+        p.push(last);
+    }
+    p.extend_from_slice(inner);
+    p
+}
+
+#[test]
+fn tunnelled_tcp_compresses_inside_its_outer_header() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut sizes = Vec::new();
+    for i in 0..12 {
+        let p = tunnel_v6(&segment_v6(7000, 1 + 4 * i, 1, 4));
+        let kind = c.compress(&p, &mut frame);
+        let r = d.decompress(kind, &frame, &mut out);
+        assert_eq!(r, Ok(()), "packet {i}: {kind:?} {frame:02x?}");
+        assert_eq!(out, p, "packet {i}");
+        sizes.push((kind.to_byte(), frame.len()));
+    }
+    // The outer context's three IR-N, the inner flow's IR, then tunnel frames around CO.
+    assert_eq!(sizes[0], (0x0A, 104));
+    let last = *sizes.last().unwrap();
+    assert_eq!(last.0, super::other::TUNNEL);
+    assert!(last.1 <= 12, "{sizes:?}");
+    // A tunnel frame whose inner packet fails its TCP checksum, or whose outer header fails
+    // its CRC, delivers nothing.
+    for at in [usize::MAX, 1] {
+        let p = tunnel_v6(&segment_v6(7000, 1 + 4 * 12, 1, 4));
+        let kind = c.compress(&p, &mut frame);
+        let n = frame.len();
+        frame[at.min(n - 1)] ^= 0x01;
+        assert!(d.decompress(kind, &frame, &mut out).is_err());
+        assert!(out.is_empty());
+    }
 }
 
 /// An IPv6/TCP segment without options from 2001:db8::1 port `port`.
@@ -115,6 +164,18 @@ fn vector_packets() -> Vec<Vec<u8>> {
     packets.push(other);
     for i in 0..5 {
         packets.push(segment_v6(7000, 1 + 4 * i, 1, 4));
+    }
+    // A DNS-like UDP flow: two IR-N, then CO-N with the IP-ID's 8 LSBs and the UDP checksum.
+    for id in [300u16, 301, 302] {
+        let mut p = vec![0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 17, 0, 0];
+        p[4..6].copy_from_slice(&id.to_be_bytes());
+        p.extend_from_slice(&[
+            198, 18, 0, 1, 198, 18, 0, 2, 0x9c, 0x40, 0, 53, 0, 20, 0xab, 0xcd,
+        ]);
+        p.extend_from_slice(&[0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+        let sum = taroc_wire::checksum::checksum(&p[..20]);
+        p[10..12].copy_from_slice(&sum.to_be_bytes());
+        packets.push(p);
     }
     packets
 }

@@ -1,0 +1,616 @@
+//! `taroc-plus` for packets that are not compressible TCP: UDP (its header too), ICMP, IP
+//! fragments and any other IP-only packet (IPv4 without options, IPv6 without extension
+//! headers). Their contexts live in a CID space of their own, set up by IR-N frames (the packet
+//! whole) and used by CO-N frames.
+//!
+//! Nothing end to end covers all of a rebuilt header (an IP fragment has no transport
+//! checksum; ICMP's does not cover the IP header; UDP's leaves out the IP-ID, TTL and TOS), so
+//! every CO-N frame carries a CRC-16 of the original header as the compressor saw it, and the
+//! decompressor delivers only a rebuilt header with that CRC. The payload is carried
+//! verbatim, so the header is all that can be wrong. See `docs/taroc-plus-format.md`, section 8.
+//!
+//! ```text
+//! IR-N (kind byte 0x0A): the packet whole, its first length field replaced by
+//!   | flags (0x01: UDP mode) | CID |.
+//! CO-N (kind byte 0x10 + |0|C|I I|F|): C a CID octet follows, I the IP-ID code (0: the IP-ID
+//!   is 0 (always with IPv6), 1: 8 LSBs, 2: 16 bits), F the IPv4 flags and fragment offset
+//!   follow (else the IR-N's).
+//!   | CID (if C) | IP-ID (0, 1 or 2) | flags + fragment offset (2, if F) | CRC-16 (2) |
+//!   | UDP checksum (2, UDP mode) | payload |
+//! ```
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use taroc_wire::protocol;
+
+use crate::codec::{DropReason, FrameKind};
+
+/// The kind byte of an IR-N frame.
+pub const IR_N: u8 = FrameKind::PROFILE_FIRST + 2;
+
+/// The kind byte of a CO-N frame without any of its bits set.
+pub const CO_N: u8 = FrameKind::PROFILE_NON_TCP;
+
+/// Kind bytes from [`CO_N`] up to this one are CO-N frames.
+pub const CO_N_LAST: u8 = CO_N | 0x0F;
+
+/// The kind byte of a tunnel frame: an IP-in-IP packet whose outer header goes as CO-N and
+/// whose inner TCP packet goes compressed, `| CO-N kind byte | CO-N header part | inner kind
+/// byte | inner frame |`.
+pub const TUNNEL: u8 = 0x20;
+
+/// The inner packet of an IP-in-IP (IPv4 or IPv6 in either) packet this module compresses.
+pub fn tunnelled(packet: &[u8]) -> Option<&[u8]> {
+    let s = shape(packet)?;
+    let fragment = s.v4 && u16::from_be_bytes([packet[6], packet[7]]) & 0x3FFF != 0;
+    let next = if s.v4 { packet[9] } else { packet[6] };
+    (!fragment && (next == protocol::IPV4 || next == protocol::IPV6)).then(|| &packet[s.header..])
+}
+
+/// Bits of a CO-N kind byte.
+pub mod kind {
+    /// A CID octet follows (else CID 0).
+    pub const C: u8 = 0x08;
+    /// Shift of the IP-ID code.
+    pub const I_SHIFT: u8 = 1;
+    /// The IPv4 flags and fragment offset follow.
+    pub const F: u8 = 0x01;
+}
+
+/// IR-N frames a context starts with.
+pub const START_IRS: u8 = 2;
+
+/// A context sends every this many packets as IR-N (there are no context requests for these
+/// contexts), so that a decompressor that lost the IR-Ns recovers.
+pub const REFRESH: u16 = 8;
+
+/// IR-N flag: the context compresses the UDP header as well.
+pub const UDP_MODE: u8 = 0x01;
+
+/// Contexts the compressor keeps for these packets (least recently used replaced).
+pub const MAX_CONTEXTS: usize = 16;
+
+/// IP-IDs of a context's last packets the compressor keeps: it sends 8 LSBs only if they decode
+/// against each of them, so that a decompressor that missed up to this many packets minus one
+/// still decodes them.
+pub const IP_ID_HISTORY: usize = 8;
+
+/// An IP-ID sent as 8 LSBs decodes into `[reference - IP_ID_BELOW, reference + 255 -
+/// IP_ID_BELOW]`.
+pub const IP_ID_BELOW: u16 = 64;
+
+/// The CRC-16 of CO-N frames: CRC-16/CCITT-FALSE (polynomial 0x1021, initial value 0xFFFF, no
+/// reflection, no final XOR).
+pub fn crc16(data: &[u8]) -> u16 {
+    let mut crc = 0xFFFFu16;
+    for &byte in data {
+        crc ^= u16::from(byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                crc << 1 ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc
+}
+
+/// A packet this module compresses: its header length (the IP header, plus the UDP header in
+/// UDP mode), whether in UDP mode, and whether IPv4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    header: usize,
+    udp: bool,
+    v4: bool,
+}
+
+/// The shape of `packet`, if this module compresses it: IPv4 with a 20-byte header and a
+/// valid header checksum, or a fixed IPv6 header, its length fields exact.
+fn shape(packet: &[u8]) -> Option<Shape> {
+    let (v4, ip_len, proto) = match packet.first()? >> 4 {
+        4 if packet[0] == 0x45 && packet.len() >= 20 => {
+            let total = usize::from(u16::from_be_bytes([packet[2], packet[3]]));
+            let valid = taroc_wire::checksum::checksum(&packet[..20]) == 0;
+            (total == packet.len() && valid).then_some((true, 20, packet[9]))?
+        }
+        6 if packet.len() >= 40 => {
+            let payload = usize::from(u16::from_be_bytes([packet[4], packet[5]]));
+            (payload + 40 == packet.len() && payload != 0).then_some((false, 40, packet[6]))?
+        }
+        _ => return None,
+    };
+    let fragment = v4 && u16::from_be_bytes([packet[6], packet[7]]) & 0x3FFF != 0;
+    let udp = proto == protocol::UDP
+        && !fragment
+        && packet.len() >= ip_len + 8
+        && usize::from(u16::from_be_bytes([packet[ip_len + 4], packet[ip_len + 5]]))
+            == packet.len() - ip_len;
+    Some(Shape {
+        header: ip_len + if udp { 8 } else { 0 },
+        udp,
+        v4,
+    })
+}
+
+/// The static part of a header: the lengths, IP-ID, checksums and IPv4 fragment field zeroed
+/// (and the UDP checksum in UDP mode).
+fn template(packet: &[u8], s: Shape) -> Vec<u8> {
+    let mut t = packet[..s.header].to_vec();
+    if s.v4 {
+        t[2..8].fill(0);
+        t[10..12].fill(0);
+    } else {
+        t[4..6].fill(0);
+    }
+    if s.udp {
+        let u = s.header - 8;
+        t[u + 4..u + 8].fill(0);
+    }
+    t
+}
+
+/// Where an IR-N frame's flags and CID go: the first length field.
+fn length_at(v4: bool) -> usize {
+    if v4 {
+        2
+    } else {
+        4
+    }
+}
+
+#[derive(Debug, Clone)]
+struct CompContext {
+    template: Vec<u8>,
+    /// Packets since the last IR-N, or [`REFRESH`] while the start's IR-Ns are due.
+    since_ir: u16,
+    irs_due: u8,
+    frag: u16,
+    /// The IP-IDs of the last packets, newest at `next - 1` (a ring).
+    ip_ids: [u16; IP_ID_HISTORY],
+    next: usize,
+    last_used: u64,
+}
+
+impl CompContext {
+    /// Whether `ip_id`'s 8 LSBs decode against every IP-ID of the history.
+    fn fits(&self, ip_id: u16) -> bool {
+        self.ip_ids
+            .iter()
+            .all(|&r| ip_id.wrapping_sub(r).wrapping_add(IP_ID_BELOW) < 256)
+    }
+
+    fn push(&mut self, ip_id: u16) {
+        self.ip_ids[self.next] = ip_id;
+        self.next = (self.next + 1) % IP_ID_HISTORY;
+    }
+
+    /// The history after an IR-N: that one IP-ID.
+    fn reset(&mut self, ip_id: u16) {
+        self.ip_ids = [ip_id; IP_ID_HISTORY];
+    }
+}
+
+/// The compressor's side: contexts keyed by their template.
+#[derive(Debug, Default)]
+pub struct OtherCompressor {
+    contexts: Vec<CompContext>,
+    by_template: BTreeMap<Vec<u8>, u8>,
+    clock: u64,
+}
+
+impl OtherCompressor {
+    /// Compresses `packet` into `out` (IR-N or CO-N), or returns `None` (send it whole).
+    /// Without `payload` a CO-N frame stops before the payload (a tunnel carries it
+    /// compressed); an IR-N frame is always whole.
+    pub fn compress(
+        &mut self,
+        packet: &[u8],
+        out: &mut Vec<u8>,
+        payload: bool,
+    ) -> Option<FrameKind> {
+        let s = shape(packet)?;
+        self.clock += 1;
+        let t = template(packet, s);
+        let ip_id = if s.v4 {
+            u16::from_be_bytes([packet[4], packet[5]])
+        } else {
+            0
+        };
+        let frag = if s.v4 {
+            u16::from_be_bytes([packet[6], packet[7]])
+        } else {
+            0
+        };
+        out.clear();
+        let known = self.by_template.get(&t).copied();
+        if let Some(ctx) = known.map(|cid| &mut self.contexts[usize::from(cid)]) {
+            ctx.last_used = self.clock;
+            ctx.since_ir += 1;
+            if ctx.irs_due > 0 || ctx.since_ir >= REFRESH {
+                ctx.irs_due = ctx.irs_due.saturating_sub(1);
+                ctx.since_ir = 0;
+                ctx.reset(ip_id);
+                ctx.frag = frag;
+            }
+        }
+        if let Some(cid) = known.filter(|&cid| self.contexts[usize::from(cid)].since_ir > 0) {
+            let ctx = &mut self.contexts[usize::from(cid)];
+            let code: u8 = if ip_id == 0 {
+                0
+            } else if ctx.fits(ip_id) {
+                1
+            } else {
+                2
+            };
+            ctx.push(ip_id);
+            let mut k = CO_N | code << kind::I_SHIFT;
+            if cid != 0 {
+                k |= kind::C;
+                out.push(cid);
+            }
+            match code {
+                1 => out.push(ip_id as u8),
+                2 => out.extend_from_slice(&ip_id.to_be_bytes()),
+                _ => {}
+            }
+            if frag != ctx.frag {
+                k |= kind::F;
+                out.extend_from_slice(&frag.to_be_bytes());
+            }
+            out.extend_from_slice(&crc16(&packet[..s.header]).to_be_bytes());
+            if s.udp {
+                out.extend_from_slice(&packet[s.header - 2..s.header]);
+            }
+            if payload {
+                out.extend_from_slice(&packet[s.header..]);
+            }
+            return Some(FrameKind::Profile(k));
+        }
+        if let Some(cid) = known {
+            return Some(ir_n(packet, s, cid, out));
+        }
+        let cid = if self.contexts.len() < MAX_CONTEXTS {
+            self.contexts.push(CompContext {
+                template: Vec::new(),
+                since_ir: 0,
+                irs_due: 0,
+                frag,
+                ip_ids: [ip_id; IP_ID_HISTORY],
+                next: 0,
+                last_used: 0,
+            });
+            self.contexts.len() - 1
+        } else {
+            let lru = (0..self.contexts.len())
+                .min_by_key(|&i| self.contexts[i].last_used)
+                .unwrap_or(0);
+            self.by_template.remove(&self.contexts[lru].template);
+            lru
+        };
+        self.contexts[cid] = CompContext {
+            template: t.clone(),
+            since_ir: 0,
+            irs_due: START_IRS - 1,
+            frag,
+            ip_ids: [ip_id; IP_ID_HISTORY],
+            next: 0,
+            last_used: self.clock,
+        };
+        self.by_template.insert(t, cid as u8);
+        Some(ir_n(packet, s, cid as u8, out))
+    }
+}
+
+/// Writes `packet` (of shape `s`) as an IR-N frame of `cid`.
+fn ir_n(packet: &[u8], s: Shape, cid: u8, out: &mut Vec<u8>) -> FrameKind {
+    out.clear();
+    out.extend_from_slice(packet);
+    let at = length_at(s.v4);
+    out[at] = if s.udp { UDP_MODE } else { 0 };
+    out[at + 1] = cid;
+    FrameKind::Profile(IR_N)
+}
+
+#[derive(Debug, Clone)]
+struct DecompContext {
+    template: Vec<u8>,
+    shape: Shape,
+    frag: u16,
+    ip_id: u16,
+}
+
+/// The decompressor's side: one context per CID.
+#[derive(Debug, Clone)]
+pub struct OtherDecompressor {
+    contexts: Vec<Option<DecompContext>>,
+}
+
+impl Default for OtherDecompressor {
+    fn default() -> OtherDecompressor {
+        OtherDecompressor {
+            contexts: (0..256).map(|_| None).collect(),
+        }
+    }
+}
+
+impl OtherDecompressor {
+    /// Sets a context up from an IR-N frame and delivers its packet.
+    pub fn ir_n(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let v4 = match frame.first().map(|b| b >> 4) {
+            Some(4) => true,
+            Some(6) => false,
+            _ => return Err(DropReason::Malformed),
+        };
+        let at = length_at(v4);
+        let (flags, cid) = match frame.get(at..at + 2) {
+            Some(&[f, c]) => (f, c),
+            _ => return Err(DropReason::Malformed),
+        };
+        if flags & !UDP_MODE != 0 {
+            return Err(DropReason::Malformed);
+        }
+        let len = if v4 {
+            frame.len()
+        } else {
+            frame.len().wrapping_sub(40)
+        };
+        if len > usize::from(u16::MAX) {
+            return Err(DropReason::Malformed);
+        }
+        out.clear();
+        out.extend_from_slice(frame);
+        out[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
+        let s = shape(out).ok_or(DropReason::Malformed)?;
+        if s.udp != (flags & UDP_MODE != 0) {
+            out.clear();
+            return Err(DropReason::Malformed);
+        }
+        let (ip_id, frag) = if v4 {
+            (
+                u16::from_be_bytes([out[4], out[5]]),
+                u16::from_be_bytes([out[6], out[7]]),
+            )
+        } else {
+            (0, 0)
+        };
+        self.contexts[usize::from(cid)] = Some(DecompContext {
+            template: template(out, s),
+            shape: s,
+            frag,
+            ip_id,
+        });
+        Ok(())
+    }
+
+    /// Rebuilds the packet of a CO-N frame of kind byte `k`; delivers it only if its header
+    /// has the frame's CRC.
+    pub fn co_n(&mut self, k: u8, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let (head, at) = self.head(k, frame)?;
+        self.rebuild(&head, &frame[at..], out)
+    }
+
+    /// Parses the header part of a CO-N frame of kind byte `k` (all but its payload); the
+    /// fields and the octets they took.
+    pub fn head(&self, k: u8, frame: &[u8]) -> Result<(Head, usize), DropReason> {
+        let mut at = 0;
+        let mut take = |n: usize| {
+            let bytes = frame.get(at..at + n).ok_or(DropReason::Malformed);
+            at += n;
+            bytes
+        };
+        let cid = if k & kind::C != 0 {
+            match take(1)?[0] {
+                0 => return Err(DropReason::Malformed),
+                c => c,
+            }
+        } else {
+            0
+        };
+        let code = (k >> kind::I_SHIFT) & 0x03;
+        let ip_id = match code {
+            0 => 0,
+            1 => u16::from(take(1)?[0]),
+            2 => u16::from_be_bytes(take(2)?.try_into().expect("two bytes")),
+            _ => return Err(DropReason::Malformed),
+        };
+        let frag = if k & kind::F != 0 {
+            Some(u16::from_be_bytes(take(2)?.try_into().expect("two bytes")))
+        } else {
+            None
+        };
+        let crc = u16::from_be_bytes(take(2)?.try_into().expect("two bytes"));
+        let ctx = self.contexts[usize::from(cid)]
+            .as_ref()
+            .ok_or(DropReason::NoContext)?;
+        let udp_checksum = if ctx.shape.udp {
+            Some(take(2)?.try_into().expect("two bytes"))
+        } else {
+            None
+        };
+        if !ctx.shape.v4 && (code != 0 || frag.is_some()) {
+            return Err(DropReason::Malformed);
+        }
+        let head = Head {
+            cid,
+            code,
+            ip_id,
+            frag,
+            crc,
+            udp_checksum,
+        };
+        Ok((head, at))
+    }
+
+    /// Rebuilds the packet of `head` (from [`OtherDecompressor::head`]) around `payload`;
+    /// delivers it only if its header has the frame's CRC.
+    pub fn rebuild(
+        &mut self,
+        head: &Head,
+        payload: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        out.clear();
+        let ctx = self.contexts[usize::from(head.cid)]
+            .as_mut()
+            .ok_or(DropReason::NoContext)?;
+        let s = ctx.shape;
+        let ip_id = match head.code {
+            1 => {
+                let low = ctx.ip_id.wrapping_sub(IP_ID_BELOW);
+                low.wrapping_add(head.ip_id.wrapping_sub(low) & 0xFF)
+            }
+            _ => head.ip_id,
+        };
+        let frag = head.frag.unwrap_or(ctx.frag);
+        let len = s.header + payload.len();
+        out.extend_from_slice(&ctx.template);
+        if s.v4 {
+            let total = u16::try_from(len).map_err(|_| DropReason::Malformed)?;
+            out[2..4].copy_from_slice(&total.to_be_bytes());
+            out[4..6].copy_from_slice(&ip_id.to_be_bytes());
+            out[6..8].copy_from_slice(&frag.to_be_bytes());
+            let sum = taroc_wire::checksum::checksum(&out[..20]);
+            out[10..12].copy_from_slice(&sum.to_be_bytes());
+        } else {
+            let payload_len = u16::try_from(len - 40).map_err(|_| DropReason::Malformed)?;
+            out[4..6].copy_from_slice(&payload_len.to_be_bytes());
+        }
+        if let Some(sum) = head.udp_checksum {
+            let u = s.header - 8;
+            let udp_len = u16::try_from(len - u).map_err(|_| DropReason::Malformed)?;
+            out[u + 4..u + 6].copy_from_slice(&udp_len.to_be_bytes());
+            out[u + 6..u + 8].copy_from_slice(&sum);
+        }
+        if crc16(out) != head.crc {
+            out.clear();
+            return Err(DropReason::ChecksumMismatch);
+        }
+        out.extend_from_slice(payload);
+        ctx.ip_id = ip_id;
+        Ok(())
+    }
+}
+
+/// The fields of a CO-N frame's header part.
+#[derive(Debug, Clone, Copy)]
+pub struct Head {
+    cid: u8,
+    code: u8,
+    ip_id: u16,
+    frag: Option<u16>,
+    crc: u16,
+    udp_checksum: Option<[u8; 2]>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn udp(id: u16, payload: usize) -> Vec<u8> {
+        let total = 28 + payload;
+        let mut p = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, protocol::UDP, 0, 0];
+        p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+        p[4..6].copy_from_slice(&id.to_be_bytes());
+        p.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
+        p.extend_from_slice(&[0x9c, 0x40, 0, 53]);
+        p.extend_from_slice(&((8 + payload) as u16).to_be_bytes());
+        p.extend_from_slice(&[0x12, 0x34]);
+        p.extend((0..payload).map(|i| i as u8));
+        let sum = taroc_wire::checksum::checksum(&p[..20]);
+        p[10..12].copy_from_slice(&sum.to_be_bytes());
+        p
+    }
+
+    fn round(c: &mut OtherCompressor, d: &mut OtherDecompressor, p: &[u8]) -> (u8, usize) {
+        let (mut frame, mut out) = (Vec::new(), Vec::new());
+        let FrameKind::Profile(k) = c.compress(p, &mut frame, true).unwrap() else {
+            panic!("not a profile kind");
+        };
+        if k == IR_N {
+            d.ir_n(&frame, &mut out).unwrap();
+        } else {
+            d.co_n(k, &frame, &mut out).unwrap();
+        }
+        assert_eq!(out, p);
+        (k, frame.len())
+    }
+
+    #[test]
+    fn crc_is_ccitt_false() {
+        assert_eq!(crc16(b"123456789"), 0x29B1);
+    }
+
+    #[test]
+    fn udp_round_trips_in_six_bytes() {
+        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
+        for id in (8 - u16::from(START_IRS))..8 {
+            assert_eq!(round(&mut c, &mut d, &udp(id, 30)).0, IR_N);
+        }
+        let (k, len) = round(&mut c, &mut d, &udp(9, 30));
+        assert_eq!((k, len), (CO_N | 1 << kind::I_SHIFT, 1 + 2 + 2 + 30));
+        // A jump past the 8-bit interval goes whole; a fragment field of its own.
+        assert_eq!(round(&mut c, &mut d, &udp(9000, 5)).0, CO_N | 2 << 1);
+        assert_eq!(round(&mut c, &mut d, &udp(0, 5)).0, CO_N);
+    }
+
+    #[test]
+    fn a_wrong_context_is_refused_not_delivered() {
+        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
+        for id in (8 - u16::from(START_IRS))..8 {
+            round(&mut c, &mut d, &udp(id, 30));
+        }
+        let mut other = udp(8, 30);
+        other[8] = 63; // another TTL: another context, CID 1, whose IR-N is lost
+        other[10..12].fill(0);
+        let sum = taroc_wire::checksum::checksum(&other[..20]);
+        other[10..12].copy_from_slice(&sum.to_be_bytes());
+        let mut frame = Vec::new();
+        for _ in 0..START_IRS {
+            c.compress(&other, &mut frame, true);
+        }
+        let mut out = Vec::new();
+        // Its CO-N rides on CID 1, which the decompressor lacks.
+        let FrameKind::Profile(k) = c.compress(&other, &mut frame, true).unwrap() else {
+            panic!()
+        };
+        assert_eq!(d.co_n(k, &frame, &mut out), Err(DropReason::NoContext));
+        // Forced onto CID 0: the CRC refuses it.
+        let mut forged = frame[1..].to_vec();
+        assert_eq!(
+            d.co_n(k & !kind::C, &forged, &mut out),
+            Err(DropReason::ChecksumMismatch)
+        );
+        assert!(out.is_empty());
+        forged.truncate(1);
+        assert_eq!(
+            d.co_n(k & !kind::C, &forged, &mut out),
+            Err(DropReason::Malformed)
+        );
+    }
+
+    #[test]
+    fn fragments_and_ipv6_round_trip() {
+        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
+        for (i, frag) in [0x2000u16, 0x00B9, 0x2000, 0x00B9].into_iter().enumerate() {
+            let mut p = udp(100 + i as u16 / 2, 60);
+            p[6..8].copy_from_slice(&frag.to_be_bytes());
+            p[10..12].fill(0);
+            let sum = taroc_wire::checksum::checksum(&p[..20]);
+            p[10..12].copy_from_slice(&sum.to_be_bytes());
+            round(&mut c, &mut d, &p);
+        }
+        let mut v6 = vec![0x60, 0, 0, 0, 0, 8, protocol::ICMPV6, 64];
+        v6.extend_from_slice(&[0x20; 32]);
+        v6.extend_from_slice(&[128, 0, 1, 2, 3, 4, 5, 6]);
+        for _ in 0..START_IRS {
+            assert_eq!(round(&mut c, &mut d, &v6).0, IR_N);
+        }
+        assert_eq!(round(&mut c, &mut d, &v6), (CO_N | kind::C, 1 + 2 + 8));
+        for i in 1..2 * REFRESH {
+            let k = round(&mut c, &mut d, &v6).0;
+            assert_eq!(k == IR_N, (i + 1) % REFRESH == 0, "packet {i}");
+        }
+    }
+}
