@@ -2,12 +2,12 @@
 //! response, ours beside the draft's Tables 3–6, its claims checked, CSV/JSON/CDF plots.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use clap::Args;
 use taroc_core::variant::Variant;
 
 use super::reproduce::{prepare, write_pngs};
+use super::study::StudyOutput;
 use super::{scheme_names, Exit};
 
 /// The help of `taroc reproduce dclor --schemes`, listing every scheme from the code.
@@ -64,21 +64,9 @@ pub struct DclorArgs {
     /// Seeds per response (each a whole run of the mix).
     #[arg(long, default_value_t = 1)]
     pub seeds: u32,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Print JSON Lines (one object per file size and response) instead of the table.
-    #[arg(long)]
-    pub json: bool,
-    /// Exit with status 1 if any of the draft's claims fails.
-    #[arg(long)]
-    pub check: bool,
-    /// Directory for dclor.csv, dclor.json and the CDF plot (created if needed).
-    #[arg(long, default_value = "sim-results")]
-    pub out: PathBuf,
-    /// Write the plot as SVG only.
-    #[arg(long)]
-    pub no_png: bool,
+    /// Threads, output form, claims check and output directory.
+    #[command(flatten)]
+    pub output: StudyOutput,
     /// A kilobyte is 1024 bytes (file sizes and the buffer) instead of 1000.
     #[arg(long)]
     pub kib: bool,
@@ -169,7 +157,7 @@ impl DclorArgs {
             responses,
             schemes,
             seeds: self.seeds,
-            threads: self.threads,
+            threads: self.output.threads,
             base,
         })
     }
@@ -182,7 +170,12 @@ pub fn run_dclor(
     err: &mut dyn Write,
     progress: bool,
 ) -> Exit {
-    let options = match prepare("taroc reproduce dclor", args.options(), &args.out, err) {
+    let options = match prepare(
+        "taroc reproduce dclor",
+        args.options(),
+        &args.output.out,
+        err,
+    ) {
         Ok(o) => o,
         Err(exit) => return exit,
     };
@@ -192,7 +185,7 @@ pub fn run_dclor(
     bar.finish();
     let claims = report::check(&result);
     let records = report::records(&result);
-    let printed = if args.json {
+    let printed = if args.output.json {
         records.iter().try_for_each(|r| {
             serde_json::to_string(r)
                 .map_err(std::io::Error::other)
@@ -240,7 +233,7 @@ pub fn run_dclor(
     }
     let svg = report::cdf_svg(&result);
     let write = |name: &str, bytes: &[u8]| {
-        let path = args.out.join(name);
+        let path = args.output.out.join(name);
         std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
     };
     let json = serde_json::to_string_pretty(&serde_json::json!({
@@ -253,15 +246,15 @@ pub fn run_dclor(
         .and_then(|()| write("dclor.csv", report::csv(&result).as_bytes()))
         .and_then(|()| write("dclor-cdf.svg", svg.as_bytes()))
         .and_then(|()| {
-            if args.no_png {
+            if args.output.no_png {
                 Ok(())
             } else {
-                write_pngs(&[("dclor-cdf.svg".to_string(), svg)], &args.out)
+                write_pngs(&[("dclor-cdf.svg".to_string(), svg)], &args.output.out)
             }
         });
     if let Err(e) = written {
         let _ = writeln!(err, "taroc reproduce dclor: {e}");
         return Exit::Failure;
     }
-    Exit::of(!args.check || claims.iter().all(|c| c.holds != Some(false)))
+    Exit::of(!args.output.check || claims.iter().all(|c| c.holds != Some(false)))
 }

@@ -3,11 +3,11 @@
 //! JSON and plots written to `--out`.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use clap::Args;
 
 use super::reproduce::{prepare, write_pngs};
+use super::study::StudyOutput;
 use super::Exit;
 use crate::lowloss::{claims, plots, report, run};
 use crate::progress::Progress;
@@ -53,21 +53,9 @@ pub struct LowLossArgs {
     /// Schemes to run (see `--help` for the list).
     #[arg(long, value_name = "LIST", value_delimiter = ',', help = schemes_help())]
     pub schemes: Option<Vec<String>>,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Print JSON Lines (one record per figure, scheme and BER) instead of the report.
-    #[arg(long)]
-    pub json: bool,
-    /// Exit with status 1 if any of the paper's claims fails on our results.
-    #[arg(long)]
-    pub check: bool,
-    /// Directory for low-loss.json and the plots (created if needed).
-    #[arg(long, default_value = "sim-results")]
-    pub out: PathBuf,
-    /// Write the plots as SVG only.
-    #[arg(long)]
-    pub no_png: bool,
+    /// Threads, output form, claims check and output directory.
+    #[command(flatten)]
+    pub output: StudyOutput,
 }
 
 impl LowLossArgs {
@@ -87,7 +75,7 @@ impl LowLossArgs {
         if let Some(s) = &self.schemes {
             o.schemes = s.iter().map(|s| s.trim().to_string()).collect();
         }
-        o.threads = self.threads;
+        o.threads = self.output.threads;
         o.check()?;
         Ok(o)
     }
@@ -101,7 +89,12 @@ pub fn run_low_loss(
     err: &mut dyn Write,
     progress: bool,
 ) -> Exit {
-    let options = match prepare("taroc reproduce low-loss", args.options(), &args.out, err) {
+    let options = match prepare(
+        "taroc reproduce low-loss",
+        args.options(),
+        &args.output.out,
+        err,
+    ) {
         Ok(o) => o,
         Err(exit) => return exit,
     };
@@ -112,7 +105,7 @@ pub fn run_low_loss(
     let wall = start.elapsed().as_secs_f64();
     let checked = claims::check_all(&results);
     let records = report::records(&results);
-    let printed = if args.json {
+    let printed = if args.output.json {
         records.iter().try_for_each(|r| {
             serde_json::to_string(r)
                 .map_err(std::io::Error::other)
@@ -131,7 +124,7 @@ pub fn run_low_loss(
     let plots = plots::plots(&results);
     let written = (|| -> Result<(), String> {
         let write = |name: &str, bytes: &[u8]| {
-            let path = args.out.join(name);
+            let path = args.output.out.join(name);
             std::fs::write(&path, bytes)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))
         };
@@ -140,16 +133,16 @@ pub fn run_low_loss(
         for (name, svg) in &plots {
             write(name, svg.as_bytes())?;
         }
-        if args.no_png {
+        if args.output.no_png {
             Ok(())
         } else {
-            write_pngs(&plots, &args.out)
+            write_pngs(&plots, &args.output.out)
                 .map_err(|e| format!("PNG plots: {e} (--no-png skips them)"))
         }
     })();
     match written {
-        Ok(()) if !args.json => {
-            let _ = writeln!(out, "JSON and plots in {}", args.out.display());
+        Ok(()) if !args.output.json => {
+            let _ = writeln!(out, "JSON and plots in {}", args.output.out.display());
         }
         Ok(()) => {}
         Err(e) => {
@@ -157,7 +150,7 @@ pub fn run_low_loss(
             exit = Exit::Failure;
         }
     }
-    if args.check && claims::any_fails(&checked) {
+    if args.output.check && claims::any_fails(&checked) {
         let failed = checked
             .iter()
             .filter(|c| c.verdict == claims::Verdict::Fails)

@@ -2,10 +2,11 @@
 //! JSON and plots written to `--out`, checked writable before the run.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Args;
 
+use super::study::StudyOutput;
 use super::{scheme_names, Exit, PNG_SCALE};
 use crate::plot::PngRenderer;
 use crate::progress::Progress;
@@ -55,25 +56,9 @@ pub struct ReproduceArgs {
     /// Schemes to run (see `--help` for the list).
     #[arg(long, value_name = "LIST", value_delimiter = ',', help = schemes_help())]
     pub schemes: Option<Vec<String>>,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Print JSON Lines (one object per cell, one per line) instead of the table.
-    #[arg(long)]
-    pub json: bool,
-    /// Exit with status 1 if any of the draft's claims fails on our grid (a claim whose
-    /// schemes did not run is reported "not checked" and does not fail).
-    #[arg(long)]
-    pub check: bool,
-    /// Directory for appendix-b.csv, appendix-b.json and the plots (created if needed; checked
-    /// writable before the run).
-    #[arg(long, default_value = "sim-results")]
-    pub out: PathBuf,
-    /// Write the plots as SVG only. By default each plot is also rendered to a PNG beside
-    /// its SVG (1800 pixels wide), with a font installed on the system (e.g. Debian's
-    /// fonts-dejavu-core).
-    #[arg(long)]
-    pub no_png: bool,
+    /// Threads, output form, claims check and output directory.
+    #[command(flatten)]
+    pub output: StudyOutput,
 }
 
 impl ReproduceArgs {
@@ -90,7 +75,7 @@ impl ReproduceArgs {
         if let Some(d) = self.duration {
             options.duration_s = d;
         }
-        options.threads = self.threads;
+        options.threads = self.output.threads;
         if let Some(schemes) = &self.schemes {
             options.schemes = schemes.iter().map(|s| s.trim().to_string()).collect();
         }
@@ -170,7 +155,7 @@ pub fn run_reproduce(
     err: &mut dyn Write,
     progress: bool,
 ) -> Exit {
-    let options = match prepare("taroc reproduce", args.options(), &args.out, err) {
+    let options = match prepare("taroc reproduce", args.options(), &args.output.out, err) {
         Ok(o) => o,
         Err(exit) => return exit,
     };
@@ -205,7 +190,7 @@ pub fn run_reproduce(
     }
     let checks = reproduce::check(&grid);
     // The results first, so that they are seen even if the files cannot be written.
-    let printed = if args.json {
+    let printed = if args.output.json {
         grid.cells.iter().try_for_each(|c| {
             serde_json::to_string(c)
                 .map_err(std::io::Error::other)
@@ -228,22 +213,26 @@ pub fn run_reproduce(
         )
     };
     let mut exit = Exit::of(printed.is_ok());
-    let written = write_files(&args.out, &grid, &plots).and_then(|()| {
-        if args.no_png {
+    let written = write_files(&args.output.out, &grid, &plots).and_then(|()| {
+        if args.output.no_png {
             Ok(())
         } else {
-            write_pngs(&plots, &args.out).map_err(|e| {
+            write_pngs(&plots, &args.output.out).map_err(|e| {
                 format!("PNG plots: {e} (the CSV, JSON and SVG plots are written; --no-png skips the PNGs)")
             })
         }
     });
     match written {
-        Ok(()) if !args.json => {
+        Ok(()) if !args.output.json => {
             let _ = writeln!(
                 out,
                 "CSV, JSON, goodput-vs-BER plots and the cwnd-tracking plot ({}) in {}",
-                if args.no_png { "SVG" } else { "SVG and PNG" },
-                args.out.display()
+                if args.output.no_png {
+                    "SVG"
+                } else {
+                    "SVG and PNG"
+                },
+                args.output.out.display()
             );
         }
         Ok(()) => {}
@@ -252,12 +241,12 @@ pub fn run_reproduce(
             exit = Exit::Failure;
         }
     }
-    if args.check && reproduce::any_fails(&checks) {
+    if args.output.check && reproduce::any_fails(&checks) {
         let failed = checks
             .iter()
             .filter(|(_, v)| matches!(v, reproduce::Verdict::Fails(_)))
             .count();
-        if args.json {
+        if args.output.json {
             let _ = write!(err, "{}", reproduce::report(&checks));
         }
         let _ = writeln!(
@@ -319,11 +308,13 @@ mod tests {
             seeds: Some(1),
             duration: Some(2.0),
             schemes: Some(vec!["none".into(), "vj".into()]),
-            threads: 2,
-            json: false,
-            check: false,
-            out: out.to_path_buf(),
-            no_png: true,
+            output: StudyOutput {
+                threads: 2,
+                json: false,
+                check: false,
+                out: out.to_path_buf(),
+                no_png: true,
+            },
         }
     }
 
@@ -403,7 +394,7 @@ mod tests {
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("FAILS              VJHC below NONE"), "{out}");
         assert!(dir.join("appendix-b-9.6k-sack.svg").is_file());
-        a.check = true;
+        a.output.check = true;
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(run_reproduce(&a, &mut out, &mut err, false), Exit::Failure);
         let err = String::from_utf8(err).unwrap();

@@ -4,6 +4,7 @@
 //! --quick`).
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
@@ -53,4 +54,29 @@ pub fn run_study(
         Some(Study::LowLoss(args)) => run_low_loss(args, out, err, progress),
         Some(Study::Decoupling(args)) => run_decoupling(args, out, err, progress),
     }
+}
+
+/// The options the simulated studies share: worker threads, the output's form, the claims
+/// check and where the files go (flattened into each study's arguments).
+#[derive(Debug, Clone, Args)]
+pub struct StudyOutput {
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Print JSON Lines (one record per line, see above) instead of the table or report.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit with status 1 if any of the study's claims fails (a claim whose schemes did not
+    /// run is reported "not checked" and does not fail).
+    #[arg(long)]
+    pub check: bool,
+    /// Directory for the study's CSV, JSON and plots (created if needed; checked writable
+    /// before the run).
+    #[arg(long, default_value = "sim-results")]
+    pub out: PathBuf,
+    /// Write the plots as SVG only. By default each plot is also rendered to a PNG beside
+    /// its SVG (1800 pixels wide), with a font installed on the system (e.g. Debian's
+    /// fonts-dejavu-core).
+    #[arg(long)]
+    pub no_png: bool,
 }
