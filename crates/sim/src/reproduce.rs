@@ -43,22 +43,7 @@ impl GridOptions {
 
     /// Checks the options: known schemes, each once, at least one seed, a positive duration.
     pub fn check(&self) -> Result<(), String> {
-        for (i, s) in self.schemes.iter().enumerate() {
-            if !crate::scenario::SCHEMES.contains(&s.as_str())
-                && crate::scenario::ideal_header(s).is_none()
-            {
-                return Err(format!(
-                    "unknown scheme {s:?} (expected: {}, or ideal-N)",
-                    crate::scenario::SCHEMES.join(", ")
-                ));
-            }
-            if self.schemes[..i].contains(s) {
-                return Err(format!("scheme {s} is listed twice"));
-            }
-        }
-        if self.schemes.is_empty() {
-            return Err("no scheme to run".into());
-        }
+        crate::scenario::check_schemes(&self.schemes)?;
         if self.seeds == 0 {
             return Err("at least one seed is needed".into());
         }

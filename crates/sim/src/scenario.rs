@@ -35,6 +35,25 @@ pub const SCHEMES: [&str; 10] = [
     "iphc-plain",
 ];
 
+/// Checks a study's scheme list: at least one, each known ([`SCHEMES`] or `ideal-N`), each once.
+pub fn check_schemes(schemes: &[String]) -> Result<(), String> {
+    for (i, s) in schemes.iter().enumerate() {
+        if !SCHEMES.contains(&s.as_str()) && ideal_header(s).is_none() {
+            return Err(format!(
+                "unknown scheme {s:?} (expected: {}, or ideal-N)",
+                SCHEMES.join(", ")
+            ));
+        }
+        if schemes[..i].contains(s) {
+            return Err(format!("scheme {s} is listed twice"));
+        }
+    }
+    if schemes.is_empty() {
+        return Err("no scheme to run".into());
+    }
+    Ok(())
+}
+
 /// The compressed header size of the simulator-only IDEAL schemes: `ideal` (the draft's 4
 /// bytes) and `ideal-N` (N bytes, 0..=60: e.g. `ideal-7`, an IDEAL as large as the draft's
 /// TAROC, to measure what header size alone costs).
