@@ -170,3 +170,65 @@ pub fn ethernet_ipv4_zero_filled(frame: &[u8]) -> Option<(Vec<u8>, usize)> {
     packet.resize(total.max(captured), 0);
     Some((packet, captured))
 }
+
+/// What a capture's round trip through a compressor/decompressor pair per direction gave.
+pub struct Outcome {
+    /// Packets in the capture.
+    pub packets: usize,
+    /// Packets delivered (each equal to its original).
+    pub delivered: usize,
+    /// Intact frames refused for context damage.
+    pub damaged: usize,
+    /// Header bytes on the link: frames with their kind byte, less the payloads.
+    pub link_header_bytes: usize,
+    /// Each direction's compressor statistics.
+    pub stats: [taroc_core::taroc::TarocStats; 2],
+}
+
+/// Runs `packets` through `comp` and `decomp` (index 0 for packets [`forward`], 1 for the
+/// others); `lose(i)` drops frame i. Every delivered packet must be the original byte for
+/// byte, every refusal context damage, every TYPE_IP frame the packet itself; `stats` reads a
+/// compressor's statistics at the end.
+pub fn round_trip<C, D>(
+    packets: &[Vec<u8>],
+    mut comp: [C; 2],
+    mut decomp: [D; 2],
+    stats: impl Fn(&C) -> taroc_core::taroc::TarocStats,
+    mut lose: impl FnMut(usize) -> bool,
+) -> Outcome
+where
+    C: taroc_core::Compressor,
+    D: taroc_core::Decompressor,
+{
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let (mut delivered, mut damaged, mut link_header_bytes) = (0, 0, 0);
+    for (i, packet) in packets.iter().enumerate() {
+        let dir = usize::from(!forward(packet));
+        let kind = comp[dir].compress(packet, &mut frame);
+        let payload = taroc_wire::summary::summarize(packet).map_or(0, |s| s.payload_len);
+        link_header_bytes += frame.len() + 1 - payload;
+        if kind == taroc_core::FrameKind::Ip {
+            assert_eq!(frame, *packet);
+        }
+        if lose(i) {
+            continue;
+        }
+        match decomp[dir].decompress(kind, &frame, &mut out) {
+            Ok(()) => {
+                assert_eq!(out, *packet, "packet {i} ({kind:?}) delivered wrong");
+                delivered += 1;
+            }
+            Err(reason) => {
+                assert!(reason.is_context_damage(), "packet {i}: {reason:?}");
+                damaged += 1;
+            }
+        }
+    }
+    Outcome {
+        packets: packets.len(),
+        delivered,
+        damaged,
+        link_header_bytes,
+        stats: [stats(&comp[0]), stats(&comp[1])],
+    }
+}

@@ -4,16 +4,8 @@
 mod common;
 
 use taroc_core::plus::{PlusCompressor, PlusDecompressor};
-use taroc_core::taroc::{Part, Repair, TarocConfig, TarocStats, Why};
-use taroc_core::{Compressor, Decompressor, FrameKind};
-
-struct Outcome {
-    packets: usize,
-    delivered: usize,
-    damaged: usize,
-    link_header_bytes: usize,
-    stats: [TarocStats; 2],
-}
+use common::Outcome;
+use taroc_core::taroc::{Part, Repair, TarocConfig, Why};
 
 fn config() -> TarocConfig {
     TarocConfig {
@@ -24,44 +16,17 @@ fn config() -> TarocConfig {
 
 /// Runs `packets` through a compressor/decompressor pair per direction; `lose(i)` drops frame
 /// i. Every delivered packet must be the original, byte for byte.
-fn run(packets: &[Vec<u8>], mut lose: impl FnMut(usize) -> bool) -> Outcome {
-    let mut comp = [PlusCompressor::new(config()), PlusCompressor::new(config())];
-    let mut decomp = [
-        PlusDecompressor::new(config()),
-        PlusDecompressor::new(config()),
-    ];
-    let (mut frame, mut out) = (Vec::new(), Vec::new());
-    let (mut delivered, mut damaged, mut link_header_bytes) = (0, 0, 0);
-    for (i, packet) in packets.iter().enumerate() {
-        let dir = usize::from(!common::forward(packet));
-        let kind = comp[dir].compress(packet, &mut frame);
-        let payload = taroc_wire::summary::summarize(packet).map_or(0, |s| s.payload_len);
-        link_header_bytes += frame.len() + 1 - payload;
-        if kind == FrameKind::Ip {
-            assert_eq!(frame, *packet);
-        }
-        if lose(i) {
-            continue;
-        }
-        match decomp[dir].decompress(kind, &frame, &mut out) {
-            Ok(()) => {
-                assert_eq!(out, *packet, "packet {i} ({kind:?}) delivered wrong");
-                delivered += 1;
-            }
-            Err(reason) => {
-                assert!(reason.is_context_damage(), "packet {i}: {reason:?}");
-                damaged += 1;
-            }
-        }
-    }
-    let [a, b] = comp;
-    Outcome {
-        packets: packets.len(),
-        delivered,
-        damaged,
-        link_header_bytes,
-        stats: [a.stats().clone(), b.stats().clone()],
-    }
+fn run(packets: &[Vec<u8>], lose: impl FnMut(usize) -> bool) -> Outcome {
+    common::round_trip(
+        packets,
+        [PlusCompressor::new(config()), PlusCompressor::new(config())],
+        [
+            PlusDecompressor::new(config()),
+            PlusDecompressor::new(config()),
+        ],
+        |c| c.stats().clone(),
+        lose,
+    )
 }
 
 fn captures() -> Option<Vec<std::path::PathBuf>> {

@@ -4,58 +4,23 @@
 mod common;
 
 use taroc_core::taroc::{TarocCompressor, TarocConfig, TarocDecompressor, Why};
-use taroc_core::{Compressor, Decompressor, FrameKind};
-
-struct Outcome {
-    packets: usize,
-    delivered: usize,
-    damaged: usize,
-    link_header_bytes: usize,
-    stats: [taroc_core::taroc::TarocStats; 2],
-}
+use common::Outcome;
 
 /// Runs `packets` through a compressor/decompressor pair per direction; `lose(i)` drops frame i.
 fn run(packets: &[Vec<u8>], lose: impl Fn(usize) -> bool) -> Outcome {
-    let mut comp = [
-        TarocCompressor::new(TarocConfig::default()),
-        TarocCompressor::new(TarocConfig::default()),
-    ];
-    let mut decomp = [
-        TarocDecompressor::new(TarocConfig::default()),
-        TarocDecompressor::new(TarocConfig::default()),
-    ];
-    let (mut frame, mut out) = (Vec::new(), Vec::new());
-    let (mut delivered, mut damaged, mut link_header_bytes) = (0, 0, 0);
-    for (i, packet) in packets.iter().enumerate() {
-        let dir = usize::from(!common::forward(packet));
-        let kind = comp[dir].compress(packet, &mut frame);
-        let payload = taroc_wire::summary::summarize(packet).map_or(0, |s| s.payload_len);
-        link_header_bytes += frame.len() + 1 - payload;
-        if kind == FrameKind::Ip {
-            assert_eq!(frame, *packet);
-        }
-        if lose(i) {
-            continue;
-        }
-        match decomp[dir].decompress(kind, &frame, &mut out) {
-            Ok(()) => {
-                assert_eq!(out, *packet, "packet {i} ({kind:?}) delivered wrong");
-                delivered += 1;
-            }
-            Err(reason) => {
-                assert!(reason.is_context_damage(), "packet {i}: {reason:?}");
-                damaged += 1;
-            }
-        }
-    }
-    let [a, b] = comp;
-    Outcome {
-        packets: packets.len(),
-        delivered,
-        damaged,
-        link_header_bytes,
-        stats: [a.stats().clone(), b.stats().clone()],
-    }
+    common::round_trip(
+        packets,
+        [
+            TarocCompressor::new(TarocConfig::default()),
+            TarocCompressor::new(TarocConfig::default()),
+        ],
+        [
+            TarocDecompressor::new(TarocConfig::default()),
+            TarocDecompressor::new(TarocConfig::default()),
+        ],
+        |c| c.stats().clone(),
+        lose,
+    )
 }
 
 #[test]
