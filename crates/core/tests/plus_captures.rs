@@ -3,8 +3,8 @@
 
 mod common;
 
-use taroc_core::plus::{PlusCompressor, PlusDecompressor};
 use common::Outcome;
+use taroc_core::plus::{PlusCompressor, PlusDecompressor};
 use taroc_core::taroc::{Part, Repair, TarocConfig, Why};
 
 fn config() -> TarocConfig {

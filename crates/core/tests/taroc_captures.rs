@@ -3,8 +3,8 @@
 
 mod common;
 
-use taroc_core::taroc::{TarocCompressor, TarocConfig, TarocDecompressor, Why};
 use common::Outcome;
+use taroc_core::taroc::{TarocCompressor, TarocConfig, TarocDecompressor, Why};
 
 /// Runs `packets` through a compressor/decompressor pair per direction; `lose(i)` drops frame i.
 fn run(packets: &[Vec<u8>], lose: impl Fn(usize) -> bool) -> Outcome {
