@@ -107,8 +107,12 @@ struct Shape {
 }
 
 /// The shape of `packet`, if this module compresses it: IPv4 with a 20-byte header and a
-/// valid header checksum, or a fixed IPv6 header, its length fields exact.
+/// valid header checksum, or a fixed IPv6 header, its length fields exact, the whole parsing
+/// as IP ([`taroc_wire::ip::IpInfo::parse`]).
 fn shape(packet: &[u8]) -> Option<Shape> {
+    // Only what parses as IP (extension header chains included) goes in these frames, so a
+    // decompressor delivers nothing else whatever frame arrives.
+    taroc_wire::ip::IpInfo::parse(packet).ok()?;
     let (v4, ip_len, proto) = match packet.first()? >> 4 {
         4 if packet[0] == 0x45 && packet.len() >= 20 => {
             let total = usize::from(u16::from_be_bytes([packet[2], packet[3]]));
