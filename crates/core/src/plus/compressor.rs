@@ -13,7 +13,7 @@ use super::ipid::{self, Behaviour, Detector};
 use super::other::{self, OtherCompressor};
 use super::scaled::{quotient, Learner, Strides};
 use super::seal;
-use super::window::{self, Needs, Span};
+use super::window::{self, Derived, Needs, Scaler, Scaling, Span};
 use crate::codec::{Compressor, FrameKind};
 use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
@@ -49,7 +49,10 @@ struct Context {
     detector: Detector,
     strides: Strides,
     learner: Learner,
-    vsw: Vsw,
+    /// The window; each entry's extra is derived by `scaler`.
+    vsw: Vsw<Derived>,
+    /// The scaler of `strides` and `behaviour` ([`Context::rescale`]).
+    scaler: Scaler,
     seq: SeqTracker,
     ack: AckTracker,
     last_used: u64,
@@ -59,6 +62,20 @@ struct Context {
 }
 
 impl Context {
+    /// Brings the scaler (and the window's extras) up to date with the strides and the IP-ID
+    /// behaviour, if they changed.
+    fn rescale(&mut self) {
+        let scaling = Scaling {
+            strides: self.strides,
+            behaviour: self.behaviour,
+        };
+        if self.scaler.scaling() != scaling {
+            let scaler = Scaler::new(scaling);
+            self.vsw.refresh_extras(|f| scaler.derive(f));
+            self.scaler = scaler;
+        }
+    }
+
     /// W = K * the larger tracked window share (TAROC's bound of the VSW), bytes.
     fn window(&self, k: u32) -> u32 {
         self.seq
@@ -161,15 +178,17 @@ impl PlusCompressor {
             .find_base(p)
             .map_or(Strides::default(), |(_, base)| base.strides);
         let identity = Identity::of(p, false);
+        let behaviour = Detector::initial(p.v4, p.fields.ip_id);
         self.contexts[usize::from(cid)] = Some(Context {
             key: p.key,
             identity_hash: seal::identity_hash(&identity),
             identity,
-            behaviour: Detector::initial(p.v4, p.fields.ip_id),
+            behaviour,
             detector: Detector::new(p.fields.ip_id),
             strides,
+            scaler: Scaler::new(Scaling { strides, behaviour }),
             learner: Learner::new(p.fields.ack),
-            vsw: Vsw::new(
+            vsw: Vsw::with_extras(
                 self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
                 Progress::SincePush,
             )
@@ -289,6 +308,7 @@ impl PlusCompressor {
             ctx.behaviour = behaviour;
             ctx.irs_due = 1 + START_REPEATS;
         }
+        ctx.rescale();
 
         let mut why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)
@@ -333,11 +353,15 @@ impl PlusCompressor {
                 .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
         }
         ctx.watch.sent(p, self.now, !compressed);
-        ctx.vsw.push(Entry {
-            fields: p.fields,
-            has_payload: p.payload_len() > 0,
-            uncompressed: !compressed,
-        });
+        ctx.rescale();
+        ctx.vsw.push_with(
+            Entry {
+                fields: p.fields,
+                has_payload: p.payload_len() > 0,
+                uncompressed: !compressed,
+            },
+            ctx.scaler.derive(&p.fields),
+        );
         ctx.seq.on_segment(p.fields.seq);
         ctx.ack.on_segment(p.fields.ack);
         let w = ctx.window(config.k);
@@ -453,6 +477,8 @@ fn write_ir_r(
     out.push(0);
     let coder = Coder {
         vsw: &base.vsw,
+        derived_by: base.scaler.scaling(),
+        scaler: &ctx.scaler,
         identity_hash: ctx.identity_hash,
         strides: ctx.strides,
         behaviour: ctx.behaviour,
@@ -479,7 +505,11 @@ fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
 /// What a CO body is coded against and with.
 struct Coder<'a> {
     /// The references (a context's window).
-    vsw: &'a Vsw,
+    vsw: &'a Vsw<Derived>,
+    /// The scaling the window's extras were derived under.
+    derived_by: Scaling,
+    /// The scaler of the context the frame is for.
+    scaler: &'a Scaler,
     /// The identity hash of the context the frame is for (its seal's key).
     identity_hash: u32,
     /// The strides.
@@ -499,6 +529,8 @@ impl Coder<'_> {
     fn of(ctx: &Context) -> Coder<'_> {
         Coder {
             vsw: &ctx.vsw,
+            derived_by: ctx.scaler.scaling(),
+            scaler: &ctx.scaler,
             identity_hash: ctx.identity_hash,
             strides: ctx.strides,
             behaviour: ctx.behaviour,
@@ -526,7 +558,7 @@ fn write_co(
     {
         return Err(Why::Unfit);
     }
-    let mut needs: Needs = window::needs(ctx.vsw, &p.fields, ctx.strides, ctx.behaviour);
+    let mut needs: Needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, ctx.scaler);
     if ctx.full_numbers {
         let whole = Span {
             up: u64::MAX,

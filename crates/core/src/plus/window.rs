@@ -99,62 +99,127 @@ fn span_16(column: &[u16], v: u16) -> Span {
     span(lo.into(), hi.into())
 }
 
-/// The span of the quotients by `div` from `v` to every value of `column`, if every value shares
-/// `v`'s residue; with `each` given every value's quotient.
-fn span_scaled(
-    column: &[u32],
-    v: u32,
-    div: Divider,
-    mut each: impl FnMut(usize, u32),
-) -> Option<Span> {
-    let (fq, fr) = div.div_rem(v);
-    let (mut lo, mut hi, mut aligned) = (0i64, 0i64, true);
-    for (i, &g) in column.iter().enumerate() {
-        let (gq, gr) = div.div_rem(g);
-        each(i, gq);
-        aligned &= gr == fr;
-        let d = i64::from(fq) - i64::from(gq);
-        (lo, hi) = (lo.min(d), hi.max(d));
-    }
-    aligned.then(|| span(lo, hi))
+/// How a context scales its numbers: what every [`Derived`] value depends on besides the
+/// packet's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Scaling {
+    /// The strides.
+    pub strides: Strides,
+    /// The IP-ID behaviour.
+    pub behaviour: Behaviour,
 }
 
-/// The needs of `f` against `vsw`, for a context with `strides` and IP-ID `behaviour`.
-pub fn needs(vsw: &Vsw, f: &Fields, strides: Strides, behaviour: Behaviour) -> Needs {
+/// What the scan needs of one packet beyond its fields: its numbers scaled, its IP-ID offset
+/// and its timestamp gap. A window entry's are computed once, when it enters the window
+/// ([`Scaler::derive`], kept as the entry's extra in the [`Vsw`]), not at every scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Derived {
+    seq_q: u32,
+    seq_r: u32,
+    ack_q: u32,
+    ack_r: u32,
+    gap: u32,
+    offset: u16,
+}
+
+/// A [`Scaling`] with its divisions prepared.
+#[derive(Debug, Clone, Copy)]
+pub struct Scaler {
+    scaling: Scaling,
+    ds: Divider,
+    da: Divider,
+}
+
+impl Default for Scaler {
+    fn default() -> Scaler {
+        Scaler::new(Scaling::default())
+    }
+}
+
+impl Scaler {
+    /// The scaler of `scaling`.
+    pub fn new(scaling: Scaling) -> Scaler {
+        Scaler {
+            scaling,
+            ds: Divider::new(scaling.strides.seq),
+            da: Divider::new(scaling.strides.ack),
+        }
+    }
+
+    /// Its scaling.
+    pub fn scaling(&self) -> Scaling {
+        self.scaling
+    }
+
+    /// The derived values of `f`.
+    pub fn derive(&self, f: &Fields) -> Derived {
+        let (seq_q, seq_r) = self.ds.div_rem(f.seq);
+        let (ack_q, ack_r) = self.da.div_rem(f.ack);
+        let b = self.scaling.behaviour;
+        let qs = if self.scaling.strides.seq != 0 {
+            seq_q
+        } else {
+            0
+        };
+        Derived {
+            seq_q,
+            seq_r,
+            ack_q,
+            ack_r,
+            gap: f.ts_val.wrapping_sub(f.ts_ecr),
+            offset: ipid::offset(b.counter(f.ip_id), qs),
+        }
+    }
+}
+
+/// The needs of `f` against `vsw`, whose extras were derived under `derived_by`, for a context
+/// scaled by `scaler` (when that is another scaling, the window's extras are derived anew).
+pub fn needs(vsw: &Vsw<Derived>, derived_by: Scaling, f: &Fields, scaler: &Scaler) -> Needs {
+    if derived_by == scaler.scaling {
+        scan(vsw, vsw.extras().iter().copied(), f, scaler)
+    } else {
+        scan(vsw, vsw.entries().map(|e| scaler.derive(&e.fields)), f, scaler)
+    }
+}
+
+/// [`needs`], given the entries' derived values.
+fn scan(
+    vsw: &Vsw<Derived>,
+    derived: impl Iterator<Item = Derived>,
+    f: &Fields,
+    scaler: &Scaler,
+) -> Needs {
     let c = vsw.columns();
-    let (ds, da) = (Divider::new(strides.seq), Divider::new(strides.ack));
-    let with_seq_stride = strides.seq != 0;
-    let offset_of = |ip_id: u16, qs: u32| {
-        ipid::offset(
-            behaviour.counter(ip_id),
-            if with_seq_stride { qs } else { 0 },
-        )
+    let me = scaler.derive(f);
+    // Smallest and largest quotients (this packet's among them), residues that differ from
+    // this packet's (any bit), smallest and largest gap and offset distances.
+    let (mut seq_q, mut ack_q) = ((me.seq_q, me.seq_q), (me.ack_q, me.ack_q));
+    let (mut seq_r, mut ack_r) = (0u32, 0u32);
+    let (mut gap, mut offset) = ((0i32, 0i32), (0i16, 0i16));
+    for g in derived {
+        seq_q = (seq_q.0.min(g.seq_q), seq_q.1.max(g.seq_q));
+        ack_q = (ack_q.0.min(g.ack_q), ack_q.1.max(g.ack_q));
+        seq_r |= g.seq_r ^ me.seq_r;
+        ack_r |= g.ack_r ^ me.ack_r;
+        let d = me.gap.wrapping_sub(g.gap) as i32;
+        gap = (gap.0.min(d), gap.1.max(d));
+        let d = me.offset.wrapping_sub(g.offset) as i16;
+        offset = (offset.0.min(d), offset.1.max(d));
+    }
+    let scaled = |(lo, hi): (u32, u32), q: u32, residues: u32, stride: u16| {
+        (residues == 0 && stride != 0)
+            .then(|| span(i64::from(q) - i64::from(hi), i64::from(q) - i64::from(lo)))
     };
-    let offset = offset_of(f.ip_id, ds.div_rem(f.seq).0);
-    let (mut ip_lo, mut ip_hi) = (0i16, 0i16);
-    let seq_scaled = span_scaled(c.seq, f.seq, ds, |i, gqs| {
-        let d = offset.wrapping_sub(offset_of(c.ip_id[i], gqs)) as i16;
-        (ip_lo, ip_hi) = (ip_lo.min(d), ip_hi.max(d));
-    });
-    let ack_scaled = span_scaled(c.ack, f.ack, da, |_, _| {});
-    let gap = f.ts_val.wrapping_sub(f.ts_ecr);
-    let (gap_lo, gap_hi) =
-        c.ts_val
-            .iter()
-            .zip(c.ts_ecr)
-            .fold((0i32, 0i32), |(lo, hi), (&v, &e)| {
-                let d = gap.wrapping_sub(v.wrapping_sub(e)) as i32;
-                (lo.min(d), hi.max(d))
-            });
+    let strides = scaler.scaling.strides;
     Needs {
         seq: span_32(c.seq, f.seq),
-        seq_scaled: seq_scaled.filter(|_| with_seq_stride),
+        seq_scaled: scaled(seq_q, me.seq_q, seq_r, strides.seq),
         ack: span_32(c.ack, f.ack),
-        ack_scaled: ack_scaled.filter(|_| strides.ack != 0),
-        ip_id: span(ip_lo.into(), ip_hi.into()),
+        ack_scaled: scaled(ack_q, me.ack_q, ack_r, strides.ack),
+        ip_id: span(offset.0.into(), offset.1.into()),
         ts_val: span_32(c.ts_val, f.ts_val),
         ts_ecr: span_32(c.ts_ecr, f.ts_ecr),
-        ts_gap: span(gap_lo.into(), gap_hi.into()),
+        ts_gap: span(gap.0.into(), gap.1.into()),
         win: span_16(c.win, f.win),
     }
 }
@@ -167,7 +232,7 @@ mod tests {
 
     /// [`needs`] computed the plain way: every entry in turn, every distance by
     /// [`signed_distance`].
-    fn needs_entry_by_entry(vsw: &Vsw, f: &Fields, strides: Strides, b: Behaviour) -> Needs {
+    fn needs_entry_by_entry(vsw: &Vsw<Derived>, f: &Fields, strides: Strides, b: Behaviour) -> Needs {
         let add = |s: &mut Span, d: i64| {
             if d >= 0 {
                 s.up = s.up.max(d.unsigned_abs());
@@ -238,22 +303,45 @@ mod tests {
                 ts_val: field(next()),
                 ts_ecr: field(next()),
             };
-            let mut vsw = Vsw::new(32, Progress::SincePush);
-            for _ in 0..round % 33 {
-                vsw.push(Entry {
-                    fields: fields(),
-                    has_payload: true,
-                    uncompressed: false,
-                });
-            }
-            let f = fields();
             let strides = Strides {
                 seq: stride,
                 ack: [0u16, 1, 1448][round as usize % 3],
             };
             let b = behaviours[round as usize % 4];
+            let scaling = Scaling {
+                strides,
+                behaviour: b,
+            };
+            // The window's extras derived under the context's scaling, under another one (a
+            // replicated context codes against another's window), or under another and then
+            // derived anew (the context's strides or behaviour changed).
+            let other = Scaling {
+                strides: Strides { seq: 0, ack: 536 },
+                behaviour: behaviours[(round as usize + 1) % 4],
+            };
+            let mode = (round as usize / 5) % 3;
+            let pushed_by = [scaling, other, other][mode];
+            let mut vsw = Vsw::with_extras(32, Progress::SincePush);
+            for _ in 0..round % 33 {
+                let fields = fields();
+                let extra = Scaler::new(pushed_by).derive(&fields);
+                vsw.push_with(
+                    Entry {
+                        fields,
+                        has_payload: true,
+                        uncompressed: false,
+                    },
+                    extra,
+                );
+            }
+            let mut derived_by = pushed_by;
+            if mode == 2 {
+                vsw.refresh_extras(|f| Scaler::new(scaling).derive(f));
+                derived_by = scaling;
+            }
+            let f = fields();
             assert_eq!(
-                needs(&vsw, &f, strides, b),
+                needs(&vsw, derived_by, &f, &Scaler::new(scaling)),
                 needs_entry_by_entry(&vsw, &f, strides, b),
                 "round {round}"
             );

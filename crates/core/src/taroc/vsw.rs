@@ -69,7 +69,7 @@ pub enum Progress {
 /// `start..` of every column; entries leave the front by moving `start`, and the dead prefix is
 /// dropped once it outgrows the live part, so each push costs O(1) amortized.
 #[derive(Debug, Clone, Default)]
-struct Columns {
+struct Columns<X> {
     start: usize,
     seq: Vec<u32>,
     ack: Vec<u32>,
@@ -82,6 +82,8 @@ struct Columns {
     mark_ack: Vec<u32>,
     /// `HAS_PAYLOAD | UNCOMPRESSED` bits.
     kind: Vec<u8>,
+    /// What the window's user keeps per entry ([`Vsw::push_with`]).
+    extra: Vec<X>,
 }
 
 const HAS_PAYLOAD: u8 = 1;
@@ -126,10 +128,14 @@ macro_rules! each_column {
             let $v = &mut $c.kind;
             $body;
         }
+        {
+            let $v = &mut $c.extra;
+            $body;
+        }
     }};
 }
 
-impl Columns {
+impl<X: Copy> Columns<X> {
     fn len(&self) -> usize {
         self.seq.len() - self.start
     }
@@ -139,7 +145,7 @@ impl Columns {
         self.start = 0;
     }
 
-    fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32) {
+    fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X) {
         if self.start > 0 && self.start >= self.len() {
             let dead = self.start;
             each_column!(self, v => v.drain(..dead));
@@ -158,6 +164,7 @@ impl Columns {
             if e.has_payload { HAS_PAYLOAD } else { 0 }
                 | if e.uncompressed { UNCOMPRESSED } else { 0 },
         );
+        self.extra.push(extra);
     }
 
     /// The entry at live index `i`.
@@ -240,10 +247,10 @@ pub struct FieldColumns<'a> {
     pub ts_ecr: &'a [u32],
 }
 
-/// The sliding window.
+/// The sliding window; each entry may carry an `X` of its user's ([`Vsw::push_with`]).
 #[derive(Debug, Clone)]
-pub struct Vsw {
-    columns: Columns,
+pub struct Vsw<X = ()> {
+    columns: Columns<X>,
     cap: usize,
     /// Entries [`Vsw::prune`] keeps from the front's trimming whatever W says.
     min_len: usize,
@@ -258,6 +265,13 @@ impl Vsw {
     /// An empty window holding at most `cap` entries (at least two: the frontier and the newest),
     /// whose entries leave by `progress`.
     pub fn new(cap: usize, progress: Progress) -> Vsw {
+        Vsw::with_extras(cap, progress)
+    }
+}
+
+impl<X: Copy + Default> Vsw<X> {
+    /// [`Vsw::new`] for entries that carry an `X` each ([`Vsw::push_with`]).
+    pub fn with_extras(cap: usize, progress: Progress) -> Vsw<X> {
         Vsw {
             columns: Columns::default(),
             cap: cap.max(2),
@@ -304,8 +318,26 @@ impl Vsw {
         }
     }
 
-    /// Adds a packet just sent.
+    /// The live entries' extras, oldest first (as [`Vsw::columns`]).
+    pub fn extras(&self) -> &[X] {
+        &self.columns.extra[self.columns.start..]
+    }
+
+    /// Replaces every live entry's extra by `f` of its fields.
+    pub fn refresh_extras(&mut self, mut f: impl FnMut(&Fields) -> X) {
+        for i in 0..self.len() {
+            let fields = self.columns.get(i).fields;
+            self.columns.extra[self.columns.start + i] = f(&fields);
+        }
+    }
+
+    /// Adds a packet just sent (its extra the default).
     pub fn push(&mut self, entry: Entry) {
+        self.push_with(entry, X::default());
+    }
+
+    /// Adds a packet just sent, with its extra.
+    pub fn push_with(&mut self, entry: Entry, extra: X) {
         let (seq, ack) = (entry.fields.seq, entry.fields.ack);
         // An UNCOMPRESSED_TCP always becomes the decompressor's reference (draft 7.2 b), even when
         // it is older: it becomes the frontier.
@@ -335,13 +367,13 @@ impl Vsw {
             Progress::OfFields => (seq, ack),
             Progress::SincePush => (self.high_seq, self.high_ack),
         };
-        self.columns.push(&entry, mark_seq, mark_ack);
+        self.columns.push(&entry, mark_seq, mark_ack, extra);
     }
 
     /// The same window, keeping at least its newest `n` entries (up to its cap) when
     /// [`Vsw::prune`] trims the oldest: a floor under a window that congestion-window tracking
     /// shrank to a few packets (`taroc-plus`; the draft has none).
-    pub fn with_min_len(mut self, n: usize) -> Vsw {
+    pub fn with_min_len(mut self, n: usize) -> Vsw<X> {
         self.min_len = n;
         self
     }
