@@ -13,7 +13,7 @@ use super::ipid::{self, Behaviour, Detector};
 use super::other::{self, OtherCompressor};
 use super::scaled::{quotient, Learner, Strides};
 use super::seal;
-use super::window::{self, Derived, Needs, Scaler, Scaling, Span};
+use super::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
 use crate::codec::{Compressor, FrameKind};
 use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
@@ -50,7 +50,7 @@ struct Context {
     strides: Strides,
     learner: Learner,
     /// The window; each entry's extra is derived by `scaler`.
-    vsw: Vsw<Derived>,
+    vsw: Vsw<DerivedColumns>,
     /// The scaler of `strides` and `behaviour` ([`Context::rescale`]).
     scaler: Scaler,
     seq: SeqTracker,
@@ -505,7 +505,7 @@ fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
 /// What a CO body is coded against and with.
 struct Coder<'a> {
     /// The references (a context's window).
-    vsw: &'a Vsw<Derived>,
+    vsw: &'a Vsw<DerivedColumns>,
     /// The scaling the window's extras were derived under.
     derived_by: Scaling,
     /// The scaler of the context the frame is for.

@@ -417,8 +417,7 @@ fn decode_body(
             sack = blocks;
         }
         let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
-        let mut checksum =
-            u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields);
+        let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields);
         if ctx.v4 {
             // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
             // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a

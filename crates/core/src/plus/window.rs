@@ -4,7 +4,9 @@
 //! ([`super::format::class`], [`super::format::code`]).
 
 use crate::taroc::packet::Fields;
-use crate::taroc::vsw::Vsw;
+use alloc::vec::Vec;
+
+use crate::taroc::vsw::{Extras, Vsw};
 
 use super::ipid::{self, Behaviour};
 use super::scaled::Strides;
@@ -122,6 +124,97 @@ pub struct Derived {
     offset: u16,
 }
 
+/// Every window entry's [`Derived`] values, one column per value (the window's [`Extras`]),
+/// so that the scan's loops run over contiguous memory.
+#[derive(Debug, Clone, Default)]
+pub struct DerivedColumns {
+    seq_q: Vec<u32>,
+    seq_r: Vec<u32>,
+    ack_q: Vec<u32>,
+    ack_r: Vec<u32>,
+    gap: Vec<u32>,
+    offset: Vec<u16>,
+}
+
+/// The live part of [`DerivedColumns`].
+#[derive(Debug, Clone, Copy)]
+pub struct DerivedSlices<'a> {
+    seq_q: &'a [u32],
+    seq_r: &'a [u32],
+    ack_q: &'a [u32],
+    ack_r: &'a [u32],
+    gap: &'a [u32],
+    offset: &'a [u16],
+}
+
+/// Runs `$body` with `$v` bound to each column of `$c` and `$x` to its value in `$d`.
+macro_rules! each_derived {
+    ($c:expr, $d:expr, $v:ident, $x:ident => $body:expr) => {{
+        let c = $c;
+        let d = $d;
+        {
+            let ($v, $x) = (&mut c.seq_q, d.seq_q);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.seq_r, d.seq_r);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.ack_q, d.ack_q);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.ack_r, d.ack_r);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.gap, d.gap);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.offset, d.offset);
+            $body;
+        }
+    }};
+}
+
+impl Extras for DerivedColumns {
+    type Item = Derived;
+    type Live<'a> = DerivedSlices<'a>;
+
+    fn push(&mut self, item: Derived) {
+        each_derived!(self, item, v, x => v.push(x));
+    }
+
+    fn set(&mut self, i: usize, item: Derived) {
+        each_derived!(self, item, v, x => v[i] = x);
+    }
+
+    fn copy(&mut self, from: usize, to: usize) {
+        each_derived!(self, Derived::default(), v, _x => v[to] = v[from]);
+    }
+
+    fn drain_front(&mut self, n: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.drain(..n));
+    }
+
+    fn truncate(&mut self, n: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.truncate(n));
+    }
+
+    fn live(&self, from: usize) -> DerivedSlices<'_> {
+        DerivedSlices {
+            seq_q: &self.seq_q[from..],
+            seq_r: &self.seq_r[from..],
+            ack_q: &self.ack_q[from..],
+            ack_r: &self.ack_r[from..],
+            gap: &self.gap[from..],
+            offset: &self.offset[from..],
+        }
+    }
+}
+
 /// A [`Scaling`] with its divisions prepared.
 #[derive(Debug, Clone, Copy)]
 pub struct Scaler {
@@ -174,53 +267,101 @@ impl Scaler {
 
 /// The needs of `f` against `vsw`, whose extras were derived under `derived_by`, for a context
 /// scaled by `scaler` (when that is another scaling, the window's extras are derived anew).
-pub fn needs(vsw: &Vsw<Derived>, derived_by: Scaling, f: &Fields, scaler: &Scaler) -> Needs {
-    if derived_by == scaler.scaling {
-        scan(vsw, vsw.extras().iter().copied(), f, scaler)
+pub fn needs(vsw: &Vsw<DerivedColumns>, derived_by: Scaling, f: &Fields, scaler: &Scaler) -> Needs {
+    let me = scaler.derive(f);
+    let mut spans = if derived_by == scaler.scaling {
+        DerivedSpans::of_columns(vsw.extras(), &me)
     } else {
-        scan(vsw, vsw.entries().map(|e| scaler.derive(&e.fields)), f, scaler)
+        let derived = vsw.entries().map(|e| scaler.derive(&e.fields));
+        DerivedSpans::of_each(derived, &me)
+    };
+    let strides = scaler.scaling.strides;
+    if strides.seq == 0 {
+        spans.seq_residues = 1;
+    }
+    if strides.ack == 0 {
+        spans.ack_residues = 1;
+    }
+    let c = vsw.columns();
+    Needs {
+        seq: span_32(c.seq, f.seq),
+        seq_scaled: scaled(spans.seq_q, me.seq_q, spans.seq_residues),
+        ack: span_32(c.ack, f.ack),
+        ack_scaled: scaled(spans.ack_q, me.ack_q, spans.ack_residues),
+        ip_id: span(spans.offset.0.into(), spans.offset.1.into()),
+        ts_val: span_32(c.ts_val, f.ts_val),
+        ts_ecr: span_32(c.ts_ecr, f.ts_ecr),
+        ts_gap: span(spans.gap.0.into(), spans.gap.1.into()),
+        win: span_16(c.win, f.win),
     }
 }
 
-/// [`needs`], given the entries' derived values.
-fn scan(
-    vsw: &Vsw<Derived>,
-    derived: impl Iterator<Item = Derived>,
-    f: &Fields,
-    scaler: &Scaler,
-) -> Needs {
-    let c = vsw.columns();
-    let me = scaler.derive(f);
-    // Smallest and largest quotients (this packet's among them), residues that differ from
-    // this packet's (any bit), smallest and largest gap and offset distances.
-    let (mut seq_q, mut ack_q) = ((me.seq_q, me.seq_q), (me.ack_q, me.ack_q));
-    let (mut seq_r, mut ack_r) = (0u32, 0u32);
-    let (mut gap, mut offset) = ((0i32, 0i32), (0i16, 0i16));
-    for g in derived {
-        seq_q = (seq_q.0.min(g.seq_q), seq_q.1.max(g.seq_q));
-        ack_q = (ack_q.0.min(g.ack_q), ack_q.1.max(g.ack_q));
-        seq_r |= g.seq_r ^ me.seq_r;
-        ack_r |= g.ack_r ^ me.ack_r;
-        let d = me.gap.wrapping_sub(g.gap) as i32;
-        gap = (gap.0.min(d), gap.1.max(d));
-        let d = me.offset.wrapping_sub(g.offset) as i16;
-        offset = (offset.0.min(d), offset.1.max(d));
+/// The span of the quotients from `q` to those between `lo` and `hi` (`q` among them), if no
+/// residue differs from `q`'s.
+fn scaled((lo, hi): (u32, u32), q: u32, residues: u32) -> Option<Span> {
+    (residues == 0).then(|| span(i64::from(q) - i64::from(hi), i64::from(q) - i64::from(lo)))
+}
+
+/// One packet's derived values against the window's: the smallest and largest quotients (the
+/// packet's own among them), the residue bits that differ from the packet's (OR of all), and
+/// the smallest and largest gap and offset distances (0 among them).
+struct DerivedSpans {
+    seq_q: (u32, u32),
+    ack_q: (u32, u32),
+    seq_residues: u32,
+    ack_residues: u32,
+    gap: (i32, i32),
+    offset: (i16, i16),
+}
+
+impl DerivedSpans {
+    /// From the window's columns: a loop per column, each of which vectorizes.
+    fn of_columns(c: DerivedSlices<'_>, me: &Derived) -> DerivedSpans {
+        let range = |column: &[u32], v: u32| {
+            column
+                .iter()
+                .fold((v, v), |(lo, hi), &g| (lo.min(g), hi.max(g)))
+        };
+        let differ = |column: &[u32], v: u32| column.iter().fold(0, |bits, &g| bits | (g ^ v));
+        let gap = c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
+            let d = me.gap.wrapping_sub(g) as i32;
+            (lo.min(d), hi.max(d))
+        });
+        let offset = c.offset.iter().fold((0i16, 0i16), |(lo, hi), &g| {
+            let d = me.offset.wrapping_sub(g) as i16;
+            (lo.min(d), hi.max(d))
+        });
+        DerivedSpans {
+            seq_q: range(c.seq_q, me.seq_q),
+            ack_q: range(c.ack_q, me.ack_q),
+            seq_residues: differ(c.seq_r, me.seq_r),
+            ack_residues: differ(c.ack_r, me.ack_r),
+            gap,
+            offset,
+        }
     }
-    let scaled = |(lo, hi): (u32, u32), q: u32, residues: u32, stride: u16| {
-        (residues == 0 && stride != 0)
-            .then(|| span(i64::from(q) - i64::from(hi), i64::from(q) - i64::from(lo)))
-    };
-    let strides = scaler.scaling.strides;
-    Needs {
-        seq: span_32(c.seq, f.seq),
-        seq_scaled: scaled(seq_q, me.seq_q, seq_r, strides.seq),
-        ack: span_32(c.ack, f.ack),
-        ack_scaled: scaled(ack_q, me.ack_q, ack_r, strides.ack),
-        ip_id: span(offset.0.into(), offset.1.into()),
-        ts_val: span_32(c.ts_val, f.ts_val),
-        ts_ecr: span_32(c.ts_ecr, f.ts_ecr),
-        ts_gap: span(gap.0.into(), gap.1.into()),
-        win: span_16(c.win, f.win),
+
+    /// From each entry's values in turn.
+    fn of_each(derived: impl Iterator<Item = Derived>, me: &Derived) -> DerivedSpans {
+        let mut s = DerivedSpans {
+            seq_q: (me.seq_q, me.seq_q),
+            ack_q: (me.ack_q, me.ack_q),
+            seq_residues: 0,
+            ack_residues: 0,
+            gap: (0, 0),
+            offset: (0, 0),
+        };
+        for g in derived {
+            s.seq_q = (s.seq_q.0.min(g.seq_q), s.seq_q.1.max(g.seq_q));
+            s.ack_q = (s.ack_q.0.min(g.ack_q), s.ack_q.1.max(g.ack_q));
+            s.seq_residues |= g.seq_r ^ me.seq_r;
+            s.ack_residues |= g.ack_r ^ me.ack_r;
+            let d = me.gap.wrapping_sub(g.gap) as i32;
+            s.gap = (s.gap.0.min(d), s.gap.1.max(d));
+            let d = me.offset.wrapping_sub(g.offset) as i16;
+            s.offset = (s.offset.0.min(d), s.offset.1.max(d));
+        }
+        s
     }
 }
 
@@ -232,7 +373,12 @@ mod tests {
 
     /// [`needs`] computed the plain way: every entry in turn, every distance by
     /// [`signed_distance`].
-    fn needs_entry_by_entry(vsw: &Vsw<Derived>, f: &Fields, strides: Strides, b: Behaviour) -> Needs {
+    fn needs_entry_by_entry(
+        vsw: &Vsw<DerivedColumns>,
+        f: &Fields,
+        strides: Strides,
+        b: Behaviour,
+    ) -> Needs {
         let add = |s: &mut Span, d: i64| {
             if d >= 0 {
                 s.up = s.up.max(d.unsigned_abs());

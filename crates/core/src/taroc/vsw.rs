@@ -83,7 +83,42 @@ struct Columns<X> {
     /// `HAS_PAYLOAD | UNCOMPRESSED` bits.
     kind: Vec<u8>,
     /// What the window's user keeps per entry ([`Vsw::push_with`]).
-    extra: Vec<X>,
+    extra: X,
+}
+
+/// Values a window's user keeps beside each entry ([`Vsw::push_with`]), as more columns of
+/// the window's structure of arrays: the window moves, drops and truncates them with its own.
+pub trait Extras: Clone + Default + core::fmt::Debug {
+    /// One entry's values.
+    type Item: Copy;
+    /// The live entries' values, oldest first ([`Vsw::extras`]).
+    type Live<'a>
+    where
+        Self: 'a;
+    /// Appends an entry's values.
+    fn push(&mut self, item: Self::Item);
+    /// Sets entry `i`'s values.
+    fn set(&mut self, i: usize, item: Self::Item);
+    /// Copies entry `from`'s values over entry `to`'s.
+    fn copy(&mut self, from: usize, to: usize);
+    /// Drops the first `n` entries.
+    fn drain_front(&mut self, n: usize);
+    /// Keeps the first `n` entries.
+    fn truncate(&mut self, n: usize);
+    /// The values of entries `from..`.
+    fn live(&self, from: usize) -> Self::Live<'_>;
+}
+
+/// No extras (the faithful `taroc`).
+impl Extras for () {
+    type Item = ();
+    type Live<'a> = ();
+    fn push(&mut self, _: ()) {}
+    fn set(&mut self, _: usize, _: ()) {}
+    fn copy(&mut self, _: usize, _: usize) {}
+    fn drain_front(&mut self, _: usize) {}
+    fn truncate(&mut self, _: usize) {}
+    fn live(&self, _: usize) {}
 }
 
 const HAS_PAYLOAD: u8 = 1;
@@ -128,27 +163,25 @@ macro_rules! each_column {
             let $v = &mut $c.kind;
             $body;
         }
-        {
-            let $v = &mut $c.extra;
-            $body;
-        }
     }};
 }
 
-impl<X: Copy> Columns<X> {
+impl<X: Extras> Columns<X> {
     fn len(&self) -> usize {
         self.seq.len() - self.start
     }
 
     fn clear(&mut self) {
         each_column!(self, v => v.clear());
+        self.extra.truncate(0);
         self.start = 0;
     }
 
-    fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X) {
+    fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X::Item) {
         if self.start > 0 && self.start >= self.len() {
             let dead = self.start;
             each_column!(self, v => v.drain(..dead));
+            self.extra.drain_front(dead);
             self.start = 0;
         }
         let f = &e.fields;
@@ -189,6 +222,7 @@ impl<X: Copy> Columns<X> {
         if i == 1 {
             let (from, to) = (self.start, self.start + 1);
             each_column!(self, v => v[to] = v[from]);
+            self.extra.copy(from, to);
         }
         self.start += 1;
     }
@@ -205,11 +239,13 @@ impl<X: Copy> Columns<X> {
             if keep {
                 if from != to {
                     each_column!(self, v => v[to] = v[from]);
+                    self.extra.copy(from, to);
                 }
                 to += 1;
             }
         }
         each_column!(self, v => v.truncate(to));
+        self.extra.truncate(to);
     }
 }
 
@@ -247,7 +283,8 @@ pub struct FieldColumns<'a> {
     pub ts_ecr: &'a [u32],
 }
 
-/// The sliding window; each entry may carry an `X` of its user's ([`Vsw::push_with`]).
+/// The sliding window; each entry may carry extras of its user's ([`Extras`],
+/// [`Vsw::push_with`]).
 #[derive(Debug, Clone)]
 pub struct Vsw<X = ()> {
     columns: Columns<X>,
@@ -267,9 +304,14 @@ impl Vsw {
     pub fn new(cap: usize, progress: Progress) -> Vsw {
         Vsw::with_extras(cap, progress)
     }
+
+    /// Adds a packet just sent.
+    pub fn push(&mut self, entry: Entry) {
+        self.push_with(entry, ());
+    }
 }
 
-impl<X: Copy + Default> Vsw<X> {
+impl<X: Extras> Vsw<X> {
     /// [`Vsw::new`] for entries that carry an `X` each ([`Vsw::push_with`]).
     pub fn with_extras(cap: usize, progress: Progress) -> Vsw<X> {
         Vsw {
@@ -319,25 +361,20 @@ impl<X: Copy + Default> Vsw<X> {
     }
 
     /// The live entries' extras, oldest first (as [`Vsw::columns`]).
-    pub fn extras(&self) -> &[X] {
-        &self.columns.extra[self.columns.start..]
+    pub fn extras(&self) -> X::Live<'_> {
+        self.columns.extra.live(self.columns.start)
     }
 
-    /// Replaces every live entry's extra by `f` of its fields.
-    pub fn refresh_extras(&mut self, mut f: impl FnMut(&Fields) -> X) {
+    /// Replaces every live entry's extras by `f` of its fields.
+    pub fn refresh_extras(&mut self, mut f: impl FnMut(&Fields) -> X::Item) {
         for i in 0..self.len() {
             let fields = self.columns.get(i).fields;
-            self.columns.extra[self.columns.start + i] = f(&fields);
+            self.columns.extra.set(self.columns.start + i, f(&fields));
         }
     }
 
-    /// Adds a packet just sent (its extra the default).
-    pub fn push(&mut self, entry: Entry) {
-        self.push_with(entry, X::default());
-    }
-
-    /// Adds a packet just sent, with its extra.
-    pub fn push_with(&mut self, entry: Entry, extra: X) {
+    /// Adds a packet just sent, with its extras.
+    pub fn push_with(&mut self, entry: Entry, extra: X::Item) {
         let (seq, ack) = (entry.fields.seq, entry.fields.ack);
         // An UNCOMPRESSED_TCP always becomes the decompressor's reference (draft 7.2 b), even when
         // it is older: it becomes the frontier.
@@ -426,13 +463,16 @@ impl<X: Copy + Default> Vsw<X> {
     }
 
     /// Whether a segment with payload at `seq` retransmits one the window holds as sent
-    /// UNCOMPRESSED_TCP (draft section 7.1.1 a 2).
+    /// UNCOMPRESSED_TCP (draft section 7.1.1 a 2). It looks at every entry rather than
+    /// stopping at the first match: a loop that vectorizes.
     pub fn retransmits_uncompressed(&self, seq: u32) -> bool {
         let c = &self.columns;
         c.kind[c.start..]
             .iter()
             .zip(&c.seq[c.start..])
-            .any(|(&k, &g)| k == HAS_PAYLOAD | UNCOMPRESSED && g == seq)
+            .fold(false, |any, (&k, &g)| {
+                any | ((k == HAS_PAYLOAD | UNCOMPRESSED) & (g == seq))
+            })
     }
 
     /// The W-LSB bit count of each field of `f` against every entry.
