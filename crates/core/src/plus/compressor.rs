@@ -92,9 +92,11 @@ pub struct PlusCompressor {
     config: TarocConfig,
     contexts: Vec<Option<Context>>,
     by_flow: BTreeMap<FlowKey, u8>,
+    /// The flow and CID of the last packet, if `by_flow` still maps them so: packets of one
+    /// flow come in runs, and this spares most of them the map lookup.
+    last_flow: Option<(FlowKey, u8)>,
     clock: u64,
     now: Duration,
-    scratch: Vec<u8>,
     stats: TarocStats,
     breakdown: Breakdown,
     other: OtherCompressor,
@@ -111,9 +113,9 @@ impl PlusCompressor {
             config,
             contexts: (0..n).map(|_| None).collect(),
             by_flow: BTreeMap::new(),
+            last_flow: None,
             clock: 0,
             now: Duration::ZERO,
-            scratch: Vec::with_capacity(crate::taroc::packet::MAX_TEMPLATE_LEN),
             stats: TarocStats::default(),
             breakdown: Breakdown::default(),
             other: OtherCompressor::default(),
@@ -135,16 +137,22 @@ impl PlusCompressor {
     /// timestamps) changed moves to a fresh CID, so that no CO frame is ever rebuilt with a
     /// stale field the TCP checksum does not cover.
     fn context_for(&mut self, p: &TcpIpPacket<'_>) -> u8 {
-        if let Some(&cid) = self.by_flow.get(&p.key) {
+        let mapped = match self.last_flow {
+            Some((key, cid)) if key == p.key => Some(cid),
+            _ => self.by_flow.get(&p.key).copied(),
+        };
+        if let Some(cid) = mapped {
             let ctx = self.contexts[usize::from(cid)]
                 .as_mut()
                 .expect("mapped CIDs hold contexts");
-            if ctx.identity.matches(p, false, &mut self.scratch) {
+            if ctx.identity.matches(p, false) {
+                self.last_flow = Some((p.key, cid));
                 return cid;
             }
             self.stats.identity_changes += 1;
             self.contexts[usize::from(cid)] = None;
             self.by_flow.remove(&p.key);
+            self.last_flow = None;
             let fresh = self.allocate(Some(cid));
             self.install(fresh, p);
             return fresh;
@@ -166,6 +174,7 @@ impl PlusCompressor {
             .unwrap_or(0);
         if let Some(old) = self.contexts[lru].take() {
             self.by_flow.remove(&old.key);
+            self.last_flow = None;
             self.stats.evictions += 1;
         }
         lru as u8
@@ -200,6 +209,7 @@ impl PlusCompressor {
             watch: Watch::new(p, self.now),
         });
         self.by_flow.insert(p.key, cid);
+        self.last_flow = Some((p.key, cid));
         self.stats.contexts_created += 1;
     }
 }
