@@ -20,21 +20,20 @@ impl Sum {
     /// Adds `data` as big-endian 16-bit words (an odd last byte is padded with zero). The data
     /// must start at an even offset of the checksummed whole.
     ///
-    /// The bulk is summed as native-endian 32-bit words into a 64-bit sum, a loop that
-    /// vectorizes; the one's-complement sum does not depend on byte order (RFC 1071 section
-    /// 2 B), so that sum, folded and swapped to big-endian, is the sum of the big-endian words.
+    /// The words are summed in native byte order, in 32-bit sums of blocks of at most 32768
+    /// words (so no sum overflows): a loop that vectorizes. The one's-complement sum does not
+    /// depend on byte order (RFC 1071 section 2 B), so that sum, folded and swapped to
+    /// big-endian, is the sum of the big-endian words.
     pub fn add_bytes(mut self, data: &[u8]) -> Sum {
-        let mut words = data.chunks_exact(4);
-        let native = (&mut words).fold(0u64, |sum, w| {
-            sum + u64::from(u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+        let native = data.chunks(1 << 16).fold(0u64, |sum, block| {
+            let words = block.chunks_exact(2);
+            let block_sum =
+                words.fold(0u32, |s, w| s + u32::from(u16::from_ne_bytes([w[0], w[1]])));
+            sum + u64::from(block_sum)
         });
         self.0 += u64::from(u16::from_be(Sum(native).fold()));
-        let mut pairs = words.remainder().chunks_exact(2);
-        for w in &mut pairs {
-            self.0 += u64::from(u16::from_be_bytes([w[0], w[1]]));
-        }
-        if let [last] = pairs.remainder() {
-            self.0 += u64::from(*last) << 8;
+        if let Some(last) = data.len().checked_sub(1).filter(|n| n % 2 == 0) {
+            self.0 += u64::from(data[last]) << 8;
         }
         self
     }
@@ -147,7 +146,8 @@ mod tests {
             x ^= x << 17;
             x as u8
         };
-        for len in 0..300usize {
+        // Short data, and data past one block of 32768 words.
+        for len in (0..300usize).chain([65_535, 65_536, 65_537, 200_001]) {
             let random: Vec<u8> = (0..len).map(|_| next()).collect();
             let ones = vec![0xFFu8; len];
             let zeros = vec![0u8; len];
