@@ -409,10 +409,11 @@ impl PlusCompressor {
             t[1] &= !0x30;
             t[4..6].fill(0);
         }
-        self.contexts
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| Some((i as u8, c.as_ref()?)))
+        // The mapped CIDs, not every slot: the table is mostly empty. (No two contexts share a
+        // `last_used`, so the order does not matter.)
+        self.by_flow
+            .values()
+            .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_ref()?)))
             .filter(|(_, c)| {
                 c.identity.ts == p.ts
                     && !c.vsw.is_empty()
