@@ -31,7 +31,7 @@ pub struct Needs {
     pub ack: Span,
     /// Acknowledgment number scaled, as for the sequence number.
     pub ack_scaled: Option<Span>,
-    /// The IP-ID offset (sequential and byte-swapped behaviours).
+    /// The IP-ID offset (sequential and byte-swapped behaviours; zero for the others).
     pub ip_id: Span,
     /// Timestamp value.
     pub ts_val: Span,
@@ -99,6 +99,11 @@ fn span_16(column: &[u16], v: u16) -> Span {
         (lo.min(d), hi.max(d))
     });
     span(lo.into(), hi.into())
+}
+
+/// Whether IP-IDs of `behaviour` are a counter, coded as an offset ([`ipid::offset`]).
+fn has_counter(behaviour: Behaviour) -> bool {
+    matches!(behaviour, Behaviour::Sequential | Behaviour::Swapped)
 }
 
 /// How a context scales its numbers: what every [`Derived`] value depends on besides the
@@ -203,6 +208,10 @@ impl Extras for DerivedColumns {
         each_derived!(self, Derived::default(), v, _x => v.truncate(n));
     }
 
+    fn reserve(&mut self, n: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.reserve_exact(n));
+    }
+
     fn live(&self, from: usize) -> DerivedSlices<'_> {
         DerivedSlices {
             seq_q: &self.seq_q[from..],
@@ -270,7 +279,7 @@ impl Scaler {
 pub fn needs(vsw: &Vsw<DerivedColumns>, derived_by: Scaling, f: &Fields, scaler: &Scaler) -> Needs {
     let me = scaler.derive(f);
     let mut spans = if derived_by == scaler.scaling {
-        DerivedSpans::of_columns(vsw.extras(), &me)
+        DerivedSpans::of_columns(vsw.extras(), &me, scaler.scaling)
     } else {
         let derived = vsw.entries().map(|e| scaler.derive(&e.fields));
         DerivedSpans::of_each(derived, &me)
@@ -281,6 +290,9 @@ pub fn needs(vsw: &Vsw<DerivedColumns>, derived_by: Scaling, f: &Fields, scaler:
     }
     if strides.ack == 0 {
         spans.ack_residues = 1;
+    }
+    if !has_counter(scaler.scaling.behaviour) {
+        spans.offset = (0, 0);
     }
     let c = vsw.columns();
     Needs {
@@ -315,8 +327,9 @@ struct DerivedSpans {
 }
 
 impl DerivedSpans {
-    /// From the window's columns: a loop per column, each of which vectorizes.
-    fn of_columns(c: DerivedSlices<'_>, me: &Derived) -> DerivedSpans {
+    /// From the window's columns: a loop per column, each of which vectorizes; only the
+    /// columns `scaling` codes with ([`needs`] ignores the others).
+    fn of_columns(c: DerivedSlices<'_>, me: &Derived, scaling: Scaling) -> DerivedSpans {
         let range = |column: &[u32], v: u32| {
             column
                 .iter()
@@ -327,15 +340,29 @@ impl DerivedSpans {
             let d = me.gap.wrapping_sub(g) as i32;
             (lo.min(d), hi.max(d))
         });
-        let offset = c.offset.iter().fold((0i16, 0i16), |(lo, hi), &g| {
-            let d = me.offset.wrapping_sub(g) as i16;
-            (lo.min(d), hi.max(d))
-        });
+        let offset = if has_counter(scaling.behaviour) {
+            c.offset.iter().fold((0i16, 0i16), |(lo, hi), &g| {
+                let d = me.offset.wrapping_sub(g) as i16;
+                (lo.min(d), hi.max(d))
+            })
+        } else {
+            (0, 0)
+        };
+        let scaled = |stride: u16, q: &[u32], r: &[u32], (mq, mr): (u32, u32)| {
+            if stride == 0 {
+                ((mq, mq), 1)
+            } else {
+                (range(q, mq), differ(r, mr))
+            }
+        };
+        let strides = scaling.strides;
+        let (seq_q, seq_residues) = scaled(strides.seq, c.seq_q, c.seq_r, (me.seq_q, me.seq_r));
+        let (ack_q, ack_residues) = scaled(strides.ack, c.ack_q, c.ack_r, (me.ack_q, me.ack_r));
         DerivedSpans {
-            seq_q: range(c.seq_q, me.seq_q),
-            ack_q: range(c.ack_q, me.ack_q),
-            seq_residues: differ(c.seq_r, me.seq_r),
-            ack_residues: differ(c.ack_r, me.ack_r),
+            seq_q,
+            ack_q,
+            seq_residues,
+            ack_residues,
             gap,
             offset,
         }
@@ -402,10 +429,12 @@ mod tests {
             add(&mut n.ts_val, signed_distance(f.ts_val, g.ts_val, 32));
             add(&mut n.ts_ecr, signed_distance(f.ts_ecr, g.ts_ecr, 32));
             add(&mut n.ts_gap, signed_distance(gap(f), gap(g), 32));
-            add(
-                &mut n.ip_id,
-                signed_distance(offset(f).into(), offset(g).into(), 16),
-            );
+            if has_counter(b) {
+                add(
+                    &mut n.ip_id,
+                    signed_distance(offset(f).into(), offset(g).into(), 16),
+                );
+            }
             add(&mut n.win, signed_distance(f.win.into(), g.win.into(), 16));
             s_al &= g.seq % sd == f.seq % sd;
             add(&mut sq, i64::from(f.seq / sd) - i64::from(g.seq / sd));

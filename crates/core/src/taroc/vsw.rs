@@ -105,6 +105,8 @@ pub trait Extras: Clone + Default + core::fmt::Debug {
     fn drain_front(&mut self, n: usize);
     /// Keeps the first `n` entries.
     fn truncate(&mut self, n: usize);
+    /// Makes room for `n` more entries.
+    fn reserve(&mut self, n: usize);
     /// The values of entries `from..`.
     fn live(&self, from: usize) -> Self::Live<'_>;
 }
@@ -118,6 +120,7 @@ impl Extras for () {
     fn copy(&mut self, _: usize, _: usize) {}
     fn drain_front(&mut self, _: usize) {}
     fn truncate(&mut self, _: usize) {}
+    fn reserve(&mut self, _: usize) {}
     fn live(&self, _: usize) {}
 }
 
@@ -166,7 +169,19 @@ macro_rules! each_column {
     }};
 }
 
+/// Entries a new window has room for (twice this, with the dead prefix) before a column
+/// reallocates: a window of up to this many entries allocates once per column.
+const PREALLOCATED: usize = 32;
+
 impl<X: Extras> Columns<X> {
+    /// Empty columns with room for `n` entries.
+    fn with_capacity(n: usize) -> Columns<X> {
+        let mut c = Columns::<X>::default();
+        each_column!(c, v => v.reserve_exact(n));
+        c.extra.reserve(n);
+        c
+    }
+
     fn len(&self) -> usize {
         self.seq.len() - self.start
     }
@@ -315,7 +330,7 @@ impl<X: Extras> Vsw<X> {
     /// [`Vsw::new`] for entries that carry an `X` each ([`Vsw::push_with`]).
     pub fn with_extras(cap: usize, progress: Progress) -> Vsw<X> {
         Vsw {
-            columns: Columns::default(),
+            columns: Columns::with_capacity(2 * cap.clamp(2, PREALLOCATED)),
             cap: cap.max(2),
             min_len: 0,
             progress,
