@@ -19,18 +19,21 @@ impl Sum {
 
     /// Adds `data` as big-endian 16-bit words (an odd last byte is padded with zero). The data
     /// must start at an even offset of the checksummed whole.
+    ///
+    /// The words are summed in native byte order, in 32-bit sums of blocks of at most 32768
+    /// words (so no sum overflows): a loop that vectorizes. The one's-complement sum does not
+    /// depend on byte order (RFC 1071 section 2 B), so that sum, folded and swapped to
+    /// big-endian, is the sum of the big-endian words.
     pub fn add_bytes(mut self, data: &[u8]) -> Sum {
-        let mut chunks = data.chunks_exact(8);
-        for c in &mut chunks {
-            self.0 += u64::from(u32::from_be_bytes([c[0], c[1], c[2], c[3]]));
-            self.0 += u64::from(u32::from_be_bytes([c[4], c[5], c[6], c[7]]));
-        }
-        let mut words = chunks.remainder().chunks_exact(2);
-        for w in &mut words {
-            self.0 += u64::from(u16::from_be_bytes([w[0], w[1]]));
-        }
-        if let [last] = words.remainder() {
-            self.0 += u64::from(*last) << 8;
+        let native = data.chunks(1 << 16).fold(0u64, |sum, block| {
+            let words = block.chunks_exact(2);
+            let block_sum =
+                words.fold(0u32, |s, w| s + u32::from(u16::from_ne_bytes([w[0], w[1]])));
+            sum + u64::from(block_sum)
+        });
+        self.0 += u64::from(u16::from_be(Sum(native).fold()));
+        if let Some(last) = data.len().checked_sub(1).filter(|n| n % 2 == 0) {
+            self.0 += u64::from(data[last]) << 8;
         }
         self
     }
@@ -125,6 +128,39 @@ mod tests {
             slow = slow.add_u16(u16::from_be_bytes([pair[0], *pair.get(1).unwrap_or(&0)]));
         }
         assert_eq!(Sum::new().add_bytes(&data).fold(), slow.fold());
+    }
+
+    /// The sum word by word, as RFC 1071 defines it.
+    fn slow_sum(data: &[u8]) -> Sum {
+        data.chunks(2).fold(Sum::new(), |sum, pair| {
+            sum.add_u16(u16::from_be_bytes([pair[0], *pair.get(1).unwrap_or(&0)]))
+        })
+    }
+
+    #[test]
+    fn the_wide_sum_folds_as_the_word_sum() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        };
+        // Short data, and data past one block of 32768 words.
+        for len in (0..300usize).chain([65_535, 65_536, 65_537, 200_001]) {
+            let random: Vec<u8> = (0..len).map(|_| next()).collect();
+            let ones = vec![0xFFu8; len];
+            let zeros = vec![0u8; len];
+            for data in [&random, &ones, &zeros] {
+                let start = Sum::new().add_u16(0x1234);
+                assert_eq!(
+                    start.add_bytes(data).fold(),
+                    slow_sum(data).add_u16(0x1234).fold(),
+                    "{len} bytes"
+                );
+                assert_eq!(Sum::new().add_bytes(data).fold(), slow_sum(data).fold());
+            }
+        }
     }
 
     #[test]

@@ -59,14 +59,22 @@ impl<'a> BitReader<'a> {
 
     /// Reads `bits` bits (up to 32), or `None` past the end of the data.
     pub fn get(&mut self, bits: u8) -> Option<u32> {
-        let mut value = 0u32;
-        for _ in 0..bits {
-            let byte = *self.data.get(self.bit / 8)?;
-            let b = (byte >> (7 - self.bit % 8)) & 1;
-            value = (value << 1) | u32::from(b);
-            self.bit += 1;
+        debug_assert!(bits <= 32);
+        let end = self.bit + usize::from(bits);
+        if end > 8 * self.data.len() {
+            self.bit = 8 * self.data.len();
+            return None;
         }
-        Some(value)
+        // A byte's worth (or what is left of the current byte) at a time.
+        let mut value = 0u64;
+        while self.bit < end {
+            let (byte, offset) = (self.data[self.bit / 8], self.bit % 8);
+            let take = (8 - offset).min(end - self.bit);
+            let chunk = (byte >> (8 - offset - take)) & (0xFF >> (8 - take));
+            value = (value << take) | u64::from(chunk);
+            self.bit += take;
+        }
+        Some(value as u32)
     }
 
     /// Whole bytes consumed, counting a partly read byte (its padding) as consumed.
@@ -97,6 +105,29 @@ mod tests {
         assert_eq!(r.bytes_consumed(), 5);
         assert_eq!(r.get(2), Some(0)); // padding
         assert_eq!(r.get(1), None);
+    }
+
+    #[test]
+    fn reads_as_bit_by_bit() {
+        let data: Vec<u8> = (0..9u32).map(|i| (i * 0x9D + 0x3B) as u8).collect();
+        let bit = |i: usize| u32::from((data[i / 8] >> (7 - i % 8)) & 1);
+        for widths in [
+            [3u8, 13, 32, 7],
+            [1, 8, 9, 31],
+            [0, 32, 17, 16],
+            [5, 5, 30, 32],
+        ] {
+            let mut r = BitReader::new(&data);
+            let mut at = 0;
+            for n in widths {
+                let n_bits = usize::from(n);
+                let want = (at + n_bits <= 8 * data.len())
+                    .then(|| (at..at + n_bits).fold(0, |v, i| (v << 1) | bit(i)));
+                assert_eq!(r.get(n), want, "{n} bits at {at}");
+                at = (at + n_bits).min(8 * data.len());
+                assert_eq!(r.bytes_consumed(), at.div_ceil(8));
+            }
+        }
     }
 
     #[test]

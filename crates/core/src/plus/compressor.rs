@@ -13,7 +13,7 @@ use super::ipid::{self, Behaviour, Detector};
 use super::other::{self, OtherCompressor};
 use super::scaled::{quotient, Learner, Strides};
 use super::seal;
-use super::window::{self, Needs, Span};
+use super::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
 use crate::codec::{Compressor, FrameKind};
 use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
@@ -49,7 +49,10 @@ struct Context {
     detector: Detector,
     strides: Strides,
     learner: Learner,
-    vsw: Vsw,
+    /// The window; each entry's extra is derived by `scaler`.
+    vsw: Vsw<DerivedColumns>,
+    /// The scaler of `strides` and `behaviour` ([`Context::rescale`]).
+    scaler: Scaler,
     seq: SeqTracker,
     ack: AckTracker,
     last_used: u64,
@@ -59,6 +62,20 @@ struct Context {
 }
 
 impl Context {
+    /// Brings the scaler (and the window's extras) up to date with the strides and the IP-ID
+    /// behaviour, if they changed.
+    fn rescale(&mut self) {
+        let scaling = Scaling {
+            strides: self.strides,
+            behaviour: self.behaviour,
+        };
+        if self.scaler.scaling() != scaling {
+            let scaler = Scaler::new(scaling);
+            self.vsw.refresh_extras(|f| scaler.derive(f));
+            self.scaler = scaler;
+        }
+    }
+
     /// W = K * the larger tracked window share (TAROC's bound of the VSW), bytes.
     fn window(&self, k: u32) -> u32 {
         self.seq
@@ -75,9 +92,11 @@ pub struct PlusCompressor {
     config: TarocConfig,
     contexts: Vec<Option<Context>>,
     by_flow: BTreeMap<FlowKey, u8>,
+    /// The flow and CID of the last packet, if `by_flow` still maps them so: packets of one
+    /// flow come in runs, and this spares most of them the map lookup.
+    last_flow: Option<(FlowKey, u8)>,
     clock: u64,
     now: Duration,
-    scratch: Vec<u8>,
     stats: TarocStats,
     breakdown: Breakdown,
     other: OtherCompressor,
@@ -94,9 +113,9 @@ impl PlusCompressor {
             config,
             contexts: (0..n).map(|_| None).collect(),
             by_flow: BTreeMap::new(),
+            last_flow: None,
             clock: 0,
             now: Duration::ZERO,
-            scratch: Vec::with_capacity(crate::taroc::packet::MAX_TEMPLATE_LEN),
             stats: TarocStats::default(),
             breakdown: Breakdown::default(),
             other: OtherCompressor::default(),
@@ -118,16 +137,22 @@ impl PlusCompressor {
     /// timestamps) changed moves to a fresh CID, so that no CO frame is ever rebuilt with a
     /// stale field the TCP checksum does not cover.
     fn context_for(&mut self, p: &TcpIpPacket<'_>) -> u8 {
-        if let Some(&cid) = self.by_flow.get(&p.key) {
+        let mapped = match self.last_flow {
+            Some((key, cid)) if key == p.key => Some(cid),
+            _ => self.by_flow.get(&p.key).copied(),
+        };
+        if let Some(cid) = mapped {
             let ctx = self.contexts[usize::from(cid)]
                 .as_mut()
                 .expect("mapped CIDs hold contexts");
-            if ctx.identity.matches(p, false, &mut self.scratch) {
+            if ctx.identity.matches(p, false) {
+                self.last_flow = Some((p.key, cid));
                 return cid;
             }
             self.stats.identity_changes += 1;
             self.contexts[usize::from(cid)] = None;
             self.by_flow.remove(&p.key);
+            self.last_flow = None;
             let fresh = self.allocate(Some(cid));
             self.install(fresh, p);
             return fresh;
@@ -149,6 +174,7 @@ impl PlusCompressor {
             .unwrap_or(0);
         if let Some(old) = self.contexts[lru].take() {
             self.by_flow.remove(&old.key);
+            self.last_flow = None;
             self.stats.evictions += 1;
         }
         lru as u8
@@ -161,15 +187,17 @@ impl PlusCompressor {
             .find_base(p)
             .map_or(Strides::default(), |(_, base)| base.strides);
         let identity = Identity::of(p, false);
+        let behaviour = Detector::initial(p.v4, p.fields.ip_id);
         self.contexts[usize::from(cid)] = Some(Context {
             key: p.key,
             identity_hash: seal::identity_hash(&identity),
             identity,
-            behaviour: Detector::initial(p.v4, p.fields.ip_id),
+            behaviour,
             detector: Detector::new(p.fields.ip_id),
             strides,
+            scaler: Scaler::new(Scaling { strides, behaviour }),
             learner: Learner::new(p.fields.ack),
-            vsw: Vsw::new(
+            vsw: Vsw::with_extras(
                 self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
                 Progress::SincePush,
             )
@@ -181,6 +209,7 @@ impl PlusCompressor {
             watch: Watch::new(p, self.now),
         });
         self.by_flow.insert(p.key, cid);
+        self.last_flow = Some((p.key, cid));
         self.stats.contexts_created += 1;
     }
 }
@@ -289,6 +318,7 @@ impl PlusCompressor {
             ctx.behaviour = behaviour;
             ctx.irs_due = 1 + START_REPEATS;
         }
+        ctx.rescale();
 
         let mut why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)
@@ -333,11 +363,15 @@ impl PlusCompressor {
                 .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
         }
         ctx.watch.sent(p, self.now, !compressed);
-        ctx.vsw.push(Entry {
-            fields: p.fields,
-            has_payload: p.payload_len() > 0,
-            uncompressed: !compressed,
-        });
+        ctx.rescale();
+        ctx.vsw.push_with(
+            Entry {
+                fields: p.fields,
+                has_payload: p.payload_len() > 0,
+                uncompressed: !compressed,
+            },
+            ctx.scaler.derive(&p.fields),
+        );
         ctx.seq.on_segment(p.fields.seq);
         ctx.ack.on_segment(p.fields.ack);
         let w = ctx.window(config.k);
@@ -375,10 +409,11 @@ impl PlusCompressor {
             t[1] &= !0x30;
             t[4..6].fill(0);
         }
-        self.contexts
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| Some((i as u8, c.as_ref()?)))
+        // The mapped CIDs, not every slot: the table is mostly empty. (No two contexts share a
+        // `last_used`, so the order does not matter.)
+        self.by_flow
+            .values()
+            .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_ref()?)))
             .filter(|(_, c)| {
                 c.identity.ts == p.ts
                     && !c.vsw.is_empty()
@@ -453,6 +488,8 @@ fn write_ir_r(
     out.push(0);
     let coder = Coder {
         vsw: &base.vsw,
+        derived_by: base.scaler.scaling(),
+        scaler: &ctx.scaler,
         identity_hash: ctx.identity_hash,
         strides: ctx.strides,
         behaviour: ctx.behaviour,
@@ -479,7 +516,11 @@ fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
 /// What a CO body is coded against and with.
 struct Coder<'a> {
     /// The references (a context's window).
-    vsw: &'a Vsw,
+    vsw: &'a Vsw<DerivedColumns>,
+    /// The scaling the window's extras were derived under.
+    derived_by: Scaling,
+    /// The scaler of the context the frame is for.
+    scaler: &'a Scaler,
     /// The identity hash of the context the frame is for (its seal's key).
     identity_hash: u32,
     /// The strides.
@@ -499,6 +540,8 @@ impl Coder<'_> {
     fn of(ctx: &Context) -> Coder<'_> {
         Coder {
             vsw: &ctx.vsw,
+            derived_by: ctx.scaler.scaling(),
+            scaler: &ctx.scaler,
             identity_hash: ctx.identity_hash,
             strides: ctx.strides,
             behaviour: ctx.behaviour,
@@ -526,7 +569,7 @@ fn write_co(
     {
         return Err(Why::Unfit);
     }
-    let mut needs: Needs = window::needs(ctx.vsw, &p.fields, ctx.strides, ctx.behaviour);
+    let mut needs: Needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, ctx.scaler);
     if ctx.full_numbers {
         let whole = Span {
             up: u64::MAX,

@@ -4,7 +4,9 @@
 //! ([`super::format::class`], [`super::format::code`]).
 
 use crate::taroc::packet::Fields;
-use crate::taroc::vsw::Vsw;
+use alloc::vec::Vec;
+
+use crate::taroc::vsw::{Extras, Vsw};
 
 use super::ipid::{self, Behaviour};
 use super::scaled::Strides;
@@ -29,7 +31,7 @@ pub struct Needs {
     pub ack: Span,
     /// Acknowledgment number scaled, as for the sequence number.
     pub ack_scaled: Option<Span>,
-    /// The IP-ID offset (sequential and byte-swapped behaviours).
+    /// The IP-ID offset (sequential and byte-swapped behaviours; zero for the others).
     pub ip_id: Span,
     /// Timestamp value.
     pub ts_val: Span,
@@ -99,63 +101,294 @@ fn span_16(column: &[u16], v: u16) -> Span {
     span(lo.into(), hi.into())
 }
 
-/// The span of the quotients by `div` from `v` to every value of `column`, if every value shares
-/// `v`'s residue; with `each` given every value's quotient.
-fn span_scaled(
-    column: &[u32],
-    v: u32,
-    div: Divider,
-    mut each: impl FnMut(usize, u32),
-) -> Option<Span> {
-    let (fq, fr) = div.div_rem(v);
-    let (mut lo, mut hi, mut aligned) = (0i64, 0i64, true);
-    for (i, &g) in column.iter().enumerate() {
-        let (gq, gr) = div.div_rem(g);
-        each(i, gq);
-        aligned &= gr == fr;
-        let d = i64::from(fq) - i64::from(gq);
-        (lo, hi) = (lo.min(d), hi.max(d));
-    }
-    aligned.then(|| span(lo, hi))
+/// Whether IP-IDs of `behaviour` are a counter, coded as an offset ([`ipid::offset`]).
+fn has_counter(behaviour: Behaviour) -> bool {
+    matches!(behaviour, Behaviour::Sequential | Behaviour::Swapped)
 }
 
-/// The needs of `f` against `vsw`, for a context with `strides` and IP-ID `behaviour`.
-pub fn needs(vsw: &Vsw, f: &Fields, strides: Strides, behaviour: Behaviour) -> Needs {
-    let c = vsw.columns();
-    let (ds, da) = (Divider::new(strides.seq), Divider::new(strides.ack));
-    let with_seq_stride = strides.seq != 0;
-    let offset_of = |ip_id: u16, qs: u32| {
-        ipid::offset(
-            behaviour.counter(ip_id),
-            if with_seq_stride { qs } else { 0 },
-        )
+/// How a context scales its numbers: what every [`Derived`] value depends on besides the
+/// packet's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Scaling {
+    /// The strides.
+    pub strides: Strides,
+    /// The IP-ID behaviour.
+    pub behaviour: Behaviour,
+}
+
+/// What the scan needs of one packet beyond its fields: its numbers scaled, its IP-ID offset
+/// and its timestamp gap. A window entry's are computed once, when it enters the window
+/// ([`Scaler::derive`], kept as the entry's extra in the [`Vsw`]), not at every scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Derived {
+    seq_q: u32,
+    seq_r: u32,
+    ack_q: u32,
+    ack_r: u32,
+    gap: u32,
+    offset: u16,
+}
+
+/// Every window entry's [`Derived`] values, one column per value (the window's [`Extras`]),
+/// so that the scan's loops run over contiguous memory.
+#[derive(Debug, Clone, Default)]
+pub struct DerivedColumns {
+    seq_q: Vec<u32>,
+    seq_r: Vec<u32>,
+    ack_q: Vec<u32>,
+    ack_r: Vec<u32>,
+    gap: Vec<u32>,
+    offset: Vec<u16>,
+}
+
+/// The live part of [`DerivedColumns`].
+#[derive(Debug, Clone, Copy)]
+pub struct DerivedSlices<'a> {
+    seq_q: &'a [u32],
+    seq_r: &'a [u32],
+    ack_q: &'a [u32],
+    ack_r: &'a [u32],
+    gap: &'a [u32],
+    offset: &'a [u16],
+}
+
+/// Runs `$body` with `$v` bound to each column of `$c` and `$x` to its value in `$d`.
+macro_rules! each_derived {
+    ($c:expr, $d:expr, $v:ident, $x:ident => $body:expr) => {{
+        let c = $c;
+        let d = $d;
+        {
+            let ($v, $x) = (&mut c.seq_q, d.seq_q);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.seq_r, d.seq_r);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.ack_q, d.ack_q);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.ack_r, d.ack_r);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.gap, d.gap);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.offset, d.offset);
+            $body;
+        }
+    }};
+}
+
+impl Extras for DerivedColumns {
+    type Item = Derived;
+    type Live<'a> = DerivedSlices<'a>;
+
+    fn push(&mut self, item: Derived) {
+        each_derived!(self, item, v, x => v.push(x));
+    }
+
+    fn set(&mut self, i: usize, item: Derived) {
+        each_derived!(self, item, v, x => v[i] = x);
+    }
+
+    fn copy(&mut self, from: usize, to: usize) {
+        each_derived!(self, Derived::default(), v, _x => v[to] = v[from]);
+    }
+
+    fn drain_front(&mut self, n: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.drain(..n));
+    }
+
+    fn truncate(&mut self, n: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.truncate(n));
+    }
+
+    fn reserve(&mut self, n: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.reserve_exact(n));
+    }
+
+    fn live(&self, from: usize) -> DerivedSlices<'_> {
+        DerivedSlices {
+            seq_q: &self.seq_q[from..],
+            seq_r: &self.seq_r[from..],
+            ack_q: &self.ack_q[from..],
+            ack_r: &self.ack_r[from..],
+            gap: &self.gap[from..],
+            offset: &self.offset[from..],
+        }
+    }
+}
+
+/// A [`Scaling`] with its divisions prepared.
+#[derive(Debug, Clone, Copy)]
+pub struct Scaler {
+    scaling: Scaling,
+    ds: Divider,
+    da: Divider,
+}
+
+impl Default for Scaler {
+    fn default() -> Scaler {
+        Scaler::new(Scaling::default())
+    }
+}
+
+impl Scaler {
+    /// The scaler of `scaling`.
+    pub fn new(scaling: Scaling) -> Scaler {
+        Scaler {
+            scaling,
+            ds: Divider::new(scaling.strides.seq),
+            da: Divider::new(scaling.strides.ack),
+        }
+    }
+
+    /// Its scaling.
+    pub fn scaling(&self) -> Scaling {
+        self.scaling
+    }
+
+    /// The derived values of `f`.
+    pub fn derive(&self, f: &Fields) -> Derived {
+        let (seq_q, seq_r) = self.ds.div_rem(f.seq);
+        let (ack_q, ack_r) = self.da.div_rem(f.ack);
+        let b = self.scaling.behaviour;
+        let qs = if self.scaling.strides.seq != 0 {
+            seq_q
+        } else {
+            0
+        };
+        Derived {
+            seq_q,
+            seq_r,
+            ack_q,
+            ack_r,
+            gap: f.ts_val.wrapping_sub(f.ts_ecr),
+            offset: ipid::offset(b.counter(f.ip_id), qs),
+        }
+    }
+}
+
+/// The needs of `f` against `vsw`, whose extras were derived under `derived_by`, for a context
+/// scaled by `scaler` (when that is another scaling, the window's extras are derived anew).
+pub fn needs(vsw: &Vsw<DerivedColumns>, derived_by: Scaling, f: &Fields, scaler: &Scaler) -> Needs {
+    let me = scaler.derive(f);
+    let mut spans = if derived_by == scaler.scaling {
+        DerivedSpans::of_columns(vsw.extras(), &me, scaler.scaling)
+    } else {
+        let derived = vsw.entries().map(|e| scaler.derive(&e.fields));
+        DerivedSpans::of_each(derived, &me)
     };
-    let offset = offset_of(f.ip_id, ds.div_rem(f.seq).0);
-    let (mut ip_lo, mut ip_hi) = (0i16, 0i16);
-    let seq_scaled = span_scaled(c.seq, f.seq, ds, |i, gqs| {
-        let d = offset.wrapping_sub(offset_of(c.ip_id[i], gqs)) as i16;
-        (ip_lo, ip_hi) = (ip_lo.min(d), ip_hi.max(d));
-    });
-    let ack_scaled = span_scaled(c.ack, f.ack, da, |_, _| {});
-    let gap = f.ts_val.wrapping_sub(f.ts_ecr);
-    let (gap_lo, gap_hi) =
-        c.ts_val
-            .iter()
-            .zip(c.ts_ecr)
-            .fold((0i32, 0i32), |(lo, hi), (&v, &e)| {
-                let d = gap.wrapping_sub(v.wrapping_sub(e)) as i32;
-                (lo.min(d), hi.max(d))
-            });
+    let strides = scaler.scaling.strides;
+    if strides.seq == 0 {
+        spans.seq_residues = 1;
+    }
+    if strides.ack == 0 {
+        spans.ack_residues = 1;
+    }
+    if !has_counter(scaler.scaling.behaviour) {
+        spans.offset = (0, 0);
+    }
+    let c = vsw.columns();
     Needs {
         seq: span_32(c.seq, f.seq),
-        seq_scaled: seq_scaled.filter(|_| with_seq_stride),
+        seq_scaled: scaled(spans.seq_q, me.seq_q, spans.seq_residues),
         ack: span_32(c.ack, f.ack),
-        ack_scaled: ack_scaled.filter(|_| strides.ack != 0),
-        ip_id: span(ip_lo.into(), ip_hi.into()),
+        ack_scaled: scaled(spans.ack_q, me.ack_q, spans.ack_residues),
+        ip_id: span(spans.offset.0.into(), spans.offset.1.into()),
         ts_val: span_32(c.ts_val, f.ts_val),
         ts_ecr: span_32(c.ts_ecr, f.ts_ecr),
-        ts_gap: span(gap_lo.into(), gap_hi.into()),
+        ts_gap: span(spans.gap.0.into(), spans.gap.1.into()),
         win: span_16(c.win, f.win),
+    }
+}
+
+/// The span of the quotients from `q` to those between `lo` and `hi` (`q` among them), if no
+/// residue differs from `q`'s.
+fn scaled((lo, hi): (u32, u32), q: u32, residues: u32) -> Option<Span> {
+    (residues == 0).then(|| span(i64::from(q) - i64::from(hi), i64::from(q) - i64::from(lo)))
+}
+
+/// One packet's derived values against the window's: the smallest and largest quotients (the
+/// packet's own among them), the residue bits that differ from the packet's (OR of all), and
+/// the smallest and largest gap and offset distances (0 among them).
+struct DerivedSpans {
+    seq_q: (u32, u32),
+    ack_q: (u32, u32),
+    seq_residues: u32,
+    ack_residues: u32,
+    gap: (i32, i32),
+    offset: (i16, i16),
+}
+
+impl DerivedSpans {
+    /// From the window's columns: a loop per column, each of which vectorizes; only the
+    /// columns `scaling` codes with ([`needs`] ignores the others).
+    fn of_columns(c: DerivedSlices<'_>, me: &Derived, scaling: Scaling) -> DerivedSpans {
+        let range = |column: &[u32], v: u32| {
+            column
+                .iter()
+                .fold((v, v), |(lo, hi), &g| (lo.min(g), hi.max(g)))
+        };
+        let differ = |column: &[u32], v: u32| column.iter().fold(0, |bits, &g| bits | (g ^ v));
+        let gap = c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
+            let d = me.gap.wrapping_sub(g) as i32;
+            (lo.min(d), hi.max(d))
+        });
+        let offset = if has_counter(scaling.behaviour) {
+            c.offset.iter().fold((0i16, 0i16), |(lo, hi), &g| {
+                let d = me.offset.wrapping_sub(g) as i16;
+                (lo.min(d), hi.max(d))
+            })
+        } else {
+            (0, 0)
+        };
+        let scaled = |stride: u16, q: &[u32], r: &[u32], (mq, mr): (u32, u32)| {
+            if stride == 0 {
+                ((mq, mq), 1)
+            } else {
+                (range(q, mq), differ(r, mr))
+            }
+        };
+        let strides = scaling.strides;
+        let (seq_q, seq_residues) = scaled(strides.seq, c.seq_q, c.seq_r, (me.seq_q, me.seq_r));
+        let (ack_q, ack_residues) = scaled(strides.ack, c.ack_q, c.ack_r, (me.ack_q, me.ack_r));
+        DerivedSpans {
+            seq_q,
+            ack_q,
+            seq_residues,
+            ack_residues,
+            gap,
+            offset,
+        }
+    }
+
+    /// From each entry's values in turn.
+    fn of_each(derived: impl Iterator<Item = Derived>, me: &Derived) -> DerivedSpans {
+        let mut s = DerivedSpans {
+            seq_q: (me.seq_q, me.seq_q),
+            ack_q: (me.ack_q, me.ack_q),
+            seq_residues: 0,
+            ack_residues: 0,
+            gap: (0, 0),
+            offset: (0, 0),
+        };
+        for g in derived {
+            s.seq_q = (s.seq_q.0.min(g.seq_q), s.seq_q.1.max(g.seq_q));
+            s.ack_q = (s.ack_q.0.min(g.ack_q), s.ack_q.1.max(g.ack_q));
+            s.seq_residues |= g.seq_r ^ me.seq_r;
+            s.ack_residues |= g.ack_r ^ me.ack_r;
+            let d = me.gap.wrapping_sub(g.gap) as i32;
+            s.gap = (s.gap.0.min(d), s.gap.1.max(d));
+            let d = me.offset.wrapping_sub(g.offset) as i16;
+            s.offset = (s.offset.0.min(d), s.offset.1.max(d));
+        }
+        s
     }
 }
 
@@ -167,7 +400,12 @@ mod tests {
 
     /// [`needs`] computed the plain way: every entry in turn, every distance by
     /// [`signed_distance`].
-    fn needs_entry_by_entry(vsw: &Vsw, f: &Fields, strides: Strides, b: Behaviour) -> Needs {
+    fn needs_entry_by_entry(
+        vsw: &Vsw<DerivedColumns>,
+        f: &Fields,
+        strides: Strides,
+        b: Behaviour,
+    ) -> Needs {
         let add = |s: &mut Span, d: i64| {
             if d >= 0 {
                 s.up = s.up.max(d.unsigned_abs());
@@ -191,10 +429,12 @@ mod tests {
             add(&mut n.ts_val, signed_distance(f.ts_val, g.ts_val, 32));
             add(&mut n.ts_ecr, signed_distance(f.ts_ecr, g.ts_ecr, 32));
             add(&mut n.ts_gap, signed_distance(gap(f), gap(g), 32));
-            add(
-                &mut n.ip_id,
-                signed_distance(offset(f).into(), offset(g).into(), 16),
-            );
+            if has_counter(b) {
+                add(
+                    &mut n.ip_id,
+                    signed_distance(offset(f).into(), offset(g).into(), 16),
+                );
+            }
             add(&mut n.win, signed_distance(f.win.into(), g.win.into(), 16));
             s_al &= g.seq % sd == f.seq % sd;
             add(&mut sq, i64::from(f.seq / sd) - i64::from(g.seq / sd));
@@ -238,22 +478,45 @@ mod tests {
                 ts_val: field(next()),
                 ts_ecr: field(next()),
             };
-            let mut vsw = Vsw::new(32, Progress::SincePush);
-            for _ in 0..round % 33 {
-                vsw.push(Entry {
-                    fields: fields(),
-                    has_payload: true,
-                    uncompressed: false,
-                });
-            }
-            let f = fields();
             let strides = Strides {
                 seq: stride,
                 ack: [0u16, 1, 1448][round as usize % 3],
             };
             let b = behaviours[round as usize % 4];
+            let scaling = Scaling {
+                strides,
+                behaviour: b,
+            };
+            // The window's extras derived under the context's scaling, under another one (a
+            // replicated context codes against another's window), or under another and then
+            // derived anew (the context's strides or behaviour changed).
+            let other = Scaling {
+                strides: Strides { seq: 0, ack: 536 },
+                behaviour: behaviours[(round as usize + 1) % 4],
+            };
+            let mode = (round as usize / 5) % 3;
+            let pushed_by = [scaling, other, other][mode];
+            let mut vsw = Vsw::with_extras(32, Progress::SincePush);
+            for _ in 0..round % 33 {
+                let fields = fields();
+                let extra = Scaler::new(pushed_by).derive(&fields);
+                vsw.push_with(
+                    Entry {
+                        fields,
+                        has_payload: true,
+                        uncompressed: false,
+                    },
+                    extra,
+                );
+            }
+            let mut derived_by = pushed_by;
+            if mode == 2 {
+                vsw.refresh_extras(|f| Scaler::new(scaling).derive(f));
+                derived_by = scaling;
+            }
+            let f = fields();
             assert_eq!(
-                needs(&vsw, &f, strides, b),
+                needs(&vsw, derived_by, &f, &Scaler::new(scaling)),
                 needs_entry_by_entry(&vsw, &f, strides, b),
                 "round {round}"
             );

@@ -69,7 +69,6 @@ pub struct TarocCompressor {
     by_flow: BTreeMap<FlowKey, u8>,
     clock: u64,
     now: Duration,
-    scratch: Vec<u8>,
     stats: TarocStats,
 }
 
@@ -86,7 +85,6 @@ impl TarocCompressor {
             by_flow: BTreeMap::new(),
             clock: 0,
             now: Duration::ZERO,
-            scratch: Vec::new(),
             stats: TarocStats::default(),
         }
     }
@@ -153,7 +151,7 @@ impl TarocCompressor {
                 .expect("mapped CIDs hold contexts");
             ctx.ip_id_jumps = jumps;
             ctx.last_ip_id = last_ip_id;
-            if ctx.identity.matches(p, random_ip_id, &mut self.scratch) {
+            if ctx.identity.matches(p, random_ip_id) {
                 return cid;
             }
             self.stats.identity_changes += 1;

@@ -49,9 +49,7 @@ impl Identity {
 
     /// Whether `p` belongs to a context of this identity (the usual ECN value is not checked:
     /// other values travel in the R-octet).
-    pub fn matches(&self, p: &TcpIpPacket<'_>, random_ip_id: bool, scratch: &mut Vec<u8>) -> bool {
-        self.ts == p.ts
-            && self.random_ip_id == random_ip_id
-            && p.matches_template(&self.template, scratch)
+    pub fn matches(&self, p: &TcpIpPacket<'_>, random_ip_id: bool) -> bool {
+        self.ts == p.ts && self.random_ip_id == random_ip_id && p.matches_template(&self.template)
     }
 }

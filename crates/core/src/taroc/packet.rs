@@ -188,10 +188,30 @@ impl<'a> TcpIpPacket<'a> {
         }
     }
 
-    /// Whether this packet's template equals `template`.
-    pub fn matches_template(&self, template: &[u8], scratch: &mut Vec<u8>) -> bool {
-        self.template_into(scratch);
-        scratch[..] == *template
+    /// Whether this packet's template equals `template` (what [`TcpIpPacket::template_into`]
+    /// would write, compared in place).
+    pub fn matches_template(&self, template: &[u8]) -> bool {
+        let n = self.tcp_offset + 4;
+        if template.len() != n {
+            return false;
+        }
+        let (b, t) = (&self.bytes[..n], template);
+        let zeroed = |range: core::ops::Range<usize>| t[range].iter().all(|&x| x == 0);
+        if self.v4 {
+            let c = ipv4::CHECKSUM_OFFSET;
+            t[0] == b[0]
+                && t[1] == b[1] & 0xFC
+                && zeroed(2..6)
+                && t[6..c] == b[6..c]
+                && zeroed(c..c + 2)
+                && t[c + 2..] == b[c + 2..]
+        } else {
+            t[..1] == b[..1]
+                && t[1] == b[1] & !0x30
+                && t[2..4] == b[2..4]
+                && zeroed(4..6)
+                && t[6..] == b[6..]
+        }
     }
 }
 
@@ -278,4 +298,51 @@ pub fn tcp_checksum_ok(packet: &[u8], tcp_offset: usize, key: &FlowKey) -> bool 
         .add_pseudo_header(key.src, key.dst, protocol::TCP, segment.len() as u32)
         .add_bytes(segment)
         .verifies()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::taroc::tests::Spec;
+
+    /// The in-place comparison agrees with writing the template and comparing, whichever
+    /// header byte (or template byte) differs, and however.
+    #[test]
+    fn matching_in_place_is_comparing_templates() {
+        for v4 in [true, false] {
+            let bytes = Spec {
+                v4,
+                ..Spec::default()
+            }
+            .build();
+            let p = TcpIpPacket::parse(&bytes).expect("a valid packet");
+            let mut template = Vec::new();
+            p.template_into(&mut template);
+            assert!(p.matches_template(&template));
+            assert!(!p.matches_template(&template[1..]));
+            let mut written = Vec::new();
+            for at in 0..template.len() {
+                for flip in [0x01u8, 0x03, 0x30, 0x80, 0xFF] {
+                    let mut other = template.clone();
+                    other[at] ^= flip;
+                    assert!(
+                        !p.matches_template(&other),
+                        "template byte {at} ^ {flip:#x}"
+                    );
+                    let mut changed = bytes.clone();
+                    changed[at] ^= flip;
+                    let q = TcpIpPacket {
+                        bytes: &changed,
+                        ..p.clone()
+                    };
+                    q.template_into(&mut written);
+                    assert_eq!(
+                        q.matches_template(&template),
+                        written == template,
+                        "packet byte {at} ^ {flip:#x}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -69,7 +69,7 @@ pub enum Progress {
 /// `start..` of every column; entries leave the front by moving `start`, and the dead prefix is
 /// dropped once it outgrows the live part, so each push costs O(1) amortized.
 #[derive(Debug, Clone, Default)]
-struct Columns {
+struct Columns<X> {
     start: usize,
     seq: Vec<u32>,
     ack: Vec<u32>,
@@ -82,6 +82,46 @@ struct Columns {
     mark_ack: Vec<u32>,
     /// `HAS_PAYLOAD | UNCOMPRESSED` bits.
     kind: Vec<u8>,
+    /// What the window's user keeps per entry ([`Vsw::push_with`]).
+    extra: X,
+}
+
+/// Values a window's user keeps beside each entry ([`Vsw::push_with`]), as more columns of
+/// the window's structure of arrays: the window moves, drops and truncates them with its own.
+pub trait Extras: Clone + Default + core::fmt::Debug {
+    /// One entry's values.
+    type Item: Copy;
+    /// The live entries' values, oldest first ([`Vsw::extras`]).
+    type Live<'a>
+    where
+        Self: 'a;
+    /// Appends an entry's values.
+    fn push(&mut self, item: Self::Item);
+    /// Sets entry `i`'s values.
+    fn set(&mut self, i: usize, item: Self::Item);
+    /// Copies entry `from`'s values over entry `to`'s.
+    fn copy(&mut self, from: usize, to: usize);
+    /// Drops the first `n` entries.
+    fn drain_front(&mut self, n: usize);
+    /// Keeps the first `n` entries.
+    fn truncate(&mut self, n: usize);
+    /// Makes room for `n` more entries.
+    fn reserve(&mut self, n: usize);
+    /// The values of entries `from..`.
+    fn live(&self, from: usize) -> Self::Live<'_>;
+}
+
+/// No extras (the faithful `taroc`).
+impl Extras for () {
+    type Item = ();
+    type Live<'a> = ();
+    fn push(&mut self, _: ()) {}
+    fn set(&mut self, _: usize, _: ()) {}
+    fn copy(&mut self, _: usize, _: usize) {}
+    fn drain_front(&mut self, _: usize) {}
+    fn truncate(&mut self, _: usize) {}
+    fn reserve(&mut self, _: usize) {}
+    fn live(&self, _: usize) {}
 }
 
 const HAS_PAYLOAD: u8 = 1;
@@ -129,20 +169,34 @@ macro_rules! each_column {
     }};
 }
 
-impl Columns {
+/// Entries a new window has room for (twice this, with the dead prefix) before a column
+/// reallocates: a window of up to this many entries allocates once per column.
+const PREALLOCATED: usize = 32;
+
+impl<X: Extras> Columns<X> {
+    /// Empty columns with room for `n` entries.
+    fn with_capacity(n: usize) -> Columns<X> {
+        let mut c = Columns::<X>::default();
+        each_column!(c, v => v.reserve_exact(n));
+        c.extra.reserve(n);
+        c
+    }
+
     fn len(&self) -> usize {
         self.seq.len() - self.start
     }
 
     fn clear(&mut self) {
         each_column!(self, v => v.clear());
+        self.extra.truncate(0);
         self.start = 0;
     }
 
-    fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32) {
+    fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X::Item) {
         if self.start > 0 && self.start >= self.len() {
             let dead = self.start;
             each_column!(self, v => v.drain(..dead));
+            self.extra.drain_front(dead);
             self.start = 0;
         }
         let f = &e.fields;
@@ -158,6 +212,7 @@ impl Columns {
             if e.has_payload { HAS_PAYLOAD } else { 0 }
                 | if e.uncompressed { UNCOMPRESSED } else { 0 },
         );
+        self.extra.push(extra);
     }
 
     /// The entry at live index `i`.
@@ -182,6 +237,7 @@ impl Columns {
         if i == 1 {
             let (from, to) = (self.start, self.start + 1);
             each_column!(self, v => v[to] = v[from]);
+            self.extra.copy(from, to);
         }
         self.start += 1;
     }
@@ -198,11 +254,13 @@ impl Columns {
             if keep {
                 if from != to {
                     each_column!(self, v => v[to] = v[from]);
+                    self.extra.copy(from, to);
                 }
                 to += 1;
             }
         }
         each_column!(self, v => v.truncate(to));
+        self.extra.truncate(to);
     }
 }
 
@@ -240,10 +298,11 @@ pub struct FieldColumns<'a> {
     pub ts_ecr: &'a [u32],
 }
 
-/// The sliding window.
+/// The sliding window; each entry may carry extras of its user's ([`Extras`],
+/// [`Vsw::push_with`]).
 #[derive(Debug, Clone)]
-pub struct Vsw {
-    columns: Columns,
+pub struct Vsw<X = ()> {
+    columns: Columns<X>,
     cap: usize,
     /// Entries [`Vsw::prune`] keeps from the front's trimming whatever W says.
     min_len: usize,
@@ -258,8 +317,20 @@ impl Vsw {
     /// An empty window holding at most `cap` entries (at least two: the frontier and the newest),
     /// whose entries leave by `progress`.
     pub fn new(cap: usize, progress: Progress) -> Vsw {
+        Vsw::with_extras(cap, progress)
+    }
+
+    /// Adds a packet just sent.
+    pub fn push(&mut self, entry: Entry) {
+        self.push_with(entry, ());
+    }
+}
+
+impl<X: Extras> Vsw<X> {
+    /// [`Vsw::new`] for entries that carry an `X` each ([`Vsw::push_with`]).
+    pub fn with_extras(cap: usize, progress: Progress) -> Vsw<X> {
         Vsw {
-            columns: Columns::default(),
+            columns: Columns::with_capacity(2 * cap.clamp(2, PREALLOCATED)),
             cap: cap.max(2),
             min_len: 0,
             progress,
@@ -304,8 +375,21 @@ impl Vsw {
         }
     }
 
-    /// Adds a packet just sent.
-    pub fn push(&mut self, entry: Entry) {
+    /// The live entries' extras, oldest first (as [`Vsw::columns`]).
+    pub fn extras(&self) -> X::Live<'_> {
+        self.columns.extra.live(self.columns.start)
+    }
+
+    /// Replaces every live entry's extras by `f` of its fields.
+    pub fn refresh_extras(&mut self, mut f: impl FnMut(&Fields) -> X::Item) {
+        for i in 0..self.len() {
+            let fields = self.columns.get(i).fields;
+            self.columns.extra.set(self.columns.start + i, f(&fields));
+        }
+    }
+
+    /// Adds a packet just sent, with its extras.
+    pub fn push_with(&mut self, entry: Entry, extra: X::Item) {
         let (seq, ack) = (entry.fields.seq, entry.fields.ack);
         // An UNCOMPRESSED_TCP always becomes the decompressor's reference (draft 7.2 b), even when
         // it is older: it becomes the frontier.
@@ -335,13 +419,13 @@ impl Vsw {
             Progress::OfFields => (seq, ack),
             Progress::SincePush => (self.high_seq, self.high_ack),
         };
-        self.columns.push(&entry, mark_seq, mark_ack);
+        self.columns.push(&entry, mark_seq, mark_ack, extra);
     }
 
     /// The same window, keeping at least its newest `n` entries (up to its cap) when
     /// [`Vsw::prune`] trims the oldest: a floor under a window that congestion-window tracking
     /// shrank to a few packets (`taroc-plus`; the draft has none).
-    pub fn with_min_len(mut self, n: usize) -> Vsw {
+    pub fn with_min_len(mut self, n: usize) -> Vsw<X> {
         self.min_len = n;
         self
     }
@@ -394,13 +478,16 @@ impl Vsw {
     }
 
     /// Whether a segment with payload at `seq` retransmits one the window holds as sent
-    /// UNCOMPRESSED_TCP (draft section 7.1.1 a 2).
+    /// UNCOMPRESSED_TCP (draft section 7.1.1 a 2). It looks at every entry rather than
+    /// stopping at the first match: a loop that vectorizes.
     pub fn retransmits_uncompressed(&self, seq: u32) -> bool {
         let c = &self.columns;
         c.kind[c.start..]
             .iter()
             .zip(&c.seq[c.start..])
-            .any(|(&k, &g)| k == HAS_PAYLOAD | UNCOMPRESSED && g == seq)
+            .fold(false, |any, (&k, &g)| {
+                any | ((k == HAS_PAYLOAD | UNCOMPRESSED) & (g == seq))
+            })
     }
 
     /// The W-LSB bit count of each field of `f` against every entry.
