@@ -55,6 +55,9 @@ struct Context {
     last_used: u64,
     /// IR frames still due before CO frames.
     irs_due: u8,
+    /// The IR frames due answer a context request: full, never replicated (the decompressor
+    /// may lack the base, or have lost the IR-Rs).
+    full_only: bool,
     watch: Watch,
 }
 
@@ -178,6 +181,7 @@ impl PlusCompressor {
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,
             irs_due: 1 + START_REPEATS,
+            full_only: false,
             watch: Watch::new(p, self.now),
         });
         self.by_flow.insert(p.key, cid);
@@ -301,6 +305,12 @@ impl PlusCompressor {
         };
         // The watch sees every packet (it counts retransmissions), so ask it first.
         let repair = ctx.watch.due(&config.repair, p, self.now);
+        if repair == Some(Why::Requested) {
+            // A request means the decompressor lacks the context: answer with a start's IRs,
+            // so that one more loss does not leave it waiting for another request.
+            ctx.irs_due = 1 + START_REPEATS;
+            ctx.full_only = true;
+        }
         why = why.or(repair);
         let kind = match why {
             None => match write_co(&Coder::of(ctx), p, cid, out, &mut self.stats) {
@@ -318,7 +328,8 @@ impl PlusCompressor {
         let compressed = kind.is_some();
         let mut replicated = false;
         if !compressed {
-            let replicate = matches!(why, Some(Why::NoReference | Why::SlowStart));
+            let replicate =
+                !ctx.full_only && matches!(why, Some(Why::NoReference | Why::SlowStart));
             let base = replicate.then(|| self.find_base(p)).flatten();
             replicated = base.is_some_and(|(base_cid, base)| {
                 write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default()).is_ok()
@@ -328,6 +339,7 @@ impl PlusCompressor {
                 write_ir(ctx, p, cid, out);
             }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
+            ctx.full_only &= ctx.irs_due > 0;
             self.stats.count(why.unwrap_or(Why::Unfit));
             self.stats
                 .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
@@ -357,7 +369,8 @@ impl PlusCompressor {
 
     /// A context of the packet's hosts to replicate a new context from: same addresses,
     /// the same IP header but for the per-packet fields, the same use of timestamps, a window
-    /// to code against; the most recently used. IPv4 options and IPv6 extension headers rule
+    /// to code against, its own IRs all sent (so that the decompressor most likely holds it:
+    /// no chain of replications from contexts still starting); the most recently used. IPv4 options and IPv6 extension headers rule
     /// replication out.
     fn find_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
         let header = if p.v4 { 20 } else { 40 };
@@ -381,6 +394,7 @@ impl PlusCompressor {
             .filter_map(|(i, c)| Some((i as u8, c.as_ref()?)))
             .filter(|(_, c)| {
                 c.identity.ts == p.ts
+                    && c.irs_due == 0
                     && !c.vsw.is_empty()
                     && c.identity.template.len() == header + 4
                     && c.identity.template[..header] == t[..header]
