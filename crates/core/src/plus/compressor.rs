@@ -194,10 +194,19 @@ impl Compressor for PlusCompressor {
         self.now = self.now.max(now);
     }
 
-    /// Answers context requests ([`repair`]): each named context's next packet goes IR.
+    /// Answers context requests ([`repair`]): each named context's next packets go IR (a
+    /// TCP context's, type `0x01`) or IR-N (a non-TCP context's, [`other::REQUEST_N`]).
     /// Ignored unless [`repair::Repair::context_requests`] is on.
     fn handle_feedback(&mut self, frame: &[u8]) {
         if !self.config.repair.context_requests {
+            return;
+        }
+        if let Some(cids) = other::parse_request(frame) {
+            for &cid in cids {
+                if self.other.request(cid) {
+                    self.stats.requests_received += 1;
+                }
+            }
             return;
         }
         let Some(cids) = repair::parse_request(frame) else {

@@ -39,6 +39,8 @@ struct Context {
 pub struct PlusDecompressor {
     contexts: Vec<Option<Context>>,
     requests: Requests,
+    /// Context requests for the non-TCP contexts ([`other::REQUEST_N`]).
+    other_requests: Requests,
     other: OtherDecompressor,
     tunnel: Vec<u8>,
 }
@@ -50,6 +52,7 @@ impl PlusDecompressor {
         PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
             requests: Requests::new(config.repair.context_requests),
+            other_requests: Requests::new(config.repair.context_requests),
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
         }
@@ -498,7 +501,11 @@ impl PlusDecompressor {
         if !(other::CO_N..=other::CO_N_LAST).contains(outer) {
             return Err(DropReason::Malformed);
         }
-        let (head, at) = self.other.head(*outer, rest)?;
+        let (head, at) = self.other.head(*outer, rest).inspect_err(|_| {
+            if let Some(cid) = other::cid_of(*outer, rest) {
+                self.other_requests.refused(cid);
+            }
+        })?;
         let [inner_kind, inner_frame @ ..] = &rest[at..] else {
             return Err(DropReason::Malformed);
         };
@@ -557,7 +564,11 @@ impl Decompressor for PlusDecompressor {
                 result
             }
             FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {
-                self.other.co_n(k, frame, out)
+                let result = self.other.co_n(k, frame, out);
+                if let Some(cid) = other::cid_of(k, frame) {
+                    self.other_requests.record(cid, &result);
+                }
+                result
             }
             FrameKind::Profile(k) if k >= format::CO => {
                 let (cid, result) = self.co(k, frame, out);
@@ -572,10 +583,19 @@ impl Decompressor for PlusDecompressor {
 
     fn set_time(&mut self, now: Duration) {
         self.requests.set_time(now);
+        self.other_requests.set_time(now);
     }
 
-    /// Context requests ([`crate::taroc::repair`]), when they are on.
+    /// Context requests ([`crate::taroc::repair`]), when they are on: the TCP contexts' first,
+    /// then the non-TCP contexts' ([`other::REQUEST_N`]).
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
-        self.requests.take(out)
+        if self.requests.take(out) {
+            return true;
+        }
+        if self.other_requests.take(out) {
+            out[0] = other::REQUEST_N;
+            return true;
+        }
+        false
     }
 }
