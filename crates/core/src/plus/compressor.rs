@@ -460,16 +460,26 @@ fn write_ir_r(
     if ctx.identity.ts {
         flags |= format::ir::TS;
     }
-    if ctx.strides != Strides::default() {
+    let ip_bytes = &format::IR_R_IP_BYTES[usize::from(!p.v4)];
+    let base_ip = ip_bytes
+        .iter()
+        .all(|&at| ctx.identity.template[at] == base.identity.template[at]);
+    let send_strides = ctx.strides != base.strides && ctx.strides != Strides::default();
+    if base_ip {
+        flags |= format::ir::BASE_IP;
+    }
+    if ctx.strides == base.strides {
+        flags |= format::ir::BASE_STRIDES;
+    } else if send_strides {
         flags |= format::ir::STRIDES;
     }
     out.extend_from_slice(&[flags, cid, base_cid]);
-    if ctx.strides != Strides::default() {
+    if send_strides {
         out.extend_from_slice(&ctx.strides.seq.to_be_bytes());
         out.extend_from_slice(&ctx.strides.ack.to_be_bytes());
     }
-    for &at in &format::IR_R_IP_BYTES[usize::from(!p.v4)] {
-        out.push(ctx.identity.template[at]);
+    if !base_ip {
+        out.extend(ip_bytes.iter().map(|&at| ctx.identity.template[at]));
     }
     out.extend_from_slice(&p.bytes[p.tcp_offset..p.tcp_offset + 4]);
     let at = out.len();

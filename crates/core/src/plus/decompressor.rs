@@ -178,7 +178,15 @@ impl PlusDecompressor {
         if flags & !format::ir::ALL_R != 0 || cid == base_cid {
             return Err(DropReason::Malformed);
         }
-        let (strides, rest) = if flags & format::ir::STRIDES != 0 {
+        if flags & format::ir::BASE_STRIDES != 0 && flags & format::ir::STRIDES != 0 {
+            return Err(DropReason::Malformed);
+        }
+        let base = self.contexts[usize::from(base_cid)]
+            .as_ref()
+            .ok_or(DropReason::NoContext)?;
+        let (strides, rest) = if flags & format::ir::BASE_STRIDES != 0 {
+            (base.strides, rest)
+        } else if flags & format::ir::STRIDES != 0 {
             let [s0, s1, a0, a1, rest @ ..] = rest else {
                 return Err(DropReason::Malformed);
             };
@@ -190,15 +198,23 @@ impl PlusDecompressor {
         } else {
             (Strides::default(), rest)
         };
-        let (Some(ip), Some(ports), Some(&k), Some(body)) =
-            (rest.get(..6), rest.get(6..10), rest.get(10), rest.get(11..))
+        let base_template = &base.identity.template;
+        let mut ip = [0u8; 6];
+        let rest = if flags & format::ir::BASE_IP != 0 {
+            let v4 = base.v4;
+            for (byte, &at) in ip.iter_mut().zip(&format::IR_R_IP_BYTES[usize::from(!v4)]) {
+                *byte = *base_template.get(at).ok_or(DropReason::Malformed)?;
+            }
+            rest
+        } else {
+            let (sent, rest) = rest.split_at_checked(6).ok_or(DropReason::Malformed)?;
+            ip.copy_from_slice(sent);
+            rest
+        };
+        let (Some(ports), Some(&k), Some(body)) = (rest.get(..4), rest.get(4), rest.get(5..))
         else {
             return Err(DropReason::Malformed);
         };
-        let base = self.contexts[usize::from(base_cid)]
-            .as_ref()
-            .ok_or(DropReason::NoContext)?;
-        let base_template = &base.identity.template;
         let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
         let (v4, header_len) = match (ip[0], base_template.len()) {
             (0x45, 24) if ip[5] == taroc_wire::protocol::TCP => (true, 20),
@@ -206,7 +222,7 @@ impl PlusDecompressor {
             _ => return Err(DropReason::Malformed),
         };
         template.extend_from_slice(&base_template[..header_len]);
-        for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(ip) {
+        for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(&ip) {
             template[at] = byte;
         }
         if (v4 && template[1] & 0x03 != 0) || (!v4 && template[1] & 0x30 != 0) {

@@ -88,8 +88,13 @@ pub mod ir {
     pub const ALL: u8 = 0x3F;
     /// IR-R: the context has timestamps.
     pub const TS: u8 = 0x20;
+    /// IR-R: the six IP bytes are the base context's (they are not sent).
+    pub const BASE_IP: u8 = 0x40;
+    /// IR-R: the strides are the base context's (they are not sent; never with
+    /// [`STRIDES`]).
+    pub const BASE_STRIDES: u8 = 0x80;
     /// Every bit an IR-R defines.
-    pub const ALL_R: u8 = 0x3F;
+    pub const ALL_R: u8 = 0xFF;
 }
 
 /// The bytes of an IP header an IR-R frame carries (the rest come from the base context, the
