@@ -55,13 +55,28 @@ struct Context {
     last_used: u64,
     /// IR frames still due before CO frames.
     irs_due: u8,
+    /// The flow sent a FIN.
+    fin: bool,
     /// The IR frames due answer a context request: full, never replicated (the decompressor
     /// may lack the base, or have lost the IR-Rs).
     full_only: bool,
     watch: Watch,
 }
 
+/// A context that sent a FIN and then nothing for this many of the compressor's TCP packets
+/// is over: its CID may go to a new flow.
+const IDLE_AFTER_FIN: u64 = 16;
+
+/// A context that sent nothing for this many of the compressor's TCP packets is over.
+const IDLE: u64 = 1024;
+
 impl Context {
+    /// Whether the flow looks over at `clock` (see [`IDLE_AFTER_FIN`], [`IDLE`]).
+    fn is_over(&self, clock: u64) -> bool {
+        let idle = clock.saturating_sub(self.last_used);
+        idle >= IDLE || (self.fin && idle >= IDLE_AFTER_FIN)
+    }
+
     /// W = K * the larger tracked window share (TAROC's bound of the VSW), bytes.
     fn window(&self, k: u32) -> u32 {
         self.seq
@@ -140,10 +155,33 @@ impl PlusCompressor {
         cid
     }
 
-    /// A free CID (the lowest, not `avoid`), else the least recently used.
+    /// A CID for a new context (not `avoid`): the lowest free one that CO frames name
+    /// cheaply (0, or a CID prefix's), else one of those whose flow is over (it sent a FIN
+    /// and has been idle a while, or has been idle long: [`Context::is_over`]), else the
+    /// lowest free one, else the least recently used.
     fn allocate(&mut self, avoid: Option<u8>) -> u8 {
         let n = self.contexts.len();
-        if let Some(i) = (0..n).find(|&i| self.contexts[i].is_none() && Some(i as u8) != avoid) {
+        let cheap = n.min(usize::from(format::PREFIX_CIDS) + 1);
+        let usable = |i: usize| Some(i as u8) != avoid;
+        if let Some(i) = (0..cheap).find(|&i| self.contexts[i].is_none() && usable(i)) {
+            return i as u8;
+        }
+        let over = (0..cheap)
+            .filter(|&i| usable(i))
+            .filter(|&i| {
+                self.contexts[i]
+                    .as_ref()
+                    .is_some_and(|c| c.is_over(self.clock))
+            })
+            .min_by_key(|&i| self.contexts[i].as_ref().map_or(0, |c| c.last_used));
+        if let Some(i) = over {
+            if let Some(old) = self.contexts[i].take() {
+                self.by_flow.remove(&old.key);
+                self.stats.evictions += 1;
+            }
+            return i as u8;
+        }
+        if let Some(i) = (0..n).find(|&i| self.contexts[i].is_none() && usable(i)) {
             return i as u8;
         }
         let lru = (0..n)
@@ -181,6 +219,7 @@ impl PlusCompressor {
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,
             irs_due: 1 + START_REPEATS,
+            fin: false,
             full_only: false,
             watch: Watch::new(p, self.now),
         });
@@ -291,6 +330,7 @@ impl PlusCompressor {
     ) -> FrameKind {
         let config = &self.config;
         ctx.last_used = self.clock;
+        ctx.fin |= p.flags & flags::FIN != 0;
         if let Some(strides) = ctx
             .learner
             .observe(p.payload_len(), p.fields.ack, ctx.strides)
@@ -542,8 +582,9 @@ impl Coder<'_> {
     }
 }
 
-/// CO: the packet coded against the window (its kind byte and body), or the reason it must go
-/// IR.
+/// CO: the packet coded against the window (its kind byte and body; for CIDs 1 to
+/// [`format::PREFIX_CIDS`] the CID prefix, then the CO kind byte and body), or the reason it
+/// must go IR.
 fn write_co(
     ctx: &Coder<'_>,
     p: &TcpIpPacket<'_>,
@@ -570,11 +611,16 @@ fn write_co(
     }
     let (seq_scaled, s_class, s_bits) = number_code(needs.seq, needs.seq_scaled);
     let (ack_scaled, a_class, a_bits) = number_code(needs.ack, needs.ack_scaled);
+    let prefixed = (1..=format::PREFIX_CIDS).contains(&cid);
+    if prefixed {
+        // The CO kind byte's place: the link's kind byte is the CID prefix.
+        out.push(0);
+    }
     let r_octet = p.r_octet != ctx.usual_ecn;
     let win = needs.win != Span::default();
     let mut e = 0u8;
     for (on, bit) in [
-        (cid != 0, ext::C),
+        (cid != 0 && !prefixed, ext::C),
         (win, ext::W),
         (r_octet, ext::R),
         (urgent, ext::U),
@@ -595,7 +641,7 @@ fn write_co(
         k |= kind::X;
         out.push(e);
     }
-    if cid != 0 {
+    if cid != 0 && !prefixed {
         out.push(cid);
     }
     let checksum = if p.v4 {
@@ -703,5 +749,9 @@ fn write_co(
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
     stats.add_part(Part::Options, (after_sack - after_fixed) as u64);
+    if prefixed {
+        out[0] = k;
+        return Ok((format::CID_PREFIX + cid, tally));
+    }
     Ok((k, tally))
 }

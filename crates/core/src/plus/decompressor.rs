@@ -270,10 +270,12 @@ impl PlusDecompressor {
         Ok(())
     }
 
-    /// Rebuilds a CO frame; returns its CID (once known) with the outcome.
+    /// Rebuilds a CO frame, of CID `prefixed` if it came behind a CID prefix; returns its CID
+    /// (once known) with the outcome.
     fn co(
         &mut self,
         k: u8,
+        prefixed: Option<u8>,
         frame: &[u8],
         out: &mut Vec<u8>,
     ) -> (Option<u8>, Result<(), DropReason>) {
@@ -291,7 +293,12 @@ impl PlusDecompressor {
         } else {
             0
         };
-        let cid = if e & ext::C != 0 {
+        let cid = if let Some(cid) = prefixed {
+            if e & ext::C != 0 {
+                return (None, Err(DropReason::Malformed));
+            }
+            cid
+        } else if e & ext::C != 0 {
             match take(1) {
                 Ok(&[c]) if c != 0 => c,
                 _ => return (None, Err(DropReason::Malformed)),
@@ -436,8 +443,7 @@ fn decode_body(
             sack = blocks;
         }
         let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
-        let mut checksum =
-            u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields);
+        let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields);
         if ctx.v4 {
             // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
             // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a
@@ -527,7 +533,9 @@ impl PlusDecompressor {
         };
         let kind = match FrameKind::from_byte(*inner_kind) {
             Some(k @ FrameKind::Profile(format::IR | format::IR_R)) => k,
-            Some(FrameKind::Profile(b)) if b >= format::CO => FrameKind::Profile(b),
+            Some(FrameKind::Profile(b)) if b >= format::CO || b > format::CID_PREFIX => {
+                FrameKind::Profile(b)
+            }
             _ => return Err(DropReason::Malformed),
         };
         let mut inner = core::mem::take(&mut self.tunnel);
@@ -586,8 +594,25 @@ impl Decompressor for PlusDecompressor {
                 }
                 result
             }
+            FrameKind::Profile(prefix)
+                if prefix > format::CID_PREFIX
+                    && prefix <= format::CID_PREFIX + format::PREFIX_CIDS =>
+            {
+                let cid = prefix - format::CID_PREFIX;
+                let (cid, result) = match frame {
+                    [k, rest @ ..] if *k >= format::CO => self.co(*k, Some(cid), rest, out),
+                    _ => (Some(cid), Err(DropReason::Malformed)),
+                };
+                if let Some(cid) = cid {
+                    self.requests.record(cid, &result);
+                }
+                if result.is_err() {
+                    out.clear();
+                }
+                result
+            }
             FrameKind::Profile(k) if k >= format::CO => {
-                let (cid, result) = self.co(k, frame, out);
+                let (cid, result) = self.co(k, None, frame, out);
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);
                 }

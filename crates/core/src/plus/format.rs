@@ -42,6 +42,14 @@ pub const IR_R: u8 = FrameKind::PROFILE_FIRST + 1;
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
 
+/// CID prefixes: a kind byte `CID_PREFIX + c`, `c` a CID from 1 to [`PREFIX_CIDS`], is
+/// followed by a CO kind byte and that CID's CO frame, without extension bit C and CID octet
+/// (one octet less than the CID octet and the extension octet it may need).
+pub const CID_PREFIX: u8 = 0x20;
+
+/// The largest CID a CID prefix names.
+pub const PREFIX_CIDS: u8 = 0x1F;
+
 /// Bits of a CO kind byte.
 pub mod kind {
     /// An extension octet follows.

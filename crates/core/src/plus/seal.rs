@@ -112,7 +112,10 @@ mod tests {
             ..a.clone()
         };
         assert_ne!(identity_hash(&a), identity_hash(&b));
-        let c = Identity { ts: false, ..a.clone() };
+        let c = Identity {
+            ts: false,
+            ..a.clone()
+        };
         assert_ne!(identity_hash(&a), identity_hash(&c));
     }
 
