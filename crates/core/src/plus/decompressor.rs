@@ -21,6 +21,11 @@ use crate::taroc::repair::Requests;
 use crate::taroc::vsw::is_older;
 use crate::taroc::TarocConfig;
 
+/// The decompressor asks again for a context it keeps refusing frames of after this many more
+/// refusals, whatever the time: a lost request, or a lost answer, then costs a few packets of
+/// the flow, not [`crate::taroc::repair::REQUEST_INTERVAL`] of them.
+pub const REQUEST_EVERY_REFUSALS: u16 = 1;
+
 /// One context: its identity, coding state and the reference packet's fields.
 #[derive(Debug, Clone)]
 struct Context {
@@ -51,8 +56,9 @@ impl PlusDecompressor {
     pub fn new(config: TarocConfig) -> PlusDecompressor {
         PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
-            requests: Requests::new(config.repair.context_requests),
-            other_requests: Requests::new(config.repair.context_requests),
+            requests: Requests::new(config.repair.context_requests).every(REQUEST_EVERY_REFUSALS),
+            other_requests: Requests::new(config.repair.context_requests)
+                .every(REQUEST_EVERY_REFUSALS),
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
         }
