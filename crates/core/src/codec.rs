@@ -89,7 +89,8 @@ impl FrameKind {
     /// keep one slot per named kind count it as.
     pub fn family(self) -> FrameKind {
         match self {
-            FrameKind::Profile(byte) if byte >= FrameKind::PROFILE_TCP => FrameKind::CompressedTcp,
+            // From 0x21: `taroc-plus`'s CID prefixes, each followed by a CO frame.
+            FrameKind::Profile(byte) if byte > 0x20 => FrameKind::CompressedTcp,
             FrameKind::Profile(byte) if byte >= FrameKind::PROFILE_NON_TCP => {
                 FrameKind::CompressedNonTcp
             }

@@ -58,8 +58,20 @@ struct Context {
     last_used: u64,
     /// IR frames still due before CO frames.
     irs_due: u8,
+    /// The flow sent a FIN.
+    fin: bool,
+    /// The IR frames due answer a context request: full, never replicated (the decompressor
+    /// may lack the base, or have lost the IR-Rs).
+    full_only: bool,
     watch: Watch,
 }
+
+/// A context that sent a FIN and then nothing for this many of the compressor's TCP packets
+/// is over: its CID may go to a new flow.
+const IDLE_AFTER_FIN: u64 = 16;
+
+/// A context that sent nothing for this many of the compressor's TCP packets is over.
+const IDLE: u64 = 1024;
 
 impl Context {
     /// Brings the scaler (and the window's extras) up to date with the strides and the IP-ID
@@ -74,6 +86,12 @@ impl Context {
             self.vsw.refresh_extras(|f| scaler.derive(f));
             self.scaler = scaler;
         }
+    }
+
+    /// Whether the flow looks over at `clock` (see [`IDLE_AFTER_FIN`], [`IDLE`]).
+    fn is_over(&self, clock: u64) -> bool {
+        let idle = clock.saturating_sub(self.last_used);
+        idle >= IDLE || (self.fin && idle >= IDLE_AFTER_FIN)
     }
 
     /// W = K * the larger tracked window share (TAROC's bound of the VSW), bytes.
@@ -162,10 +180,33 @@ impl PlusCompressor {
         cid
     }
 
-    /// A free CID (the lowest, not `avoid`), else the least recently used.
+    /// A CID for a new context (not `avoid`): the lowest free one that CO frames name
+    /// cheaply (0, or a CID prefix's), else one of those whose flow is over (it sent a FIN
+    /// and has been idle a while, or has been idle long: [`Context::is_over`]), else the
+    /// lowest free one, else the least recently used.
     fn allocate(&mut self, avoid: Option<u8>) -> u8 {
         let n = self.contexts.len();
-        if let Some(i) = (0..n).find(|&i| self.contexts[i].is_none() && Some(i as u8) != avoid) {
+        let cheap = n.min(usize::from(format::PREFIX_CIDS) + 1);
+        let usable = |i: usize| Some(i as u8) != avoid;
+        if let Some(i) = (0..cheap).find(|&i| self.contexts[i].is_none() && usable(i)) {
+            return i as u8;
+        }
+        let over = (0..cheap)
+            .filter(|&i| usable(i))
+            .filter(|&i| {
+                self.contexts[i]
+                    .as_ref()
+                    .is_some_and(|c| c.is_over(self.clock))
+            })
+            .min_by_key(|&i| self.contexts[i].as_ref().map_or(0, |c| c.last_used));
+        if let Some(i) = over {
+            if let Some(old) = self.contexts[i].take() {
+                self.by_flow.remove(&old.key);
+                self.stats.evictions += 1;
+            }
+            return i as u8;
+        }
+        if let Some(i) = (0..n).find(|&i| self.contexts[i].is_none() && usable(i)) {
             return i as u8;
         }
         let lru = (0..n)
@@ -206,6 +247,8 @@ impl PlusCompressor {
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,
             irs_due: 1 + START_REPEATS,
+            fin: false,
+            full_only: false,
             watch: Watch::new(p, self.now),
         });
         self.by_flow.insert(p.key, cid);
@@ -219,10 +262,19 @@ impl Compressor for PlusCompressor {
         self.now = self.now.max(now);
     }
 
-    /// Answers context requests ([`repair`]): each named context's next packet goes IR.
+    /// Answers context requests ([`repair`]): each named context's next packets go IR (a
+    /// TCP context's, type `0x01`) or IR-N (a non-TCP context's, [`other::REQUEST_N`]).
     /// Ignored unless [`repair::Repair::context_requests`] is on.
     fn handle_feedback(&mut self, frame: &[u8]) {
         if !self.config.repair.context_requests {
+            return;
+        }
+        if let Some(cids) = other::parse_request(frame) {
+            for &cid in cids {
+                if self.other.request(cid) {
+                    self.stats.requests_received += 1;
+                }
+            }
             return;
         }
         let Some(cids) = repair::parse_request(frame) else {
@@ -307,6 +359,7 @@ impl PlusCompressor {
     ) -> FrameKind {
         let config = &self.config;
         ctx.last_used = self.clock;
+        ctx.fin |= p.flags & flags::FIN != 0;
         if let Some(strides) = ctx
             .learner
             .observe(p.payload_len(), p.fields.ack, ctx.strides)
@@ -331,6 +384,12 @@ impl PlusCompressor {
         };
         // The watch sees every packet (it counts retransmissions), so ask it first.
         let repair = ctx.watch.due(&config.repair, p, self.now);
+        if repair == Some(Why::Requested) {
+            // A request means the decompressor lacks the context: answer with a start's IRs,
+            // so that one more loss does not leave it waiting for another request.
+            ctx.irs_due = 1 + START_REPEATS;
+            ctx.full_only = true;
+        }
         why = why.or(repair);
         let kind = match why {
             None => match write_co(&Coder::of(ctx), p, cid, out, &mut self.stats) {
@@ -348,7 +407,8 @@ impl PlusCompressor {
         let compressed = kind.is_some();
         let mut replicated = false;
         if !compressed {
-            let replicate = matches!(why, Some(Why::NoReference | Why::SlowStart));
+            let replicate =
+                !ctx.full_only && matches!(why, Some(Why::NoReference | Why::SlowStart));
             let base = replicate.then(|| self.find_base(p)).flatten();
             replicated = base.is_some_and(|(base_cid, base)| {
                 write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default()).is_ok()
@@ -358,6 +418,7 @@ impl PlusCompressor {
                 write_ir(ctx, p, cid, out);
             }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
+            ctx.full_only &= ctx.irs_due > 0;
             self.stats.count(why.unwrap_or(Why::Unfit));
             self.stats
                 .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
@@ -391,7 +452,8 @@ impl PlusCompressor {
 
     /// A context of the packet's hosts to replicate a new context from: same addresses,
     /// the same IP header but for the per-packet fields, the same use of timestamps, a window
-    /// to code against; the most recently used. IPv4 options and IPv6 extension headers rule
+    /// to code against, its own IRs all sent (so that the decompressor most likely holds it:
+    /// no chain of replications from contexts still starting); the most recently used. IPv4 options and IPv6 extension headers rule
     /// replication out.
     fn find_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
         let header = if p.v4 { 20 } else { 40 };
@@ -416,6 +478,7 @@ impl PlusCompressor {
             .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_ref()?)))
             .filter(|(_, c)| {
                 c.identity.ts == p.ts
+                    && c.irs_due == 0
                     && !c.vsw.is_empty()
                     && c.identity.template.len() == header + 4
                     && c.identity.template[..header] == t[..header]
@@ -472,16 +535,26 @@ fn write_ir_r(
     if ctx.identity.ts {
         flags |= format::ir::TS;
     }
-    if ctx.strides != Strides::default() {
+    let ip_bytes = &format::IR_R_IP_BYTES[usize::from(!p.v4)];
+    let base_ip = ip_bytes
+        .iter()
+        .all(|&at| ctx.identity.template[at] == base.identity.template[at]);
+    let send_strides = ctx.strides != base.strides && ctx.strides != Strides::default();
+    if base_ip {
+        flags |= format::ir::BASE_IP;
+    }
+    if ctx.strides == base.strides {
+        flags |= format::ir::BASE_STRIDES;
+    } else if send_strides {
         flags |= format::ir::STRIDES;
     }
     out.extend_from_slice(&[flags, cid, base_cid]);
-    if ctx.strides != Strides::default() {
+    if send_strides {
         out.extend_from_slice(&ctx.strides.seq.to_be_bytes());
         out.extend_from_slice(&ctx.strides.ack.to_be_bytes());
     }
-    for &at in &format::IR_R_IP_BYTES[usize::from(!p.v4)] {
-        out.push(ctx.identity.template[at]);
+    if !base_ip {
+        out.extend(ip_bytes.iter().map(|&at| ctx.identity.template[at]));
     }
     out.extend_from_slice(&p.bytes[p.tcp_offset..p.tcp_offset + 4]);
     let at = out.len();
@@ -552,8 +625,9 @@ impl Coder<'_> {
     }
 }
 
-/// CO: the packet coded against the window (its kind byte and body), or the reason it must go
-/// IR.
+/// CO: the packet coded against the window (its kind byte and body; for CIDs 1 to
+/// [`format::PREFIX_CIDS`] the CID prefix, then the CO kind byte and body), or the reason it
+/// must go IR.
 fn write_co(
     ctx: &Coder<'_>,
     p: &TcpIpPacket<'_>,
@@ -580,11 +654,16 @@ fn write_co(
     }
     let (seq_scaled, s_class, s_bits) = number_code(needs.seq, needs.seq_scaled);
     let (ack_scaled, a_class, a_bits) = number_code(needs.ack, needs.ack_scaled);
+    let prefixed = (1..=format::PREFIX_CIDS).contains(&cid);
+    if prefixed {
+        // The CO kind byte's place: the link's kind byte is the CID prefix.
+        out.push(0);
+    }
     let r_octet = p.r_octet != ctx.usual_ecn;
     let win = needs.win != Span::default();
     let mut e = 0u8;
     for (on, bit) in [
-        (cid != 0, ext::C),
+        (cid != 0 && !prefixed, ext::C),
         (win, ext::W),
         (r_octet, ext::R),
         (urgent, ext::U),
@@ -605,7 +684,7 @@ fn write_co(
         k |= kind::X;
         out.push(e);
     }
-    if cid != 0 {
+    if cid != 0 && !prefixed {
         out.push(cid);
     }
     let checksum = if p.v4 {
@@ -713,5 +792,9 @@ fn write_co(
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
     stats.add_part(Part::Options, (after_sack - after_fixed) as u64);
+    if prefixed {
+        out[0] = k;
+        return Ok((format::CID_PREFIX + cid, tally));
+    }
     Ok((k, tally))
 }

@@ -21,6 +21,11 @@ use crate::taroc::repair::Requests;
 use crate::taroc::vsw::is_older;
 use crate::taroc::TarocConfig;
 
+/// The decompressor asks again for a context it keeps refusing frames of after this many more
+/// refusals, whatever the time: a lost request, or a lost answer, then costs a few packets of
+/// the flow, not [`crate::taroc::repair::REQUEST_INTERVAL`] of them.
+pub const REQUEST_EVERY_REFUSALS: u16 = 1;
+
 /// One context: its identity, coding state and the reference packet's fields.
 #[derive(Debug, Clone)]
 struct Context {
@@ -39,6 +44,8 @@ struct Context {
 pub struct PlusDecompressor {
     contexts: Vec<Option<Context>>,
     requests: Requests,
+    /// Context requests for the non-TCP contexts ([`other::REQUEST_N`]).
+    other_requests: Requests,
     other: OtherDecompressor,
     tunnel: Vec<u8>,
 }
@@ -49,7 +56,9 @@ impl PlusDecompressor {
     pub fn new(config: TarocConfig) -> PlusDecompressor {
         PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
-            requests: Requests::new(config.repair.context_requests),
+            requests: Requests::new(config.repair.context_requests).every(REQUEST_EVERY_REFUSALS),
+            other_requests: Requests::new(config.repair.context_requests)
+                .every(REQUEST_EVERY_REFUSALS),
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
         }
@@ -175,7 +184,15 @@ impl PlusDecompressor {
         if flags & !format::ir::ALL_R != 0 || cid == base_cid {
             return Err(DropReason::Malformed);
         }
-        let (strides, rest) = if flags & format::ir::STRIDES != 0 {
+        if flags & format::ir::BASE_STRIDES != 0 && flags & format::ir::STRIDES != 0 {
+            return Err(DropReason::Malformed);
+        }
+        let base = self.contexts[usize::from(base_cid)]
+            .as_ref()
+            .ok_or(DropReason::NoContext)?;
+        let (strides, rest) = if flags & format::ir::BASE_STRIDES != 0 {
+            (base.strides, rest)
+        } else if flags & format::ir::STRIDES != 0 {
             let [s0, s1, a0, a1, rest @ ..] = rest else {
                 return Err(DropReason::Malformed);
             };
@@ -187,15 +204,23 @@ impl PlusDecompressor {
         } else {
             (Strides::default(), rest)
         };
-        let (Some(ip), Some(ports), Some(&k), Some(body)) =
-            (rest.get(..6), rest.get(6..10), rest.get(10), rest.get(11..))
+        let base_template = &base.identity.template;
+        let mut ip = [0u8; 6];
+        let rest = if flags & format::ir::BASE_IP != 0 {
+            let v4 = base.v4;
+            for (byte, &at) in ip.iter_mut().zip(&format::IR_R_IP_BYTES[usize::from(!v4)]) {
+                *byte = *base_template.get(at).ok_or(DropReason::Malformed)?;
+            }
+            rest
+        } else {
+            let (sent, rest) = rest.split_at_checked(6).ok_or(DropReason::Malformed)?;
+            ip.copy_from_slice(sent);
+            rest
+        };
+        let (Some(ports), Some(&k), Some(body)) = (rest.get(..4), rest.get(4), rest.get(5..))
         else {
             return Err(DropReason::Malformed);
         };
-        let base = self.contexts[usize::from(base_cid)]
-            .as_ref()
-            .ok_or(DropReason::NoContext)?;
-        let base_template = &base.identity.template;
         let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
         let (v4, header_len) = match (ip[0], base_template.len()) {
             (0x45, 24) if ip[5] == taroc_wire::protocol::TCP => (true, 20),
@@ -203,7 +228,7 @@ impl PlusDecompressor {
             _ => return Err(DropReason::Malformed),
         };
         template.extend_from_slice(&base_template[..header_len]);
-        for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(ip) {
+        for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(&ip) {
             template[at] = byte;
         }
         if (v4 && template[1] & 0x03 != 0) || (!v4 && template[1] & 0x30 != 0) {
@@ -251,10 +276,12 @@ impl PlusDecompressor {
         Ok(())
     }
 
-    /// Rebuilds a CO frame; returns its CID (once known) with the outcome.
+    /// Rebuilds a CO frame, of CID `prefixed` if it came behind a CID prefix; returns its CID
+    /// (once known) with the outcome.
     fn co(
         &mut self,
         k: u8,
+        prefixed: Option<u8>,
         frame: &[u8],
         out: &mut Vec<u8>,
     ) -> (Option<u8>, Result<(), DropReason>) {
@@ -272,7 +299,12 @@ impl PlusDecompressor {
         } else {
             0
         };
-        let cid = if e & ext::C != 0 {
+        let cid = if let Some(cid) = prefixed {
+            if e & ext::C != 0 {
+                return (None, Err(DropReason::Malformed));
+            }
+            cid
+        } else if e & ext::C != 0 {
             match take(1) {
                 Ok(&[c]) if c != 0 => c,
                 _ => return (None, Err(DropReason::Malformed)),
@@ -497,13 +529,19 @@ impl PlusDecompressor {
         if !(other::CO_N..=other::CO_N_LAST).contains(outer) {
             return Err(DropReason::Malformed);
         }
-        let (head, at) = self.other.head(*outer, rest)?;
+        let (head, at) = self.other.head(*outer, rest).inspect_err(|_| {
+            if let Some(cid) = other::cid_of(*outer, rest) {
+                self.other_requests.refused(cid);
+            }
+        })?;
         let [inner_kind, inner_frame @ ..] = &rest[at..] else {
             return Err(DropReason::Malformed);
         };
         let kind = match FrameKind::from_byte(*inner_kind) {
             Some(k @ FrameKind::Profile(format::IR | format::IR_R)) => k,
-            Some(FrameKind::Profile(b)) if b >= format::CO => FrameKind::Profile(b),
+            Some(FrameKind::Profile(b)) if b >= format::CO || b > format::CID_PREFIX => {
+                FrameKind::Profile(b)
+            }
             _ => return Err(DropReason::Malformed),
         };
         let mut inner = core::mem::take(&mut self.tunnel);
@@ -556,10 +594,31 @@ impl Decompressor for PlusDecompressor {
                 result
             }
             FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {
-                self.other.co_n(k, frame, out)
+                let result = self.other.co_n(k, frame, out);
+                if let Some(cid) = other::cid_of(k, frame) {
+                    self.other_requests.record(cid, &result);
+                }
+                result
+            }
+            FrameKind::Profile(prefix)
+                if prefix > format::CID_PREFIX
+                    && prefix <= format::CID_PREFIX + format::PREFIX_CIDS =>
+            {
+                let cid = prefix - format::CID_PREFIX;
+                let (cid, result) = match frame {
+                    [k, rest @ ..] if *k >= format::CO => self.co(*k, Some(cid), rest, out),
+                    _ => (Some(cid), Err(DropReason::Malformed)),
+                };
+                if let Some(cid) = cid {
+                    self.requests.record(cid, &result);
+                }
+                if result.is_err() {
+                    out.clear();
+                }
+                result
             }
             FrameKind::Profile(k) if k >= format::CO => {
-                let (cid, result) = self.co(k, frame, out);
+                let (cid, result) = self.co(k, None, frame, out);
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);
                 }
@@ -571,10 +630,19 @@ impl Decompressor for PlusDecompressor {
 
     fn set_time(&mut self, now: Duration) {
         self.requests.set_time(now);
+        self.other_requests.set_time(now);
     }
 
-    /// Context requests ([`crate::taroc::repair`]), when they are on.
+    /// Context requests ([`crate::taroc::repair`]), when they are on: the TCP contexts' first,
+    /// then the non-TCP contexts' ([`other::REQUEST_N`]).
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
-        self.requests.take(out)
+        if self.requests.take(out) {
+            return true;
+        }
+        if self.other_requests.take(out) {
+            out[0] = other::REQUEST_N;
+            return true;
+        }
+        false
     }
 }

@@ -42,6 +42,14 @@ pub const IR_R: u8 = FrameKind::PROFILE_FIRST + 1;
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
 
+/// CID prefixes: a kind byte `CID_PREFIX + c`, `c` a CID from 1 to [`PREFIX_CIDS`], is
+/// followed by a CO kind byte and that CID's CO frame, without extension bit C and CID octet
+/// (one octet less than the CID octet and the extension octet it may need).
+pub const CID_PREFIX: u8 = 0x20;
+
+/// The largest CID a CID prefix names.
+pub const PREFIX_CIDS: u8 = 0x1F;
+
 /// Bits of a CO kind byte.
 pub mod kind {
     /// An extension octet follows.
@@ -88,8 +96,13 @@ pub mod ir {
     pub const ALL: u8 = 0x3F;
     /// IR-R: the context has timestamps.
     pub const TS: u8 = 0x20;
+    /// IR-R: the six IP bytes are the base context's (they are not sent).
+    pub const BASE_IP: u8 = 0x40;
+    /// IR-R: the strides are the base context's (they are not sent; never with
+    /// [`STRIDES`]).
+    pub const BASE_STRIDES: u8 = 0x80;
     /// Every bit an IR-R defines.
-    pub const ALL_R: u8 = 0x3F;
+    pub const ALL_R: u8 = 0xFF;
 }
 
 /// The bytes of an IP header an IR-R frame carries (the rest come from the base context, the

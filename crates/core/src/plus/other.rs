@@ -58,12 +58,34 @@ pub mod kind {
     pub const F: u8 = 0x01;
 }
 
-/// IR-N frames a context starts with.
+/// IR-N frames a context starts with, and answers a context request with.
 pub const START_IRS: u8 = 2;
 
-/// A context sends every this many packets as IR-N (there are no context requests for these
-/// contexts), so that a decompressor that lost the IR-Ns recovers.
+/// A context sends every this many packets as IR-N, so that a decompressor that lost the
+/// IR-Ns recovers without context requests (links without feedback).
 pub const REFRESH: u16 = 8;
+
+/// The type octet of a context request for non-TCP contexts: `| 0x02 | CID | CID ... |`, each
+/// CID once (the TCP contexts' requests, [`crate::taroc::repair`], have type `0x01`).
+pub const REQUEST_N: u8 = 0x02;
+
+/// The CIDs a non-TCP context request names, or `None` if `frame` is not one.
+pub fn parse_request(frame: &[u8]) -> Option<&[u8]> {
+    match frame {
+        [REQUEST_N, cids @ ..] if !cids.is_empty() && cids.len() <= 256 => Some(cids),
+        _ => None,
+    }
+}
+
+/// The CID a CO-N frame of kind byte `k` names (before anything else of it is parsed), if
+/// it has one.
+pub fn cid_of(k: u8, frame: &[u8]) -> Option<u8> {
+    if k & kind::C != 0 {
+        frame.first().copied()
+    } else {
+        Some(0)
+    }
+}
 
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
@@ -304,6 +326,16 @@ impl OtherCompressor {
         };
         self.by_template.insert(t, cid as u8);
         Some(ir_n(packet, s, cid as u8, out))
+    }
+
+    /// The decompressor asked for context `cid`: its next packets go IR-N (as at its start).
+    /// Returns whether the context exists.
+    pub fn request(&mut self, cid: u8) -> bool {
+        let Some(ctx) = self.contexts.get_mut(usize::from(cid)) else {
+            return false;
+        };
+        ctx.irs_due = START_IRS;
+        true
     }
 }
 

@@ -74,7 +74,7 @@ fn refusals_never_panic_or_deliver() {
         Err(DropReason::Malformed)
     );
     assert_eq!(
-        d.decompress(FrameKind::Profile(0x21), &[], &mut out),
+        d.decompress(FrameKind::Profile(0x0B), &[], &mut out),
         Err(DropReason::UnknownKind)
     );
     assert_eq!(
@@ -247,4 +247,113 @@ fn specification_test_vectors() {
             "vector {i}:\n{listing}"
         );
     }
+}
+
+/// The DNS-like UDP datagram of the test vectors, IP-ID `id`.
+fn dns(id: u16) -> Vec<u8> {
+    let mut p = vec![0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 17, 0, 0];
+    p[4..6].copy_from_slice(&id.to_be_bytes());
+    p.extend_from_slice(&[198, 18, 0, 1, 198, 18, 0, 2, 0x9c, 0x40, 0, 53, 0, 20, 0, 0]);
+    p.extend_from_slice(&[0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    let sum = taroc_wire::checksum::checksum(&p[..20]);
+    p[10..12].copy_from_slice(&sum.to_be_bytes());
+    p
+}
+
+#[test]
+fn a_non_tcp_context_whose_ir_ns_were_lost_is_requested_and_repaired() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out, mut feedback) = (Vec::new(), Vec::new(), Vec::new());
+    // Both IR-Ns are lost: the CO-N after them is refused, and the refusal asks for CID 0.
+    for id in 0..super::other::START_IRS {
+        assert_eq!(
+            c.compress(&dns(u16::from(id)), &mut frame),
+            FrameKind::Profile(super::other::IR_N)
+        );
+    }
+    let kind = c.compress(&dns(10), &mut frame);
+    assert_eq!(
+        d.decompress(kind, &frame, &mut out),
+        Err(DropReason::NoContext)
+    );
+    assert!(d.take_feedback(&mut feedback));
+    assert_eq!(feedback, [super::other::REQUEST_N, 0]);
+    assert!(!d.take_feedback(&mut feedback));
+    // The answer: the context's next packets go IR-N again, then CO-N decodes.
+    c.handle_feedback(&feedback);
+    for id in 11..14 {
+        let p = dns(id);
+        let kind = c.compress(&p, &mut frame);
+        assert_eq!(
+            kind == FrameKind::Profile(super::other::IR_N),
+            id < 11 + u16::from(super::other::START_IRS),
+            "IP-ID {id}"
+        );
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+        assert_eq!(out, p);
+    }
+    // Without the reverse channel's repairs, nothing asks.
+    let plain = TarocConfig::default();
+    let (mut c, mut d) = (
+        PlusCompressor::new(plain.clone()),
+        PlusDecompressor::new(plain),
+    );
+    for id in 0..3 {
+        c.compress(&dns(id), &mut frame);
+    }
+    let kind = c.compress(&dns(3), &mut frame);
+    assert!(d.decompress(kind, &frame, &mut out).is_err());
+    assert!(!d.take_feedback(&mut feedback));
+}
+
+#[test]
+fn a_context_request_is_answered_by_three_full_irs() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut kinds = Vec::new();
+    for i in 0..12u32 {
+        if i == 6 {
+            c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
+        }
+        let p = segment(1000 + 256 * i, 77, 500 + i as u16, 10_000 + i, 256);
+        let kind = c.compress(&p, &mut frame);
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+        assert_eq!(out, p);
+        kinds.push(kind.to_byte());
+    }
+    assert!(
+        kinds[4..6].iter().all(|&k| k >= super::format::CO),
+        "{kinds:02x?}"
+    );
+    assert_eq!(kinds[6..9], [super::format::IR; 3], "{kinds:02x?}");
+    assert!(
+        kinds[9..].iter().all(|&k| k >= super::format::CO),
+        "{kinds:02x?}"
+    );
+}
+
+#[test]
+fn ir_r_refuses_both_stride_flags_and_a_missing_base() {
+    let mut d = PlusDecompressor::new(config());
+    let mut out = Vec::new();
+    let flags = super::format::ir::BASE_STRIDES | super::format::ir::STRIDES;
+    assert_eq!(
+        d.decompress(
+            FrameKind::Profile(super::format::IR_R),
+            &[flags, 1, 0, 0],
+            &mut out
+        ),
+        Err(DropReason::Malformed)
+    );
+    assert_eq!(
+        d.decompress(
+            FrameKind::Profile(super::format::IR_R),
+            &[super::format::ir::BASE_IP, 1, 0, 0],
+            &mut out
+        ),
+        Err(DropReason::NoContext)
+    );
+    assert!(out.is_empty());
 }

@@ -217,6 +217,8 @@ pub(crate) struct Requests {
     pending: [u64; ALL_CIDS / 64],
     /// Per CID: when it was last asked for, and frames refused since. Empty when off.
     asked: Vec<(Option<Duration>, u16)>,
+    /// Refusals after which a context is asked for again whatever the time.
+    every: u16,
 }
 
 impl Requests {
@@ -230,6 +232,16 @@ impl Requests {
             } else {
                 Vec::new()
             },
+            every: REQUEST_EVERY_REFUSALS,
+        }
+    }
+
+    /// Asks again after `refusals` more refusals of a context (instead of
+    /// [`REQUEST_EVERY_REFUSALS`]), whatever the time.
+    pub(crate) fn every(self, refusals: u16) -> Requests {
+        Requests {
+            every: refusals,
+            ..self
         }
     }
 
@@ -247,9 +259,7 @@ impl Requests {
         *refused = refused.saturating_add(1);
         let due = match *last {
             None => true,
-            Some(at) => {
-                now.saturating_sub(at) >= REQUEST_INTERVAL || *refused > REQUEST_EVERY_REFUSALS
-            }
+            Some(at) => now.saturating_sub(at) >= REQUEST_INTERVAL || *refused > self.every,
         };
         if due {
             *last = Some(now);
