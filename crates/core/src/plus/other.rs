@@ -11,12 +11,14 @@
 //!
 //! ```text
 //! IR-N (kind byte 0x0A): the packet whole, its first length field replaced by
-//!   | flags (0x01: UDP mode) | CID |.
+//!   | flags (0x01: UDP mode, 0x02: ICMP echo mode) | CID |.
 //! CO-N (kind byte 0x10 + |0|C|I I|F|): C a CID octet follows, I the IP-ID code (0: the IP-ID
 //!   is 0 (always with IPv6), 1: 8 LSBs, 2: 16 bits), F the IPv4 flags and fragment offset
 //!   follow (else the IR-N's).
 //!   | CID (if C) | IP-ID (0, 1 or 2) | flags + fragment offset (2, if F) | CRC-16 (2) |
-//!   | UDP checksum (2, UDP mode) | payload |
+//!   | UDP checksum (2, UDP mode) or ICMP sequence number (2, echo mode) | payload |
+//! In echo mode the decompressor computes the ICMP checksum (the compressor uses the mode only
+//! for echoes whose checksum field is that value).
 //! ```
 
 use alloc::collections::BTreeMap;
@@ -90,6 +92,12 @@ pub fn cid_of(k: u8, frame: &[u8]) -> Option<u8> {
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
 
+/// IR-N flag: the context compresses an ICMP echo header as well (IPv4 only).
+pub const ECHO_MODE: u8 = 0x02;
+
+/// The ICMP echo request and echo reply types.
+const ECHO_TYPES: [u8; 2] = [8, 0];
+
 /// Contexts the compressor keeps for these packets (least recently used replaced).
 pub const MAX_CONTEXTS: usize = 16;
 
@@ -120,12 +128,34 @@ pub fn crc16(data: &[u8]) -> u16 {
 }
 
 /// A packet this module compresses: its header length (the IP header, plus the UDP header in
-/// UDP mode), whether in UDP mode, and whether IPv4.
+/// UDP mode or the ICMP echo header in echo mode), its mode, and whether IPv4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Shape {
     header: usize,
     udp: bool,
+    echo: bool,
     v4: bool,
+}
+
+impl Shape {
+    /// The IR-N flags of this shape's mode.
+    fn flags(self) -> u8 {
+        if self.udp {
+            UDP_MODE
+        } else if self.echo {
+            ECHO_MODE
+        } else {
+            0
+        }
+    }
+}
+
+/// The ICMP checksum of an ICMP message whose checksum field is taken as 0.
+fn icmp_checksum(message: &[u8]) -> u16 {
+    taroc_wire::checksum::Sum::new()
+        .add_bytes(&message[..2])
+        .add_bytes(&message[4..])
+        .checksum()
 }
 
 /// The shape of `packet`, if this module compresses it: IPv4 with a 20-byte header and a
@@ -153,9 +183,19 @@ fn shape(packet: &[u8]) -> Option<Shape> {
         && packet.len() >= ip_len + 8
         && usize::from(u16::from_be_bytes([packet[ip_len + 4], packet[ip_len + 5]]))
             == packet.len() - ip_len;
+    // An unfragmented IPv4 ICMP echo whose checksum field is the one the decompressor computes.
+    let echo = v4
+        && proto == protocol::ICMP
+        && !fragment
+        && packet.len() >= ip_len + 8
+        && ECHO_TYPES.contains(&packet[ip_len])
+        && packet[ip_len + 1] == 0
+        && icmp_checksum(&packet[ip_len..])
+            == u16::from_be_bytes([packet[ip_len + 2], packet[ip_len + 3]]);
     Some(Shape {
-        header: ip_len + if udp { 8 } else { 0 },
+        header: ip_len + if udp || echo { 8 } else { 0 },
         udp,
+        echo,
         v4,
     })
 }
@@ -173,6 +213,11 @@ fn template(packet: &[u8], s: Shape) -> Vec<u8> {
     if s.udp {
         let u = s.header - 8;
         t[u + 4..u + 8].fill(0);
+    }
+    if s.echo {
+        let i = s.header - 8;
+        t[i + 2..i + 4].fill(0);
+        t[i + 6..i + 8].fill(0);
     }
     t
 }
@@ -286,7 +331,8 @@ impl OtherCompressor {
                 out.extend_from_slice(&frag.to_be_bytes());
             }
             out.extend_from_slice(&crc16(&packet[..s.header]).to_be_bytes());
-            if s.udp {
+            if s.udp || s.echo {
+                // The UDP checksum, or the ICMP echo sequence number.
                 out.extend_from_slice(&packet[s.header - 2..s.header]);
             }
             if payload {
@@ -344,7 +390,7 @@ fn ir_n(packet: &[u8], s: Shape, cid: u8, out: &mut Vec<u8>) -> FrameKind {
     out.clear();
     out.extend_from_slice(packet);
     let at = length_at(s.v4);
-    out[at] = if s.udp { UDP_MODE } else { 0 };
+    out[at] = s.flags();
     out[at + 1] = cid;
     FrameKind::Profile(IR_N)
 }
@@ -384,7 +430,7 @@ impl OtherDecompressor {
             Some(&[f, c]) => (f, c),
             _ => return Err(DropReason::Malformed),
         };
-        if flags & !UDP_MODE != 0 {
+        if flags & !(UDP_MODE | ECHO_MODE) != 0 {
             return Err(DropReason::Malformed);
         }
         let len = if v4 {
@@ -399,7 +445,7 @@ impl OtherDecompressor {
         out.extend_from_slice(frame);
         out[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
         let s = shape(out).ok_or(DropReason::Malformed)?;
-        if s.udp != (flags & UDP_MODE != 0) {
+        if s.flags() != flags {
             out.clear();
             return Err(DropReason::Malformed);
         }
@@ -460,7 +506,7 @@ impl OtherDecompressor {
         let ctx = self.contexts[usize::from(cid)]
             .as_ref()
             .ok_or(DropReason::NoContext)?;
-        let udp_checksum = if ctx.shape.udp {
+        let udp_checksum = if ctx.shape.udp || ctx.shape.echo {
             Some(take(2)?.try_into().expect("two bytes"))
         } else {
             None
@@ -513,17 +559,23 @@ impl OtherDecompressor {
             let payload_len = u16::try_from(len - 40).map_err(|_| DropReason::Malformed)?;
             out[4..6].copy_from_slice(&payload_len.to_be_bytes());
         }
-        if let Some(sum) = head.udp_checksum {
+        if let (Some(sum), true) = (head.udp_checksum, s.udp) {
             let u = s.header - 8;
             let udp_len = u16::try_from(len - u).map_err(|_| DropReason::Malformed)?;
             out[u + 4..u + 6].copy_from_slice(&udp_len.to_be_bytes());
             out[u + 6..u + 8].copy_from_slice(&sum);
         }
-        if crc16(out) != head.crc {
+        out.extend_from_slice(payload);
+        if let (Some(sequence), true) = (head.udp_checksum, s.echo) {
+            let i = s.header - 8;
+            out[i + 6..i + 8].copy_from_slice(&sequence);
+            let sum = icmp_checksum(&out[i..]);
+            out[i + 2..i + 4].copy_from_slice(&sum.to_be_bytes());
+        }
+        if crc16(&out[..s.header]) != head.crc {
             out.clear();
             return Err(DropReason::ChecksumMismatch);
         }
-        out.extend_from_slice(payload);
         ctx.ip_id = ip_id;
         Ok(())
     }
@@ -537,6 +589,7 @@ pub struct Head {
     ip_id: u16,
     frag: Option<u16>,
     crc: u16,
+    /// The UDP checksum (UDP mode) or the ICMP echo sequence number (echo mode).
     udp_checksum: Option<[u8; 2]>,
 }
 
@@ -571,6 +624,37 @@ mod tests {
         }
         assert_eq!(out, p);
         (k, frame.len())
+    }
+
+    fn echo(id: u16, sequence: u16, checksum_ok: bool) -> Vec<u8> {
+        let mut p = vec![0x45, 0, 0, 48, 0, 0, 0x40, 0, 64, protocol::ICMP, 0, 0];
+        p[4..6].copy_from_slice(&id.to_be_bytes());
+        p.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2, 8, 0, 0, 0, 0x12, 0x34]);
+        p.extend_from_slice(&sequence.to_be_bytes());
+        p.extend(0..20u8);
+        let sum = icmp_checksum(&p[20..]) ^ u16::from(!checksum_ok);
+        p[22..24].copy_from_slice(&sum.to_be_bytes());
+        let sum = taroc_wire::checksum::checksum(&p[..20]);
+        p[10..12].copy_from_slice(&sum.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn icmp_echo_headers_go_as_their_sequence_number() {
+        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
+        for i in 0..u16::from(START_IRS) {
+            assert_eq!(round(&mut c, &mut d, &echo(50 + i, i, true)).0, IR_N);
+        }
+        // IP-ID LSBs, CRC-16, the sequence number: the checksum is computed.
+        let (k, len) = round(&mut c, &mut d, &echo(60, 2, true));
+        assert_eq!((k, len), (CO_N | 1 << kind::I_SHIFT, 1 + 2 + 2 + 20));
+        // An echo whose checksum field is not the computed one keeps its ICMP header: another
+        // context (IP-only), whose packets still round-trip.
+        for i in 0..=u16::from(START_IRS) {
+            round(&mut c, &mut d, &echo(61 + i, 3 + i, false));
+        }
+        let (k, len) = round(&mut c, &mut d, &echo(70, 9, false));
+        assert_eq!((k, len), (CO_N | kind::C | 1 << kind::I_SHIFT, 2 + 2 + 28));
     }
 
     #[test]
