@@ -32,7 +32,7 @@ const START_REPEATS: u8 = 2;
 /// decompressor loses its reference only if it misses this many packets of the flow in a row.
 /// Slow flows (interactive, request/response) then code against their last packets, not
 /// against seconds of them.
-pub const MAX_WINDOW_PACKETS: usize = 32;
+pub const MAX_WINDOW_PACKETS: usize = 16;
 
 /// Fewest entries of a context's window: however small the tracked congestion window, the
 /// decompressor keeps a reference unless it misses this many packets of the flow in a row.
