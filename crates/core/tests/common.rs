@@ -201,12 +201,14 @@ where
     D: taroc_core::Decompressor,
 {
     let (mut frame, mut out) = (Vec::new(), Vec::new());
-    let (mut delivered, mut damaged, mut link_header_bytes) = (0, 0, 0);
+    let (mut delivered, mut damaged, mut link_bytes, mut payload_bytes) = (0, 0, 0, 0);
     for (i, packet) in packets.iter().enumerate() {
         let dir = usize::from(!forward(packet));
         let kind = comp[dir].compress(packet, &mut frame);
-        let payload = taroc_wire::summary::summarize(packet).map_or(0, |s| s.payload_len);
-        link_header_bytes += frame.len() + 1 - payload;
+        // Summed apart: a frame can be shorter than what `summarize` calls payload (an ICMP
+        // echo's header is compressed too).
+        payload_bytes += taroc_wire::summary::summarize(packet).map_or(0, |s| s.payload_len);
+        link_bytes += frame.len() + 1;
         if kind == taroc_core::FrameKind::Ip {
             assert_eq!(frame, *packet);
         }
@@ -228,7 +230,7 @@ where
         packets: packets.len(),
         delivered,
         damaged,
-        link_header_bytes,
+        link_header_bytes: link_bytes - payload_bytes,
         stats: [stats(&comp[0]), stats(&comp[1])],
     }
 }

@@ -644,6 +644,14 @@ fn write_co(
         return Err(Why::Unfit);
     }
     let mut needs: Needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, ctx.scaler);
+    // A sequence or acknowledgment number 2^30 or more away from a reference (no TCP moves so
+    // far between two packets: a mangled or forged one) goes IR. Sequence arithmetic cannot
+    // order such a packet, so the decompressor may keep its older reference while the window's
+    // pruning counts the jump as progress and drops that reference.
+    let far = |s: Span| s.up.max(s.down) >= 1 << 30;
+    if !ctx.full_numbers && (far(needs.seq) || far(needs.ack)) {
+        return Err(Why::Unfit);
+    }
     if ctx.full_numbers {
         let whole = Span {
             up: u64::MAX,
