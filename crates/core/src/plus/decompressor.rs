@@ -181,7 +181,7 @@ impl PlusDecompressor {
         rest: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason> {
-        if flags & !format::ir::ALL_R != 0 || cid == base_cid {
+        if cid == base_cid {
             return Err(DropReason::Malformed);
         }
         if flags & format::ir::BASE_STRIDES != 0 && flags & format::ir::STRIDES != 0 {

@@ -101,8 +101,6 @@ pub mod ir {
     /// IR-R: the strides are the base context's (they are not sent; never with
     /// [`STRIDES`]).
     pub const BASE_STRIDES: u8 = 0x80;
-    /// Every bit an IR-R defines.
-    pub const ALL_R: u8 = 0xFF;
 }
 
 /// The bytes of an IP header an IR-R frame carries (the rest come from the base context, the
