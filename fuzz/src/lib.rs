@@ -372,8 +372,12 @@ pub fn taroc_plus_decompress(data: &[u8]) {
             check_delivered(kind, &frame, &out);
         }
         while d.take_feedback(&mut feedback) {
-            let cids = parse_request(&feedback)
-                .unwrap_or_else(|| panic!("malformed context request {feedback:02x?}"));
+            // TCP contexts' requests, or non-TCP contexts' (type octet `other::REQUEST_N`).
+            let cids = match feedback.split_first() {
+                Some((&other::REQUEST_N, cids)) if !cids.is_empty() && cids.len() <= 256 => cids,
+                _ => parse_request(&feedback)
+                    .unwrap_or_else(|| panic!("malformed context request {feedback:02x?}")),
+            };
             let mut seen = [false; 256];
             for &cid in cids {
                 assert!(
