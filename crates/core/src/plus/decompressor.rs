@@ -539,9 +539,7 @@ impl PlusDecompressor {
         };
         let kind = match FrameKind::from_byte(*inner_kind) {
             Some(k @ FrameKind::Profile(format::IR | format::IR_R)) => k,
-            Some(FrameKind::Profile(b)) if b >= format::CO || b > format::CID_PREFIX => {
-                FrameKind::Profile(b)
-            }
+            Some(FrameKind::Profile(b)) if b > format::CID_PREFIX => FrameKind::Profile(b),
             _ => return Err(DropReason::Malformed),
         };
         let mut inner = core::mem::take(&mut self.tunnel);
@@ -553,6 +551,9 @@ impl PlusDecompressor {
     }
 }
 
+// The CID prefixes fill the kind bytes between the tunnel frame and the first CO kind byte.
+const _: () = assert!(format::CID_PREFIX + format::PREFIX_CIDS + 1 == format::CO);
+
 impl Decompressor for PlusDecompressor {
     fn decompress(
         &mut self,
@@ -560,39 +561,18 @@ impl Decompressor for PlusDecompressor {
         frame: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason> {
-        match kind {
+        let result = match kind {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
-            FrameKind::Profile(format::IR) => {
-                let result = self.ir(frame, out);
-                if result.is_err() {
-                    out.clear();
-                }
-                result
-            }
+            FrameKind::Profile(format::IR) => self.ir(frame, out),
             FrameKind::Profile(format::IR_R) => {
                 let (cid, result) = self.ir_r(frame, out);
                 if let (Some(cid), Err(_)) = (cid, result) {
                     self.requests.refused(cid);
                 }
-                if result.is_err() {
-                    out.clear();
-                }
                 result
             }
-            FrameKind::Profile(other::IR_N) => {
-                let result = self.other.ir_n(frame, out);
-                if result.is_err() {
-                    out.clear();
-                }
-                result
-            }
-            FrameKind::Profile(other::TUNNEL) => {
-                let result = self.tunnel(frame, out);
-                if result.is_err() {
-                    out.clear();
-                }
-                result
-            }
+            FrameKind::Profile(other::IR_N) => self.other.ir_n(frame, out),
+            FrameKind::Profile(other::TUNNEL) => self.tunnel(frame, out),
             FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {
                 let result = self.other.co_n(k, frame, out);
                 if let Some(cid) = other::cid_of(k, frame) {
@@ -600,32 +580,28 @@ impl Decompressor for PlusDecompressor {
                 }
                 result
             }
-            FrameKind::Profile(prefix)
-                if prefix > format::CID_PREFIX
-                    && prefix <= format::CID_PREFIX + format::PREFIX_CIDS =>
-            {
-                let cid = prefix - format::CID_PREFIX;
-                let (cid, result) = match frame {
-                    [k, rest @ ..] if *k >= format::CO => self.co(*k, Some(cid), rest, out),
-                    _ => (Some(cid), Err(DropReason::Malformed)),
+            FrameKind::Profile(k) if k > format::CID_PREFIX => {
+                // A CID prefix (CIDs 1 to PREFIX_CIDS) before the CO kind byte, or a CO kind byte.
+                let (cid, result) = if k >= format::CO {
+                    self.co(k, None, frame, out)
+                } else {
+                    let cid = k - format::CID_PREFIX;
+                    match frame {
+                        [k, rest @ ..] if *k >= format::CO => self.co(*k, Some(cid), rest, out),
+                        _ => (Some(cid), Err(DropReason::Malformed)),
+                    }
                 };
-                if let Some(cid) = cid {
-                    self.requests.record(cid, &result);
-                }
-                if result.is_err() {
-                    out.clear();
-                }
-                result
-            }
-            FrameKind::Profile(k) if k >= format::CO => {
-                let (cid, result) = self.co(k, None, frame, out);
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);
                 }
                 result
             }
             _ => Err(DropReason::UnknownKind),
+        };
+        if result.is_err() {
+            out.clear();
         }
+        result
     }
 
     fn set_time(&mut self, now: Duration) {
