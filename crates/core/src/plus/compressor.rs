@@ -200,25 +200,26 @@ impl PlusCompressor {
             })
             .min_by_key(|&i| self.contexts[i].as_ref().map_or(0, |c| c.last_used));
         if let Some(i) = over {
-            if let Some(old) = self.contexts[i].take() {
-                self.by_flow.remove(&old.key);
-                self.stats.evictions += 1;
-            }
-            return i as u8;
+            return self.evict(i);
         }
         if let Some(i) = (0..n).find(|&i| self.contexts[i].is_none() && usable(i)) {
             return i as u8;
         }
         let lru = (0..n)
-            .filter(|&i| Some(i as u8) != avoid)
+            .filter(|&i| usable(i))
             .min_by_key(|&i| self.contexts[i].as_ref().map_or(0, |c| c.last_used))
             .unwrap_or(0);
-        if let Some(old) = self.contexts[lru].take() {
+        self.evict(lru)
+    }
+
+    /// Frees CID `i` (dropping its context, if any, and every mapping to it) and returns it.
+    fn evict(&mut self, i: usize) -> u8 {
+        if let Some(old) = self.contexts[i].take() {
             self.by_flow.remove(&old.key);
             self.last_flow = None;
             self.stats.evictions += 1;
         }
-        lru as u8
+        i as u8
     }
 
     fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>) {
