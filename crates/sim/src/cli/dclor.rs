@@ -7,7 +7,7 @@ use clap::Args;
 use taroc_core::variant::Variant;
 
 use super::reproduce::{prepare, write_pngs};
-use super::study::StudyOutput;
+use super::study::{write_json_lines, StudyOutput};
 use super::{scheme_names, Exit};
 
 /// The help of `taroc reproduce dclor --schemes`, listing every scheme from the code.
@@ -186,11 +186,7 @@ pub fn run_dclor(
     let claims = report::check(&result);
     let records = report::records(&result);
     let printed = if args.output.json {
-        records.iter().try_for_each(|r| {
-            serde_json::to_string(r)
-                .map_err(std::io::Error::other)
-                .and_then(|s| writeln!(out, "{s}"))
-        })
+        write_json_lines(out, &records)
     } else {
         (|| {
             write!(out, "{}", report::table(&result))?;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::study::write_json_lines;
 use super::Exit;
 use crate::decoupling::study::{self, Effort, Record};
 use crate::plot::{self, Axis, Marker, Panel, PngRenderer, Series};
@@ -66,10 +67,7 @@ pub fn run_decoupling(
     }
     bar.finish();
     let written = if args.json {
-        records.iter().try_for_each(|r| {
-            let line = serde_json::to_string(r).map_err(std::io::Error::other)?;
-            writeln!(out, "{line}")
-        })
+        write_json_lines(out, &records)
     } else {
         print_table(&records, out)
     };
@@ -202,11 +200,9 @@ fn write_files(dir: &Path, records: &[Record]) -> Result<(), String> {
         let path = dir.join(name);
         std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
     };
-    let json: Vec<String> = records
-        .iter()
-        .map(|r| serde_json::to_string(r).unwrap_or_default())
-        .collect();
-    write("records.json", (json.join("\n") + "\n").as_bytes())?;
+    let mut json = Vec::new();
+    write_json_lines(&mut json, records).map_err(|e| format!("records.json: {e}"))?;
+    write("records.json", &json)?;
     let renderer = PngRenderer::new()?;
     for suite in ["1", "2"] {
         let svg = plot::svg(

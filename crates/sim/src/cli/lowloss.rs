@@ -7,7 +7,7 @@ use std::io::Write;
 use clap::Args;
 
 use super::reproduce::{prepare, write_pngs};
-use super::study::StudyOutput;
+use super::study::{write_json_lines, StudyOutput};
 use super::Exit;
 use crate::lowloss::{claims, plots, report, run};
 use crate::progress::Progress;
@@ -106,11 +106,7 @@ pub fn run_low_loss(
     let checked = claims::check_all(&results);
     let records = report::records(&results);
     let printed = if args.output.json {
-        records.iter().try_for_each(|r| {
-            serde_json::to_string(r)
-                .map_err(std::io::Error::other)
-                .and_then(|s| writeln!(out, "{s}"))
-        })
+        write_json_lines(out, &records)
     } else {
         write!(
             out,

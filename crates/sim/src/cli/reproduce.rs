@@ -6,7 +6,7 @@ use std::path::Path;
 
 use clap::Args;
 
-use super::study::StudyOutput;
+use super::study::{write_json_lines, StudyOutput};
 use super::{scheme_names, Exit, PNG_SCALE};
 use crate::plot::PngRenderer;
 use crate::progress::Progress;
@@ -191,11 +191,7 @@ pub fn run_reproduce(
     let checks = reproduce::check(&grid);
     // The results first, so that they are seen even if the files cannot be written.
     let printed = if args.output.json {
-        grid.cells.iter().try_for_each(|c| {
-            serde_json::to_string(c)
-                .map_err(std::io::Error::other)
-                .and_then(|s| writeln!(out, "{s}"))
-        })
+        write_json_lines(out, &grid.cells)
     } else {
         let events: u64 = grid.cells.iter().map(|c| c.events).sum();
         let cpu: f64 = grid.cells.iter().map(|c| c.wall_s).sum();

@@ -80,3 +80,14 @@ pub struct StudyOutput {
     #[arg(long)]
     pub no_png: bool,
 }
+
+/// Writes `records` as JSON Lines: one object per line, as every study's `--json` prints them.
+pub fn write_json_lines<T: serde::Serialize>(
+    out: &mut dyn Write,
+    records: &[T],
+) -> std::io::Result<()> {
+    records.iter().try_for_each(|r| {
+        let line = serde_json::to_string(r).map_err(std::io::Error::other)?;
+        writeln!(out, "{line}")
+    })
+}
