@@ -5,105 +5,23 @@
 //! packet P(i) of the draft is the segment at offset 100 (i - 1), ACK A(i) acknowledges offset
 //! 100 i.
 
-use std::net::Ipv4Addr;
+mod common;
 
+use common::{Harness, MSS};
 use taroc_sim::event::{MILLISECOND, SECOND};
-use taroc_sim::tcp::segment::{self, Endpoints, SegmentSpec};
-use taroc_sim::tcp::sender::{SenderConfig, TcpSender};
+use taroc_sim::tcp::sender::SenderConfig;
 use taroc_sim::tcp::timeout::ResponseKind;
 use taroc_sim::tcp::variant::TcpVariant;
-use taroc_sim::tcp::Outbox;
-use taroc_wire::tcp::flags;
 
-const MSS: u64 = 100;
-
-fn ep() -> Endpoints {
-    Endpoints {
-        src: Ipv4Addr::new(10, 0, 0, 1).into(),
-        dst: Ipv4Addr::new(10, 0, 0, 3).into(),
-        src_port: 20,
-        dst_port: 5001,
-    }
+/// A started sender of `variant` with the timeout `response`, an initial window of `window`
+/// segments (at most 40) and timestamps on or off.
+fn sender(variant: TcpVariant, response: ResponseKind, window: u32, timestamps: bool) -> Harness {
+    Harness::new(variant, response, window, Some(40), timestamps)
 }
 
-struct Harness {
-    sender: TcpSender,
-    out: Outbox,
-    now: u64,
-    /// TSecr of the ACKs to come (None: ACKs without timestamps).
-    ecr: Option<u32>,
-}
-
-impl Harness {
-    fn new(variant: TcpVariant, response: ResponseKind, window: u32, timestamps: bool) -> Harness {
-        let config = SenderConfig {
-            mss: MSS as u32,
-            initial_window_segments: window,
-            max_window_segments: 40,
-            timestamps,
-            ..SenderConfig::default()
-        };
-        let sender =
-            TcpSender::new(config, variant.recovery(), ep(), 0).with_response(response.response());
-        let mut h = Harness {
-            sender,
-            out: Outbox::default(),
-            now: 0,
-            ecr: timestamps.then_some(0),
-        };
-        h.sender.start(0, &mut h.out);
-        h
-    }
-
-    fn sent(&mut self) -> Vec<u64> {
-        self.out
-            .packets
-            .drain(..)
-            .map(|p| u64::from(segment::parse(&p).expect("verifies").seq.wrapping_sub(1)))
-            .collect()
-    }
-
-    /// Fires the retransmission timer; returns what was sent.
-    fn timeout(&mut self) -> Vec<u64> {
-        self.now = self.sender.deadline().expect("timer runs");
-        self.sender.on_timer(self.now, &mut self.out);
-        self.sent()
-    }
-
-    /// An ACK of offset `ack` with SACK blocks (offsets), 10 ms after the last event.
-    fn ack(&mut self, ack: u64, sack: &[(u64, u64)]) -> Vec<u64> {
-        self.now += 10 * MILLISECOND;
-        let blocks: Vec<(u32, u32)> = sack
-            .iter()
-            .map(|&(l, r)| (l as u32 + 1, r as u32 + 1))
-            .collect();
-        let spec = SegmentSpec {
-            seq: 1,
-            ack: ack as u32 + 1,
-            flags: flags::ACK,
-            window: 65535,
-            timestamps: self.ecr.map(|ecr| (0, ecr)),
-            sack: &blocks,
-            payload_len: 0,
-            payload_offset: 0,
-        };
-        let mut packet = Vec::new();
-        segment::build(&ep().reversed(), 0, &spec, &mut packet);
-        self.sender.on_packet(self.now, &packet, &mut self.out);
-        self.sent()
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.sender.state.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.sender.state.ssthresh
-    }
-
-    fn detected(&self) -> u64 {
-        self.sender.stats().detected_spurious
-    }
+/// Spurious timeouts the sender detected.
+fn detected(h: &Harness) -> u64 {
+    h.sender.stats().detected_spurious
 }
 
 fn offsets(packets: std::ops::RangeInclusive<u64>) -> Vec<u64> {
@@ -114,7 +32,7 @@ const HUGE_SSTHRESH: u64 = MSS << 20;
 
 /// Twenty segments P(1)..P(20) in flight, then the timeout: DCLOR sends the new P(21) only.
 fn dclor_after_timeout() -> Harness {
-    let mut h = Harness::new(TcpVariant::Sack, ResponseKind::Dclor, 20, false);
+    let mut h = sender(TcpVariant::Sack, ResponseKind::Dclor, 20, false);
     assert_eq!(h.sent(), offsets(1..=20));
     assert_eq!(
         h.timeout(),
@@ -194,14 +112,7 @@ fn dclor_without_new_data_probes_with_the_last_queued_segment() {
         file_bytes: Some(350),
         ..SenderConfig::default()
     };
-    let mut h = Harness {
-        sender: TcpSender::new(config, TcpVariant::Sack.recovery(), ep(), 0)
-            .with_response(ResponseKind::Dclor.response()),
-        out: Outbox::default(),
-        now: 0,
-        ecr: None,
-    };
-    h.sender.start(0, &mut h.out);
+    let mut h = Harness::with_config(config, TcpVariant::Sack, ResponseKind::Dclor);
     assert_eq!(
         h.sent(),
         vec![0, 100, 200, 300],
@@ -214,7 +125,7 @@ fn dclor_without_new_data_probes_with_the_last_queued_segment() {
 
 #[test]
 fn dclor_needs_sack_and_is_conventional_without() {
-    let mut h = Harness::new(TcpVariant::NewReno, ResponseKind::Dclor, 4, false);
+    let mut h = sender(TcpVariant::NewReno, ResponseKind::Dclor, 4, false);
     h.sent();
     assert_eq!(h.timeout(), vec![0], "conventional: retransmit P(1)");
     assert_eq!(h.cwnd(), MSS);
@@ -223,7 +134,7 @@ fn dclor_needs_sack_and_is_conventional_without() {
 /// Four segments sent at time 0 (TSval 0), the timeout at 1 s (the retransmission's TSval is
 /// 1000, RetransmitTS).
 fn eifel_after_timeout(response: ResponseKind, window: u32) -> Harness {
-    let mut h = Harness::new(TcpVariant::Sack, response, window, true);
+    let mut h = sender(TcpVariant::Sack, response, window, true);
     assert_eq!(h.sent().len(), window as usize);
     assert_eq!(h.timeout(), vec![0]);
     assert_eq!(h.now, SECOND);
@@ -236,7 +147,7 @@ fn eifel_spurious_when_the_echo_predates_the_retransmit_and_data_remains() {
     let mut h = eifel_after_timeout(ResponseKind::Eifel, 4);
     h.ecr = Some(0); // (4): TSecr 0 < RetransmitTS 1000; (5): not all acknowledged
     let sent = h.ack(MSS, &[]);
-    assert_eq!(h.detected(), 1);
+    assert_eq!(detected(&h), 1);
     assert_eq!(
         (h.cwnd(), h.ssthresh()),
         (400, HUGE_SSTHRESH),
@@ -250,7 +161,7 @@ fn eifel_genuine_when_the_echo_is_the_retransmits() {
     let mut h = eifel_after_timeout(ResponseKind::Eifel, 4);
     h.ecr = Some(1000); // (4): not smaller: DONE
     let sent = h.ack(MSS, &[]);
-    assert_eq!(h.detected(), 0);
+    assert_eq!(detected(&h), 0);
     assert_eq!(h.ssthresh(), 200, "conventional: max(400/2, 2 SMSS)");
     assert_eq!(sent, vec![100, 200], "slow start, go-back-N");
 }
@@ -260,7 +171,7 @@ fn eifel_done_when_the_acceptable_ack_carries_a_dsack() {
     let mut h = eifel_after_timeout(ResponseKind::Eifel, 4);
     h.ecr = Some(0);
     h.ack(MSS, &[(0, MSS)]); // (5): D-SACK of the first segment
-    assert_eq!(h.detected(), 0);
+    assert_eq!(detected(&h), 0);
 }
 
 #[test]
@@ -269,7 +180,7 @@ fn eifel_done_when_everything_is_acknowledged_and_no_dsack_was_seen() {
     h.ecr = Some(0);
     h.ack(MSS, &[]);
     assert_eq!(
-        h.detected(),
+        detected(&h),
         0,
         "(5): the ACK acknowledges all outstanding data"
     );
@@ -277,7 +188,7 @@ fn eifel_done_when_everything_is_acknowledged_and_no_dsack_was_seen() {
 
 #[test]
 fn eifel_spurious_when_everything_is_acknowledged_after_an_earlier_dsack() {
-    let mut h = Harness::new(TcpVariant::Sack, ResponseKind::Eifel, 1, true);
+    let mut h = sender(TcpVariant::Sack, ResponseKind::Eifel, 1, true);
     h.sent();
     h.ack(MSS, &[]);
     h.ack(MSS, &[(0, MSS)]); // a D-SACK during the connection (a duplicate ACK)
@@ -285,7 +196,7 @@ fn eifel_spurious_when_everything_is_acknowledged_after_an_earlier_dsack() {
     h.timeout();
     h.ecr = Some(0);
     h.ack(outstanding, &[]);
-    assert_eq!(h.detected(), 1);
+    assert_eq!(detected(&h), 1);
 }
 
 #[test]
@@ -293,7 +204,7 @@ fn eifel_nothing_without_timestamps_on_the_ack() {
     let mut h = eifel_after_timeout(ResponseKind::Eifel, 4);
     h.ecr = None;
     h.ack(MSS, &[]);
-    assert_eq!(h.detected(), 0);
+    assert_eq!(detected(&h), 0);
 }
 
 #[test]
@@ -302,12 +213,12 @@ fn eifel_keeps_retransmit_ts_across_a_second_timeout() {
     h.timeout(); // second retransmit, TSval 3000
     h.ecr = Some(1000); // the first retransmit's echo: not smaller than RetransmitTS 1000
     h.ack(MSS, &[]);
-    assert_eq!(h.detected(), 0, "RetransmitTS was not overwritten by 3000");
+    assert_eq!(detected(&h), 0, "RetransmitTS was not overwritten by 3000");
 }
 
 #[test]
 fn eifel_4015_response_sets_cwnd_ssthresh_and_the_rtt_from_new_data() {
-    let mut h = Harness::new(TcpVariant::Sack, ResponseKind::Eifel4015, 4, true);
+    let mut h = sender(TcpVariant::Sack, ResponseKind::Eifel4015, 4, true);
     h.sent();
     h.ack(MSS, &[]); // RTT sample 10 ms: SRTT 10, RTTVAR 5 (cwnd 500, 4 outstanding)
     let flight = h.sender.state.snd_max - h.sender.state.snd_una;
@@ -315,7 +226,7 @@ fn eifel_4015_response_sets_cwnd_ssthresh_and_the_rtt_from_new_data() {
     h.timeout();
     h.ecr = Some(10);
     let sent = h.ack(2 * MSS, &[]);
-    assert_eq!(h.detected(), 1);
+    assert_eq!(detected(&h), 1);
     // cwnd = FlightSize (600 - 200) + min(acked 100, IW 400); ssthresh = max(500, ssthresh).
     assert_eq!(h.cwnd(), 500);
     assert_eq!(
@@ -333,7 +244,7 @@ fn eifel_4015_response_sets_cwnd_ssthresh_and_the_rtt_from_new_data() {
 
 /// Basic F-RTO (a variant without SACK): four segments, the timeout retransmits P(1).
 fn frto_after_timeout(variant: TcpVariant) -> Harness {
-    let mut h = Harness::new(variant, ResponseKind::Frto, 4, false);
+    let mut h = sender(variant, ResponseKind::Frto, 4, false);
     assert_eq!(h.sent(), offsets(1..=4));
     assert_eq!(h.timeout(), vec![0], "step 1");
     h
@@ -348,14 +259,14 @@ fn frto_2a_duplicate_ack_reverts_to_conventional_recovery() {
         vec![100, 200],
         "slow-start retransmissions"
     );
-    assert_eq!(h.detected(), 0);
+    assert_eq!(detected(&h), 0);
 }
 
 #[test]
 fn frto_2a_ack_covering_recover_reverts() {
     let mut h = frto_after_timeout(TcpVariant::NewReno);
     h.ack(4 * MSS, &[]);
-    assert_eq!(h.detected(), 0);
+    assert_eq!(detected(&h), 0);
     assert_eq!(h.cwnd(), 2 * MSS, "conventional slow start");
 }
 
@@ -364,7 +275,7 @@ fn frto_2b_then_3b_declares_the_timeout_spurious_and_halves() {
     let mut h = frto_after_timeout(TcpVariant::NewReno);
     assert_eq!(h.ack(MSS, &[]), offsets(5..=6), "2b: two new segments");
     assert!(h.ack(2 * MSS, &[]).is_empty(), "3b");
-    assert_eq!(h.detected(), 1);
+    assert_eq!(detected(&h), 1);
     assert_eq!(
         (h.cwnd(), h.ssthresh()),
         (200, 200),
@@ -379,7 +290,7 @@ fn frto_2b_then_3a_retransmits_in_slow_start() {
     let sent = h.ack(MSS, &[]);
     assert_eq!(h.cwnd(), 3 * MSS, "3a: cwnd = 3 SMSS");
     assert_eq!(sent, offsets(2..=4), "unacknowledged segments again");
-    assert_eq!(h.detected(), 0);
+    assert_eq!(detected(&h), 0);
 }
 
 #[test]
@@ -391,7 +302,7 @@ fn frto_sack_2b_then_3b_on_a_sack_of_old_data() {
     );
     assert_eq!(h.ack(MSS, &[(200, 300)]), offsets(5..=6));
     h.ack(MSS, &[(200, 400)]); // newly SACKs P(4), below RecoveryPoint
-    assert_eq!(h.detected(), 1);
+    assert_eq!(detected(&h), 1);
 }
 
 #[test]
@@ -399,6 +310,6 @@ fn frto_sack_3a_on_a_sack_of_the_new_segments() {
     let mut h = frto_after_timeout(TcpVariant::Sack);
     h.ack(MSS, &[]);
     h.ack(MSS, &[(400, 500)]); // SACK above RecoveryPoint (400)
-    assert_eq!(h.detected(), 0);
+    assert_eq!(detected(&h), 0);
     assert_eq!(h.cwnd(), 3 * MSS);
 }

@@ -2,96 +2,22 @@
 //! sender's output packets are parsed back, and cwnd/ssthresh are checked step by step.
 //! Segment size 100 bytes; offsets are stream offsets (wire sequence numbers are ISS + 1 + offset).
 
-use std::net::Ipv4Addr;
+mod common;
 
+use common::{Harness, MSS};
 use taroc_sim::event::SECOND;
-use taroc_sim::tcp::segment::{self, Endpoints, SegmentSpec};
-use taroc_sim::tcp::sender::{SenderConfig, TcpSender};
+use taroc_sim::tcp::timeout::ResponseKind;
 use taroc_sim::tcp::variant::TcpVariant;
-use taroc_sim::tcp::Outbox;
-use taroc_wire::tcp::flags;
 
-const MSS: u64 = 100;
-
-fn ep() -> Endpoints {
-    Endpoints {
-        src: Ipv4Addr::new(10, 0, 0, 1).into(),
-        dst: Ipv4Addr::new(10, 0, 0, 3).into(),
-        src_port: 20,
-        dst_port: 5001,
-    }
-}
-
-struct Harness {
-    sender: TcpSender,
-    out: Outbox,
-    now: u64,
-}
-
-impl Harness {
-    fn new(variant: TcpVariant, initial_window: u32) -> Harness {
-        let config = SenderConfig {
-            mss: MSS as u32,
-            initial_window_segments: initial_window,
-            ..SenderConfig::default()
-        };
-        let mut h = Harness {
-            sender: TcpSender::new(config, variant.recovery(), ep(), 0),
-            out: Outbox::default(),
-            now: 0,
-        };
-        h.sender.start(0, &mut h.out);
-        h
-    }
-
-    /// Offsets of the segments sent since the last call.
-    fn sent(&mut self) -> Vec<u64> {
-        self.out
-            .packets
-            .drain(..)
-            .map(|p| {
-                let s = segment::parse(&p).expect("sender packets verify");
-                assert_eq!(s.payload_len as u64, MSS);
-                u64::from(s.seq.wrapping_sub(1))
-            })
-            .collect()
-    }
-
-    /// Delivers an ACK of `ack` (offset) with SACK blocks (offsets), 10 ms later than the last.
-    fn ack(&mut self, ack: u64, sack: &[(u64, u64)]) -> Vec<u64> {
-        self.now += 10_000_000;
-        let blocks: Vec<(u32, u32)> = sack
-            .iter()
-            .map(|&(l, r)| (l as u32 + 1, r as u32 + 1))
-            .collect();
-        let spec = SegmentSpec {
-            seq: 1,
-            ack: ack as u32 + 1,
-            flags: flags::ACK,
-            window: 65535,
-            timestamps: None,
-            sack: &blocks,
-            payload_len: 0,
-            payload_offset: 0,
-        };
-        let mut packet = Vec::new();
-        segment::build(&ep().reversed(), 0, &spec, &mut packet);
-        self.sender.on_packet(self.now, &packet, &mut self.out);
-        self.sent()
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.sender.state.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.sender.state.ssthresh
-    }
+/// A started sender of `variant` with the standard timeout response and an initial window of
+/// `window` segments, without timestamps.
+fn sender(variant: TcpVariant, window: u32) -> Harness {
+    Harness::new(variant, ResponseKind::Standard, window, None, false)
 }
 
 #[test]
 fn slow_start_doubles_per_round_trip() {
-    let mut h = Harness::new(TcpVariant::Reno, 1);
+    let mut h = sender(TcpVariant::Reno, 1);
     assert_eq!(h.sent(), vec![0]);
     assert_eq!(h.ack(100, &[]), vec![100, 200]);
     assert_eq!(h.cwnd(), 200);
@@ -108,7 +34,7 @@ fn slow_start_doubles_per_round_trip() {
 
 #[test]
 fn reno_fast_retransmit_and_fast_recovery() {
-    let mut h = Harness::new(TcpVariant::Reno, 10);
+    let mut h = sender(TcpVariant::Reno, 10);
     assert_eq!(h.sent(), (0..10).map(|i| i * MSS).collect::<Vec<_>>());
     // Segment 0 is lost; segments 1..9 produce nine duplicate ACKs of offset 0.
     assert!(h.ack(0, &[]).is_empty());
@@ -132,7 +58,7 @@ fn reno_fast_retransmit_and_fast_recovery() {
 
 #[test]
 fn tahoe_fast_retransmit_then_slow_start_go_back_n() {
-    let mut h = Harness::new(TcpVariant::Tahoe, 10);
+    let mut h = sender(TcpVariant::Tahoe, 10);
     h.sent();
     h.ack(0, &[]);
     h.ack(0, &[]);
@@ -153,7 +79,7 @@ fn tahoe_fast_retransmit_then_slow_start_go_back_n() {
 /// without a timeout; Reno leaves recovery on the partial ACK and does not.
 #[test]
 fn newreno_partial_ack_retransmits_next_hole() {
-    let mut h = Harness::new(TcpVariant::NewReno, 10);
+    let mut h = sender(TcpVariant::NewReno, 10);
     h.sent();
     h.ack(0, &[]);
     h.ack(0, &[]);
@@ -184,7 +110,7 @@ fn newreno_partial_ack_retransmits_next_hole() {
     assert_eq!(h.cwnd(), 500.min(flight_after.max(MSS) + MSS));
     assert_eq!(h.sender.stats().timeouts, 0);
 
-    let mut r = Harness::new(TcpVariant::Reno, 10);
+    let mut r = sender(TcpVariant::Reno, 10);
     r.sent();
     for _ in 0..8 {
         r.ack(0, &[]);
@@ -201,7 +127,7 @@ fn newreno_partial_ack_retransmits_next_hole() {
 /// within one recovery, driven by the scoreboard (RFC 6675 IsLost, pipe, NextSeg).
 #[test]
 fn sack_recovers_several_losses_in_one_window() {
-    let mut h = Harness::new(TcpVariant::Sack, 10);
+    let mut h = sender(TcpVariant::Sack, 10);
     h.sent();
     let mut retransmitted: Vec<u64> = Vec::new();
     let note = |r: &mut Vec<u64>, sent: Vec<u64>| r.extend(sent.into_iter().filter(|&s| s < 1000));
@@ -241,7 +167,7 @@ fn sack_recovers_several_losses_in_one_window() {
 
 #[test]
 fn rto_expiry_backs_off_exponentially() {
-    let mut h = Harness::new(TcpVariant::Reno, 1);
+    let mut h = sender(TcpVariant::Reno, 1);
     assert_eq!(h.sent(), vec![0]);
     assert_eq!(h.sender.deadline(), Some(SECOND), "initial RTO 1 s");
     h.sender.on_timer(SECOND, &mut h.out);
