@@ -14,7 +14,7 @@
 //!   | flags (0x01: UDP mode, 0x02: ICMP echo mode) | CID |.
 //! CO-N (kind byte 0x10 + |0|C|I I|F|): C a CID octet follows, I the IP-ID code (0: the IP-ID
 //!   is 0 (always with IPv6), 1: 8 LSBs, 2: 16 bits), F the IPv4 flags and fragment offset
-//!   follow (else the IR-N's).
+//!   follow (else the reference's: the last packet delivered, or the IR-N).
 //!   | CID (if C) | IP-ID (0, 1 or 2) | flags + fragment offset (2, if F) | CRC-16 (2) |
 //!   | UDP checksum (2, UDP mode) or ICMP sequence number (2, echo mode) | payload |
 //! In echo mode the decompressor computes the ICMP checksum (the compressor uses the mode only
@@ -101,9 +101,10 @@ const ECHO_TYPES: [u8; 2] = [8, 0];
 /// Contexts the compressor keeps for these packets (least recently used replaced).
 pub const MAX_CONTEXTS: usize = 16;
 
-/// IP-IDs of a context's last packets the compressor keeps: it sends 8 LSBs only if they decode
-/// against each of them, so that a decompressor that missed up to this many packets minus one
-/// still decodes them.
+/// IP-IDs (and fragment fields) of a context's last packets the compressor keeps, IR-Ns
+/// included: it sends 8 LSBs only if they decode against each of them, and leaves the fragment
+/// field out only if it equals each of theirs, so that a decompressor that missed up to this
+/// many packets minus one (IR-Ns among them) still decodes them.
 pub const IP_ID_HISTORY: usize = 8;
 
 /// An IP-ID sent as 8 LSBs decodes into `[reference - IP_ID_BELOW, reference + 255 -
@@ -237,9 +238,8 @@ struct CompContext {
     /// Packets since the last IR-N, or [`REFRESH`] while the start's IR-Ns are due.
     since_ir: u16,
     irs_due: u8,
-    frag: u16,
-    /// The IP-IDs of the last packets, newest at `next - 1` (a ring).
-    ip_ids: [u16; IP_ID_HISTORY],
+    /// The IP-IDs and fragment fields of the last packets, newest at `next - 1` (a ring).
+    history: [(u16, u16); IP_ID_HISTORY],
     next: usize,
     last_used: u64,
 }
@@ -247,19 +247,19 @@ struct CompContext {
 impl CompContext {
     /// Whether `ip_id`'s 8 LSBs decode against every IP-ID of the history.
     fn fits(&self, ip_id: u16) -> bool {
-        self.ip_ids
+        self.history
             .iter()
-            .all(|&r| ip_id.wrapping_sub(r).wrapping_add(IP_ID_BELOW) < 256)
+            .all(|&(r, _)| ip_id.wrapping_sub(r).wrapping_add(IP_ID_BELOW) < 256)
     }
 
-    fn push(&mut self, ip_id: u16) {
-        self.ip_ids[self.next] = ip_id;
+    /// Whether every packet of the history had fragment field `frag`.
+    fn same_frag(&self, frag: u16) -> bool {
+        self.history.iter().all(|&(_, f)| f == frag)
+    }
+
+    fn push(&mut self, ip_id: u16, frag: u16) {
+        self.history[self.next] = (ip_id, frag);
         self.next = (self.next + 1) % IP_ID_HISTORY;
-    }
-
-    /// The history after an IR-N: that one IP-ID.
-    fn reset(&mut self, ip_id: u16) {
-        self.ip_ids = [ip_id; IP_ID_HISTORY];
     }
 }
 
@@ -302,8 +302,8 @@ impl OtherCompressor {
             if ctx.irs_due > 0 || ctx.since_ir >= REFRESH {
                 ctx.irs_due = ctx.irs_due.saturating_sub(1);
                 ctx.since_ir = 0;
-                ctx.reset(ip_id);
-                ctx.frag = frag;
+                // Pushed, not a fresh history: the IR-N may be lost.
+                ctx.push(ip_id, frag);
             }
         }
         if let Some(cid) = known.filter(|&cid| self.contexts[usize::from(cid)].since_ir > 0) {
@@ -315,7 +315,8 @@ impl OtherCompressor {
             } else {
                 2
             };
-            ctx.push(ip_id);
+            let same_frag = ctx.same_frag(frag);
+            ctx.push(ip_id, frag);
             let mut k = CO_N | code << kind::I_SHIFT;
             if cid != 0 {
                 k |= kind::C;
@@ -326,7 +327,7 @@ impl OtherCompressor {
                 2 => out.extend_from_slice(&ip_id.to_be_bytes()),
                 _ => {}
             }
-            if frag != ctx.frag {
+            if !same_frag {
                 k |= kind::F;
                 out.extend_from_slice(&frag.to_be_bytes());
             }
@@ -348,8 +349,7 @@ impl OtherCompressor {
                 template: Vec::new(),
                 since_ir: 0,
                 irs_due: 0,
-                frag,
-                ip_ids: [ip_id; IP_ID_HISTORY],
+                history: [(ip_id, frag); IP_ID_HISTORY],
                 next: 0,
                 last_used: 0,
             });
@@ -365,8 +365,7 @@ impl OtherCompressor {
             template: t.clone(),
             since_ir: 0,
             irs_due: START_IRS - 1,
-            frag,
-            ip_ids: [ip_id; IP_ID_HISTORY],
+            history: [(ip_id, frag); IP_ID_HISTORY],
             next: 0,
             last_used: self.clock,
         };
@@ -576,7 +575,7 @@ impl OtherDecompressor {
             out.clear();
             return Err(DropReason::ChecksumMismatch);
         }
-        ctx.ip_id = ip_id;
+        (ctx.ip_id, ctx.frag) = (ip_id, frag);
         Ok(())
     }
 }
