@@ -14,7 +14,7 @@
 //!   | flags (0x01: UDP mode, 0x02: ICMP echo mode) | CID |.
 //! CO-N (kind byte 0x10 + |0|C|I I|F|): C a CID octet follows, I the IP-ID code (0: the IP-ID
 //!   is 0 (always with IPv6), 1: 8 LSBs, 2: 16 bits), F the IPv4 flags and fragment offset
-//!   follow (else the reference's: the last packet delivered, or the IR-N).
+//!   follow (else the IR-N's).
 //!   | CID (if C) | IP-ID (0, 1 or 2) | flags + fragment offset (2, if F) | CRC-16 (2) |
 //!   | UDP checksum (2, UDP mode) or ICMP sequence number (2, echo mode) | payload |
 //! In echo mode the decompressor computes the ICMP checksum (the compressor uses the mode only
@@ -61,11 +61,11 @@ pub mod kind {
 }
 
 /// IR-N frames a context starts with, and answers a context request with.
-pub const START_IRS: u8 = 2;
+pub const START_IRS: u8 = 3;
 
 /// A context sends every this many packets as IR-N, so that a decompressor that lost the
 /// IR-Ns recovers without context requests (links without feedback).
-pub const REFRESH: u16 = 8;
+pub const REFRESH: u16 = 16;
 
 /// The type octet of a context request for non-TCP contexts: `| 0x02 | CID | CID ... |`, each
 /// CID once (the TCP contexts' requests, [`crate::taroc::repair`], have type `0x01`).
@@ -101,11 +101,15 @@ const ECHO_TYPES: [u8; 2] = [8, 0];
 /// Contexts the compressor keeps for these packets (least recently used replaced).
 pub const MAX_CONTEXTS: usize = 16;
 
-/// IP-IDs (and fragment fields) of a context's last packets the compressor keeps, IR-Ns
-/// included: it sends 8 LSBs only if they decode against each of them, and leaves the fragment
-/// field out only if it equals each of theirs, so that a decompressor that missed up to this
-/// many packets minus one (IR-Ns among them) still decodes them.
+/// IP-IDs of a context's last packets the compressor keeps, IR-Ns included: it sends 8 LSBs
+/// only if they decode against each of them, so that a decompressor that missed up to this many
+/// packets minus one (IR-Ns among them) still decodes them.
 pub const IP_ID_HISTORY: usize = 8;
+
+/// Fragment fields of a context's last IR-Ns the compressor keeps: a CO-N leaves its fragment
+/// field out only if it equals each of them, so that a decompressor that missed up to this many
+/// IR-Ns minus one (refreshes every [`REFRESH`] packets) still rebuilds it.
+pub const FRAG_HISTORY: usize = 3;
 
 /// An IP-ID sent as 8 LSBs decodes into `[reference - IP_ID_BELOW, reference + 255 -
 /// IP_ID_BELOW]`.
@@ -238,28 +242,32 @@ struct CompContext {
     /// Packets since the last IR-N, or [`REFRESH`] while the start's IR-Ns are due.
     since_ir: u16,
     irs_due: u8,
-    /// The IP-IDs and fragment fields of the last packets, newest at `next - 1` (a ring).
-    history: [(u16, u16); IP_ID_HISTORY],
+    /// The IP-IDs of the last packets, newest at `next - 1` (a ring).
+    ip_ids: [u16; IP_ID_HISTORY],
     next: usize,
+    /// The fragment fields of the last IR-Ns, newest first.
+    frags: [u16; FRAG_HISTORY],
     last_used: u64,
 }
 
 impl CompContext {
     /// Whether `ip_id`'s 8 LSBs decode against every IP-ID of the history.
     fn fits(&self, ip_id: u16) -> bool {
-        self.history
+        self.ip_ids
             .iter()
-            .all(|&(r, _)| ip_id.wrapping_sub(r).wrapping_add(IP_ID_BELOW) < 256)
+            .all(|&r| ip_id.wrapping_sub(r).wrapping_add(IP_ID_BELOW) < 256)
     }
 
-    /// Whether every packet of the history had fragment field `frag`.
-    fn same_frag(&self, frag: u16) -> bool {
-        self.history.iter().all(|&(_, f)| f == frag)
-    }
-
-    fn push(&mut self, ip_id: u16, frag: u16) {
-        self.history[self.next] = (ip_id, frag);
+    fn push(&mut self, ip_id: u16) {
+        self.ip_ids[self.next] = ip_id;
         self.next = (self.next + 1) % IP_ID_HISTORY;
+    }
+
+    /// An IR-N of `ip_id` and `frag` was sent (it may be lost: the histories keep the older).
+    fn sent_ir_n(&mut self, ip_id: u16, frag: u16) {
+        self.push(ip_id);
+        self.frags.rotate_right(1);
+        self.frags[0] = frag;
     }
 }
 
@@ -302,8 +310,7 @@ impl OtherCompressor {
             if ctx.irs_due > 0 || ctx.since_ir >= REFRESH {
                 ctx.irs_due = ctx.irs_due.saturating_sub(1);
                 ctx.since_ir = 0;
-                // Pushed, not a fresh history: the IR-N may be lost.
-                ctx.push(ip_id, frag);
+                ctx.sent_ir_n(ip_id, frag);
             }
         }
         if let Some(cid) = known.filter(|&cid| self.contexts[usize::from(cid)].since_ir > 0) {
@@ -315,8 +322,7 @@ impl OtherCompressor {
             } else {
                 2
             };
-            let same_frag = ctx.same_frag(frag);
-            ctx.push(ip_id, frag);
+            ctx.push(ip_id);
             let mut k = CO_N | code << kind::I_SHIFT;
             if cid != 0 {
                 k |= kind::C;
@@ -327,7 +333,7 @@ impl OtherCompressor {
                 2 => out.extend_from_slice(&ip_id.to_be_bytes()),
                 _ => {}
             }
-            if !same_frag {
+            if ctx.frags.iter().any(|&f| f != frag) {
                 k |= kind::F;
                 out.extend_from_slice(&frag.to_be_bytes());
             }
@@ -349,7 +355,8 @@ impl OtherCompressor {
                 template: Vec::new(),
                 since_ir: 0,
                 irs_due: 0,
-                history: [(ip_id, frag); IP_ID_HISTORY],
+                ip_ids: [ip_id; IP_ID_HISTORY],
+                frags: [frag; FRAG_HISTORY],
                 next: 0,
                 last_used: 0,
             });
@@ -365,7 +372,8 @@ impl OtherCompressor {
             template: t.clone(),
             since_ir: 0,
             irs_due: START_IRS - 1,
-            history: [(ip_id, frag); IP_ID_HISTORY],
+            ip_ids: [ip_id; IP_ID_HISTORY],
+            frags: [frag; FRAG_HISTORY],
             next: 0,
             last_used: self.clock,
         };
@@ -575,7 +583,7 @@ impl OtherDecompressor {
             out.clear();
             return Err(DropReason::ChecksumMismatch);
         }
-        (ctx.ip_id, ctx.frag) = (ip_id, frag);
+        ctx.ip_id = ip_id;
         Ok(())
     }
 }

@@ -165,8 +165,8 @@ fn vector_packets() -> Vec<Vec<u8>> {
     for i in 0..5 {
         packets.push(segment_v6(7000, 1 + 4 * i, 1, 4));
     }
-    // A DNS-like UDP flow: two IR-N, then CO-N with the IP-ID's 8 LSBs and the UDP checksum.
-    for id in [300u16, 301, 302] {
+    // A DNS-like UDP flow: three IR-N, then CO-N with the IP-ID's 8 LSBs and the UDP checksum.
+    for id in [300u16, 301, 302, 303] {
         let mut p = vec![0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 17, 0, 0];
         p[4..6].copy_from_slice(&id.to_be_bytes());
         p.extend_from_slice(&[
