@@ -22,9 +22,11 @@ use crate::taroc::vsw::is_older;
 use crate::taroc::TarocConfig;
 
 /// The decompressor asks again for a context it keeps refusing frames of after this many more
-/// refusals, whatever the time: a lost request, or a lost answer, then costs a few packets of
-/// the flow, not [`crate::taroc::repair::REQUEST_INTERVAL`] of them.
-pub const REQUEST_EVERY_REFUSALS: u16 = 1;
+/// refusals, whatever the time: 0, every refusal asks (one request frame names each CID once, and
+/// goes only with the reverse direction's next packet). A lost request, or a lost answer, then
+/// costs the next packet of the flow, not [`crate::taroc::repair::REQUEST_INTERVAL`] of them; a
+/// clean link sends no request at all.
+pub const REQUEST_EVERY_REFUSALS: u16 = 0;
 
 /// One context: its identity, coding state and the reference packet's fields.
 #[derive(Debug, Clone)]
