@@ -28,6 +28,12 @@ use crate::taroc::TarocConfig;
 /// clean link sends no request at all.
 pub const REQUEST_EVERY_REFUSALS: u16 = 0;
 
+/// A request names its context again in this many more request frames unless a frame of the
+/// context is delivered first. Its users take request frames until there is none, so the copies
+/// travel back to back, each meeting the link's loss on its own: at 50% loss a request and its
+/// answer are each often lost, and each lost request would otherwise cost another refused frame.
+pub const REQUEST_REPEATS: u8 = 2;
+
 /// One context: its identity, coding state and the reference packet's fields.
 #[derive(Debug, Clone)]
 struct Context {
@@ -58,9 +64,12 @@ impl PlusDecompressor {
     pub fn new(config: TarocConfig) -> PlusDecompressor {
         PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
-            requests: Requests::new(config.repair.context_requests).every(REQUEST_EVERY_REFUSALS),
+            requests: Requests::new(config.repair.context_requests)
+                .every(REQUEST_EVERY_REFUSALS)
+                .repeat(REQUEST_REPEATS),
             other_requests: Requests::new(config.repair.context_requests)
-                .every(REQUEST_EVERY_REFUSALS),
+                .every(REQUEST_EVERY_REFUSALS)
+                .repeat(REQUEST_REPEATS),
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
         }
@@ -139,6 +148,7 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let usual_ecn = (ctx_flags >> 2) & 0x03;
+        self.requests.delivered(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
                 ctx.identity.assign(&p, false);
@@ -568,12 +578,18 @@ impl Decompressor for PlusDecompressor {
             FrameKind::Profile(format::IR) => self.ir(frame, out),
             FrameKind::Profile(format::IR_R) => {
                 let (cid, result) = self.ir_r(frame, out);
-                if let (Some(cid), Err(_)) = (cid, result) {
-                    self.requests.refused(cid);
+                if let Some(cid) = cid {
+                    self.requests.record(cid, &result);
                 }
                 result
             }
-            FrameKind::Profile(other::IR_N) => self.other.ir_n(frame, out),
+            FrameKind::Profile(other::IR_N) => {
+                let result = self.other.ir_n(frame, out);
+                if let (Some(cid), Ok(())) = (other::ir_n_cid(frame), result) {
+                    self.other_requests.delivered(cid);
+                }
+                result
+            }
             FrameKind::Profile(other::TUNNEL) => self.tunnel(frame, out),
             FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {
                 let result = self.other.co_n(k, frame, out);

@@ -89,6 +89,12 @@ pub fn cid_of(k: u8, frame: &[u8]) -> Option<u8> {
     }
 }
 
+/// The CID an IR-N frame names, if it is long enough to name one.
+pub fn ir_n_cid(frame: &[u8]) -> Option<u8> {
+    let at = length_at(frame.first()? >> 4 == 4);
+    frame.get(at + 1).copied()
+}
+
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
 

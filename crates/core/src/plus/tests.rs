@@ -279,6 +279,11 @@ fn a_non_tcp_context_whose_ir_ns_were_lost_is_requested_and_repaired() {
     );
     assert!(d.take_feedback(&mut feedback));
     assert_eq!(feedback, [super::other::REQUEST_N, 0]);
+    // Its copies, then nothing.
+    for _ in 0..super::decompressor::REQUEST_REPEATS {
+        assert!(d.take_feedback(&mut feedback));
+        assert_eq!(feedback, [super::other::REQUEST_N, 0]);
+    }
     assert!(!d.take_feedback(&mut feedback));
     // The answer: the context's next packets go IR-N again, then CO-N decodes.
     c.handle_feedback(&feedback);
