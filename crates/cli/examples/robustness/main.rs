@@ -205,6 +205,9 @@ struct Row {
     many_flows: Option<Counts>,
     /// ROHC-TCP U-mode's pooled damage per 1000 at this random loss rate (issue 11).
     rohc_tcp_u_mode_per_1000: Option<f64>,
+    /// The damage of each capture that had any (pooled or many-flows), over the seeds: where
+    /// it comes from.
+    damage_by_capture: BTreeMap<String, u64>,
 }
 
 /// What one run of every scheme over one capture gave.
@@ -261,11 +264,19 @@ fn sweep(
     progress.finish();
     let mut pooled_counts: BTreeMap<(usize, usize), Counts> = BTreeMap::new();
     let mut alone: BTreeMap<(usize, usize), Counts> = BTreeMap::new();
+    let mut by_capture: BTreeMap<(usize, usize), BTreeMap<String, u64>> = BTreeMap::new();
     let model_index = |m: Model| models.iter().position(|x| *x == m).unwrap_or(0);
     for (i, result) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
         let (model, _, c) = jobs[i];
         for (s, r) in result?.iter().enumerate() {
             let key = (s, model_index(model));
+            if r.context_damage_lost > 0 {
+                *by_capture
+                    .entry(key)
+                    .or_default()
+                    .entry(captures[c].name.clone())
+                    .or_default() += r.context_damage_lost;
+            }
             if pooled.contains(&c) {
                 pooled_counts.entry(key).or_default().add(r);
             }
@@ -285,6 +296,7 @@ fn sweep(
                 pooled: pooled_counts.remove(&(s, m)).unwrap_or_default(),
                 many_flows: alone.remove(&(s, m)),
                 rohc_tcp_u_mode_per_1000: rohc_reference(model),
+                damage_by_capture: by_capture.remove(&(s, m)).unwrap_or_default(),
             });
         }
     }

@@ -22,9 +22,17 @@ use crate::taroc::vsw::is_older;
 use crate::taroc::TarocConfig;
 
 /// The decompressor asks again for a context it keeps refusing frames of after this many more
-/// refusals, whatever the time: a lost request, or a lost answer, then costs a few packets of
-/// the flow, not [`crate::taroc::repair::REQUEST_INTERVAL`] of them.
-pub const REQUEST_EVERY_REFUSALS: u16 = 1;
+/// refusals, whatever the time: 0, every refusal asks (one request frame names each CID once, and
+/// goes only with the reverse direction's next packet). A lost request, or a lost answer, then
+/// costs the next packet of the flow, not [`crate::taroc::repair::REQUEST_INTERVAL`] of them; a
+/// clean link sends no request at all.
+pub const REQUEST_EVERY_REFUSALS: u16 = 0;
+
+/// A request names its context again in this many more request frames unless a frame of the
+/// context is delivered first. Its users take request frames until there is none, so the copies
+/// travel back to back, each meeting the link's loss on its own: at 50% loss a request and its
+/// answer are each often lost, and each lost request would otherwise cost another refused frame.
+pub const REQUEST_REPEATS: u8 = 2;
 
 /// One context: its identity, coding state and the reference packet's fields.
 #[derive(Debug, Clone)]
@@ -56,9 +64,12 @@ impl PlusDecompressor {
     pub fn new(config: TarocConfig) -> PlusDecompressor {
         PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
-            requests: Requests::new(config.repair.context_requests).every(REQUEST_EVERY_REFUSALS),
+            requests: Requests::new(config.repair.context_requests)
+                .every(REQUEST_EVERY_REFUSALS)
+                .repeat(REQUEST_REPEATS),
             other_requests: Requests::new(config.repair.context_requests)
-                .every(REQUEST_EVERY_REFUSALS),
+                .every(REQUEST_EVERY_REFUSALS)
+                .repeat(REQUEST_REPEATS),
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
         }
@@ -137,6 +148,7 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let usual_ecn = (ctx_flags >> 2) & 0x03;
+        self.requests.delivered(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
                 ctx.identity.assign(&p, false);
@@ -566,12 +578,18 @@ impl Decompressor for PlusDecompressor {
             FrameKind::Profile(format::IR) => self.ir(frame, out),
             FrameKind::Profile(format::IR_R) => {
                 let (cid, result) = self.ir_r(frame, out);
-                if let (Some(cid), Err(_)) = (cid, result) {
-                    self.requests.refused(cid);
+                if let Some(cid) = cid {
+                    self.requests.record(cid, &result);
                 }
                 result
             }
-            FrameKind::Profile(other::IR_N) => self.other.ir_n(frame, out),
+            FrameKind::Profile(other::IR_N) => {
+                let result = self.other.ir_n(frame, out);
+                if let (Some(cid), Ok(())) = (other::ir_n_cid(frame), result) {
+                    self.other_requests.delivered(cid);
+                }
+                result
+            }
             FrameKind::Profile(other::TUNNEL) => self.tunnel(frame, out),
             FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {
                 let result = self.other.co_n(k, frame, out);

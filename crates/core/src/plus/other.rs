@@ -61,11 +61,11 @@ pub mod kind {
 }
 
 /// IR-N frames a context starts with, and answers a context request with.
-pub const START_IRS: u8 = 2;
+pub const START_IRS: u8 = 3;
 
 /// A context sends every this many packets as IR-N, so that a decompressor that lost the
 /// IR-Ns recovers without context requests (links without feedback).
-pub const REFRESH: u16 = 8;
+pub const REFRESH: u16 = 16;
 
 /// The type octet of a context request for non-TCP contexts: `| 0x02 | CID | CID ... |`, each
 /// CID once (the TCP contexts' requests, [`crate::taroc::repair`], have type `0x01`).
@@ -89,6 +89,12 @@ pub fn cid_of(k: u8, frame: &[u8]) -> Option<u8> {
     }
 }
 
+/// The CID an IR-N frame names, if it is long enough to name one.
+pub fn ir_n_cid(frame: &[u8]) -> Option<u8> {
+    let at = length_at(frame.first()? >> 4 == 4);
+    frame.get(at + 1).copied()
+}
+
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
 
@@ -101,10 +107,15 @@ const ECHO_TYPES: [u8; 2] = [8, 0];
 /// Contexts the compressor keeps for these packets (least recently used replaced).
 pub const MAX_CONTEXTS: usize = 16;
 
-/// IP-IDs of a context's last packets the compressor keeps: it sends 8 LSBs only if they decode
-/// against each of them, so that a decompressor that missed up to this many packets minus one
-/// still decodes them.
+/// IP-IDs of a context's last packets the compressor keeps, IR-Ns included: it sends 8 LSBs
+/// only if they decode against each of them, so that a decompressor that missed up to this many
+/// packets minus one (IR-Ns among them) still decodes them.
 pub const IP_ID_HISTORY: usize = 8;
+
+/// Fragment fields of a context's last IR-Ns the compressor keeps: a CO-N leaves its fragment
+/// field out only if it equals each of them, so that a decompressor that missed up to this many
+/// IR-Ns minus one (refreshes every [`REFRESH`] packets) still rebuilds it.
+pub const FRAG_HISTORY: usize = 3;
 
 /// An IP-ID sent as 8 LSBs decodes into `[reference - IP_ID_BELOW, reference + 255 -
 /// IP_ID_BELOW]`.
@@ -237,10 +248,11 @@ struct CompContext {
     /// Packets since the last IR-N, or [`REFRESH`] while the start's IR-Ns are due.
     since_ir: u16,
     irs_due: u8,
-    frag: u16,
     /// The IP-IDs of the last packets, newest at `next - 1` (a ring).
     ip_ids: [u16; IP_ID_HISTORY],
     next: usize,
+    /// The fragment fields of the last IR-Ns, newest first.
+    frags: [u16; FRAG_HISTORY],
     last_used: u64,
 }
 
@@ -257,9 +269,11 @@ impl CompContext {
         self.next = (self.next + 1) % IP_ID_HISTORY;
     }
 
-    /// The history after an IR-N: that one IP-ID.
-    fn reset(&mut self, ip_id: u16) {
-        self.ip_ids = [ip_id; IP_ID_HISTORY];
+    /// An IR-N of `ip_id` and `frag` was sent (it may be lost: the histories keep the older).
+    fn sent_ir_n(&mut self, ip_id: u16, frag: u16) {
+        self.push(ip_id);
+        self.frags.rotate_right(1);
+        self.frags[0] = frag;
     }
 }
 
@@ -302,8 +316,7 @@ impl OtherCompressor {
             if ctx.irs_due > 0 || ctx.since_ir >= REFRESH {
                 ctx.irs_due = ctx.irs_due.saturating_sub(1);
                 ctx.since_ir = 0;
-                ctx.reset(ip_id);
-                ctx.frag = frag;
+                ctx.sent_ir_n(ip_id, frag);
             }
         }
         if let Some(cid) = known.filter(|&cid| self.contexts[usize::from(cid)].since_ir > 0) {
@@ -326,7 +339,7 @@ impl OtherCompressor {
                 2 => out.extend_from_slice(&ip_id.to_be_bytes()),
                 _ => {}
             }
-            if frag != ctx.frag {
+            if ctx.frags.iter().any(|&f| f != frag) {
                 k |= kind::F;
                 out.extend_from_slice(&frag.to_be_bytes());
             }
@@ -348,8 +361,8 @@ impl OtherCompressor {
                 template: Vec::new(),
                 since_ir: 0,
                 irs_due: 0,
-                frag,
                 ip_ids: [ip_id; IP_ID_HISTORY],
+                frags: [frag; FRAG_HISTORY],
                 next: 0,
                 last_used: 0,
             });
@@ -365,8 +378,8 @@ impl OtherCompressor {
             template: t.clone(),
             since_ir: 0,
             irs_due: START_IRS - 1,
-            frag,
             ip_ids: [ip_id; IP_ID_HISTORY],
+            frags: [frag; FRAG_HISTORY],
             next: 0,
             last_used: self.clock,
         };

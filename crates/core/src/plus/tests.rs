@@ -165,8 +165,8 @@ fn vector_packets() -> Vec<Vec<u8>> {
     for i in 0..5 {
         packets.push(segment_v6(7000, 1 + 4 * i, 1, 4));
     }
-    // A DNS-like UDP flow: two IR-N, then CO-N with the IP-ID's 8 LSBs and the UDP checksum.
-    for id in [300u16, 301, 302] {
+    // A DNS-like UDP flow: three IR-N, then CO-N with the IP-ID's 8 LSBs and the UDP checksum.
+    for id in [300u16, 301, 302, 303] {
         let mut p = vec![0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 17, 0, 0];
         p[4..6].copy_from_slice(&id.to_be_bytes());
         p.extend_from_slice(&[
@@ -279,6 +279,11 @@ fn a_non_tcp_context_whose_ir_ns_were_lost_is_requested_and_repaired() {
     );
     assert!(d.take_feedback(&mut feedback));
     assert_eq!(feedback, [super::other::REQUEST_N, 0]);
+    // Its copies, then nothing.
+    for _ in 0..super::decompressor::REQUEST_REPEATS {
+        assert!(d.take_feedback(&mut feedback));
+        assert_eq!(feedback, [super::other::REQUEST_N, 0]);
+    }
     assert!(!d.take_feedback(&mut feedback));
     // The answer: the context's next packets go IR-N again, then CO-N decodes.
     c.handle_feedback(&feedback);

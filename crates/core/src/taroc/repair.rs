@@ -219,6 +219,12 @@ pub(crate) struct Requests {
     asked: Vec<(Option<Duration>, u16)>,
     /// Refusals after which a context is asked for again whatever the time.
     every: u16,
+    /// Request frames after the first that name a context again, unless a frame of it is
+    /// delivered first ([`Requests::repeat`]; 0 by default).
+    repeat: u8,
+    /// CIDs still to be named again, and how many more times.
+    again: [u64; ALL_CIDS / 64],
+    again_left: Vec<u8>,
 }
 
 impl Requests {
@@ -233,6 +239,20 @@ impl Requests {
                 Vec::new()
             },
             every: REQUEST_EVERY_REFUSALS,
+            repeat: 0,
+            again: [0; ALL_CIDS / 64],
+            again_left: Vec::new(),
+        }
+    }
+
+    /// Names a requested context in this many more request frames ([`Requests::take`]) unless a
+    /// frame of it is delivered first: a lost request is then made good before the context's
+    /// next frame is refused.
+    pub(crate) fn repeat(self, frames: u8) -> Requests {
+        Requests {
+            repeat: frames,
+            again_left: vec![0; if self.asked.is_empty() { 0 } else { ALL_CIDS }],
+            ..self
         }
     }
 
@@ -265,6 +285,9 @@ impl Requests {
             *last = Some(now);
             *refused = 0;
             self.pending[usize::from(cid) / 64] |= 1 << (cid % 64);
+            if let Some(left) = self.again_left.get_mut(usize::from(cid)) {
+                *left = self.repeat;
+            }
         }
     }
 
@@ -282,20 +305,46 @@ impl Requests {
         if let Some(slot) = self.asked.get_mut(usize::from(cid)) {
             *slot = (None, 0);
         }
+        if let Some(left) = self.again_left.get_mut(usize::from(cid)) {
+            *left = 0;
+            self.again[usize::from(cid) / 64] &= !(1 << (cid % 64));
+        }
     }
 
     /// Writes the pending request into `out` (cleared first), if there is one.
     pub(crate) fn take(&mut self, out: &mut Vec<u8>) -> bool {
-        if self.pending.iter().all(|&word| word == 0) {
+        if self
+            .pending
+            .iter()
+            .chain(&self.again)
+            .all(|&word| word == 0)
+        {
             return false;
         }
         out.clear();
         out.push(REQUEST);
-        for (i, word) in self.pending.iter_mut().enumerate() {
-            while *word != 0 {
+        for i in 0..self.pending.len() {
+            let mut word = self.pending[i] | self.again[i];
+            self.pending[i] = 0;
+            while word != 0 {
                 let bit = word.trailing_zeros();
-                *word &= *word - 1;
-                out.push((i * 64) as u8 + bit as u8);
+                word &= word - 1;
+                let cid = (i * 64) as u8 + bit as u8;
+                out.push(cid);
+                // A CID just asked for is named again in the next frames; one named again
+                // counts down.
+                let named_again = self.again[i] & 1 << bit != 0;
+                let left = self.again_left.get_mut(usize::from(cid)).map_or(0, |left| {
+                    if named_again {
+                        *left = left.saturating_sub(1);
+                    }
+                    *left
+                });
+                if left > 0 {
+                    self.again[i] |= 1 << bit;
+                } else {
+                    self.again[i] &= !(1 << bit);
+                }
             }
         }
         true
@@ -337,6 +386,34 @@ mod tests {
         r.refused(200);
         assert!(r.take(&mut out));
         assert_eq!(out, [REQUEST, 200]);
+    }
+
+    #[test]
+    fn repeated_requests_name_a_context_again_until_it_is_delivered() {
+        let mut r = Requests::new(true).every(0).repeat(2);
+        let mut out = Vec::new();
+        r.refused(9);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [REQUEST, 9]);
+        // Named twice more, then no more.
+        for _ in 0..2 {
+            assert!(r.take(&mut out));
+            assert_eq!(out, [REQUEST, 9]);
+        }
+        assert!(!r.take(&mut out));
+        // A delivery ends the repeats at once.
+        r.refused(9);
+        r.refused(3);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [REQUEST, 3, 9]);
+        r.delivered(9);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [REQUEST, 3]);
+        // Without `repeat`, a request goes once.
+        let mut once = Requests::new(true);
+        once.refused(4);
+        assert!(once.take(&mut out));
+        assert!(!once.take(&mut out));
     }
 
     #[test]
