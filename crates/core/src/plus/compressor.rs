@@ -844,3 +844,35 @@ fn write_co(
     }
     Ok((k, tally))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(raw: (u64, u64), scaled: Option<(u64, u64)>, stride: bool) -> (bool, bool, u8, u8) {
+        let span = |(up, down)| Span { up, down };
+        let c = number_code(span(raw), scaled.map(span), stride);
+        (c.scaled, c.unscaled_flag, c.class, c.bits)
+    }
+
+    #[test]
+    fn a_number_that_cannot_be_scaled_needs_no_flag_while_16_bits_fit() {
+        // Scaled when the quotient fits 6 or 8 bits.
+        assert_eq!(code((3000, 0), Some((2, 0)), true), (true, false, 1, 6));
+        assert_eq!(code((90_000, 0), Some((60, 0)), true), (true, false, 2, 8));
+        // The residue changed (no scaled span), or the quotient needs more than 8 bits: 16
+        // unscaled bits in class 3, no Q / Z.
+        assert_eq!(code((3000, 0), None, true), (false, false, 3, 16));
+        assert_eq!(
+            code((30_000, 0), Some((300, 0)), true),
+            (false, false, 3, 16)
+        );
+        // Nothing changed: class 0, whether scaled or not.
+        assert_eq!(code((0, 0), None, true), (false, false, 0, 0));
+        // Beyond 16 bits: unscaled with the flag.
+        assert_eq!(code((1 << 20, 0), None, true), (false, true, 3, 32));
+        // Without a stride, the unscaled classes and never a flag.
+        assert_eq!(code((300, 0), None, false), (false, false, 1, 10));
+        assert_eq!(code((3000, 0), None, false), (false, false, 2, 16));
+    }
+}

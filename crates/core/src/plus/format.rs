@@ -17,6 +17,7 @@
 //!   the size classes of the sequence and acknowledgment numbers.
 //!   | extension |C|W|R|U|K|Q|Z|F| (if X)  C CID octet, W window, R R-octet, U urgent pointer,
 //!   | CID       | (if C)                    K SACK, Q sequence unscaled, Z ack unscaled, F FIN
+//!   (a number with a stride and no Q / Z: classes 1, 2 scaled, class 3 16 bits unscaled)
 //!   | checksum  | TCP checksum (+ IPv4 Identification, mod 2^16), 2 octets
 //!   | bits      | sequence LSBs, ack LSBs, IP-ID code + offset LSBs (or 16 bits if random),
 //!   |           | TS value code + LSBs, TS echo code + LSBs (if the context has timestamps),
