@@ -64,7 +64,7 @@ impl Field {
             Field::TsEcr => "TS echo",
             Field::Window => "window",
             Field::Sack => "SACK",
-            Field::Other => "R-octet, urgent",
+            Field::Other => "R-octet, URG ptr",
             Field::Padding => "padding",
         }
     }

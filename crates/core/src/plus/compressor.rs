@@ -576,15 +576,50 @@ fn write_ir_r(
     Ok(())
 }
 
-/// How one number (sequence or acknowledgment) goes: scaled or not, its class and LSB count.
-fn number_code(raw: Span, scaled: Option<Span>) -> (bool, u8, u8) {
-    if let Some(c) =
-        scaled.and_then(|span| format::class(&format::SCALED_BITS, span.up, span.down, false))
+/// How one number (sequence or acknowledgment) goes.
+struct NumberCode {
+    /// The LSBs are of the number divided by its stride.
+    scaled: bool,
+    /// The extension's Q (Z) flag: unscaled, although the context has a stride.
+    unscaled_flag: bool,
+    /// The size class (the kind byte's S or A).
+    class: u8,
+    /// The LSB count.
+    bits: u8,
+}
+
+/// How a number goes: scaled if it can ([`format::SCALED_BITS`] classes 1 and 2), else, with a
+/// stride, as 16 unscaled LSBs if they fit (class 3, no flag), else unscaled with the Q (Z) flag
+/// if it has a stride.
+fn number_code(raw: Span, scaled: Option<Span>, stride: bool) -> NumberCode {
+    let strided = format::STRIDED_UNSCALED_CLASS;
+    if let Some(c) = scaled
+        .and_then(|span| format::class(&format::SCALED_BITS, span.up, span.down, false))
+        .filter(|&c| c < strided)
     {
-        return (true, c, format::SCALED_BITS[usize::from(c)]);
+        return NumberCode {
+            scaled: true,
+            unscaled_flag: false,
+            class: c,
+            bits: format::SCALED_BITS[usize::from(c)],
+        };
     }
     let c = format::class(&format::UNSCALED_BITS, raw.up, raw.down, true).unwrap_or(3);
-    (false, c, format::UNSCALED_BITS[usize::from(c)])
+    let k = format::SCALED_BITS[usize::from(strided)];
+    if stride && c > 0 && crate::encoding::lsb::fits(k, raw.up, raw.down) {
+        return NumberCode {
+            scaled: false,
+            unscaled_flag: false,
+            class: strided,
+            bits: k,
+        };
+    }
+    NumberCode {
+        scaled: false,
+        unscaled_flag: stride && c > 0,
+        class: c,
+        bits: format::UNSCALED_BITS[usize::from(c)],
+    }
 }
 
 /// What a CO body is coded against and with.
@@ -661,8 +696,10 @@ fn write_co(
         (needs.seq, needs.ack) = (whole, whole);
         (needs.seq_scaled, needs.ack_scaled) = (None, None);
     }
-    let (seq_scaled, s_class, s_bits) = number_code(needs.seq, needs.seq_scaled);
-    let (ack_scaled, a_class, a_bits) = number_code(needs.ack, needs.ack_scaled);
+    let seq = number_code(needs.seq, needs.seq_scaled, ctx.strides.seq != 0);
+    let ack = number_code(needs.ack, needs.ack_scaled, ctx.strides.ack != 0);
+    let (seq_scaled, s_class, s_bits) = (seq.scaled, seq.class, seq.bits);
+    let (ack_scaled, a_class, a_bits) = (ack.scaled, ack.class, ack.bits);
     let prefixed = (1..=format::PREFIX_CIDS).contains(&cid);
     if prefixed {
         // The CO kind byte's place: the link's kind byte is the CID prefix.
@@ -677,8 +714,8 @@ fn write_co(
         (r_octet, ext::R),
         (urgent, ext::U),
         (!p.sack.is_empty(), ext::K),
-        (ctx.strides.seq != 0 && !seq_scaled && s_bits > 0, ext::Q),
-        (ctx.strides.ack != 0 && !ack_scaled && a_bits > 0, ext::Z),
+        (seq.unscaled_flag, ext::Q),
+        (ack.unscaled_flag, ext::Z),
         (p.flags & flags::FIN != 0, ext::F),
     ] {
         if on {
@@ -806,4 +843,36 @@ fn write_co(
         return Ok((format::CID_PREFIX + cid, tally));
     }
     Ok((k, tally))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(raw: (u64, u64), scaled: Option<(u64, u64)>, stride: bool) -> (bool, bool, u8, u8) {
+        let span = |(up, down)| Span { up, down };
+        let c = number_code(span(raw), scaled.map(span), stride);
+        (c.scaled, c.unscaled_flag, c.class, c.bits)
+    }
+
+    #[test]
+    fn a_number_that_cannot_be_scaled_needs_no_flag_while_16_bits_fit() {
+        // Scaled when the quotient fits 6 or 8 bits.
+        assert_eq!(code((3000, 0), Some((2, 0)), true), (true, false, 1, 6));
+        assert_eq!(code((90_000, 0), Some((60, 0)), true), (true, false, 2, 8));
+        // The residue changed (no scaled span), or the quotient needs more than 8 bits: 16
+        // unscaled bits in class 3, no Q / Z.
+        assert_eq!(code((3000, 0), None, true), (false, false, 3, 16));
+        assert_eq!(
+            code((30_000, 0), Some((300, 0)), true),
+            (false, false, 3, 16)
+        );
+        // Nothing changed: class 0, whether scaled or not.
+        assert_eq!(code((0, 0), None, true), (false, false, 0, 0));
+        // Beyond 16 bits: unscaled with the flag.
+        assert_eq!(code((1 << 20, 0), None, true), (false, true, 3, 32));
+        // Without a stride, the unscaled classes and never a flag.
+        assert_eq!(code((300, 0), None, false), (false, false, 1, 10));
+        assert_eq!(code((3000, 0), None, false), (false, false, 2, 16));
+    }
 }

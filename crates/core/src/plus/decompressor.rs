@@ -521,6 +521,7 @@ fn number(
     };
     let n = table[class];
     let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+    let scaled = scaled && class != usize::from(format::STRIDED_UNSCALED_CLASS);
     if n == 0 {
         Ok(reference)
     } else if scaled {

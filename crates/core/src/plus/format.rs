@@ -17,6 +17,7 @@
 //!   the size classes of the sequence and acknowledgment numbers.
 //!   | extension |C|W|R|U|K|Q|Z|F| (if X)  C CID octet, W window, R R-octet, U urgent pointer,
 //!   | CID       | (if C)                    K SACK, Q sequence unscaled, Z ack unscaled, F FIN
+//!   (a number with a stride and no Q / Z: classes 1, 2 scaled, class 3 16 bits unscaled)
 //!   | checksum  | TCP checksum (+ IPv4 Identification, mod 2^16), 2 octets
 //!   | bits      | sequence LSBs, ack LSBs, IP-ID code + offset LSBs (or 16 bits if random),
 //!   |           | TS value code + LSBs, TS echo code + LSBs (if the context has timestamps),
@@ -109,9 +110,14 @@ pub mod ir {
 /// class and flow label, next header, hop limit. ECN bits are sent as zero.
 pub const IR_R_IP_BYTES: [[usize; 6]; 2] = [[0, 1, 6, 7, 8, 9], [0, 1, 2, 3, 6, 7]];
 
-/// LSB counts of the four sequence / acknowledgment size classes (the kind byte's S and A),
-/// coded scaled. The largest does not always fit: then the number goes unscaled.
-pub const SCALED_BITS: [u8; 4] = [0, 6, 7, 8];
+/// LSB counts of the four sequence / acknowledgment size classes (the kind byte's S and A) of
+/// a number that has a stride (and no Q or Z flag): classes 1 and 2 are LSBs of the scaled
+/// number, class 3 ([`STRIDED_UNSCALED_CLASS`]) LSBs of the number itself, so that a number
+/// whose residue changed needs no extension octet for its Q or Z flag.
+pub const SCALED_BITS: [u8; 4] = [0, 6, 8, 16];
+
+/// The size class of [`SCALED_BITS`] whose LSBs are of the number unscaled.
+pub const STRIDED_UNSCALED_CLASS: u8 = 3;
 
 /// LSB counts of the four sequence / acknowledgment size classes, coded unscaled.
 pub const UNSCALED_BITS: [u8; 4] = [0, 10, 16, 32];
@@ -243,8 +249,9 @@ mod tests {
         assert_eq!(class(&SCALED_BITS, 0, 0, false), Some(0));
         assert_eq!(class(&SCALED_BITS, 1, 0, false), Some(1));
         assert_eq!(class(&SCALED_BITS, 60, 0, false), Some(2));
-        assert_eq!(class(&SCALED_BITS, 0, 20, false), Some(3));
-        assert_eq!(class(&SCALED_BITS, 1 << 9, 0, false), None);
+        assert_eq!(class(&SCALED_BITS, 0, 20, false), Some(2));
+        assert_eq!(class(&SCALED_BITS, 0, 40, false), Some(3));
+        assert_eq!(class(&SCALED_BITS, 1 << 17, 0, false), None);
         assert_eq!(class(&UNSCALED_BITS, u64::MAX, 5, true), Some(3));
     }
 
