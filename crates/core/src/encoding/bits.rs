@@ -65,15 +65,21 @@ impl<'a> BitReader<'a> {
             self.bit = 8 * self.data.len();
             return None;
         }
-        // A byte's worth (or what is left of the current byte) at a time.
-        let mut value = 0u64;
-        while self.bit < end {
-            let (byte, offset) = (self.data[self.bit / 8], self.bit % 8);
-            let take = (8 - offset).min(end - self.bit);
-            let chunk = (byte >> (8 - offset - take)) & (0xFF >> (8 - take));
-            value = (value << take) | u64::from(chunk);
-            self.bit += take;
+        if bits == 0 {
+            return Some(0);
         }
+        // The (at most 5) bytes holding the field, big-endian in one word, zeros past the end.
+        let rest = &self.data[self.bit / 8..];
+        let word = match rest.first_chunk::<8>() {
+            Some(eight) => u64::from_be_bytes(*eight),
+            None => {
+                let mut eight = [0u8; 8];
+                eight[..rest.len()].copy_from_slice(rest);
+                u64::from_be_bytes(eight)
+            }
+        };
+        let value = (word << (self.bit % 8)) >> (64 - u32::from(bits));
+        self.bit = end;
         Some(value as u32)
     }
 

@@ -1,6 +1,7 @@
 //! The `taroc-plus` compressor: per-flow contexts, IR frames to set a context up (twice, so
 //! one loss does not cost the next packets), CO frames coded against the window.
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::time::Duration;
@@ -108,7 +109,9 @@ impl Context {
 #[derive(Debug)]
 pub struct PlusCompressor {
     config: TarocConfig,
-    contexts: Vec<Option<Context>>,
+    /// Boxed: a context leaves the table while a packet is coded in it, and moving a pointer
+    /// is cheaper than moving the context.
+    contexts: Vec<Option<Box<Context>>>,
     by_flow: BTreeMap<FlowKey, u8>,
     /// The flow and CID of the last packet, if `by_flow` still maps them so: packets of one
     /// flow come in runs, and this spares most of them the map lookup.
@@ -230,7 +233,7 @@ impl PlusCompressor {
             .map_or(Strides::default(), |(_, base)| base.strides);
         let identity = Identity::of(p, false);
         let behaviour = Detector::initial(p.v4, p.fields.ip_id);
-        self.contexts[usize::from(cid)] = Some(Context {
+        self.contexts[usize::from(cid)] = Some(Box::new(Context {
             key: p.key,
             identity_hash: seal::identity_hash(&identity),
             identity,
@@ -251,7 +254,7 @@ impl PlusCompressor {
             fin: false,
             full_only: false,
             watch: Watch::new(p, self.now),
-        });
+        }));
         self.by_flow.insert(p.key, cid);
         self.last_flow = Some((p.key, cid));
         self.stats.contexts_created += 1;
@@ -476,7 +479,7 @@ impl PlusCompressor {
         // `last_used`, so the order does not matter.)
         self.by_flow
             .values()
-            .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_ref()?)))
+            .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_deref()?)))
             .filter(|(_, c)| {
                 c.identity.ts == p.ts
                     && c.irs_due == 0
