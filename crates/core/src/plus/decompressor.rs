@@ -586,10 +586,10 @@ impl Decompressor for PlusDecompressor {
             }
             FrameKind::Profile(other::IR_N) => {
                 let result = self.other.ir_n(frame, out);
-                if let (Some(cid), Ok(())) = (other::ir_n_cid(frame), result) {
+                if let Ok(cid) = result {
                     self.other_requests.delivered(cid);
                 }
-                result
+                result.map(drop)
             }
             FrameKind::Profile(other::TUNNEL) => self.tunnel(frame, out),
             FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {

@@ -89,12 +89,6 @@ pub fn cid_of(k: u8, frame: &[u8]) -> Option<u8> {
     }
 }
 
-/// The CID an IR-N frame names, if it is long enough to name one.
-pub fn ir_n_cid(frame: &[u8]) -> Option<u8> {
-    let at = length_at(frame.first()? >> 4 == 4);
-    frame.get(at + 1).copied()
-}
-
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
 
@@ -431,8 +425,8 @@ impl Default for OtherDecompressor {
 }
 
 impl OtherDecompressor {
-    /// Sets a context up from an IR-N frame and delivers its packet.
-    pub fn ir_n(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+    /// Sets a context up from an IR-N frame and delivers its packet; the context's CID.
+    pub fn ir_n(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<u8, DropReason> {
         let v4 = match frame.first().map(|b| b >> 4) {
             Some(4) => true,
             Some(6) => false,
@@ -476,7 +470,7 @@ impl OtherDecompressor {
             frag,
             ip_id,
         });
-        Ok(())
+        Ok(cid)
     }
 
     /// Rebuilds the packet of a CO-N frame of kind byte `k`; delivers it only if its header
