@@ -701,8 +701,6 @@ fn write_co(
     }
     let seq = number_code(needs.seq, needs.seq_scaled, ctx.strides.seq != 0);
     let ack = number_code(needs.ack, needs.ack_scaled, ctx.strides.ack != 0);
-    let (seq_scaled, s_class, s_bits) = (seq.scaled, seq.class, seq.bits);
-    let (ack_scaled, a_class, a_bits) = (ack.scaled, ack.class, ack.bits);
     let prefixed = (1..=format::PREFIX_CIDS).contains(&cid);
     if prefixed {
         // The CO kind byte's place: the link's kind byte is the CID prefix.
@@ -725,7 +723,7 @@ fn write_co(
             e |= bit;
         }
     }
-    let mut k = format::CO | s_class << kind::S_SHIFT | a_class << kind::A_SHIFT;
+    let mut k = format::CO | seq.class << kind::S_SHIFT | ack.class << kind::A_SHIFT;
     if p.flags & flags::PSH != 0 {
         k |= kind::P;
     }
@@ -749,22 +747,21 @@ fn write_co(
     count(Field::Extension, 8 * u8::from(e != 0));
     count(Field::Cid, 8 * u8::from(cid != 0));
     count(Field::Checksum, 16);
-    count(Field::Seq, s_bits);
-    count(Field::Ack, a_bits);
+    count(Field::Seq, seq.bits);
+    count(Field::Ack, ack.bits);
     let mut w = BitWriter::new(out);
     let f = &p.fields;
-    let s = if seq_scaled {
-        quotient(f.seq, ctx.strides.seq)
-    } else {
-        f.seq
-    };
-    w.put(s & wlsb::mask(s_bits), s_bits);
-    let a = if ack_scaled {
-        quotient(f.ack, ctx.strides.ack)
-    } else {
-        f.ack
-    };
-    w.put(a & wlsb::mask(a_bits), a_bits);
+    for (code, value, stride) in [
+        (&seq, f.seq, ctx.strides.seq),
+        (&ack, f.ack, ctx.strides.ack),
+    ] {
+        let v = if code.scaled {
+            quotient(value, stride)
+        } else {
+            value
+        };
+        w.put(v & wlsb::mask(code.bits), code.bits);
+    }
     match ctx.behaviour {
         Behaviour::Sequential | Behaviour::Swapped => {
             let offset = ipid::offset(
