@@ -21,8 +21,8 @@ impl Sum {
     /// must start at an even offset of the checksummed whole.
     ///
     /// The data is summed as native-order 64-bit words, each split into its two 32-bit halves
-    /// added to a 64-bit sum (a loop of full-width loads that vectorizes; the last partial word
-    /// is padded with zeros). Since `2^16 ≡ 1` modulo `0xFFFF`, a 32-bit half is congruent to
+    /// added to a 64-bit sum (a loop of full-width loads that vectorizes; the last few bytes go
+    /// as 16-bit words). Since `2^16 ≡ 1` modulo `0xFFFF`, a 32-bit half is congruent to
     /// the sum of its two 16-bit words, and the one's-complement sum does not depend on byte
     /// order (RFC 1071 section 2 B), so that sum, folded and swapped to big-endian, is the sum
     /// of the big-endian words. Blocks of at most 2^31 bytes keep the 64-bit sum from
@@ -31,9 +31,10 @@ impl Sum {
         let halves = |x: u64| (x & 0xFFFF_FFFF) + (x >> 32);
         for block in data.chunks(1 << 31) {
             let words = block.chunks_exact(8);
-            let mut last = [0u8; 8];
-            last[..words.remainder().len()].copy_from_slice(words.remainder());
-            let native = words.fold(halves(u64::from_ne_bytes(last)), |sum, w| {
+            let tail = words.remainder().chunks(2).fold(0u64, |sum, w| {
+                sum + u64::from(u16::from_ne_bytes([w[0], *w.get(1).unwrap_or(&0)]))
+            });
+            let native = words.fold(tail, |sum, w| {
                 let w: [u8; 8] = w.try_into().expect("chunks of 8 bytes");
                 sum + halves(u64::from_ne_bytes(w))
             });
