@@ -10,9 +10,9 @@ use taroc_wire::tcp::flags;
 
 use super::breakdown::{Breakdown, Field, Tally};
 use super::format::{self, ext, kind};
-use super::ipid::{self, Behaviour, Detector};
+use super::ipid::{Behaviour, Detector};
 use super::other::{self, OtherCompressor};
-use super::scaled::{quotient, Learner, Strides};
+use super::scaled::{Learner, Strides};
 use super::seal;
 use super::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
 use crate::codec::{Compressor, FrameKind};
@@ -751,23 +751,19 @@ fn write_co(
     count(Field::Ack, ack.bits);
     let mut w = BitWriter::new(out);
     let f = &p.fields;
-    for (code, value, stride) in [
-        (&seq, f.seq, ctx.strides.seq),
-        (&ack, f.ack, ctx.strides.ack),
-    ] {
-        let v = if code.scaled {
-            quotient(value, stride)
-        } else {
-            value
-        };
+    // The quotients and the IP-ID offset by the scaler's multiplications, not by divisions.
+    debug_assert_eq!(
+        (ctx.scaler.scaling().strides, ctx.scaler.scaling().behaviour),
+        (ctx.strides, ctx.behaviour)
+    );
+    let me = ctx.scaler.derive(f);
+    for (code, value, scaled) in [(&seq, f.seq, me.seq_q()), (&ack, f.ack, me.ack_q())] {
+        let v = if code.scaled { scaled } else { value };
         w.put(v & wlsb::mask(code.bits), code.bits);
     }
     match ctx.behaviour {
         Behaviour::Sequential | Behaviour::Swapped => {
-            let offset = ipid::offset(
-                ctx.behaviour.counter(f.ip_id),
-                quotient(f.seq, ctx.strides.seq),
-            );
+            let offset = me.offset();
             let c = format::code(&format::IP_ID_CODES, needs.ip_id.up, needs.ip_id.down);
             format::put_code(&mut w, &format::IP_ID_CODES, c, offset.into());
             count(

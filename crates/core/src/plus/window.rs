@@ -129,6 +129,24 @@ pub struct Derived {
     offset: u16,
 }
 
+impl Derived {
+    /// The sequence number over the sequence stride (the number itself without a stride).
+    pub fn seq_q(&self) -> u32 {
+        self.seq_q
+    }
+
+    /// The acknowledgment number over the acknowledgment stride (the number itself without a
+    /// stride).
+    pub fn ack_q(&self) -> u32 {
+        self.ack_q
+    }
+
+    /// The IP-ID offset ([`ipid::offset`]; meaningful for the counter behaviours only).
+    pub fn offset(&self) -> u16 {
+        self.offset
+    }
+}
+
 /// Every window entry's [`Derived`] values, one column per value (the window's [`Extras`]),
 /// so that the scan's loops run over contiguous memory.
 #[derive(Debug, Clone, Default)]
