@@ -68,8 +68,16 @@ impl<'a> BitReader<'a> {
         if bits == 0 {
             return Some(0);
         }
+        let value = self.peek(bits);
+        self.bit = end;
+        Some(value)
+    }
+
+    /// The next `bits` bits (1 to 32) without reading them, zeros past the end of the data.
+    pub fn peek(&self, bits: u8) -> u32 {
+        debug_assert!((1..=32).contains(&bits));
         // The (at most 5) bytes holding the field, big-endian in one word, zeros past the end.
-        let rest = &self.data[self.bit / 8..];
+        let rest = self.data.get(self.bit / 8..).unwrap_or(&[]);
         let word = match rest.first_chunk::<8>() {
             Some(eight) => u64::from_be_bytes(*eight),
             None => {
@@ -78,9 +86,7 @@ impl<'a> BitReader<'a> {
                 u64::from_be_bytes(eight)
             }
         };
-        let value = (word << (self.bit % 8)) >> (64 - u32::from(bits));
-        self.bit = end;
-        Some(value as u32)
+        ((word << (self.bit % 8)) >> (64 - u32::from(bits))) as u32
     }
 
     /// Whole bytes consumed, counting a partly read byte (its padding) as consumed.

@@ -156,11 +156,11 @@ pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
 
 /// Reads a prefix code's number (0 to 3).
 pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
-    let mut c = 0;
-    while c < 3 && r.get(1)? == 1 {
-        c += 1;
-    }
-    Some(c)
+    // The code's leading ones among the next three bits (zeros past the end), then the code
+    // read whole, which fails if the data ends within it.
+    let c = ((r.peek(3) as u8) << 5).leading_ones().min(3) as u8;
+    r.get(prefix_len(c))?;
+    Some(usize::from(c))
 }
 
 /// The smallest size class of `table` whose LSBs decode a value `up` above and `down` below
@@ -253,6 +253,36 @@ mod tests {
         assert_eq!(class(&SCALED_BITS, 0, 40, false), Some(3));
         assert_eq!(class(&SCALED_BITS, 1 << 17, 0, false), None);
         assert_eq!(class(&UNSCALED_BITS, u64::MAX, 5, true), Some(3));
+    }
+
+    #[test]
+    fn prefixes_read_as_bit_by_bit() {
+        // Every prefix at every bit offset of one or two bytes, including prefixes the data
+        // cuts short.
+        for len in [1usize, 2] {
+            for byte in 0..=255u8 {
+                let data = [byte, byte.rotate_left(3)];
+                for skip in 0..8 * len as u8 {
+                    let mut fast = BitReader::new(&data[..len]);
+                    let mut slow = BitReader::new(&data[..len]);
+                    fast.get(skip);
+                    slow.get(skip);
+                    let mut c = 0;
+                    let expected = loop {
+                        match slow.get(1) {
+                            None => break None,
+                            Some(1) if c < 3 => c += 1,
+                            Some(_) => break Some(c),
+                        }
+                        if c == 3 {
+                            break Some(3);
+                        }
+                    };
+                    assert_eq!(get_prefix(&mut fast), expected, "{byte:#x} skip {skip}");
+                    assert_eq!(fast.get(1), slow.get(1), "{byte:#x} skip {skip}: position");
+                }
+            }
+        }
     }
 
     #[test]
