@@ -52,10 +52,8 @@ const VALUE: u16 = 0x100;
 /// A hole of [`LAYOUTS`] in the timestamp echo: sent only with ACK, else 0.
 const ECHO: u16 = 0x200;
 
-/// A handshake or reset segment (SYN or RST set, not both; FIN clear) of a TCP/IP packet that `taroc-plus` codes
-/// as IR-S: IPv4 without options or IPv6 without extension headers, not a fragment, its IPv4
-/// header checksum (not the 0xFFFF spelling of zero) and TCP checksum valid. `verify: false`
-/// skips the TCP checksum (the decompressor reads the fields before it unseals it).
+/// What [`parse`] reads; with `verify: false` the TCP checksum is not checked (the decompressor
+/// reads the fields before it unseals the checksum).
 fn read(bytes: &[u8], verify: bool) -> Option<TcpIpPacket<'_>> {
     let ip = IpInfo::parse(bytes).ok()?;
     let v4 = ip.version == 4;
@@ -128,7 +126,9 @@ fn read(bytes: &[u8], verify: bool) -> Option<TcpIpPacket<'_>> {
     })
 }
 
-/// The packet as a handshake segment IR-S codes (see [`read`]), its TCP checksum verified.
+/// The packet as a segment IR-S codes: SYN or RST set (not both), FIN clear; IPv4 without
+/// options or IPv6 without extension headers, not a fragment; its IPv4 header checksum (not the
+/// 0xFFFF spelling of zero) and its TCP checksum valid.
 pub fn parse(bytes: &[u8]) -> Option<TcpIpPacket<'_>> {
     read(bytes, true)
 }
