@@ -438,6 +438,40 @@ mod tests {
     }
 
     #[test]
+    fn random_and_mutated_frames_never_panic() {
+        let template = base_template();
+        let valid = {
+            let p = syn(40_000, 0x1111_2222, 64, &linux_options(9));
+            let mut frame = Vec::new();
+            assert!(write(&parse(&p).unwrap(), &template, 0, &mut frame));
+            frame
+        };
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut out = Vec::new();
+        for i in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Half mutate a valid frame (a few octets), half are random octets.
+            let frame: Vec<u8> = if i % 2 == 0 {
+                let mut f = valid.clone();
+                for k in 0..(x % 3 + 1) {
+                    let at = (x >> (8 + 8 * k)) as usize % f.len();
+                    f[at] ^= (x >> (40 + k)) as u8 | 1;
+                }
+                f.truncate(f.len() - (x >> 60) as usize % 3);
+                f
+            } else {
+                (0..(x % 64) as usize)
+                    .map(|k| (x >> (k % 56)) as u8)
+                    .collect()
+            };
+            // Refused or rebuilt and verified: either way, no panic.
+            let _ = rebuild(&frame, &template, &mut out);
+        }
+    }
+
+    #[test]
     fn a_syn_between_known_hosts_goes_ir_s() {
         let config = TarocConfig {
             repair: Repair::live(),
