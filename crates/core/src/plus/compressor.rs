@@ -10,6 +10,7 @@ use taroc_wire::tcp::flags;
 
 use super::breakdown::{Breakdown, Field, Tally};
 use super::format::{self, ext, kind};
+use super::handshake;
 use super::ipid::{Behaviour, Detector};
 use super::other::{self, OtherCompressor};
 use super::scaled::{Learner, Strides};
@@ -57,6 +58,11 @@ struct Context {
     seq: SeqTracker,
     ack: AckTracker,
     last_used: u64,
+    /// The compressor's TCP packet count when the context was made.
+    created: u64,
+    /// CO frames sent since the context's last IR frame or context request: the more, the
+    /// surer the decompressor holds the context (else, with feedback, it would have asked).
+    co_run: u32,
     /// IR frames still due before CO frames.
     irs_due: u8,
     /// The flow sent a FIN.
@@ -229,7 +235,8 @@ impl PlusCompressor {
         let params = TrackerParams::new(self.config.mss, self.config.issthresh);
         // A new flow between known hosts most likely has their segment size and ACK step.
         let strides = self
-            .find_base(p)
+            .same_hosts(p)
+            .and_then(|hosts| hosts.max_by_key(|(_, c)| c.last_used))
             .map_or(Strides::default(), |(_, base)| base.strides);
         let identity = Identity::of(p, false);
         let behaviour = Detector::initial(p.v4, p.fields.ip_id);
@@ -250,6 +257,8 @@ impl PlusCompressor {
             seq: SeqTracker::new(params, p.fields.seq),
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,
+            created: self.clock,
+            co_run: 0,
             irs_due: 1 + START_REPEATS,
             fin: false,
             full_only: false,
@@ -287,6 +296,7 @@ impl Compressor for PlusCompressor {
         for &cid in cids {
             if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
                 ctx.watch.request();
+                ctx.co_run = 0;
                 self.stats.requests_received += 1;
             }
         }
@@ -295,6 +305,9 @@ impl Compressor for PlusCompressor {
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
         out.clear();
         let Some(p) = TcpIpPacket::parse(packet) else {
+            if let Some(kind) = self.compress_handshake(packet, out) {
+                return kind;
+            }
             if let Some(kind) = self.compress_tunnel(packet, out) {
                 return kind;
             }
@@ -327,6 +340,20 @@ impl PlusCompressor {
         let kind = self.compress_in(&mut ctx, cid, p, out);
         self.contexts[usize::from(cid)] = Some(ctx);
         kind
+    }
+
+    /// A SYN, SYN-ACK or RST between hosts that have a context goes IR-S, coded against that
+    /// context ([`handshake`]). `None` if the packet is not such a segment.
+    fn compress_handshake(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Option<FrameKind> {
+        let p = handshake::parse(packet)?;
+        let (base_cid, base) = self.handshake_base(&p)?;
+        if !handshake::write(&p, &base.identity.template, base_cid, out) {
+            return None;
+        }
+        self.stats.count(Why::NoReference);
+        self.stats
+            .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
+        Some(FrameKind::Profile(format::IR_S))
     }
 
     /// An IP-in-IP packet with an inner TCP/IP packet: the outer header as CO-N, the inner
@@ -409,6 +436,7 @@ impl PlusCompressor {
             Some(_) => None,
         };
         let compressed = kind.is_some();
+        ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
         let mut replicated = false;
         if !compressed {
             let replicate =
@@ -460,6 +488,27 @@ impl PlusCompressor {
     /// no chain of replications from contexts still starting); the most recently used. IPv4 options and IPv6 extension headers rule
     /// replication out.
     fn find_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
+        self.same_hosts(p)?
+            .filter(|(_, c)| c.identity.ts == p.ts)
+            .max_by_key(|(_, c)| (c.co_run, c.last_used))
+    }
+
+    /// The base of an IR-S frame ([`handshake`]), which takes only the IP header from it: of
+    /// the contexts of the packet's hosts whose own start is over, the one that has sent the
+    /// most CO frames since its last IR frame or context request (the one the decompressor most
+    /// surely holds), the first made of those.
+    fn handshake_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
+        self.same_hosts(p)?
+            .max_by_key(|(_, c)| (c.co_run, core::cmp::Reverse(c.created)))
+    }
+
+    /// The contexts whose IP header is the packet's but for the per-packet fields, which have
+    /// a window and whose own IRs are all sent (see [`PlusCompressor::find_base`]). `None` if
+    /// the packet has IPv4 options or IPv6 extension headers.
+    fn same_hosts<'a>(
+        &'a self,
+        p: &TcpIpPacket<'_>,
+    ) -> Option<impl Iterator<Item = (u8, &'a Context)> + 'a> {
         let header = if p.v4 { 20 } else { 40 };
         if p.tcp_offset != header {
             return None;
@@ -477,17 +526,17 @@ impl PlusCompressor {
         }
         // The mapped CIDs, not every slot: the table is mostly empty. (No two contexts share a
         // `last_used`, so the order does not matter.)
-        self.by_flow
-            .values()
-            .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_deref()?)))
-            .filter(|(_, c)| {
-                c.identity.ts == p.ts
-                    && c.irs_due == 0
-                    && !c.vsw.is_empty()
-                    && c.identity.template.len() == header + 4
-                    && c.identity.template[..header] == t[..header]
-            })
-            .max_by_key(|(_, c)| c.last_used)
+        Some(
+            self.by_flow
+                .values()
+                .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_deref()?)))
+                .filter(move |(_, c)| {
+                    c.irs_due == 0
+                        && !c.vsw.is_empty()
+                        && c.identity.template.len() == header + 4
+                        && c.identity.template[..header] == template[..header]
+                }),
+        )
     }
 }
 

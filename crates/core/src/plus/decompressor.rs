@@ -8,6 +8,7 @@ use core::time::Duration;
 use taroc_wire::tcp::{flags, SackBlocks, MAX_SACK_BLOCKS};
 
 use super::format::{self, ext, kind};
+use super::handshake;
 use super::ipid::{self, Behaviour};
 use super::other::{self, OtherDecompressor};
 use super::scaled::{self, quotient, Strides};
@@ -286,6 +287,15 @@ impl PlusDecompressor {
             ..ctx
         });
         Ok(())
+    }
+
+    /// Rebuilds an IR-S frame ([`handshake`]) against the base context it names.
+    fn ir_s(&self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let base_cid = handshake::base_cid(frame).ok_or(DropReason::Malformed)?;
+        let base = self.contexts[usize::from(base_cid)]
+            .as_ref()
+            .ok_or(DropReason::NoContext)?;
+        handshake::rebuild(frame, &base.identity.template, out)
     }
 
     /// Rebuilds a CO frame, of CID `prefixed` if it came behind a CID prefix; returns its CID
@@ -584,6 +594,7 @@ impl Decompressor for PlusDecompressor {
                 }
                 result
             }
+            FrameKind::Profile(format::IR_S) => self.ir_s(frame, out),
             FrameKind::Profile(other::IR_N) => {
                 let result = self.other.ir_n(frame, out);
                 if let Ok(cid) = result {

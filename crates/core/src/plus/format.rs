@@ -40,6 +40,10 @@ pub const IR: u8 = FrameKind::PROFILE_FIRST;
 /// The kind byte of an IR-R frame: a new context replicated from another of the same hosts.
 pub const IR_R: u8 = FrameKind::PROFILE_FIRST + 1;
 
+/// The kind byte of an IR-S frame: a TCP SYN, SYN-ACK or RST segment coded against another
+/// context of the same hosts ([`super::handshake`]).
+pub const IR_S: u8 = FrameKind::PROFILE_FIRST + 3;
+
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
 

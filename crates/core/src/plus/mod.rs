@@ -21,6 +21,7 @@ pub mod breakdown;
 pub mod compressor;
 pub mod decompressor;
 pub mod format;
+pub mod handshake;
 pub mod ipid;
 pub mod other;
 pub mod scaled;

@@ -74,7 +74,7 @@ fn refusals_never_panic_or_deliver() {
         Err(DropReason::Malformed)
     );
     assert_eq!(
-        d.decompress(FrameKind::Profile(0x0B), &[], &mut out),
+        d.decompress(FrameKind::Profile(0x0C), &[], &mut out),
         Err(DropReason::UnknownKind)
     );
     assert_eq!(
@@ -177,6 +177,19 @@ fn vector_packets() -> Vec<Vec<u8>> {
         p[10..12].copy_from_slice(&sum.to_be_bytes());
         packets.push(p);
     }
+    // A SYN of a third flow of the first flow's hosts, Linux's options: IR-S against CID 0.
+    let mut syn = vec![0x45, 0, 0, 60, 0x01, 0xfb, 0x40, 0, 64, 6, 0, 0];
+    syn.extend_from_slice(&[198, 18, 0, 1, 198, 18, 0, 2, 0x13, 0x8b, 0, 80]);
+    syn.extend_from_slice(&[
+        0, 0x0a, 0xbc, 0xde, 0, 0, 0, 0, 0xa0, 0x02, 0xfa, 0xf0, 0, 0, 0, 0,
+    ]);
+    syn.extend_from_slice(&[
+        2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0x27, 0x20, 0, 0, 0, 0, 1, 3, 3, 7,
+    ]);
+    let sum = taroc_wire::checksum::checksum(&syn[..20]);
+    syn[10..12].copy_from_slice(&sum.to_be_bytes());
+    fix_tcp_checksum(&mut syn);
+    packets.push(syn);
     packets
 }
 
