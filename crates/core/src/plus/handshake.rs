@@ -21,7 +21,6 @@ use taroc_wire::{ipv4, protocol};
 use super::format::IR_R_IP_BYTES;
 use super::seal;
 use crate::codec::DropReason;
-use crate::taroc::context::Identity;
 use crate::taroc::packet::{r_octet, Fields, FlowKey, TcpIpPacket};
 
 /// Shape bit: the six IP bytes are the base context's (none follow).
@@ -136,7 +135,7 @@ pub fn parse(bytes: &[u8]) -> Option<TcpIpPacket<'_>> {
 /// The seal of a handshake segment: [`seal::seal`] under the identity a context made for it
 /// would have.
 fn seal_of(p: &TcpIpPacket<'_>) -> u16 {
-    seal::seal(seal::identity_hash(&Identity::of(p, false)), &p.fields)
+    seal::seal(seal::packet_identity_hash(p), &p.fields)
 }
 
 /// Writes the IR-S frame of `p` (see [`parse`]) against a base context of template
@@ -150,10 +149,8 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base_cid: u8, out: &mut 
     if base_template.len() != header + 4 {
         return false;
     }
-    let mut template = Vec::with_capacity(header + 4);
-    p.template_into(&mut template);
     let ip_bytes = &IR_R_IP_BYTES[usize::from(!p.v4)];
-    let same = |at: usize| ip_bytes.contains(&at) || template[at] == base_template[at];
+    let same = |at: usize| ip_bytes.contains(&at) || p.template_byte(at) == base_template[at];
     if !(0..header).all(same) {
         return false;
     }

@@ -11,7 +11,7 @@
 //! verification except by a 2^-16 chance that no structure of the errors raises.
 
 use crate::taroc::context::Identity;
-use crate::taroc::packet::Fields;
+use crate::taroc::packet::{Fields, TcpIpPacket};
 
 /// FNV-1a's 32-bit offset basis and prime.
 const FNV_BASIS: u32 = 0x811C_9DC5;
@@ -26,12 +26,26 @@ const K3: u64 = 0x1656_67B1_9E37_79F9;
 /// per-packet fields zeroed, then the TCP ports), then one octet `ts << 2 | usual ECN bits`.
 /// Computed once per context on both sides.
 pub fn identity_hash(identity: &Identity) -> u32 {
-    let mut h = FNV_BASIS;
-    let tail = u8::from(identity.ts) << 2 | identity.usual_ecn & 0x03;
-    for &b in identity.template.iter().chain(core::iter::once(&tail)) {
-        h = (h ^ u32::from(b)).wrapping_mul(FNV_PRIME);
-    }
-    h
+    fnv(
+        identity.template.iter().copied(),
+        identity.ts,
+        identity.usual_ecn,
+    )
+}
+
+/// [`identity_hash`] of the identity a context made for `p` would have, read from the packet
+/// in place (no template is built).
+pub fn packet_identity_hash(p: &TcpIpPacket<'_>) -> u32 {
+    let template = (0..p.tcp_offset + 4).map(|at| p.template_byte(at));
+    fnv(template, p.ts, p.r_octet)
+}
+
+/// FNV-1a over `template`, then the octet `ts << 2 | usual ECN bits`.
+fn fnv(template: impl Iterator<Item = u8>, ts: bool, usual_ecn: u8) -> u32 {
+    let tail = u8::from(ts) << 2 | usual_ecn & 0x03;
+    template
+        .chain(core::iter::once(tail))
+        .fold(FNV_BASIS, |h, b| (h ^ u32::from(b)).wrapping_mul(FNV_PRIME))
 }
 
 /// The seal of a packet with `fields` in a context of identity hash `identity`.
@@ -117,6 +131,31 @@ mod tests {
             ..a.clone()
         };
         assert_ne!(identity_hash(&a), identity_hash(&c));
+    }
+
+    #[test]
+    fn a_packet_hashes_in_place_as_its_identity_does() {
+        use crate::taroc::tests::Spec;
+        for (v4, ts, ecn) in [
+            (true, Some((7, 9)), 0),
+            (true, None, 2),
+            (false, Some((1, 0)), 1),
+        ] {
+            // The ECN bits are in the TOS / traffic class: the template zeroes them, the
+            // identity keeps them as its usual value.
+            let bytes = Spec {
+                v4,
+                ts,
+                tos: 0xB8 | ecn,
+                ..Spec::default()
+            }
+            .build();
+            let p = TcpIpPacket::parse(&bytes).expect("a valid packet");
+            assert_eq!(
+                packet_identity_hash(&p),
+                identity_hash(&Identity::of(&p, false))
+            );
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub mod repair;
 mod repair_tests;
 pub mod stats;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub mod vsw;
 
 pub use compressor::{State, TarocCompressor};

@@ -188,6 +188,21 @@ impl<'a> TcpIpPacket<'a> {
         }
     }
 
+    /// The octet at `at` (below `tcp_offset + 4`) of the template
+    /// [`TcpIpPacket::template_into`] writes, read in place.
+    pub fn template_byte(&self, at: usize) -> u8 {
+        let b = self.bytes[at];
+        let c = ipv4::CHECKSUM_OFFSET;
+        match (self.v4, at) {
+            (true, 1) => b & 0xFC,
+            (true, 2..6) => 0,
+            (true, _) if (c..c + 2).contains(&at) => 0,
+            (false, 1) => b & !0x30,
+            (false, 4..6) => 0,
+            _ => b,
+        }
+    }
+
     /// Whether this packet's template equals `template` (what [`TcpIpPacket::template_into`]
     /// would write, compared in place).
     pub fn matches_template(&self, template: &[u8]) -> bool {
@@ -305,8 +320,8 @@ mod tests {
     use super::*;
     use crate::taroc::tests::Spec;
 
-    /// The in-place comparison agrees with writing the template and comparing, whichever
-    /// header byte (or template byte) differs, and however.
+    /// The in-place comparison and the in-place template bytes agree with writing the
+    /// template, whichever header byte (or template byte) differs, and however.
     #[test]
     fn matching_in_place_is_comparing_templates() {
         for v4 in [true, false] {
@@ -336,6 +351,9 @@ mod tests {
                         ..p.clone()
                     };
                     q.template_into(&mut written);
+                    for (i, &byte) in written.iter().enumerate() {
+                        assert_eq!(q.template_byte(i), byte, "template byte {i}");
+                    }
                     assert_eq!(
                         q.matches_template(&template),
                         written == template,
