@@ -127,15 +127,15 @@ pub const STRIDED_UNSCALED_CLASS: u8 = 3;
 pub const UNSCALED_BITS: [u8; 4] = [0, 10, 16, 32];
 
 /// LSB counts of the IP-ID offset codes, prefixed `0`, `10`, `110`, `111`.
-pub const IP_ID_CODES: [u8; 4] = [0, 7, 3, 16];
+pub const IP_ID_CODES: [u8; 4] = [0, 7, 5, 16];
 
 /// LSB counts of the timestamp value codes, prefixed `0`, `10`, `110`, `111`.
-pub const TS_CODES: [u8; 4] = [10, 14, 11, 32];
+pub const TS_CODES: [u8; 4] = [10, 12, 15, 32];
 
 /// The timestamp echo reply codes, prefixed `0`, `10`, `110`, `111`: whether the LSBs are of
 /// the *gap* `TS value - TS echo reply` (which a bulk sender keeps nearly constant) rather
 /// than of the echo itself, and how many.
-pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 14), (true, 4), (false, 10), (false, 32)];
+pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 11), (true, 4), (false, 14), (false, 32)];
 
 /// The cheapest echo code ([`TS_ECR_CODES`]) for an echo `ecr` and a gap `gap` away from the
 /// references (each as `(up, down)`); the last always fits.
@@ -312,22 +312,23 @@ mod tests {
     fn prefix_codes_round_trip_and_pick_the_cheapest() {
         assert_eq!(code(&TS_CODES, 0, 0), 0);
         assert_eq!(code(&TS_CODES, 500, 3), 0);
-        assert_eq!(code(&TS_CODES, 1500, 0), 2);
-        assert_eq!(code(&TS_CODES, 5000, 0), 1);
+        assert_eq!(code(&TS_CODES, 1500, 0), 1);
+        assert_eq!(code(&TS_CODES, 5000, 0), 2);
         assert_eq!(code(&TS_CODES, 1 << 20, 0), 3);
         assert_eq!(code(&IP_ID_CODES, 0, 0), 0);
         assert_eq!(code(&IP_ID_CODES, 5, 0), 2);
         assert_eq!(ecr_code((500, 0), (3, 0)), 1);
         assert_eq!(ecr_code((500, 0), (3000, 0)), 2);
-        assert_eq!(ecr_code((1 << 20, 0), (3000, 0)), 0);
+        assert_eq!(ecr_code((1 << 20, 0), (1000, 0)), 0);
+        assert_eq!(ecr_code((1 << 20, 0), (3000, 0)), 3);
         let mut out = alloc::vec::Vec::new();
         let mut w = BitWriter::new(&mut out);
         for c in 0..4 {
             put_code(&mut w, &TS_CODES, c, 0xABCD_1234);
         }
         w.finish();
-        // 1+10, 2+14, 3+11, 3+32 bits.
-        assert_eq!(out.len(), 76usize.div_ceil(8));
+        // 1+10, 2+12, 3+15, 3+32 bits.
+        assert_eq!(out.len(), 78usize.div_ceil(8));
         let mut r = BitReader::new(&out);
         for k in TS_CODES {
             assert_eq!(

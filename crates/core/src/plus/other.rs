@@ -63,9 +63,14 @@ pub mod kind {
 /// IR-N frames a context starts with, and answers a context request with.
 pub const START_IRS: u8 = 3;
 
-/// A context sends every this many packets as IR-N, so that a decompressor that lost the
-/// IR-Ns recovers without context requests (links without feedback).
+/// A context sends its first refresh IR-N this many packets after its start IR-Ns, so that a
+/// decompressor that lost them recovers without context requests (links without feedback).
+/// Each refresh doubles the period, up to [`MAX_REFRESH`] (compression slow-start in reverse,
+/// as RFC 2507 section 3.3 spaces full headers); a context request starts it over.
 pub const REFRESH: u16 = 16;
+
+/// The longest refresh period of an established context.
+pub const MAX_REFRESH: u16 = 64;
 
 /// The type octet of a context request for non-TCP contexts: `| 0x02 | CID | CID ... |`, each
 /// CID once (the TCP contexts' requests, [`crate::taroc::repair`], have type `0x01`).
@@ -108,7 +113,7 @@ pub const IP_ID_HISTORY: usize = 8;
 
 /// Fragment fields of a context's last IR-Ns the compressor keeps: a CO-N leaves its fragment
 /// field out only if it equals each of them, so that a decompressor that missed up to this many
-/// IR-Ns minus one (refreshes every [`REFRESH`] packets) still rebuilds it.
+/// IR-Ns minus one (refreshes, [`REFRESH`]) still rebuilds it.
 pub const FRAG_HISTORY: usize = 3;
 
 /// An IP-ID sent as 8 LSBs decodes into `[reference - IP_ID_BELOW, reference + 255 -
@@ -239,8 +244,10 @@ fn length_at(v4: bool) -> usize {
 #[derive(Debug, Clone)]
 struct CompContext {
     template: Vec<u8>,
-    /// Packets since the last IR-N, or [`REFRESH`] while the start's IR-Ns are due.
+    /// Packets since the last IR-N.
     since_ir: u16,
+    /// Packets between refresh IR-Ns now ([`REFRESH`] doubling up to [`MAX_REFRESH`]).
+    period: u16,
     irs_due: u8,
     /// The IP-IDs of the last packets, newest at `next - 1` (a ring).
     ip_ids: [u16; IP_ID_HISTORY],
@@ -307,7 +314,10 @@ impl OtherCompressor {
         if let Some(ctx) = known.map(|cid| &mut self.contexts[usize::from(cid)]) {
             ctx.last_used = self.clock;
             ctx.since_ir += 1;
-            if ctx.irs_due > 0 || ctx.since_ir >= REFRESH {
+            if ctx.irs_due > 0 || ctx.since_ir >= ctx.period {
+                if ctx.irs_due == 0 {
+                    ctx.period = (ctx.period * 2).min(MAX_REFRESH);
+                }
                 ctx.irs_due = ctx.irs_due.saturating_sub(1);
                 ctx.since_ir = 0;
                 ctx.sent_ir_n(ip_id, frag);
@@ -354,6 +364,7 @@ impl OtherCompressor {
             self.contexts.push(CompContext {
                 template: Vec::new(),
                 since_ir: 0,
+                period: REFRESH,
                 irs_due: 0,
                 ip_ids: [ip_id; IP_ID_HISTORY],
                 frags: [frag; FRAG_HISTORY],
@@ -371,6 +382,7 @@ impl OtherCompressor {
         self.contexts[cid] = CompContext {
             template: t.clone(),
             since_ir: 0,
+            period: REFRESH,
             irs_due: START_IRS - 1,
             ip_ids: [ip_id; IP_ID_HISTORY],
             frags: [frag; FRAG_HISTORY],
@@ -388,6 +400,7 @@ impl OtherCompressor {
             return false;
         };
         ctx.irs_due = START_IRS;
+        ctx.period = REFRESH;
         true
     }
 }
@@ -735,9 +748,20 @@ mod tests {
             assert_eq!(round(&mut c, &mut d, &v6).0, IR_N);
         }
         assert_eq!(round(&mut c, &mut d, &v6), (CO_N | kind::C, 1 + 2 + 8));
-        for i in 1..2 * REFRESH {
-            let k = round(&mut c, &mut d, &v6).0;
-            assert_eq!(k == IR_N, (i + 1) % REFRESH == 0, "packet {i}");
+        // Refreshes after 16, then 32, then every 64 packets.
+        let mut refreshes = Vec::new();
+        for i in 1..=200 {
+            if round(&mut c, &mut d, &v6).0 == IR_N {
+                refreshes.push(i);
+            }
         }
+        assert_eq!(refreshes, [15, 47, 111, 175]);
+        // A context request starts the refreshes over.
+        assert!(c.request(1));
+        for _ in 0..START_IRS {
+            assert_eq!(round(&mut c, &mut d, &v6).0, IR_N);
+        }
+        let next = (1..=REFRESH).find(|_| round(&mut c, &mut d, &v6).0 == IR_N);
+        assert_eq!(next, Some(REFRESH));
     }
 }
