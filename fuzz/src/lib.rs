@@ -310,6 +310,7 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
         priming_packets()
             .into_iter()
             .filter(|p| TcpIpPacket::parse(p).is_some())
+            .chain(handshake_priming_packets())
             .chain(non_tcp_priming_packets())
             .map(|p| {
                 let mut frame = Vec::new();
@@ -318,6 +319,35 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
             })
             .collect()
     })
+}
+
+/// A SYN and a SYN-ACK with Linux's option layouts, and a RST, on new ports between hosts whose
+/// context has finished its start: `taroc-plus` sends them as IR-S frames, so that the fuzzer
+/// mutates those too.
+fn handshake_priming_packets() -> Vec<Vec<u8>> {
+    // MSS 1460, SACK permitted, timestamps, NOP, window scale 7.
+    let linux = |ecr: u32| {
+        let mut o = vec![2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 1, 0x2c, 0x11];
+        o.extend_from_slice(&ecr.to_be_bytes());
+        o.extend_from_slice(&[1, 3, 3, 7]);
+        o
+    };
+    [
+        (0x02, 0, linux(0)),
+        (0x12, 0x0a0b_0c0d, linux(0x0007_a120)),
+        (0x04, 0, Vec::new()),
+    ]
+    .into_iter()
+    .map(|(tcp_flags, ack, options)| {
+        let mut p = tcp_packet(false, 0x5eed_0001, ack, 300, 64240, None, &[], 0);
+        p[20..22].copy_from_slice(&[0xa4, 0x10]);
+        p[32] = (((20 + options.len()) / 4) as u8) << 4;
+        p[33] = tcp_flags;
+        p.extend_from_slice(&options);
+        fix_up(&mut p);
+        p
+    })
+    .collect()
 }
 
 /// A DNS-like UDP datagram and an ICMP echo request, twice each (IR-N, then CO-N), so that the

@@ -86,3 +86,18 @@ fn harness_primes_deep_paths() {
         .any(|(k, _)| *k == taroc_core::FrameKind::CompressedTcp));
     logic::taroc_roundtrip(&logic::roundtrip_input(0, &[]));
 }
+
+/// The `taroc-plus` frames the fuzzer mutates include every frame type of the profile's
+/// handshake path (IR-S, kind byte 0x0B), not only IR, IR-R, CO, IR-N and CO-N.
+#[test]
+fn primed_plus_frames_include_ir_s() {
+    let kinds: Vec<u8> = logic::primed_plus_frames()
+        .iter()
+        .map(|(kind, _)| kind.to_byte())
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|&&k| k == 0x0B).count(),
+        3,
+        "{kinds:02x?}"
+    );
+}
