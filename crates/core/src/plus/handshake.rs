@@ -21,7 +21,7 @@ use taroc_wire::{ipv4, protocol};
 use super::format::IR_R_IP_BYTES;
 use super::seal;
 use crate::codec::DropReason;
-use crate::taroc::packet::{r_octet, Fields, FlowKey, TcpIpPacket};
+use crate::taroc::packet::TcpIpPacket;
 
 /// Shape bit: the six IP bytes are the base context's (none follow).
 pub const BASE_IP: u8 = 0x80;
@@ -86,43 +86,14 @@ fn read(bytes: &[u8], verify: bool) -> Option<TcpIpPacket<'_>> {
             ts.get_or_insert((val, ecr));
         }
     }
-    let (ts_val, ts_ecr) = ts.unwrap_or((0, 0));
-    let ecn = if v4 {
-        bytes[1] & 0x03
-    } else {
-        (bytes[1] >> 4) & 0x03
-    };
-    Some(TcpIpPacket {
+    Some(TcpIpPacket::from_parts(
         bytes,
-        v4,
-        tcp_offset: header,
-        tcp_header_len: tcp.header_len(),
-        key: FlowKey {
-            src: ip.src,
-            dst: ip.dst,
-            src_port: tcp.src_port(),
-            dst_port: tcp.dst_port(),
-        },
-        fields: Fields {
-            seq: tcp.seq(),
-            ack: tcp.ack(),
-            win: tcp.window(),
-            ip_id: if v4 {
-                u16::from_be_bytes([bytes[4], bytes[5]])
-            } else {
-                0
-            },
-            ts_val,
-            ts_ecr,
-        },
-        ts: ts.is_some(),
-        sack: SackBlocks::default(),
-        canonical_options: false,
-        flags: f,
-        urgent: tcp.urgent(),
-        r_octet: r_octet(tcp.reserved(), f, ecn),
-        checksum: tcp.checksum(),
-    })
+        &ip,
+        &tcp,
+        ts,
+        SackBlocks::default(),
+        false,
+    ))
 }
 
 /// The packet as a segment IR-S codes: SYN or RST set (not both), FIN clear; IPv4 without

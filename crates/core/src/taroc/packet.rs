@@ -124,13 +124,35 @@ impl<'a> TcpIpPacket<'a> {
         let mut canonical = [0u8; MAX_OPTIONS];
         let canonical_options = canonical_options(ts, &sack, &mut canonical)
             .is_some_and(|n| canonical[..n] == *tcp.options());
+        Some(TcpIpPacket::from_parts(
+            bytes,
+            &ip,
+            &tcp,
+            ts,
+            sack,
+            canonical_options,
+        ))
+    }
+
+    /// The packet of `bytes` from its parsed IP header, TCP header and timestamp and SACK
+    /// options; what the packet must satisfy is the caller's to check.
+    pub(crate) fn from_parts(
+        bytes: &'a [u8],
+        ip: &IpInfo,
+        tcp: &TcpSegment<&[u8]>,
+        ts: Option<(u32, u32)>,
+        sack: SackBlocks,
+        canonical_options: bool,
+    ) -> TcpIpPacket<'a> {
+        let v4 = ip.version == 4;
+        let f = tcp.flags();
         let ecn = if v4 {
             bytes[1] & 0x03
         } else {
             (bytes[1] >> 4) & 0x03
         };
         let (ts_val, ts_ecr) = ts.unwrap_or((0, 0));
-        Some(TcpIpPacket {
+        TcpIpPacket {
             bytes,
             v4,
             tcp_offset: ip.transport_offset,
@@ -160,7 +182,7 @@ impl<'a> TcpIpPacket<'a> {
             urgent: tcp.urgent(),
             r_octet: r_octet(tcp.reserved(), f, ecn),
             checksum: tcp.checksum(),
-        })
+        }
     }
 
     /// Payload length in bytes.
