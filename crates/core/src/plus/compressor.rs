@@ -21,7 +21,7 @@ use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
 use crate::taroc::context::{Identity, ALL_CIDS};
 use crate::taroc::cwnd::{AckTracker, SeqTracker, TrackerParams};
-use crate::taroc::packet::{FlowKey, TcpIpPacket};
+use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
 use crate::taroc::repair::{self, Watch};
 use crate::taroc::stats::{Part, TarocStats, Why};
 use crate::taroc::vsw::{Entry, Progress, Vsw};
@@ -564,11 +564,7 @@ fn write_ir(ctx: &mut Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) 
             out[at..at + 2].copy_from_slice(&stride.to_be_bytes());
         }
     }
-    let at = if p.v4 {
-        taroc_wire::ipv4::TOTAL_LEN_OFFSET
-    } else {
-        taroc_wire::ipv6::PAYLOAD_LEN_OFFSET
-    };
+    let at = packet::length_field_offset(p.v4);
     out[at] = flags;
     out[at + 1] = cid;
 }

@@ -94,11 +94,7 @@ impl PlusDecompressor {
             Some(6) => false,
             _ => return Err(DropReason::Malformed),
         };
-        let at = if v4 {
-            taroc_wire::ipv4::TOTAL_LEN_OFFSET
-        } else {
-            taroc_wire::ipv6::PAYLOAD_LEN_OFFSET
-        };
+        let at = packet::length_field_offset(v4);
         let (ctx_flags, cid) = match frame.get(at..at + 2) {
             Some(&[f, c]) => (f, c),
             _ => return Err(DropReason::Malformed),

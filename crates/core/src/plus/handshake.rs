@@ -21,7 +21,7 @@ use taroc_wire::{ipv4, protocol};
 use super::format::IR_R_IP_BYTES;
 use super::seal;
 use crate::codec::DropReason;
-use crate::taroc::packet::TcpIpPacket;
+use crate::taroc::packet::{length_field_offset, TcpIpPacket};
 
 /// Shape bit: the six IP bytes are the base context's (none follow).
 pub const BASE_IP: u8 = 0x80;
@@ -257,7 +257,7 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
     out.extend_from_slice(take.0);
     let len = if v4 { out.len() } else { out.len() - header };
     let len = u16::try_from(len).map_err(|_| malformed)?;
-    let at = if v4 { ipv4::TOTAL_LEN_OFFSET } else { 4 };
+    let at = length_field_offset(v4);
     out[at..at + 2].copy_from_slice(&len.to_be_bytes());
     if v4 {
         let mut h = ipv4::Ipv4Packet::new_checked(&mut out[..]).map_err(|_| malformed)?;

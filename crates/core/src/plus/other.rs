@@ -27,6 +27,7 @@ use alloc::vec::Vec;
 use taroc_wire::protocol;
 
 use crate::codec::{DropReason, FrameKind};
+use crate::taroc::packet::length_field_offset;
 
 /// The kind byte of an IR-N frame.
 pub const IR_N: u8 = FrameKind::PROFILE_FIRST + 2;
@@ -232,15 +233,6 @@ fn template(packet: &[u8], s: Shape) -> Vec<u8> {
     t
 }
 
-/// Where an IR-N frame's flags and CID go: the first length field.
-fn length_at(v4: bool) -> usize {
-    if v4 {
-        2
-    } else {
-        4
-    }
-}
-
 #[derive(Debug, Clone)]
 struct CompContext {
     template: Vec<u8>,
@@ -409,7 +401,7 @@ impl OtherCompressor {
 fn ir_n(packet: &[u8], s: Shape, cid: u8, out: &mut Vec<u8>) -> FrameKind {
     out.clear();
     out.extend_from_slice(packet);
-    let at = length_at(s.v4);
+    let at = length_field_offset(s.v4);
     out[at] = s.flags();
     out[at + 1] = cid;
     FrameKind::Profile(IR_N)
@@ -445,7 +437,7 @@ impl OtherDecompressor {
             Some(6) => false,
             _ => return Err(DropReason::Malformed),
         };
-        let at = length_at(v4);
+        let at = length_field_offset(v4);
         let (flags, cid) = match frame.get(at..at + 2) {
             Some(&[f, c]) => (f, c),
             _ => return Err(DropReason::Malformed),

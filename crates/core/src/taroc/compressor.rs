@@ -10,7 +10,7 @@ use taroc_wire::tcp::flags;
 use super::context::{Identity, ALL_CIDS};
 use super::cwnd::{AckTracker, SeqTracker, TrackerParams};
 use super::format::{self, flag, uncompressed};
-use super::packet::{FlowKey, TcpIpPacket};
+use super::packet::{self, FlowKey, TcpIpPacket};
 use super::repair::{self, Watch};
 use super::stats::{Part, TarocStats, Why};
 use super::vsw::{Entry, Progress, Vsw};
@@ -367,11 +367,7 @@ fn write_uncompressed(ctx: &Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec
     if ctx.identity.random_ip_id {
         ctx_flags |= uncompressed::RANDOM_IP_ID;
     }
-    let at = if p.v4 {
-        taroc_wire::ipv4::TOTAL_LEN_OFFSET
-    } else {
-        taroc_wire::ipv6::PAYLOAD_LEN_OFFSET
-    };
+    let at = packet::length_field_offset(p.v4);
     out[at] = ctx_flags;
     out[at + 1] = cid;
 }

@@ -252,6 +252,16 @@ impl<'a> TcpIpPacket<'a> {
     }
 }
 
+/// The offset of an IP header's first length field (IPv4 Total Length, IPv6 Payload Length),
+/// where full-header frames (UNCOMPRESSED_TCP, IR, IR-N) carry their context flags and CID.
+pub fn length_field_offset(v4: bool) -> usize {
+    if v4 {
+        ipv4::TOTAL_LEN_OFFSET
+    } else {
+        taroc_wire::ipv6::PAYLOAD_LEN_OFFSET
+    }
+}
+
 /// The R-octet: bits 0-5 the 6-bit Reserved field of RFC 793 (today's 4 reserved bits, CWR and
 /// ECE), bits 6-7 the ECN bits of the IP header.
 pub fn r_octet(reserved: u8, tcp_flags: u8, ecn: u8) -> u8 {
