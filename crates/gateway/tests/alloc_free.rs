@@ -12,7 +12,7 @@ use std::time::Duration;
 
 mod common;
 
-use common::segment;
+use common::{segment, with_flags};
 use taroc_core::variant::Variant;
 use taroc_gateway::auth::{AuthConfig, Key, DEFAULT_TAG_LEN};
 use taroc_gateway::gateway::{Pipeline, PipelineConfig};
@@ -69,17 +69,21 @@ const MSS: usize = 1228;
 const WARM_UP: usize = 10_000;
 const MEASURED: usize = 20_000;
 
-/// A bulk TCP flow: data segments, and an ACK beside each (sent for every other segment).
+/// A bulk TCP flow: data segments, and an ACK beside each (sent for every other segment); one
+/// ACK in 1000 carries RST too (`taroc-plus` sends it as an IR-S frame, outside the CO path).
 fn flow() -> Vec<(Vec<u8>, Vec<u8>)> {
     (0..WARM_UP + MEASURED)
         .map(|i| {
             let seq = 1_000 + (i * MSS) as u32;
             // The timestamp moves rarely, so the twice algorithm can repair most losses.
             let ts = 100_000 + (i / 1000) as u32;
-            (
-                segment(true, seq, 77, ts, i as u16, MSS),
-                segment(false, 77, seq + MSS as u32, ts, (i / 2) as u16, 0),
-            )
+            let ack = segment(false, 77, seq + MSS as u32, ts, (i / 2) as u16, 0);
+            let ack = if i % 1000 == 501 {
+                with_flags(ack, 0x14) // RST, ACK
+            } else {
+                ack
+            };
+            (segment(true, seq, 77, ts, i as u16, MSS), ack)
         })
         .collect()
 }
