@@ -12,12 +12,13 @@ use std::time::Duration;
 
 mod common;
 
-use common::{segment, with_flags};
+use common::segment;
 use taroc_core::variant::Variant;
 use taroc_gateway::auth::{AuthConfig, Key, DEFAULT_TAG_LEN};
 use taroc_gateway::gateway::{Pipeline, PipelineConfig};
 use taroc_gateway::link::LinkConfig;
 use taroc_gateway::udp::{Endpoint, UdpConfig, DEFAULT_SOCKET_BUFFER};
+use taroc_wire::checksum::Sum;
 
 thread_local! {
     /// Allocations (and reallocations) made by this thread.
@@ -86,6 +87,22 @@ fn flow() -> Vec<(Vec<u8>, Vec<u8>)> {
             (segment(true, seq, 77, ts, i as u16, MSS), ack)
         })
         .collect()
+}
+
+/// `packet` (from [`segment`]) with its TCP flags set to `tcp_flags`, TCP checksum recomputed.
+pub fn with_flags(mut packet: Vec<u8>, tcp_flags: u8) -> Vec<u8> {
+    packet[33] = tcp_flags;
+    packet[36..38].fill(0);
+    let (src, dst): ([u8; 4], [u8; 4]) = (
+        packet[12..16].try_into().unwrap(),
+        packet[16..20].try_into().unwrap(),
+    );
+    let sum = Sum::new()
+        .add_pseudo_header(src.into(), dst.into(), 6, (packet.len() - 20) as u32)
+        .add_bytes(&packet[20..])
+        .checksum();
+    packet[36..38].copy_from_slice(&sum.to_be_bytes());
+    packet
 }
 
 /// A lossy link: rate, delay, bit errors, reordering.

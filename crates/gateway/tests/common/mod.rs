@@ -47,19 +47,3 @@ pub fn segment(forward: bool, seq: u32, ack: u32, ts: u32, ip_id: u16, payload: 
     p[36..38].copy_from_slice(&sum.to_be_bytes());
     p
 }
-
-/// `packet` (from [`segment`]) with its TCP flags set to `tcp_flags`, TCP checksum recomputed.
-pub fn with_flags(mut packet: Vec<u8>, tcp_flags: u8) -> Vec<u8> {
-    packet[33] = tcp_flags;
-    packet[36..38].fill(0);
-    let (src, dst): ([u8; 4], [u8; 4]) = (
-        packet[12..16].try_into().unwrap(),
-        packet[16..20].try_into().unwrap(),
-    );
-    let sum = Sum::new()
-        .add_pseudo_header(src.into(), dst.into(), 6, (packet.len() - 20) as u32)
-        .add_bytes(&packet[20..])
-        .checksum();
-    packet[36..38].copy_from_slice(&sum.to_be_bytes());
-    packet
-}
