@@ -292,7 +292,6 @@ mod tests {
     use crate::plus::{PlusCompressor, PlusDecompressor};
     use crate::taroc::{Repair, TarocConfig};
     use alloc::vec;
-    use taroc_wire::checksum::Sum;
 
     /// An IPv4 SYN (or SYN-ACK if `ack` is not 0) from port `port` to 80 with `options`,
     /// TTL `ttl`.
@@ -316,15 +315,7 @@ mod tests {
         p.extend_from_slice(&[(((20 + options.len()) / 4) << 4) as u8, tcp_flags]);
         p.extend_from_slice(&[0xFA, 0xF0, 0, 0, 0, 0]);
         p.extend_from_slice(options);
-        let ip = Sum::new().add_bytes(&p[..20]).checksum();
-        p[10..12].copy_from_slice(&ip.to_be_bytes());
-        let tcp = Sum::new()
-            .add_bytes(&p[12..20])
-            .add_u16(6)
-            .add_u16((len - 20) as u16)
-            .add_bytes(&p[20..])
-            .checksum();
-        p[36..38].copy_from_slice(&tcp.to_be_bytes());
+        crate::plus::tests::fill_checksums(&mut p);
         p
     }
 

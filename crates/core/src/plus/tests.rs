@@ -31,16 +31,22 @@ pub(super) fn segment(seq: u32, ack: u32, id: u16, ts: u32, payload: usize) -> V
     p.extend_from_slice(&ts.to_be_bytes());
     p.extend_from_slice(&(ts / 2).to_be_bytes());
     p.extend((0..payload).map(|i| (i * 7 + seq as usize) as u8));
+    fill_checksums(&mut p);
+    p
+}
+
+/// Fills in the IPv4 header checksum and the TCP checksum of `p` (IPv4 without options, TCP,
+/// both checksum fields zero).
+pub(super) fn fill_checksums(p: &mut [u8]) {
     let ip = Sum::new().add_bytes(&p[..20]).checksum();
     p[10..12].copy_from_slice(&ip.to_be_bytes());
     let tcp = Sum::new()
         .add_bytes(&p[12..20])
         .add_u16(6)
-        .add_u16((len - 20) as u16)
+        .add_u16((p.len() - 20) as u16)
         .add_bytes(&p[20..])
         .checksum();
     p[36..38].copy_from_slice(&tcp.to_be_bytes());
-    p
 }
 
 #[test]
