@@ -40,6 +40,12 @@ pub const MAX_WINDOW_PACKETS: usize = 16;
 /// decompressor keeps a reference unless it misses this many packets of the flow in a row.
 pub const MIN_WINDOW_PACKETS: usize = 8;
 
+/// Entries a full window keeps because they are the newest in sequence order: the
+/// decompressor's reference is the newest packet it verified, so a run of retransmissions (Linux
+/// BBR sends dozens in a row at 1e-4 on a long link) must not push those out of the window
+/// unless the decompressor lost all of them.
+pub const PROTECTED_PACKETS: usize = 4;
+
 /// One flow's compression context.
 #[derive(Debug, Clone)]
 struct Context {
@@ -253,7 +259,8 @@ impl PlusCompressor {
                 self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
                 Progress::SincePush,
             )
-            .with_min_len(MIN_WINDOW_PACKETS),
+            .with_min_len(MIN_WINDOW_PACKETS)
+            .with_protected(PROTECTED_PACKETS),
             seq: SeqTracker::new(params, p.fields.seq),
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,

@@ -232,14 +232,30 @@ impl<X: Extras> Columns<X> {
         }
     }
 
-    /// Removes live entry 0 or 1.
-    fn remove_front(&mut self, i: usize) {
-        if i == 1 {
-            let (from, to) = (self.start, self.start + 1);
-            each_column!(self, v => v[to] = v[from]);
-            self.extra.copy(from, to);
+    /// Removes live entry `i`: the entries before it move up one place.
+    fn remove_at(&mut self, i: usize) {
+        for j in (self.start..self.start + i).rev() {
+            each_column!(self, v => v[j + 1] = v[j]);
+            self.extra.copy(j, j + 1);
         }
         self.start += 1;
+    }
+
+    /// The oldest live entry that is neither the frontier `(max_seq, max_ack)` nor among the
+    /// `protect` newest entries in sequence order ([`is_older`]); entry 0 if there is none.
+    fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
+        let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
+        (0..seq.len())
+            .find(|&i| {
+                let (s, a) = (seq[i], ack[i]);
+                let newer = seq
+                    .iter()
+                    .zip(ack)
+                    .filter(|&(&s2, &a2)| is_older(s, a, s2, a2))
+                    .count();
+                (s, a) != (max_seq, max_ack) && newer >= protect
+            })
+            .unwrap_or(0)
     }
 
     /// Keeps the newest entry and every other one whose progress marks are within `w` of
@@ -306,6 +322,9 @@ pub struct Vsw<X = ()> {
     cap: usize,
     /// Entries [`Vsw::prune`] keeps from the front's trimming whatever W says.
     min_len: usize,
+    /// The newest entries in sequence order that a full window keeps ([`Vsw::with_protected`]);
+    /// 0 or 1: only the frontier (the draft's rule).
+    protect: usize,
     progress: Progress,
     max_seq: u32,
     max_ack: u32,
@@ -333,6 +352,7 @@ impl<X: Extras> Vsw<X> {
             columns: Columns::with_capacity(2 * cap.clamp(2, PREALLOCATED)),
             cap: cap.max(2),
             min_len: 0,
+            protect: 0,
             progress,
             max_seq: 0,
             max_ack: 0,
@@ -410,10 +430,14 @@ impl<X: Extras> Vsw<X> {
         }
         let c = &self.columns;
         if c.len() == self.cap {
-            let front_is_frontier =
-                c.seq[c.start] == self.max_seq && c.ack[c.start] == self.max_ack;
-            self.columns
-                .remove_front(usize::from(front_is_frontier && self.cap > 1));
+            let evict = if self.protect > 1 {
+                c.first_unprotected(self.protect, self.max_seq, self.max_ack)
+            } else {
+                let front_is_frontier =
+                    c.seq[c.start] == self.max_seq && c.ack[c.start] == self.max_ack;
+                usize::from(front_is_frontier && self.cap > 1)
+            };
+            self.columns.remove_at(evict);
         }
         let (mark_seq, mark_ack) = match self.progress {
             Progress::OfFields => (seq, ack),
@@ -427,6 +451,16 @@ impl<X: Extras> Vsw<X> {
     /// shrank to a few packets (`taroc-plus`; the draft has none).
     pub fn with_min_len(mut self, n: usize) -> Vsw<X> {
         self.min_len = n;
+        self
+    }
+
+    /// The same window, keeping its `n` newest entries in sequence order ([`is_older`]) besides
+    /// the frontier when a full window drops one: the oldest other entry goes instead. A run of
+    /// retransmissions (all older than what the decompressor holds) then cannot push the
+    /// decompressor's possible references out of the window, unless it lost the `n` newest
+    /// (`taroc-plus`; the draft keeps only the frontier).
+    pub fn with_protected(mut self, n: usize) -> Vsw<X> {
+        self.protect = n;
         self
     }
 
@@ -589,6 +623,33 @@ mod tests {
         c.push(entry(10_100, 2000));
         let seqs: alloc::vec::Vec<u32> = c.entries().map(|e| e.fields.seq).collect();
         assert_eq!(seqs, [50_000, 10_100]);
+    }
+
+    #[test]
+    fn a_run_of_retransmissions_keeps_the_newest_entries_in_sequence_order() {
+        let seqs =
+            |v: &Vsw| -> alloc::vec::Vec<u32> { v.entries().map(|e| e.fields.seq).collect() };
+        let mut v = Vsw::new(6, Progress::SincePush).with_protected(3);
+        for i in 0..6 {
+            v.push(entry(100 + i, 0)); // new data: 105 is the frontier
+        }
+        for i in 0..10 {
+            v.push(entry(10 + i, 0)); // then retransmissions, all older
+        }
+        // 103, 104 and 105 stay whatever came after them; the retransmissions fill the rest,
+        // oldest leaving first.
+        assert_eq!(seqs(&v), [103, 104, 105, 17, 18, 19]);
+        // Without protection (the draft's rule) only the frontier stays.
+        let mut d = Vsw::new(6, Progress::SincePush);
+        for i in (0..6).map(|i| 100 + i).chain(10..20) {
+            d.push(entry(i, 0));
+        }
+        assert_eq!(seqs(&d), [105, 15, 16, 17, 18, 19]);
+        // New data after the run pushes the protected entries out in turn.
+        for i in 0..6 {
+            v.push(entry(200 + i, 0));
+        }
+        assert_eq!(seqs(&v), [200, 201, 202, 203, 204, 205]);
     }
 
     #[test]
