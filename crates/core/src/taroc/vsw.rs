@@ -248,12 +248,14 @@ impl<X: Extras> Columns<X> {
         (0..seq.len())
             .find(|&i| {
                 let (s, a) = (seq[i], ack[i]);
-                let newer = seq
-                    .iter()
-                    .zip(ack)
-                    .filter(|&(&s2, &a2)| is_older(s, a, s2, a2))
-                    .count();
-                (s, a) != (max_seq, max_ack) && newer >= protect
+                // Stops at the `protect`th newer entry: in a bulk flow the front's first few.
+                (s, a) != (max_seq, max_ack)
+                    && seq
+                        .iter()
+                        .zip(ack)
+                        .filter(|&(&s2, &a2)| is_older(s, a, s2, a2))
+                        .nth(protect - 1)
+                        .is_some()
             })
             .unwrap_or(0)
     }
