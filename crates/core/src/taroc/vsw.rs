@@ -260,13 +260,14 @@ impl<X: Extras> Columns<X> {
             .unwrap_or(0)
     }
 
-    /// Keeps the newest entry and every other one whose progress marks are within `w` of
-    /// `(to_seq, to_ack)`, in order.
-    fn retain_within(&mut self, to_seq: u32, to_ack: u32, w: i32) {
+    /// Keeps the newest entry, live entry `also` if any, and every other one whose progress
+    /// marks are within `w` of `(to_seq, to_ack)`, in order.
+    fn retain_within(&mut self, to_seq: u32, to_ack: u32, w: i32, also: Option<usize>) {
         let (n, mut to) = (self.len(), self.start);
         for i in 0..n {
             let from = self.start + i;
             let keep = i == n - 1
+                || Some(i) == also
                 || (seq_diff(to_seq, self.mark_seq[from]) <= w
                     && seq_diff(to_ack, self.mark_ack[from]) <= w);
             if keep {
@@ -460,7 +461,8 @@ impl<X: Extras> Vsw<X> {
     /// the frontier when a full window drops one: the oldest other entry goes instead. A run of
     /// retransmissions (all older than what the decompressor holds) then cannot push the
     /// decompressor's possible references out of the window, unless it lost the `n` newest
-    /// (`taroc-plus`; the draft keeps only the frontier).
+    /// (`taroc-plus`; the draft keeps only the frontier). With `n` above 0, [`Vsw::prune`]
+    /// keeps the frontier too, however far the stream has moved since in the other number.
     pub fn with_protected(mut self, n: usize) -> Vsw<X> {
         self.protect = n;
         self
@@ -481,8 +483,18 @@ impl<X: Extras> Vsw<X> {
             return;
         }
         let (marks_seq, marks_ack) = (&c.mark_seq[c.start..], &c.mark_ack[c.start..]);
+        // With protected entries (`taroc-plus`), the frontier stays too: it is the
+        // decompressor's reference until a newer packet arrives, however far the other number
+        // has moved since (an ACK jump must not prune it).
+        let frontier = if self.protect > 0 {
+            let (seq, ack) = (&c.seq[c.start..], &c.ack[c.start..]);
+            (0..n).rfind(|&i| (seq[i], ack[i]) == (self.max_seq, self.max_ack))
+        } else {
+            None
+        };
         let keep = |i: usize| {
             i == n - 1
+                || Some(i) == frontier
                 || (seq_diff(to_seq, marks_seq[i]) <= w && seq_diff(to_ack, marks_ack[i]) <= w)
         };
         // Entries usually leave from the front: drop the leading run, and only if some entry
@@ -491,16 +503,19 @@ impl<X: Extras> Vsw<X> {
             .find(|&i| keep(i))
             .unwrap_or(n - 1)
             .min(n.saturating_sub(self.min_len));
-        let rest_kept = marks_seq[first_kept..n - 1]
-            .iter()
-            .zip(&marks_ack[first_kept..n - 1])
-            .fold(true, |all, (&s, &a)| {
-                all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
-            });
+        let rest_kept = match frontier {
+            Some(_) => (first_kept..n - 1).all(keep),
+            None => marks_seq[first_kept..n - 1]
+                .iter()
+                .zip(&marks_ack[first_kept..n - 1])
+                .fold(true, |all, (&s, &a)| {
+                    all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
+                }),
+        };
         if rest_kept {
             self.columns.start += first_kept;
         } else {
-            self.columns.retain_within(to_seq, to_ack, w);
+            self.columns.retain_within(to_seq, to_ack, w, frontier);
         }
     }
 
@@ -652,6 +667,24 @@ mod tests {
             v.push(entry(200 + i, 0));
         }
         assert_eq!(seqs(&v), [200, 201, 202, 203, 204, 205]);
+    }
+
+    #[test]
+    fn with_protection_an_ack_jump_does_not_prune_the_frontier() {
+        let seqs =
+            |v: &Vsw| -> alloc::vec::Vec<u32> { v.entries().map(|e| e.fields.seq).collect() };
+        let run = |v: &mut Vsw| {
+            v.push(entry(90_000, 1000)); // the frontier: ahead of everything after it
+            v.push(entry(10_000, 1000));
+            v.push(entry(11_000, 80_000)); // an ACK jump (progress of 79,000 in ACK space)
+            v.prune(20_000);
+        };
+        let mut plus = Vsw::new(16, Progress::SincePush).with_protected(4);
+        run(&mut plus);
+        assert_eq!(seqs(&plus), [90_000, 11_000], "the frontier stays");
+        let mut draft = Vsw::new(16, Progress::SincePush);
+        run(&mut draft);
+        assert_eq!(seqs(&draft), [11_000], "the draft's rule prunes it");
     }
 
     #[test]
