@@ -734,7 +734,9 @@ fn write_co(
     {
         return Err(Why::Unfit);
     }
-    let mut needs: Needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, ctx.scaler);
+    // The quotients and the IP-ID offset by the scaler's multiplications, once per packet.
+    let me = ctx.scaler.derive(&p.fields);
+    let mut needs: Needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler);
     // A sequence or acknowledgment number 2^30 or more away from a reference (no TCP moves so
     // far between two packets: a mangled or forged one) goes IR. Sequence arithmetic cannot
     // order such a packet, so the decompressor may keep its older reference while the window's
@@ -803,12 +805,10 @@ fn write_co(
     count(Field::Ack, ack.bits);
     let mut w = BitWriter::new(out);
     let f = &p.fields;
-    // The quotients and the IP-ID offset by the scaler's multiplications, not by divisions.
     debug_assert_eq!(
         (ctx.scaler.scaling().strides, ctx.scaler.scaling().behaviour),
         (ctx.strides, ctx.behaviour)
     );
-    let me = ctx.scaler.derive(f);
     for (code, value, scaled) in [(&seq, f.seq, me.seq_q()), (&ack, f.ack, me.ack_q())] {
         let v = if code.scaled { scaled } else { value };
         w.put(v & wlsb::mask(code.bits), code.bits);

@@ -292,15 +292,21 @@ impl Scaler {
     }
 }
 
-/// The needs of `f` against `vsw`, whose extras were derived under `derived_by`, for a context
-/// scaled by `scaler` (when that is another scaling, the window's extras are derived anew).
-pub fn needs(vsw: &Vsw<DerivedColumns>, derived_by: Scaling, f: &Fields, scaler: &Scaler) -> Needs {
-    let me = scaler.derive(f);
+/// The needs of `f`, whose derived values under `scaler` are `me` ([`Scaler::derive`]), against
+/// `vsw`, whose extras were derived under `derived_by`, for a context scaled by `scaler` (when
+/// that is another scaling, the window's extras are derived anew).
+pub fn needs(
+    vsw: &Vsw<DerivedColumns>,
+    derived_by: Scaling,
+    f: &Fields,
+    me: &Derived,
+    scaler: &Scaler,
+) -> Needs {
     let mut spans = if derived_by == scaler.scaling {
-        DerivedSpans::of_columns(vsw.extras(), &me, scaler.scaling)
+        DerivedSpans::of_columns(vsw.extras(), me, scaler.scaling)
     } else {
         let derived = vsw.entries().map(|e| scaler.derive(&e.fields));
-        DerivedSpans::of_each(derived, &me)
+        DerivedSpans::of_each(derived, me)
     };
     let strides = scaler.scaling.strides;
     if strides.seq == 0 {
@@ -534,7 +540,10 @@ mod tests {
             }
             let f = fields();
             assert_eq!(
-                needs(&vsw, derived_by, &f, &Scaler::new(scaling)),
+                {
+                    let scaler = Scaler::new(scaling);
+                    needs(&vsw, derived_by, &f, &scaler.derive(&f), &scaler)
+                },
                 needs_entry_by_entry(&vsw, &f, strides, b),
                 "round {round}"
             );
