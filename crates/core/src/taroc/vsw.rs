@@ -325,8 +325,9 @@ pub struct Vsw<X = ()> {
     cap: usize,
     /// Entries [`Vsw::prune`] keeps from the front's trimming whatever W says.
     min_len: usize,
-    /// The newest entries in sequence order that a full window keeps ([`Vsw::with_protected`]);
-    /// 0 or 1: only the frontier (the draft's rule).
+    /// The newest entries in sequence order that a full window keeps besides the frontier, which
+    /// pruning keeps too ([`Vsw::with_protected`]); 0: the draft's rules (a full window keeps
+    /// only the frontier, pruning may drop it).
     protect: usize,
     progress: Progress,
     max_seq: u32,
@@ -433,7 +434,7 @@ impl<X: Extras> Vsw<X> {
         }
         let c = &self.columns;
         if c.len() == self.cap {
-            let evict = if self.protect > 1 {
+            let evict = if self.protect > 0 {
                 c.first_unprotected(self.protect, self.max_seq, self.max_ack)
             } else {
                 let front_is_frontier =
