@@ -29,9 +29,6 @@ pub const BASE_IP: u8 = 0x80;
 /// The shape's options code bits.
 const CODE: u8 = 0x07;
 
-/// Offset of the TCP checksum in the TCP header.
-const CHECKSUM_OFFSET: usize = 16;
-
 /// The option layouts an options code names (code 1, 2, ...; code 0: the options follow raw).
 /// A value above 0xFF is a *hole*, whose octet is sent: `VALUE` a plain one, `ECHO` one of the
 /// timestamp echo, sent only with ACK (else it must be 0).
@@ -264,7 +261,7 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
         h.fill_header_checksum();
     }
     let seal = read(out, false).map(|p| seal_of(&p)).ok_or(malformed)?;
-    let at = header + CHECKSUM_OFFSET;
+    let at = header + taroc_wire::tcp::CHECKSUM_OFFSET;
     out[at..at + 2].copy_from_slice(&(sealed ^ seal).to_be_bytes());
     if parse(out).is_none() {
         return Err(DropReason::ChecksumMismatch);
