@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => run_eval(&args, &mut out.lock(), &mut err.lock(), progress),
         Command::Twice(args) => run_twice(&args, &mut out.lock(), &mut err.lock()),
         // The gateway prints from several threads: it locks nothing here.
-        Command::Gateway(args) => return taroc_gateway::args::run(*args),
+        Command::Gateway(args) => return taroc_gateway::commands::run(*args),
         Command::Sim(args) => run_sim(&args, &mut out.lock(), &mut err.lock(), progress),
         Command::Reproduce(args) => run_study(&args, &mut out.lock(), &mut err.lock(), progress),
         Command::Mat(args) => run_mat(&args, &mut out.lock(), &mut err.lock()),

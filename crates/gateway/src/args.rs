@@ -1,25 +1,19 @@
 //! The `taroc gateway` command line: `taroc gateway [OPTIONS]` runs a gateway,
 //! `taroc gateway bench [OPTIONS]` measures one.
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use taroc_core::variant::Variant;
 
 use crate::auth::{self, AuthConfig};
-use crate::bench::{self, ForwardingConfig, ForwardingLink, GridConfig};
-use crate::counters::Counters;
-use crate::gateway::{self, LoopOptions, Pipeline, PipelineConfig, RunReport};
-use crate::harness::{self, IpVersion};
+use crate::bench::ForwardingLink;
+use crate::gateway::LoopOptions;
+use crate::harness::IpVersion;
 use crate::link::LinkConfig;
-use crate::transfer::{self, TransferConfig};
-use crate::tun::{Tun, TunConfig};
-use crate::udp::{self, UdpConfig};
-use crate::{keyfile, signal, Error};
+use crate::{keyfile, Error};
 
 const GATEWAY_ABOUT: &str = "\
 Run header compression on a live Linux link: packets from TUN devices cross a compressor, a \
@@ -404,7 +398,7 @@ impl RunArgs {
         ]
     }
 
-    fn options(&self) -> LoopOptions {
+    pub(crate) fn options(&self) -> LoopOptions {
         LoopOptions {
             stats_interval: (self.stats_interval > 0.0)
                 .then(|| Duration::from_secs_f64(self.stats_interval)),
@@ -415,7 +409,7 @@ impl RunArgs {
 
     /// The authentication of the UDP link these arguments ask for (`None`: none, with a
     /// warning printed); an error if they ask for none.
-    fn auth(&self) -> Result<Option<AuthConfig>, Error> {
+    pub(crate) fn auth(&self) -> Result<Option<AuthConfig>, Error> {
         match (&self.key, self.insecure_no_auth) {
             (Some(path), _) => {
                 let (key, warning) = keyfile::read(path)?;
@@ -534,310 +528,10 @@ pub struct TransferArgs {
     pub time_limit: f64,
 }
 
-/// Runs `taroc gateway`: a gateway, `bench` or `transfer`.
-pub fn run(args: GatewayArgs) -> ExitCode {
-    let result = match args.command {
-        Some(GatewayCommand::Bench(bench)) => run_bench(&bench),
-        Some(GatewayCommand::Transfer(transfer)) => run_transfer(&transfer),
-        Some(GatewayCommand::Genkey) => keyfile::generate().map(|key| {
-            print!("{}", keyfile::format(&key));
-        }),
-        Some(GatewayCommand::Resume(resume)) => crate::resume::run(&resume),
-        None => run_gateway(&args.run),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("taroc gateway: {e}");
-            // One rule for every taroc command: 2 for a bad command line, 1 for a failure.
-            ExitCode::from(if e.is_usage() { 2 } else { 1 })
-        }
-    }
-}
-
-fn print_report(labels: &[&str; 2], report: &RunReport, json: bool) {
-    eprint!("{}", gateway::final_table(labels, report));
-    if json {
-        #[derive(serde::Serialize)]
-        struct Final<'a> {
-            directions: [&'a str; 2],
-            counters: &'a [Counters; 2],
-            cpu_s: f64,
-            wall_s: f64,
-            cpu_ns_per_packet: f64,
-        }
-        let record = Final {
-            directions: *labels,
-            counters: &report.counters,
-            cpu_s: report.cpu.as_secs_f64(),
-            wall_s: report.wall.as_secs_f64(),
-            cpu_ns_per_packet: report.cpu_ns_per_packet(),
-        };
-        match serde_json::to_string(&record) {
-            Ok(line) => println!("{line}"),
-            Err(e) => eprintln!("taroc gateway: JSON: {e}"),
-        }
-    }
-}
-
-fn run_gateway(args: &RunArgs) -> Result<(), Error> {
-    let link = args.link();
-    let variants = args.variants();
-    let stop = AtomicBool::new(false);
-    let options = args.options();
-    match (&args.tun_a, &args.tun_b, &args.tun, &args.peer) {
-        (Some(a), Some(b), None, None) => {
-            if args.listen.is_some() || args.key.is_some() || args.insecure_no_auth {
-                return Err(Error::usage(
-                    "--listen, --key and --insecure-no-auth belong to the UDP mode (--tun, \
-                     --peer); the emulated link has no UDP link to authenticate",
-                ));
-            }
-            let config = PipelineConfig {
-                variants: variants.clone(),
-                links: [link.clone(), link],
-                tun_mtu: args.mtu as usize,
-                seed: args.seed,
-                verify_checksums: !args.deliver_bad_checksums,
-            };
-            let mut pipeline = Pipeline::new(&config)?;
-            let open = |name: &String, netns: &Option<String>| {
-                Tun::open(&TunConfig {
-                    name: name.clone(),
-                    mtu: args.mtu,
-                    netns: netns.clone(),
-                })
-            };
-            let tun_a = open(a, &args.netns_a)?;
-            let tun_b = open(b, &args.netns_b)?;
-            signal::install()?;
-            eprintln!(
-                "taroc gateway: emulated link {a} <-> {b}, schemes a->b {} b->a {}, MTU {} (link \
-                 {}); SIGINT/SIGTERM to stop",
-                variants[0], variants[1], args.mtu, config.links[0].mtu
-            );
-            let report = gateway::run_emulated([&tun_a, &tun_b], &mut pipeline, &stop, &options)?;
-            print_report(&gateway::DIRECTIONS, &report, args.json);
-            Ok(())
-        }
-        (None, None, Some(name), Some(peer)) => {
-            if args.netns_a.is_some() || args.netns_b.is_some() {
-                return Err(Error::usage(
-                    "--netns-a/--netns-b belong to the emulated mode",
-                ));
-            }
-            let listen = args
-                .listen
-                .ok_or_else(|| Error::usage("the UDP mode needs --listen ADDR:PORT"))?;
-            let auth = args.auth()?;
-            let tag = auth.as_ref().map_or_else(
-                || "NOT authenticated".to_owned(),
-                |a| format!("authenticated ({}-byte tags)", a.tag_len),
-            );
-            let config = UdpConfig {
-                listen,
-                peer: *peer,
-                variants: variants.clone(),
-                link,
-                tun_mtu: args.mtu as usize,
-                seed: args.seed,
-                verify_checksums: !args.deliver_bad_checksums,
-                auth,
-                socket_buffer: args.socket_buffer as usize,
-            };
-            udp::check(&config)?;
-            let tun = Tun::open(&TunConfig {
-                name: name.clone(),
-                mtu: args.mtu,
-                netns: args.netns.clone(),
-            })?;
-            signal::install()?;
-            eprintln!(
-                "taroc gateway: {name} <-> UDP {listen} <-> peer {peer}, {tag}, send {} receive \
-                 {}, MTU {}; SIGINT/SIGTERM to stop",
-                variants[0], variants[1], args.mtu
-            );
-            let report = udp::run_udp(&tun, &config, &stop, &options)?;
-            print_report(&udp::DIRECTIONS, &report, args.json);
-            Ok(())
-        }
-        _ => Err(Error::usage(
-            "give --tun-a and --tun-b (emulated link), or --tun, --listen and --peer (UDP link); \
-             see --help",
-        )),
-    }
-}
-
-fn run_transfer(args: &TransferArgs) -> Result<(), Error> {
-    if let Some(ns) = &args.netns {
-        crate::netns::enter(ns)?;
-    }
-    signal::install()?;
-    let config = TransferConfig {
-        bytes: args.bytes,
-        seed: args.seed,
-        time_limit: Duration::from_secs_f64(args.time_limit),
-    };
-    let deadline = Instant::now() + config.time_limit;
-    #[derive(serde::Serialize)]
-    struct Report {
-        role: &'static str,
-        bytes: u64,
-        bytes_sent: Option<u64>,
-        bytes_received: Option<u64>,
-        first_mismatch: Option<u64>,
-        elapsed_s: Option<f64>,
-        goodput_bytes_per_s: Option<f64>,
-        completed: bool,
-        intact: bool,
-    }
-    let report = match (args.receive, args.send) {
-        (Some(addr), _) => {
-            let listener = TcpListener::bind(addr)
-                .map_err(|e| Error::io(format!("listening on {addr}"), e))?;
-            eprintln!("taroc gateway transfer: listening on {addr}");
-            let r = transfer::receive(listener, &config, deadline, &signal::STOP)?;
-            Report {
-                role: "receive",
-                bytes: args.bytes,
-                bytes_sent: None,
-                bytes_received: Some(r.bytes_received),
-                first_mismatch: r.first_mismatch,
-                elapsed_s: Some(r.elapsed_ns as f64 / 1e9),
-                goodput_bytes_per_s: Some(r.goodput()),
-                completed: r.completed,
-                intact: r.completed && r.first_mismatch.is_none() && r.bytes_received == args.bytes,
-            }
-        }
-        (None, Some(addr)) => {
-            let started = Instant::now();
-            let (sent, closed) = transfer::send(addr, &config, deadline, &signal::STOP)?;
-            Report {
-                role: "send",
-                bytes: args.bytes,
-                bytes_sent: Some(sent),
-                bytes_received: None,
-                first_mismatch: None,
-                elapsed_s: Some(started.elapsed().as_secs_f64()),
-                goodput_bytes_per_s: None,
-                completed: closed,
-                intact: closed && sent == args.bytes,
-            }
-        }
-        (None, None) => return Err(Error::new("give --send or --receive")),
-    };
-    match serde_json::to_string(&report) {
-        Ok(line) => println!("{line}"),
-        Err(e) => return Err(Error::new(format!("JSON: {e}"))),
-    }
-    if report.intact {
-        Ok(())
-    } else {
-        Err(Error::new(format!(
-            "the stream did not arrive whole and unchanged ({} of {} bytes{})",
-            report.bytes_received.or(report.bytes_sent).unwrap_or(0),
-            args.bytes,
-            match report.first_mismatch {
-                Some(at) => format!(", first wrong byte at {at}"),
-                None => String::new(),
-            }
-        )))
-    }
-}
-
-fn run_bench(args: &BenchArgs) -> Result<(), Error> {
-    harness::check_environment()?;
-    // SIGINT/SIGTERM stop the running transfers and gateways; every namespace is cleaned up.
-    signal::install()?;
-    let variants = if args.schemes.is_empty() {
-        Variant::all()
-    } else {
-        args.schemes.clone()
-    };
-    if args.forwarding {
-        let config = ForwardingConfig {
-            variants,
-            links: args.link.clone(),
-            seconds: args.forwarding_seconds,
-            rounds: args.rounds.max(1),
-            mtu: args.mtu.unwrap_or(1500),
-            ip_version: args.ip,
-        };
-        let records = bench::run_forwarding(&config, |r| {
-            if args.json {
-                if let Ok(line) = serde_json::to_string(r) {
-                    println!("{line}");
-                }
-            } else {
-                eprintln!(
-                    "round {} {} ({}): {:.1} Mbit/s, {:.0} ns CPU/packet",
-                    r.round,
-                    r.path,
-                    r.link.name(),
-                    r.mbit_per_s,
-                    r.cpu_ns_per_packet
-                );
-            }
-        })?;
-        if !args.json {
-            print!("{}", bench::forwarding_table(&records));
-        }
-        return Ok(());
-    }
-    let config = GridConfig {
-        variants,
-        rates_kbps: args.rates.clone(),
-        bers: args.bers.clone(),
-        timestamps: args.timestamps.clone(),
-        ip_version: args.ip,
-        mtu: args.mtu,
-        delay: Duration::from_secs_f64(args.delay / 1000.0),
-        queue: args.queue,
-        duration: Duration::from_secs_f64(args.duration),
-        time_limit: Duration::from_secs_f64(args.time_limit.unwrap_or(4.0 * args.duration + 30.0)),
-        congestion_control: args.cc.clone(),
-        jobs: args.jobs.max(1),
-        seed: args.seed,
-    };
-    let total = config.rates_kbps.len()
-        * config.bers.len()
-        * config.timestamps.len()
-        * config.variants.len();
-    let mut done = 0;
-    let bar = bench::progress_bar(total as u64);
-    let records = bench::run_grid(&config, |r| {
-        done += 1;
-        bar.inc(1);
-        if args.json {
-            if let Ok(line) = serde_json::to_string(r) {
-                bar.suspend(|| println!("{line}"));
-            }
-        }
-        bar.suspend(|| {
-            eprintln!(
-                "[{done}/{total}] {} {} kbit/s BER {:e} MTU {} TS {}: {:.0} B/s{}, incorrect {}",
-                r.scheme,
-                r.rate_kbps,
-                r.ber,
-                r.mtu,
-                if r.timestamps { "on" } else { "off" },
-                r.goodput_bytes_per_s,
-                if r.completed { "" } else { " (time limit)" },
-                r.incorrect_delivered
-            )
-        });
-    });
-    bar.finish_and_clear();
-    let records = records?;
-    if !args.json {
-        print!("{}", bench::grid_table(&records));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::run_gateway;
     use clap::{CommandFactory, Parser};
 
     #[derive(Debug, Parser)]

@@ -48,6 +48,7 @@ use std::io;
 pub mod args;
 pub mod auth;
 pub mod bench;
+pub mod commands;
 pub mod counters;
 pub mod disturb;
 pub mod forge;
