@@ -7,10 +7,10 @@ use taroc_wire::checksum::Sum;
 
 use super::chain::{self, Layout};
 use super::cid::CidTable;
-use super::decompressor::TcpContext as DecompressorContext;
 use super::full_header::{self, FullId};
 use super::non_tcp::{self, Refresh, Send};
 use super::tcp::{self, NotCompressible};
+use super::tcp_context::TcpContext as DecompressorContext;
 use super::{feedback, IphcConfig, HAZARD_DEPTH};
 use crate::codec::{Compressor, FrameKind};
 use taroc_wire::tcp::flags as tcp_flag;

@@ -149,6 +149,7 @@ pub mod full_header;
 pub mod non_tcp;
 pub mod purity;
 pub mod tcp;
+mod tcp_context;
 #[cfg(test)]
 mod tests;
 
