@@ -111,19 +111,10 @@ impl<'a> TcpIpPacket<'a> {
         if !transport_verifies(ip.src, ip.dst, protocol::TCP, segment) {
             return None;
         }
-        let mut ts = None;
-        let mut sack = None;
-        for option in tcp.option_iter() {
-            match option.ok()? {
-                TcpOption::Timestamps { val, ecr } if ts.is_none() => ts = Some((val, ecr)),
-                TcpOption::Sack(blocks) if sack.is_none() => sack = Some(blocks),
-                _ => {}
-            }
-        }
-        let sack = sack.unwrap_or_default();
-        let mut canonical = [0u8; MAX_OPTIONS];
-        let canonical_options = canonical_options(ts, &sack, &mut canonical)
-            .is_some_and(|n| canonical[..n] == *tcp.options());
+        let (ts, sack, canonical_options) = match usual_options(tcp.options()) {
+            Some(ts) => (ts, SackBlocks::default(), true),
+            None => parse_options(tcp.options())?,
+        };
         Some(TcpIpPacket::from_parts(
             bytes,
             &ip,
@@ -268,6 +259,38 @@ pub fn r_octet(reserved: u8, tcp_flags: u8, ecn: u8) -> u8 {
     ((reserved & 0x0F) << 4) | ((tcp_flags >> 6) << 2) | (ecn & 0x03)
 }
 
+/// The timestamps of the option blocks most segments carry, which [`canonical_options`] writes
+/// back exactly: none, or NOP, NOP, Timestamps. `None` for any other block.
+fn usual_options(options: &[u8]) -> Option<Option<(u32, u32)>> {
+    match options {
+        [] => Some(None),
+        [1, 1, 8, 10, ts @ ..] if ts.len() == 8 => {
+            let word = |at: usize| u32::from_be_bytes([ts[at], ts[at + 1], ts[at + 2], ts[at + 3]]);
+            Some(Some((word(0), word(4))))
+        }
+        _ => None,
+    }
+}
+
+/// The timestamps and SACK blocks of a TCP option block (the first of each), and whether
+/// [`canonical_options`] writes the block back exactly; `None` if an option is malformed.
+fn parse_options(options: &[u8]) -> Option<(Option<(u32, u32)>, SackBlocks, bool)> {
+    let mut ts = None;
+    let mut sack = None;
+    for option in taroc_wire::tcp::OptionIter::new(options) {
+        match option.ok()? {
+            TcpOption::Timestamps { val, ecr } if ts.is_none() => ts = Some((val, ecr)),
+            TcpOption::Sack(blocks) if sack.is_none() => sack = Some(blocks),
+            _ => {}
+        }
+    }
+    let sack = sack.unwrap_or_default();
+    let mut canonical = [0u8; MAX_OPTIONS];
+    let exact =
+        canonical_options(ts, &sack, &mut canonical).is_some_and(|n| canonical[..n] == *options);
+    Some((ts, sack, exact))
+}
+
 /// The canonical option layout TAROC rebuilds: `NOP NOP Timestamps` if there are timestamps, then
 /// `NOP NOP SACK` if there are SACK blocks (the layout Linux and most stacks send). Writes it to
 /// `out` and returns its length, or `None` if it does not fit in 40 bytes.
@@ -351,6 +374,34 @@ pub fn tcp_checksum_ok(packet: &[u8], tcp_offset: usize, key: &FlowKey) -> bool 
 mod tests {
     use super::*;
     use crate::taroc::tests::Spec;
+
+    /// The fast path for the usual option blocks says what the general parse says, and falls
+    /// back to it for every other block.
+    #[test]
+    fn usual_options_agree_with_the_general_parse() {
+        let ts = [
+            1u8, 1, 8, 10, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF0,
+        ];
+        let sack = [1u8, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 9];
+        let blocks: [&[u8]; 8] = [
+            &[],
+            &ts,
+            &[&ts[..], &sack[..]].concat(),
+            &ts[2..],
+            &[&ts[2..], &[1, 1][..]].concat(),
+            &[1, 1, 1, 1],
+            &[2, 4, 5, 0xB4],
+            &ts[..11],
+        ];
+        for block in blocks {
+            if let Some(ts) = usual_options(block) {
+                let usual = Some((ts, SackBlocks::default(), true));
+                assert_eq!(parse_options(block), usual, "{block:?}");
+            }
+        }
+        assert_eq!(usual_options(&ts), Some(Some((0x1234_5678, 0x9ABC_DEF0))));
+        assert_eq!(usual_options(&[]), Some(None));
+    }
 
     /// The in-place comparison and the in-place template bytes agree with writing the
     /// template, whichever header byte (or template byte) differs, and however.
