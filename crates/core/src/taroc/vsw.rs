@@ -504,15 +504,14 @@ impl<X: Extras> Vsw<X> {
             .find(|&i| keep(i))
             .unwrap_or(n - 1)
             .min(n.saturating_sub(self.min_len));
-        let rest_kept = match frontier {
-            Some(_) => (first_kept..n - 1).all(keep),
-            None => marks_seq[first_kept..n - 1]
-                .iter()
-                .zip(&marks_ack[first_kept..n - 1])
-                .fold(true, |all, (&s, &a)| {
-                    all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
-                }),
-        };
+        // A loop that vectorizes first; the frontier's exception only if it may matter.
+        let all_within = marks_seq[first_kept..n - 1]
+            .iter()
+            .zip(&marks_ack[first_kept..n - 1])
+            .fold(true, |all, (&s, &a)| {
+                all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
+            });
+        let rest_kept = all_within || (frontier.is_some() && (first_kept..n - 1).all(keep));
         if rest_kept {
             self.columns.start += first_kept;
         } else {
