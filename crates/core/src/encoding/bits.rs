@@ -24,6 +24,7 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Writes the `bits` low bits of `value` (`bits` up to 32).
+    #[inline]
     pub fn put(&mut self, value: u32, bits: u8) {
         debug_assert!(bits <= 32);
         if bits == 0 {
@@ -76,6 +77,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `bits` bits (up to 32), or `None` past the end of the data.
+    #[inline]
     pub fn get(&mut self, bits: u8) -> Option<u32> {
         debug_assert!(bits <= 32);
         let end = self.bit + usize::from(bits);
@@ -92,6 +94,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// The next `bits` bits (1 to 32) without reading them, zeros past the end of the data.
+    #[inline]
     pub fn peek(&self, bits: u8) -> u32 {
         debug_assert!((1..=32).contains(&bits));
         // The (at most 5) bytes holding the field, big-endian in one word, zeros past the end.

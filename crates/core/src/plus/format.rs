@@ -139,6 +139,7 @@ pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 11), (true, 4), (false, 14), (
 
 /// The cheapest echo code ([`TS_ECR_CODES`]) for an echo `ecr` and a gap `gap` away from the
 /// references (each as `(up, down)`); the last always fits.
+#[inline]
 pub fn ecr_code(ecr: (u64, u64), gap: (u64, u64)) -> u8 {
     (0..4u8)
         .filter(|&c| {
@@ -151,6 +152,7 @@ pub fn ecr_code(ecr: (u64, u64), gap: (u64, u64)) -> u8 {
 }
 
 /// Writes prefix code `c` and `k` LSBs of `value`.
+#[inline]
 pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
     let len = prefix_len(c);
     let prefix = if c == 3 { 0b111 } else { (1u32 << len) - 2 };
@@ -159,6 +161,7 @@ pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
 }
 
 /// Reads a prefix code's number (0 to 3).
+#[inline]
 pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
     // The code's leading ones among the next three bits (zeros past the end), then the code
     // read whole, which fails if the data ends within it.
@@ -170,6 +173,7 @@ pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
 /// The smallest size class of `table` whose LSBs decode a value `up` above and `down` below
 /// every reference ([`lsb::fits`]), if any. With `full` the last class (the field's whole
 /// width) always fits.
+#[inline]
 pub fn class(table: &[u8; 4], up: u64, down: u64, full: bool) -> Option<u8> {
     (0..4u8).find(|&c| {
         let k = table[usize::from(c)];
@@ -178,12 +182,14 @@ pub fn class(table: &[u8; 4], up: u64, down: u64, full: bool) -> Option<u8> {
 }
 
 /// The length in bits of prefix code `c` (`0`, `10`, `110`, `111`).
+#[inline]
 pub fn prefix_len(c: u8) -> u8 {
     (c + 1).min(3)
 }
 
 /// The cheapest code of `codes` (prefix plus LSBs) that fits `up` and `down`; the last code
 /// (the field's whole width) always fits.
+#[inline]
 pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
     (0..4u8)
         .filter(|&c| c == 3 || lsb::fits(codes[usize::from(c)], up, down))
@@ -192,11 +198,13 @@ pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
 }
 
 /// Writes prefix code `c` and the `codes[c]` LSBs of `value`.
+#[inline]
 pub fn put_code(w: &mut BitWriter<'_>, codes: &[u8; 4], c: u8, value: u32) {
     put_prefixed(w, c, codes[usize::from(c)], value);
 }
 
 /// Reads a prefix code: its LSBs and their number.
+#[inline]
 pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
     let k = codes[get_prefix(r)?];
     Some((r.get(k)?, k))
