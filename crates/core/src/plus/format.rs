@@ -141,14 +141,25 @@ pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 11), (true, 4), (false, 14), (
 /// references (each as `(up, down)`); the last always fits.
 #[inline]
 pub fn ecr_code(ecr: (u64, u64), gap: (u64, u64)) -> u8 {
-    (0..4u8)
-        .filter(|&c| {
-            let (is_gap, k) = TS_ECR_CODES[usize::from(c)];
-            let (up, down) = if is_gap { gap } else { ecr };
-            c == 3 || lsb::fits(k, up, down)
-        })
-        .min_by_key(|&c| prefix_len(c) + TS_ECR_CODES[usize::from(c)].1)
-        .unwrap_or(3)
+    cheapest(|c| {
+        let (is_gap, k) = TS_ECR_CODES[usize::from(c)];
+        let (up, down) = if is_gap { gap } else { ecr };
+        (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
+    })
+}
+
+/// The first of the cheapest prefix codes that fit, of `cost_fits` (each code's length in bits
+/// and whether it fits; the last always fits).
+#[inline]
+fn cheapest(cost_fits: impl Fn(u8) -> (u8, bool)) -> u8 {
+    let mut best = (u8::MAX, 3);
+    for c in 0..4u8 {
+        let (cost, fits) = cost_fits(c);
+        if cost < best.0 && fits {
+            best = (cost, c);
+        }
+    }
+    best.1
 }
 
 /// Writes prefix code `c` and `k` LSBs of `value`.
@@ -191,10 +202,10 @@ pub fn prefix_len(c: u8) -> u8 {
 /// (the field's whole width) always fits.
 #[inline]
 pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
-    (0..4u8)
-        .filter(|&c| c == 3 || lsb::fits(codes[usize::from(c)], up, down))
-        .min_by_key(|&c| prefix_len(c) + codes[usize::from(c)])
-        .unwrap_or(3)
+    cheapest(|c| {
+        let k = codes[usize::from(c)];
+        (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
+    })
 }
 
 /// Writes prefix code `c` and the `codes[c]` LSBs of `value`.
@@ -255,6 +266,55 @@ pub fn get_sack(data: &[u8], ack: u32, count: usize, stride: u32) -> Option<(Sac
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cheapest code is the first of the shortest that fit, as a search by cost says.
+    #[test]
+    fn codes_are_the_first_of_the_cheapest_that_fit() {
+        let by_cost = |fits: &dyn Fn(u8) -> bool, cost: &dyn Fn(u8) -> u8| {
+            (0..4u8)
+                .filter(|&c| c == 3 || fits(c))
+                .min_by_key(|&c| cost(c))
+                .unwrap_or(3)
+        };
+        let spans = [
+            0u64,
+            1,
+            3,
+            15,
+            16,
+            17,
+            100,
+            511,
+            512,
+            1023,
+            4096,
+            1 << 14,
+            1 << 20,
+            1 << 31,
+        ];
+        for &up in &spans {
+            for &down in &spans {
+                for codes in [&IP_ID_CODES, &TS_CODES] {
+                    let k = |c: u8| codes[usize::from(c)];
+                    let want = by_cost(&|c| lsb::fits(k(c), up, down), &|c| prefix_len(c) + k(c));
+                    assert_eq!(code(codes, up, down), want, "{codes:?} {up} {down}");
+                }
+                for (ecr, gap) in [
+                    ((up, down), (down, up)),
+                    ((up, down), (0, 0)),
+                    ((0, 0), (up, down)),
+                ] {
+                    let e = |c: u8| TS_ECR_CODES[usize::from(c)];
+                    let fits = |c: u8| {
+                        let (up, down) = if e(c).0 { gap } else { ecr };
+                        lsb::fits(e(c).1, up, down)
+                    };
+                    let want = by_cost(&fits, &|c| prefix_len(c) + e(c).1);
+                    assert_eq!(ecr_code(ecr, gap), want, "{ecr:?} {gap:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn classes_are_the_smallest_that_fit() {
