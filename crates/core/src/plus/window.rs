@@ -230,6 +230,7 @@ impl Extras for DerivedColumns {
         each_derived!(self, Derived::default(), v, _x => v.reserve_exact(n));
     }
 
+    #[inline]
     fn live(&self, from: usize) -> DerivedSlices<'_> {
         DerivedSlices {
             seq_q: &self.seq_q[from..],

@@ -366,11 +366,13 @@ impl<X: Extras> Vsw<X> {
     }
 
     /// Number of entries.
+    #[inline]
     pub fn len(&self) -> usize {
         self.columns.len()
     }
 
     /// Whether the window is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -386,6 +388,7 @@ impl<X: Extras> Vsw<X> {
     }
 
     /// The entries' fields as columns, oldest first.
+    #[inline]
     pub fn columns(&self) -> FieldColumns<'_> {
         let c = &self.columns;
         let at = c.start;
@@ -400,6 +403,7 @@ impl<X: Extras> Vsw<X> {
     }
 
     /// The live entries' extras, oldest first (as [`Vsw::columns`]).
+    #[inline]
     pub fn extras(&self) -> X::Live<'_> {
         self.columns.extra.live(self.columns.start)
     }
