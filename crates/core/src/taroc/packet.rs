@@ -300,6 +300,13 @@ pub fn canonical_options(
     out: &mut [u8; MAX_OPTIONS],
 ) -> Option<usize> {
     let mut at = 0;
+    if let (Some((val, ecr)), true) = (ts, sack.is_empty()) {
+        // The usual block, written directly.
+        out[..4].copy_from_slice(&[1, 1, 8, 10]);
+        out[4..8].copy_from_slice(&val.to_be_bytes());
+        out[8..12].copy_from_slice(&ecr.to_be_bytes());
+        return Some(12);
+    }
     if let Some((val, ecr)) = ts {
         out[..2].fill(1);
         at = 2 + TcpOption::Timestamps { val, ecr }.emit(&mut out[2..])?;
@@ -328,22 +335,25 @@ pub fn rebuild(
     checksum: u16,
     payload: &[u8],
 ) -> Option<()> {
-    let mut options = [0u8; MAX_OPTIONS];
+    // The TCP header after the ports, built whole on the stack and appended at once.
+    let mut header = [0u8; 16 + MAX_OPTIONS];
+    let (fixed, options) = header.split_at_mut(16);
     let ts_pair = ts.then_some((fields.ts_val, fields.ts_ecr));
-    let options_len = canonical_options(ts_pair, sack, &mut options)?;
+    let options_len = canonical_options(ts_pair, sack, options.try_into().ok()?)?;
     let tcp_offset = template.len() - 4;
     let total = tcp_offset + 20 + options_len + payload.len();
-    out.clear();
-    out.extend_from_slice(template);
-    out.extend_from_slice(&fields.seq.to_be_bytes());
-    out.extend_from_slice(&fields.ack.to_be_bytes());
     let data_offset = ((20 + options_len) / 4) as u8;
-    out.push((data_offset << 4) | (r >> 4));
-    out.push(((r >> 2) & 0x03) << 6 | (tcp_flags & 0x3F));
-    out.extend_from_slice(&fields.win.to_be_bytes());
-    out.extend_from_slice(&checksum.to_be_bytes());
-    out.extend_from_slice(&urgent.to_be_bytes());
-    out.extend_from_slice(&options[..options_len]);
+    fixed[..4].copy_from_slice(&fields.seq.to_be_bytes());
+    fixed[4..8].copy_from_slice(&fields.ack.to_be_bytes());
+    fixed[8] = (data_offset << 4) | (r >> 4);
+    fixed[9] = ((r >> 2) & 0x03) << 6 | (tcp_flags & 0x3F);
+    fixed[10..12].copy_from_slice(&fields.win.to_be_bytes());
+    fixed[12..14].copy_from_slice(&checksum.to_be_bytes());
+    fixed[14..16].copy_from_slice(&urgent.to_be_bytes());
+    out.clear();
+    out.reserve(total);
+    out.extend_from_slice(template);
+    out.extend_from_slice(&header[..16 + options_len]);
     out.extend_from_slice(payload);
     let ecn = r & 0x03;
     if v4 {
@@ -400,6 +410,24 @@ mod tests {
             }
         }
         assert_eq!(usual_options(&ts), Some(Some((0x1234_5678, 0x9ABC_DEF0))));
+        let mut written = [0u8; MAX_OPTIONS];
+        assert_eq!(
+            canonical_options(
+                Some((0x1234_5678, 0x9ABC_DEF0)),
+                &SackBlocks::default(),
+                &mut written
+            ),
+            Some(12)
+        );
+        let mut emitted = [0u8; 10];
+        let ts_option = TcpOption::Timestamps {
+            val: 0x1234_5678,
+            ecr: 0x9ABC_DEF0,
+        };
+        assert_eq!(ts_option.emit(&mut emitted), Some(10));
+        assert_eq!(written[..12], [&[1, 1][..], &emitted[..]].concat()[..]);
+        assert_eq!(written[..12], ts);
+
         assert_eq!(usual_options(&[]), Some(None));
     }
 
