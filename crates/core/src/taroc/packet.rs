@@ -272,9 +272,12 @@ fn usual_options(options: &[u8]) -> Option<Option<(u32, u32)>> {
     }
 }
 
-/// The timestamps and SACK blocks of a TCP option block (the first of each), and whether
-/// [`canonical_options`] writes the block back exactly; `None` if an option is malformed.
-fn parse_options(options: &[u8]) -> Option<(Option<(u32, u32)>, SackBlocks, bool)> {
+/// What a TCP option block says: its timestamps and SACK blocks (the first of each), and
+/// whether [`canonical_options`] writes it back exactly.
+type Options = (Option<(u32, u32)>, SackBlocks, bool);
+
+/// The [`Options`] of a TCP option block; `None` if an option is malformed.
+fn parse_options(options: &[u8]) -> Option<Options> {
     let mut ts = None;
     let mut sack = None;
     for option in taroc_wire::tcp::OptionIter::new(options) {
