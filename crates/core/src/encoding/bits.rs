@@ -2,10 +2,13 @@
 
 use alloc::vec::Vec;
 
-/// Appends bit fields to a byte vector, most significant bit first.
+/// Appends bit fields to a byte vector, most significant bit first. The bits gather in a
+/// 64-bit word and go to the vector a word's whole bytes at a time (and the rest when the
+/// writer finishes or is dropped, a partly filled byte only by [`BitWriter::finish`]).
 #[derive(Debug)]
 pub struct BitWriter<'a> {
     out: &'a mut Vec<u8>,
+    /// The pending bits, in the low `used` bits.
     acc: u64,
     used: u8,
 }
@@ -21,26 +24,42 @@ impl<'a> BitWriter<'a> {
     }
 
     /// Writes the `bits` low bits of `value` (`bits` up to 32).
+    #[inline]
     pub fn put(&mut self, value: u32, bits: u8) {
         debug_assert!(bits <= 32);
         if bits == 0 {
             return;
         }
+        if self.used + bits > 64 {
+            self.flush();
+        }
         self.acc = (self.acc << bits) | u64::from(value & crate::encoding::wlsb::mask(bits));
         self.used += bits;
-        while self.used >= 8 {
-            self.used -= 8;
-            self.out.push((self.acc >> self.used) as u8);
+    }
+
+    /// Moves the whole bytes of the pending bits to the vector.
+    fn flush(&mut self) {
+        let whole = self.used / 8;
+        if whole == 0 {
+            return;
         }
+        let bytes = (self.acc << (64 - self.used)).to_be_bytes();
+        self.out.extend_from_slice(&bytes[..usize::from(whole)]);
+        self.used -= 8 * whole;
         self.acc &= (1u64 << self.used) - 1;
     }
 
     /// Pads with zero bits to the next byte boundary.
     pub fn finish(mut self) {
-        if self.used > 0 {
-            let pad = 8 - self.used;
-            self.put(0, pad);
-        }
+        let pad = (8 - self.used % 8) % 8;
+        self.acc <<= pad;
+        self.used += pad;
+    }
+}
+
+impl Drop for BitWriter<'_> {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
@@ -58,6 +77,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `bits` bits (up to 32), or `None` past the end of the data.
+    #[inline]
     pub fn get(&mut self, bits: u8) -> Option<u32> {
         debug_assert!(bits <= 32);
         let end = self.bit + usize::from(bits);
@@ -74,6 +94,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// The next `bits` bits (1 to 32) without reading them, zeros past the end of the data.
+    #[inline]
     pub fn peek(&self, bits: u8) -> u32 {
         debug_assert!((1..=32).contains(&bits));
         // The (at most 5) bytes holding the field, big-endian in one word, zeros past the end.
@@ -140,6 +161,40 @@ mod tests {
                 assert_eq!(r.bytes_consumed(), at.div_ceil(8));
             }
         }
+    }
+
+    #[test]
+    fn long_runs_read_back_field_by_field() {
+        // Past 64 pending bits the writer moves whole bytes out mid-way.
+        let widths: Vec<u8> = (0..60u32).map(|i| ((i * 7 + 3) % 33) as u8).collect();
+        let value = |i: usize| (i as u32).wrapping_mul(0x9E37_79B9);
+        let mut out = alloc::vec![0xAB];
+        let mut w = BitWriter::new(&mut out);
+        for (i, &n) in widths.iter().enumerate() {
+            w.put(value(i), n);
+        }
+        w.finish();
+        let total: usize = widths.iter().map(|&n| usize::from(n)).sum();
+        assert_eq!(out.len(), 1 + total.div_ceil(8));
+        assert_eq!(out[0], 0xAB);
+        let mut r = BitReader::new(&out[1..]);
+        for (i, &n) in widths.iter().enumerate() {
+            let want = if n == 0 {
+                0
+            } else {
+                value(i) & (u32::MAX >> (32 - n))
+            };
+            assert_eq!(r.get(n), Some(want), "field {i}");
+        }
+    }
+
+    #[test]
+    fn a_dropped_writer_keeps_its_whole_bytes() {
+        let mut out = Vec::new();
+        let mut w = BitWriter::new(&mut out);
+        w.put(0xABC, 12);
+        drop(w);
+        assert_eq!(out, [0xAB]);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use super::wlsb::mask;
 
 /// `p(k)`: how far below the reference `k` LSBs reach (`2^(k-3)`, 0 below 4 bits).
+#[inline]
 pub fn below(k: u8) -> u32 {
     if k >= 4 {
         1 << (k - 3).min(31)
@@ -22,6 +23,7 @@ pub fn below(k: u8) -> u32 {
 
 /// Whether `k` LSBs decode a value `up` above and `down` below every reference (a value equal
 /// to every reference needs no bits: `k = 0` fits `up = down = 0`).
+#[inline]
 pub fn fits(k: u8, up: u64, down: u64) -> bool {
     if k >= 32 {
         return true;
@@ -32,6 +34,7 @@ pub fn fits(k: u8, up: u64, down: u64) -> bool {
 
 /// Decodes `k` LSBs against `reference` in a space of `width` bits (16 or 32): the value of
 /// `[reference - p(k), reference + 2^k - 1 - p(k)]` whose `k` LSBs are `lsbs`.
+#[inline]
 pub fn decode(reference: u32, lsbs: u32, k: u8, width: u8) -> u32 {
     if k >= width {
         return lsbs & mask(width);

@@ -389,16 +389,36 @@ fn decode_body(
             // The compressor has a stride this context lacks: an IR was lost (context damage).
             return Err(DropReason::ChecksumMismatch);
         }
-        fields.seq = number(&mut bits, r.seq, s_class, seq_scaled, ctx.strides.seq)?;
-        fields.ack = number(&mut bits, r.ack, a_class, ack_scaled, ctx.strides.ack)?;
+        let seq_rq = quotient(r.seq, ctx.strides.seq);
+        let seq_q;
+        (fields.seq, seq_q) = number(
+            &mut bits,
+            (r.seq, seq_rq),
+            s_class,
+            seq_scaled,
+            ctx.strides.seq,
+        )?;
+        let ack_rq = if ack_scaled {
+            quotient(r.ack, ctx.strides.ack)
+        } else {
+            0
+        };
+        (fields.ack, _) = number(
+            &mut bits,
+            (r.ack, ack_rq),
+            a_class,
+            ack_scaled,
+            ctx.strides.ack,
+        )?;
         fields.ip_id = match ctx.behaviour {
             Behaviour::Sequential | Behaviour::Swapped => {
                 let (lsbs, n) = format::get_code(&mut bits, &format::IP_ID_CODES)
                     .ok_or(DropReason::Malformed)?;
                 let s = ctx.strides.seq;
-                let reference = ipid::offset(ctx.behaviour.counter(r.ip_id), quotient(r.seq, s));
+                let reference = ipid::offset(ctx.behaviour.counter(r.ip_id), seq_rq);
                 let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
-                let counter = ipid::counter(offset, quotient(fields.seq, s));
+                let q = seq_q.unwrap_or_else(|| quotient(fields.seq, s));
+                let counter = ipid::counter(offset, q);
                 ctx.behaviour.ip_id(counter)
             }
             Behaviour::Zero => 0,
@@ -512,14 +532,17 @@ fn decode_body(
 /// The kind bytes of CO frames.
 const CO_KINDS: core::ops::RangeInclusive<u8> = format::CO..=FrameKind::PROFILE_LAST;
 
-/// Reads a sequence or acknowledgment number of size class `class`, scaled by `stride` or not.
+/// Reads a sequence or acknowledgment number of size class `class`, scaled by `stride` or not,
+/// against `reference` and its quotient by `stride` (0 without a stride; only a scaled number
+/// needs it): the number, and its quotient at no division's cost if there is one (a number
+/// decoded scaled; the reference's own, as given, if the number is the reference).
 fn number(
     bits: &mut BitReader<'_>,
-    reference: u32,
+    (reference, reference_q): (u32, u32),
     class: usize,
     scaled: bool,
     stride: u16,
-) -> Result<u32, DropReason> {
+) -> Result<(u32, Option<u32>), DropReason> {
     let table = if scaled {
         &format::SCALED_BITS
     } else {
@@ -529,12 +552,14 @@ fn number(
     let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
     let scaled = scaled && class != usize::from(format::STRIDED_UNSCALED_CLASS);
     if n == 0 {
-        Ok(reference)
+        Ok((reference, Some(reference_q)))
     } else if scaled {
         // No such number: the reference is not the compressor's (context damage).
-        scaled::decode(reference, lsbs, n, stride).ok_or(DropReason::ChecksumMismatch)
+        scaled::decode_divided(reference, reference_q, lsbs, n, stride)
+            .map(|(v, q)| (v, Some(q)))
+            .ok_or(DropReason::ChecksumMismatch)
     } else {
-        Ok(lsb::decode(reference, lsbs, n, 32))
+        Ok((lsb::decode(reference, lsbs, n, 32), None))
     }
 }
 

@@ -139,18 +139,31 @@ pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 11), (true, 4), (false, 14), (
 
 /// The cheapest echo code ([`TS_ECR_CODES`]) for an echo `ecr` and a gap `gap` away from the
 /// references (each as `(up, down)`); the last always fits.
+#[inline]
 pub fn ecr_code(ecr: (u64, u64), gap: (u64, u64)) -> u8 {
-    (0..4u8)
-        .filter(|&c| {
-            let (is_gap, k) = TS_ECR_CODES[usize::from(c)];
-            let (up, down) = if is_gap { gap } else { ecr };
-            c == 3 || lsb::fits(k, up, down)
-        })
-        .min_by_key(|&c| prefix_len(c) + TS_ECR_CODES[usize::from(c)].1)
-        .unwrap_or(3)
+    cheapest(|c| {
+        let (is_gap, k) = TS_ECR_CODES[usize::from(c)];
+        let (up, down) = if is_gap { gap } else { ecr };
+        (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
+    })
+}
+
+/// The first of the cheapest prefix codes that fit, of `cost_fits` (each code's length in bits
+/// and whether it fits; the last always fits).
+#[inline]
+fn cheapest(cost_fits: impl Fn(u8) -> (u8, bool)) -> u8 {
+    let mut best = (u8::MAX, 3);
+    for c in 0..4u8 {
+        let (cost, fits) = cost_fits(c);
+        if cost < best.0 && fits {
+            best = (cost, c);
+        }
+    }
+    best.1
 }
 
 /// Writes prefix code `c` and `k` LSBs of `value`.
+#[inline]
 pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
     let len = prefix_len(c);
     let prefix = if c == 3 { 0b111 } else { (1u32 << len) - 2 };
@@ -159,6 +172,7 @@ pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
 }
 
 /// Reads a prefix code's number (0 to 3).
+#[inline]
 pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
     // The code's leading ones among the next three bits (zeros past the end), then the code
     // read whole, which fails if the data ends within it.
@@ -170,6 +184,7 @@ pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
 /// The smallest size class of `table` whose LSBs decode a value `up` above and `down` below
 /// every reference ([`lsb::fits`]), if any. With `full` the last class (the field's whole
 /// width) always fits.
+#[inline]
 pub fn class(table: &[u8; 4], up: u64, down: u64, full: bool) -> Option<u8> {
     (0..4u8).find(|&c| {
         let k = table[usize::from(c)];
@@ -178,25 +193,29 @@ pub fn class(table: &[u8; 4], up: u64, down: u64, full: bool) -> Option<u8> {
 }
 
 /// The length in bits of prefix code `c` (`0`, `10`, `110`, `111`).
+#[inline]
 pub fn prefix_len(c: u8) -> u8 {
     (c + 1).min(3)
 }
 
 /// The cheapest code of `codes` (prefix plus LSBs) that fits `up` and `down`; the last code
 /// (the field's whole width) always fits.
+#[inline]
 pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
-    (0..4u8)
-        .filter(|&c| c == 3 || lsb::fits(codes[usize::from(c)], up, down))
-        .min_by_key(|&c| prefix_len(c) + codes[usize::from(c)])
-        .unwrap_or(3)
+    cheapest(|c| {
+        let k = codes[usize::from(c)];
+        (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
+    })
 }
 
 /// Writes prefix code `c` and the `codes[c]` LSBs of `value`.
+#[inline]
 pub fn put_code(w: &mut BitWriter<'_>, codes: &[u8; 4], c: u8, value: u32) {
     put_prefixed(w, c, codes[usize::from(c)], value);
 }
 
 /// Reads a prefix code: its LSBs and their number.
+#[inline]
 pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
     let k = codes[get_prefix(r)?];
     Some((r.get(k)?, k))
@@ -247,6 +266,55 @@ pub fn get_sack(data: &[u8], ack: u32, count: usize, stride: u32) -> Option<(Sac
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cheapest code is the first of the shortest that fit, as a search by cost says.
+    #[test]
+    fn codes_are_the_first_of_the_cheapest_that_fit() {
+        let by_cost = |fits: &dyn Fn(u8) -> bool, cost: &dyn Fn(u8) -> u8| {
+            (0..4u8)
+                .filter(|&c| c == 3 || fits(c))
+                .min_by_key(|&c| cost(c))
+                .unwrap_or(3)
+        };
+        let spans = [
+            0u64,
+            1,
+            3,
+            15,
+            16,
+            17,
+            100,
+            511,
+            512,
+            1023,
+            4096,
+            1 << 14,
+            1 << 20,
+            1 << 31,
+        ];
+        for &up in &spans {
+            for &down in &spans {
+                for codes in [&IP_ID_CODES, &TS_CODES] {
+                    let k = |c: u8| codes[usize::from(c)];
+                    let want = by_cost(&|c| lsb::fits(k(c), up, down), &|c| prefix_len(c) + k(c));
+                    assert_eq!(code(codes, up, down), want, "{codes:?} {up} {down}");
+                }
+                for (ecr, gap) in [
+                    ((up, down), (down, up)),
+                    ((up, down), (0, 0)),
+                    ((0, 0), (up, down)),
+                ] {
+                    let e = |c: u8| TS_ECR_CODES[usize::from(c)];
+                    let fits = |c: u8| {
+                        let (up, down) = if e(c).0 { gap } else { ecr };
+                        lsb::fits(e(c).1, up, down)
+                    };
+                    let want = by_cost(&fits, &|c| prefix_len(c) + e(c).1);
+                    assert_eq!(ecr_code(ecr, gap), want, "{ecr:?} {gap:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn classes_are_the_smallest_that_fit() {

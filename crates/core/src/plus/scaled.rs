@@ -28,9 +28,24 @@ pub fn quotient(v: u32, stride: u16) -> u32 {
 /// Decodes `k` LSBs ([`lsb`]) of a scaled number against `reference` with `stride` (nonzero):
 /// the number, or `None` if none exists (a wrong reference can point past the number space).
 pub fn decode(reference: u32, lsbs: u32, k: u8, stride: u16) -> Option<u32> {
+    decode_divided(reference, reference / u32::from(stride), lsbs, k, stride).map(|(v, _)| v)
+}
+
+/// [`decode`] given the reference's quotient `reference_q` (`reference / stride`, which the
+/// caller may have at hand): the number and its quotient.
+pub fn decode_divided(
+    reference: u32,
+    reference_q: u32,
+    lsbs: u32,
+    k: u8,
+    stride: u16,
+) -> Option<(u32, u32)> {
     let s = u32::from(stride);
-    let q = lsb::decode(reference / s, lsbs, k, 32);
-    q.checked_mul(s)?.checked_add(reference % s)
+    let q = lsb::decode(reference_q, lsbs, k, 32);
+    Some((
+        q.checked_mul(s)?.checked_add(reference - reference_q * s)?,
+        q,
+    ))
 }
 
 /// Segments and ACK steps smaller than this never become strides (interactive traffic).

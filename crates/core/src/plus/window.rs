@@ -230,6 +230,7 @@ impl Extras for DerivedColumns {
         each_derived!(self, Derived::default(), v, _x => v.reserve_exact(n));
     }
 
+    #[inline]
     fn live(&self, from: usize) -> DerivedSlices<'_> {
         DerivedSlices {
             seq_q: &self.seq_q[from..],
@@ -319,17 +320,32 @@ pub fn needs(
         spans.offset = (0, 0);
     }
     let c = vsw.columns();
+    let seq_scaled = scaled(spans.seq_q, me.seq_q, spans.seq_residues);
+    let ack_scaled = scaled(spans.ack_q, me.ack_q, spans.ack_residues);
     Needs {
-        seq: span_32(c.seq, f.seq),
-        seq_scaled: scaled(spans.seq_q, me.seq_q, spans.seq_residues),
-        ack: span_32(c.ack, f.ack),
-        ack_scaled: scaled(spans.ack_q, me.ack_q, spans.ack_residues),
+        seq: unscaled(seq_scaled, strides.seq).unwrap_or_else(|| span_32(c.seq, f.seq)),
+        seq_scaled,
+        ack: unscaled(ack_scaled, strides.ack).unwrap_or_else(|| span_32(c.ack, f.ack)),
+        ack_scaled,
         ip_id: span(spans.offset.0.into(), spans.offset.1.into()),
         ts_val: span_32(c.ts_val, f.ts_val),
         ts_ecr: span_32(c.ts_ecr, f.ts_ecr),
         ts_gap: span(spans.gap.0.into(), spans.gap.1.into()),
         win: span_16(c.win, f.win),
     }
+}
+
+/// The span of the numbers themselves from their scaled span (`scaled`, all residues equal)
+/// without a scan: with equal residues every distance is the quotients' times the stride,
+/// which is the 32-bit sequence-space distance as long as it stays below 2^31. `None` if
+/// there is no scaled span or a distance may not.
+fn unscaled(scaled: Option<Span>, stride: u16) -> Option<Span> {
+    let s = scaled?;
+    let times = |q: u64| q.checked_mul(stride.into()).filter(|&d| d < 1 << 31);
+    Some(Span {
+        up: times(s.up)?,
+        down: times(s.down)?,
+    })
 }
 
 /// The span of the quotients from `q` to those between `lo` and `hi` (`q` among them), if no

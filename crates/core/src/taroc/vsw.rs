@@ -366,11 +366,13 @@ impl<X: Extras> Vsw<X> {
     }
 
     /// Number of entries.
+    #[inline]
     pub fn len(&self) -> usize {
         self.columns.len()
     }
 
     /// Whether the window is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -386,6 +388,7 @@ impl<X: Extras> Vsw<X> {
     }
 
     /// The entries' fields as columns, oldest first.
+    #[inline]
     pub fn columns(&self) -> FieldColumns<'_> {
         let c = &self.columns;
         let at = c.start;
@@ -400,6 +403,7 @@ impl<X: Extras> Vsw<X> {
     }
 
     /// The live entries' extras, oldest first (as [`Vsw::columns`]).
+    #[inline]
     pub fn extras(&self) -> X::Live<'_> {
         self.columns.extra.live(self.columns.start)
     }
@@ -504,15 +508,14 @@ impl<X: Extras> Vsw<X> {
             .find(|&i| keep(i))
             .unwrap_or(n - 1)
             .min(n.saturating_sub(self.min_len));
-        let rest_kept = match frontier {
-            Some(_) => (first_kept..n - 1).all(keep),
-            None => marks_seq[first_kept..n - 1]
-                .iter()
-                .zip(&marks_ack[first_kept..n - 1])
-                .fold(true, |all, (&s, &a)| {
-                    all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
-                }),
-        };
+        // A loop that vectorizes first; the frontier's exception only if it may matter.
+        let all_within = marks_seq[first_kept..n - 1]
+            .iter()
+            .zip(&marks_ack[first_kept..n - 1])
+            .fold(true, |all, (&s, &a)| {
+                all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
+            });
+        let rest_kept = all_within || (frontier.is_some() && (first_kept..n - 1).all(keep));
         if rest_kept {
             self.columns.start += first_kept;
         } else {
