@@ -613,11 +613,11 @@ fn write_ir_r(
     }
     let header = p.tcp_offset;
     let (own, theirs) = (&ctx.identity.template, &base.identity.template);
-    let own_ports: &[u8; 4] = own[header..header + 4].try_into().expect("a TCP template");
-    let base_ports: &[u8; 4] = theirs
-        .get(header..header + 4)
-        .and_then(|b| b.try_into().ok())
-        .ok_or(Why::Unfit)?;
+    let four = |t: &[u8]| -> Option<[u8; 4]> { t.get(header..header + 4)?.try_into().ok() };
+    let (Some(own_ports), Some(base_ports)) = (four(own), four(theirs)) else {
+        return Err(Why::Unfit);
+    };
+    let (own_ports, base_ports) = (&own_ports, &base_ports);
     let mode = ports::mode(own_ports, base_ports);
     ports::put(out, mode, own_ports, base_ports);
     let at = out.len();
