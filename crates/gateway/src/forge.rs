@@ -60,7 +60,14 @@ fn cid_offset(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> Option<usize> {
     let offset = match (scheme, kind) {
         (Scheme::Taroc, FrameKind::UncompressedTcp)
         | (Scheme::Plus, FrameKind::Profile(taroc_core::plus::format::IR)) => ip_length_field()?,
-        (Scheme::Plus, FrameKind::Profile(taroc_core::plus::format::IR_R)) => 1,
+        (
+            Scheme::Plus,
+            FrameKind::Profile(
+                taroc_core::plus::format::IR_R
+                | taroc_core::plus::format::IR_R_SOURCE_KEPT
+                | taroc_core::plus::format::IR_R_DEST_KEPT,
+            ),
+        ) => 1,
         (Scheme::Iphc, FrameKind::FullHeader) if is_tcp()? => ip_length_field()?,
         (Scheme::Taroc, FrameKind::CompressedTcp)
         | (Scheme::Iphc, FrameKind::CompressedTcp | FrameKind::CompressedTcpNoDelta) => 0,

@@ -13,6 +13,7 @@ use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::{Behaviour, Detector};
 use super::other::{self, OtherCompressor};
+use super::ports;
 use super::scaled::{Learner, Strides};
 use super::seal;
 use super::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
@@ -444,16 +445,17 @@ impl PlusCompressor {
         };
         let compressed = kind.is_some();
         ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
-        let mut replicated = false;
+        let mut replicated = None;
         if !compressed {
             let replicate =
                 !ctx.full_only && matches!(why, Some(Why::NoReference | Why::SlowStart));
             let base = replicate.then(|| self.find_base(p)).flatten();
-            replicated = base.is_some_and(|(base_cid, base)| {
-                write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default()).is_ok()
-                    && out.len() <= p.bytes.len()
+            replicated = base.and_then(|(base_cid, base)| {
+                write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default())
+                    .ok()
+                    .filter(|_| out.len() <= p.bytes.len())
             });
-            if !replicated {
+            if replicated.is_none() {
                 write_ir(ctx, p, cid, out);
             }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
@@ -482,11 +484,7 @@ impl PlusCompressor {
             self.stats.long_jumps += 1;
             ctx.irs_due = 1 + START_REPEATS;
         }
-        kind.unwrap_or(FrameKind::Profile(if replicated {
-            format::IR_R
-        } else {
-            format::IR
-        }))
+        kind.unwrap_or(FrameKind::Profile(replicated.unwrap_or(format::IR)))
     }
 
     /// A context of the packet's hosts to replicate a new context from: same addresses,
@@ -576,7 +574,8 @@ fn write_ir(ctx: &mut Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) 
     out[at + 1] = cid;
 }
 
-/// IR-R: a new context replicated from `base` (of `base_cid`), or the reason it cannot be.
+/// IR-R: a new context replicated from `base` (of `base_cid`); its kind byte ([`format::IR_R`]
+/// [`format::IR_R_SOURCE_KEPT`], [`format::IR_R_DEST_KEPT`]), or the reason it cannot be.
 fn write_ir_r(
     ctx: &Context,
     base: &Context,
@@ -585,7 +584,7 @@ fn write_ir_r(
     cid: u8,
     out: &mut Vec<u8>,
     stats: &mut TarocStats,
-) -> Result<(), Why> {
+) -> Result<u8, Why> {
     out.clear();
     let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
     if ctx.identity.ts {
@@ -612,7 +611,15 @@ fn write_ir_r(
     if !base_ip {
         out.extend(ip_bytes.iter().map(|&at| ctx.identity.template[at]));
     }
-    out.extend_from_slice(&p.bytes[p.tcp_offset..p.tcp_offset + 4]);
+    let header = p.tcp_offset;
+    let (own, theirs) = (&ctx.identity.template, &base.identity.template);
+    let four = |t: &[u8]| -> Option<[u8; 4]> { t.get(header..header + 4)?.try_into().ok() };
+    let (Some(own_ports), Some(base_ports)) = (four(own), four(theirs)) else {
+        return Err(Why::Unfit);
+    };
+    let (own_ports, base_ports) = (&own_ports, &base_ports);
+    let mode = ports::mode(own_ports, base_ports);
+    ports::put(out, mode, own_ports, base_ports);
     let at = out.len();
     out.push(0);
     let coder = Coder {
@@ -628,7 +635,11 @@ fn write_ir_r(
     };
     let (k, _) = write_co(&coder, p, 0, out, stats)?;
     out[at] = k;
-    Ok(())
+    Ok(match mode {
+        ports::Mode::Whole => format::IR_R,
+        ports::Mode::SourceKept => format::IR_R_SOURCE_KEPT,
+        ports::Mode::DestKept => format::IR_R_DEST_KEPT,
+    })
 }
 
 /// How one number (sequence or acknowledgment) goes.

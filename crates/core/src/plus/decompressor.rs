@@ -11,6 +11,7 @@ use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::{self, Behaviour};
 use super::other::{self, OtherDecompressor};
+use super::ports;
 use super::scaled::{self, quotient, Strides};
 use super::seal;
 use crate::codec::{Decompressor, DropReason, FrameKind};
@@ -171,14 +172,20 @@ impl PlusDecompressor {
         Ok(())
     }
 
-    /// Sets up a context from an IR-R frame; returns its CID (once known) with the outcome.
-    fn ir_r(&mut self, frame: &[u8], out: &mut Vec<u8>) -> (Option<u8>, Result<(), DropReason>) {
+    /// Sets up a context from an IR-R frame whose ports are coded in `mode`; returns its CID
+    /// (once known) with the outcome.
+    fn ir_r(
+        &mut self,
+        frame: &[u8],
+        mode: ports::Mode,
+        out: &mut Vec<u8>,
+    ) -> (Option<u8>, Result<(), DropReason>) {
         let [flags, cid, base_cid, rest @ ..] = frame else {
             return (None, Err(DropReason::Malformed));
         };
         (
             Some(*cid),
-            self.ir_r_body(*flags, *cid, *base_cid, rest, out),
+            self.ir_r_body(*flags, *cid, *base_cid, rest, mode, out),
         )
     }
 
@@ -188,6 +195,7 @@ impl PlusDecompressor {
         cid: u8,
         base_cid: u8,
         rest: &[u8],
+        mode: ports::Mode,
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason> {
         if cid == base_cid {
@@ -226,15 +234,18 @@ impl PlusDecompressor {
             ip.copy_from_slice(sent);
             rest
         };
-        let (Some(ports), Some(&k), Some(body)) = (rest.get(..4), rest.get(4), rest.get(5..))
-        else {
-            return Err(DropReason::Malformed);
-        };
         let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
         let (v4, header_len) = match (ip[0], base_template.len()) {
             (0x45, 24) if ip[5] == taroc_wire::protocol::TCP => (true, 20),
             (b, 44) if b >> 4 == 6 && ip[4] == taroc_wire::protocol::TCP => (false, 40),
             _ => return Err(DropReason::Malformed),
+        };
+        let base_ports: &[u8; 4] = base_template[header_len..]
+            .try_into()
+            .map_err(|_| DropReason::Malformed)?;
+        let (ports, used) = ports::get(rest, mode, base_ports).ok_or(DropReason::Malformed)?;
+        let (Some(&k), Some(body)) = (rest.get(used), rest.get(used + 1..)) else {
+            return Err(DropReason::Malformed);
         };
         template.extend_from_slice(&base_template[..header_len]);
         for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(&ip) {
@@ -243,7 +254,7 @@ impl PlusDecompressor {
         if (v4 && template[1] & 0x03 != 0) || (!v4 && template[1] & 0x30 != 0) {
             return Err(DropReason::Malformed);
         }
-        template.extend_from_slice(ports);
+        template.extend_from_slice(&ports);
         let behaviour = Behaviour::of_code(flags);
         if !v4 && behaviour != Behaviour::Zero || !(CO_KINDS).contains(&k) {
             return Err(DropReason::Malformed);
@@ -582,7 +593,11 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         };
         let kind = match FrameKind::from_byte(*inner_kind) {
-            Some(k @ FrameKind::Profile(format::IR | format::IR_R)) => k,
+            Some(
+                k @ FrameKind::Profile(
+                    format::IR | format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT,
+                ),
+            ) => k,
             Some(FrameKind::Profile(b)) if b > format::CID_PREFIX => FrameKind::Profile(b),
             _ => return Err(DropReason::Malformed),
         };
@@ -608,8 +623,15 @@ impl Decompressor for PlusDecompressor {
         let result = match kind {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::Profile(format::IR) => self.ir(frame, out),
-            FrameKind::Profile(format::IR_R) => {
-                let (cid, result) = self.ir_r(frame, out);
+            FrameKind::Profile(
+                k @ (format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT),
+            ) => {
+                let mode = match k {
+                    format::IR_R => ports::Mode::Whole,
+                    format::IR_R_SOURCE_KEPT => ports::Mode::SourceKept,
+                    _ => ports::Mode::DestKept,
+                };
+                let (cid, result) = self.ir_r(frame, mode, out);
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);
                 }

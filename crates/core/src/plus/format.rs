@@ -44,6 +44,15 @@ pub const IR_R: u8 = FrameKind::PROFILE_FIRST + 1;
 /// context of the same hosts ([`super::handshake`]).
 pub const IR_S: u8 = FrameKind::PROFILE_FIRST + 3;
 
+/// The kind byte of an IR-R frame whose source port is the base context's and whose
+/// destination port is coded against the base's ([`super::ports`]; kind [`IR_R`] carries both
+/// ports whole).
+pub const IR_R_SOURCE_KEPT: u8 = FrameKind::PROFILE_FIRST + 4;
+
+/// The kind byte of an IR-R frame whose destination port is the base context's and whose
+/// source port is coded against the base's ([`super::ports`]).
+pub const IR_R_DEST_KEPT: u8 = FrameKind::PROFILE_FIRST + 5;
+
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
 

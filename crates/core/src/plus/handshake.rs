@@ -4,11 +4,13 @@
 //! its next segment, as before (IR-R from a base).
 //!
 //! ```text
-//! | base CID | shape | IP bytes (6, unless I) | IP-ID (2, IPv4) | ports (4) | sequence (4) |
+//! | base CID | shape | IP bytes (6, unless I) | IP-ID (2, IPv4) | ports | sequence (4) |
 //! | TCP octets 12-13 | acknowledgment (4, if ACK) | window (2) | checksum XOR the seal (2) |
 //! | urgent pointer (2, if URG) | options (a layout's values, or raw if code 0) | payload |
-//!   shape: | I | 0 | 0 | 0 | 0 | code (3 bits) |  I the six IP bytes are the base context's,
-//!   code the options' layout (LAYOUTS[code - 1]; 0 the options follow raw).
+//!   shape: | I | P | Q | 0 | 0 | code (3 bits) |  I the six IP bytes are the base context's,
+//!   P / Q the source / destination port is the base's and the other is coded against the
+//!   base's ([`ports`]; neither: both whole, 4 octets), code the options' layout
+//!   (LAYOUTS[code - 1]; 0 the options follow raw).
 //! ```
 
 use alloc::vec::Vec;
@@ -19,12 +21,19 @@ use taroc_wire::tcp::{flags, SackBlocks, TcpOption, TcpSegment};
 use taroc_wire::{ipv4, protocol};
 
 use super::format::IR_R_IP_BYTES;
+use super::ports;
 use super::seal;
 use crate::codec::DropReason;
 use crate::taroc::packet::{length_field_offset, TcpIpPacket};
 
 /// Shape bit: the six IP bytes are the base context's (none follow).
 pub const BASE_IP: u8 = 0x80;
+
+/// Shape bit: the source port is the base's ([`ports::Mode::SourceKept`]).
+pub const SOURCE_KEPT: u8 = 0x40;
+
+/// Shape bit: the destination port is the base's ([`ports::Mode::DestKept`]).
+pub const DEST_KEPT: u8 = 0x20;
 
 /// The shape's options code bits.
 const CODE: u8 = 0x07;
@@ -134,14 +143,30 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base_cid: u8, out: &mut 
         .position(|l| fits(l, options, ack))
         .map_or(0, |c| c as u8 + 1);
     let base_ip = ip_bytes.iter().all(|&at| b[at] == base_template[at]);
-    out.extend_from_slice(&[base_cid, if base_ip { BASE_IP | code } else { code }]);
+    let own_ports: &[u8; 4] = tcp[..4].try_into().expect("a TCP header");
+    let base_ports: &[u8; 4] = base_template[header..]
+        .try_into()
+        .expect("the length checked above");
+    let mode = ports::mode(own_ports, base_ports);
+    let mut shape = code;
+    for (on, bit) in [
+        (base_ip, BASE_IP),
+        (mode == ports::Mode::SourceKept, SOURCE_KEPT),
+        (mode == ports::Mode::DestKept, DEST_KEPT),
+    ] {
+        if on {
+            shape |= bit;
+        }
+    }
+    out.extend_from_slice(&[base_cid, shape]);
     if !base_ip {
         out.extend(ip_bytes.iter().map(|&at| b[at]));
     }
     if p.v4 {
         out.extend_from_slice(&b[ipv4::IDENT_OFFSET..ipv4::IDENT_OFFSET + 2]);
     }
-    out.extend_from_slice(&tcp[..8]);
+    ports::put(out, mode, own_ports, base_ports);
+    out.extend_from_slice(&tcp[4..8]);
     out.extend_from_slice(&tcp[12..14]);
     if ack {
         out.extend_from_slice(&tcp[8..12]);
@@ -191,7 +216,9 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
     let [_, shape, rest @ ..] = frame else {
         return Err(malformed);
     };
-    if shape & !(BASE_IP | CODE) != 0 {
+    if shape & !(BASE_IP | SOURCE_KEPT | DEST_KEPT | CODE) != 0
+        || shape & (SOURCE_KEPT | DEST_KEPT) == SOURCE_KEPT | DEST_KEPT
+    {
         return Err(malformed);
     }
     let mut take = Take(rest);
@@ -211,7 +238,18 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
         let id = take.bytes(2)?;
         out[ipv4::IDENT_OFFSET..ipv4::IDENT_OFFSET + 2].copy_from_slice(id);
     }
-    out.extend_from_slice(take.bytes(8)?);
+    let mode = if shape & SOURCE_KEPT != 0 {
+        ports::Mode::SourceKept
+    } else if shape & DEST_KEPT != 0 {
+        ports::Mode::DestKept
+    } else {
+        ports::Mode::Whole
+    };
+    let base_ports: &[u8; 4] = base_template[header..].try_into().map_err(|_| malformed)?;
+    let (own_ports, used) = ports::get(take.0, mode, base_ports).ok_or(malformed)?;
+    take.bytes(used)?;
+    out.extend_from_slice(&own_ports);
+    out.extend_from_slice(take.bytes(4)?);
     let octets = take.bytes(2)?;
     let tcp_flags = octets[1];
     let ack = tcp_flags & flags::ACK != 0;
@@ -345,19 +383,34 @@ mod tests {
     #[test]
     fn syn_and_syn_ack_round_trip_compactly() {
         // Linux's layout: MSS, TS value, window scale (and TS echo with ACK) go; 20 octets of
-        // options become 7 (11).
+        // options become 7 (11). The destination port is the base's, the source port 39,001
+        // above the base's (3 octets of difference).
         let frame = round_trip(&syn(40_000, 0, 64, &linux_options(0)));
-        assert_eq!(frame.len(), 2 + 2 + 8 + 2 + 2 + 2 + 7);
+        assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 2 + 2 + 7);
+        assert_eq!(frame[1] & (SOURCE_KEPT | DEST_KEPT), DEST_KEPT);
         let frame = round_trip(&syn(40_000, 0x1111_2222, 64, &linux_options(9)));
-        assert_eq!(frame.len(), 2 + 2 + 8 + 2 + 4 + 2 + 2 + 11);
+        assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 4 + 2 + 2 + 11);
+        // A port near the base's: one octet.
+        let frame = round_trip(&syn(1_030, 0, 64, &linux_options(0)));
+        assert_eq!(frame.len(), 2 + 2 + 1 + 4 + 2 + 2 + 2 + 7);
+        // Both ports kept, or a reserved shape bit: malformed.
+        for bits in [SOURCE_KEPT | DEST_KEPT, 0x10] {
+            let mut bad = frame.clone();
+            bad[1] |= bits;
+            let mut out = Vec::new();
+            assert_eq!(
+                rebuild(&bad, &base_template(), &mut out),
+                Err(DropReason::Malformed)
+            );
+        }
         // Other options go raw; other IP bytes (TTL) are sent.
         let frame = round_trip(&syn(40_000, 0, 63, &[2, 4, 5, 0xB4]));
-        assert_eq!(frame.len(), 2 + 6 + 2 + 8 + 2 + 2 + 2 + 4);
+        assert_eq!(frame.len(), 2 + 6 + 2 + 3 + 4 + 2 + 2 + 2 + 4);
         // A SYN whose layout has a non-zero echo without ACK goes raw.
         round_trip(&syn(40_000, 0, 64, &linux_options(5)));
         // A reset, with and without ACK: no options.
         let frame = round_trip(&segment(40_000, 7, 64, &[], flags::RST | flags::ACK));
-        assert_eq!(frame.len(), 2 + 2 + 8 + 2 + 4 + 2 + 2);
+        assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 4 + 2 + 2);
         round_trip(&segment(40_000, 0, 64, &[], flags::RST));
         // SYN with RST or FIN is not a segment IR-S carries.
         let both = segment(40_000, 0, 64, &[], flags::RST | flags::SYN);

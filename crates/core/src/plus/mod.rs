@@ -24,6 +24,7 @@ pub mod format;
 pub mod handshake;
 pub mod ipid;
 pub mod other;
+pub mod ports;
 pub mod scaled;
 pub mod seal;
 #[cfg(test)]

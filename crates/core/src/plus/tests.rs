@@ -80,7 +80,7 @@ fn refusals_never_panic_or_deliver() {
         Err(DropReason::Malformed)
     );
     assert_eq!(
-        d.decompress(FrameKind::Profile(0x0C), &[], &mut out),
+        d.decompress(FrameKind::Profile(0x0E), &[], &mut out),
         Err(DropReason::UnknownKind)
     );
     assert_eq!(
