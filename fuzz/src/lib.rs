@@ -22,7 +22,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use taroc_core::plus::other;
+use taroc_core::plus::{format, handshake, other};
 use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::taroc::repair::parse_request;
 use taroc_core::taroc::{Improvements, Repair, TarocConfig, TarocDecompressor};
@@ -285,6 +285,14 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
                 "output grew: {}",
                 out.len()
             );
+        }
+        FrameKind::Profile(format::IR_S) => {
+            // A SYN, SYN-ACK or RST, which `TcpIpPacket::parse` refuses by design.
+            assert!(
+                handshake::parse(out).is_some(),
+                "delivered an invalid handshake segment from IR-S frame {frame:02x?}: {out:02x?}"
+            );
+            assert!(out.len() <= frame.len() + 188, "output grew: {}", out.len());
         }
         FrameKind::UncompressedTcp | FrameKind::CompressedTcp | FrameKind::Profile(_) => {
             assert!(
