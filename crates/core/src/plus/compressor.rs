@@ -13,7 +13,6 @@ use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::{Behaviour, Detector};
 use super::other::{self, OtherCompressor};
-use super::ports;
 use super::scaled::{Learner, Strides};
 use super::seal;
 use super::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
@@ -22,11 +21,15 @@ use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
 use crate::taroc::context::{Identity, ALL_CIDS};
 use crate::taroc::cwnd::{AckTracker, SeqTracker, TrackerParams};
-use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
+use crate::taroc::packet::{FlowKey, TcpIpPacket};
 use crate::taroc::repair::{self, Watch};
 use crate::taroc::stats::{Part, TarocStats, Why};
 use crate::taroc::vsw::{Entry, Progress, Vsw};
 use crate::taroc::TarocConfig;
+
+mod ir;
+
+use ir::{write_ir, write_ir_r};
 
 /// IR frames a context (re)starts with: the first, and this many more back to back.
 const START_REPEATS: u8 = 2;
@@ -543,103 +546,6 @@ impl PlusCompressor {
                 }),
         )
     }
-}
-
-/// IR: the packet whole, its first length field carrying the context flags and the CID, and
-/// the strides after it if the context has any.
-/// An IR frame is never longer than its packet: the context's stride (one at most, see
-/// [`Learner`]) travels in the TCP urgent pointer, which must be unused (URG clear, pointer 0);
-/// if it is not, the context drops its strides.
-fn write_ir(ctx: &mut Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) {
-    out.clear();
-    out.extend_from_slice(p.bytes);
-    let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
-    if ctx.strides != Strides::default() {
-        if p.flags & flags::URG != 0 || p.urgent != 0 {
-            ctx.strides = Strides::default();
-        } else {
-            flags |= format::ir::STRIDES;
-            let stride = if ctx.strides.ack != 0 {
-                flags |= format::ir::ACK_STRIDE;
-                ctx.strides.ack
-            } else {
-                ctx.strides.seq
-            };
-            let at = p.tcp_offset + format::URGENT_OFFSET;
-            out[at..at + 2].copy_from_slice(&stride.to_be_bytes());
-        }
-    }
-    let at = packet::length_field_offset(p.v4);
-    out[at] = flags;
-    out[at + 1] = cid;
-}
-
-/// IR-R: a new context replicated from `base` (of `base_cid`); its kind byte ([`format::IR_R`]
-/// [`format::IR_R_SOURCE_KEPT`], [`format::IR_R_DEST_KEPT`]), or the reason it cannot be.
-fn write_ir_r(
-    ctx: &Context,
-    base: &Context,
-    base_cid: u8,
-    p: &TcpIpPacket<'_>,
-    cid: u8,
-    out: &mut Vec<u8>,
-    stats: &mut TarocStats,
-) -> Result<u8, Why> {
-    out.clear();
-    let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
-    if ctx.identity.ts {
-        flags |= format::ir::TS;
-    }
-    let ip_bytes = &format::IR_R_IP_BYTES[usize::from(!p.v4)];
-    let base_ip = ip_bytes
-        .iter()
-        .all(|&at| ctx.identity.template[at] == base.identity.template[at]);
-    let send_strides = ctx.strides != base.strides && ctx.strides != Strides::default();
-    if base_ip {
-        flags |= format::ir::BASE_IP;
-    }
-    if ctx.strides == base.strides {
-        flags |= format::ir::BASE_STRIDES;
-    } else if send_strides {
-        flags |= format::ir::STRIDES;
-    }
-    out.extend_from_slice(&[flags, cid, base_cid]);
-    if send_strides {
-        out.extend_from_slice(&ctx.strides.seq.to_be_bytes());
-        out.extend_from_slice(&ctx.strides.ack.to_be_bytes());
-    }
-    if !base_ip {
-        out.extend(ip_bytes.iter().map(|&at| ctx.identity.template[at]));
-    }
-    let header = p.tcp_offset;
-    let (own, theirs) = (&ctx.identity.template, &base.identity.template);
-    let four = |t: &[u8]| -> Option<[u8; 4]> { t.get(header..header + 4)?.try_into().ok() };
-    let (Some(own_ports), Some(base_ports)) = (four(own), four(theirs)) else {
-        return Err(Why::Unfit);
-    };
-    let (own_ports, base_ports) = (&own_ports, &base_ports);
-    let mode = ports::mode(own_ports, base_ports);
-    ports::put(out, mode, own_ports, base_ports);
-    let at = out.len();
-    out.push(0);
-    let coder = Coder {
-        vsw: &base.vsw,
-        derived_by: base.scaler.scaling(),
-        scaler: &ctx.scaler,
-        identity_hash: ctx.identity_hash,
-        strides: ctx.strides,
-        behaviour: ctx.behaviour,
-        ts: ctx.identity.ts,
-        usual_ecn: ctx.identity.usual_ecn,
-        full_numbers: true,
-    };
-    let (k, _) = write_co(&coder, p, 0, out, stats)?;
-    out[at] = k;
-    Ok(match mode {
-        ports::Mode::Whole => format::IR_R,
-        ports::Mode::SourceKept => format::IR_R_SOURCE_KEPT,
-        ports::Mode::DestKept => format::IR_R_DEST_KEPT,
-    })
 }
 
 /// How one number (sequence or acknowledgment) goes.
