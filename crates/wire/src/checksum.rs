@@ -34,7 +34,7 @@ impl Sum {
     /// 2^32 (blocks of at most 65536 chunks). Since `2^16 ≡ 1` modulo `0xFFFF`, a word is
     /// congruent to the sum of its halves, and the one's-complement sum does not depend on byte
     /// order (RFC 1071 section 2 B), so the lanes' sum, folded and swapped to big-endian, is the
-    /// sum of the big-endian words. The last bytes (fewer than 64) go as [`Sum::add_short`]'s.
+    /// sum of the big-endian words. The last bytes (fewer than 64) are summed as a header is.
     pub fn add_bytes(self, data: &[u8]) -> Sum {
         if data.len() <= SHORT {
             return self.add_short(data);
