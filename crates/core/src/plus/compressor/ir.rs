@@ -6,7 +6,8 @@ use alloc::vec::Vec;
 
 use taroc_wire::tcp::flags;
 
-use super::{write_co, Coder, Context};
+use super::co::{write_co, Coder};
+use super::Context;
 use crate::plus::format;
 use crate::plus::ports;
 use crate::plus::scaled::Strides;

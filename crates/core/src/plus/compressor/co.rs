@@ -1,0 +1,315 @@
+//! The compressor's CO frame for a TCP flow: each changing field as the fewest LSBs that
+//! decode against every reference in the window (scaled by the flow's strides where that is
+//! cheaper), behind a kind byte, the CID, the sealed checksum and the extension flags.
+
+use alloc::vec::Vec;
+
+use taroc_wire::tcp::flags;
+
+use crate::encoding::bits::BitWriter;
+use crate::encoding::wlsb;
+use crate::plus::breakdown::{Field, Tally};
+use crate::plus::format::{self, ext, kind};
+use crate::plus::ipid::Behaviour;
+use crate::plus::scaled::Strides;
+use crate::plus::seal;
+use crate::plus::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
+use crate::taroc::packet::TcpIpPacket;
+use crate::taroc::stats::{Part, TarocStats, Why};
+use crate::taroc::vsw::Vsw;
+
+use super::Context;
+
+/// How one number (sequence or acknowledgment) goes.
+struct NumberCode {
+    /// The LSBs are of the number divided by its stride.
+    scaled: bool,
+    /// The extension's Q (Z) flag: unscaled, although the context has a stride.
+    unscaled_flag: bool,
+    /// The size class (the kind byte's S or A).
+    class: u8,
+    /// The LSB count.
+    bits: u8,
+}
+
+/// How a number goes: scaled if it can ([`format::SCALED_BITS`] classes 1 and 2), else, with a
+/// stride, as 16 unscaled LSBs if they fit (class 3, no flag), else unscaled with the Q (Z) flag
+/// if it has a stride.
+fn number_code(raw: Span, scaled: Option<Span>, stride: bool) -> NumberCode {
+    let strided = format::STRIDED_UNSCALED_CLASS;
+    if let Some(c) = scaled
+        .and_then(|span| format::class(&format::SCALED_BITS, span.up, span.down, false))
+        .filter(|&c| c < strided)
+    {
+        return NumberCode {
+            scaled: true,
+            unscaled_flag: false,
+            class: c,
+            bits: format::SCALED_BITS[usize::from(c)],
+        };
+    }
+    let c = format::class(&format::UNSCALED_BITS, raw.up, raw.down, true).unwrap_or(3);
+    let k = format::SCALED_BITS[usize::from(strided)];
+    if stride && c > 0 && crate::encoding::lsb::fits(k, raw.up, raw.down) {
+        return NumberCode {
+            scaled: false,
+            unscaled_flag: false,
+            class: strided,
+            bits: k,
+        };
+    }
+    NumberCode {
+        scaled: false,
+        unscaled_flag: stride && c > 0,
+        class: c,
+        bits: format::UNSCALED_BITS[usize::from(c)],
+    }
+}
+
+/// What a CO body is coded against and with.
+pub(super) struct Coder<'a> {
+    /// The references (a context's window).
+    pub(super) vsw: &'a Vsw<DerivedColumns>,
+    /// The scaling the window's extras were derived under.
+    pub(super) derived_by: Scaling,
+    /// The scaler of the context the frame is for.
+    pub(super) scaler: &'a Scaler,
+    /// The identity hash of the context the frame is for (its seal's key).
+    pub(super) identity_hash: u32,
+    /// The strides.
+    pub(super) strides: Strides,
+    /// The IP-ID behaviour.
+    pub(super) behaviour: Behaviour,
+    /// Whether the context has timestamps.
+    pub(super) ts: bool,
+    /// The context's usual R-octet.
+    pub(super) usual_ecn: u8,
+    /// Sequence and acknowledgment numbers go whole (IR-R: another flow's references).
+    pub(super) full_numbers: bool,
+}
+
+impl Coder<'_> {
+    /// The coder of a context's own CO frames.
+    pub(super) fn of(ctx: &Context) -> Coder<'_> {
+        Coder {
+            vsw: &ctx.vsw,
+            derived_by: ctx.scaler.scaling(),
+            scaler: &ctx.scaler,
+            identity_hash: ctx.identity_hash,
+            strides: ctx.strides,
+            behaviour: ctx.behaviour,
+            ts: ctx.identity.ts,
+            usual_ecn: ctx.identity.usual_ecn,
+            full_numbers: false,
+        }
+    }
+}
+
+/// CO: the packet coded against the window (its kind byte and body; for CIDs 1 to
+/// [`format::PREFIX_CIDS`] the CID prefix, then the CO kind byte and body), or the reason it
+/// must go IR.
+pub(super) fn write_co(
+    ctx: &Coder<'_>,
+    p: &TcpIpPacket<'_>,
+    cid: u8,
+    out: &mut Vec<u8>,
+    stats: &mut TarocStats,
+) -> Result<(u8, Tally), Why> {
+    let urgent = p.flags & flags::URG != 0;
+    if !p.canonical_options
+        || p.sack.len() > 4
+        || (!urgent && p.urgent != 0)
+        || (p.v4 && p.checksum == 0xFFFF)
+    {
+        return Err(Why::Unfit);
+    }
+    // The quotients and the IP-ID offset by the scaler's multiplications, once per packet.
+    let me = ctx.scaler.derive(&p.fields);
+    let mut needs: Needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler);
+    // A sequence or acknowledgment number 2^30 or more away from a reference (no TCP moves so
+    // far between two packets: a mangled or forged one) goes IR. Sequence arithmetic cannot
+    // order such a packet, so the decompressor may keep its older reference while the window's
+    // pruning counts the jump as progress and drops that reference.
+    let far = |s: Span| s.up.max(s.down) >= 1 << 30;
+    if !ctx.full_numbers && (far(needs.seq) || far(needs.ack)) {
+        return Err(Why::Unfit);
+    }
+    if ctx.full_numbers {
+        let whole = Span {
+            up: u64::MAX,
+            down: u64::MAX,
+        };
+        (needs.seq, needs.ack) = (whole, whole);
+        (needs.seq_scaled, needs.ack_scaled) = (None, None);
+    }
+    let seq = number_code(needs.seq, needs.seq_scaled, ctx.strides.seq != 0);
+    let ack = number_code(needs.ack, needs.ack_scaled, ctx.strides.ack != 0);
+    let prefixed = (1..=format::PREFIX_CIDS).contains(&cid);
+    if prefixed {
+        // The CO kind byte's place: the link's kind byte is the CID prefix.
+        out.push(0);
+    }
+    let r_octet = p.r_octet != ctx.usual_ecn;
+    let win = needs.win != Span::default();
+    let mut e = 0u8;
+    for (on, bit) in [
+        (cid != 0 && !prefixed, ext::C),
+        (win, ext::W),
+        (r_octet, ext::R),
+        (urgent, ext::U),
+        (!p.sack.is_empty(), ext::K),
+        (seq.unscaled_flag, ext::Q),
+        (ack.unscaled_flag, ext::Z),
+        (p.flags & flags::FIN != 0, ext::F),
+    ] {
+        if on {
+            e |= bit;
+        }
+    }
+    let mut k = format::CO | seq.class << kind::S_SHIFT | ack.class << kind::A_SHIFT;
+    if p.flags & flags::PSH != 0 {
+        k |= kind::P;
+    }
+    if e != 0 {
+        k |= kind::X;
+        out.push(e);
+    }
+    if cid != 0 && !prefixed {
+        out.push(cid);
+    }
+    let checksum = if p.v4 {
+        p.checksum.wrapping_add(p.fields.ip_id)
+    } else {
+        p.checksum
+    } ^ seal::seal(ctx.identity_hash, &p.fields);
+    out.extend_from_slice(&checksum.to_be_bytes());
+    let base = out.len() + 1;
+    let mut tally: Tally = [0; 13];
+    let mut count = |field: Field, bits: u8| tally[field as usize] += u32::from(bits);
+    count(Field::Kind, 8);
+    count(Field::Extension, 8 * u8::from(e != 0));
+    count(Field::Cid, 8 * u8::from(cid != 0));
+    count(Field::Checksum, 16);
+    count(Field::Seq, seq.bits);
+    count(Field::Ack, ack.bits);
+    let mut w = BitWriter::new(out);
+    let f = &p.fields;
+    debug_assert_eq!(
+        (ctx.scaler.scaling().strides, ctx.scaler.scaling().behaviour),
+        (ctx.strides, ctx.behaviour)
+    );
+    for (code, value, scaled) in [(&seq, f.seq, me.seq_q()), (&ack, f.ack, me.ack_q())] {
+        let v = if code.scaled { scaled } else { value };
+        w.put(v & wlsb::mask(code.bits), code.bits);
+    }
+    match ctx.behaviour {
+        Behaviour::Sequential | Behaviour::Swapped => {
+            let offset = me.offset();
+            let c = format::code(&format::IP_ID_CODES, needs.ip_id.up, needs.ip_id.down);
+            format::put_code(&mut w, &format::IP_ID_CODES, c, offset.into());
+            count(
+                Field::IpId,
+                format::prefix_len(c) + format::IP_ID_CODES[usize::from(c)],
+            );
+        }
+        Behaviour::Zero => {}
+        Behaviour::Random => {
+            w.put(f.ip_id.into(), 16);
+            count(Field::IpId, 16);
+        }
+    }
+    if ctx.ts {
+        let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);
+        let c = format::code(&format::TS_CODES, val.up, val.down);
+        format::put_code(&mut w, &format::TS_CODES, c, f.ts_val);
+        count(
+            Field::TsVal,
+            format::prefix_len(c) + format::TS_CODES[usize::from(c)],
+        );
+        let c = format::ecr_code((ecr.up, ecr.down), (gap.up, gap.down));
+        let (is_gap, k) = format::TS_ECR_CODES[usize::from(c)];
+        let v = if is_gap {
+            f.ts_val.wrapping_sub(f.ts_ecr)
+        } else {
+            f.ts_ecr
+        };
+        format::put_prefixed(&mut w, c, k, v);
+        count(Field::TsEcr, format::prefix_len(c) + k);
+    }
+    let sack = p.sack.as_slice();
+    let sack_scaled = format::sack_scales(f.ack, sack, ctx.strides.ack.into());
+    if !sack.is_empty() {
+        w.put(sack.len() as u32 - 1, 2);
+        w.put(sack_scaled.into(), 1);
+        count(Field::Sack, 3);
+    }
+    if win {
+        let c = usize::from(!crate::encoding::lsb::fits(
+            format::WINDOW_BITS[0],
+            needs.win.up,
+            needs.win.down,
+        ));
+        w.put(c as u32, 1);
+        let k = format::WINDOW_BITS[c];
+        w.put(u32::from(f.win) & wlsb::mask(k), k);
+        count(Field::Window, 1 + k);
+    }
+    w.finish();
+    let after_bits = out.len() + 1;
+    let used: u32 = tally[Field::Seq as usize..].iter().sum();
+    tally[Field::Padding as usize] = 8 * (after_bits - base) as u32 - used;
+    if r_octet {
+        out.push(p.r_octet);
+    }
+    if urgent {
+        out.extend_from_slice(&p.urgent.to_be_bytes());
+    }
+    let after_fixed = out.len() + 1;
+    format::put_sack(out, f.ack, sack, ctx.strides.ack.into(), sack_scaled);
+    let after_sack = out.len() + 1;
+    tally[Field::Other as usize] = 8 * (after_fixed - after_bits) as u32;
+    tally[Field::Sack as usize] += 8 * (after_sack - after_fixed) as u32;
+    out.extend_from_slice(p.payload());
+    stats.count(Why::Compressed);
+    stats.add_part(Part::Base, base as u64);
+    stats.add_part(Part::Wasi, (after_bits - base) as u64);
+    stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
+    stats.add_part(Part::Options, (after_sack - after_fixed) as u64);
+    if prefixed {
+        out[0] = k;
+        return Ok((format::CID_PREFIX + cid, tally));
+    }
+    Ok((k, tally))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(raw: (u64, u64), scaled: Option<(u64, u64)>, stride: bool) -> (bool, bool, u8, u8) {
+        let span = |(up, down)| Span { up, down };
+        let c = number_code(span(raw), scaled.map(span), stride);
+        (c.scaled, c.unscaled_flag, c.class, c.bits)
+    }
+
+    #[test]
+    fn a_number_that_cannot_be_scaled_needs_no_flag_while_16_bits_fit() {
+        // Scaled when the quotient fits 6 or 8 bits.
+        assert_eq!(code((3000, 0), Some((2, 0)), true), (true, false, 1, 6));
+        assert_eq!(code((90_000, 0), Some((60, 0)), true), (true, false, 2, 8));
+        // The residue changed (no scaled span), or the quotient needs more than 8 bits: 16
+        // unscaled bits in class 3, no Q / Z.
+        assert_eq!(code((3000, 0), None, true), (false, false, 3, 16));
+        assert_eq!(
+            code((30_000, 0), Some((300, 0)), true),
+            (false, false, 3, 16)
+        );
+        // Nothing changed: class 0, whether scaled or not.
+        assert_eq!(code((0, 0), None, true), (false, false, 0, 0));
+        // Beyond 16 bits: unscaled with the flag.
+        assert_eq!(code((1 << 20, 0), None, true), (false, true, 3, 32));
+        // Without a stride, the unscaled classes and never a flag.
+        assert_eq!(code((300, 0), None, false), (false, false, 1, 10));
+        assert_eq!(code((3000, 0), None, false), (false, false, 2, 16));
+    }
+}
