@@ -1,0 +1,213 @@
+//! The decompressor's CO frame for a TCP flow: each field decoded from its LSBs against the
+//! context's reference (scaled by the flow's strides where the frame says so), the packet
+//! rebuilt and verified before anything is delivered.
+
+use alloc::vec::Vec;
+
+use taroc_wire::tcp::{flags, SackBlocks, MAX_SACK_BLOCKS};
+
+use crate::codec::DropReason;
+use crate::encoding::bits::BitReader;
+use crate::encoding::lsb;
+use crate::plus::format::{self, ext, kind};
+use crate::plus::ipid::{self, Behaviour};
+use crate::plus::scaled::{self, quotient};
+use crate::plus::seal;
+use crate::taroc::packet::{self};
+
+use super::Context;
+
+/// Decodes a CO body (what follows the extension octet and CID) against `ctx` into `out`,
+/// verifies it, and returns its fields.
+pub(super) fn decode_body(
+    ctx: &Context,
+    k: u8,
+    e: u8,
+    rest: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<packet::Fields, DropReason> {
+    {
+        let [c0, c1, rest @ ..] = rest else {
+            return Err(DropReason::Malformed);
+        };
+        let r = ctx.reference;
+        let mut fields = r;
+        let mut bits = BitReader::new(rest);
+        let s_class = usize::from((k >> kind::S_SHIFT) & 0x03);
+        let a_class = usize::from((k >> kind::A_SHIFT) & 0x03);
+        let seq_scaled = ctx.strides.seq != 0 && e & ext::Q == 0;
+        let ack_scaled = ctx.strides.ack != 0 && e & ext::Z == 0;
+        if (ctx.strides.seq == 0 && e & ext::Q != 0) || (ctx.strides.ack == 0 && e & ext::Z != 0) {
+            // The compressor has a stride this context lacks: an IR was lost (context damage).
+            return Err(DropReason::ChecksumMismatch);
+        }
+        let seq_rq = quotient(r.seq, ctx.strides.seq);
+        let seq_q;
+        (fields.seq, seq_q) = number(
+            &mut bits,
+            (r.seq, seq_rq),
+            s_class,
+            seq_scaled,
+            ctx.strides.seq,
+        )?;
+        let ack_rq = if ack_scaled {
+            quotient(r.ack, ctx.strides.ack)
+        } else {
+            0
+        };
+        (fields.ack, _) = number(
+            &mut bits,
+            (r.ack, ack_rq),
+            a_class,
+            ack_scaled,
+            ctx.strides.ack,
+        )?;
+        fields.ip_id = match ctx.behaviour {
+            Behaviour::Sequential | Behaviour::Swapped => {
+                let (lsbs, n) = format::get_code(&mut bits, &format::IP_ID_CODES)
+                    .ok_or(DropReason::Malformed)?;
+                let s = ctx.strides.seq;
+                let reference = ipid::offset(ctx.behaviour.counter(r.ip_id), seq_rq);
+                let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
+                let q = seq_q.unwrap_or_else(|| quotient(fields.seq, s));
+                let counter = ipid::counter(offset, q);
+                ctx.behaviour.ip_id(counter)
+            }
+            Behaviour::Zero => 0,
+            Behaviour::Random => bits.get(16).ok_or(DropReason::Malformed)? as u16,
+        };
+        if ctx.identity.ts {
+            let (lsbs, n) =
+                format::get_code(&mut bits, &format::TS_CODES).ok_or(DropReason::Malformed)?;
+            fields.ts_val = lsb::decode(r.ts_val, lsbs, n, 32);
+            let c = format::get_prefix(&mut bits).ok_or(DropReason::Malformed)?;
+            let (is_gap, n) = format::TS_ECR_CODES[c];
+            let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+            fields.ts_ecr = if is_gap {
+                let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
+                fields.ts_val.wrapping_sub(gap)
+            } else {
+                lsb::decode(r.ts_ecr, lsbs, n, 32)
+            };
+        }
+        let (sack_count, sack_stride) = if e & ext::K != 0 {
+            let count = bits.get(2).ok_or(DropReason::Malformed)? as usize + 1;
+            let scaled = bits.get(1).ok_or(DropReason::Malformed)? == 1;
+            if scaled && ctx.strides.ack == 0 {
+                return Err(DropReason::Malformed);
+            }
+            (count, if scaled { ctx.strides.ack.into() } else { 1 })
+        } else {
+            (0, 1)
+        };
+        if e & ext::W != 0 {
+            let c = bits.get(1).ok_or(DropReason::Malformed)?;
+            let k = format::WINDOW_BITS[c as usize];
+            let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
+            fields.win = lsb::decode(r.win.into(), lsbs, k, 16) as u16;
+        }
+        let mut at = bits.bytes_consumed();
+        let mut take = |n: usize| -> Result<&[u8], DropReason> {
+            let bytes = rest.get(at..at + n).ok_or(DropReason::Malformed)?;
+            at += n;
+            Ok(bytes)
+        };
+        let r_octet = if e & ext::R != 0 {
+            take(1)?[0]
+        } else {
+            ctx.identity.usual_ecn
+        };
+        let urgent = if e & ext::U != 0 {
+            let b = take(2)?;
+            u16::from_be_bytes([b[0], b[1]])
+        } else {
+            0
+        };
+        let mut sack = SackBlocks::default();
+        if sack_count > 0 {
+            if sack_count > MAX_SACK_BLOCKS {
+                return Err(DropReason::Malformed);
+            }
+            let (blocks, used) = format::get_sack(
+                rest.get(at..).unwrap_or(&[]),
+                fields.ack,
+                sack_count,
+                sack_stride,
+            )
+            .ok_or(DropReason::Malformed)?;
+            at += used;
+            sack = blocks;
+        }
+        let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
+        let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields);
+        if ctx.v4 {
+            // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
+            // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a
+            // checksum of 0 would leave).
+            checksum = checksum.wrapping_sub(fields.ip_id);
+            if checksum == 0xFFFF {
+                return Err(DropReason::ChecksumMismatch);
+            }
+        }
+        let mut tcp_flags = flags::ACK;
+        for (bit, flag) in [(kind::P, flags::PSH)] {
+            if k & bit != 0 {
+                tcp_flags |= flag;
+            }
+        }
+        for (bit, flag) in [(ext::U, flags::URG), (ext::F, flags::FIN)] {
+            if e & bit != 0 {
+                tcp_flags |= flag;
+            }
+        }
+        packet::rebuild(
+            out,
+            &ctx.identity.template,
+            ctx.v4,
+            &fields,
+            ctx.identity.ts,
+            &sack,
+            tcp_flags,
+            r_octet,
+            urgent,
+            checksum,
+            payload,
+        )
+        .ok_or(DropReason::Malformed)?;
+        if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
+            return Err(DropReason::ChecksumMismatch);
+        }
+        Ok(fields)
+    }
+}
+
+/// Reads a sequence or acknowledgment number of size class `class`, scaled by `stride` or not,
+/// against `reference` and its quotient by `stride` (0 without a stride; only a scaled number
+/// needs it): the number, and its quotient at no division's cost if there is one (a number
+/// decoded scaled; the reference's own, as given, if the number is the reference).
+fn number(
+    bits: &mut BitReader<'_>,
+    (reference, reference_q): (u32, u32),
+    class: usize,
+    scaled: bool,
+    stride: u16,
+) -> Result<(u32, Option<u32>), DropReason> {
+    let table = if scaled {
+        &format::SCALED_BITS
+    } else {
+        &format::UNSCALED_BITS
+    };
+    let n = table[class];
+    let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+    let scaled = scaled && class != usize::from(format::STRIDED_UNSCALED_CLASS);
+    if n == 0 {
+        Ok((reference, Some(reference_q)))
+    } else if scaled {
+        // No such number: the reference is not the compressor's (context damage).
+        scaled::decode_divided(reference, reference_q, lsbs, n, stride)
+            .map(|(v, q)| (v, Some(q)))
+            .ok_or(DropReason::ChecksumMismatch)
+    } else {
+        Ok((lsb::decode(reference, lsbs, n, 32), None))
+    }
+}
