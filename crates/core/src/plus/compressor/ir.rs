@@ -91,16 +91,12 @@ pub(super) fn write_ir_r(
     ports::put(out, mode, own_ports, base_ports);
     let at = out.len();
     out.push(0);
+    // The new context's own coding, against the base's window, numbers whole.
     let coder = Coder {
         vsw: &base.vsw,
         derived_by: base.scaler.scaling(),
-        scaler: &ctx.scaler,
-        identity_hash: ctx.identity_hash,
-        strides: ctx.strides,
-        behaviour: ctx.behaviour,
-        ts: ctx.identity.ts,
-        usual_ecn: ctx.identity.usual_ecn,
         full_numbers: true,
+        ..Coder::of(ctx)
     };
     let (k, _) = write_co(&coder, p, 0, out, stats)?;
     out[at] = k;
