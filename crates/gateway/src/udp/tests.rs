@@ -1,0 +1,200 @@
+//! Tests of the UDP link: framing, authentication and the endpoint's send and receive paths.
+
+use super::*;
+use crate::auth::{Key, DEFAULT_TAG_LEN, SHORT_HEADER};
+use taroc_core::Scheme;
+
+#[test]
+fn frames_carry_their_kind_byte() {
+    let mut out = Vec::new();
+    for kind in FrameKind::ALL {
+        encode_frame(kind, &[1, 2, 3], &mut out);
+        assert_eq!(decode_frame(&out), Some((kind, &[1u8, 2, 3][..])));
+    }
+    assert_eq!(decode_frame(&[]), None);
+    assert_eq!(decode_frame(&[200, 1]), None);
+}
+
+fn config(listen: &str, peer: &str, auth: bool) -> UdpConfig {
+    UdpConfig {
+        listen: listen.parse().unwrap(),
+        peer: peer.parse().unwrap(),
+        variants: [Variant::of(Scheme::Taroc), Variant::of(Scheme::Taroc)],
+        link: LinkConfig {
+            mtu: 1500,
+            ..LinkConfig::default()
+        },
+        tun_mtu: 1500,
+        seed: 1,
+        verify_checksums: true,
+        auth: auth.then(|| AuthConfig {
+            key: Key::from_bytes([3; 32]),
+            tag_len: DEFAULT_TAG_LEN,
+        }),
+        socket_buffer: DEFAULT_SOCKET_BUFFER,
+    }
+}
+
+#[test]
+fn address_families_must_match() {
+    assert!(check(&config("0.0.0.0:7000", "192.0.2.2:7000", true)).is_ok());
+    assert!(check(&config("[::]:7000", "[::ffff:192.0.2.2]:7000", true)).is_ok());
+    let e = check(&config("[::]:7000", "192.0.2.2:7000", true))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("different address families") && e.contains("[::ffff:192.0.2.2]:7000"));
+    let e = check(&config("0.0.0.0:7000", "[2001:db8::2]:7000", true))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("[::]:7000"), "{e}");
+    let mut bad_tag = config("0.0.0.0:7000", "192.0.2.2:7000", true);
+    bad_tag.auth.as_mut().unwrap().tag_len = 2;
+    assert!(check(&bad_tag)
+        .unwrap_err()
+        .to_string()
+        .contains("tag length"));
+}
+
+/// An IPv4 UDP packet of `len` bytes (checksum 0: none).
+fn udp_packet(len: usize, id: u16) -> Vec<u8> {
+    let mut p = vec![0u8; len];
+    p[0] = 0x45;
+    p[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+    p[4..6].copy_from_slice(&id.to_be_bytes());
+    p[8] = 64;
+    p[9] = 17;
+    p[12..16].copy_from_slice(&[10, 0, 0, 1]);
+    p[16..20].copy_from_slice(&[10, 0, 0, 2]);
+    let c = taroc_wire::checksum::checksum(&p[..20]);
+    p[10..12].copy_from_slice(&c.to_be_bytes());
+    p[24..26].copy_from_slice(&((len - 20) as u16).to_be_bytes());
+    p
+}
+
+#[test]
+fn endpoints_talk_and_refuse_what_is_not_a_fresh_frame_of_the_peer() {
+    for auth in [true, false] {
+        let (a_addr, b_addr): (SocketAddr, SocketAddr) = (
+            "127.0.0.1:1".parse().unwrap(),
+            "127.0.0.1:2".parse().unwrap(),
+        );
+        let mut a = Endpoint::new(&config("127.0.0.1:1", "127.0.0.1:2", auth), 1, 1000).unwrap();
+        let mut b = Endpoint::new(&config("127.0.0.1:2", "127.0.0.1:1", auth), 2, 5000).unwrap();
+        let mut wire = Vec::new();
+        let mut delivered = Vec::new();
+        for i in 0..10 {
+            let packet = udp_packet(100 + i, i as u16);
+            a.packet(i as u64, &packet, &mut |d: &[u8]| {
+                wire.push(d.to_vec());
+                true
+            });
+        }
+        assert_eq!(wire.len(), 10);
+        let mut none = |_: &[u8]| true;
+        for d in &wire {
+            b.datagram(0, a_addr, d, &mut none, &mut |p: &[u8]| {
+                delivered.push(p.to_vec());
+                true
+            });
+        }
+        assert_eq!(delivered.len(), 10);
+        let overhead = a.counters()[0].auth_bytes;
+        // Ten long frames (the first 16 are long): 16 header bytes and an 8-byte tag each.
+        assert_eq!(overhead, if auth { 10 * 24 } else { 0 });
+        let mut flipped = wire[4].clone();
+        flipped[10] ^= 4;
+        let mut oversize = wire[5].clone();
+        oversize.resize(1500 + 1 + LONG_HEADER + DEFAULT_TAG_LEN, 0);
+        if auth {
+            refuse(&mut b, &wire[3], a_addr);
+            refuse(&mut b, &flipped, a_addr);
+            refuse(&mut b, &wire[6][..SHORT_HEADER], a_addr);
+            refuse(&mut b, &oversize, a_addr);
+            refuse(&mut b, &[], a_addr);
+            let r = &b.counters()[1].rejected;
+            assert_eq!(
+                (r.replayed, r.forged, r.malformed, r.oversize, r.total()),
+                (1, 1, 2, 1, 5),
+                "{r:?}"
+            );
+            // An authentic frame from another address is taken, and counted.
+            let mut more = Vec::new();
+            a.packet(100, &udp_packet(60, 99), &mut |d: &[u8]| {
+                more.push(d.to_vec());
+                true
+            });
+            let elsewhere: SocketAddr = "127.0.0.9:9".parse().unwrap();
+            let mut got = 0;
+            b.datagram(0, elsewhere, &more[0], &mut none, &mut |_: &[u8]| {
+                got += 1;
+                true
+            });
+            assert_eq!((got, b.counters()[1].other_source), (1, 1));
+            // Our own frame, sent back to us.
+            let mut own = Vec::new();
+            b.packet(100, &udp_packet(60, 1), &mut |d: &[u8]| {
+                own.push(d.to_vec());
+                true
+            });
+            refuse(&mut b, &own[0], a_addr);
+            assert_eq!(b.counters()[1].rejected.reflected, 1);
+        } else {
+            // Without authentication only the address and the shape are checked.
+            refuse(&mut b, &wire[3], b_addr);
+            refuse(&mut b, &oversize, a_addr);
+            refuse(&mut b, &[7, 1, 2], a_addr);
+            let r = &b.counters()[1].rejected;
+            assert_eq!(
+                (r.foreign, r.oversize, r.malformed, r.total()),
+                (1, 1, 1, 3),
+                "{r:?}"
+            );
+        }
+    }
+}
+
+/// Hands `datagram` to `b`, which must refuse it.
+fn refuse(b: &mut Endpoint, datagram: &[u8], from: SocketAddr) {
+    let before = b.counters()[1].rejected.total();
+    b.datagram(
+        0,
+        from,
+        datagram,
+        &mut |_: &[u8]| true,
+        &mut |_: &[u8]| panic!("a refused datagram reached the TUN"),
+    );
+    assert_eq!(b.counters()[1].rejected.total(), before + 1);
+}
+
+#[test]
+fn rebuilt_packets_longer_than_the_tun_mtu_are_not_written() {
+    let mut big = config("127.0.0.1:1", "127.0.0.1:2", true);
+    big.tun_mtu = 1500;
+    let mut small = config("127.0.0.1:2", "127.0.0.1:1", true);
+    small.tun_mtu = 1000;
+    small.link.mtu = 1500;
+    let mut a = Endpoint::new(&big, 1, 1000).unwrap();
+    let mut b = Endpoint::new(&small, 2, 1000).unwrap();
+    let mut wire = Vec::new();
+    for (i, len) in [1200, 900].into_iter().enumerate() {
+        a.packet(i as u64, &udp_packet(len, 1), &mut |d: &[u8]| {
+            wire.push(d.to_vec());
+            true
+        });
+    }
+    let mut written = Vec::new();
+    for d in &wire {
+        b.datagram(
+            0,
+            "127.0.0.1:1".parse().unwrap(),
+            d,
+            &mut |_: &[u8]| true,
+            &mut |p: &[u8]| {
+                written.push(p.len());
+                true
+            },
+        );
+    }
+    assert_eq!(written, vec![900]);
+    assert_eq!(b.counters()[1].oversize_rebuilt, 1);
+}
