@@ -1,6 +1,7 @@
-//! The unseen captures (`captures/unseen/`, kinds a–h, made by the gateway crate's
-//! `make_captures` example): every scheme, the extra ones included, rebuilds every packet byte
-//! for byte on a clean link, and each capture holds the traffic its README says it does.
+//! The unseen captures (`captures/unseen/` and `captures/twins/`, kinds a–h each, made by the
+//! gateway crate's `make_captures` example): every scheme, the extra ones included, rebuilds
+//! every packet byte for byte on a clean link, and each capture holds the traffic its README says
+//! it does.
 
 use std::path::{Path, PathBuf};
 
@@ -9,12 +10,12 @@ use taroc_cli::eval::{self, Options};
 use taroc_core::variant::{EXTRA_NAMES, NAMES};
 use taroc_core::Variant;
 
-/// The eight unseen captures, a to h.
-fn unseen() -> Vec<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../captures/unseen"
-    ));
+/// The two sets of unseen captures.
+const SETS: [&str; 2] = ["unseen", "twins"];
+
+/// The eight captures, a to h, of `captures/<set>`.
+fn unseen(set: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../captures")).join(set);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
@@ -27,8 +28,8 @@ fn unseen() -> Vec<PathBuf> {
 
 #[test]
 fn every_scheme_rebuilds_every_unseen_capture_byte_for_byte() {
-    let files = unseen();
-    assert_eq!(files.len(), 8, "{files:?}");
+    let files: Vec<PathBuf> = SETS.iter().flat_map(|set| unseen(set)).collect();
+    assert_eq!(files.len(), 16, "{files:?}");
     let variants: Vec<Variant> = NAMES
         .iter()
         .chain(EXTRA_NAMES.iter())
@@ -76,7 +77,12 @@ fn census(file: &Path) -> [usize; 5] {
 
 #[test]
 fn each_unseen_capture_holds_its_kind_of_traffic() {
-    let files = unseen();
+    for set in SETS {
+        holds_its_kind_of_traffic(&unseen(set));
+    }
+}
+
+fn holds_its_kind_of_traffic(files: &[PathBuf]) {
     let name = |letter: &str| {
         files
             .iter()

@@ -1,11 +1,13 @@
-//! Makes the unseen captures of kinds a–h (`captures/unseen/`) with real kernel TCP: two network
-//! namespaces, each with a TUN device, joined by the gateway's emulated link carrying packets
-//! uncompressed (scheme `none`: bandwidth, one-way delay, DropTail queue, seeded random loss or
-//! reordering), captured with `dumpcap` on both TUN devices. Needs root.
+//! Makes the unseen captures of kinds a–h (`captures/unseen/`: short, on other links than the
+//! shared set's; `captures/twins/` with `--twins`: the shared set's parameters, other seeds) with
+//! real kernel TCP: two network namespaces, each with a TUN device, joined by the gateway's
+//! emulated link carrying packets uncompressed (scheme `none`: bandwidth, one-way delay, DropTail
+//! queue, seeded random loss or reordering), captured with `dumpcap` on both TUN devices. Needs
+//! root.
 //!
 //! ```sh
-//! cargo run --release -p taroc-gateway --example make_captures -- [OUT_DIR] [KINDS]
-//! # OUT_DIR defaults to captures/unseen, KINDS to abcdefgh
+//! cargo run --release -p taroc-gateway --example make_captures -- [--twins] [OUT_DIR] [KINDS]
+//! # OUT_DIR defaults to captures/unseen (captures/twins with --twins), KINDS to abcdefgh
 //! ```
 //!
 //! View: *ingress* (what each host sends, before the link: `src host` filters on each TUN
@@ -75,8 +77,47 @@ fn link(rate_kbps: u64, delay_ms: u64, loss: f64, reorder: f64) -> LinkConfig {
     }
 }
 
-fn kinds() -> Vec<Kind> {
-    let bulk = Traffic::Bulk(Duration::from_secs(3));
+/// The parameters of one set of captures.
+#[derive(Clone, Copy)]
+struct Params {
+    /// Seed of kind a (b is one more, and so on).
+    first_seed: u64,
+    /// The bulk kinds' link (a–d) and transfer length.
+    bulk: (u64, u64, f64, Duration),
+    /// The interactive kind's link (e), messages per session and mean think time (ms).
+    interactive: (u64, u64, f64, u32, u64),
+    /// The many-flows kind's link (f) and largest response.
+    many_flows: (u64, u64, f64, usize),
+    /// The reordering kind's link (g): rate, delay, share reordered, and transfer length.
+    reorder: (u64, u64, f64, Duration),
+    /// The mixed kind's link (h) and length.
+    mixed: (u64, u64, f64, Duration),
+}
+
+/// `captures/unseen/`: short captures, other links than the shared set's.
+const UNSEEN: Params = Params {
+    first_seed: 201,
+    bulk: (1000, 40, 0.015, Duration::from_secs(3)),
+    interactive: (1000, 40, 0.015, 70, 250),
+    many_flows: (2000, 40, 0.015, 20_000),
+    reorder: (1500, 40, 0.05, Duration::from_secs(2)),
+    mixed: (2000, 40, 0.01, Duration::from_secs(8)),
+};
+
+/// `captures/twins/`: the shared set's parameters (its README) with other seeds.
+const TWINS: Params = Params {
+    first_seed: 301,
+    bulk: (1500, 50, 0.01, Duration::from_secs(20)),
+    interactive: (1500, 50, 0.01, 100, 600),
+    many_flows: (2000, 50, 0.01, 150_000),
+    reorder: (2000, 50, 0.06, Duration::from_secs(20)),
+    mixed: (2000, 50, 0.005, Duration::from_secs(20)),
+};
+
+fn kinds(params: &Params) -> Vec<Kind> {
+    let (rate, delay, loss, length) = params.bulk;
+    let bulk_link = || link(rate, delay, loss, 0.0);
+    let bulk = Traffic::Bulk(length);
     let kind = |letter, file, link, traffic| Kind {
         letter,
         file,
@@ -84,56 +125,42 @@ fn kinds() -> Vec<Kind> {
         timestamps: true,
         sack: true,
         link,
-        seed: 200 + u64::from(letter as u8 - b'a') + 1,
+        seed: params.first_seed + u64::from(letter as u8 - b'a'),
         receiver_view: false,
         traffic,
     };
+    let (e_rate, e_delay, e_loss, messages, think_ms) = params.interactive;
+    let (f_rate, f_delay, f_loss, max_size) = params.many_flows;
+    let (g_rate, g_delay, g_reorder, g_length) = params.reorder;
+    let (h_rate, h_delay, h_loss, h_length) = params.mixed;
     vec![
-        kind(
-            'a',
-            "a_bulk_v4_default.pcap",
-            link(1000, 40, 0.015, 0.0),
-            bulk,
-        ),
+        kind('a', "a_bulk_v4_default.pcap", bulk_link(), bulk),
         Kind {
             timestamps: false,
-            ..kind('b', "b_bulk_v4_nots.pcap", link(1000, 40, 0.015, 0.0), bulk)
+            ..kind('b', "b_bulk_v4_nots.pcap", bulk_link(), bulk)
         },
         Kind {
             sack: false,
-            ..kind(
-                'c',
-                "c_bulk_v4_nosack.pcap",
-                link(1000, 40, 0.015, 0.0),
-                bulk,
-            )
+            ..kind('c', "c_bulk_v4_nosack.pcap", bulk_link(), bulk)
         },
         Kind {
             v6: true,
-            ..kind(
-                'd',
-                "d_bulk_v6_default.pcap",
-                link(1000, 40, 0.015, 0.0),
-                bulk,
-            )
+            ..kind('d', "d_bulk_v6_default.pcap", bulk_link(), bulk)
         },
         kind(
             'e',
             "e_interactive_v4.pcap",
-            link(1000, 40, 0.015, 0.0),
-            Traffic::Interactive {
-                messages: 70,
-                think_ms: 250,
-            },
+            link(e_rate, e_delay, e_loss, 0.0),
+            Traffic::Interactive { messages, think_ms },
         ),
         kind(
             'f',
             "f_many_flows_v4.pcap",
-            link(2000, 40, 0.015, 0.0),
+            link(f_rate, f_delay, f_loss, 0.0),
             Traffic::ManyFlows {
                 connections: 40,
                 concurrency: 12,
-                max_size: 20_000,
+                max_size,
             },
         ),
         Kind {
@@ -141,15 +168,15 @@ fn kinds() -> Vec<Kind> {
             ..kind(
                 'g',
                 "g_reorder_v4.pcap",
-                link(1500, 40, 0.0, 0.05),
-                Traffic::Bulk(Duration::from_secs(2)),
+                link(g_rate, g_delay, 0.0, g_reorder),
+                Traffic::Bulk(g_length),
             )
         },
         kind(
             'h',
             "h_mixed_v4.pcap",
-            link(2000, 40, 0.01, 0.0),
-            Traffic::Mixed(Duration::from_secs(8)),
+            link(h_rate, h_delay, h_loss, 0.0),
+            Traffic::Mixed(h_length),
         ),
     ]
 }
@@ -333,14 +360,22 @@ fn make(kind: &Kind, out: &Path) -> Result<(), Error> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let out = PathBuf::from(args.first().map_or("captures/unseen", String::as_str));
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let twins = args.first().is_some_and(|a| a == "--twins");
+    if twins {
+        args.remove(0);
+    }
+    let (params, default_out) = match twins {
+        true => (&TWINS, "captures/twins"),
+        false => (&UNSEEN, "captures/unseen"),
+    };
+    let out = PathBuf::from(args.first().map_or(default_out, String::as_str));
     let only = args.get(1).map_or("abcdefgh", String::as_str);
     if let Err(e) = std::fs::create_dir_all(&out) {
         eprintln!("make_captures: {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    for kind in kinds().iter().filter(|k| only.contains(k.letter)) {
+    for kind in kinds(params).iter().filter(|k| only.contains(k.letter)) {
         let file = out.join(kind.file);
         eprintln!(
             "{}: seed {}, rate {} kbit/s, delay {:?}, loss {}, reorder {}, timestamps {}, SACK {}",
