@@ -4,7 +4,8 @@
 //!
 //! Each direction of the capture (forward: source address below destination address, as
 //! `taroc eval` splits them) goes through its own `taroc-plus` compressor; only CO frames are
-//! counted (full headers are in `taroc eval`'s totals).
+//! counted in the field table (full headers are in `taroc eval`'s totals); a second table counts
+//! every frame by the reason the compressor gave for its form.
 //!
 //! ```sh
 //! cargo run --release -p taroc-cli --example breakdown -- ../shared/captures/linux/a_bulk_v4_default.pcap
@@ -16,6 +17,7 @@ use std::process::ExitCode;
 use taroc_core::codec::Compressor;
 use taroc_core::plus::breakdown::Field;
 use taroc_core::plus::PlusCompressor;
+use taroc_core::taroc::stats::Why;
 use taroc_core::taroc::{Repair, TarocConfig};
 use taroc_wire::ip::IpInfo;
 
@@ -79,5 +81,13 @@ fn main() -> ExitCode {
         "{:<16} {:>8} {:>8}   (issue 11, capture a; not measured here)",
         "ROHC-TCP U-mode", "9.3", "13.5"
     );
+    println!();
+    println!("{:<24} {:>8}", "frames by reason", "frames");
+    for why in Why::ALL {
+        let n: u64 = compressors.iter().map(|c| c.stats().frames(why)).sum();
+        if n > 0 {
+            println!("{:<24} {n:>8}", why.name());
+        }
+    }
     ExitCode::SUCCESS
 }
