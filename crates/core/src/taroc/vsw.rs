@@ -17,6 +17,23 @@ use taroc_wire::seq::{seq_diff, seq_lt};
 use super::packet::Fields;
 use crate::encoding::wlsb::bits_needed;
 
+mod order;
+pub use order::{ColumnOrder, Space};
+
+/// The bits that number [`Vsw::order`]'s columns.
+pub mod ordered {
+    /// Sequence numbers.
+    pub const SEQ: u16 = 1;
+    /// Acknowledgment numbers.
+    pub const ACK: u16 = 2;
+    /// Windows.
+    pub const WIN: u16 = 4;
+    /// Timestamp values.
+    pub const TS_VAL: u16 = 8;
+    /// Timestamp echo replies.
+    pub const TS_ECR: u16 = 16;
+}
+
 /// One packet sent, as a potential reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
@@ -85,6 +102,8 @@ struct Columns<X> {
     kind: Vec<u8>,
     /// What the window's user keeps per entry ([`Vsw::push_with`]).
     extra: X,
+    /// Which of the W-LSB columns are in order ([`ordered`]).
+    order: ColumnOrder,
 }
 
 /// Values a window's user keeps beside each entry ([`Vsw::push_with`]), as more columns of
@@ -96,8 +115,10 @@ pub trait Extras: Clone + Default + core::fmt::Debug {
     type Live<'a>
     where
         Self: 'a;
-    /// Appends an entry's values.
-    fn push(&mut self, item: Self::Item);
+    /// Appends an entry's values; the live entries start at `from`.
+    fn push(&mut self, item: Self::Item, from: usize);
+    /// Live entries left (from the front or the middle).
+    fn removed(&mut self) {}
     /// Sets entry `i`'s values.
     fn set(&mut self, i: usize, item: Self::Item);
     /// Copies entry `from`'s values over entry `to`'s.
@@ -116,7 +137,7 @@ pub trait Extras: Clone + Default + core::fmt::Debug {
 impl Extras for () {
     type Item = ();
     type Live<'a> = ();
-    fn push(&mut self, _: ()) {}
+    fn push(&mut self, _: (), _: usize) {}
     fn set(&mut self, _: usize, _: ()) {}
     fn copy(&mut self, _: usize, _: usize) {}
     fn drain_front(&mut self, _: usize) {}
@@ -180,6 +201,7 @@ impl<X: Extras> Columns<X> {
         let mut c = Columns::<X>::default();
         each_column!(c, v => v.reserve_exact(n));
         c.extra.reserve(n);
+        c.order.reset();
         c
     }
 
@@ -190,7 +212,15 @@ impl<X: Extras> Columns<X> {
     fn clear(&mut self) {
         each_column!(self, v => v.clear());
         self.extra.truncate(0);
+        self.extra.removed();
+        self.order.reset();
         self.start = 0;
+    }
+
+    /// Live entries left.
+    fn removed(&mut self) {
+        self.order.removed();
+        self.extra.removed();
     }
 
     fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X::Item) {
@@ -201,6 +231,28 @@ impl<X: Extras> Columns<X> {
             self.start = 0;
         }
         let f = &e.fields;
+        if self.len() == 0 {
+            self.order.reset();
+        } else {
+            let (at, last) = (self.start, self.seq.len() - 1);
+            let o = &mut self.order;
+            for (bit, space, column, value) in [
+                (ordered::SEQ, Space::Wrap32, &self.seq, f.seq),
+                (ordered::ACK, Space::Wrap32, &self.ack, f.ack),
+                (ordered::TS_VAL, Space::Wrap32, &self.ts_val, f.ts_val),
+                (ordered::TS_ECR, Space::Wrap32, &self.ts_ecr, f.ts_ecr),
+            ] {
+                o.pushed(bit, space, column[at], column[last], value);
+            }
+            let win = &self.win;
+            o.pushed(
+                ordered::WIN,
+                Space::Wrap16,
+                win[at].into(),
+                win[last].into(),
+                f.win.into(),
+            );
+        }
         self.seq.push(f.seq);
         self.ack.push(f.ack);
         self.win.push(f.win);
@@ -213,7 +265,7 @@ impl<X: Extras> Columns<X> {
             if e.has_payload { HAS_PAYLOAD } else { 0 }
                 | if e.uncompressed { UNCOMPRESSED } else { 0 },
         );
-        self.extra.push(extra);
+        self.extra.push(extra, self.start);
     }
 
     /// The entry at live index `i`.
@@ -240,6 +292,7 @@ impl<X: Extras> Columns<X> {
             self.extra.copy(j, j + 1);
         }
         self.start += 1;
+        self.removed();
     }
 
     /// The oldest live entry that is neither the frontier `(max_seq, max_ack)` nor among the
@@ -281,6 +334,7 @@ impl<X: Extras> Columns<X> {
         }
         each_column!(self, v => v.truncate(to));
         self.extra.truncate(to);
+        self.removed();
     }
 }
 
@@ -403,6 +457,13 @@ impl<X: Extras> Vsw<X> {
         }
     }
 
+    /// Which of the columns numbered by [`ordered`] are in order, for the live entries of
+    /// [`Vsw::columns`].
+    #[inline]
+    pub fn order(&self) -> &ColumnOrder {
+        &self.columns.order
+    }
+
     /// The live entries' extras, oldest first (as [`Vsw::columns`]).
     #[inline]
     pub fn extras(&self) -> X::Live<'_> {
@@ -519,6 +580,9 @@ impl<X: Extras> Vsw<X> {
         let rest_kept = all_within || (frontier.is_some() && (first_kept..n - 1).all(keep));
         if rest_kept {
             self.columns.start += first_kept;
+            if first_kept > 0 {
+                self.columns.removed();
+            }
         } else {
             self.columns.retain_within(to_seq, to_ack, w, frontier);
         }
