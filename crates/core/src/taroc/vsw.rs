@@ -299,6 +299,23 @@ impl<X: Extras> Columns<X> {
     /// `protect` newest entries in sequence order ([`is_older`]); entry 0 if there is none.
     fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
         let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
+        // Sequence numbers in order: the oldest entry has the `protect` newest after it in
+        // sequence order if the protect-th from the end has a higher sequence number.
+        let n = seq.len();
+        if self.order.known_sorted(ordered::SEQ)
+            && n > protect
+            && seq[n - protect] != seq[0]
+            && (seq[0], ack[0]) != (max_seq, max_ack)
+        {
+            debug_assert_eq!(self.first_unprotected_scan(protect, max_seq, max_ack), 0);
+            return 0;
+        }
+        self.first_unprotected_scan(protect, max_seq, max_ack)
+    }
+
+    /// [`Columns::first_unprotected`] by counting, for each entry in turn, the newer ones.
+    fn first_unprotected_scan(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
+        let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
         (0..seq.len())
             .find(|&i| {
                 let (s, a) = (seq[i], ack[i]);

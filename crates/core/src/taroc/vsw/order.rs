@@ -94,6 +94,12 @@ impl ColumnOrder {
         }
     }
 
+    /// Whether column `bit` is known to be in order (not checked if unknown).
+    #[inline]
+    pub fn known_sorted(&self, bit: u16) -> bool {
+        self.sorted.get() & bit != 0
+    }
+
     /// Whether column `bit`, whose live values are `column`, is in order (checked if unknown).
     #[inline]
     fn is_sorted(&self, bit: u16, space: Space, column: impl Iterator<Item = u32>) -> bool {
