@@ -157,7 +157,7 @@ pub struct DerivedColumns {
     ack_r: Vec<u32>,
     gap: Vec<u32>,
     offset: Vec<u16>,
-    /// Which columns are in order (the `DERIVED_*` bits).
+    /// Which columns are in order (the `DERIVED_*` bits; all but the gaps).
     order: ColumnOrder,
 }
 
@@ -166,8 +166,7 @@ const DERIVED_SEQ_Q: u16 = 1;
 const DERIVED_SEQ_R: u16 = 2;
 const DERIVED_ACK_Q: u16 = 4;
 const DERIVED_ACK_R: u16 = 8;
-const DERIVED_GAP: u16 = 16;
-const DERIVED_OFFSET: u16 = 32;
+const DERIVED_OFFSET: u16 = 16;
 
 /// The live part of [`DerivedColumns`].
 #[derive(Debug, Clone, Copy)]
@@ -217,28 +216,27 @@ impl Extras for DerivedColumns {
     type Item = Derived;
     type Live<'a> = DerivedSlices<'a>;
 
+    #[inline]
     fn push(&mut self, item: Derived, from: usize) {
         if self.seq_q.len() == from {
             self.order.reset();
         } else {
             let last = self.seq_q.len() - 1;
-            let o = &mut self.order;
-            for (bit, space, column, value) in [
-                (DERIVED_SEQ_Q, Space::Plain, &self.seq_q, item.seq_q),
-                (DERIVED_SEQ_R, Space::Plain, &self.seq_r, item.seq_r),
-                (DERIVED_ACK_Q, Space::Plain, &self.ack_q, item.ack_q),
-                (DERIVED_ACK_R, Space::Plain, &self.ack_r, item.ack_r),
-                (DERIVED_GAP, Space::Wrap32, &self.gap, item.gap),
-            ] {
-                o.pushed(bit, space, column[from], column[last], value);
-            }
+            let plain = |bit, column: &[u32], value| {
+                Space::Plain.breaks(bit, column[from], column[last], value)
+            };
             let offset = &self.offset;
-            o.pushed(
-                DERIVED_OFFSET,
-                Space::Wrap16,
-                offset[from].into(),
-                offset[last].into(),
-                item.offset.into(),
+            self.order.pushed(
+                plain(DERIVED_SEQ_Q, &self.seq_q, item.seq_q)
+                    | plain(DERIVED_SEQ_R, &self.seq_r, item.seq_r)
+                    | plain(DERIVED_ACK_Q, &self.ack_q, item.ack_q)
+                    | plain(DERIVED_ACK_R, &self.ack_r, item.ack_r)
+                    | Space::Wrap16.breaks(
+                        DERIVED_OFFSET,
+                        offset[from].into(),
+                        offset[last].into(),
+                        item.offset.into(),
+                    ),
             );
         }
         each_derived!(self, item, v, x => v.push(x));
@@ -432,14 +430,11 @@ impl DerivedSpans {
             Some(equal) => u32::from(!equal),
             None => column.iter().fold(0, |bits, &g| bits | (g ^ v)),
         };
-        let gap = o
-            .distances_32(DERIVED_GAP, c.gap, me.gap)
-            .unwrap_or_else(|| {
-                c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
-                    let d = me.gap.wrapping_sub(g) as i32;
-                    (lo.min(d), hi.max(d))
-                })
-            });
+        // Not kept in order: the gaps go up and down (a scan costs less than a check).
+        let gap = c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
+            let d = me.gap.wrapping_sub(g) as i32;
+            (lo.min(d), hi.max(d))
+        });
         let offset = if has_counter(scaling.behaviour) {
             o.distances_16(DERIVED_OFFSET, c.offset, me.offset)
                 .unwrap_or_else(|| {

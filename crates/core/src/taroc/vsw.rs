@@ -235,22 +235,21 @@ impl<X: Extras> Columns<X> {
             self.order.reset();
         } else {
             let (at, last) = (self.start, self.seq.len() - 1);
-            let o = &mut self.order;
-            for (bit, space, column, value) in [
-                (ordered::SEQ, Space::Wrap32, &self.seq, f.seq),
-                (ordered::ACK, Space::Wrap32, &self.ack, f.ack),
-                (ordered::TS_VAL, Space::Wrap32, &self.ts_val, f.ts_val),
-                (ordered::TS_ECR, Space::Wrap32, &self.ts_ecr, f.ts_ecr),
-            ] {
-                o.pushed(bit, space, column[at], column[last], value);
-            }
+            let w32 = |bit, column: &[u32], value| {
+                Space::Wrap32.breaks(bit, column[at], column[last], value)
+            };
             let win = &self.win;
-            o.pushed(
-                ordered::WIN,
-                Space::Wrap16,
-                win[at].into(),
-                win[last].into(),
-                f.win.into(),
+            self.order.pushed(
+                w32(ordered::SEQ, &self.seq, f.seq)
+                    | w32(ordered::ACK, &self.ack, f.ack)
+                    | w32(ordered::TS_VAL, &self.ts_val, f.ts_val)
+                    | w32(ordered::TS_ECR, &self.ts_ecr, f.ts_ecr)
+                    | Space::Wrap16.breaks(
+                        ordered::WIN,
+                        win[at].into(),
+                        win[last].into(),
+                        f.win.into(),
+                    ),
             );
         }
         self.seq.push(f.seq);

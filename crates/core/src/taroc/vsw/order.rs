@@ -21,33 +21,53 @@ pub enum Space {
 }
 
 impl Space {
-    /// The offset of `value` from `first`, if it has one (values of 16-bit columns widened).
+    /// `bit` if appending `value` to a column in order whose live values run from `first` to
+    /// `last` leaves it out of order, else 0 (without branches).
     #[inline]
-    fn offset(self, first: u32, value: u32) -> Option<u32> {
-        match self {
-            Space::Wrap32 => Some(value.wrapping_sub(first)).filter(|&o| o < 1 << 31),
+    pub fn breaks(self, bit: u16, first: u32, last: u32, value: u32) -> u16 {
+        let (o, l) = (value.wrapping_sub(first), last.wrapping_sub(first));
+        let keeps = match self {
+            Space::Wrap32 => (o >= l) & (o < 1 << 31),
             Space::Wrap16 => {
-                Some(u32::from((value as u16).wrapping_sub(first as u16))).filter(|&o| o < 1 << 15)
+                let (o, l) = (o as u16, l as u16);
+                (o >= l) & (o < 1 << 15)
             }
-            Space::Plain => value.checked_sub(first),
-        }
+            Space::Plain => (value >= last) & (value >= first),
+        };
+        bit & u16::from(!keeps).wrapping_neg()
     }
 }
 
-/// Whether `column` (values widened to `u32`) is in order in `space`.
-fn in_order(space: Space, column: impl Iterator<Item = u32>) -> bool {
-    let mut column = column.peekable();
-    let Some(&first) = column.peek() else {
+/// Whether `column` is in order in `space`, given its values' offsets from its first in that
+/// space, `offset(first, g)` (a loop without branches, which vectorizes).
+fn in_order<T: Copy>(column: &[T], offset: impl Fn(T, T) -> u32, limit: u32) -> bool {
+    let (Some(&first), Some(&last)) = (column.first(), column.last()) else {
         return true;
     };
-    let mut last = 0;
-    for g in column {
-        match space.offset(first, g) {
-            Some(o) if o >= last => last = o,
-            _ => return false,
-        }
+    let rising = column.iter().zip(&column[1..]).fold(true, |ok, (&a, &b)| {
+        ok & (offset(first, b) >= offset(first, a))
+    });
+    rising & (offset(first, last) < limit)
+}
+
+/// [`in_order`] for a 32-bit column.
+fn in_order_32(space: Space, column: &[u32]) -> bool {
+    match space {
+        Space::Plain => column
+            .iter()
+            .zip(&column[1..])
+            .fold(true, |ok, (&a, &b)| ok & (b >= a)),
+        _ => in_order(column, |f: u32, g: u32| g.wrapping_sub(f), 1 << 31),
     }
-    true
+}
+
+/// [`in_order`] for a 16-bit sequence-space column.
+fn in_order_16(column: &[u16]) -> bool {
+    in_order(
+        column,
+        |f: u16, g: u16| u32::from(g.wrapping_sub(f)),
+        1 << 15,
+    )
 }
 
 /// The order of up to 16 columns of one window, one bit per column (the caller numbers them):
@@ -77,21 +97,13 @@ impl ColumnOrder {
         self.unsorted.set(0);
     }
 
-    /// Column `bit` (a mask of one bit), whose live values are `first..=last` and not empty, is
-    /// getting `value` appended.
+    /// Values were appended to every column; those of the columns in `broken` (a mask) left
+    /// their column's order ([`Space::breaks`]).
     #[inline]
-    pub fn pushed(&mut self, bit: u16, space: Space, first: u32, last: u32, value: u32) {
-        if self.sorted.get() & bit == 0 {
-            return;
-        }
-        let keeps = match (space.offset(first, value), space.offset(first, last)) {
-            (Some(o), Some(l)) => o >= l,
-            _ => false,
-        };
-        if !keeps {
-            self.sorted.set(self.sorted.get() & !bit);
-            self.unsorted.set(self.unsorted.get() | bit);
-        }
+    pub fn pushed(&mut self, broken: u16) {
+        let broken = broken & self.sorted.get();
+        self.sorted.set(self.sorted.get() & !broken);
+        self.unsorted.set(self.unsorted.get() | broken);
     }
 
     /// Whether column `bit` is known to be in order (not checked if unknown).
@@ -102,14 +114,14 @@ impl ColumnOrder {
 
     /// Whether column `bit`, whose live values are `column`, is in order (checked if unknown).
     #[inline]
-    fn is_sorted(&self, bit: u16, space: Space, column: impl Iterator<Item = u32>) -> bool {
+    fn is_sorted(&self, bit: u16, in_order: impl FnOnce() -> bool) -> bool {
         if self.sorted.get() & bit != 0 {
             return true;
         }
         if self.unsorted.get() & bit != 0 {
             return false;
         }
-        let sorted = in_order(space, column);
+        let sorted = in_order();
         if sorted {
             self.sorted.set(self.sorted.get() | bit);
         } else {
@@ -124,7 +136,7 @@ impl ColumnOrder {
     #[inline]
     pub fn distances_32(&self, bit: u16, column: &[u32], v: u32) -> Option<(i32, i32)> {
         let (&first, &last) = (column.first()?, column.last()?);
-        if !self.is_sorted(bit, Space::Wrap32, column.iter().copied()) {
+        if !self.is_sorted(bit, || in_order_32(Space::Wrap32, column)) {
             return None;
         }
         let hi = i64::from(v.wrapping_sub(first) as i32);
@@ -137,7 +149,7 @@ impl ColumnOrder {
     #[inline]
     pub fn distances_16(&self, bit: u16, column: &[u16], v: u16) -> Option<(i16, i16)> {
         let (&first, &last) = (column.first()?, column.last()?);
-        if !self.is_sorted(bit, Space::Wrap16, column.iter().map(|&g| g.into())) {
+        if !self.is_sorted(bit, || in_order_16(column)) {
             return None;
         }
         let hi = i32::from(v.wrapping_sub(first) as i16);
@@ -151,7 +163,7 @@ impl ColumnOrder {
     #[inline]
     pub fn range(&self, bit: u16, column: &[u32], v: u32) -> Option<(u32, u32)> {
         let (&first, &last) = (column.first()?, column.last()?);
-        self.is_sorted(bit, Space::Plain, column.iter().copied())
+        self.is_sorted(bit, || in_order_32(Space::Plain, column))
             .then(|| (v.min(first), v.max(last)))
     }
 
@@ -160,7 +172,7 @@ impl ColumnOrder {
     #[inline]
     pub fn all_equal(&self, bit: u16, column: &[u32], v: u32) -> Option<bool> {
         let (&first, &last) = (column.first()?, column.last()?);
-        self.is_sorted(bit, Space::Plain, column.iter().copied())
+        self.is_sorted(bit, || in_order_32(Space::Plain, column))
             .then_some(first == v && last == v)
     }
 }
@@ -230,9 +242,11 @@ mod tests {
                         let x32 = x.wrapping_add(base);
                         let x16 = (x >> 4) as u16;
                         if let (Some(&f), Some(&l)) = (w32.first(), w32.last()) {
-                            order.pushed(b32, Space::Wrap32, f, l, x32);
-                            order.pushed(b16, Space::Wrap16, w16[0].into(), w16[w16.len() - 1].into(), x16.into());
-                            order.pushed(bp, Space::Plain, plain[0], plain[plain.len() - 1], x);
+                            order.pushed(
+                                Space::Wrap32.breaks(b32, f, l, x32)
+                                    | Space::Wrap16.breaks(b16, w16[0].into(), w16[w16.len() - 1].into(), x16.into())
+                                    | Space::Plain.breaks(bp, plain[0], plain[plain.len() - 1], x),
+                            );
                         } else {
                             order.reset();
                         }
@@ -271,7 +285,7 @@ mod tests {
                         }
                         // A column in order is answered without a scan.
                         prop_assert_eq!(order.range(bp, &plain, v).is_some() || plain.is_empty(),
-                            in_order(Space::Plain, plain.iter().copied()));
+                            plain.windows(2).all(|w| w[0] <= w[1]));
                     }
                     _ => {}
                 }
