@@ -38,8 +38,8 @@ impl Space {
     }
 }
 
-/// Whether `column` is in order in `space`, given its values' offsets from its first in that
-/// space, `offset(first, g)` (a loop without branches, which vectorizes).
+/// Whether `column` is in order, given the offset of a value `g` from the first, `offset(first,
+/// g)`, and the bound every offset stays below (a loop without branches, which vectorizes).
 fn in_order<T: Copy>(column: &[T], offset: impl Fn(T, T) -> u32, limit: u32) -> bool {
     let (Some(&first), Some(&last)) = (column.first(), column.last()) else {
         return true;
@@ -112,7 +112,7 @@ impl ColumnOrder {
         self.sorted.get() & bit != 0
     }
 
-    /// Whether column `bit`, whose live values are `column`, is in order (checked if unknown).
+    /// Whether column `bit` is in order (checked by `in_order` if unknown).
     #[inline]
     fn is_sorted(&self, bit: u16, in_order: impl FnOnce() -> bool) -> bool {
         if self.sorted.get() & bit != 0 {
