@@ -6,7 +6,7 @@
 use crate::taroc::packet::Fields;
 use alloc::vec::Vec;
 
-use crate::taroc::vsw::{Extras, Vsw};
+use crate::taroc::vsw::{ordered, ColumnOrder, Extras, Space, Vsw};
 
 use super::ipid::{self, Behaviour};
 use super::scaled::Strides;
@@ -157,7 +157,16 @@ pub struct DerivedColumns {
     ack_r: Vec<u32>,
     gap: Vec<u32>,
     offset: Vec<u16>,
+    /// Which columns are in order (the `DERIVED_*` bits; all but the gaps).
+    order: ColumnOrder,
 }
+
+/// [`DerivedColumns::order`]'s bits.
+const DERIVED_SEQ_Q: u16 = 1;
+const DERIVED_SEQ_R: u16 = 2;
+const DERIVED_ACK_Q: u16 = 4;
+const DERIVED_ACK_R: u16 = 8;
+const DERIVED_OFFSET: u16 = 16;
 
 /// The live part of [`DerivedColumns`].
 #[derive(Debug, Clone, Copy)]
@@ -168,6 +177,7 @@ pub struct DerivedSlices<'a> {
     ack_r: &'a [u32],
     gap: &'a [u32],
     offset: &'a [u16],
+    order: &'a ColumnOrder,
 }
 
 /// Runs `$body` with `$v` bound to each column of `$c` and `$x` to its value in `$d`.
@@ -206,11 +216,38 @@ impl Extras for DerivedColumns {
     type Item = Derived;
     type Live<'a> = DerivedSlices<'a>;
 
-    fn push(&mut self, item: Derived) {
+    #[inline]
+    fn push(&mut self, item: Derived, from: usize) {
+        if self.seq_q.len() == from {
+            self.order.reset();
+        } else {
+            let last = self.seq_q.len() - 1;
+            let plain = |bit, column: &[u32], value| {
+                Space::Plain.breaks(bit, column[from], column[last], value)
+            };
+            let offset = &self.offset;
+            self.order.pushed(
+                plain(DERIVED_SEQ_Q, &self.seq_q, item.seq_q)
+                    | plain(DERIVED_SEQ_R, &self.seq_r, item.seq_r)
+                    | plain(DERIVED_ACK_Q, &self.ack_q, item.ack_q)
+                    | plain(DERIVED_ACK_R, &self.ack_r, item.ack_r)
+                    | Space::Wrap16.breaks(
+                        DERIVED_OFFSET,
+                        offset[from].into(),
+                        offset[last].into(),
+                        item.offset.into(),
+                    ),
+            );
+        }
         each_derived!(self, item, v, x => v.push(x));
     }
 
+    fn removed(&mut self) {
+        self.order.removed();
+    }
+
     fn set(&mut self, i: usize, item: Derived) {
+        self.order.forget();
         each_derived!(self, item, v, x => v[i] = x);
     }
 
@@ -239,6 +276,7 @@ impl Extras for DerivedColumns {
             ack_r: &self.ack_r[from..],
             gap: &self.gap[from..],
             offset: &self.offset[from..],
+            order: &self.order,
         }
     }
 }
@@ -320,18 +358,28 @@ pub fn needs(
         spans.offset = (0, 0);
     }
     let c = vsw.columns();
+    let o = vsw.order();
+    let span_32 = |bit: u16, column: &[u32], v: u32| match o.distances_32(bit, column, v) {
+        Some((lo, hi)) => span(lo.into(), hi.into()),
+        None => span_32(column, v),
+    };
     let seq_scaled = scaled(spans.seq_q, me.seq_q, spans.seq_residues);
     let ack_scaled = scaled(spans.ack_q, me.ack_q, spans.ack_residues);
     Needs {
-        seq: unscaled(seq_scaled, strides.seq).unwrap_or_else(|| span_32(c.seq, f.seq)),
+        seq: unscaled(seq_scaled, strides.seq)
+            .unwrap_or_else(|| span_32(ordered::SEQ, c.seq, f.seq)),
         seq_scaled,
-        ack: unscaled(ack_scaled, strides.ack).unwrap_or_else(|| span_32(c.ack, f.ack)),
+        ack: unscaled(ack_scaled, strides.ack)
+            .unwrap_or_else(|| span_32(ordered::ACK, c.ack, f.ack)),
         ack_scaled,
         ip_id: span(spans.offset.0.into(), spans.offset.1.into()),
-        ts_val: span_32(c.ts_val, f.ts_val),
-        ts_ecr: span_32(c.ts_ecr, f.ts_ecr),
+        ts_val: span_32(ordered::TS_VAL, c.ts_val, f.ts_val),
+        ts_ecr: span_32(ordered::TS_ECR, c.ts_ecr, f.ts_ecr),
         ts_gap: span(spans.gap.0.into(), spans.gap.1.into()),
-        win: span_16(c.win, f.win),
+        win: match o.distances_16(ordered::WIN, c.win, f.win) {
+            Some((lo, hi)) => span(lo.into(), hi.into()),
+            None => span_16(c.win, f.win),
+        },
     }
 }
 
@@ -370,34 +418,56 @@ impl DerivedSpans {
     /// From the window's columns: a loop per column, each of which vectorizes; only the
     /// columns `scaling` codes with ([`needs`] ignores the others).
     fn of_columns(c: DerivedSlices<'_>, me: &Derived, scaling: Scaling) -> DerivedSpans {
-        let range = |column: &[u32], v: u32| {
-            column
-                .iter()
-                .fold((v, v), |(lo, hi), &g| (lo.min(g), hi.max(g)))
+        let o = c.order;
+        let range = |bit: u16, column: &[u32], v: u32| {
+            o.range(bit, column, v).unwrap_or_else(|| {
+                column
+                    .iter()
+                    .fold((v, v), |(lo, hi), &g| (lo.min(g), hi.max(g)))
+            })
         };
-        let differ = |column: &[u32], v: u32| column.iter().fold(0, |bits, &g| bits | (g ^ v));
+        let differ = |bit: u16, column: &[u32], v: u32| match o.all_equal(bit, column, v) {
+            Some(equal) => u32::from(!equal),
+            None => column.iter().fold(0, |bits, &g| bits | (g ^ v)),
+        };
+        // Not kept in order: the gaps go up and down (a scan costs less than a check).
         let gap = c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
             let d = me.gap.wrapping_sub(g) as i32;
             (lo.min(d), hi.max(d))
         });
         let offset = if has_counter(scaling.behaviour) {
-            c.offset.iter().fold((0i16, 0i16), |(lo, hi), &g| {
-                let d = me.offset.wrapping_sub(g) as i16;
-                (lo.min(d), hi.max(d))
-            })
+            o.distances_16(DERIVED_OFFSET, c.offset, me.offset)
+                .unwrap_or_else(|| {
+                    c.offset.iter().fold((0i16, 0i16), |(lo, hi), &g| {
+                        let d = me.offset.wrapping_sub(g) as i16;
+                        (lo.min(d), hi.max(d))
+                    })
+                })
         } else {
             (0, 0)
         };
-        let scaled = |stride: u16, q: &[u32], r: &[u32], (mq, mr): (u32, u32)| {
+        let scaled = |stride: u16, (bq, br): (u16, u16), q: &[u32], r: &[u32], (mq, mr)| {
             if stride == 0 {
                 ((mq, mq), 1)
             } else {
-                (range(q, mq), differ(r, mr))
+                (range(bq, q, mq), differ(br, r, mr))
             }
         };
         let strides = scaling.strides;
-        let (seq_q, seq_residues) = scaled(strides.seq, c.seq_q, c.seq_r, (me.seq_q, me.seq_r));
-        let (ack_q, ack_residues) = scaled(strides.ack, c.ack_q, c.ack_r, (me.ack_q, me.ack_r));
+        let (seq_q, seq_residues) = scaled(
+            strides.seq,
+            (DERIVED_SEQ_Q, DERIVED_SEQ_R),
+            c.seq_q,
+            c.seq_r,
+            (me.seq_q, me.seq_r),
+        );
+        let (ack_q, ack_residues) = scaled(
+            strides.ack,
+            (DERIVED_ACK_Q, DERIVED_ACK_R),
+            c.ack_q,
+            c.ack_r,
+            (me.ack_q, me.ack_r),
+        );
         DerivedSpans {
             seq_q,
             ack_q,
@@ -563,6 +633,87 @@ mod tests {
                 needs_entry_by_entry(&vsw, &f, strides, b),
                 "round {round}"
             );
+        }
+    }
+
+    /// A flow's window as the compressor keeps it (mostly rising numbers, some going back, full
+    /// windows evicting, pruning from the front and the middle): at every packet, the needs
+    /// with the window's kept column order are those of the entry-by-entry scan.
+    #[test]
+    fn kept_column_order_gives_the_needs_of_the_scan() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..60u32 {
+            let stride = [0u16, 1448, 536][round as usize % 3];
+            let b = [Behaviour::Sequential, Behaviour::Zero][round as usize % 2];
+            let scaling = Scaling {
+                strides: Strides {
+                    seq: stride,
+                    ack: 0,
+                },
+                behaviour: b,
+            };
+            let scaler = Scaler::new(scaling);
+            let mut vsw = Vsw::with_extras(16, Progress::SincePush).with_protected(4);
+            // Near a wrap of every number now and then.
+            let mut f = Fields {
+                seq: (next() as u32) | if round % 4 == 0 { 0xFFFF_0000 } else { 0 },
+                ack: next() as u32,
+                win: next() as u16,
+                ip_id: next() as u16,
+                ts_val: (next() as u32) | if round % 4 == 1 { 0xFFFF_FF00 } else { 0 },
+                ts_ecr: next() as u32,
+            };
+            for step in 0..300 {
+                let r = next();
+                let mut g = f;
+                // Mostly forward by a stride's multiple, sometimes back (a retransmission),
+                // sometimes far.
+                let seq_step = u32::from(stride.max(1)) * (r % 3) as u32;
+                g.seq = match r % 23 {
+                    0 => f.seq.wrapping_sub(seq_step * 5),
+                    1 => f.seq.wrapping_add(next() as u32),
+                    _ => f.seq.wrapping_add(seq_step),
+                };
+                g.ack = f.ack.wrapping_add(if r % 17 == 0 {
+                    0u32.wrapping_sub(3)
+                } else {
+                    (r >> 8) as u32 % 3
+                });
+                g.win = if r % 11 == 0 { next() as u16 } else { f.win };
+                g.ip_id = f.ip_id.wrapping_add(if r % 13 == 0 { 7 } else { 1 });
+                g.ts_val = f.ts_val.wrapping_add((r >> 16) as u32 % 2);
+                g.ts_ecr = if r % 19 == 0 {
+                    f.ts_ecr.wrapping_sub(1)
+                } else {
+                    f.ts_ecr.wrapping_add((r >> 20) as u32 % 2)
+                };
+                assert_eq!(
+                    needs(&vsw, scaling, &g, &scaler.derive(&g), &scaler),
+                    needs_entry_by_entry(&vsw, &g, scaling.strides, b),
+                    "round {round} step {step}"
+                );
+                vsw.push_with(
+                    Entry {
+                        fields: g,
+                        has_payload: true,
+                        uncompressed: r % 29 == 0,
+                    },
+                    scaler.derive(&g),
+                );
+                if r % 5 == 0 {
+                    vsw.prune((next() % 40_000) as u32);
+                }
+                if r % 97 == 0 {
+                    vsw.clear();
+                }
+                f = g;
+            }
         }
     }
 

@@ -17,6 +17,23 @@ use taroc_wire::seq::{seq_diff, seq_lt};
 use super::packet::Fields;
 use crate::encoding::wlsb::bits_needed;
 
+mod order;
+pub use order::{ColumnOrder, Space};
+
+/// The bits that number [`Vsw::order`]'s columns.
+pub mod ordered {
+    /// Sequence numbers.
+    pub const SEQ: u16 = 1;
+    /// Acknowledgment numbers.
+    pub const ACK: u16 = 2;
+    /// Windows.
+    pub const WIN: u16 = 4;
+    /// Timestamp values.
+    pub const TS_VAL: u16 = 8;
+    /// Timestamp echo replies.
+    pub const TS_ECR: u16 = 16;
+}
+
 /// One packet sent, as a potential reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
@@ -85,6 +102,8 @@ struct Columns<X> {
     kind: Vec<u8>,
     /// What the window's user keeps per entry ([`Vsw::push_with`]).
     extra: X,
+    /// Which of the W-LSB columns are in order ([`ordered`]).
+    order: ColumnOrder,
 }
 
 /// Values a window's user keeps beside each entry ([`Vsw::push_with`]), as more columns of
@@ -96,8 +115,10 @@ pub trait Extras: Clone + Default + core::fmt::Debug {
     type Live<'a>
     where
         Self: 'a;
-    /// Appends an entry's values.
-    fn push(&mut self, item: Self::Item);
+    /// Appends an entry's values; the live entries start at `from`.
+    fn push(&mut self, item: Self::Item, from: usize);
+    /// Live entries left (from the front or the middle).
+    fn removed(&mut self) {}
     /// Sets entry `i`'s values.
     fn set(&mut self, i: usize, item: Self::Item);
     /// Copies entry `from`'s values over entry `to`'s.
@@ -116,7 +137,7 @@ pub trait Extras: Clone + Default + core::fmt::Debug {
 impl Extras for () {
     type Item = ();
     type Live<'a> = ();
-    fn push(&mut self, _: ()) {}
+    fn push(&mut self, _: (), _: usize) {}
     fn set(&mut self, _: usize, _: ()) {}
     fn copy(&mut self, _: usize, _: usize) {}
     fn drain_front(&mut self, _: usize) {}
@@ -180,6 +201,7 @@ impl<X: Extras> Columns<X> {
         let mut c = Columns::<X>::default();
         each_column!(c, v => v.reserve_exact(n));
         c.extra.reserve(n);
+        c.order.reset();
         c
     }
 
@@ -190,7 +212,15 @@ impl<X: Extras> Columns<X> {
     fn clear(&mut self) {
         each_column!(self, v => v.clear());
         self.extra.truncate(0);
+        self.extra.removed();
+        self.order.reset();
         self.start = 0;
+    }
+
+    /// Live entries left.
+    fn removed(&mut self) {
+        self.order.removed();
+        self.extra.removed();
     }
 
     fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X::Item) {
@@ -201,6 +231,27 @@ impl<X: Extras> Columns<X> {
             self.start = 0;
         }
         let f = &e.fields;
+        if self.len() == 0 {
+            self.order.reset();
+        } else {
+            let (at, last) = (self.start, self.seq.len() - 1);
+            let w32 = |bit, column: &[u32], value| {
+                Space::Wrap32.breaks(bit, column[at], column[last], value)
+            };
+            let win = &self.win;
+            self.order.pushed(
+                w32(ordered::SEQ, &self.seq, f.seq)
+                    | w32(ordered::ACK, &self.ack, f.ack)
+                    | w32(ordered::TS_VAL, &self.ts_val, f.ts_val)
+                    | w32(ordered::TS_ECR, &self.ts_ecr, f.ts_ecr)
+                    | Space::Wrap16.breaks(
+                        ordered::WIN,
+                        win[at].into(),
+                        win[last].into(),
+                        f.win.into(),
+                    ),
+            );
+        }
         self.seq.push(f.seq);
         self.ack.push(f.ack);
         self.win.push(f.win);
@@ -213,7 +264,7 @@ impl<X: Extras> Columns<X> {
             if e.has_payload { HAS_PAYLOAD } else { 0 }
                 | if e.uncompressed { UNCOMPRESSED } else { 0 },
         );
-        self.extra.push(extra);
+        self.extra.push(extra, self.start);
     }
 
     /// The entry at live index `i`.
@@ -240,11 +291,29 @@ impl<X: Extras> Columns<X> {
             self.extra.copy(j, j + 1);
         }
         self.start += 1;
+        self.removed();
     }
 
     /// The oldest live entry that is neither the frontier `(max_seq, max_ack)` nor among the
     /// `protect` newest entries in sequence order ([`is_older`]); entry 0 if there is none.
     fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
+        let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
+        // Sequence numbers in order: the oldest entry has the `protect` newest after it in
+        // sequence order if the protect-th from the end has a higher sequence number.
+        let n = seq.len();
+        if self.order.known_sorted(ordered::SEQ)
+            && n > protect
+            && seq[n - protect] != seq[0]
+            && (seq[0], ack[0]) != (max_seq, max_ack)
+        {
+            debug_assert_eq!(self.first_unprotected_scan(protect, max_seq, max_ack), 0);
+            return 0;
+        }
+        self.first_unprotected_scan(protect, max_seq, max_ack)
+    }
+
+    /// [`Columns::first_unprotected`] by counting, for each entry in turn, the newer ones.
+    fn first_unprotected_scan(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
         let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
         (0..seq.len())
             .find(|&i| {
@@ -281,6 +350,7 @@ impl<X: Extras> Columns<X> {
         }
         each_column!(self, v => v.truncate(to));
         self.extra.truncate(to);
+        self.removed();
     }
 }
 
@@ -403,6 +473,13 @@ impl<X: Extras> Vsw<X> {
         }
     }
 
+    /// Which of the columns numbered by [`ordered`] are in order, for the live entries of
+    /// [`Vsw::columns`].
+    #[inline]
+    pub fn order(&self) -> &ColumnOrder {
+        &self.columns.order
+    }
+
     /// The live entries' extras, oldest first (as [`Vsw::columns`]).
     #[inline]
     pub fn extras(&self) -> X::Live<'_> {
@@ -519,6 +596,9 @@ impl<X: Extras> Vsw<X> {
         let rest_kept = all_within || (frontier.is_some() && (first_kept..n - 1).all(keep));
         if rest_kept {
             self.columns.start += first_kept;
+            if first_kept > 0 {
+                self.columns.removed();
+            }
         } else {
             self.columns.retain_within(to_seq, to_ack, w, frontier);
         }
@@ -565,193 +645,4 @@ impl<X: Extras> Vsw<X> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(seq: u32, ack: u32) -> Entry {
-        Entry {
-            fields: Fields {
-                seq,
-                ack,
-                ..Fields::default()
-            },
-            has_payload: true,
-            uncompressed: false,
-        }
-    }
-
-    #[test]
-    fn needs_follow_appendix_a() {
-        let mut v = Vsw::new(16, Progress::OfFields);
-        v.push(entry(279, 7));
-        v.push(entry(283, 7));
-        let n = v.needs(&Fields {
-            seq: 284,
-            ack: 7,
-            ..Fields::default()
-        });
-        assert_eq!((n.seq, n.ack, n.win), (4, 0, 0));
-        let n = v.needs(&Fields {
-            seq: 290,
-            ack: 7,
-            ..Fields::default()
-        });
-        assert_eq!(n.seq, 5);
-    }
-
-    #[test]
-    fn prune_by_progress_in_either_number_space() {
-        let mut v = Vsw::new(16, Progress::OfFields);
-        for i in 0..10 {
-            v.push(entry(i * 1000, 0));
-        }
-        v.prune(4000);
-        let seqs: alloc::vec::Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
-        assert_eq!(seqs, [5000, 6000, 7000, 8000, 9000]);
-        let mut a = Vsw::new(16, Progress::OfFields);
-        for i in 0..10 {
-            a.push(entry(0, i * 1000));
-        }
-        a.prune(0);
-        assert_eq!(a.len(), 1);
-    }
-
-    #[test]
-    fn cap_bounds_memory() {
-        let mut v = Vsw::new(4, Progress::OfFields);
-        for i in 0..100 {
-            v.push(entry(i, 0));
-        }
-        assert_eq!(v.len(), 4);
-        assert_eq!(v.entries().next().unwrap().fields.seq, 96);
-        assert_eq!(Vsw::new(0, Progress::OfFields).cap, 2);
-    }
-
-    #[test]
-    fn a_retransmission_with_a_newer_ack_does_not_prune_the_frontier() {
-        let mut v = Vsw::new(16, Progress::OfFields);
-        v.push(entry(50_000, 1000)); // the frontier: the decompressor's likely reference
-        v.push(entry(10_000, 90_000)); // retransmission of a host that also receives data
-        v.prune(20_000);
-        assert_eq!(
-            v.len(),
-            2,
-            "the ACK jump of a packet behind the frontier moves nothing"
-        );
-        // The cap never evicts the frontier entry either.
-        let mut c = Vsw::new(2, Progress::OfFields);
-        c.push(entry(50_000, 1000));
-        c.push(entry(10_000, 2000));
-        c.push(entry(10_100, 2000));
-        let seqs: alloc::vec::Vec<u32> = c.entries().map(|e| e.fields.seq).collect();
-        assert_eq!(seqs, [50_000, 10_100]);
-    }
-
-    #[test]
-    fn a_run_of_retransmissions_keeps_the_newest_entries_in_sequence_order() {
-        let seqs =
-            |v: &Vsw| -> alloc::vec::Vec<u32> { v.entries().map(|e| e.fields.seq).collect() };
-        let mut v = Vsw::new(6, Progress::SincePush).with_protected(3);
-        for i in 0..6 {
-            v.push(entry(100 + i, 0)); // new data: 105 is the frontier
-        }
-        for i in 0..10 {
-            v.push(entry(10 + i, 0)); // then retransmissions, all older
-        }
-        // 103, 104 and 105 stay whatever came after them; the retransmissions fill the rest,
-        // oldest leaving first.
-        assert_eq!(seqs(&v), [103, 104, 105, 17, 18, 19]);
-        // Without protection (the draft's rule) only the frontier stays.
-        let mut d = Vsw::new(6, Progress::SincePush);
-        for i in (0..6).map(|i| 100 + i).chain(10..20) {
-            d.push(entry(i, 0));
-        }
-        assert_eq!(seqs(&d), [105, 15, 16, 17, 18, 19]);
-        // New data after the run pushes the protected entries out in turn.
-        for i in 0..6 {
-            v.push(entry(200 + i, 0));
-        }
-        assert_eq!(seqs(&v), [200, 201, 202, 203, 204, 205]);
-    }
-
-    #[test]
-    fn with_protection_an_ack_jump_does_not_prune_the_frontier() {
-        let seqs =
-            |v: &Vsw| -> alloc::vec::Vec<u32> { v.entries().map(|e| e.fields.seq).collect() };
-        let run = |v: &mut Vsw| {
-            v.push(entry(90_000, 1000)); // the frontier: ahead of everything after it
-            v.push(entry(10_000, 1000));
-            v.push(entry(11_000, 80_000)); // an ACK jump (progress of 79,000 in ACK space)
-            v.prune(20_000);
-        };
-        let mut plus = Vsw::new(16, Progress::SincePush).with_protected(4);
-        run(&mut plus);
-        assert_eq!(seqs(&plus), [90_000, 11_000], "the frontier stays");
-        let mut draft = Vsw::new(16, Progress::SincePush);
-        run(&mut draft);
-        assert_eq!(seqs(&draft), [11_000], "the draft's rule prunes it");
-    }
-
-    #[test]
-    fn an_older_uncompressed_packet_becomes_the_frontier() {
-        let mut v = Vsw::new(16, Progress::OfFields);
-        v.push(entry(90_000, 1000));
-        v.push(Entry {
-            uncompressed: true,
-            ..entry(10_000, 1000)
-        });
-        v.prune(20_000);
-        assert_eq!(
-            v.len(),
-            2,
-            "both stay: the old frontier is ahead, the new one is the reference"
-        );
-    }
-
-    #[test]
-    fn behind_and_retransmission() {
-        let mut v = Vsw::new(16, Progress::OfFields);
-        v.push(Entry {
-            uncompressed: true,
-            ..entry(1000, 50)
-        });
-        v.push(entry(2000, 50));
-        assert!(v.is_behind(&Fields {
-            seq: 999,
-            ack: 50,
-            ..Fields::default()
-        }));
-        assert!(v.is_behind(&Fields {
-            seq: 3000,
-            ack: 49,
-            ..Fields::default()
-        }));
-        assert!(!v.is_behind(&Fields {
-            seq: 1500,
-            ack: 50,
-            ..Fields::default()
-        }));
-        assert!(v.retransmits_uncompressed(1000));
-        assert!(!v.retransmits_uncompressed(2000));
-    }
-
-    #[test]
-    fn progress_since_push_keeps_an_old_packet_for_a_window_of_new_data() {
-        for (progress, kept) in [(Progress::OfFields, 2), (Progress::SincePush, 3)] {
-            let mut v = Vsw::new(16, progress);
-            v.push(entry(50_000, 1000));
-            v.push(entry(10_000, 1000)); // a retransmission, 40 000 behind
-            v.push(entry(50_500, 1000));
-            v.prune(20_000);
-            assert_eq!(v.len(), kept, "{progress:?}");
-        }
-        // Once the stream has sent more than W of new data since, the retransmission leaves.
-        let mut v = Vsw::new(16, Progress::SincePush);
-        v.push(entry(50_000, 1000));
-        v.push(entry(10_000, 1000));
-        v.push(entry(70_001, 1000));
-        v.prune(20_000);
-        let seqs: alloc::vec::Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
-        assert_eq!(seqs, [70_001]);
-    }
-}
+mod tests;

@@ -1,0 +1,188 @@
+//! The window's tests: pruning, eviction, protection, needs.
+
+use super::*;
+
+fn entry(seq: u32, ack: u32) -> Entry {
+    Entry {
+        fields: Fields {
+            seq,
+            ack,
+            ..Fields::default()
+        },
+        has_payload: true,
+        uncompressed: false,
+    }
+}
+
+#[test]
+fn needs_follow_appendix_a() {
+    let mut v = Vsw::new(16, Progress::OfFields);
+    v.push(entry(279, 7));
+    v.push(entry(283, 7));
+    let n = v.needs(&Fields {
+        seq: 284,
+        ack: 7,
+        ..Fields::default()
+    });
+    assert_eq!((n.seq, n.ack, n.win), (4, 0, 0));
+    let n = v.needs(&Fields {
+        seq: 290,
+        ack: 7,
+        ..Fields::default()
+    });
+    assert_eq!(n.seq, 5);
+}
+
+#[test]
+fn prune_by_progress_in_either_number_space() {
+    let mut v = Vsw::new(16, Progress::OfFields);
+    for i in 0..10 {
+        v.push(entry(i * 1000, 0));
+    }
+    v.prune(4000);
+    let seqs: alloc::vec::Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
+    assert_eq!(seqs, [5000, 6000, 7000, 8000, 9000]);
+    let mut a = Vsw::new(16, Progress::OfFields);
+    for i in 0..10 {
+        a.push(entry(0, i * 1000));
+    }
+    a.prune(0);
+    assert_eq!(a.len(), 1);
+}
+
+#[test]
+fn cap_bounds_memory() {
+    let mut v = Vsw::new(4, Progress::OfFields);
+    for i in 0..100 {
+        v.push(entry(i, 0));
+    }
+    assert_eq!(v.len(), 4);
+    assert_eq!(v.entries().next().unwrap().fields.seq, 96);
+    assert_eq!(Vsw::new(0, Progress::OfFields).cap, 2);
+}
+
+#[test]
+fn a_retransmission_with_a_newer_ack_does_not_prune_the_frontier() {
+    let mut v = Vsw::new(16, Progress::OfFields);
+    v.push(entry(50_000, 1000)); // the frontier: the decompressor's likely reference
+    v.push(entry(10_000, 90_000)); // retransmission of a host that also receives data
+    v.prune(20_000);
+    assert_eq!(
+        v.len(),
+        2,
+        "the ACK jump of a packet behind the frontier moves nothing"
+    );
+    // The cap never evicts the frontier entry either.
+    let mut c = Vsw::new(2, Progress::OfFields);
+    c.push(entry(50_000, 1000));
+    c.push(entry(10_000, 2000));
+    c.push(entry(10_100, 2000));
+    let seqs: alloc::vec::Vec<u32> = c.entries().map(|e| e.fields.seq).collect();
+    assert_eq!(seqs, [50_000, 10_100]);
+}
+
+#[test]
+fn a_run_of_retransmissions_keeps_the_newest_entries_in_sequence_order() {
+    let seqs = |v: &Vsw| -> alloc::vec::Vec<u32> { v.entries().map(|e| e.fields.seq).collect() };
+    let mut v = Vsw::new(6, Progress::SincePush).with_protected(3);
+    for i in 0..6 {
+        v.push(entry(100 + i, 0)); // new data: 105 is the frontier
+    }
+    for i in 0..10 {
+        v.push(entry(10 + i, 0)); // then retransmissions, all older
+    }
+    // 103, 104 and 105 stay whatever came after them; the retransmissions fill the rest,
+    // oldest leaving first.
+    assert_eq!(seqs(&v), [103, 104, 105, 17, 18, 19]);
+    // Without protection (the draft's rule) only the frontier stays.
+    let mut d = Vsw::new(6, Progress::SincePush);
+    for i in (0..6).map(|i| 100 + i).chain(10..20) {
+        d.push(entry(i, 0));
+    }
+    assert_eq!(seqs(&d), [105, 15, 16, 17, 18, 19]);
+    // New data after the run pushes the protected entries out in turn.
+    for i in 0..6 {
+        v.push(entry(200 + i, 0));
+    }
+    assert_eq!(seqs(&v), [200, 201, 202, 203, 204, 205]);
+}
+
+#[test]
+fn with_protection_an_ack_jump_does_not_prune_the_frontier() {
+    let seqs = |v: &Vsw| -> alloc::vec::Vec<u32> { v.entries().map(|e| e.fields.seq).collect() };
+    let run = |v: &mut Vsw| {
+        v.push(entry(90_000, 1000)); // the frontier: ahead of everything after it
+        v.push(entry(10_000, 1000));
+        v.push(entry(11_000, 80_000)); // an ACK jump (progress of 79,000 in ACK space)
+        v.prune(20_000);
+    };
+    let mut plus = Vsw::new(16, Progress::SincePush).with_protected(4);
+    run(&mut plus);
+    assert_eq!(seqs(&plus), [90_000, 11_000], "the frontier stays");
+    let mut draft = Vsw::new(16, Progress::SincePush);
+    run(&mut draft);
+    assert_eq!(seqs(&draft), [11_000], "the draft's rule prunes it");
+}
+
+#[test]
+fn an_older_uncompressed_packet_becomes_the_frontier() {
+    let mut v = Vsw::new(16, Progress::OfFields);
+    v.push(entry(90_000, 1000));
+    v.push(Entry {
+        uncompressed: true,
+        ..entry(10_000, 1000)
+    });
+    v.prune(20_000);
+    assert_eq!(
+        v.len(),
+        2,
+        "both stay: the old frontier is ahead, the new one is the reference"
+    );
+}
+
+#[test]
+fn behind_and_retransmission() {
+    let mut v = Vsw::new(16, Progress::OfFields);
+    v.push(Entry {
+        uncompressed: true,
+        ..entry(1000, 50)
+    });
+    v.push(entry(2000, 50));
+    assert!(v.is_behind(&Fields {
+        seq: 999,
+        ack: 50,
+        ..Fields::default()
+    }));
+    assert!(v.is_behind(&Fields {
+        seq: 3000,
+        ack: 49,
+        ..Fields::default()
+    }));
+    assert!(!v.is_behind(&Fields {
+        seq: 1500,
+        ack: 50,
+        ..Fields::default()
+    }));
+    assert!(v.retransmits_uncompressed(1000));
+    assert!(!v.retransmits_uncompressed(2000));
+}
+
+#[test]
+fn progress_since_push_keeps_an_old_packet_for_a_window_of_new_data() {
+    for (progress, kept) in [(Progress::OfFields, 2), (Progress::SincePush, 3)] {
+        let mut v = Vsw::new(16, progress);
+        v.push(entry(50_000, 1000));
+        v.push(entry(10_000, 1000)); // a retransmission, 40 000 behind
+        v.push(entry(50_500, 1000));
+        v.prune(20_000);
+        assert_eq!(v.len(), kept, "{progress:?}");
+    }
+    // Once the stream has sent more than W of new data since, the retransmission leaves.
+    let mut v = Vsw::new(16, Progress::SincePush);
+    v.push(entry(50_000, 1000));
+    v.push(entry(10_000, 1000));
+    v.push(entry(70_001, 1000));
+    v.prune(20_000);
+    let seqs: alloc::vec::Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
+    assert_eq!(seqs, [70_001]);
+}
