@@ -371,6 +371,15 @@ mod tests {
     }
 
     #[test]
+    fn only_a_context_without_any_stride_has_the_unstrided_codes() {
+        let of = |seq, ack| *Codes::of(Strides { seq, ack });
+        assert_eq!(of(0, 0), UNSTRIDED_CODES);
+        assert_eq!(of(1448, 0), STRIDED_CODES);
+        assert_eq!(of(0, 2896), STRIDED_CODES);
+        assert_ne!(UNSTRIDED_CODES, STRIDED_CODES);
+    }
+
+    #[test]
     fn classes_are_the_smallest_that_fit() {
         assert_eq!(class(&SCALED_BITS, 0, 0, false), Some(0));
         assert_eq!(class(&SCALED_BITS, 1, 0, false), Some(1));
