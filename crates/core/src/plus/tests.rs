@@ -228,6 +228,23 @@ fn vector_packets() -> Vec<Vec<u8>> {
     syn[10..12].copy_from_slice(&sum.to_be_bytes());
     fix_tcp_checksum(&mut syn);
     packets.push(syn);
+    // An interactive flow of other hosts (small writes, no stride): three IR, then CO in the
+    // codes of a context without a stride.
+    for i in 0..5u32 {
+        let mut p = segment(
+            40_000 + 30 * i,
+            9_000 + 2 * i,
+            70 + i as u16,
+            20_000 + 400 * i,
+            20,
+        );
+        p[48..52].copy_from_slice(&(3_000 + 350 * i).to_be_bytes());
+        (p[15], p[19]) = (3, 4);
+        p[10..12].fill(0);
+        p[36..38].fill(0);
+        fill_checksums(&mut p);
+        packets.push(p);
+    }
     packets
 }
 
