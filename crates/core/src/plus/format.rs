@@ -29,6 +29,7 @@
 //!   | TCP data  |
 //! ```
 
+use super::scaled::Strides;
 use crate::codec::FrameKind;
 use crate::encoding::bits::{BitReader, BitWriter};
 use crate::encoding::{lsb, varint};
@@ -135,23 +136,67 @@ pub const STRIDED_UNSCALED_CLASS: u8 = 3;
 /// LSB counts of the four sequence / acknowledgment size classes, coded unscaled.
 pub const UNSCALED_BITS: [u8; 4] = [0, 10, 16, 32];
 
-/// LSB counts of the IP-ID offset codes, prefixed `0`, `10`, `110`, `111`.
+/// LSB counts of the IP-ID offset codes, prefixed `0`, `10`, `110`, `111` (a context with a
+/// stride; [`Codes`]).
 pub const IP_ID_CODES: [u8; 4] = [0, 7, 5, 16];
 
-/// LSB counts of the timestamp value codes, prefixed `0`, `10`, `110`, `111`.
+/// LSB counts of the timestamp value codes, prefixed `0`, `10`, `110`, `111` (a context with a
+/// stride; [`Codes`]).
 pub const TS_CODES: [u8; 4] = [10, 12, 15, 32];
 
 /// The timestamp echo reply codes, prefixed `0`, `10`, `110`, `111`: whether the LSBs are of
 /// the *gap* `TS value - TS echo reply` (which a bulk sender keeps nearly constant) rather
-/// than of the echo itself, and how many.
+/// than of the echo itself, and how many (a context with a stride; [`Codes`]).
 pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 11), (true, 4), (false, 14), (false, 32)];
 
-/// The cheapest echo code ([`TS_ECR_CODES`]) for an echo `ecr` and a gap `gap` away from the
-/// references (each as `(up, down)`); the last always fits.
+/// The prefix codes of a context's IP-ID offset and timestamps. Which apply follows from the
+/// context's strides, which both ends hold (an IR frame carries them): a flow with a stride
+/// (bulk) has [`STRIDED_CODES`], one without (interactive, request/response) [`UNSTRIDED_CODES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Codes {
+    /// The IP-ID offset codes.
+    pub ip_id: [u8; 4],
+    /// The timestamp value codes.
+    pub ts: [u8; 4],
+    /// The timestamp echo reply codes.
+    pub ecr: [(bool, u8); 4],
+}
+
+/// The codes of a context with a stride.
+pub const STRIDED_CODES: Codes = Codes {
+    ip_id: IP_ID_CODES,
+    ts: TS_CODES,
+    ecr: TS_ECR_CODES,
+};
+
+/// The codes of a context without a stride. Its window of up to 16 packets spans seconds, so
+/// its timestamps move by 11 to 13 bits; the gap to the echo follows the peer's think time, so
+/// it is no steadier than the echo, which goes as 12 LSBs unless the gap fits 9; a window that
+/// holds fewer than 14 packets spans fewer IP-IDs.
+pub const UNSTRIDED_CODES: Codes = Codes {
+    ip_id: [0, 4, 5, 16],
+    ts: [11, 12, 15, 32],
+    ecr: [(true, 9), (false, 12), (false, 15), (false, 32)],
+};
+
+impl Codes {
+    /// The codes of a context with `strides`.
+    #[inline]
+    pub fn of(strides: Strides) -> &'static Codes {
+        if strides == Strides::default() {
+            &UNSTRIDED_CODES
+        } else {
+            &STRIDED_CODES
+        }
+    }
+}
+
+/// The cheapest echo code of `codes` ([`Codes::ecr`]) for an echo `ecr` and a gap `gap` away
+/// from the references (each as `(up, down)`); the last always fits.
 #[inline]
-pub fn ecr_code(ecr: (u64, u64), gap: (u64, u64)) -> u8 {
+pub fn ecr_code(codes: &[(bool, u8); 4], ecr: (u64, u64), gap: (u64, u64)) -> u8 {
     cheapest(|c| {
-        let (is_gap, k) = TS_ECR_CODES[usize::from(c)];
+        let (is_gap, k) = codes[usize::from(c)];
         let (up, down) = if is_gap { gap } else { ecr };
         (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
     })
@@ -319,10 +364,19 @@ mod tests {
                         lsb::fits(e(c).1, up, down)
                     };
                     let want = by_cost(&fits, &|c| prefix_len(c) + e(c).1);
-                    assert_eq!(ecr_code(ecr, gap), want, "{ecr:?} {gap:?}");
+                    assert_eq!(ecr_code(&TS_ECR_CODES, ecr, gap), want, "{ecr:?} {gap:?}");
                 }
             }
         }
+    }
+
+    #[test]
+    fn only_a_context_without_any_stride_has_the_unstrided_codes() {
+        let of = |seq, ack| *Codes::of(Strides { seq, ack });
+        assert_eq!(of(0, 0), UNSTRIDED_CODES);
+        assert_eq!(of(1448, 0), STRIDED_CODES);
+        assert_eq!(of(0, 2896), STRIDED_CODES);
+        assert_ne!(UNSTRIDED_CODES, STRIDED_CODES);
     }
 
     #[test]
@@ -394,10 +448,10 @@ mod tests {
         assert_eq!(code(&TS_CODES, 1 << 20, 0), 3);
         assert_eq!(code(&IP_ID_CODES, 0, 0), 0);
         assert_eq!(code(&IP_ID_CODES, 5, 0), 2);
-        assert_eq!(ecr_code((500, 0), (3, 0)), 1);
-        assert_eq!(ecr_code((500, 0), (3000, 0)), 2);
-        assert_eq!(ecr_code((1 << 20, 0), (1000, 0)), 0);
-        assert_eq!(ecr_code((1 << 20, 0), (3000, 0)), 3);
+        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (3, 0)), 1);
+        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (3000, 0)), 2);
+        assert_eq!(ecr_code(&TS_ECR_CODES, (1 << 20, 0), (1000, 0)), 0);
+        assert_eq!(ecr_code(&TS_ECR_CODES, (1 << 20, 0), (3000, 0)), 3);
         let mut out = alloc::vec::Vec::new();
         let mut w = BitWriter::new(&mut out);
         for c in 0..4 {

@@ -67,6 +67,38 @@ fn bulk_round_trips_and_shrinks() {
     assert!(sizes[150..].iter().all(|&n| n <= 7), "{:?}", &sizes[150..]);
 }
 
+/// An interactive flow (small writes, no stride): the echo follows the peer's think time, and
+/// its window spans seconds of timestamps, which the codes of a context without a stride
+/// ([`super::format::UNSTRIDED_CODES`]) carry in fewer bytes than a bulk flow's would.
+#[test]
+fn interactive_round_trips_with_the_unstrided_codes() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let (mut seq, mut ack) = (1000u32, 5000u32);
+    let mut sizes = Vec::new();
+    for i in 0..80u32 {
+        let payload = 1 + (i * 37 % 80) as usize;
+        let ts = 10_000 + 150 * i + i * i % 97;
+        let mut p = segment(seq, ack, 300 + i as u16, ts, payload);
+        let ecr = 4_000 + 150 * i - i * 53 % 700;
+        p[48..52].copy_from_slice(&ecr.to_be_bytes());
+        p[10..12].fill(0);
+        p[36..38].fill(0);
+        fill_checksums(&mut p);
+        let kind = c.compress(&p, &mut frame);
+        let r = d.decompress(kind, &frame, &mut out);
+        assert_eq!(r, Ok(()), "packet {i}: {kind:?} {frame:02x?}");
+        assert_eq!(out, p, "packet {i}");
+        sizes.push(frame.len() + 1 - payload);
+        seq += payload as u32;
+        ack += i % 3;
+    }
+    // Kind, checksum, then 10 bits of sequence, 10 of ack, 8 of IP-ID, 14 of TS value and 10 or
+    // 14 of echo in six octets (a bulk flow's codes need seven for most of these).
+    assert!(sizes[40..].iter().all(|&n| n <= 10), "{:?}", &sizes[40..]);
+}
+
 #[test]
 fn refusals_never_panic_or_deliver() {
     let mut d = PlusDecompressor::new(config());
@@ -196,6 +228,23 @@ fn vector_packets() -> Vec<Vec<u8>> {
     syn[10..12].copy_from_slice(&sum.to_be_bytes());
     fix_tcp_checksum(&mut syn);
     packets.push(syn);
+    // An interactive flow of other hosts (small writes, no stride): three IR, then CO in the
+    // codes of a context without a stride.
+    for i in 0..5u32 {
+        let mut p = segment(
+            40_000 + 30 * i,
+            9_000 + 2 * i,
+            70 + i as u16,
+            20_000 + 400 * i,
+            20,
+        );
+        p[48..52].copy_from_slice(&(3_000 + 350 * i).to_be_bytes());
+        (p[15], p[19]) = (3, 4);
+        p[10..12].fill(0);
+        p[36..38].fill(0);
+        fill_checksums(&mut p);
+        packets.push(p);
+    }
     packets
 }
 

@@ -202,14 +202,15 @@ pub(super) fn write_co(
         let v = if code.scaled { scaled } else { value };
         w.put(v & wlsb::mask(code.bits), code.bits);
     }
+    let codes = format::Codes::of(ctx.strides);
     match ctx.behaviour {
         Behaviour::Sequential | Behaviour::Swapped => {
             let offset = me.offset();
-            let c = format::code(&format::IP_ID_CODES, needs.ip_id.up, needs.ip_id.down);
-            format::put_code(&mut w, &format::IP_ID_CODES, c, offset.into());
+            let c = format::code(&codes.ip_id, needs.ip_id.up, needs.ip_id.down);
+            format::put_code(&mut w, &codes.ip_id, c, offset.into());
             count(
                 Field::IpId,
-                format::prefix_len(c) + format::IP_ID_CODES[usize::from(c)],
+                format::prefix_len(c) + codes.ip_id[usize::from(c)],
             );
         }
         Behaviour::Zero => {}
@@ -220,14 +221,14 @@ pub(super) fn write_co(
     }
     if ctx.ts {
         let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);
-        let c = format::code(&format::TS_CODES, val.up, val.down);
-        format::put_code(&mut w, &format::TS_CODES, c, f.ts_val);
+        let c = format::code(&codes.ts, val.up, val.down);
+        format::put_code(&mut w, &codes.ts, c, f.ts_val);
         count(
             Field::TsVal,
-            format::prefix_len(c) + format::TS_CODES[usize::from(c)],
+            format::prefix_len(c) + codes.ts[usize::from(c)],
         );
-        let c = format::ecr_code((ecr.up, ecr.down), (gap.up, gap.down));
-        let (is_gap, k) = format::TS_ECR_CODES[usize::from(c)];
+        let c = format::ecr_code(&codes.ecr, (ecr.up, ecr.down), (gap.up, gap.down));
+        let (is_gap, k) = codes.ecr[usize::from(c)];
         let v = if is_gap {
             f.ts_val.wrapping_sub(f.ts_ecr)
         } else {

@@ -62,10 +62,11 @@ pub(super) fn decode_body(
             ack_scaled,
             ctx.strides.ack,
         )?;
+        let codes = format::Codes::of(ctx.strides);
         fields.ip_id = match ctx.behaviour {
             Behaviour::Sequential | Behaviour::Swapped => {
-                let (lsbs, n) = format::get_code(&mut bits, &format::IP_ID_CODES)
-                    .ok_or(DropReason::Malformed)?;
+                let (lsbs, n) =
+                    format::get_code(&mut bits, &codes.ip_id).ok_or(DropReason::Malformed)?;
                 let s = ctx.strides.seq;
                 let reference = ipid::offset(ctx.behaviour.counter(r.ip_id), seq_rq);
                 let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
@@ -77,11 +78,10 @@ pub(super) fn decode_body(
             Behaviour::Random => bits.get(16).ok_or(DropReason::Malformed)? as u16,
         };
         if ctx.identity.ts {
-            let (lsbs, n) =
-                format::get_code(&mut bits, &format::TS_CODES).ok_or(DropReason::Malformed)?;
+            let (lsbs, n) = format::get_code(&mut bits, &codes.ts).ok_or(DropReason::Malformed)?;
             fields.ts_val = lsb::decode(r.ts_val, lsbs, n, 32);
             let c = format::get_prefix(&mut bits).ok_or(DropReason::Malformed)?;
-            let (is_gap, n) = format::TS_ECR_CODES[c];
+            let (is_gap, n) = codes.ecr[c];
             let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
             fields.ts_ecr = if is_gap {
                 let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
