@@ -17,15 +17,12 @@ use alloc::vec::Vec;
 use taroc_wire::tcp::SackBlocks;
 
 use crate::encoding::bits::{BitReader, BitWriter};
-use crate::encoding::wlsb::mask;
 use crate::plus::format::ext;
 
-/// The LSB count of the window in a short extension.
+/// The LSB count of the window in a short extension: one-sided LSBs ([`crate::encoding::lsb`]),
+/// which decode a window in `[reference - 4, reference + 27]` (a receiver's window mostly
+/// grows, by small steps).
 pub const SHORT_WINDOW_BITS: u8 = 5;
-
-/// How far below the reference the short window code reaches: its 5 LSBs decode a window in
-/// `[reference - 8, reference + 23]` (a receiver's window mostly grows, by small steps).
-pub const SHORT_WINDOW_BELOW: u32 = 8;
 
 /// The exp-Golomb orders a SACK header's order field selects (the compressor takes the one
 /// that codes the frame's blocks in the fewest bits).
@@ -115,19 +112,6 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         used = 2;
     }
     (flags != 0).then_some((Extension { flags, short: None }, used))
-}
-
-/// Whether the short window code decodes a window `up` above and `down` below every reference.
-pub fn short_window_fits(up: u64, down: u64) -> bool {
-    let p = u64::from(SHORT_WINDOW_BELOW);
-    down <= p && up + p < 1 << SHORT_WINDOW_BITS
-}
-
-/// Decodes the short window code's LSBs against `reference`.
-pub fn short_window(reference: u16, lsbs: u8) -> u16 {
-    let low = u32::from(reference).wrapping_sub(SHORT_WINDOW_BELOW);
-    let offset = u32::from(lsbs).wrapping_sub(low) & mask(SHORT_WINDOW_BITS);
-    low.wrapping_add(offset) as u16
 }
 
 /// The values a SACK codes: each block's distances from the ACK, divided by `s`.
@@ -290,24 +274,6 @@ mod tests {
         assert_eq!(get_extension(&[0xC1, 0x81]), None);
         assert_eq!(get_extension(&[0xC1]), None);
         assert_eq!(get_extension(&[]), None);
-    }
-
-    #[test]
-    fn the_short_window_decodes_its_interval() {
-        for reference in [0u16, 5, 100, 0xFFF0, 0xFFFF] {
-            for d in -(SHORT_WINDOW_BELOW as i32)..=23 {
-                let v = (i32::from(reference) + d) as u16;
-                let (up, down) = (d.max(0) as u64, (-d).max(0) as u64);
-                assert!(short_window_fits(up, down));
-                assert_eq!(
-                    short_window(reference, v as u8 & 0x1F),
-                    v,
-                    "{reference} {d}"
-                );
-            }
-        }
-        assert!(!short_window_fits(24, 0));
-        assert!(!short_window_fits(0, 9));
     }
 
     #[test]

@@ -175,7 +175,8 @@ pub(super) fn write_co(
     let sack_scaled = format::sack_scales(p.fields.ack, sack, ctx.strides.ack.into());
     let sack_header = (!sack.is_empty())
         .then(|| ack::sack_header(p.fields.ack, sack, ctx.strides.ack.into(), sack_scaled));
-    let short_window = win && ack::short_window_fits(needs.win.up, needs.win.down);
+    let short_window =
+        win && crate::encoding::lsb::fits(ack::SHORT_WINDOW_BITS, needs.win.up, needs.win.down);
     // The short extension: the window's LSBs in it if they fit, else the SACK header.
     let short = if !ack::short_fits(e) || (win && !short_window) {
         None

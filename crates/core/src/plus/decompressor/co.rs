@@ -101,7 +101,7 @@ pub(super) fn decode_body(
         };
         if e & ext::W != 0 {
             fields.win = match short {
-                Some(v) => ack::short_window(r.win, v),
+                Some(v) => lsb::decode(r.win.into(), v.into(), ack::SHORT_WINDOW_BITS, 16) as u16,
                 None => {
                     let c = bits.get(1).ok_or(DropReason::Malformed)?;
                     let k = format::WINDOW_BITS[c as usize];
