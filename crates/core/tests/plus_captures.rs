@@ -45,9 +45,10 @@ fn captures() -> Option<Vec<std::path::PathBuf>> {
 /// captures a to h in order.
 const TARGETS: [f64; 8] = [8.63, 5.92, 8.30, 7.54, 11.55, 13.29, 8.38, 10.44];
 
-/// What the test holds each capture to: the target where `taroc-plus` meets it (all but e);
-/// where it does not yet (e), a bound just above what it measures, so that a regression fails.
-const BOUNDS: [f64; 8] = [8.63, 5.92, 8.30, 7.54, 12.0, 13.29, 8.38, 10.44];
+/// What the test holds each capture to: where `taroc-plus` meets the target, a bound a little
+/// above what it measures (7.37, 5.18, 7.47, 7.01, 12.64, 7.55, 10.03 after the cheaper ACKs), so
+/// that a regression fails; where it does not yet (e), a bound just above what it measures.
+const BOUNDS: [f64; 8] = [7.5, 5.3, 7.6, 7.15, 12.0, 12.8, 7.7, 10.15];
 
 #[test]
 fn clean_link_round_trips_every_capture_within_the_targets() {
