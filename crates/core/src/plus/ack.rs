@@ -315,8 +315,7 @@ mod tests {
                         let cheapest = SACK_ORDERS.map(|o| {
                             let mut out = Vec::new();
                             let mut w = BitWriter::new(&mut out);
-                            let bits = put_sack(&mut w, ack, blocks, 1448, scaled, o);
-                            bits
+                            put_sack(&mut w, ack, blocks, 1448, scaled, o)
                         });
                         assert_eq!(Some(&bits), cheapest.iter().min());
                     }
