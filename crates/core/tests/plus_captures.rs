@@ -45,8 +45,10 @@ fn captures() -> Option<Vec<std::path::PathBuf>> {
 /// captures a to h in order.
 const TARGETS: [f64; 8] = [8.63, 5.92, 8.30, 7.54, 11.55, 13.29, 8.38, 10.44];
 
-/// What the test holds each capture to: the target, which `taroc-plus` meets on every capture.
-const BOUNDS: [f64; 8] = TARGETS;
+/// What the test holds each capture to: a bound a little above what `taroc-plus` measures (7.37,
+/// 5.18, 7.47, 7.01, 11.52, 12.64, 7.55, 10.00 after the cheaper ACKs and the codes of a context
+/// without a stride), so that a regression fails; on e, where the margin is smallest, the target.
+const BOUNDS: [f64; 8] = [7.5, 5.3, 7.6, 7.15, 11.55, 12.8, 7.7, 10.15];
 
 #[test]
 fn clean_link_round_trips_every_capture_within_the_targets() {

@@ -5,7 +5,7 @@
 //! - [`lsb`]: LSBs with a one-sided interpretation interval, for fields that mostly grow
 //!   (`taroc-plus`);
 //! - [`bits`]: MSB-first bit packing, for fields that are not byte-aligned;
-//! - [`varint`]: LEB128 unsigned integers (`taroc-plus` SACK blocks);
+//! - [`varint`]: LEB128 unsigned integers (`taroc-plus` IR-R ports);
 //! - [`delta`]: the RFC 1144 variable-length delta (one octet 1..=255, or 0 and two octets).
 
 pub mod bits;

@@ -5,6 +5,7 @@
 use alloc::vec::Vec;
 use core::time::Duration;
 
+use super::ack::{self, Extension};
 use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
@@ -279,12 +280,13 @@ impl PlusDecompressor {
             strides,
             reference: base.reference,
         };
-        let (e, body) = match body {
-            [e, body @ ..] if k & kind::X != 0 => (*e, body),
-            _ if k & kind::X != 0 => return Err(DropReason::Malformed),
-            body => (0, body),
+        let (e, body) = if k & kind::X != 0 {
+            let (e, used) = ack::get_extension(body).ok_or(DropReason::Malformed)?;
+            (e, &body[used..])
+        } else {
+            (Extension::default(), body)
         };
-        if (k & kind::X != 0 && e == 0) || e & ext::C != 0 {
+        if e.flags & ext::C != 0 {
             return Err(DropReason::Malformed);
         }
         let fields =
@@ -314,20 +316,20 @@ impl PlusDecompressor {
         frame: &[u8],
         out: &mut Vec<u8>,
     ) -> (Option<u8>, Result<(), DropReason>) {
-        let mut at = 0;
+        let (x, mut at) = if k & kind::X != 0 {
+            match ack::get_extension(frame) {
+                Some(read) => read,
+                None => return (None, Err(DropReason::Malformed)),
+            }
+        } else {
+            (Extension::default(), 0)
+        };
         let mut take = |n: usize| -> Result<&[u8], DropReason> {
             let bytes = frame.get(at..at + n).ok_or(DropReason::Malformed)?;
             at += n;
             Ok(bytes)
         };
-        let e = if k & kind::X != 0 {
-            match take(1) {
-                Ok(b) if b[0] != 0 => b[0],
-                _ => return (None, Err(DropReason::Malformed)),
-            }
-        } else {
-            0
-        };
+        let e = x.flags;
         let cid = if let Some(cid) = prefixed {
             if e & ext::C != 0 {
                 return (None, Err(DropReason::Malformed));
@@ -344,7 +346,7 @@ impl PlusDecompressor {
         // Against a context, a frame that does not parse is as wrong as one that fails its
         // checksum: the context is not the compressor's (a CID reused, an IR lost).
         let result = self
-            .co_fields(k, e, cid, &frame[at..], out)
+            .co_fields(k, x, cid, &frame[at..], out)
             .map_err(|reason| match reason {
                 DropReason::Malformed => DropReason::ChecksumMismatch,
                 other => other,
@@ -358,7 +360,7 @@ impl PlusDecompressor {
     fn co_fields(
         &mut self,
         k: u8,
-        e: u8,
+        x: Extension,
         cid: u8,
         rest: &[u8],
         out: &mut Vec<u8>,
@@ -367,7 +369,7 @@ impl PlusDecompressor {
             .as_mut()
             .ok_or(DropReason::NoContext)?;
         let r = ctx.reference;
-        let fields = decode_body(ctx, k, e, rest, out)?;
+        let fields = decode_body(ctx, k, x, rest, out)?;
         // A verified packet becomes the reference unless it is older than the current one.
         if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
             ctx.reference = fields;

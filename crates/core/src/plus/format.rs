@@ -13,27 +13,28 @@
 //!   byte | a CO body without CID, its numbers whole, the rest coded against the base's
 //!   reference |. The addresses come from the base context (the TCP checksum covers them).
 //!
-//! CO (kind byte 0x40 + |X|P|S S|A A|): X extension octet follows, P the TCP PSH flag, S and A
+//! CO (kind byte 0x40 + |X|P|S S|A A|): X extension follows, P the TCP PSH flag, S and A
 //!   the size classes of the sequence and acknowledgment numbers.
-//!   | extension |C|W|R|U|K|Q|Z|F| (if X)  C CID octet, W window, R R-octet, U urgent pointer,
-//!   | CID       | (if C)                    K SACK, Q sequence unscaled, Z ack unscaled, F FIN
+//!   | extension | (if X) short |0|W|K|v v v v v| or long |1|C|W|R|U|K|F|M| (+ |Q|Z|000000|
+//!   |           | if M), [`super::ack`]: C CID octet, W window, R R-octet, U urgent pointer,
+//!   |           | K SACK, Q sequence unscaled, Z ack unscaled, F FIN; v the window's 5 LSBs
+//!   |           | if W, else the SACK header
+//!   | CID       | (if C)
 //!   (a number with a stride and no Q / Z: classes 1, 2 scaled, class 3 16 bits unscaled)
 //!   | checksum  | TCP checksum (+ IPv4 Identification, mod 2^16), 2 octets
 //!   | bits      | sequence LSBs, ack LSBs, IP-ID code + offset LSBs (or 16 bits if random),
 //!   |           | TS value code + LSBs, TS echo code + LSBs (if the context has timestamps),
-//!   |           | SACK blocks - 1 and a scaled bit (3 bits, if K), window code + LSBs (if W:
-//!   |           | `0` + 8 or `1` + 16); zero bits to the octet boundary
+//!   |           | the SACK header (5 bits, if K and not in a short extension), window code +
+//!   |           | LSBs (if W and not in a short extension: `0` + 8 or `1` + 16), SACK blocks
+//!   |           | (if K: exp-Golomb codes, [`super::ack`]); zero bits to the octet boundary
 //!   | R-octet   | (if R) | urgent pointer (2, if U)
-//!   | SACK      | (if K) each block as (left edge - ACK, right edge - left edge) LEB128
-//!   |           | varints, divided by the acknowledgment stride if the scaled bit is set
 //!   | TCP data  |
 //! ```
 
 use super::scaled::Strides;
 use crate::codec::FrameKind;
 use crate::encoding::bits::{BitReader, BitWriter};
-use crate::encoding::{lsb, varint};
-use taroc_wire::tcp::SackBlocks;
+use crate::encoding::lsb;
 
 /// The kind byte of an IR frame.
 pub const IR: u8 = FrameKind::PROFILE_FIRST;
@@ -77,7 +78,7 @@ pub mod kind {
     pub const A_SHIFT: u8 = 0;
 }
 
-/// Bits of a CO extension octet.
+/// The flags of a CO extension (their places on the wire: [`super::ack`]).
 pub mod ext {
     /// A CID octet follows (else CID 0).
     pub const C: u8 = 0x80;
@@ -278,21 +279,6 @@ pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
 /// LSB counts of the window codes, prefixed `0` and `1`.
 pub const WINDOW_BITS: [u8; 2] = [8, 16];
 
-/// Writes SACK `blocks` against `ack` as varints, divided by `stride` if `scaled`.
-pub fn put_sack(
-    out: &mut alloc::vec::Vec<u8>,
-    ack: u32,
-    blocks: &[(u32, u32)],
-    stride: u32,
-    scaled: bool,
-) {
-    let s = if scaled { stride } else { 1 };
-    for &(left, right) in blocks {
-        varint::put(out, left.wrapping_sub(ack) / s);
-        varint::put(out, right.wrapping_sub(left) / s);
-    }
-}
-
 /// Whether SACK `blocks` can go scaled by `stride` against `ack`.
 pub fn sack_scales(ack: u32, blocks: &[(u32, u32)], stride: u32) -> bool {
     stride != 0
@@ -300,21 +286,6 @@ pub fn sack_scales(ack: u32, blocks: &[(u32, u32)], stride: u32) -> bool {
             left.wrapping_sub(ack).is_multiple_of(stride)
                 && right.wrapping_sub(left).is_multiple_of(stride)
         })
-}
-
-/// Reads `count` SACK blocks written by [`put_sack`]; the blocks and the octets consumed.
-pub fn get_sack(data: &[u8], ack: u32, count: usize, stride: u32) -> Option<(SackBlocks, usize)> {
-    let mut blocks = SackBlocks::default();
-    let mut at = 0;
-    for _ in 0..count {
-        let (offset, n) = varint::get(data.get(at..)?)?;
-        at += n;
-        let (size, n) = varint::get(data.get(at..)?)?;
-        at += n;
-        let left = ack.wrapping_add(offset.checked_mul(stride)?);
-        blocks.push(left, left.wrapping_add(size.checked_mul(stride)?));
-    }
-    Some((blocks, at))
 }
 
 #[cfg(test)]
@@ -425,18 +396,7 @@ mod tests {
         let blocks = [(1000 + 2 * 1448, 1000 + 5 * 1448)];
         assert!(sack_scales(1000, &blocks, 1448));
         assert!(!sack_scales(1000, &[(1001, 1100)], 1448));
-        let mut out = alloc::vec::Vec::new();
-        put_sack(&mut out, 1000, &blocks, 1448, true);
-        assert_eq!(out, [2, 3]);
-        let (got, used) = get_sack(&out, 1000, 1, 1448).unwrap();
-        assert_eq!((got.as_slice(), used), (&blocks[..], 2));
-        // A D-SACK block below the ACK goes too, unscaled.
-        out.clear();
-        put_sack(&mut out, 1000, &[(500, 600)], 1448, false);
-        assert_eq!(
-            get_sack(&out, 1000, 1, 1).unwrap().0.as_slice(),
-            [(500, 600)]
-        );
+        assert!(!sack_scales(1000, &blocks, 0));
     }
 
     #[test]

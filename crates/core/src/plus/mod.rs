@@ -17,6 +17,7 @@
 //! refresh) apply unchanged. The wire format, the decompressor's rules and test vectors are in
 //! `docs/taroc-plus-format.md`.
 
+pub mod ack;
 pub mod breakdown;
 pub mod compressor;
 pub mod decompressor;

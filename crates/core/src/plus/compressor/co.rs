@@ -8,6 +8,7 @@ use taroc_wire::tcp::flags;
 
 use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
+use crate::plus::ack;
 use crate::plus::breakdown::{Field, Tally};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::Behaviour;
@@ -170,10 +171,26 @@ pub(super) fn write_co(
     if p.flags & flags::PSH != 0 {
         k |= kind::P;
     }
+    let sack = p.sack.as_slice();
+    let sack_scaled = format::sack_scales(p.fields.ack, sack, ctx.strides.ack.into());
+    let sack_header = (!sack.is_empty())
+        .then(|| ack::sack_header(p.fields.ack, sack, ctx.strides.ack.into(), sack_scaled));
+    let short_window =
+        win && crate::encoding::lsb::fits(ack::SHORT_WINDOW_BITS, needs.win.up, needs.win.down);
+    // The short extension: the window's LSBs in it if they fit, else the SACK header.
+    let short = if !ack::short_fits(e) || (win && !short_window) {
+        None
+    } else if win {
+        Some(p.fields.win as u8)
+    } else {
+        sack_header
+    };
+    let before_extension = out.len();
     if e != 0 {
         k |= kind::X;
-        out.push(e);
+        ack::put_extension(out, e, short);
     }
+    let extension_bits = 8 * (out.len() - before_extension) as u32;
     if cid != 0 && !prefixed {
         out.push(cid);
     }
@@ -187,7 +204,6 @@ pub(super) fn write_co(
     let mut tally: Tally = [0; 13];
     let mut count = |field: Field, bits: u8| tally[field as usize] += u32::from(bits);
     count(Field::Kind, 8);
-    count(Field::Extension, 8 * u8::from(e != 0));
     count(Field::Cid, 8 * u8::from(cid != 0));
     count(Field::Checksum, 16);
     count(Field::Seq, seq.bits);
@@ -237,14 +253,11 @@ pub(super) fn write_co(
         format::put_prefixed(&mut w, c, k, v);
         count(Field::TsEcr, format::prefix_len(c) + k);
     }
-    let sack = p.sack.as_slice();
-    let sack_scaled = format::sack_scales(f.ack, sack, ctx.strides.ack.into());
-    if !sack.is_empty() {
-        w.put(sack.len() as u32 - 1, 2);
-        w.put(sack_scaled.into(), 1);
-        count(Field::Sack, 3);
+    if let Some(header) = sack_header.filter(|_| short.is_none() || win) {
+        w.put(header.into(), 5);
+        count(Field::Sack, 5);
     }
-    if win {
+    if win && short.is_none() {
         let c = usize::from(!crate::encoding::lsb::fits(
             format::WINDOW_BITS[0],
             needs.win.up,
@@ -255,10 +268,27 @@ pub(super) fn write_co(
         w.put(u32::from(f.win) & wlsb::mask(k), k);
         count(Field::Window, 1 + k);
     }
+    if let Some(header) = sack_header {
+        let (_, _, order) = ack::sack_header_fields(header);
+        let bits = ack::put_sack(
+            &mut w,
+            f.ack,
+            sack,
+            ctx.strides.ack.into(),
+            sack_scaled,
+            order,
+        );
+        tally[Field::Sack as usize] += bits;
+    }
     w.finish();
     let after_bits = out.len() + 1;
     let used: u32 = tally[Field::Seq as usize..].iter().sum();
     tally[Field::Padding as usize] = 8 * (after_bits - base) as u32 - used;
+    // A short extension's five low bits are the window's or the SACK header's.
+    let short_bits = if short.is_some() { 5 } else { 0 };
+    tally[Field::Extension as usize] = extension_bits - short_bits;
+    let short_field = if win { Field::Window } else { Field::Sack };
+    tally[short_field as usize] += short_bits;
     if r_octet {
         out.push(p.r_octet);
     }
@@ -266,16 +296,12 @@ pub(super) fn write_co(
         out.extend_from_slice(&p.urgent.to_be_bytes());
     }
     let after_fixed = out.len() + 1;
-    format::put_sack(out, f.ack, sack, ctx.strides.ack.into(), sack_scaled);
-    let after_sack = out.len() + 1;
     tally[Field::Other as usize] = 8 * (after_fixed - after_bits) as u32;
-    tally[Field::Sack as usize] += 8 * (after_sack - after_fixed) as u32;
     out.extend_from_slice(p.payload());
     stats.count(Why::Compressed);
     stats.add_part(Part::Base, base as u64);
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
-    stats.add_part(Part::Options, (after_sack - after_fixed) as u64);
     if prefixed {
         out[0] = k;
         return Ok((format::CID_PREFIX + cid, tally));

@@ -4,11 +4,12 @@
 
 use alloc::vec::Vec;
 
-use taroc_wire::tcp::{flags, SackBlocks, MAX_SACK_BLOCKS};
+use taroc_wire::tcp::{flags, SackBlocks};
 
 use crate::codec::DropReason;
 use crate::encoding::bits::BitReader;
 use crate::encoding::lsb;
+use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
 use crate::plus::scaled::{self, quotient};
@@ -17,16 +18,17 @@ use crate::taroc::packet::{self};
 
 use super::Context;
 
-/// Decodes a CO body (what follows the extension octet and CID) against `ctx` into `out`,
+/// Decodes a CO body (what follows the extension `x` and CID) against `ctx` into `out`,
 /// verifies it, and returns its fields.
 pub(super) fn decode_body(
     ctx: &Context,
     k: u8,
-    e: u8,
+    x: Extension,
     rest: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<packet::Fields, DropReason> {
     {
+        let e = x.flags;
         let [c0, c1, rest @ ..] = rest else {
             return Err(DropReason::Malformed);
         };
@@ -90,21 +92,33 @@ pub(super) fn decode_body(
                 lsb::decode(r.ts_ecr, lsbs, n, 32)
             };
         }
-        let (sack_count, sack_stride) = if e & ext::K != 0 {
-            let count = bits.get(2).ok_or(DropReason::Malformed)? as usize + 1;
-            let scaled = bits.get(1).ok_or(DropReason::Malformed)? == 1;
+        // A short extension carries the window's LSBs (if W) or else the SACK header.
+        let short = x.short;
+        let sack_header = match short {
+            Some(v) if e & ext::W == 0 => Some(v),
+            _ if e & ext::K != 0 => Some(bits.get(5).ok_or(DropReason::Malformed)? as u8),
+            _ => None,
+        };
+        if e & ext::W != 0 {
+            fields.win = match short {
+                Some(v) => lsb::decode(r.win.into(), v.into(), ack::SHORT_WINDOW_BITS, 16) as u16,
+                None => {
+                    let c = bits.get(1).ok_or(DropReason::Malformed)?;
+                    let k = format::WINDOW_BITS[c as usize];
+                    let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
+                    lsb::decode(r.win.into(), lsbs, k, 16) as u16
+                }
+            };
+        }
+        let mut sack = SackBlocks::default();
+        if let Some(header) = sack_header {
+            let (count, scaled, order) = ack::sack_header_fields(header);
             if scaled && ctx.strides.ack == 0 {
                 return Err(DropReason::Malformed);
             }
-            (count, if scaled { ctx.strides.ack.into() } else { 1 })
-        } else {
-            (0, 1)
-        };
-        if e & ext::W != 0 {
-            let c = bits.get(1).ok_or(DropReason::Malformed)?;
-            let k = format::WINDOW_BITS[c as usize];
-            let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
-            fields.win = lsb::decode(r.win.into(), lsbs, k, 16) as u16;
+            let stride = if scaled { ctx.strides.ack.into() } else { 1 };
+            sack = ack::get_sack(&mut bits, fields.ack, count, stride, order)
+                .ok_or(DropReason::Malformed)?;
         }
         let mut at = bits.bytes_consumed();
         let mut take = |n: usize| -> Result<&[u8], DropReason> {
@@ -123,21 +137,6 @@ pub(super) fn decode_body(
         } else {
             0
         };
-        let mut sack = SackBlocks::default();
-        if sack_count > 0 {
-            if sack_count > MAX_SACK_BLOCKS {
-                return Err(DropReason::Malformed);
-            }
-            let (blocks, used) = format::get_sack(
-                rest.get(at..).unwrap_or(&[]),
-                fields.ack,
-                sack_count,
-                sack_stride,
-            )
-            .ok_or(DropReason::Malformed)?;
-            at += used;
-            sack = blocks;
-        }
         let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
         let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields);
         if ctx.v4 {
