@@ -151,8 +151,10 @@ pub const TS_CODES: [u8; 4] = [10, 12, 15, 32];
 pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 11), (true, 4), (false, 14), (false, 32)];
 
 /// The prefix codes of a context's IP-ID offset and timestamps. Which apply follows from the
-/// context's strides, which both ends hold (an IR frame carries them): a flow with a stride
-/// (bulk) has [`STRIDED_CODES`], one without (interactive, request/response) [`UNSTRIDED_CODES`].
+/// context's strides, which both ends hold (an IR frame carries them): a flow with a sequence
+/// stride (a bulk sender) has [`STRIDED_CODES`], one with only an acknowledgment stride (a bulk
+/// receiver's pure ACKs) [`ACK_CODES`], one without (interactive, request/response)
+/// [`UNSTRIDED_CODES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Codes {
     /// The IP-ID offset codes.
@@ -180,12 +182,23 @@ pub const UNSTRIDED_CODES: Codes = Codes {
     ecr: [(true, 9), (false, 12), (false, 15), (false, 32)],
 };
 
+/// The codes of a context with an acknowledgment stride only (a bulk receiver's pure ACKs). Its
+/// IP-ID counter steps by one per ACK (no sequence stride to offset it), so a full window of 16
+/// spans 4–5 bits of it; an ACK every second segment puts a window's timestamps within 9 bits.
+pub const ACK_CODES: Codes = Codes {
+    ip_id: [0, 5, 8, 16],
+    ts: [9, 11, 15, 32],
+    ecr: TS_ECR_CODES,
+};
+
 impl Codes {
     /// The codes of a context with `strides`.
     #[inline]
     pub fn of(strides: Strides) -> &'static Codes {
         if strides == Strides::default() {
             &UNSTRIDED_CODES
+        } else if strides.seq == 0 {
+            &ACK_CODES
         } else {
             &STRIDED_CODES
         }
@@ -342,12 +355,15 @@ mod tests {
     }
 
     #[test]
-    fn only_a_context_without_any_stride_has_the_unstrided_codes() {
+    fn the_codes_follow_the_strides() {
         let of = |seq, ack| *Codes::of(Strides { seq, ack });
         assert_eq!(of(0, 0), UNSTRIDED_CODES);
         assert_eq!(of(1448, 0), STRIDED_CODES);
-        assert_eq!(of(0, 2896), STRIDED_CODES);
+        assert_eq!(of(1448, 2896), STRIDED_CODES);
+        assert_eq!(of(0, 2896), ACK_CODES);
         assert_ne!(UNSTRIDED_CODES, STRIDED_CODES);
+        assert_ne!(ACK_CODES, STRIDED_CODES);
+        assert_ne!(ACK_CODES, UNSTRIDED_CODES);
     }
 
     #[test]
