@@ -459,7 +459,7 @@ impl PlusCompressor {
                     .filter(|_| out.len() <= p.bytes.len())
             });
             if replicated.is_none() {
-                write_ir(ctx, p, cid, out);
+                replicated = Some(write_ir(ctx, p, cid, out));
             }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.full_only &= ctx.irs_due > 0;

@@ -5,6 +5,7 @@
 use alloc::vec::Vec;
 use core::time::Duration;
 
+use super::compact;
 use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
@@ -400,7 +401,11 @@ impl PlusDecompressor {
         let kind = match FrameKind::from_byte(*inner_kind) {
             Some(
                 k @ FrameKind::Profile(
-                    format::IR | format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT,
+                    format::IR
+                    | format::COMPACT_IR
+                    | format::IR_R
+                    | format::IR_R_SOURCE_KEPT
+                    | format::IR_R_DEST_KEPT,
                 ),
             ) => k,
             Some(FrameKind::Profile(b)) if b > format::CID_PREFIX => FrameKind::Profile(b),
@@ -428,6 +433,13 @@ impl Decompressor for PlusDecompressor {
         let result = match kind {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::Profile(format::IR) => self.ir(frame, out),
+            FrameKind::Profile(format::COMPACT_IR) => {
+                let mut ir = Vec::new();
+                match compact::expand(frame, &mut ir) {
+                    Some(()) => self.ir(&ir, out),
+                    None => Err(DropReason::Malformed),
+                }
+            }
             FrameKind::Profile(
                 k @ (format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT),
             ) => {

@@ -18,6 +18,7 @@
 //! `docs/taroc-plus-format.md`.
 
 pub mod breakdown;
+pub mod compact;
 pub mod compressor;
 pub mod decompressor;
 pub mod format;

@@ -113,6 +113,10 @@ fn refusals_never_panic_or_deliver() {
     );
     assert_eq!(
         d.decompress(FrameKind::Profile(0x0E), &[], &mut out),
+        Err(DropReason::Malformed)
+    );
+    assert_eq!(
+        d.decompress(FrameKind::Profile(0x0F), &[], &mut out),
         Err(DropReason::UnknownKind)
     );
     assert_eq!(
@@ -400,7 +404,7 @@ fn a_context_request_is_answered_by_three_full_irs() {
         kinds[4..6].iter().all(|&k| k >= super::format::CO),
         "{kinds:02x?}"
     );
-    assert_eq!(kinds[6..9], [super::format::IR; 3], "{kinds:02x?}");
+    assert_eq!(kinds[6..9], [super::format::COMPACT_IR; 3], "{kinds:02x?}");
     assert!(
         kinds[9..].iter().all(|&k| k >= super::format::CO),
         "{kinds:02x?}"
