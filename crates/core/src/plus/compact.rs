@@ -24,6 +24,8 @@ use alloc::vec::Vec;
 
 use taroc_wire::{checksum, protocol};
 
+use crate::taroc::packet;
+
 /// Shape bit: IPv6.
 pub const V: u8 = 0x80;
 /// Shape bit: the TTL (hop limit) octet is sent (else 64).
@@ -42,17 +44,29 @@ pub const Z: u8 = 0x01;
 /// The TTL or hop limit a compact IR assumes unless bit [`T`].
 pub const USUAL_TTL: u8 = 64;
 
-/// Option layout 1: NOP, NOP, Timestamps (kind 8, length 10).
-const TS_LAYOUT: [u8; 4] = [1, 1, 8, 10];
+/// A hole of [`LAYOUTS`]: the octet is sent.
+const HOLE: u16 = 0x100;
+
+/// The TCP option layouts the option-layout bits name, holes sent in order.
+const LAYOUTS: [&[u16]; 4] = [
+    // No options.
+    &[],
+    // NOP, NOP, Timestamps: Linux's on every segment but the SYN.
+    &[1, 1, 8, 10, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE],
+    // MSS, SACK permitted, Timestamps, NOP, window scale: Linux's SYN and SYN-ACK.
+    &[
+        2, 4, HOLE, HOLE, 4, 2, 8, 10, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, 1, 3, 3,
+        HOLE,
+    ],
+    // MSS, NOP, NOP, SACK permitted, NOP, window scale: Linux's SYN without timestamps.
+    &[2, 4, HOLE, HOLE, 1, 1, 4, 2, 1, 3, 3, HOLE],
+];
 
 /// Offset of the TCP data offset octet in a TCP header.
 const DATA_OFFSET: usize = 12;
 
 /// Length of a TCP header without options.
 const TCP_LEN: usize = 20;
-
-/// Length of the timestamp values (TS value and TS echo).
-const TS_VALUES: usize = 8;
 
 /// The IPv4 header a compact IR codes: version 4, IHL 5.
 const V4_FIRST: u8 = 0x45;
@@ -63,18 +77,27 @@ const V6_FIRST: [u8; 4] = [0x60, 0, 0, 0];
 /// IPv4 flags and fragment offset with DF set.
 const DF: [u8; 2] = [0x40, 0];
 
-/// Writes the compact form of the IR frame `ir` to `out` if it can express it and it is
-/// shorter; returns whether it did (`out` is cleared either way).
-pub fn encode(ir: &[u8], out: &mut Vec<u8>) -> bool {
+/// What a compact frame stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// An IR frame: the length field holds the context flags and the CID, which are sent.
+    Ir,
+    /// A packet (a compact SYN): the length field is derived from the frame's length.
+    Packet,
+}
+
+/// Writes the compact form of `ir` (an IR frame or a packet, as `framing` says) to `out` if it
+/// can express it and it is shorter; returns whether it did (`out` is cleared either way).
+pub fn encode(ir: &[u8], framing: Framing, out: &mut Vec<u8>) -> bool {
     out.clear();
-    let done = try_encode(ir, out).is_some() && out.len() < ir.len();
+    let done = try_encode(ir, framing, out).is_some() && out.len() < ir.len();
     if !done {
         out.clear();
     }
     done
 }
 
-fn try_encode(ir: &[u8], out: &mut Vec<u8>) -> Option<()> {
+fn try_encode(ir: &[u8], framing: Framing, out: &mut Vec<u8>) -> Option<()> {
     let v4 = match ir.first()? >> 4 {
         4 => true,
         6 => false,
@@ -82,17 +105,19 @@ fn try_encode(ir: &[u8], out: &mut Vec<u8>) -> Option<()> {
     };
     let ip_len = if v4 { 20 } else { 40 };
     let tcp = ir.get(ip_len..ip_len + TCP_LEN)?;
-    let layout = match tcp[DATA_OFFSET] {
-        0x50 => 0,
-        0x80 if ir.get(ip_len + TCP_LEN..ip_len + TCP_LEN + 4)? == TS_LAYOUT => 1,
-        _ => return None,
-    };
-    let tcp_end = ip_len + TCP_LEN + if layout == 1 { 12 } else { 0 };
-    if ir.len() < tcp_end {
+    if tcp[DATA_OFFSET] & 0x0F != 0 {
         return None;
     }
-    let mut shape = layout << O_SHIFT;
-    let (ttl, first, context) = if v4 {
+    let tcp_end = ip_len + usize::from(tcp[DATA_OFFSET] >> 4) * 4;
+    let options = ir.get(ip_len + TCP_LEN..tcp_end)?;
+    let layout = LAYOUTS.iter().position(|l| fits(l, options))?;
+    let mut shape = (layout as u8) << O_SHIFT;
+    let at = packet::length_field_offset(v4);
+    let context = &ir[at..at + 2];
+    if framing == Framing::Packet && !length_is_derived(ir, v4) {
+        return None;
+    }
+    let (ttl, first) = if v4 {
         if ir[0] != V4_FIRST || ir[9] != protocol::TCP || !header_checksum_is_derived(ir) {
             return None;
         }
@@ -104,13 +129,13 @@ fn try_encode(ir: &[u8], out: &mut Vec<u8>) -> Option<()> {
         if ir[4..6] == [0, 0] {
             shape |= Z;
         }
-        (ir[8], &ir[1..2], &ir[2..4])
+        (ir[8], &ir[1..2])
     } else {
         if ir[6] != protocol::TCP {
             return None;
         }
         shape |= V;
-        (ir[7], &ir[0..4], &ir[4..6])
+        (ir[7], &ir[0..4])
     };
     if ttl != USUAL_TTL {
         shape |= T;
@@ -123,7 +148,9 @@ fn try_encode(ir: &[u8], out: &mut Vec<u8>) -> Option<()> {
         shape |= U;
     }
     out.push(shape);
-    out.extend_from_slice(context);
+    if framing == Framing::Ir {
+        out.extend_from_slice(context);
+    }
     if shape & S != 0 {
         out.extend_from_slice(first);
     }
@@ -143,11 +170,31 @@ fn try_encode(ir: &[u8], out: &mut Vec<u8>) -> Option<()> {
     if shape & U != 0 {
         out.extend_from_slice(&tcp[18..20]);
     }
-    if layout == 1 {
-        out.extend_from_slice(&ir[tcp_end - TS_VALUES..tcp_end]);
-    }
+    out.extend(
+        LAYOUTS[layout]
+            .iter()
+            .zip(options)
+            .filter(|(&l, _)| l == HOLE)
+            .map(|(_, &b)| b),
+    );
     out.extend_from_slice(&ir[tcp_end..]);
     Some(())
+}
+
+/// Whether `options` are `layout`'s, its holes any octet.
+fn fits(layout: &[u16], options: &[u8]) -> bool {
+    layout.len() == options.len()
+        && layout
+            .iter()
+            .zip(options)
+            .all(|(&l, &b)| l == HOLE || l == u16::from(b))
+}
+
+/// Whether a packet's length field is the one its length gives.
+fn length_is_derived(packet: &[u8], v4: bool) -> bool {
+    let at = packet::length_field_offset(v4);
+    let len = packet.len() - if v4 { 0 } else { 40 };
+    u16::try_from(len).is_ok_and(|len| packet[at..at + 2] == len.to_be_bytes())
 }
 
 /// Whether an IPv4 IR frame's header checksum is the one its packet's header computes to (the
@@ -163,9 +210,10 @@ fn header_checksum_is_derived(ir: &[u8]) -> bool {
     checksum::checksum(&header).to_be_bytes() == [ir[10], ir[11]]
 }
 
-/// Rebuilds the IR frame a compact IR `frame` stands for into `ir`; `None` if the frame is
-/// malformed (truncated, a reserved layout, an IPv4-only bit on IPv6).
-pub fn expand(frame: &[u8], ir: &mut Vec<u8>) -> Option<()> {
+/// Rebuilds the IR frame (or packet, as `framing` says) a compact `frame` stands for into
+/// `ir`; `None` if the frame is malformed (truncated, an IPv4-only bit on IPv6, an IPv6 version
+/// other than 6, too long).
+pub fn expand(frame: &[u8], framing: Framing, ir: &mut Vec<u8>) -> Option<()> {
     ir.clear();
     let mut rest = frame;
     let mut take = |n: usize| -> Option<&[u8]> {
@@ -174,10 +222,13 @@ pub fn expand(frame: &[u8], ir: &mut Vec<u8>) -> Option<()> {
         Some(head)
     };
     let shape = take(1)?[0];
-    let context = take(2)?;
+    let context = match framing {
+        Framing::Ir => take(2)?,
+        Framing::Packet => &[0, 0],
+    };
     let v4 = shape & V == 0;
-    let layout = (shape >> O_SHIFT) & 0x03;
-    if layout > 1 || !v4 && shape & (D | Z) != 0 {
+    let layout = LAYOUTS[usize::from((shape >> O_SHIFT) & 0x03)];
+    if !v4 && shape & (D | Z) != 0 {
         return None;
     }
     let first: &[u8] = if shape & S != 0 {
@@ -190,11 +241,19 @@ pub fn expand(frame: &[u8], ir: &mut Vec<u8>) -> Option<()> {
     if !v4 && first[0] >> 4 != 6 {
         return None;
     }
-    let ttl = if shape & T != 0 { take(1)?[0] } else { USUAL_TTL };
+    let ttl = if shape & T != 0 {
+        take(1)?[0]
+    } else {
+        USUAL_TTL
+    };
     if v4 {
         ir.extend_from_slice(&[V4_FIRST, first[0]]);
         ir.extend_from_slice(context);
-        ir.extend_from_slice(if shape & Z != 0 { &[0, 0][..] } else { take(2)? });
+        ir.extend_from_slice(if shape & Z != 0 {
+            &[0, 0][..]
+        } else {
+            take(2)?
+        });
         ir.extend_from_slice(if shape & D != 0 { &[0, 0] } else { &DF });
         ir.extend_from_slice(&[ttl, protocol::TCP, 0, 0]);
         ir.extend_from_slice(take(8)?);
@@ -205,19 +264,26 @@ pub fn expand(frame: &[u8], ir: &mut Vec<u8>) -> Option<()> {
         ir.extend_from_slice(take(32)?);
     }
     ir.extend_from_slice(take(12)?);
-    ir.push(if layout == 1 { 0x80 } else { 0x50 });
+    ir.push((((TCP_LEN + layout.len()) / 4) as u8) << 4);
     ir.extend_from_slice(take(5)?);
-    ir.extend_from_slice(if shape & U != 0 { take(2)? } else { &[0, 0][..] });
-    if layout == 1 {
-        ir.extend_from_slice(&TS_LAYOUT);
-        ir.extend_from_slice(take(TS_VALUES)?);
+    ir.extend_from_slice(if shape & U != 0 {
+        take(2)?
+    } else {
+        &[0, 0][..]
+    });
+    for &l in layout {
+        ir.push(if l == HOLE { take(1)?[0] } else { l as u8 });
     }
     ir.extend_from_slice(rest);
+    let len = u16::try_from(ir.len() - if v4 { 0 } else { 40 }).ok()?;
+    let at = packet::length_field_offset(v4);
+    if framing == Framing::Packet {
+        ir[at..at + 2].copy_from_slice(&len.to_be_bytes());
+    }
     if v4 {
-        let len = u16::try_from(ir.len()).ok()?;
         let mut header = [0u8; 20];
         header.copy_from_slice(&ir[..20]);
-        header[2..4].copy_from_slice(&len.to_be_bytes());
+        header[at..at + 2].copy_from_slice(&len.to_be_bytes());
         ir[10..12].copy_from_slice(&checksum::checksum(&header).to_be_bytes());
     }
     Some(())
@@ -247,16 +313,16 @@ mod tests {
     }
 
     fn ts_options() -> Vec<u8> {
-        let mut o = TS_LAYOUT.to_vec();
+        let mut o = vec![1, 1, 8, 10];
         o.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
         o
     }
 
     fn round_trip(ir: &[u8]) -> usize {
         let mut frame = Vec::new();
-        assert!(encode(ir, &mut frame), "{ir:02x?}");
+        assert!(encode(ir, Framing::Ir, &mut frame), "{ir:02x?}");
         let mut back = Vec::new();
-        expand(&frame, &mut back).expect("expands");
+        expand(&frame, Framing::Ir, &mut back).expect("expands");
         assert_eq!(back, ir);
         frame.len()
     }
@@ -306,43 +372,82 @@ mod tests {
         round_trip(&v6_ir(&[], [0x61, 0x23, 0x45, 0x67], 1));
     }
 
+    /// `ir` with its length field (the context flags and CID) set to its length, a packet.
+    fn as_packet(mut ir: Vec<u8>) -> Vec<u8> {
+        let v4 = ir[0] >> 4 == 4;
+        let at = packet::length_field_offset(v4);
+        let len = (ir.len() - if v4 { 0 } else { 40 }) as u16;
+        ir[at..at + 2].copy_from_slice(&len.to_be_bytes());
+        ir
+    }
+
+    #[test]
+    fn syn_packets_round_trip_with_linux_options() {
+        let linux = [
+            2, 4, 5, 0xb4, 4, 2, 8, 10, 1, 2, 3, 4, 0, 0, 0, 0, 1, 3, 3, 7,
+        ];
+        let no_ts = [2, 4, 5, 0xb4, 1, 1, 4, 2, 1, 3, 3, 7];
+        for (packet, saved) in [
+            (as_packet(v4_ir(&linux, &[])), 21),
+            (as_packet(v4_ir(&no_ts, &[])), 21),
+            (as_packet(v6_ir(&linux, V6_FIRST, 64)), 19),
+        ] {
+            let mut frame = Vec::new();
+            assert!(encode(&packet, Framing::Packet, &mut frame));
+            assert_eq!(frame.len(), packet.len() - saved, "{packet:02x?}");
+            let mut back = Vec::new();
+            expand(&frame, Framing::Packet, &mut back).unwrap();
+            assert_eq!(back, packet);
+        }
+        let mut wrong_length = as_packet(v4_ir(&linux, &[]));
+        wrong_length[3] += 1;
+        assert!(!encode(&wrong_length, Framing::Packet, &mut Vec::new()));
+    }
+
     #[test]
     fn what_it_cannot_express_stays_an_ir() {
         let mut out = Vec::new();
         let sack = [1, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 2];
-        assert!(!encode(&v4_ir(&sack, &[]), &mut out));
+        assert!(!encode(&v4_ir(&sack, &[]), Framing::Ir, &mut out));
         let mut options = v4_ir(&[], &[]);
         options[0] = 0x46;
-        assert!(!encode(&options, &mut out));
+        assert!(!encode(&options, Framing::Ir, &mut out));
         let mut reserved = v4_ir(&[], &[]);
         reserved[32] |= 0x01;
-        assert!(!encode(&reserved, &mut out));
+        assert!(!encode(&reserved, Framing::Ir, &mut out));
         let mut fragment = v4_ir(&[], &[]);
         fragment[7] = 1;
-        assert!(!encode(&fragment, &mut out));
+        assert!(!encode(&fragment, Framing::Ir, &mut out));
         let mut bad_sum = v4_ir(&[], &[]);
         bad_sum[11] ^= 1;
-        assert!(!encode(&bad_sum, &mut out));
+        assert!(!encode(&bad_sum, Framing::Ir, &mut out));
         assert!(out.is_empty());
     }
 
     #[test]
     fn malformed_frames_are_refused() {
         let mut frame = Vec::new();
-        assert!(encode(&v4_ir(&ts_options(), &[]), &mut frame));
+        assert!(encode(&v4_ir(&ts_options(), &[]), Framing::Ir, &mut frame));
         let mut ir = Vec::new();
         for len in 0..frame.len() {
-            assert!(expand(&frame[..len], &mut ir).is_none(), "{len}");
+            assert!(
+                expand(&frame[..len], Framing::Ir, &mut ir).is_none(),
+                "{len}"
+            );
         }
-        for bad in [3 << O_SHIFT, 2 << O_SHIFT, V | D, V | Z] {
+        for bad in [V | D, V | Z] {
             let mut f = frame.clone();
             f[0] = bad;
-            assert!(expand(&f, &mut ir).is_none(), "{bad:02x}");
+            assert!(expand(&f, Framing::Ir, &mut ir).is_none(), "{bad:02x}");
         }
         let mut v6 = Vec::new();
-        assert!(encode(&v6_ir(&[], [0x61, 0, 0, 0], 64), &mut v6));
+        assert!(encode(
+            &v6_ir(&[], [0x61, 0, 0, 0], 64),
+            Framing::Ir,
+            &mut v6
+        ));
         v6[3] = 0x50;
-        assert!(expand(&v6, &mut ir).is_none());
+        assert!(expand(&v6, Framing::Ir, &mut ir).is_none());
     }
 
     #[test]
@@ -359,11 +464,11 @@ mod tests {
                         x as u8
                     })
                     .collect();
-                if expand(&frame, &mut ir).is_some() {
+                if expand(&frame, Framing::Ir, &mut ir).is_some() {
                     let mut again = Vec::new();
-                    if encode(&ir, &mut again) {
+                    if encode(&ir, Framing::Ir, &mut again) {
                         let mut back = Vec::new();
-                        expand(&again, &mut back).unwrap();
+                        expand(&again, Framing::Ir, &mut back).unwrap();
                         assert_eq!(back, ir);
                     }
                 }

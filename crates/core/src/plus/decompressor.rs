@@ -435,7 +435,7 @@ impl Decompressor for PlusDecompressor {
             FrameKind::Profile(format::IR) => self.ir(frame, out),
             FrameKind::Profile(format::COMPACT_IR) => {
                 let mut ir = Vec::new();
-                match compact::expand(frame, &mut ir) {
+                match compact::expand(frame, compact::Framing::Ir, &mut ir) {
                     Some(()) => self.ir(&ir, out),
                     None => Err(DropReason::Malformed),
                 }
@@ -455,6 +455,13 @@ impl Decompressor for PlusDecompressor {
                 result
             }
             FrameKind::Profile(format::IR_S) => self.ir_s(frame, out),
+            FrameKind::Profile(format::COMPACT_SYN) => {
+                match compact::expand(frame, compact::Framing::Packet, out) {
+                    Some(()) if handshake::parse(out).is_some() => Ok(()),
+                    Some(()) => Err(DropReason::ChecksumMismatch),
+                    None => Err(DropReason::Malformed),
+                }
+            }
             FrameKind::Profile(other::IR_N) => {
                 let result = self.other.ir_n(frame, out);
                 if let Ok(cid) = result {

@@ -117,6 +117,10 @@ fn refusals_never_panic_or_deliver() {
     );
     assert_eq!(
         d.decompress(FrameKind::Profile(0x0F), &[], &mut out),
+        Err(DropReason::Malformed)
+    );
+    assert_eq!(
+        d.decompress(FrameKind::Profile(0x07), &[], &mut out),
         Err(DropReason::UnknownKind)
     );
     assert_eq!(

@@ -44,7 +44,7 @@ pub(super) fn write_ir(ctx: &mut Context, p: &TcpIpPacket<'_>, cid: u8, out: &mu
     out[at] = flags;
     out[at + 1] = cid;
     let mut shorter = Vec::with_capacity(out.len());
-    if compact::encode(out, &mut shorter) {
+    if compact::encode(out, compact::Framing::Ir, &mut shorter) {
         *out = shorter;
         format::COMPACT_IR
     } else {
