@@ -253,6 +253,19 @@ fn vector_packets() -> Vec<Vec<u8>> {
         fill_checksums(&mut p);
         packets.push(p);
     }
+    // A SYN between hosts with no context, Linux's options: a compact SYN.
+    let mut syn = vec![0x45, 0, 0, 60, 0x4a, 0x11, 0x40, 0, 64, 6, 0, 0];
+    syn.extend_from_slice(&[198, 18, 0, 7, 198, 18, 0, 8, 0xa1, 0x30, 0x14, 0x51]);
+    syn.extend_from_slice(&[
+        0x7e, 0x21, 0x00, 0x05, 0, 0, 0, 0, 0xa0, 0x02, 0xfa, 0xf0, 0, 0, 0, 0,
+    ]);
+    syn.extend_from_slice(&[
+        2, 4, 5, 0xb4, 4, 2, 8, 10, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0, 1, 3, 3, 7,
+    ]);
+    let sum = taroc_wire::checksum::checksum(&syn[..20]);
+    syn[10..12].copy_from_slice(&sum.to_be_bytes());
+    fix_tcp_checksum(&mut syn);
+    packets.push(syn);
     packets
 }
 
