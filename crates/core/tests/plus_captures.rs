@@ -45,8 +45,10 @@ fn captures() -> Option<Vec<std::path::PathBuf>> {
 /// captures a to h in order.
 const TARGETS: [f64; 8] = [8.63, 5.92, 8.30, 7.54, 11.55, 13.29, 8.38, 10.44];
 
-/// What the test holds each capture to: the target, which `taroc-plus` meets on every capture.
-const BOUNDS: [f64; 8] = TARGETS;
+/// What the test holds each capture to: a little above what `taroc-plus` measures with compact
+/// IR frames (a 7.51, b 5.35, c 7.51, d 7.12, e 11.28, f 12.94, g 7.82, h 10.08), within the
+/// targets.
+const BOUNDS: [f64; 8] = [7.60, 5.45, 7.60, 7.20, 11.40, 13.05, 7.90, 10.20];
 
 #[test]
 fn clean_link_round_trips_every_capture_within_the_targets() {
