@@ -1,5 +1,6 @@
-//! The compact IR (kind byte [`format::COMPACT_IR`]): an IR frame with the fields that are
-//! nearly always the same coded as bits of a *shape* octet instead of octets.
+//! The compact IR (kind byte [`super::format::COMPACT_IR`]): an IR frame with the fields that
+//! are nearly always the same coded as bits of a *shape* octet instead of octets; and the
+//! compact SYN ([`super::format::COMPACT_SYN`]), a handshake segment coded the same way.
 //!
 //! ```text
 //! | shape | context flags | CID | TOS (v4) or version/class/flow label (v6, 4) if S |

@@ -451,3 +451,31 @@ fn ir_r_refuses_both_stride_flags_and_a_missing_base() {
     );
     assert!(out.is_empty());
 }
+
+#[test]
+fn flow_starts_go_as_compact_irs_unless_the_options_are_unusual() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut unusual = segment(5000, 80, 9, 40_000, 100);
+    unusual[15] = 9;
+    let options: Vec<u8> = [&unusual[42..52], &[1, 1][..]].concat();
+    unusual[40..52].copy_from_slice(&options);
+    unusual[10..12].fill(0);
+    unusual[36..38].fill(0);
+    fill_checksums(&mut unusual);
+    for (p, kind) in [
+        (
+            segment(1000, 77, 500, 10_000, 256),
+            super::format::COMPACT_IR,
+        ),
+        (segment_v6(4000, 1, 2, 0), super::format::COMPACT_IR),
+        (unusual, super::format::IR),
+    ] {
+        let k = c.compress(&p, &mut frame);
+        assert_eq!(k, FrameKind::Profile(kind));
+        assert!(frame.len() < p.len() || kind == super::format::IR);
+        assert_eq!(d.decompress(k, &frame, &mut out), Ok(()));
+        assert_eq!(out, p);
+    }
+}
