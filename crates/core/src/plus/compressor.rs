@@ -139,6 +139,8 @@ pub struct PlusCompressor {
     breakdown: Breakdown,
     other: OtherCompressor,
     tunnel: Vec<u8>,
+    /// Where an IR frame goes while its compact form is written ([`super::compact`]).
+    compact: Vec<u8>,
 }
 
 impl PlusCompressor {
@@ -158,6 +160,7 @@ impl PlusCompressor {
             breakdown: Breakdown::default(),
             other: OtherCompressor::default(),
             tunnel: Vec::new(),
+            compact: Vec::new(),
         }
     }
 
@@ -466,7 +469,7 @@ impl PlusCompressor {
                     .filter(|_| out.len() <= p.bytes.len())
             });
             if replicated.is_none() {
-                replicated = Some(write_ir(ctx, p, cid, out));
+                replicated = Some(write_ir(ctx, p, cid, out, &mut self.compact));
             }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.full_only &= ctx.irs_due > 0;

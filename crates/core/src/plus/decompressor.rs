@@ -59,6 +59,8 @@ pub struct PlusDecompressor {
     other_requests: Requests,
     other: OtherDecompressor,
     tunnel: Vec<u8>,
+    /// The IR frame a compact IR stands for ([`compact::expand`]).
+    compact: Vec<u8>,
 }
 
 impl PlusDecompressor {
@@ -75,6 +77,7 @@ impl PlusDecompressor {
                 .repeat(REQUEST_REPEATS),
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
+            compact: Vec::new(),
         }
     }
 
@@ -434,11 +437,13 @@ impl Decompressor for PlusDecompressor {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::Profile(format::IR) => self.ir(frame, out),
             FrameKind::Profile(format::COMPACT_IR) => {
-                let mut ir = Vec::new();
-                match compact::expand(frame, compact::Framing::Ir, &mut ir) {
+                let mut ir = core::mem::take(&mut self.compact);
+                let result = match compact::expand(frame, compact::Framing::Ir, &mut ir) {
                     Some(()) => self.ir(&ir, out),
                     None => Err(DropReason::Malformed),
-                }
+                };
+                self.compact = ir;
+                result
             }
             FrameKind::Profile(
                 k @ (format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT),
