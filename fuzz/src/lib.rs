@@ -286,7 +286,7 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
                 out.len()
             );
         }
-        FrameKind::Profile(format::IR_S) => {
+        FrameKind::Profile(format::IR_S | format::COMPACT_SYN) => {
             // A SYN, SYN-ACK or RST, which `TcpIpPacket::parse` refuses by design.
             assert!(
                 handshake::parse(out).is_some(),
@@ -331,7 +331,7 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
 
 /// A SYN and a SYN-ACK with Linux's option layouts, and a RST, on new ports between hosts whose
 /// context has finished its start: `taroc-plus` sends them as IR-S frames, so that the fuzzer
-/// mutates those too.
+/// mutates those too; and a SYN between hosts with no context (a compact SYN).
 fn handshake_priming_packets() -> Vec<Vec<u8>> {
     // MSS 1460, SACK permitted, timestamps, NOP, window scale 7.
     let linux = |ecr: u32| {
@@ -355,7 +355,19 @@ fn handshake_priming_packets() -> Vec<Vec<u8>> {
         fix_up(&mut p);
         p
     })
+    .chain(core::iter::once(baseless_syn(linux(0))))
     .collect()
+}
+
+/// A SYN between hosts with no context: `taroc-plus` sends it as a compact SYN.
+fn baseless_syn(options: Vec<u8>) -> Vec<u8> {
+    let mut p = tcp_packet(false, 0x5eed_0101, 0, 301, 64240, None, &[], 0);
+    p[12..20].copy_from_slice(&[198, 51, 100, 1, 198, 51, 100, 2]);
+    p[32] = (((20 + options.len()) / 4) as u8) << 4;
+    p[33] = 0x02;
+    p.extend_from_slice(&options);
+    fix_up(&mut p);
+    p
 }
 
 /// A DNS-like UDP datagram and an ICMP echo request, twice each (IR-N, then CO-N), so that the

@@ -68,6 +68,7 @@ fn cid_offset(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> Option<usize> {
                 | taroc_core::plus::format::IR_R_DEST_KEPT,
             ),
         ) => 1,
+        (Scheme::Plus, FrameKind::Profile(taroc_core::plus::format::COMPACT_IR)) => 2,
         (Scheme::Iphc, FrameKind::FullHeader) if is_tcp()? => ip_length_field()?,
         (Scheme::Taroc, FrameKind::CompressedTcp)
         | (Scheme::Iphc, FrameKind::CompressedTcp | FrameKind::CompressedTcpNoDelta) => 0,

@@ -9,6 +9,7 @@ use core::time::Duration;
 use taroc_wire::tcp::flags;
 
 use super::breakdown::Breakdown;
+use super::compact;
 use super::format::{self};
 use super::handshake;
 use super::ipid::{Behaviour, Detector};
@@ -138,6 +139,8 @@ pub struct PlusCompressor {
     breakdown: Breakdown,
     other: OtherCompressor,
     tunnel: Vec<u8>,
+    /// Where an IR frame goes while its compact form is written ([`super::compact`]).
+    compact: Vec<u8>,
 }
 
 impl PlusCompressor {
@@ -157,6 +160,7 @@ impl PlusCompressor {
             breakdown: Breakdown::default(),
             other: OtherCompressor::default(),
             tunnel: Vec::new(),
+            compact: Vec::new(),
         }
     }
 
@@ -354,17 +358,23 @@ impl PlusCompressor {
     }
 
     /// A SYN, SYN-ACK or RST between hosts that have a context goes IR-S, coded against that
-    /// context ([`handshake`]). `None` if the packet is not such a segment.
+    /// context ([`handshake`]); without one, a compact SYN ([`compact`]) if that is shorter.
+    /// `None` if the packet is not such a segment or neither frame can carry it.
     fn compress_handshake(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Option<FrameKind> {
         let p = handshake::parse(packet)?;
-        let (base_cid, base) = self.handshake_base(&p)?;
-        if !handshake::write(&p, &base.identity.template, base_cid, out) {
-            return None;
-        }
+        let kind = match self.handshake_base(&p) {
+            Some((base_cid, base))
+                if handshake::write(&p, &base.identity.template, base_cid, out) =>
+            {
+                format::IR_S
+            }
+            _ if compact::encode(packet, compact::Framing::Packet, out) => format::COMPACT_SYN,
+            _ => return None,
+        };
         self.stats.count(Why::NoReference);
         self.stats
             .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
-        Some(FrameKind::Profile(format::IR_S))
+        Some(FrameKind::Profile(kind))
     }
 
     /// An IP-in-IP packet with an inner TCP/IP packet: the outer header as CO-N, the inner
@@ -459,7 +469,7 @@ impl PlusCompressor {
                     .filter(|_| out.len() <= p.bytes.len())
             });
             if replicated.is_none() {
-                write_ir(ctx, p, cid, out);
+                replicated = Some(write_ir(ctx, p, cid, out, &mut self.compact));
             }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.full_only &= ctx.irs_due > 0;

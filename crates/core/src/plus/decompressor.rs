@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::ack::{self, Extension};
+use super::compact;
 use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
@@ -59,6 +60,8 @@ pub struct PlusDecompressor {
     other_requests: Requests,
     other: OtherDecompressor,
     tunnel: Vec<u8>,
+    /// The IR frame a compact IR stands for ([`compact::expand`]).
+    compact: Vec<u8>,
 }
 
 impl PlusDecompressor {
@@ -75,6 +78,7 @@ impl PlusDecompressor {
                 .repeat(REQUEST_REPEATS),
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
+            compact: Vec::new(),
         }
     }
 
@@ -402,7 +406,11 @@ impl PlusDecompressor {
         let kind = match FrameKind::from_byte(*inner_kind) {
             Some(
                 k @ FrameKind::Profile(
-                    format::IR | format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT,
+                    format::IR
+                    | format::COMPACT_IR
+                    | format::IR_R
+                    | format::IR_R_SOURCE_KEPT
+                    | format::IR_R_DEST_KEPT,
                 ),
             ) => k,
             Some(FrameKind::Profile(b)) if b > format::CID_PREFIX => FrameKind::Profile(b),
@@ -430,6 +438,15 @@ impl Decompressor for PlusDecompressor {
         let result = match kind {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::Profile(format::IR) => self.ir(frame, out),
+            FrameKind::Profile(format::COMPACT_IR) => {
+                let mut ir = core::mem::take(&mut self.compact);
+                let result = match compact::expand(frame, compact::Framing::Ir, &mut ir) {
+                    Some(()) => self.ir(&ir, out),
+                    None => Err(DropReason::Malformed),
+                };
+                self.compact = ir;
+                result
+            }
             FrameKind::Profile(
                 k @ (format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT),
             ) => {
@@ -445,6 +462,13 @@ impl Decompressor for PlusDecompressor {
                 result
             }
             FrameKind::Profile(format::IR_S) => self.ir_s(frame, out),
+            FrameKind::Profile(format::COMPACT_SYN) => {
+                match compact::expand(frame, compact::Framing::Packet, out) {
+                    Some(()) if handshake::parse(out).is_some() => Ok(()),
+                    Some(()) => Err(DropReason::ChecksumMismatch),
+                    None => Err(DropReason::Malformed),
+                }
+            }
             FrameKind::Profile(other::IR_N) => {
                 let result = self.other.ir_n(frame, out);
                 if let Ok(cid) = result {

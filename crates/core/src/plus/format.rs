@@ -55,6 +55,14 @@ pub const IR_R_SOURCE_KEPT: u8 = FrameKind::PROFILE_FIRST + 4;
 /// source port is coded against the base's ([`super::ports`]).
 pub const IR_R_DEST_KEPT: u8 = FrameKind::PROFILE_FIRST + 5;
 
+/// The kind byte of a compact IR: an IR with its usual fields coded as bits
+/// ([`super::compact`]).
+pub const COMPACT_IR: u8 = FrameKind::PROFILE_FIRST + 6;
+
+/// The kind byte of a compact SYN: a TCP SYN, SYN-ACK or RST segment with no base context for
+/// an IR-S, coded as a compact IR codes a packet ([`super::compact`]); it sets up no context.
+pub const COMPACT_SYN: u8 = FrameKind::PROFILE_FIRST + 7;
+
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
 

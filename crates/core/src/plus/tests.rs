@@ -113,6 +113,14 @@ fn refusals_never_panic_or_deliver() {
     );
     assert_eq!(
         d.decompress(FrameKind::Profile(0x0E), &[], &mut out),
+        Err(DropReason::Malformed)
+    );
+    assert_eq!(
+        d.decompress(FrameKind::Profile(0x0F), &[], &mut out),
+        Err(DropReason::Malformed)
+    );
+    assert_eq!(
+        d.decompress(FrameKind::Profile(0x07), &[], &mut out),
         Err(DropReason::UnknownKind)
     );
     assert_eq!(
@@ -245,6 +253,19 @@ fn vector_packets() -> Vec<Vec<u8>> {
         fill_checksums(&mut p);
         packets.push(p);
     }
+    // A SYN between hosts with no context, Linux's options: a compact SYN.
+    let mut syn = vec![0x45, 0, 0, 60, 0x4a, 0x11, 0x40, 0, 64, 6, 0, 0];
+    syn.extend_from_slice(&[198, 18, 0, 7, 198, 18, 0, 8, 0xa1, 0x30, 0x14, 0x51]);
+    syn.extend_from_slice(&[
+        0x7e, 0x21, 0x00, 0x05, 0, 0, 0, 0, 0xa0, 0x02, 0xfa, 0xf0, 0, 0, 0, 0,
+    ]);
+    syn.extend_from_slice(&[
+        2, 4, 5, 0xb4, 4, 2, 8, 10, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0, 1, 3, 3, 7,
+    ]);
+    let sum = taroc_wire::checksum::checksum(&syn[..20]);
+    syn[10..12].copy_from_slice(&sum.to_be_bytes());
+    fix_tcp_checksum(&mut syn);
+    packets.push(syn);
     packets
 }
 
@@ -400,7 +421,7 @@ fn a_context_request_is_answered_by_three_full_irs() {
         kinds[4..6].iter().all(|&k| k >= super::format::CO),
         "{kinds:02x?}"
     );
-    assert_eq!(kinds[6..9], [super::format::IR; 3], "{kinds:02x?}");
+    assert_eq!(kinds[6..9], [super::format::COMPACT_IR; 3], "{kinds:02x?}");
     assert!(
         kinds[9..].iter().all(|&k| k >= super::format::CO),
         "{kinds:02x?}"
@@ -502,4 +523,32 @@ fn pure_acks_with_sack_and_a_growing_window_round_trip_cheaply() {
     // codes: 8 octets; the SACK header and blocks (one or two, a segment or two) add 1 or 2.
     assert!(plain.iter().all(|&b| b <= 8), "{plain:?}");
     assert!(mean(&sacked) <= mean(&plain) + 1.5, "{sacked:?} {plain:?}");
+}
+
+#[test]
+fn flow_starts_go_as_compact_irs_unless_the_options_are_unusual() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut unusual = segment(5000, 80, 9, 40_000, 100);
+    unusual[15] = 9;
+    let options: Vec<u8> = [&unusual[42..52], &[1, 1][..]].concat();
+    unusual[40..52].copy_from_slice(&options);
+    unusual[10..12].fill(0);
+    unusual[36..38].fill(0);
+    fill_checksums(&mut unusual);
+    for (p, kind) in [
+        (
+            segment(1000, 77, 500, 10_000, 256),
+            super::format::COMPACT_IR,
+        ),
+        (segment_v6(4000, 1, 2, 0), super::format::COMPACT_IR),
+        (unusual, super::format::IR),
+    ] {
+        let k = c.compress(&p, &mut frame);
+        assert_eq!(k, FrameKind::Profile(kind));
+        assert!(frame.len() < p.len() || kind == super::format::IR);
+        assert_eq!(d.decompress(k, &frame, &mut out), Ok(()));
+        assert_eq!(out, p);
+    }
 }

@@ -8,6 +8,7 @@ use taroc_wire::tcp::flags;
 
 use super::co::{write_co, Coder};
 use super::Context;
+use crate::plus::compact;
 use crate::plus::format;
 use crate::plus::ports;
 use crate::plus::scaled::Strides;
@@ -15,11 +16,19 @@ use crate::taroc::packet::{self, TcpIpPacket};
 use crate::taroc::stats::{TarocStats, Why};
 
 /// IR: the packet whole, its first length field carrying the context flags and the CID, and
-/// the strides after it if the context has any.
+/// the strides after it if the context has any; sent as a compact IR ([`compact`]) where that
+/// is shorter (written to `scratch`, then swapped with `out`). Returns the kind byte
+/// ([`format::IR`] or [`format::COMPACT_IR`]).
 /// An IR frame is never longer than its packet: the context's stride (one at most, see
 /// [`Learner`]) travels in the TCP urgent pointer, which must be unused (URG clear, pointer 0);
 /// if it is not, the context drops its strides.
-pub(super) fn write_ir(ctx: &mut Context, p: &TcpIpPacket<'_>, cid: u8, out: &mut Vec<u8>) {
+pub(super) fn write_ir(
+    ctx: &mut Context,
+    p: &TcpIpPacket<'_>,
+    cid: u8,
+    out: &mut Vec<u8>,
+    scratch: &mut Vec<u8>,
+) -> u8 {
     out.clear();
     out.extend_from_slice(p.bytes);
     let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
@@ -41,6 +50,12 @@ pub(super) fn write_ir(ctx: &mut Context, p: &TcpIpPacket<'_>, cid: u8, out: &mu
     let at = packet::length_field_offset(p.v4);
     out[at] = flags;
     out[at + 1] = cid;
+    if compact::encode(out, compact::Framing::Ir, scratch) {
+        core::mem::swap(out, scratch);
+        format::COMPACT_IR
+    } else {
+        format::IR
+    }
 }
 
 /// IR-R: a new context replicated from `base` (of `base_cid`); its kind byte ([`format::IR_R`]

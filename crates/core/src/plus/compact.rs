@@ -1,0 +1,479 @@
+//! The compact IR (kind byte [`super::format::COMPACT_IR`]): an IR frame with the fields that
+//! are nearly always the same coded as bits of a *shape* octet instead of octets; and the
+//! compact SYN ([`super::format::COMPACT_SYN`]), a handshake segment coded the same way.
+//!
+//! ```text
+//! | shape | context flags | CID | TOS (v4) or version/class/flow label (v6, 4) if S |
+//! | TTL / hop limit if T | IPv4 Identification (2) unless Z (and not on IPv6) |
+//! | addresses | ports, sequence, acknowledgment (12) | TCP flags octet | window (2) |
+//! | TCP checksum (2) | urgent pointer field (2) if U | TS value, TS echo (8) if O = 1 |
+//! | TCP data |
+//! shape:  V T S D O O U Z
+//!   V IPv6; T TTL or hop limit sent (else 64); S TOS (IPv4) or the first four octets (IPv6)
+//!   sent (else 0, 0x60000000); D IPv4 DF clear (else set; fragment offset and MF 0);
+//!   O O TCP options: 0 none, 1 NOP NOP Timestamps (2 and 3 refused); U urgent pointer field
+//!   sent (else 0); Z IPv4 Identification 0 and not sent. D and Z are 0 on IPv6.
+//! ```
+//!
+//! The rest is derived: IPv4 version and IHL 0x45, protocol (next header) 6, the TCP data
+//! offset from the options, the TCP reserved bits 0, and, as in an IR, the length field (which
+//! an IR uses for the context flags and CID) from the frame's length; the IPv4 header checksum
+//! is recomputed. Expanding yields the IR frame the compressor started from, which then goes
+//! the IR's way (verified, installed as a context).
+
+use alloc::vec::Vec;
+
+use taroc_wire::{checksum, protocol};
+
+use crate::taroc::packet;
+
+/// Shape bit: IPv6.
+pub const V: u8 = 0x80;
+/// Shape bit: the TTL (hop limit) octet is sent (else 64).
+pub const T: u8 = 0x40;
+/// Shape bit: the IPv4 TOS octet, or IPv6's first four octets, are sent.
+pub const S: u8 = 0x20;
+/// Shape bit: IPv4 DF is clear.
+pub const D: u8 = 0x10;
+/// Shift of the two option-layout bits.
+pub const O_SHIFT: u8 = 2;
+/// Shape bit: the urgent pointer field is sent (else 0).
+pub const U: u8 = 0x02;
+/// Shape bit: the IPv4 Identification is 0 and not sent.
+pub const Z: u8 = 0x01;
+
+/// The TTL or hop limit a compact IR assumes unless bit [`T`].
+pub const USUAL_TTL: u8 = 64;
+
+/// A hole of [`LAYOUTS`]: the octet is sent.
+const HOLE: u16 = 0x100;
+
+/// The TCP option layouts the option-layout bits name, holes sent in order.
+const LAYOUTS: [&[u16]; 4] = [
+    // No options.
+    &[],
+    // NOP, NOP, Timestamps: Linux's on every segment but the SYN.
+    &[1, 1, 8, 10, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE],
+    // MSS, SACK permitted, Timestamps, NOP, window scale: Linux's SYN and SYN-ACK.
+    &[
+        2, 4, HOLE, HOLE, 4, 2, 8, 10, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, HOLE, 1, 3, 3,
+        HOLE,
+    ],
+    // MSS, NOP, NOP, SACK permitted, NOP, window scale: Linux's SYN without timestamps.
+    &[2, 4, HOLE, HOLE, 1, 1, 4, 2, 1, 3, 3, HOLE],
+];
+
+/// Offset of the TCP data offset octet in a TCP header.
+const DATA_OFFSET: usize = 12;
+
+/// Length of a TCP header without options.
+const TCP_LEN: usize = 20;
+
+/// The IPv4 header a compact IR codes: version 4, IHL 5.
+const V4_FIRST: u8 = 0x45;
+
+/// IPv6's first four octets unless bit [`S`]: version 6, traffic class and flow label 0.
+const V6_FIRST: [u8; 4] = [0x60, 0, 0, 0];
+
+/// IPv4 flags and fragment offset with DF set.
+const DF: [u8; 2] = [0x40, 0];
+
+/// What a compact frame stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// An IR frame: the length field holds the context flags and the CID, which are sent.
+    Ir,
+    /// A packet (a compact SYN): the length field is derived from the frame's length.
+    Packet,
+}
+
+/// Writes the compact form of `ir` (an IR frame or a packet, as `framing` says) to `out` if it
+/// can express it and it is shorter; returns whether it did (`out` is cleared either way).
+pub fn encode(ir: &[u8], framing: Framing, out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let done = try_encode(ir, framing, out).is_some() && out.len() < ir.len();
+    if !done {
+        out.clear();
+    }
+    done
+}
+
+fn try_encode(ir: &[u8], framing: Framing, out: &mut Vec<u8>) -> Option<()> {
+    let v4 = match ir.first()? >> 4 {
+        4 => true,
+        6 => false,
+        _ => return None,
+    };
+    let ip_len = if v4 { 20 } else { 40 };
+    let tcp = ir.get(ip_len..ip_len + TCP_LEN)?;
+    if tcp[DATA_OFFSET] & 0x0F != 0 {
+        return None;
+    }
+    let tcp_end = ip_len + usize::from(tcp[DATA_OFFSET] >> 4) * 4;
+    let options = ir.get(ip_len + TCP_LEN..tcp_end)?;
+    let layout = LAYOUTS.iter().position(|l| fits(l, options))?;
+    let mut shape = (layout as u8) << O_SHIFT;
+    let at = packet::length_field_offset(v4);
+    let context = &ir[at..at + 2];
+    if framing == Framing::Packet && !length_is_derived(ir, v4) {
+        return None;
+    }
+    let (ttl, first) = if v4 {
+        if ir[0] != V4_FIRST || ir[9] != protocol::TCP || !header_checksum_is_derived(ir) {
+            return None;
+        }
+        match [ir[6], ir[7]] {
+            DF => {}
+            [0, 0] => shape |= D,
+            _ => return None,
+        }
+        if ir[4..6] == [0, 0] {
+            shape |= Z;
+        }
+        (ir[8], &ir[1..2])
+    } else {
+        if ir[6] != protocol::TCP {
+            return None;
+        }
+        shape |= V;
+        (ir[7], &ir[0..4])
+    };
+    if ttl != USUAL_TTL {
+        shape |= T;
+    }
+    let usual: &[u8] = if v4 { &[0] } else { &V6_FIRST };
+    if first != usual {
+        shape |= S;
+    }
+    if tcp[18..20] != [0, 0] {
+        shape |= U;
+    }
+    out.push(shape);
+    if framing == Framing::Ir {
+        out.extend_from_slice(context);
+    }
+    if shape & S != 0 {
+        out.extend_from_slice(first);
+    }
+    if shape & T != 0 {
+        out.push(ttl);
+    }
+    if v4 {
+        if shape & Z == 0 {
+            out.extend_from_slice(&ir[4..6]);
+        }
+        out.extend_from_slice(&ir[12..20]);
+    } else {
+        out.extend_from_slice(&ir[8..40]);
+    }
+    out.extend_from_slice(&tcp[..12]);
+    out.extend_from_slice(&tcp[13..18]);
+    if shape & U != 0 {
+        out.extend_from_slice(&tcp[18..20]);
+    }
+    out.extend(
+        LAYOUTS[layout]
+            .iter()
+            .zip(options)
+            .filter(|(&l, _)| l == HOLE)
+            .map(|(_, &b)| b),
+    );
+    out.extend_from_slice(&ir[tcp_end..]);
+    Some(())
+}
+
+/// Whether `options` are `layout`'s, its holes any octet.
+fn fits(layout: &[u16], options: &[u8]) -> bool {
+    layout.len() == options.len()
+        && layout
+            .iter()
+            .zip(options)
+            .all(|(&l, &b)| l == HOLE || l == u16::from(b))
+}
+
+/// Whether a packet's length field is the one its length gives.
+fn length_is_derived(packet: &[u8], v4: bool) -> bool {
+    let at = packet::length_field_offset(v4);
+    let len = packet.len() - if v4 { 0 } else { 40 };
+    u16::try_from(len).is_ok_and(|len| packet[at..at + 2] == len.to_be_bytes())
+}
+
+/// Whether an IPv4 IR frame's header checksum is the one its packet's header computes to (the
+/// compact IR does not send it).
+fn header_checksum_is_derived(ir: &[u8]) -> bool {
+    let Ok(len) = u16::try_from(ir.len()) else {
+        return false;
+    };
+    let mut header = [0u8; 20];
+    header.copy_from_slice(&ir[..20]);
+    header[2..4].copy_from_slice(&len.to_be_bytes());
+    header[10..12].fill(0);
+    checksum::checksum(&header).to_be_bytes() == [ir[10], ir[11]]
+}
+
+/// Rebuilds the IR frame (or packet, as `framing` says) a compact `frame` stands for into
+/// `ir`; `None` if the frame is malformed (truncated, an IPv4-only bit on IPv6, an IPv6 version
+/// other than 6, too long).
+pub fn expand(frame: &[u8], framing: Framing, ir: &mut Vec<u8>) -> Option<()> {
+    ir.clear();
+    let mut rest = frame;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let (head, tail) = rest.split_at_checked(n)?;
+        rest = tail;
+        Some(head)
+    };
+    let shape = take(1)?[0];
+    let context = match framing {
+        Framing::Ir => take(2)?,
+        Framing::Packet => &[0, 0],
+    };
+    let v4 = shape & V == 0;
+    let layout = LAYOUTS[usize::from((shape >> O_SHIFT) & 0x03)];
+    if !v4 && shape & (D | Z) != 0 {
+        return None;
+    }
+    let first: &[u8] = if shape & S != 0 {
+        take(if v4 { 1 } else { 4 })?
+    } else if v4 {
+        &[0]
+    } else {
+        &V6_FIRST
+    };
+    if !v4 && first[0] >> 4 != 6 {
+        return None;
+    }
+    let ttl = if shape & T != 0 {
+        take(1)?[0]
+    } else {
+        USUAL_TTL
+    };
+    if v4 {
+        ir.extend_from_slice(&[V4_FIRST, first[0]]);
+        ir.extend_from_slice(context);
+        ir.extend_from_slice(if shape & Z != 0 {
+            &[0, 0][..]
+        } else {
+            take(2)?
+        });
+        ir.extend_from_slice(if shape & D != 0 { &[0, 0] } else { &DF });
+        ir.extend_from_slice(&[ttl, protocol::TCP, 0, 0]);
+        ir.extend_from_slice(take(8)?);
+    } else {
+        ir.extend_from_slice(first);
+        ir.extend_from_slice(context);
+        ir.extend_from_slice(&[protocol::TCP, ttl]);
+        ir.extend_from_slice(take(32)?);
+    }
+    ir.extend_from_slice(take(12)?);
+    ir.push((((TCP_LEN + layout.len()) / 4) as u8) << 4);
+    ir.extend_from_slice(take(5)?);
+    ir.extend_from_slice(if shape & U != 0 {
+        take(2)?
+    } else {
+        &[0, 0][..]
+    });
+    for &l in layout {
+        ir.push(if l == HOLE { take(1)?[0] } else { l as u8 });
+    }
+    ir.extend_from_slice(rest);
+    let len = u16::try_from(ir.len() - if v4 { 0 } else { 40 }).ok()?;
+    let at = packet::length_field_offset(v4);
+    if framing == Framing::Packet {
+        ir[at..at + 2].copy_from_slice(&len.to_be_bytes());
+    }
+    if v4 {
+        let mut header = [0u8; 20];
+        header.copy_from_slice(&ir[..20]);
+        header[at..at + 2].copy_from_slice(&len.to_be_bytes());
+        ir[10..12].copy_from_slice(&checksum::checksum(&header).to_be_bytes());
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A TCP/IPv4 packet with the given TCP options and payload, as an IR frame (context
+    /// flags 0x02, CID 5).
+    fn v4_ir(options: &[u8], payload: &[u8]) -> Vec<u8> {
+        let mut p = vec![
+            0x45, 0, 0, 0, 0x12, 0x34, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        p.extend_from_slice(&[0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 2]);
+        p.push(((TCP_LEN + options.len()) as u8 / 4) << 4);
+        p.extend_from_slice(&[0x18, 0x01, 0xf5, 0xab, 0xcd, 0, 0]);
+        p.extend_from_slice(options);
+        p.extend_from_slice(payload);
+        let len = p.len() as u16;
+        p[2..4].copy_from_slice(&len.to_be_bytes());
+        let sum = checksum::checksum(&p[..20]);
+        p[10..12].copy_from_slice(&sum.to_be_bytes());
+        p[2..4].copy_from_slice(&[0x02, 5]);
+        p
+    }
+
+    fn ts_options() -> Vec<u8> {
+        let mut o = vec![1, 1, 8, 10];
+        o.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        o
+    }
+
+    fn round_trip(ir: &[u8]) -> usize {
+        let mut frame = Vec::new();
+        assert!(encode(ir, Framing::Ir, &mut frame), "{ir:02x?}");
+        let mut back = Vec::new();
+        expand(&frame, Framing::Ir, &mut back).expect("expands");
+        assert_eq!(back, ir);
+        frame.len()
+    }
+
+    #[test]
+    fn ipv4_round_trips_with_and_without_timestamps() {
+        let ts = v4_ir(&ts_options(), b"data");
+        assert_eq!(round_trip(&ts), ts.len() - 14);
+        let plain = v4_ir(&[], &[]);
+        assert_eq!(round_trip(&plain), plain.len() - 10);
+    }
+
+    #[test]
+    fn ipv4_unusual_fields_round_trip() {
+        let mut ir = v4_ir(&ts_options(), &[]);
+        ir[1] = 0x02;
+        ir[4..6].fill(0);
+        ir[6] = 0;
+        ir[8] = 63;
+        ir[38..40].copy_from_slice(&[0x05, 0xa8]);
+        let len = ir.len() as u16;
+        let mut header = [0u8; 20];
+        header.copy_from_slice(&ir[..20]);
+        header[2..4].copy_from_slice(&len.to_be_bytes());
+        header[10..12].fill(0);
+        let sum = checksum::checksum(&header);
+        ir[10..12].copy_from_slice(&sum.to_be_bytes());
+        round_trip(&ir);
+    }
+
+    fn v6_ir(options: &[u8], first: [u8; 4], hop: u8) -> Vec<u8> {
+        let mut p = first.to_vec();
+        p.extend_from_slice(&[0x00, 3, 6, hop]);
+        p.extend((0..32).map(|i| i as u8));
+        p.extend_from_slice(&[0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 2]);
+        p.push(((TCP_LEN + options.len()) as u8 / 4) << 4);
+        p.extend_from_slice(&[0x10, 0x01, 0xf5, 0xab, 0xcd, 0, 0]);
+        p.extend_from_slice(options);
+        p
+    }
+
+    #[test]
+    fn ipv6_round_trips_with_and_without_timestamps() {
+        let ts = v6_ir(&ts_options(), V6_FIRST, 64);
+        assert_eq!(round_trip(&ts), ts.len() - 12);
+        round_trip(&v6_ir(&[], V6_FIRST, 64));
+        round_trip(&v6_ir(&[], [0x61, 0x23, 0x45, 0x67], 1));
+    }
+
+    /// `ir` with its length field (the context flags and CID) set to its length, a packet.
+    fn as_packet(mut ir: Vec<u8>) -> Vec<u8> {
+        let v4 = ir[0] >> 4 == 4;
+        let at = packet::length_field_offset(v4);
+        let len = (ir.len() - if v4 { 0 } else { 40 }) as u16;
+        ir[at..at + 2].copy_from_slice(&len.to_be_bytes());
+        ir
+    }
+
+    #[test]
+    fn syn_packets_round_trip_with_linux_options() {
+        let linux = [
+            2, 4, 5, 0xb4, 4, 2, 8, 10, 1, 2, 3, 4, 0, 0, 0, 0, 1, 3, 3, 7,
+        ];
+        let no_ts = [2, 4, 5, 0xb4, 1, 1, 4, 2, 1, 3, 3, 7];
+        for (packet, saved) in [
+            (as_packet(v4_ir(&linux, &[])), 21),
+            (as_packet(v4_ir(&no_ts, &[])), 21),
+            (as_packet(v6_ir(&linux, V6_FIRST, 64)), 19),
+        ] {
+            let mut frame = Vec::new();
+            assert!(encode(&packet, Framing::Packet, &mut frame));
+            assert_eq!(frame.len(), packet.len() - saved, "{packet:02x?}");
+            let mut back = Vec::new();
+            expand(&frame, Framing::Packet, &mut back).unwrap();
+            assert_eq!(back, packet);
+        }
+        let mut wrong_length = as_packet(v4_ir(&linux, &[]));
+        wrong_length[3] += 1;
+        assert!(!encode(&wrong_length, Framing::Packet, &mut Vec::new()));
+    }
+
+    #[test]
+    fn what_it_cannot_express_stays_an_ir() {
+        let mut out = Vec::new();
+        let sack = [1, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 2];
+        assert!(!encode(&v4_ir(&sack, &[]), Framing::Ir, &mut out));
+        let mut options = v4_ir(&[], &[]);
+        options[0] = 0x46;
+        assert!(!encode(&options, Framing::Ir, &mut out));
+        let mut reserved = v4_ir(&[], &[]);
+        reserved[32] |= 0x01;
+        assert!(!encode(&reserved, Framing::Ir, &mut out));
+        let mut fragment = v4_ir(&[], &[]);
+        fragment[7] = 1;
+        assert!(!encode(&fragment, Framing::Ir, &mut out));
+        let mut bad_sum = v4_ir(&[], &[]);
+        bad_sum[11] ^= 1;
+        assert!(!encode(&bad_sum, Framing::Ir, &mut out));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn malformed_frames_are_refused() {
+        let mut frame = Vec::new();
+        assert!(encode(&v4_ir(&ts_options(), &[]), Framing::Ir, &mut frame));
+        let mut ir = Vec::new();
+        for len in 0..frame.len() {
+            assert!(
+                expand(&frame[..len], Framing::Ir, &mut ir).is_none(),
+                "{len}"
+            );
+        }
+        for bad in [V | D, V | Z] {
+            let mut f = frame.clone();
+            f[0] = bad;
+            assert!(expand(&f, Framing::Ir, &mut ir).is_none(), "{bad:02x}");
+        }
+        let mut v6 = Vec::new();
+        assert!(encode(
+            &v6_ir(&[], [0x61, 0, 0, 0], 64),
+            Framing::Ir,
+            &mut v6
+        ));
+        v6[3] = 0x50;
+        assert!(expand(&v6, Framing::Ir, &mut ir).is_none());
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut ir = Vec::new();
+        let mut x = 0x1234_5678u32;
+        for len in 0..80 {
+            for _ in 0..50 {
+                let frame: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        x as u8
+                    })
+                    .collect();
+                if expand(&frame, Framing::Ir, &mut ir).is_some() {
+                    let mut again = Vec::new();
+                    if encode(&ir, Framing::Ir, &mut again) {
+                        let mut back = Vec::new();
+                        expand(&again, Framing::Ir, &mut back).unwrap();
+                        assert_eq!(back, ir);
+                    }
+                }
+            }
+        }
+    }
+}
