@@ -1,5 +1,5 @@
 //! Tests of the window scan: its needs against an entry-by-entry scan, on random windows and
-//! along a realistic flow.
+//! along a realistic flow, and the exactness of its divider.
 
 use super::*;
 use crate::encoding::wlsb::signed_distance;
