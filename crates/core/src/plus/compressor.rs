@@ -458,19 +458,21 @@ impl PlusCompressor {
         };
         let compressed = kind.is_some();
         ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
-        let mut replicated = None;
+        // The kind byte of the full header sent instead of a CO frame.
+        let mut full_kind = format::IR;
         if !compressed {
             let replicate =
                 !ctx.full_only && matches!(why, Some(Why::NoReference | Why::SlowStart));
             let base = replicate.then(|| self.find_base(p)).flatten();
-            replicated = base.and_then(|(base_cid, base)| {
+            let replicated = base.and_then(|(base_cid, base)| {
                 write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default())
                     .ok()
                     .filter(|_| out.len() <= p.bytes.len())
             });
-            if replicated.is_none() {
-                replicated = Some(write_ir(ctx, p, cid, out, &mut self.compact));
-            }
+            full_kind = match replicated {
+                Some(k) => k,
+                None => write_ir(ctx, p, cid, out, &mut self.compact),
+            };
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.full_only &= ctx.irs_due > 0;
             self.stats.count(why.unwrap_or(Why::Unfit));
@@ -497,7 +499,7 @@ impl PlusCompressor {
             self.stats.long_jumps += 1;
             ctx.irs_due = 1 + START_REPEATS;
         }
-        kind.unwrap_or(FrameKind::Profile(replicated.unwrap_or(format::IR)))
+        kind.unwrap_or(FrameKind::Profile(full_kind))
     }
 
     /// A context of the packet's hosts to replicate a new context from: same addresses,
