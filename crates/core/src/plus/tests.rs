@@ -224,18 +224,14 @@ fn vector_packets() -> Vec<Vec<u8>> {
         packets.push(p);
     }
     // A SYN of a third flow of the first flow's hosts, Linux's options: IR-S against CID 0.
-    let mut syn = vec![0x45, 0, 0, 60, 0x01, 0xfb, 0x40, 0, 64, 6, 0, 0];
-    syn.extend_from_slice(&[198, 18, 0, 1, 198, 18, 0, 2, 0x13, 0x8b, 0, 80]);
-    syn.extend_from_slice(&[
-        0, 0x0a, 0xbc, 0xde, 0, 0, 0, 0, 0xa0, 0x02, 0xfa, 0xf0, 0, 0, 0, 0,
-    ]);
-    syn.extend_from_slice(&[
-        2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0x27, 0x20, 0, 0, 0, 0, 1, 3, 3, 7,
-    ]);
-    let sum = taroc_wire::checksum::checksum(&syn[..20]);
-    syn[10..12].copy_from_slice(&sum.to_be_bytes());
-    fix_tcp_checksum(&mut syn);
-    packets.push(syn);
+    packets.push(linux_syn(
+        0x01fb,
+        [198, 18, 0, 1],
+        [198, 18, 0, 2],
+        [0x13, 0x8b, 0, 80],
+        0x000a_bcde,
+        0x2720,
+    ));
     // An interactive flow of other hosts (small writes, no stride): three IR, then CO in the
     // codes of a context without a stride.
     for i in 0..5u32 {
@@ -254,19 +250,36 @@ fn vector_packets() -> Vec<Vec<u8>> {
         packets.push(p);
     }
     // A SYN between hosts with no context, Linux's options: a compact SYN.
-    let mut syn = vec![0x45, 0, 0, 60, 0x4a, 0x11, 0x40, 0, 64, 6, 0, 0];
-    syn.extend_from_slice(&[198, 18, 0, 7, 198, 18, 0, 8, 0xa1, 0x30, 0x14, 0x51]);
-    syn.extend_from_slice(&[
-        0x7e, 0x21, 0x00, 0x05, 0, 0, 0, 0, 0xa0, 0x02, 0xfa, 0xf0, 0, 0, 0, 0,
-    ]);
-    syn.extend_from_slice(&[
-        2, 4, 5, 0xb4, 4, 2, 8, 10, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0, 1, 3, 3, 7,
-    ]);
+    packets.push(linux_syn(
+        0x4a11,
+        [198, 18, 0, 7],
+        [198, 18, 0, 8],
+        [0xa1, 0x30, 0x14, 0x51],
+        0x7e21_0005,
+        0x1122_3344,
+    ));
+    packets
+}
+
+/// A TCP SYN over IPv4 with Linux's options (MSS 1460, SACK permitted, timestamps with echo 0,
+/// window scale 7), IP-ID `id`, ports `ports` (source then destination), initial sequence
+/// number `isn` and timestamp `ts`, both checksums filled in.
+fn linux_syn(id: u16, src: [u8; 4], dst: [u8; 4], ports: [u8; 4], isn: u32, ts: u32) -> Vec<u8> {
+    let mut syn = vec![0x45, 0, 0, 60];
+    syn.extend_from_slice(&id.to_be_bytes());
+    syn.extend_from_slice(&[0x40, 0, 64, 6, 0, 0]);
+    syn.extend_from_slice(&src);
+    syn.extend_from_slice(&dst);
+    syn.extend_from_slice(&ports);
+    syn.extend_from_slice(&isn.to_be_bytes());
+    syn.extend_from_slice(&[0, 0, 0, 0, 0xa0, 0x02, 0xfa, 0xf0, 0, 0, 0, 0]);
+    syn.extend_from_slice(&[2, 4, 5, 0xb4, 4, 2, 8, 10]);
+    syn.extend_from_slice(&ts.to_be_bytes());
+    syn.extend_from_slice(&[0, 0, 0, 0, 1, 3, 3, 7]);
     let sum = taroc_wire::checksum::checksum(&syn[..20]);
     syn[10..12].copy_from_slice(&sum.to_be_bytes());
     fix_tcp_checksum(&mut syn);
-    packets.push(syn);
-    packets
+    syn
 }
 
 fn fix_tcp_checksum(p: &mut [u8]) {
