@@ -178,7 +178,8 @@ with the original it came from. Both directions run interleaved in capture order
 next packet, meets the link's losses, and costs its bytes.
 
 Schemes: none; vj (RFC 1144, which does not verify what it rebuilds); iphc-twice (RFC 2507, \
-repairing TCP contexts with the twice algorithm); iphc (twice plus header requests); taroc (the \
+repairing TCP contexts with the twice algorithm, and a full header on a retransmission or a \
+duplicate ACK); iphc (twice plus header requests); taroc (the \
 draft); taroc-plus (TAROC with our improvements and bounded repairs); and, on request only, \
 taroc-repair (the draft's TAROC with taroc-plus's bounded repairs) and taroc-plus-u (taroc-plus \
 without context requests, for links with no reverse channel).

@@ -41,8 +41,11 @@ impl Variant {
     /// The variant called `name` (one of [`NAMES`]), if any:
     /// - `none`, `vj`, `iphc`, `taroc`: the scheme with its defaults (IPHC with the twice
     ///   algorithm and header requests, as RFC 2507 and the paper describe it);
-    /// - `iphc-twice`: IPHC repairing TCP contexts with the twice algorithm alone, no header
-    ///   requests;
+    /// - `iphc-twice`: IPHC repairing TCP contexts with the twice algorithm, no header requests;
+    ///   its compressor sends a full header on a retransmission and, as RFC 1144 does, on a
+    ///   duplicate ACK (the compressor of Degermark et al. "peeks into TCP segments and
+    ///   acknowledgments"): without requests, the duplicate ACK is what repairs an ACK stream
+    ///   that twice cannot, a restarted decompressor's for one;
     /// - `taroc-plus`: the redesigned profile ([`crate::plus`]) with every repair on
     ///   ([`crate::taroc::Repair::live`]);
     /// - `taroc-repair` (one of [`EXTRA_NAMES`]): the draft's TAROC, its wire format and coding
@@ -60,6 +63,7 @@ impl Variant {
                 let mut variant = Variant::of(Scheme::Iphc);
                 variant.name = "iphc-twice";
                 variant.config.iphc.header_requests = false;
+                variant.config.iphc.full_on_repeat = true;
                 Some(variant)
             }
             "iphc-plain" => {
@@ -137,7 +141,8 @@ mod tests {
         for scheme in Scheme::ALL {
             assert_eq!(Variant::by_name(scheme.name()), Some(Variant::of(scheme)));
         }
-        assert!(Variant::by_name("iphc-twice").is_some_and(|v| !v.config.iphc.header_requests));
+        assert!(Variant::by_name("iphc-twice")
+            .is_some_and(|v| !v.config.iphc.header_requests && v.config.iphc.full_on_repeat));
         assert!(Variant::by_name("iphc").is_some_and(|v| v.config.iphc.header_requests));
         let plain = Variant::by_name("iphc-plain").unwrap();
         assert!(!plain.config.iphc.twice && !plain.config.iphc.header_requests);

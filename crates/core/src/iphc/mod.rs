@@ -203,7 +203,7 @@ pub struct IphcConfig {
     /// Whether the compressor sends a full header for a segment without data that repeats its
     /// context's sequence, acknowledgment and window (a duplicate ACK: RFC 1144's rule for a
     /// "retransmitted ack", which repairs an ACK stream when nothing else does). Default false;
-    /// `iphc-plain` sets it.
+    /// `iphc-plain` and `iphc-twice` set it.
     pub full_on_repeat: bool,
     /// TCP_SPACE: the largest TCP CID (3..=255 in RFC 2507, 0..=255 in RFC 2509). Default 15.
     pub tcp_space: u8,

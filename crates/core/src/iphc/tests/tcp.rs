@@ -331,3 +331,39 @@ fn a_lost_packet_that_changes_only_the_ip_id_is_never_invisible() {
         );
     }
 }
+
+/// Without header requests, a decompressor that restarts (every context lost) while an ACK
+/// stream runs refuses each compressed ACK for good unless something sends a full header: the
+/// sender's retransmission draws a duplicate ACK, which `full_on_repeat` sends whole, and the
+/// stream is back from there. Without the rule the duplicate goes compressed and is refused too.
+#[test]
+fn a_duplicate_ack_repairs_the_ack_stream_of_a_restarted_decompressor() {
+    let packets = acks(&[2000; 6], None);
+    for full_on_repeat in [true, false] {
+        let config = IphcConfig {
+            header_requests: false,
+            full_on_repeat,
+            ..IphcConfig::default()
+        };
+        let mut pair = Pair::new(config.clone());
+        for p in &packets[..4] {
+            pair.pass(p);
+        }
+        pair.d = IphcDecompressor::new(config);
+        let (kind, frame) = pair.send(&packets[4]);
+        assert_eq!(kind, FrameKind::CompressedTcp);
+        assert!(pair.recv(kind, &frame).is_err());
+        // The retransmission's duplicate ACK.
+        let (kind, frame) = pair.send(&packets[4]);
+        if full_on_repeat {
+            assert_eq!(kind, FrameKind::FullHeader);
+            assert_eq!(pair.recv(kind, &frame).as_deref(), Ok(&packets[4][..]));
+            pair.pass(&packets[5]);
+        } else {
+            assert_eq!(kind, FrameKind::CompressedTcp);
+            assert!(pair.recv(kind, &frame).is_err());
+            let (kind, frame) = pair.send(&packets[5]);
+            assert!(pair.recv(kind, &frame).is_err());
+        }
+    }
+}
