@@ -284,6 +284,14 @@ pub fn prefix_len(c: u8) -> u8 {
 /// (the field's whole width) always fits.
 #[inline]
 pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
+    // LSB counts that rise from code to code (every table's) make the costs rise too, and a
+    // count that fits makes every larger one fit: the first code that fits is the cheapest,
+    // and the search stops there.
+    if codes[0] < codes[1] && codes[1] < codes[2] && codes[2] < codes[3] {
+        return (0..3u8)
+            .find(|&c| lsb::fits(codes[usize::from(c)], up, down))
+            .unwrap_or(3);
+    }
     cheapest(|c| {
         let k = codes[usize::from(c)];
         (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
@@ -357,7 +365,12 @@ mod tests {
         ];
         for &up in &spans {
             for &down in &spans {
-                for codes in [&IP_ID_CODES, &TS_CODES] {
+                // Every table, and tables whose counts do not rise (the general search).
+                let tables = [UNSTRIDED_CODES, STRIDED_CODES, ACK_CODES]
+                    .iter()
+                    .flat_map(|c| [c.ip_id, c.ts])
+                    .chain([IP_ID_CODES, TS_CODES, [8, 5, 16, 9], [0, 9, 9, 16]]);
+                for codes in &tables.collect::<Vec<_>>() {
                     let k = |c: u8| codes[usize::from(c)];
                     let want = by_cost(&|c| lsb::fits(k(c), up, down), &|c| prefix_len(c) + k(c));
                     assert_eq!(code(codes, up, down), want, "{codes:?} {up} {down}");
