@@ -44,7 +44,11 @@ impl<'a> BitWriter<'a> {
             return;
         }
         let bytes = (self.acc << (64 - self.used)).to_be_bytes();
-        self.out.extend_from_slice(&bytes[..usize::from(whole)]);
+        // All eight bytes appended (a copy of fixed size, not a call), the partial ones
+        // dropped again.
+        let keep = self.out.len() + usize::from(whole);
+        self.out.extend_from_slice(&bytes);
+        self.out.truncate(keep);
         self.used -= 8 * whole;
         self.acc &= (1u64 << self.used) - 1;
     }
