@@ -248,7 +248,7 @@ pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
 }
 
 /// Reads a prefix code's number (0 to 3).
-#[inline]
+#[inline(always)]
 pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
     let c = prefix_of(r.window());
     r.skip(prefix_len(c))?;
@@ -305,7 +305,7 @@ pub fn put_code(w: &mut BitWriter<'_>, codes: &[u8; 4], c: u8, value: u32) {
 }
 
 /// Reads a prefix code: its LSBs and their number.
-#[inline]
+#[inline(always)]
 pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
     // Prefix and LSBs (at most 3 + 32 bits) from one window of the data.
     let window = r.window();
