@@ -44,7 +44,11 @@ impl<'a> BitWriter<'a> {
             return;
         }
         let bytes = (self.acc << (64 - self.used)).to_be_bytes();
-        self.out.extend_from_slice(&bytes[..usize::from(whole)]);
+        // All eight bytes appended (a copy of fixed size, not a call), the partial ones
+        // dropped again.
+        let keep = self.out.len() + usize::from(whole);
+        self.out.extend_from_slice(&bytes);
+        self.out.truncate(keep);
         self.used -= 8 * whole;
         self.acc &= (1u64 << self.used) - 1;
     }
@@ -62,6 +66,10 @@ impl Drop for BitWriter<'_> {
         self.flush();
     }
 }
+
+/// The bits [`BitReader::window`] shows at least: a word from the current byte, less the bits
+/// of it already read.
+pub const WINDOW_BITS: u8 = 57;
 
 /// Reads bit fields from a byte slice, most significant bit first.
 #[derive(Debug)]
@@ -97,7 +105,15 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub fn peek(&self, bits: u8) -> u32 {
         debug_assert!((1..=32).contains(&bits));
-        // The (at most 5) bytes holding the field, big-endian in one word, zeros past the end.
+        (self.window() >> (64 - u32::from(bits))) as u32
+    }
+
+    /// The next [`WINDOW_BITS`] bits without reading them, from the word's top bit down
+    /// (zeros past the end of the data; the word's low bits are unspecified): several fields
+    /// read from one load ([`BitReader::skip`] then reads them).
+    #[inline]
+    pub fn window(&self) -> u64 {
+        // The bytes from the current one, big-endian in one word, zeros past the end.
         let rest = self.data.get(self.bit / 8..).unwrap_or(&[]);
         let word = match rest.first_chunk::<8>() {
             Some(eight) => u64::from_be_bytes(*eight),
@@ -107,7 +123,20 @@ impl<'a> BitReader<'a> {
                 u64::from_be_bytes(eight)
             }
         };
-        ((word << (self.bit % 8)) >> (64 - u32::from(bits))) as u32
+        word << (self.bit % 8)
+    }
+
+    /// Reads `bits` bits without looking at them (the caller took them from
+    /// [`BitReader::window`]), or `None` past the end of the data, as [`BitReader::get`].
+    #[inline]
+    pub fn skip(&mut self, bits: u8) -> Option<()> {
+        let end = self.bit + usize::from(bits);
+        if end > 8 * self.data.len() {
+            self.bit = 8 * self.data.len();
+            return None;
+        }
+        self.bit = end;
+        Some(())
     }
 
     /// Whole bytes consumed, counting a partly read byte (its padding) as consumed.
@@ -159,6 +188,27 @@ mod tests {
                 assert_eq!(r.get(n), want, "{n} bits at {at}");
                 at = (at + n_bits).min(8 * data.len());
                 assert_eq!(r.bytes_consumed(), at.div_ceil(8));
+            }
+        }
+    }
+
+    #[test]
+    fn the_window_shows_what_get_reads_and_skip_reads_it() {
+        let data: Vec<u8> = (0..11u32).map(|i| (i * 0x6B + 0x11) as u8).collect();
+        for at in 0..8 * data.len() {
+            for n in [1u8, 5, 20, 32] {
+                let mut by_get = BitReader::new(&data);
+                let mut by_window = BitReader::new(&data);
+                by_get.skip(at as u8).unwrap();
+                by_window.bit = at;
+                let shown = (by_window.window() >> (64 - u32::from(n))) as u32;
+                let got = by_get.get(n);
+                let skipped = by_window.skip(n);
+                assert_eq!(got.is_some(), skipped.is_some(), "{n} bits at {at}");
+                if let Some(v) = got {
+                    assert_eq!(v, shown, "{n} bits at {at}");
+                }
+                assert_eq!(by_get.bytes_consumed(), by_window.bytes_consumed());
             }
         }
     }

@@ -22,8 +22,10 @@ use crate::taroc::vsw::is_older;
 use crate::taroc::TarocConfig;
 
 mod co;
+mod quotients;
 
 use co::decode_body;
+use quotients::Quotients;
 
 /// The decompressor asks again for a context it keeps refusing frames of after this many more
 /// refusals, whatever the time: 0, every refusal asks (one request frame names each CID once, and
@@ -49,6 +51,8 @@ struct Context {
     behaviour: Behaviour,
     strides: Strides,
     reference: packet::Fields,
+    /// The reference's numbers over the strides, where a frame's decoding found them.
+    quotients: Quotients,
 }
 
 /// The `taroc-plus` decompressor for one direction of a link.
@@ -171,6 +175,7 @@ impl PlusDecompressor {
                     behaviour,
                     strides,
                     reference: p.fields,
+                    quotients: Quotients::default(),
                 });
             }
         }
@@ -283,6 +288,7 @@ impl PlusDecompressor {
             behaviour,
             strides,
             reference: base.reference,
+            quotients: Quotients::default(),
         };
         let (e, body) = if k & kind::X != 0 {
             let (e, used) = ack::get_extension(body).ok_or(DropReason::Malformed)?;
@@ -293,10 +299,11 @@ impl PlusDecompressor {
         if e.flags & ext::C != 0 {
             return Err(DropReason::Malformed);
         }
-        let fields =
+        let (fields, quotients) =
             decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.contexts[usize::from(cid)] = Some(Context {
             reference: fields,
+            quotients,
             ..ctx
         });
         Ok(())
@@ -373,10 +380,11 @@ impl PlusDecompressor {
             .as_mut()
             .ok_or(DropReason::NoContext)?;
         let r = ctx.reference;
-        let fields = decode_body(ctx, k, x, rest, out)?;
+        let (fields, quotients) = decode_body(ctx, k, x, rest, out)?;
         // A verified packet becomes the reference unless it is older than the current one.
         if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
             ctx.reference = fields;
+            ctx.quotients = quotients;
         }
         Ok(())
     }

@@ -226,7 +226,7 @@ pub fn ecr_code(codes: &[(bool, u8); 4], ecr: (u64, u64), gap: (u64, u64)) -> u8
 
 /// The first of the cheapest prefix codes that fit, of `cost_fits` (each code's length in bits
 /// and whether it fits; the last always fits).
-#[inline]
+#[inline(always)]
 fn cheapest(cost_fits: impl Fn(u8) -> (u8, bool)) -> u8 {
     let mut best = (u8::MAX, 3);
     for c in 0..4u8 {
@@ -248,13 +248,19 @@ pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
 }
 
 /// Reads a prefix code's number (0 to 3).
-#[inline]
+#[inline(always)]
 pub fn get_prefix(r: &mut BitReader<'_>) -> Option<usize> {
-    // The code's leading ones among the next three bits (zeros past the end), then the code
-    // read whole, which fails if the data ends within it.
-    let c = ((r.peek(3) as u8) << 5).leading_ones().min(3) as u8;
-    r.get(prefix_len(c))?;
+    let c = prefix_of(r.window());
+    r.skip(prefix_len(c))?;
     Some(usize::from(c))
+}
+
+/// The prefix code at the top of `window` ([`BitReader::window`]): its leading ones among the
+/// first three bits (zeros past the end of the data, so a code the data ends within fails
+/// when it is read).
+#[inline]
+fn prefix_of(window: u64) -> u8 {
+    (((window >> 61) as u8) << 5).leading_ones().min(3) as u8
 }
 
 /// The smallest size class of `table` whose LSBs decode a value `up` above and `down` below
@@ -278,6 +284,14 @@ pub fn prefix_len(c: u8) -> u8 {
 /// (the field's whole width) always fits.
 #[inline]
 pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
+    // LSB counts that rise from code to code (every table's) make the costs rise too, and a
+    // count that fits makes every larger one fit: the first code that fits is the cheapest,
+    // and the search stops there.
+    if codes[0] < codes[1] && codes[1] < codes[2] && codes[2] < codes[3] {
+        return (0..3u8)
+            .find(|&c| lsb::fits(codes[usize::from(c)], up, down))
+            .unwrap_or(3);
+    }
     cheapest(|c| {
         let k = codes[usize::from(c)];
         (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
@@ -291,10 +305,21 @@ pub fn put_code(w: &mut BitWriter<'_>, codes: &[u8; 4], c: u8, value: u32) {
 }
 
 /// Reads a prefix code: its LSBs and their number.
-#[inline]
+#[inline(always)]
 pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
-    let k = codes[get_prefix(r)?];
-    Some((r.get(k)?, k))
+    // Prefix and LSBs (at most 3 + 32 bits) from one window of the data.
+    let window = r.window();
+    let c = prefix_of(window);
+    let len = prefix_len(c);
+    let k = codes[usize::from(c)];
+    debug_assert!(len + k <= crate::encoding::bits::WINDOW_BITS);
+    let lsbs = if k == 0 {
+        0
+    } else {
+        ((window << len) >> (64 - u32::from(k))) as u32
+    };
+    r.skip(len + k)?;
+    Some((lsbs, k))
 }
 
 /// LSB counts of the window codes, prefixed `0` and `1`.
@@ -340,7 +365,12 @@ mod tests {
         ];
         for &up in &spans {
             for &down in &spans {
-                for codes in [&IP_ID_CODES, &TS_CODES] {
+                // Every table, and tables whose counts do not rise (the general search).
+                let tables = [UNSTRIDED_CODES, STRIDED_CODES, ACK_CODES]
+                    .iter()
+                    .flat_map(|c| [c.ip_id, c.ts])
+                    .chain([IP_ID_CODES, TS_CODES, [8, 5, 16, 9], [0, 9, 9, 16]]);
+                for codes in &tables.collect::<Vec<_>>() {
                     let k = |c: u8| codes[usize::from(c)];
                     let want = by_cost(&|c| lsb::fits(k(c), up, down), &|c| prefix_len(c) + k(c));
                     assert_eq!(code(codes, up, down), want, "{codes:?} {up} {down}");

@@ -81,7 +81,12 @@ struct Steps {
 impl Steps {
     /// Counts a step of `len`; the stride to use after it.
     fn step(&mut self, len: u32, current: u16) -> u16 {
-        let candidate = gcd(len, if self.last == 0 { len } else { self.last });
+        // A step as long as the last (a flow's usual case) is its own divisor: no division.
+        let candidate = if self.last == 0 || self.last == len {
+            len
+        } else {
+            gcd(len, self.last)
+        };
         self.last = len;
         if candidate == self.candidate {
             self.run = self.run.saturating_add(1);
@@ -91,9 +96,11 @@ impl Steps {
         let Ok(stride) = u16::try_from(candidate) else {
             return current;
         };
-        let divides = current != 0 && current.is_multiple_of(stride);
+        // The usual case, the current stride seen again, needs no division.
+        let same = current == stride;
+        let divides = current != 0 && (same || current.is_multiple_of(stride));
         // A multiple of the current stride keeps every number aligned: no change.
-        let multiple = current != 0 && stride.is_multiple_of(current);
+        let multiple = current != 0 && (same || stride.is_multiple_of(current));
         let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
         if candidate >= MIN_STRIDE && !multiple && (divides || self.run >= wanted) {
             stride
@@ -148,6 +155,7 @@ mod tests {
     use super::*;
     use crate::encoding::wlsb;
     use alloc::vec::Vec;
+    use proptest::prelude::Just;
 
     #[test]
     fn scaled_numbers_decode_with_the_reference_residue() {
@@ -193,5 +201,50 @@ mod tests {
             }
         }
         assert_eq!(changes, [2896, 1448]);
+    }
+
+    /// [`Steps::step`] with every division made (its form before the usual case skipped them).
+    fn step_dividing(steps: &mut Steps, len: u32, current: u16) -> u16 {
+        let candidate = gcd(len, if steps.last == 0 { len } else { steps.last });
+        steps.last = len;
+        if candidate == steps.candidate {
+            steps.run = steps.run.saturating_add(1);
+        } else {
+            (steps.candidate, steps.run) = (candidate, 1);
+        }
+        let Ok(stride) = u16::try_from(candidate) else {
+            return current;
+        };
+        let divides = current != 0 && current.is_multiple_of(stride);
+        let multiple = current != 0 && stride.is_multiple_of(current);
+        let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
+        if candidate >= MIN_STRIDE && !multiple && (divides || steps.run >= wanted) {
+            stride
+        } else {
+            current
+        }
+    }
+
+    proptest::proptest! {
+        /// Skipping the divisions of a repeated step or stride changes no decision.
+        #[test]
+        fn steps_without_division_decide_as_with(
+            lens in proptest::collection::vec(
+                proptest::prop_oneof![
+                    Just(1448u32), Just(2896), Just(724), Just(100), 1..70_000u32
+                ],
+                1..40,
+            ),
+            start in proptest::prop_oneof![Just(0u16), Just(1448), Just(724), 1..u16::MAX],
+        ) {
+            let (mut fast, mut plain) = (Steps::default(), Steps::default());
+            let (mut current_fast, mut current_plain) = (start, start);
+            for len in lens {
+                current_fast = fast.step(len, current_fast);
+                current_plain = step_dividing(&mut plain, len, current_plain);
+                proptest::prop_assert_eq!(fast, plain);
+                proptest::prop_assert_eq!(current_fast, current_plain);
+            }
+        }
     }
 }

@@ -299,11 +299,15 @@ impl<X: Extras> Columns<X> {
     fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
         let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
         // Sequence numbers in order: the oldest entry has the `protect` newest after it in
-        // sequence order if the protect-th from the end has a higher sequence number.
+        // sequence order if the protect-th from the end has a higher sequence number; or, all
+        // sequence numbers equal (a flow of pure ACKs), if it has a higher acknowledgment
+        // number and those are in order.
         let n = seq.len();
-        if self.order.known_sorted(ordered::SEQ)
+        let sorted = |bit| self.order.known_sorted(bit);
+        let rises = |column: &[u32]| column[n - protect] != column[0];
+        if sorted(ordered::SEQ)
             && n > protect
-            && seq[n - protect] != seq[0]
+            && (rises(seq) || (seq[n - 1] == seq[0] && sorted(ordered::ACK) && rises(ack)))
             && (seq[0], ack[0]) != (max_seq, max_ack)
         {
             debug_assert_eq!(self.first_unprotected_scan(protect, max_seq, max_ack), 0);

@@ -16,17 +16,19 @@ use crate::plus::scaled::{self, quotient};
 use crate::plus::seal;
 use crate::taroc::packet::{self};
 
+use super::quotients::{Quotient, Quotients};
 use super::Context;
 
 /// Decodes a CO body (what follows the extension `x` and CID) against `ctx` into `out`,
-/// verifies it, and returns its fields.
+/// verifies it, and returns its fields with the quotients its decoding found (the new
+/// reference's, if it becomes the reference).
 pub(super) fn decode_body(
     ctx: &Context,
     k: u8,
     x: Extension,
     rest: &[u8],
     out: &mut Vec<u8>,
-) -> Result<packet::Fields, DropReason> {
+) -> Result<(packet::Fields, Quotients), DropReason> {
     {
         let e = x.flags;
         let [c0, c1, rest @ ..] = rest else {
@@ -43,7 +45,7 @@ pub(super) fn decode_body(
             // The compressor has a stride this context lacks: an IR was lost (context damage).
             return Err(DropReason::ChecksumMismatch);
         }
-        let seq_rq = quotient(r.seq, ctx.strides.seq);
+        let seq_rq = ctx.quotients.seq.of(r.seq, ctx.strides.seq);
         let seq_q;
         (fields.seq, seq_q) = number(
             &mut bits,
@@ -53,11 +55,12 @@ pub(super) fn decode_body(
             ctx.strides.seq,
         )?;
         let ack_rq = if ack_scaled {
-            quotient(r.ack, ctx.strides.ack)
+            ctx.quotients.ack.of(r.ack, ctx.strides.ack)
         } else {
             0
         };
-        (fields.ack, _) = number(
+        let ack_q;
+        (fields.ack, ack_q) = number(
             &mut bits,
             (r.ack, ack_rq),
             a_class,
@@ -176,7 +179,14 @@ pub(super) fn decode_body(
         if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
             return Err(DropReason::ChecksumMismatch);
         }
-        Ok(fields)
+        let mut found = ctx.quotients;
+        if let Some(q) = seq_q {
+            found.seq = Quotient::known(fields.seq, ctx.strides.seq, q);
+        }
+        if let Some(q) = ack_q.filter(|_| ack_scaled) {
+            found.ack = Quotient::known(fields.ack, ctx.strides.ack, q);
+        }
+        Ok((fields, found))
     }
 }
 
@@ -184,6 +194,7 @@ pub(super) fn decode_body(
 /// against `reference` and its quotient by `stride` (0 without a stride; only a scaled number
 /// needs it): the number, and its quotient at no division's cost if there is one (a number
 /// decoded scaled; the reference's own, as given, if the number is the reference).
+#[inline(always)]
 fn number(
     bits: &mut BitReader<'_>,
     (reference, reference_q): (u32, u32),

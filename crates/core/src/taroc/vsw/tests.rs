@@ -186,3 +186,36 @@ fn progress_since_push_keeps_an_old_packet_for_a_window_of_new_data() {
     let seqs: alloc::vec::Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
     assert_eq!(seqs, [70_001]);
 }
+
+proptest::proptest! {
+    /// The full window's eviction without counting ([`Columns::first_unprotected`]) names the
+    /// entry the count names, for flows of pure ACKs (one sequence number, acknowledgment
+    /// numbers mostly rising, sometimes repeated or stepping back) and of data.
+    #[test]
+    fn eviction_without_counting_names_the_counted_entry(
+        steps in proptest::collection::vec((0u8..8, 0u32..3000), 1..80),
+        pure_acks in proptest::bool::ANY,
+        start in proptest::prelude::any::<u32>(),
+    ) {
+        let mut v = Vsw::new(16, Progress::SincePush).with_protected(4);
+        let (mut seq, mut ack) = (start, start.wrapping_mul(7));
+        for (kind, len) in steps {
+            match kind {
+                0 => ack = ack.wrapping_sub(len), // steps back
+                1 => {}                           // repeated
+                _ => ack = ack.wrapping_add(len),
+            }
+            if !pure_acks {
+                seq = seq.wrapping_add(len / 2);
+            }
+            let c = &v.columns;
+            if c.len() > v.protect {
+                proptest::prop_assert_eq!(
+                    c.first_unprotected(v.protect, v.max_seq, v.max_ack),
+                    c.first_unprotected_scan(v.protect, v.max_seq, v.max_ack)
+                );
+            }
+            v.push(entry(seq, ack));
+        }
+    }
+}
