@@ -184,13 +184,14 @@ pub const STRIDED_CODES: Codes = Codes {
 };
 
 /// The codes of a context without a stride. Its window of up to 16 packets spans seconds, so
-/// its timestamps move by 11 to 13 bits; the gap to the echo follows the peer's think time, so
-/// it is no steadier than the echo, which goes as 12 LSBs unless the gap fits 9; a window that
-/// holds fewer than 14 packets spans fewer IP-IDs.
+/// its timestamps move by 12 to 14 bits; the gap to the echo follows the peer's think time, so
+/// it is no steadier than the echo, which goes as 13 LSBs unless the gap is within 4 bits of
+/// every reference's (a request answered at once); a window that holds fewer than 14 packets
+/// spans fewer IP-IDs.
 pub const UNSTRIDED_CODES: Codes = Codes {
     ip_id: [0, 4, 5, 16],
-    ts: [11, 12, 15, 32],
-    ecr: [(true, 9), (false, 12), (false, 15), (false, 32)],
+    ts: [13, 14, 15, 32],
+    ecr: [(false, 13), (true, 4), (false, 15), (false, 32)],
 };
 
 /// The codes of a context with an acknowledgment stride only (a bulk receiver's pure ACKs). Its
