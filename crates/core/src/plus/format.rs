@@ -186,10 +186,11 @@ pub const STRIDED_CODES: Codes = Codes {
 /// The codes of a context without a stride. Its window of up to 16 packets spans seconds, so
 /// its timestamps move by 12 to 14 bits; the gap to the echo follows the peer's think time, so
 /// it is no steadier than the echo, which goes as 13 LSBs unless the gap is within 4 bits of
-/// every reference's (a request answered at once); a window that holds fewer than 14 packets
-/// spans fewer IP-IDs.
+/// every reference's (a request answered at once); its IP-ID counter steps by one per packet
+/// of the flow (no sequence stride to offset it), so a window of 16 spans 4 to 5 bits of it,
+/// and the IP-ID has no code of 0 bits.
 pub const UNSTRIDED_CODES: Codes = Codes {
-    ip_id: [0, 4, 5, 16],
+    ip_id: [5, 7, 10, 16],
     ts: [13, 14, 15, 32],
     ecr: [(false, 13), (true, 4), (false, 15), (false, 32)],
 };
