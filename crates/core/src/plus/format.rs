@@ -150,13 +150,16 @@ pub const UNSCALED_BITS: [u8; 4] = [0, 10, 16, 32];
 pub const IP_ID_CODES: [u8; 4] = [0, 7, 5, 16];
 
 /// LSB counts of the timestamp value codes, prefixed `0`, `10`, `110`, `111` (a context with a
-/// stride; [`Codes`]).
-pub const TS_CODES: [u8; 4] = [10, 12, 15, 32];
+/// sequence stride; [`Codes`]). These tables, and [`ACK_CODES`]', are the ones that give the
+/// fewest octets on the shared captures' CO frames, the bit field's padding to an octet
+/// counted: a bulk sender's window of up to 16 segments spans 8 to 9 bits of its clock, and its
+/// gap to the echo stays within 7 bits of every reference's.
+pub const TS_CODES: [u8; 4] = [8, 9, 11, 32];
 
 /// The timestamp echo reply codes, prefixed `0`, `10`, `110`, `111`: whether the LSBs are of
 /// the *gap* `TS value - TS echo reply` (which a bulk sender keeps nearly constant) rather
-/// than of the echo itself, and how many (a context with a stride; [`Codes`]).
-pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 11), (true, 4), (false, 14), (false, 32)];
+/// than of the echo itself, and how many (a context with a sequence stride; [`Codes`]).
+pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 7), (true, 10), (true, 2), (false, 32)];
 
 /// The prefix codes of a context's IP-ID offset and timestamps. Which apply follows from the
 /// context's strides, which both ends hold (an IR frame carries them): a flow with a sequence
@@ -181,22 +184,25 @@ pub const STRIDED_CODES: Codes = Codes {
 };
 
 /// The codes of a context without a stride. Its window of up to 16 packets spans seconds, so
-/// its timestamps move by 11 to 13 bits; the gap to the echo follows the peer's think time, so
-/// it is no steadier than the echo, which goes as 12 LSBs unless the gap fits 9; a window that
-/// holds fewer than 14 packets spans fewer IP-IDs.
+/// its timestamps move by 12 to 14 bits; the gap to the echo follows the peer's think time, so
+/// it is no steadier than the echo, which goes as 13 LSBs unless the gap is within 4 bits of
+/// every reference's (a request answered at once); its IP-ID counter steps by one per packet
+/// of the flow (no sequence stride to offset it), so a window of 16 spans 4 to 5 bits of it,
+/// and the IP-ID has no code of 0 bits.
 pub const UNSTRIDED_CODES: Codes = Codes {
-    ip_id: [0, 4, 5, 16],
-    ts: [11, 12, 15, 32],
-    ecr: [(true, 9), (false, 12), (false, 15), (false, 32)],
+    ip_id: [5, 7, 10, 16],
+    ts: [13, 14, 15, 32],
+    ecr: [(false, 13), (true, 4), (false, 15), (false, 32)],
 };
 
 /// The codes of a context with an acknowledgment stride only (a bulk receiver's pure ACKs). Its
 /// IP-ID counter steps by one per ACK (no sequence stride to offset it), so a full window of 16
-/// spans 4–5 bits of it; an ACK every second segment puts a window's timestamps within 9 bits.
+/// spans 4–5 bits of it; an ACK every second segment puts a window's timestamps within 9 bits,
+/// and the gap to the echo (the queue's delay) within 6 to 8.
 pub const ACK_CODES: Codes = Codes {
     ip_id: [0, 5, 8, 16],
-    ts: [9, 11, 15, 32],
-    ecr: TS_ECR_CODES,
+    ts: [9, 10, 12, 32],
+    ecr: [(true, 8), (true, 6), (false, 11), (false, 32)],
 };
 
 impl Codes {
@@ -456,15 +462,16 @@ mod tests {
     #[test]
     fn prefix_codes_round_trip_and_pick_the_cheapest() {
         assert_eq!(code(&TS_CODES, 0, 0), 0);
-        assert_eq!(code(&TS_CODES, 500, 3), 0);
-        assert_eq!(code(&TS_CODES, 1500, 0), 1);
-        assert_eq!(code(&TS_CODES, 5000, 0), 2);
+        assert_eq!(code(&TS_CODES, 200, 3), 0);
+        assert_eq!(code(&TS_CODES, 400, 0), 1);
+        assert_eq!(code(&TS_CODES, 1500, 0), 2);
         assert_eq!(code(&TS_CODES, 1 << 20, 0), 3);
         assert_eq!(code(&IP_ID_CODES, 0, 0), 0);
         assert_eq!(code(&IP_ID_CODES, 5, 0), 2);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (3, 0)), 1);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (3000, 0)), 2);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (1 << 20, 0), (1000, 0)), 0);
+        // A gap that stays within 3 of every reference's: 2 bits behind code 2.
+        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (3, 0)), 2);
+        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (50, 0)), 0);
+        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (500, 0)), 1);
         assert_eq!(ecr_code(&TS_ECR_CODES, (1 << 20, 0), (3000, 0)), 3);
         let mut out = alloc::vec::Vec::new();
         let mut w = BitWriter::new(&mut out);
@@ -472,8 +479,8 @@ mod tests {
             put_code(&mut w, &TS_CODES, c, 0xABCD_1234);
         }
         w.finish();
-        // 1+10, 2+12, 3+15, 3+32 bits.
-        assert_eq!(out.len(), 78usize.div_ceil(8));
+        // 1+8, 2+9, 3+11, 3+32 bits.
+        assert_eq!(out.len(), 69usize.div_ceil(8));
         let mut r = BitReader::new(&out);
         for k in TS_CODES {
             assert_eq!(
