@@ -74,9 +74,6 @@ struct Context {
     /// CO frames sent since the context's last IR frame or context request: the more, the
     /// surer the decompressor holds the context (else, with feedback, it would have asked).
     co_run: u32,
-    /// The context has sent no CO frame yet: its strides are still being learnt eagerly
-    /// ([`Learner::observe`]).
-    starting: bool,
     /// IR frames still due before CO frames.
     irs_due: u8,
     /// The flow sent a FIN.
@@ -277,7 +274,6 @@ impl PlusCompressor {
             last_used: 0,
             created: self.clock,
             co_run: 0,
-            starting: true,
             irs_due: 1 + START_REPEATS,
             fin: false,
             full_only: false,
@@ -416,9 +412,9 @@ impl PlusCompressor {
         let config = &self.config;
         ctx.last_used = self.clock;
         ctx.fin |= p.flags & flags::FIN != 0;
-        if let Some(strides) =
-            ctx.learner
-                .observe(p.payload_len(), p.fields.ack, ctx.strides, ctx.starting)
+        if let Some(strides) = ctx
+            .learner
+            .observe(p.payload_len(), p.fields.ack, ctx.strides)
         {
             ctx.strides = strides;
             ctx.irs_due = 1 + START_REPEATS;
@@ -462,7 +458,6 @@ impl PlusCompressor {
         };
         let compressed = kind.is_some();
         ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
-        ctx.starting &= !compressed;
         // The kind byte of the full header sent instead of a CO frame.
         let mut full_kind = format::IR;
         if !compressed {

@@ -54,11 +54,6 @@ pub const MIN_STRIDE: u32 = 256;
 /// Consecutive equal candidates that make a stride when there is none.
 const ADOPT_RUN: u8 = 2;
 
-/// Segments shorter than this, seen while a flow is still starting, drop a sequence stride it
-/// took from its hosts' last context: the flow is interactive (keystrokes, echoes), and a
-/// bulk sender's stride only makes its numbers cost more.
-pub const TINY_SEGMENT: usize = 32;
-
 /// Consecutive equal candidates that replace a stride they do not divide.
 const REPLACE_RUN: u8 = 8;
 
@@ -84,9 +79,8 @@ struct Steps {
 }
 
 impl Steps {
-    /// Counts a step of `len`; the stride to use after it (`eager`: one candidate adopts a
-    /// stride when there is none).
-    fn step(&mut self, len: u32, current: u16, eager: bool) -> u16 {
+    /// Counts a step of `len`; the stride to use after it.
+    fn step(&mut self, len: u32, current: u16) -> u16 {
         // A step as long as the last (a flow's usual case) is its own divisor: no division.
         let candidate = if self.last == 0 || self.last == len {
             len
@@ -107,11 +101,7 @@ impl Steps {
         let divides = current != 0 && (same || current.is_multiple_of(stride));
         // A multiple of the current stride keeps every number aligned: no change.
         let multiple = current != 0 && (same || stride.is_multiple_of(current));
-        let wanted = match (current, eager) {
-            (0, true) => 1,
-            (0, false) => ADOPT_RUN,
-            _ => REPLACE_RUN,
-        };
+        let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
         if candidate >= MIN_STRIDE && !multiple && (divides || self.run >= wanted) {
             stride
         } else {
@@ -140,32 +130,18 @@ impl Learner {
     /// Sees a packet with `payload` bytes acknowledging `ack`; returns the strides the flow
     /// should now use, if they differ from `current`. A flow has one stride at most (an IR
     /// frame carries one): the first learnt, sequence or acknowledgment, keeps the other out.
-    ///
-    /// `starting`: the flow has sent only IR frames so far, so a stride costs no IR frame
-    /// of its own yet. Then one candidate is enough to adopt a stride (the first full-sized
-    /// segment, the first ACK step), and a segment shorter than [`TINY_SEGMENT`] drops a
-    /// sequence stride.
-    pub fn observe(
-        &mut self,
-        payload: usize,
-        ack: u32,
-        current: Strides,
-        starting: bool,
-    ) -> Option<Strides> {
+    pub fn observe(&mut self, payload: usize, ack: u32, current: Strides) -> Option<Strides> {
         let mut next = current;
         if payload > 0 {
-            let seq = self.seq.step(payload as u32, current.seq, starting);
+            let seq = self.seq.step(payload as u32, current.seq);
             if current.ack == 0 {
                 next.seq = seq;
-            }
-            if starting && payload < TINY_SEGMENT {
-                next.seq = 0;
             }
         }
         let delta = ack.wrapping_sub(self.last_ack);
         self.last_ack = ack;
         if delta != 0 && delta < 1 << 31 {
-            let stride = self.ack.step(delta, current.ack, starting);
+            let stride = self.ack.step(delta, current.ack);
             if next.seq == 0 {
                 next.ack = stride;
             }
@@ -205,13 +181,13 @@ mod tests {
     fn learner_adopts_and_replaces_strides() {
         let mut l = Learner::new(0);
         let none = Strides::default();
-        assert_eq!(l.observe(1448, 0, none, false), None);
-        let s = l.observe(1448, 0, none, false).unwrap();
+        assert_eq!(l.observe(1448, 0, none), None);
+        let s = l.observe(1448, 0, none).unwrap();
         assert_eq!(s.seq, 1448);
         // Small segments never make a stride.
         let mut l = Learner::new(0);
-        assert_eq!(l.observe(100, 0, none, false), None);
-        assert_eq!(l.observe(100, 0, none, false), None);
+        assert_eq!(l.observe(100, 0, none), None);
+        assert_eq!(l.observe(100, 0, none), None);
         // ACK steps: adopted after two; a divisor replaces at once; an odd step changes nothing.
         let mut l = Learner::new(0);
         let mut ack = 0;
@@ -219,30 +195,12 @@ mod tests {
         let mut changes = Vec::new();
         for step in [2896, 2896, 2896, 1448, 2896, 2896, 4000, 2896, 2896] {
             ack += step;
-            if let Some(s) = l.observe(0, ack, current, false) {
+            if let Some(s) = l.observe(0, ack, current) {
                 current = s;
                 changes.push(s.ack);
             }
         }
         assert_eq!(changes, [2896, 1448]);
-    }
-
-    #[test]
-    fn a_starting_flow_adopts_at_once_and_drops_a_stride_tiny_segments_contradict() {
-        let none = Strides::default();
-        let mut l = Learner::new(0);
-        assert_eq!(l.observe(1448, 0, none, true).map(|s| s.seq), Some(1448));
-        let mut l = Learner::new(0);
-        assert_eq!(l.observe(0, 2896, none, true).map(|s| s.ack), Some(2896));
-        // Small segments still make none.
-        let mut l = Learner::new(0);
-        assert_eq!(l.observe(100, 0, none, true), None);
-        // An inherited sequence stride goes at a keystroke while starting, not after.
-        let inherited = Strides { seq: 1448, ack: 0 };
-        let mut l = Learner::new(0);
-        assert_eq!(l.observe(1, 0, inherited, false), None);
-        assert_eq!(l.observe(1, 0, inherited, true), Some(none));
-        assert_eq!(l.observe(100, 0, inherited, true), None);
     }
 
     /// [`Steps::step`] with every division made (its form before the usual case skipped them).
@@ -282,7 +240,7 @@ mod tests {
             let (mut fast, mut plain) = (Steps::default(), Steps::default());
             let (mut current_fast, mut current_plain) = (start, start);
             for len in lens {
-                current_fast = fast.step(len, current_fast, false);
+                current_fast = fast.step(len, current_fast);
                 current_plain = step_dividing(&mut plain, len, current_plain);
                 proptest::prop_assert_eq!(fast, plain);
                 proptest::prop_assert_eq!(current_fast, current_plain);
