@@ -32,7 +32,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use taroc_core::variant::Variant;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
-use crate::auth::{AuthConfig, Opener, Sealer, LONG_HEADER};
+use crate::auth::{AuthConfig, Opened, Session, LONG_HEADER};
 use crate::counters::{Counters, Rejection};
 use crate::gateway::{
     self, thread_cpu_time, transport_checksum_ok, wait_readable, Clock, DropLog, LoopOptions,
@@ -127,40 +127,63 @@ enum Framing {
     /// A kind byte and the frame; only the source address is checked.
     Insecure,
     /// [`crate::auth`]'s framing.
-    Authenticated {
-        sealer: Box<Sealer>,
-        opener: Box<Opener>,
-    },
+    Authenticated(Box<Session>),
 }
 
 impl Framing {
     fn seal(&mut self, now: u64, kind: FrameKind, frame: &[u8], out: &mut Vec<u8>) {
         match self {
             Framing::Insecure => encode_frame(kind, frame, out),
-            Framing::Authenticated { sealer, .. } => sealer.seal(now, kind, frame, out),
+            Framing::Authenticated(session) => session.sealer.seal(now, kind, frame, out),
         }
     }
 
+    /// What `datagram` carries, and whether to send the peer a hello ([`Session::open`]).
     fn open<'a>(
         &mut self,
         from: SocketAddr,
         peer: SocketAddr,
         max_frame: usize,
         datagram: &'a [u8],
-    ) -> Result<(FrameKind, &'a [u8]), Rejection> {
+    ) -> (Result<Opened<'a>, Rejection>, bool) {
         match self {
-            Framing::Authenticated { opener, .. } => opener.open(datagram),
+            Framing::Authenticated(session) => session.open(datagram),
             Framing::Insecure => {
                 if from != peer {
-                    return Err(Rejection::Foreign);
+                    return (Err(Rejection::Foreign), false);
                 }
-                let (kind, frame) = decode_frame(datagram).ok_or(Rejection::Malformed)?;
+                let Some((kind, frame)) = decode_frame(datagram) else {
+                    return (Err(Rejection::Malformed), false);
+                };
                 if frame.len() > max_frame {
-                    return Err(Rejection::Oversize);
+                    return (Err(Rejection::Oversize), false);
                 }
-                Ok((kind, frame))
+                (Ok(Opened::Frame(kind, frame)), false)
             }
         }
+    }
+}
+
+/// Sends a hello (authenticated link only, at most one per [`crate::auth::HELLO_EVERY`]),
+/// counting in `counters` (the send direction's).
+fn send_hello<S: FnMut(&[u8]) -> bool>(
+    framing: &mut Framing,
+    datagram: &mut Vec<u8>,
+    counters: &mut Counters,
+    now: u64,
+    send: &mut S,
+) {
+    let Framing::Authenticated(session) = framing else {
+        return;
+    };
+    if !session.sealer.hello(now, datagram) {
+        return;
+    }
+    counters.hellos_sent += 1;
+    counters.datagrams_sent += 1;
+    counters.auth_bytes += (datagram.len() - 1) as u64;
+    if !send(datagram) {
+        counters.send_errors += 1;
     }
 }
 
@@ -214,10 +237,12 @@ impl Endpoint {
         let link_mtu = config.link.mtu;
         let framing = match &config.auth {
             None => Framing::Insecure,
-            Some(auth) => Framing::Authenticated {
-                sealer: Box::new(Sealer::new(auth, sender_id, first_counter)),
-                opener: Box::new(Opener::new(auth, sender_id, link_mtu)),
-            },
+            Some(auth) => Framing::Authenticated(Box::new(Session::new(
+                auth,
+                sender_id,
+                first_counter,
+                link_mtu,
+            ))),
         };
         Ok(Endpoint {
             compressor: config.variants[0].compressor(),
@@ -236,6 +261,18 @@ impl Endpoint {
             link_mtu,
             verify_checksums: config.verify_checksums,
         })
+    }
+
+    /// Announces this gateway to the peer (authenticated link only): a hello, so that the
+    /// peer tells us its sender id before our first frame needs it. Call once at start.
+    pub fn start<S: FnMut(&[u8]) -> bool>(&mut self, now: u64, send: &mut S) {
+        send_hello(
+            &mut self.framing,
+            &mut self.datagram,
+            &mut self.counters[0],
+            now,
+            send,
+        );
     }
 
     /// The counters of the send and receive directions.
@@ -324,9 +361,16 @@ impl Endpoint {
         send: &mut S,
         write: &mut W,
     ) {
-        let opened = self.framing.open(from, self.peer, self.link_mtu, datagram);
+        let (opened, hello) = self.framing.open(from, self.peer, self.link_mtu, datagram);
+        if hello {
+            self.start(now, send);
+        }
         let (kind, frame) = match opened {
-            Ok(frame) => frame,
+            Ok(Opened::Frame(kind, frame)) => (kind, frame),
+            Ok(Opened::Hello) => {
+                self.counters[1].hellos_received += 1;
+                return;
+            }
             Err(reason) => {
                 self.counters[1].rejected.count(reason);
                 return;
@@ -402,6 +446,30 @@ impl Endpoint {
     }
 }
 
+/// Introduces two endpoints to each other without I/O, as their hellos at start do over a
+/// link (for tests and benchmarks that carry datagrams between endpoints themselves):
+/// `addrs[i]` is endpoint `i`'s address. Each counts the other's first hello as stale.
+pub fn introduce(mut ends: [&mut Endpoint; 2], now: u64, addrs: [SocketAddr; 2]) {
+    let mut to: [Vec<Vec<u8>>; 2] = [Vec::new(), Vec::new()];
+    for (i, end) in ends.iter_mut().enumerate() {
+        end.start(now, &mut |d: &[u8]| {
+            to[1 - i].push(d.to_vec());
+            true
+        });
+    }
+    for _ in 0..4 {
+        for (i, end) in ends.iter_mut().enumerate() {
+            for datagram in std::mem::take(&mut to[i]) {
+                let mut send = |d: &[u8]| {
+                    to[1 - i].push(d.to_vec());
+                    true
+                };
+                end.datagram(now, addrs[1 - i], &datagram, &mut send, &mut |_: &[u8]| true);
+            }
+        }
+    }
+}
+
 /// Nanoseconds since the UNIX epoch, by the wall clock: the first counter of an
 /// authenticated sender.
 pub fn wall_clock_ns() -> Result<u64, Error> {
@@ -461,6 +529,7 @@ pub fn run_udp_on(
     let mut send = |datagram: &[u8]| socket.send_to(datagram, peer).is_ok();
     let mut write = |packet: &[u8]| tun.write(packet).is_ok();
     let clock = Clock::start();
+    endpoint.start(clock.now(), &mut send);
     let cpu_start = thread_cpu_time();
     let mut buffer = vec![0u8; READ_BUFFER];
     let mut schedule = Schedule::new(options, DIRECTIONS);

@@ -12,10 +12,13 @@ fn config(tag_len: usize) -> AuthConfig {
     }
 }
 
-/// A sender (id 1) and a receiver (id 2) sharing a key, with frames of up to 1500 bytes.
+/// A sender (id 1) and a receiver (id 2) sharing a key, with frames of up to 1500 bytes; the
+/// sender has heard the receiver (its long frames echo id 2).
 fn pair(tag_len: usize) -> (Sealer, Opener) {
     let c = config(tag_len);
-    (Sealer::new(&c, 1, START), Opener::new(&c, 2, 1500))
+    let mut sealer = Sealer::new(&c, 1, START);
+    sealer.set_echo(2);
+    (sealer, Opener::new(&c, 2, 1500))
 }
 
 /// Seals frame `i` at `now` (a distinct frame per `i`).
@@ -26,8 +29,12 @@ fn seal(sealer: &mut Sealer, now: u64, i: usize) -> Vec<u8> {
     out
 }
 
+/// The length of the frame `datagram` carries, or why it was refused.
 fn opens(opener: &mut Opener, datagram: &[u8]) -> Result<usize, Rejection> {
-    opener.open(datagram).map(|(_, frame)| frame.len())
+    opener.open(datagram).map(|opened| match opened {
+        Opened::Frame(_, frame) => frame.len(),
+        Opened::Hello => panic!("a hello where a frame was expected"),
+    })
 }
 
 #[test]
@@ -47,7 +54,11 @@ fn round_trip_every_kind_and_tag_length_and_the_forms_as_scheduled() {
             if long {
                 longs.push(i);
             }
-            assert_eq!(opener.open(&out), Ok((*kind, &frame[..])), "frame {i}");
+            assert_eq!(
+                opener.open(&out),
+                Ok(Opened::Frame(*kind, &frame[..])),
+                "frame {i}"
+            );
         }
         let expected: Vec<usize> = (0..16).chain([64, 128, 192, 200, 256]).collect();
         assert_eq!(longs, expected);
@@ -180,6 +191,7 @@ fn reflected_frames_are_refused() {
 fn an_old_long_frame_after_a_sender_restart_is_refused() {
     let c = config(8);
     let mut before = Sealer::new(&c, 10, START);
+    before.set_echo(2);
     let mut opener = Opener::new(&c, 2, 1500);
     let old: Vec<Vec<u8>> = (0..100)
         .map(|i| seal(&mut before, i * MS, i as usize))
@@ -187,12 +199,20 @@ fn an_old_long_frame_after_a_sender_restart_is_refused() {
     for d in &old {
         assert!(opens(&mut opener, d).is_ok());
     }
-    // The sender restarts one second later: a new id, a counter above the old ones; its
-    // very first frame is accepted.
+    // The sender restarts one second later: a new id, a counter above the old ones. Its first
+    // frame cannot echo the receiver yet: stale, but it makes the new run the echo candidate.
     let mut after = Sealer::new(&c, 11, START + 1_000_000_000);
-    assert!(opens(&mut opener, &seal(&mut after, 0, 0)).is_ok());
+    assert_eq!(
+        opens(&mut opener, &seal(&mut after, 0, 0)),
+        Err(Rejection::Stale)
+    );
+    assert_eq!((opener.peer_id(), opener.echo()), (Some(10), 11));
+    // Once it has heard the receiver, its frames are accepted.
+    after.set_echo(2);
+    assert!(opens(&mut opener, &seal(&mut after, MS, 1)).is_ok());
     assert_eq!(opener.peer_id(), Some(11));
-    // Old long frames replayed now cannot take the state back; old short ones fail.
+    // Old long frames replayed now cannot take the state back, though they echo the receiver;
+    // old short ones fail.
     for d in &old {
         let r = opens(&mut opener, d);
         if d[0] & LONG != 0 {
@@ -201,39 +221,286 @@ fn an_old_long_frame_after_a_sender_restart_is_refused() {
             assert_eq!(r, Err(Rejection::Unsynced));
         }
     }
-    assert_eq!(opener.peer_id(), Some(11));
-    for i in 1..200 {
+    assert_eq!((opener.peer_id(), opener.echo()), (Some(11), 11));
+    for i in 2..200 {
         assert!(opens(&mut opener, &seal(&mut after, i * MS, i as usize)).is_ok());
     }
 }
 
-#[test]
-fn a_restarted_receiver_resynchronises_within_64_frames_or_after_a_pause() {
-    let (mut sealer, _) = pair(8);
-    for i in 0..1000 {
-        seal(&mut sealer, i * MS, i as usize);
+/// What one end did with a datagram: the frame's length, a hello, or why it was refused.
+type Outcome = Result<Option<usize>, Rejection>;
+
+/// Hands `datagram` to `to` at `now`; a hello it answers with goes into `back`.
+fn deliver(to: &mut Session, now: u64, datagram: &[u8], back: &mut Vec<Vec<u8>>) -> Outcome {
+    let (opened, hello) = to.open(datagram);
+    let mut out = Vec::new();
+    if hello && to.sealer.hello(now, &mut out) {
+        back.push(out);
     }
-    // A new receiver, frames sent 1 ms apart: short ones are unsynced until the next long.
-    let mut opener = Opener::new(&config(8), 2, 1500);
-    let mut first_accepted = None;
-    for i in 1000..1100u64 {
-        let d = seal(&mut sealer, i * MS, i as usize);
-        match opens(&mut opener, &d) {
-            Ok(_) => {
-                first_accepted.get_or_insert(i);
-            }
-            Err(r) => {
-                assert_eq!(r, Rejection::Unsynced);
-                assert!(first_accepted.is_none(), "frame {i} refused after sync");
+    opened.map(|opened| match opened {
+        Opened::Frame(_, frame) => Some(frame.len()),
+        Opened::Hello => None,
+    })
+}
+
+/// Two gateways' ends and the datagrams on their way between them (`to[i]`: to end `i`).
+struct Link {
+    ends: [Session; 2],
+    to: [Vec<Vec<u8>>; 2],
+    /// What each end did with what it received, in order.
+    outcomes: [Vec<Outcome>; 2],
+}
+
+impl Link {
+    fn new(ends: [Session; 2]) -> Link {
+        Link {
+            ends,
+            to: [Vec::new(), Vec::new()],
+            outcomes: [Vec::new(), Vec::new()],
+        }
+    }
+
+    /// End `from` sends frame `i` at `now`.
+    fn send(&mut self, from: usize, now: u64, i: usize) {
+        let d = seal(&mut self.ends[from].sealer, now, i);
+        self.to[1 - from].push(d);
+    }
+
+    /// Delivers everything on its way, and what that draws, at `now`.
+    fn settle(&mut self, now: u64) {
+        while !self.to[0].is_empty() || !self.to[1].is_empty() {
+            for i in 0..2 {
+                for d in std::mem::take(&mut self.to[i]) {
+                    let (end, back) = (&mut self.ends[i], &mut self.to[1 - i]);
+                    let outcome = deliver(end, now, &d, back);
+                    self.outcomes[i].push(outcome);
+                }
             }
         }
     }
-    assert_eq!(first_accepted, Some(1024), "the 64th frame is long");
-    // After a pause the next frame is long, whatever its number.
-    let mut opener = Opener::new(&config(8), 2, 1500);
-    let d = seal(&mut sealer, 2000 * MS, 7);
-    assert_eq!(d[0] & LONG, LONG);
-    assert!(opens(&mut opener, &d).is_ok());
+
+    /// The frames end `i` accepted (hellos left out).
+    fn frames(&self, i: usize) -> usize {
+        self.outcomes[i]
+            .iter()
+            .filter(|o| matches!(o, Ok(Some(_))))
+            .count()
+    }
+}
+
+#[test]
+fn a_fresh_receiver_refuses_a_replayed_long_frame_of_an_earlier_run_and_its_later_frames() {
+    // The gap of the first version: a receiver that restarted accepted the first long frame
+    // of any run of the peer, and that run's later frames. An earlier run of the peer (id 10)
+    // talks to the receiver's earlier run (id 2); an attacker records everything.
+    let c = config(8);
+    let mut earlier = Sealer::new(&c, 10, START);
+    earlier.set_echo(2);
+    let mut receiver = Opener::new(&c, 2, 1500);
+    let recorded: Vec<Vec<u8>> = (0..300)
+        .map(|i| seal(&mut earlier, i * MS, i as usize))
+        .collect();
+    for d in &recorded {
+        assert!(opens(&mut receiver, d).is_ok());
+    }
+    // Both restart; the attacker replays the recording to the new receiver (id 3) before
+    // the peer's new run (id 11) says anything: every long frame is stale (it echoes the
+    // receiver's earlier run), every short one unsynced; nothing is accepted.
+    let mut receiver = Opener::new(&c, 3, 1500);
+    for d in &recorded {
+        let r = opens(&mut receiver, d);
+        let expected = if d[0] & LONG != 0 {
+            Rejection::Stale
+        } else {
+            Rejection::Unsynced
+        };
+        assert_eq!(r, Err(expected));
+    }
+    assert_eq!((receiver.peer_id(), receiver.echo()), (None, 10));
+    // The peer's new run takes over the echo; the recording replayed again still gets
+    // nowhere and cannot take the echo back.
+    let mut current = Sealer::new(&c, 11, START + 1_000_000_000);
+    assert_eq!(
+        opens(&mut receiver, &seal(&mut current, 0, 0)),
+        Err(Rejection::Stale)
+    );
+    assert_eq!(receiver.echo(), 11);
+    current.set_echo(3);
+    assert!(opens(&mut receiver, &seal(&mut current, MS, 1)).is_ok());
+    for d in &recorded {
+        assert!(opens(&mut receiver, d).is_err());
+    }
+    assert_eq!((receiver.peer_id(), receiver.echo()), (Some(11), 11));
+}
+
+#[test]
+fn two_fresh_ends_converge_within_one_frame_each_way() {
+    let c = config(8);
+    // Traffic one way only: the receiver answers only with hellos.
+    let mut link = Link::new([
+        Session::new(&c, 1, START, 1500),
+        Session::new(&c, 2, START + 5, 1500),
+    ]);
+    for i in 0..100 {
+        link.send(0, i as u64 * MS, i);
+        link.settle(i as u64 * MS);
+    }
+    let received = &link.outcomes[1];
+    assert_eq!(received[0], Err(Rejection::Stale), "{received:?}");
+    assert_eq!(link.frames(1), 99, "{received:?}");
+    assert_eq!(link.ends[1].opener.peer_id(), Some(1));
+    assert_eq!(link.ends[0].opener.peer_id(), Some(2));
+    // Hellos: the receiver's answer to the stale frame, the sender's answer to that.
+    let hellos: Vec<u64> = link.ends.iter().map(|e| e.sealer.sent).collect();
+    assert_eq!(hellos, [101, 1]);
+    // Both ways at once: each refuses the other's first frame, no more.
+    let mut link = Link::new([
+        Session::new(&c, 1, START, 1500),
+        Session::new(&c, 2, START + 5, 1500),
+    ]);
+    for i in 0..100 {
+        link.send(0, i as u64 * MS, i);
+        link.send(1, i as u64 * MS, i);
+        link.settle(i as u64 * MS);
+    }
+    assert_eq!((link.frames(0), link.frames(1)), (99, 99));
+    for outcomes in &link.outcomes {
+        let refused = outcomes.iter().filter(|o| o.is_err()).count();
+        assert!(refused <= 2, "{outcomes:?}");
+    }
+}
+
+/// Two ends that have talked: end 0 (id 1) has sent end 1 (id 2) 1000 frames.
+fn talking(c: &AuthConfig) -> Link {
+    let mut link = Link::new([
+        Session::new(c, 1, START, 1500),
+        Session::new(c, 2, START + 5, 1500),
+    ]);
+    for i in 0..1000 {
+        link.send(0, i as u64 * MS, i);
+        link.settle(i as u64 * MS);
+    }
+    assert_eq!(link.frames(1), 999);
+    link
+}
+
+#[test]
+fn a_restarted_receiver_resyncs_at_the_first_frame_after_its_hello_is_answered() {
+    let c = config(8);
+    let mut link = talking(&c);
+    // The receiver restarts (id 3); the sender's next frames are short.
+    link.ends[1] = Session::new(&c, 3, START + 2_000_000_000, 1500);
+    link.outcomes[1].clear();
+    for i in 1000..1100 {
+        let now = i as u64 * MS;
+        link.send(0, now, i);
+        link.settle(now);
+    }
+    // The first short frame is unsynced and draws a hello, which the sender answers: the
+    // next frame (long, its echo changed) is accepted, and every one after it.
+    assert_eq!(link.outcomes[1][0], Err(Rejection::Unsynced));
+    assert_eq!(link.frames(1), 99, "{:?}", link.outcomes[1]);
+    assert_eq!(link.ends[1].opener.peer_id(), Some(1));
+    // The sender has heard the new run (its echo); it takes it as its peer once that run's
+    // frames come (its answer to the sender's hello waited for the hello interval).
+    assert_eq!(link.ends[0].opener.echo(), 3);
+    // After a pause the next frame is long, whatever its number: a receiver restarted
+    // meanwhile hears the sender's first frame as stale, and the second.
+    link.ends[1] = Session::new(&c, 4, START + 3_000_000_000, 1500);
+    link.outcomes[1].clear();
+    for i in 0..3 {
+        let now = 5000 * MS + i as u64 * MS;
+        link.send(0, now, i);
+        link.settle(now);
+    }
+    assert_eq!(link.outcomes[1][0], Err(Rejection::Stale));
+    assert_eq!(link.frames(1), 2, "{:?}", link.outcomes[1]);
+}
+
+#[test]
+fn a_restarted_sender_is_accepted_once_its_frames_echo_the_receiver() {
+    let c = config(8);
+    let mut link = talking(&c);
+    // What the sender's first run sent, recorded.
+    let mut recorded = Vec::new();
+    for i in 1000..1100 {
+        let now = i as u64 * MS;
+        link.send(0, now, i);
+        recorded.push(link.to[1][0].clone());
+        link.settle(now);
+    }
+    // The sender restarts (id 11): its first frame is stale, draws a hello, and the sender's
+    // answer makes it the peer; its second frame is accepted.
+    link.ends[0] = Session::new(&c, 11, START + 2_000_000_000, 1500);
+    link.outcomes[1].clear();
+    for i in 0..50 {
+        let now = (3000 + i as u64) * MS;
+        link.send(0, now, i);
+        link.settle(now);
+    }
+    assert_eq!(link.outcomes[1][0], Err(Rejection::Stale));
+    assert_eq!(link.frames(1), 49, "{:?}", link.outcomes[1]);
+    assert_eq!(link.ends[1].opener.peer_id(), Some(11));
+    // The first run's frames replayed: refused, the peer and echo unchanged.
+    let mut back = Vec::new();
+    for d in &recorded {
+        let r = deliver(&mut link.ends[1], 4000 * MS, d, &mut back);
+        assert!(
+            matches!(r, Err(Rejection::Replayed | Rejection::Unsynced)),
+            "{r:?}"
+        );
+    }
+    assert!(back.is_empty(), "replays drew hellos");
+    assert_eq!(link.ends[1].opener.peer_id(), Some(11));
+    assert_eq!(link.ends[1].opener.echo(), 11);
+}
+
+#[test]
+fn hellos_are_authenticated_replay_checked_and_never_frames() {
+    let c = config(8);
+    let mut a = Session::new(&c, 1, START, 1500);
+    let mut b = Session::new(&c, 2, START + 5, 1500);
+    b.sealer.set_echo(1);
+    let mut hello = Vec::new();
+    assert!(b.sealer.hello(0, &mut hello));
+    assert_eq!((hello[0], hello.len()), (HELLO | LONG, LONG_HEADER + 8));
+    // At most one per HELLO_EVERY.
+    let mut again = Vec::new();
+    assert!(!b.sealer.hello(HELLO_EVERY - 1, &mut again));
+    assert!(again.is_empty());
+    // Forged, short, or with content: refused before the tag or by it.
+    let mut forged = hello.clone();
+    forged[20] ^= 1;
+    assert_eq!(a.opener.open(&forged), Err(Rejection::Forged));
+    assert_eq!(
+        a.opener.open(&[HELLO, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+        Err(Rejection::Malformed)
+    );
+    let mut padded = hello.clone();
+    padded.insert(LONG_HEADER, 0);
+    assert_eq!(a.opener.open(&padded), Err(Rejection::Malformed));
+    // Genuine: a hello, nothing for a codec; it makes b the peer (it echoes a).
+    assert_eq!(a.open(&hello), (Ok(Opened::Hello), true), "the echo changed");
+    assert_eq!(a.opener.peer_id(), Some(2));
+    // Replayed: refused, nothing changes, and it draws no hello from an end that has its peer.
+    let (r, wants_hello) = a.open(&hello);
+    assert_eq!((r, wants_hello), (Err(Rejection::Replayed), false));
+    assert_eq!((a.opener.peer_id(), a.opener.echo()), (Some(2), 2));
+    // Replayed to a restarted a (id 3): stale. A flood of them draws one hello per
+    // HELLO_EVERY, sent to the configured peer, and changes the echo once.
+    let mut a = Session::new(&c, 3, START + 9, 1500);
+    let mut back = Vec::new();
+    for k in 0..100 {
+        let r = deliver(&mut a, k * MS, &hello, &mut back);
+        let expected = if k == 0 {
+            Rejection::Stale
+        } else {
+            Rejection::Replayed
+        };
+        assert!(r == Err(expected) || r == Err(Rejection::Stale), "{k}: {r:?}");
+    }
+    assert_eq!(back.len(), 2, "100 ms of replays, one hello per 50 ms");
+    assert_eq!((a.opener.peer_id(), a.opener.echo()), (None, 2));
 }
 
 #[test]
@@ -241,6 +508,7 @@ fn short_counters_are_rebuilt_across_the_16_bit_wrap() {
     // A sealer whose counter starts just below a multiple of 2^16, losing frames.
     let c = config(8);
     let mut sealer = Sealer::new(&c, 1, 0xabcd_0000_ffc0);
+    sealer.set_echo(2);
     let mut opener = Opener::new(&c, 2, 1500);
     for i in 0..500u64 {
         let d = seal(&mut sealer, i * MS, i as usize);
@@ -251,13 +519,23 @@ fn short_counters_are_rebuilt_across_the_16_bit_wrap() {
 }
 
 /// The tag by the module doc's formula, with BLAKE3's streaming XOF interface.
-fn documented_tag(tag_len: usize, id: u64, counter: u64, kind: u8, frame: &[u8]) -> Vec<u8> {
+fn documented_tag(
+    tag_len: usize,
+    id: u64,
+    counter: u64,
+    kind: u8,
+    echo: Option<u64>,
+    frame: &[u8],
+) -> Vec<u8> {
     let mac_key = blake3::derive_key(KEY_CONTEXT, &[7; KEY_LEN]);
     let mut hasher = blake3::Hasher::new_keyed(&mac_key);
     hasher.update(&[tag_len as u8]);
     hasher.update(&id.to_be_bytes());
     hasher.update(&counter.to_be_bytes());
     hasher.update(&[kind]);
+    if let Some(echo) = echo {
+        hasher.update(&echo.to_be_bytes());
+    }
     hasher.update(frame);
     let mut tag = vec![0; tag_len];
     hasher.finalize_xof().fill(&mut tag);
@@ -266,14 +544,15 @@ fn documented_tag(tag_len: usize, id: u64, counter: u64, kind: u8, frame: &[u8])
 
 #[test]
 fn tags_follow_the_documented_formula_in_both_forms_at_every_length() {
-    // Frame lengths around BLAKE3's 64-byte blocks and 1024-byte chunks (with the 18 bytes
-    // hashed before the frame).
+    // Frame lengths around BLAKE3's 64-byte blocks and 1024-byte chunks (with the 18 or 26
+    // bytes hashed before the frame).
     for len in [
         0, 1, 45, 46, 47, 110, 1005, 1006, 1007, 1500, 2030, 2031, 4000,
     ] {
         let frame: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
         for tag_len in [4, 8, 13, 16] {
             let mut sealer = Sealer::new(&config(tag_len), 0x0102_0304_0506_0708, START);
+            sealer.set_echo(2);
             let mut opener = Opener::new(&config(tag_len), 2, 4000);
             let mut out = Vec::new();
             for i in 0..=LONG_AT_START {
@@ -285,7 +564,15 @@ fn tags_follow_the_documented_formula_in_both_forms_at_every_length() {
                     (0, SHORT_HEADER)
                 };
                 assert_eq!(form, expected, "frame {i}");
-                let tag = documented_tag(tag_len, 0x0102_0304_0506_0708, START + i, out[0], &frame);
+                let echo = (out[0] & LONG != 0).then_some(2);
+                let tag = documented_tag(
+                    tag_len,
+                    0x0102_0304_0506_0708,
+                    START + i,
+                    out[0],
+                    echo,
+                    &frame,
+                );
                 assert_eq!(
                     &out[out.len() - tag_len..],
                     &tag[..],
@@ -298,16 +585,17 @@ fn tags_follow_the_documented_formula_in_both_forms_at_every_length() {
 }
 
 #[test]
-fn a_datagram_is_byte_for_byte_what_the_first_version_sent() {
-    // Sealed by the implementation this format shipped with: a change here is a change of
-    // the wire format, which must change KEY_CONTEXT.
+fn a_datagram_is_byte_for_byte_what_version_2_sent() {
+    // Sealed by the implementation this format (v2, with the echo) shipped with: a change
+    // here is a change of the wire format, which must change KEY_CONTEXT.
     let mut sealer = Sealer::new(&config(8), 0x0102_0304_0506_0708, START);
+    sealer.set_echo(0x1112_1314_1516_1718);
     let mut out = Vec::new();
     sealer.seal(0, FrameKind::CompressedTcp, b"taroc", &mut out);
     let hex: String = out.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(
         hex,
-        "82010203040506070817979cfe362a00007461726f6345946b6bd3880610"
+        "82010203040506070817979cfe362a000011121314151617187461726f63669295a1344c3749"
     );
 }
 
@@ -328,5 +616,5 @@ fn keys_parse_from_hex_and_errors_do_not_show_the_key() {
     assert!(Key::parse(&format!("{}0", key.to_hex())).is_err());
     assert!(config(3).check().is_err() && config(17).check().is_err());
     assert!(config(4).check().is_ok() && config(16).check().is_ok());
-    assert_eq!(config(8).max_overhead(), 25);
+    assert_eq!(config(8).max_overhead(), 33);
 }
