@@ -46,6 +46,12 @@ use crate::{keyfile, Error};
 /// Labels of the two directions of a UDP gateway.
 pub const DIRECTIONS: [&str; 2] = ["send", "receive"];
 
+/// How long an authenticated gateway, at start, waits to hear the peer before it reads its TUN
+/// device, ns: frames sent before then could not echo the peer and would be refused as stale;
+/// meanwhile the kernel queues the packets, and the hello goes again every
+/// [`crate::auth::HELLO_EVERY`].
+pub const START_WAIT: u64 = 250_000_000;
+
 /// The socket buffer size asked for unless `--socket-buffer` says otherwise, bytes.
 pub const DEFAULT_SOCKET_BUFFER: usize = 4 << 20;
 
@@ -275,6 +281,15 @@ impl Endpoint {
         );
     }
 
+    /// Whether this gateway has heard the peer: with authentication, an authentic long frame
+    /// of it came, so our frames echo it ([`crate::auth`]); always without.
+    pub fn ready(&self) -> bool {
+        match &self.framing {
+            Framing::Insecure => true,
+            Framing::Authenticated(session) => session.opener.echo() != 0,
+        }
+    }
+
     /// The counters of the send and receive directions.
     pub fn counters(&self) -> &[Counters; 2] {
         &self.counters
@@ -464,7 +479,13 @@ pub fn introduce(mut ends: [&mut Endpoint; 2], now: u64, addrs: [SocketAddr; 2])
                     to[1 - i].push(d.to_vec());
                     true
                 };
-                end.datagram(now, addrs[1 - i], &datagram, &mut send, &mut |_: &[u8]| true);
+                end.datagram(
+                    now,
+                    addrs[1 - i],
+                    &datagram,
+                    &mut send,
+                    &mut |_: &[u8]| true,
+                );
             }
         }
     }
@@ -530,6 +551,7 @@ pub fn run_udp_on(
     let mut write = |packet: &[u8]| tun.write(packet).is_ok();
     let clock = Clock::start();
     endpoint.start(clock.now(), &mut send);
+    let start_wait_ends = clock.now() + START_WAIT;
     let cpu_start = thread_cpu_time();
     let mut buffer = vec![0u8; READ_BUFFER];
     let mut schedule = Schedule::new(options, DIRECTIONS);
@@ -539,7 +561,16 @@ pub fn run_udp_on(
         let Some(sleep) = schedule.turn(now, stop, counters, endpoint.next_event()) else {
             break;
         };
-        let revents = wait_readable([tun.raw_fd(), socket.as_raw_fd()], sleep)?;
+        // At start, the TUN device waits (a negative descriptor is not polled) until the peer
+        // is heard or START_WAIT passes; the hello is repeated meanwhile.
+        let waiting = !endpoint.ready() && now < start_wait_ends;
+        let (tun_fd, sleep) = if waiting {
+            endpoint.start(now, &mut send);
+            (-1, sleep.min(Duration::from_millis(10)))
+        } else {
+            (tun.raw_fd(), sleep)
+        };
+        let revents = wait_readable([tun_fd, socket.as_raw_fd()], sleep)?;
         if revents[0] & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
             return Err(Error::new(format!("TUN device {} went away", tun.name())));
         }

@@ -95,7 +95,10 @@ mod tests {
     fn the_window_accepts_each_counter_once_and_nothing_older_than_itself() {
         let mut w = ReplayWindow::new(5000);
         assert!(!w.accept(5000));
-        assert!(!w.accept(4999), "below the first: before the peer was accepted");
+        assert!(
+            !w.accept(4999),
+            "below the first: before the peer was accepted"
+        );
         assert!(w.accept(5003));
         assert_eq!(w.highest(), 5003);
         assert!(w.accept(5001), "within the window, not seen");

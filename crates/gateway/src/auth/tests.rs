@@ -480,7 +480,11 @@ fn hellos_are_authenticated_replay_checked_and_never_frames() {
     padded.insert(LONG_HEADER, 0);
     assert_eq!(a.opener.open(&padded), Err(Rejection::Malformed));
     // Genuine: a hello, nothing for a codec; it makes b the peer (it echoes a).
-    assert_eq!(a.open(&hello), (Ok(Opened::Hello), true), "the echo changed");
+    assert_eq!(
+        a.open(&hello),
+        (Ok(Opened::Hello), true),
+        "the echo changed"
+    );
     assert_eq!(a.opener.peer_id(), Some(2));
     // Replayed: refused, nothing changes, and it draws no hello from an end that has its peer.
     let (r, wants_hello) = a.open(&hello);
@@ -497,7 +501,10 @@ fn hellos_are_authenticated_replay_checked_and_never_frames() {
         } else {
             Rejection::Replayed
         };
-        assert!(r == Err(expected) || r == Err(Rejection::Stale), "{k}: {r:?}");
+        assert!(
+            r == Err(expected) || r == Err(Rejection::Stale),
+            "{k}: {r:?}"
+        );
     }
     assert_eq!(back.len(), 2, "100 ms of replays, one hello per 50 ms");
     assert_eq!((a.opener.peer_id(), a.opener.echo()), (None, 2));

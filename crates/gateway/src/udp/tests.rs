@@ -118,7 +118,14 @@ fn endpoints_talk_and_refuse_what_is_not_a_fresh_frame_of_the_peer() {
             let r = &b.counters()[1].rejected;
             // (And a's first hello, which could not echo b yet: stale.)
             assert_eq!(
-                (r.replayed, r.forged, r.malformed, r.oversize, r.stale, r.total()),
+                (
+                    r.replayed,
+                    r.forged,
+                    r.malformed,
+                    r.oversize,
+                    r.stale,
+                    r.total()
+                ),
                 (1, 1, 2, 1, 1, 6),
                 "{r:?}"
             );
