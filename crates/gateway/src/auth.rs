@@ -70,12 +70,14 @@
 //! Liveness: a gateway learns the candidate from any authentic long frame, and its next frame
 //! after the candidate changed is long, so it echoes the news. A *hello* ([`Sealer::hello`])
 //! is a long frame with no content and its own kind value ([`HELLO`], never passed to a
-//! codec): authenticated, counted and replay-checked like any frame. The data path
-//! ([`crate::udp`]) sends one at start, whenever the candidate changes, whenever a frame is
-//! refused as stale, and on a short frame while it has no peer, at most one per
-//! [`HELLO_EVERY`] ns. So two gateways that start together, or a restarted one and its peer,
-//! each accept the other about one round trip after the later one starts, even if only one of
-//! them has traffic to send.
+//! codec): authenticated, counted and replay-checked like any frame. A gateway sends one at
+//! start, and ([`Session::open`]) whenever the candidate changes, whenever a frame is refused
+//! as stale, and on a short frame while it has no peer, at most one per [`HELLO_EVERY`] ns.
+//! So two gateways that start together, or a restarted one and its peer, each accept the
+//! other about one round trip after the later one starts, even if only one of them has
+//! traffic to send. The data path ([`crate::udp`]) also holds a new run's first packets in the
+//! kernel (it does not read its TUN device) until it has heard the peer or
+//! [`crate::udp::START_WAIT`] passed, so that they do not go out before they can echo it.
 //!
 //! ## What it does not protect
 //!
