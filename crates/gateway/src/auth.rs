@@ -65,14 +65,17 @@
 //! (an earlier run of the peer, whose frames a later run has followed), it is
 //! [`Rejection::Replayed`]. Accepted, its sender becomes the peer, with a replay window that
 //! starts at the highest counter seen from it, so none of its frames refused as stale can be
-//! accepted later. The current peer's frames need no echo.
+//! accepted later. The current peer's frames need no echo. A hello that echoes 0 (its sender
+//! has heard no one yet, as at start) has no content to refuse: it is taken as a hello (the
+//! candidate learned from it like from any long frame) without making its sender the peer.
 //!
 //! Liveness: a gateway learns the candidate from any authentic long frame, and its next frame
 //! after the candidate changed is long, so it echoes the news. A *hello* ([`Sealer::hello`])
 //! is a long frame with no content and its own kind value ([`HELLO`], never passed to a
 //! codec): authenticated, counted and replay-checked like any frame. A gateway sends one at
 //! start, and ([`Session::open`]) whenever the candidate changes, whenever a frame is refused
-//! as stale, and on a short frame while it has no peer, at most one per [`HELLO_EVERY`] ns.
+//! as stale, on a short frame while it has no peer, and on a hello while the candidate is not
+//! its peer, at most one per [`HELLO_EVERY`] ns.
 //! So two gateways that start together, or a restarted one and its peer, each accept the
 //! other about one round trip after the later one starts, even if only one of them has
 //! traffic to send. The data path ([`crate::udp`]) also holds a new run's first packets in the
@@ -454,7 +457,7 @@ impl Opener {
             if id == self.own_id {
                 return Err(Rejection::Reflected);
             }
-            self.fresh_long(id, counter, echo)?;
+            self.fresh_long(id, counter, echo, kind.is_none())?;
         } else {
             let peer = self.peer.as_ref().ok_or(Rejection::Unsynced)?;
             let low = u16::from_be_bytes([datagram[1], datagram[2]]);
@@ -473,10 +476,18 @@ impl Opener {
         })
     }
 
-    /// Freshness of an authentic long frame of another sender than us: learns the echo
-    /// candidate, then accepts the frame's content if it is the peer's and new, or if it
-    /// echoes us and comes from the candidate (which then becomes the peer).
-    fn fresh_long(&mut self, id: u64, counter: u64, echo: u64) -> Result<(), Rejection> {
+    /// Freshness of an authentic long frame (or `hello`) of another sender than us: learns the
+    /// echo candidate, then accepts the frame's content if it is the peer's and new, or if it
+    /// echoes us and comes from the candidate (which then becomes the peer). A hello that
+    /// echoes no one asks for our id and has no content to refuse: it is taken, and its sender
+    /// does not become the peer.
+    fn fresh_long(
+        &mut self,
+        id: u64,
+        counter: u64,
+        echo: u64,
+        hello: bool,
+    ) -> Result<(), Rejection> {
         if self.freshest.is_none_or(|(_, highest)| counter > highest) {
             self.freshest = Some((id, counter));
         }
@@ -486,6 +497,9 @@ impl Opener {
             } else {
                 Err(Rejection::Replayed)
             };
+        }
+        if hello && echo == 0 {
+            return Ok(());
         }
         if echo != self.own_id || echo == 0 {
             return Err(Rejection::Stale);
@@ -525,14 +539,17 @@ impl Session {
     /// Opens `datagram` ([`Opener::open`]), passes the echo on to the sealer, and says whether
     /// to send the peer a hello ([`Sealer::hello`]): when the echo changed (it tells the peer we
     /// heard its new run), when the datagram was refused as stale (the peer, or a later run of
-    /// it, has not heard from this run of ours), or when a short frame came while we have no
-    /// peer (we restarted, and the peer's next long frame may be far).
+    /// it, has not heard from this run of ours), when a short frame came while we have no
+    /// peer (we restarted, and the peer's next long frame may be far), or when a hello came
+    /// while the freshest sender we heard is not yet our peer (it may not have heard us).
     pub fn open<'a>(&mut self, datagram: &'a [u8]) -> (Result<Opened<'a>, Rejection>, bool) {
         let opened = self.opener.open(datagram);
         let changed = self.sealer.set_echo(self.opener.echo());
+        let unheard = self.opener.peer_id() != Some(self.opener.echo());
         let hello = changed
             || opened == Err(Rejection::Stale)
-            || (opened == Err(Rejection::Unsynced) && self.opener.peer_id().is_none());
+            || (opened == Err(Rejection::Unsynced) && self.opener.peer_id().is_none())
+            || (opened == Ok(Opened::Hello) && unheard);
         (opened, hello)
     }
 }

@@ -490,7 +490,13 @@ fn hellos_are_authenticated_replay_checked_and_never_frames() {
     let (r, wants_hello) = a.open(&hello);
     assert_eq!((r, wants_hello), (Err(Rejection::Replayed), false));
     assert_eq!((a.opener.peer_id(), a.opener.echo()), (Some(2), 2));
-    // Replayed to a restarted a (id 3): stale. A flood of them draws one hello per
+    // A hello that echoes no one (as at start) is taken from anyone and makes no one the peer.
+    let mut asking = Vec::new();
+    assert!(Sealer::new(&c, 5, START + 7).hello(0, &mut asking));
+    let mut d = Session::new(&c, 6, START + 8, 1500);
+    assert_eq!(d.open(&asking), (Ok(Opened::Hello), true), "answered");
+    assert_eq!((d.opener.peer_id(), d.opener.echo()), (None, 5));
+    // Replayed to a restarted a (id 3): stale (it echoes a's earlier run). A flood of them draws one hello per
     // HELLO_EVERY, sent to the configured peer, and changes the echo once.
     let mut a = Session::new(&c, 3, START + 9, 1500);
     let mut back = Vec::new();
