@@ -33,7 +33,7 @@ use taroc_core::variant::Variant;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
 use crate::auth::{AuthConfig, Opened, Session, LONG_HEADER};
-use crate::counters::{Counters, Rejection};
+use crate::counters::Counters;
 use crate::gateway::{
     self, thread_cpu_time, transport_checksum_ok, wait_readable, Clock, DropLog, LoopOptions,
     RunReport, Schedule, READ_BUFFER,
@@ -42,6 +42,10 @@ use crate::link::{Fate, Link, LinkConfig, LinkDrop};
 use crate::socket::size_buffers;
 use crate::tun::Tun;
 use crate::{keyfile, Error};
+
+mod framing;
+
+use framing::{send_frame, send_hello, Framing};
 
 /// Labels of the two directions of a UDP gateway.
 pub const DIRECTIONS: [&str; 2] = ["send", "receive"];
@@ -125,91 +129,6 @@ pub fn check(config: &UdpConfig) -> Result<(), Error> {
         )));
     }
     Ok(())
-}
-
-/// How datagrams carry frames.
-#[derive(Debug)]
-enum Framing {
-    /// A kind byte and the frame; only the source address is checked.
-    Insecure,
-    /// [`crate::auth`]'s framing.
-    Authenticated(Box<Session>),
-}
-
-impl Framing {
-    fn seal(&mut self, now: u64, kind: FrameKind, frame: &[u8], out: &mut Vec<u8>) {
-        match self {
-            Framing::Insecure => encode_frame(kind, frame, out),
-            Framing::Authenticated(session) => session.sealer.seal(now, kind, frame, out),
-        }
-    }
-
-    /// What `datagram` carries, and whether to send the peer a hello ([`Session::open`]).
-    fn open<'a>(
-        &mut self,
-        from: SocketAddr,
-        peer: SocketAddr,
-        max_frame: usize,
-        datagram: &'a [u8],
-    ) -> (Result<Opened<'a>, Rejection>, bool) {
-        match self {
-            Framing::Authenticated(session) => session.open(datagram),
-            Framing::Insecure => {
-                if from != peer {
-                    return (Err(Rejection::Foreign), false);
-                }
-                let Some((kind, frame)) = decode_frame(datagram) else {
-                    return (Err(Rejection::Malformed), false);
-                };
-                if frame.len() > max_frame {
-                    return (Err(Rejection::Oversize), false);
-                }
-                (Ok(Opened::Frame(kind, frame)), false)
-            }
-        }
-    }
-}
-
-/// Sends a hello (authenticated link only, at most one per [`crate::auth::HELLO_EVERY`]),
-/// counting in `counters` (the send direction's).
-fn send_hello<S: FnMut(&[u8]) -> bool>(
-    framing: &mut Framing,
-    datagram: &mut Vec<u8>,
-    counters: &mut Counters,
-    now: u64,
-    send: &mut S,
-) {
-    let Framing::Authenticated(session) = framing else {
-        return;
-    };
-    if !session.sealer.hello(now, datagram) {
-        return;
-    }
-    counters.hellos_sent += 1;
-    counters.datagrams_sent += 1;
-    counters.auth_bytes += (datagram.len() - 1) as u64;
-    if !send(datagram) {
-        counters.send_errors += 1;
-    }
-}
-
-/// Seals `frame` into `datagram` and sends it, counting in `counters` (the send direction's).
-#[allow(clippy::too_many_arguments)]
-fn send_frame<S: FnMut(&[u8]) -> bool>(
-    framing: &mut Framing,
-    datagram: &mut Vec<u8>,
-    counters: &mut Counters,
-    now: u64,
-    kind: FrameKind,
-    frame: &[u8],
-    send: &mut S,
-) {
-    framing.seal(now, kind, frame, datagram);
-    counters.datagrams_sent += 1;
-    counters.auth_bytes += (datagram.len() - frame.len() - 1) as u64;
-    if !send(datagram) {
-        counters.send_errors += 1;
-    }
 }
 
 /// The data path of one UDP gateway, without I/O: packets from the TUN device in, datagrams
