@@ -38,8 +38,9 @@
 //! a restarted gateway's counters are above everything it sent before, *assuming* the clock
 //! does not step back across the restart and the gateway sent fewer than 10^9 frames per
 //! second on average. The long form goes with the first [`LONG_AT_START`] frames, every
-//! [`LONG_EVERY`]th frame, any frame after [`LONG_AFTER_IDLE`] ns without sending, and the
-//! first frame after the echo changed; the short form otherwise.
+//! [`LONG_EVERY`]th frame, any frame after [`LONG_AFTER_IDLE`] ns without sending one, and the
+//! first frame after the echo changed; the short form otherwise. Hellos take a counter but do
+//! not count here.
 //!
 //! ## Receiving ([`Opener`])
 //!
@@ -318,7 +319,12 @@ impl Sealer {
             || self
                 .last_sent
                 .is_none_or(|last| now.saturating_sub(last) >= LONG_AFTER_IDLE);
-        self.write(now, kind.to_byte(), long, frame, out);
+        self.write(kind.to_byte(), long, frame, out);
+        if long {
+            self.echo_changed = false;
+        }
+        self.sent += 1;
+        self.last_sent = Some(now);
     }
 
     /// Writes a hello (a long frame of kind [`HELLO`] with no content) into `out`, unless one
@@ -332,11 +338,14 @@ impl Sealer {
             return false;
         }
         self.last_hello = Some(now);
-        self.write(now, HELLO, true, &[], out);
+        self.write(HELLO, true, &[], out);
         true
     }
 
-    fn write(&mut self, now: u64, kind: u8, long: bool, frame: &[u8], out: &mut Vec<u8>) {
+    /// Writes a datagram with the next counter. Hellos leave the data frames' schedule of
+    /// forms alone (a data frame after a pause stays long, and so does the first after the
+    /// echo changed, even if a hello went out meanwhile).
+    fn write(&mut self, kind: u8, long: bool, frame: &[u8], out: &mut Vec<u8>) {
         let counter = self.counter;
         out.clear();
         let echo = if long {
@@ -344,7 +353,6 @@ impl Sealer {
             out.extend_from_slice(&self.id.to_be_bytes());
             out.extend_from_slice(&counter.to_be_bytes());
             out.extend_from_slice(&self.echo.to_be_bytes());
-            self.echo_changed = false;
             Some(self.echo)
         } else {
             out.push(kind);
@@ -363,8 +371,6 @@ impl Sealer {
         );
         out.extend_from_slice(&t[..self.tag_len]);
         self.counter = counter.wrapping_add(1);
-        self.sent += 1;
-        self.last_sent = Some(now);
     }
 }
 

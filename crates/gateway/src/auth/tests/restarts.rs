@@ -127,8 +127,14 @@ fn two_fresh_ends_converge_within_one_frame_each_way() {
     assert_eq!(link.ends[1].opener.peer_id(), Some(1));
     assert_eq!(link.ends[0].opener.peer_id(), Some(2));
     // Hellos: the receiver's answer to the stale frame, the sender's answer to that.
-    let hellos: Vec<u64> = link.ends.iter().map(|e| e.sealer.sent).collect();
-    assert_eq!(hellos, [101, 1]);
+    // (Datagrams sealed, from the counters: 100 frames and a hello; a hello.)
+    let sealed: Vec<u64> = link
+        .ends
+        .iter()
+        .zip([START, START + 5])
+        .map(|(e, first)| e.sealer.counter - first)
+        .collect();
+    assert_eq!(sealed, [101, 1]);
     // Both ways at once: each refuses the other's first frame, no more.
     let mut link = Link::new([
         Session::new(&c, 1, START, 1500),
