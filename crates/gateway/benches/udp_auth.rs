@@ -20,7 +20,7 @@ use taroc_core::variant::Variant;
 use taroc_core::FrameKind;
 use taroc_gateway::auth::{AuthConfig, Key, Opener, Sealer};
 use taroc_gateway::link::LinkConfig;
-use taroc_gateway::udp::{Endpoint, UdpConfig, DEFAULT_SOCKET_BUFFER};
+use taroc_gateway::udp::{introduce, Endpoint, UdpConfig, DEFAULT_SOCKET_BUFFER};
 
 /// Two endpoints with the given tag length (`None`: no authentication).
 fn endpoints(tag_len: Option<usize>) -> [Endpoint; 2] {
@@ -44,10 +44,12 @@ fn endpoints(tag_len: Option<usize>) -> [Endpoint; 2] {
     };
     let start = 1_700_000_000_000_000_000;
     let new = |c: &UdpConfig, id: u64| Endpoint::new(c, id, start).expect("endpoint");
-    [
-        new(&config("127.0.0.1:1", "127.0.0.1:2"), 1),
-        new(&config("127.0.0.1:2", "127.0.0.1:1"), 2),
-    ]
+    let (a_addr, b_addr) = ("127.0.0.1:1", "127.0.0.1:2");
+    let mut a = new(&config(a_addr, b_addr), 1);
+    let mut b = new(&config(b_addr, a_addr), 2);
+    let addrs = [a_addr, b_addr].map(|s| s.parse().expect("address"));
+    introduce([&mut a, &mut b], 0, addrs);
+    [a, b]
 }
 
 /// Data segments of `payload` bytes (and their ACKs) of one TCP flow.
@@ -125,6 +127,7 @@ fn seal_and_open(c: &mut Criterion) {
     for len in [1500usize, 52] {
         let frame = vec![0x5au8; len];
         let mut sealer = Sealer::new(&config, 1, 1 << 60);
+        sealer.set_echo(2);
         let mut opener = Opener::new(&config, 2, 1500);
         let mut datagram = Vec::with_capacity(2048);
         let mut now = 0u64;

@@ -3,30 +3,33 @@
 //! fresh frame of the peer never reaches a decompressor or a compressor's feedback input.
 //!
 //! No I/O here: the key, the sender id, the first counter and the time come in as values
-//! (`crate::keyfile` reads and makes keys; [`crate::udp`] reads the clocks).
+//! (`crate::keyfile` reads and makes keys; [`crate::udp`] reads the clocks and sends hellos).
 //!
 //! ## Wire format
 //!
 //! ```text
-//!  short form (the usual one)              long form (kind byte's top bit set)
-//!  +------+---------+-------+-----+        +-------+-----------+---------+-------+-----+
-//!  | kind | counter | frame | tag |        | kind  | sender id | counter | frame | tag |
-//!  |      | low 16  |       |     |        | |0x80 | 64 bits   | 64 bits |       |     |
-//!  +------+---------+-------+-----+        +-------+-----------+---------+-------+-----+
-//!    1 B     2 B      ...    T B             1 B      8 B         8 B       ...   T B
+//!  short form (the usual one)         long form (kind byte's top bit set)
+//!  +------+---------+-------+-----+   +-------+-----------+---------+---------+-------+-----+
+//!  | kind | counter | frame | tag |   | kind  | sender id | counter |  echo   | frame | tag |
+//!  |      | low 16  |       |     |   | |0x80 | 64 bits   | 64 bits | 64 bits |       |     |
+//!  +------+---------+-------+-----+   +-------+-----------+---------+---------+-------+-----+
+//!    1 B     2 B      ...    T B        1 B      8 B         8 B       8 B       ...   T B
 //! ```
 //!
-//! - `kind`: the [`FrameKind`] byte (0..=6); its top bit (0x80) marks the long form. Numbers
-//!   are big-endian.
+//! - `kind`: the [`FrameKind`] byte (0..=6), or [`HELLO`] (0x7f, long form only, no frame);
+//!   its top bit (0x80) marks the long form. Numbers are big-endian.
+//! - `echo`: the sender id of the peer run whose long frame this gateway last took as the
+//!   freshest ([`Opener::echo`]), 0 if none yet.
 //! - `tag`: the first T bytes (`--tag-len`, 4..=16, default 8; both ends must agree) of the
 //!   BLAKE3 keyed hash, in extendable-output mode, of
-//!   `T (1 byte) ‖ sender id (8) ‖ full counter (8) ‖ kind byte as sent (1) ‖ frame`.
-//!   The MAC key is `blake3::derive_key(KEY_CONTEXT, file key)`: the 32 bytes of the key file
-//!   are never used directly, and the context string names the protocol version.
-//! - A short-form frame carries neither the sender id nor the counter's high bits: the receiver
-//!   uses the sender id of the peer it knows and rebuilds the counter as the value with those
-//!   16 low bits nearest its highest accepted counter; the tag then verifies only if both are
-//!   right.
+//!   `T (1 byte) ‖ sender id (8) ‖ full counter (8) ‖ kind byte as sent (1) ‖ echo (8, long
+//!   form only) ‖ frame`. The MAC key is `blake3::derive_key(KEY_CONTEXT, file key)`: the 32
+//!   bytes of the key file are never used directly, and the context string names the protocol
+//!   version (v2: the echo).
+//! - A short-form frame carries neither the sender id nor the counter's high bits nor an echo:
+//!   the receiver uses the sender id of the peer it knows and rebuilds the counter as the value
+//!   with those 16 low bits nearest its highest accepted counter; the tag then verifies only if
+//!   both are right.
 //!
 //! ## Sending ([`Sealer`])
 //!
@@ -35,32 +38,59 @@
 //! a restarted gateway's counters are above everything it sent before, *assuming* the clock
 //! does not step back across the restart and the gateway sent fewer than 10^9 frames per
 //! second on average. The long form goes with the first [`LONG_AT_START`] frames, every
-//! [`LONG_EVERY`]th frame, and any frame after [`LONG_AFTER_IDLE`] ns without sending; the
-//! short form otherwise.
+//! [`LONG_EVERY`]th frame, any frame after [`LONG_AFTER_IDLE`] ns without sending one, and the
+//! first frame after the echo changed; the short form otherwise. Hellos take a counter but do
+//! not count here.
 //!
 //! ## Receiving ([`Opener`])
 //!
-//! In this order: malformed (too short for its form, or no frame kind), oversize (the frame is
-//! longer than the link MTU), then the tag, then freshness. A long frame whose tag fails is
-//! [`Rejection::Forged`]; a short one is [`Rejection::Unsynced`] (forged, or from a peer we have
-//! no long frame of yet: we cannot tell which). An authentic frame with our own sender id is
-//! [`Rejection::Reflected`]. Freshness: the highest accepted counter and a bitmap of the
-//! [`WINDOW`] counters below it, as IPsec and WireGuard keep; a counter seen already or older
-//! than the window is [`Rejection::Replayed`]. A long frame from a new sender id (the peer
-//! restarted) is accepted only if its counter is above the highest accepted, so an old long
-//! frame replayed later cannot roll the state back; it then becomes the peer.
+//! In this order: malformed (too short for its form, no frame kind, or a hello that is short
+//! or carries bytes), oversize (the frame is longer than the link MTU), then the tag, then
+//! freshness. A long frame whose tag fails is [`Rejection::Forged`]; a short one is
+//! [`Rejection::Unsynced`] (forged, or from a peer we have no long frame of yet: we cannot tell
+//! which). An authentic frame with our own sender id is [`Rejection::Reflected`].
 //!
-//! Hence: a restarted *sender* is accepted at once (new id, counter above the old ones); a
-//! restarted *receiver* (no peer, no highest counter) resynchronises at the first long frame,
-//! within [`LONG_EVERY`] frames or at the first frame after a pause.
+//! Freshness within a run of the peer: the highest accepted counter and a bitmap of the
+//! [`WINDOW`] counters below it, as IPsec and WireGuard keep; a counter seen already or older
+//! than the window is [`Rejection::Replayed`].
+//!
+//! Freshness across runs: a receiver that restarts remembers nothing, so a counter cannot tell
+//! it whether a long frame was made before or after it started. The echo can. The *echo
+//! candidate* is the sender id of the authentic long frame with the highest counter seen from
+//! anyone (counters start at the wall clock, so a later run's are higher): every authentic
+//! long frame above that counter makes its sender the candidate, even when its content is then
+//! refused, and an old frame replayed (a lower counter) cannot displace it. The content of a
+//! long frame of a sender that is not the current peer is accepted only if the frame echoes
+//! our own sender id, which no frame made before our start can (ids are random per start):
+//! otherwise it is [`Rejection::Stale`]; if it echoes us but its sender is not the candidate
+//! (an earlier run of the peer, whose frames a later run has followed), it is
+//! [`Rejection::Replayed`]. Accepted, its sender becomes the peer, with a replay window that
+//! starts at the highest counter seen from it, so none of its frames refused as stale can be
+//! accepted later. The current peer's frames need no echo. A hello that echoes 0 (its sender
+//! has heard no one yet, as at start) has no content to refuse: it is taken as a hello (the
+//! candidate learned from it like from any long frame) without making its sender the peer.
+//!
+//! Liveness: a gateway learns the candidate from any authentic long frame, and its next frame
+//! after the candidate changed is long, so it echoes the news. A *hello* ([`Sealer::hello`])
+//! is a long frame with no content and its own kind value ([`HELLO`], never passed to a
+//! codec): authenticated, counted and replay-checked like any frame. A gateway sends one at
+//! start, and ([`Session::open`]) whenever the candidate changes, whenever a frame is refused
+//! as stale, on a short frame while it has no peer, and on a hello while the candidate is not
+//! its peer, at most one per [`HELLO_EVERY`] ns.
+//! So two gateways that start together, or a restarted one and its peer, each accept the
+//! other about one round trip after the later one starts, even if only one of them has
+//! traffic to send. The data path ([`crate::udp`]) also holds a new run's first packets in the
+//! kernel (it does not read its TUN device) until it has heard the peer or
+//! [`crate::udp::START_WAIT`] passed, so that they do not go out before they can echo it.
 //!
 //! ## What it does not protect
 //!
 //! No confidentiality (frames travel in the clear: run the link inside WireGuard or IPsec for
-//! that), no hiding of traffic patterns, no defence against flooding the link. A receiver keeps
-//! no state across restarts: until the current peer's next long frame, a restarted receiver
-//! accepts a replayed long frame of an *earlier* run of the peer and that run's later frames,
-//! each once.
+//! that), no hiding of traffic patterns, no defence against flooding the link (a flood of
+//! stale frames or short frames at a receiver without a peer draws at most one hello per
+//! [`HELLO_EVERY`] ns, sent to the configured peer, not to the flood's source). The order of
+//! runs rests on the wall clock: a peer restarted with its clock stepped back below its earlier
+//! run's counters is not accepted until its counters pass them.
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -76,7 +106,7 @@ pub use replay::{nearest_counter, ReplayWindow};
 
 /// The context string of the MAC key derivation: names the protocol and its version. A change
 /// of the wire format must change it.
-pub const KEY_CONTEXT: &str = "taroc gateway UDP link 2025-01 frame MAC v1";
+pub const KEY_CONTEXT: &str = "taroc gateway UDP link 2025-01 frame MAC v2";
 
 /// Bytes of a key.
 pub const KEY_LEN: usize = 32;
@@ -93,8 +123,14 @@ pub const LONG: u8 = 0x80;
 /// Header bytes of the short form: kind, counter's low 16 bits.
 pub const SHORT_HEADER: usize = 3;
 
-/// Header bytes of the long form: kind, sender id, counter.
-pub const LONG_HEADER: usize = 17;
+/// Header bytes of the long form: kind, sender id, counter, echo.
+pub const LONG_HEADER: usize = 25;
+
+/// The kind value of a hello (outside [`FrameKind`]'s): a long frame with no content.
+pub const HELLO: u8 = 0x7f;
+
+/// At most one hello per this long, ns.
+pub const HELLO_EVERY: u64 = 50_000_000;
 
 /// The first this many frames after a start go in the long form.
 pub const LONG_AT_START: u64 = 16;
@@ -195,22 +231,31 @@ impl AuthConfig {
     }
 }
 
-/// The tag of a frame: the first `tag_len` bytes of the returned array.
+/// The tag of a frame: the first `tag_len` bytes of the returned array. `echo` is the long
+/// form's (none in the short form).
 fn tag(
     mac_key: &[u8; 32],
     tag_len: usize,
     id: u64,
     counter: u64,
     kind: u8,
+    echo: Option<u64>,
     frame: &[u8],
 ) -> [u8; 16] {
-    let mut head = [0u8; 18];
+    let mut head = [0u8; 26];
     head[0] = tag_len as u8;
     head[1..9].copy_from_slice(&id.to_be_bytes());
     head[9..17].copy_from_slice(&counter.to_be_bytes());
     head[17] = kind;
+    let head_len = match echo {
+        Some(echo) => {
+            head[18..26].copy_from_slice(&echo.to_be_bytes());
+            26
+        }
+        None => 18,
+    };
     let mut hasher = blake3::Hasher::new_keyed(mac_key);
-    hasher.update(&head);
+    hasher.update(&head[..head_len]);
     hasher.update(frame);
     let mut out = [0u8; 16];
     hasher.finalize_xof().fill(&mut out[..tag_len]);
@@ -226,6 +271,9 @@ pub struct Sealer {
     counter: u64,
     sent: u64,
     last_sent: Option<u64>,
+    echo: u64,
+    echo_changed: bool,
+    last_hello: Option<u64>,
 }
 
 impl Sealer {
@@ -240,6 +288,9 @@ impl Sealer {
             counter: first_counter,
             sent: 0,
             last_sent: None,
+            echo: 0,
+            echo_changed: false,
+            last_hello: None,
         }
     }
 
@@ -248,31 +299,88 @@ impl Sealer {
         self.id
     }
 
+    /// Sets the echo the long form carries ([`Opener::echo`]). Returns whether it changed;
+    /// if so, the next frame goes in the long form.
+    pub fn set_echo(&mut self, echo: u64) -> bool {
+        if echo == self.echo {
+            return false;
+        }
+        self.echo = echo;
+        self.echo_changed = true;
+        true
+    }
+
     /// Writes `frame` of `kind`, sent at `now` (ns, any monotonic clock), as a datagram into
     /// `out`.
     pub fn seal(&mut self, now: u64, kind: FrameKind, frame: &[u8], out: &mut Vec<u8>) {
-        let long = self.sent < LONG_AT_START
+        let long = self.echo_changed
+            || self.sent < LONG_AT_START
             || self.sent.is_multiple_of(LONG_EVERY)
             || self
                 .last_sent
                 .is_none_or(|last| now.saturating_sub(last) >= LONG_AFTER_IDLE);
-        let counter = self.counter;
-        out.clear();
+        self.write(kind.to_byte(), long, frame, out);
         if long {
-            out.push(kind.to_byte() | LONG);
-            out.extend_from_slice(&self.id.to_be_bytes());
-            out.extend_from_slice(&counter.to_be_bytes());
-        } else {
-            out.push(kind.to_byte());
-            out.extend_from_slice(&(counter as u16).to_be_bytes());
+            self.echo_changed = false;
         }
-        out.extend_from_slice(frame);
-        let t = tag(&self.mac_key, self.tag_len, self.id, counter, out[0], frame);
-        out.extend_from_slice(&t[..self.tag_len]);
-        self.counter = counter.wrapping_add(1);
         self.sent += 1;
         self.last_sent = Some(now);
     }
+
+    /// Writes a hello (a long frame of kind [`HELLO`] with no content) into `out`, unless one
+    /// was written less than [`HELLO_EVERY`] ns before `now`: then returns false and leaves
+    /// `out` alone.
+    pub fn hello(&mut self, now: u64, out: &mut Vec<u8>) -> bool {
+        if self
+            .last_hello
+            .is_some_and(|last| now.saturating_sub(last) < HELLO_EVERY)
+        {
+            return false;
+        }
+        self.last_hello = Some(now);
+        self.write(HELLO, true, &[], out);
+        true
+    }
+
+    /// Writes a datagram with the next counter. Hellos leave the data frames' schedule of
+    /// forms alone (a data frame after a pause stays long, and so does the first after the
+    /// echo changed, even if a hello went out meanwhile).
+    fn write(&mut self, kind: u8, long: bool, frame: &[u8], out: &mut Vec<u8>) {
+        let counter = self.counter;
+        out.clear();
+        let echo = if long {
+            out.push(kind | LONG);
+            out.extend_from_slice(&self.id.to_be_bytes());
+            out.extend_from_slice(&counter.to_be_bytes());
+            out.extend_from_slice(&self.echo.to_be_bytes());
+            Some(self.echo)
+        } else {
+            out.push(kind);
+            out.extend_from_slice(&(counter as u16).to_be_bytes());
+            None
+        };
+        out.extend_from_slice(frame);
+        let t = tag(
+            &self.mac_key,
+            self.tag_len,
+            self.id,
+            counter,
+            out[0],
+            echo,
+            frame,
+        );
+        out.extend_from_slice(&t[..self.tag_len]);
+        self.counter = counter.wrapping_add(1);
+    }
+}
+
+/// What an authentic, fresh datagram of the peer carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opened<'a> {
+    /// A frame of this kind, for a codec.
+    Frame(FrameKind, &'a [u8]),
+    /// A hello: nothing for a codec.
+    Hello,
 }
 
 #[derive(Debug, Clone)]
@@ -289,6 +397,9 @@ pub struct Opener {
     own_id: u64,
     max_frame: usize,
     peer: Option<Peer>,
+    /// The echo candidate: the sender id and counter of the authentic long frame with the
+    /// highest counter seen.
+    freshest: Option<(u64, u64)>,
 }
 
 impl Opener {
@@ -301,6 +412,7 @@ impl Opener {
             own_id,
             max_frame,
             peer: None,
+            freshest: None,
         }
     }
 
@@ -309,13 +421,24 @@ impl Opener {
         self.peer.as_ref().map(|p| p.id)
     }
 
-    /// The frame a datagram carries, if it is an authentic, fresh frame of the peer.
-    pub fn open<'a>(&mut self, datagram: &'a [u8]) -> Result<(FrameKind, &'a [u8]), Rejection> {
+    /// The echo our long frames carry: the sender id of the authentic long frame with the
+    /// highest counter seen (its content accepted or not), 0 if none yet.
+    pub fn echo(&self) -> u64 {
+        self.freshest.map_or(0, |(id, _)| id)
+    }
+
+    /// What a datagram carries, if it is an authentic, fresh frame or hello of the peer.
+    pub fn open<'a>(&mut self, datagram: &'a [u8]) -> Result<Opened<'a>, Rejection> {
         let &first = datagram.first().ok_or(Rejection::Malformed)?;
-        let kind = FrameKind::from_byte(first & !LONG).ok_or(Rejection::Malformed)?;
         let long = first & LONG != 0;
+        let kind = match first & !LONG {
+            HELLO => None,
+            byte => Some(FrameKind::from_byte(byte).ok_or(Rejection::Malformed)?),
+        };
         let header = if long { LONG_HEADER } else { SHORT_HEADER };
-        if datagram.len() < header + self.tag_len {
+        if datagram.len() < header + self.tag_len
+            || (kind.is_none() && (!long || datagram.len() != header + self.tag_len))
+        {
             return Err(Rejection::Malformed);
         }
         let (rest, received_tag) = datagram.split_at(datagram.len() - self.tag_len);
@@ -323,8 +446,8 @@ impl Opener {
         if frame.len() > self.max_frame {
             return Err(Rejection::Oversize);
         }
-        let verifies = |id: u64, counter: u64| {
-            let t = tag(&self.mac_key, self.tag_len, id, counter, first, frame);
+        let verifies = |id: u64, counter: u64, echo: Option<u64>| {
+            let t = tag(&self.mac_key, self.tag_len, id, counter, first, echo, frame);
             constant_time_eq(&t[..self.tag_len], received_tag)
         };
         if long {
@@ -333,34 +456,19 @@ impl Opener {
                 bytes.copy_from_slice(&datagram[at..at + 8]);
                 u64::from_be_bytes(bytes)
             };
-            let (id, counter) = (word(1), word(9));
-            if !verifies(id, counter) {
+            let (id, counter, echo) = (word(1), word(9), word(17));
+            if !verifies(id, counter, Some(echo)) {
                 return Err(Rejection::Forged);
             }
             if id == self.own_id {
                 return Err(Rejection::Reflected);
             }
-            match &mut self.peer {
-                Some(peer) if peer.id == id => {
-                    if !peer.window.accept(counter) {
-                        return Err(Rejection::Replayed);
-                    }
-                }
-                Some(peer) if counter <= peer.window.highest() => {
-                    return Err(Rejection::Replayed);
-                }
-                _ => {
-                    self.peer = Some(Peer {
-                        id,
-                        window: ReplayWindow::new(counter),
-                    })
-                }
-            }
+            self.fresh_long(id, counter, echo, kind.is_none())?;
         } else {
             let peer = self.peer.as_ref().ok_or(Rejection::Unsynced)?;
             let low = u16::from_be_bytes([datagram[1], datagram[2]]);
             let counter = nearest_counter(peer.window.highest(), low);
-            if !verifies(peer.id, counter) {
+            if !verifies(peer.id, counter, None) {
                 return Err(Rejection::Unsynced);
             }
             let window = &mut self.peer.as_mut().ok_or(Rejection::Unsynced)?.window;
@@ -368,7 +476,87 @@ impl Opener {
                 return Err(Rejection::Replayed);
             }
         }
-        Ok((kind, frame))
+        Ok(match kind {
+            Some(kind) => Opened::Frame(kind, frame),
+            None => Opened::Hello,
+        })
+    }
+
+    /// Freshness of an authentic long frame (or `hello`) of another sender than us: learns the
+    /// echo candidate, then accepts the frame's content if it is the peer's and new, or if it
+    /// echoes us and comes from the candidate (which then becomes the peer). A hello that
+    /// echoes no one asks for our id and has no content to refuse: it is taken, and its sender
+    /// does not become the peer.
+    fn fresh_long(
+        &mut self,
+        id: u64,
+        counter: u64,
+        echo: u64,
+        hello: bool,
+    ) -> Result<(), Rejection> {
+        if self.freshest.is_none_or(|(_, highest)| counter > highest) {
+            self.freshest = Some((id, counter));
+        }
+        if let Some(peer) = self.peer.as_mut().filter(|peer| peer.id == id) {
+            return if peer.window.accept(counter) {
+                Ok(())
+            } else {
+                Err(Rejection::Replayed)
+            };
+        }
+        if hello && echo == 0 {
+            return Ok(());
+        }
+        if echo != self.own_id || echo == 0 {
+            return Err(Rejection::Stale);
+        }
+        match self.freshest {
+            Some((candidate, highest)) if candidate == id => {
+                self.peer = Some(Peer {
+                    id,
+                    window: ReplayWindow::new(highest),
+                });
+                Ok(())
+            }
+            _ => Err(Rejection::Replayed),
+        }
+    }
+}
+
+/// One gateway's end of the link: its [`Sealer`] and [`Opener`], and when to send a hello.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The sending end.
+    pub sealer: Sealer,
+    /// The receiving end.
+    pub opener: Opener,
+}
+
+impl Session {
+    /// The end of a gateway with sender id `id` (random per start) whose first frame gets
+    /// counter `first_counter`, refusing frames longer than `max_frame`.
+    pub fn new(config: &AuthConfig, id: u64, first_counter: u64, max_frame: usize) -> Session {
+        Session {
+            sealer: Sealer::new(config, id, first_counter),
+            opener: Opener::new(config, id, max_frame),
+        }
+    }
+
+    /// Opens `datagram` ([`Opener::open`]), passes the echo on to the sealer, and says whether
+    /// to send the peer a hello ([`Sealer::hello`]): when the echo changed (it tells the peer we
+    /// heard its new run), when the datagram was refused as stale (the peer, or a later run of
+    /// it, has not heard from this run of ours), when a short frame came while we have no
+    /// peer (we restarted, and the peer's next long frame may be far), or when a hello came
+    /// while the freshest sender we heard is not yet our peer (it may not have heard us).
+    pub fn open<'a>(&mut self, datagram: &'a [u8]) -> (Result<Opened<'a>, Rejection>, bool) {
+        let opened = self.opener.open(datagram);
+        let changed = self.sealer.set_echo(self.opener.echo());
+        let unheard = self.opener.peer_id() != Some(self.opener.echo());
+        let hello = changed
+            || opened == Err(Rejection::Stale)
+            || (opened == Err(Rejection::Unsynced) && self.opener.peer_id().is_none())
+            || (opened == Ok(Opened::Hello) && unheard);
+        (opened, hello)
     }
 }
 

@@ -80,6 +80,11 @@ pub struct Counters {
     pub feedback_bytes: u64,
     /// CONTEXT_STATE frames handed to this direction's compressor.
     pub feedback_received: u64,
+    /// Hellos sent on the authenticated link (frames with no content that tell the peer which
+    /// of its runs we heard last: [`crate::auth`]).
+    pub hellos_sent: u64,
+    /// Authentic, fresh hellos of the peer received.
+    pub hellos_received: u64,
 }
 
 impl Counters {
@@ -197,7 +202,9 @@ impl Counters {
             auth_bytes,
             feedback_sent,
             feedback_bytes,
-            feedback_received
+            feedback_received,
+            hellos_sent,
+            hellos_received
         );
         for (a, b) in self.frames_by_kind.iter_mut().zip(other.frames_by_kind) {
             *a += b;
@@ -250,23 +257,29 @@ pub enum Rejection {
     /// a peer we have not yet heard a long-form frame from), or that came before any long one.
     Unsynced,
     /// An authentic frame whose counter was seen already or is older than the replay window,
-    /// or a new sender's frame whose counter is not above the newest accepted.
+    /// or a frame of another sender than the peer that echoes our id but is not of the newest
+    /// run we have heard (an earlier run of the peer's).
     Replayed,
     /// An authentic frame carrying our own sender id: one of ours, sent back to us.
     Reflected,
+    /// An authentic long frame of a sender that is not our peer and that does not echo our own
+    /// sender id: not shown to have been made after we started (a frame of an earlier run, or
+    /// of a peer that has not heard from us yet).
+    Stale,
     /// `--insecure-no-auth` only: a datagram from an address other than `--peer`.
     Foreign,
 }
 
 impl Rejection {
     /// Every reason, in counting order.
-    pub const ALL: [Rejection; 7] = [
+    pub const ALL: [Rejection; 8] = [
         Rejection::Malformed,
         Rejection::Oversize,
         Rejection::Forged,
         Rejection::Unsynced,
         Rejection::Replayed,
         Rejection::Reflected,
+        Rejection::Stale,
         Rejection::Foreign,
     ];
 
@@ -279,6 +292,7 @@ impl Rejection {
             Rejection::Unsynced => "unsynced",
             Rejection::Replayed => "replayed",
             Rejection::Reflected => "reflected",
+            Rejection::Stale => "stale",
             Rejection::Foreign => "foreign",
         }
     }
@@ -307,6 +321,8 @@ pub struct Rejected {
     pub replayed: u64,
     /// [`Rejection::Reflected`].
     pub reflected: u64,
+    /// [`Rejection::Stale`].
+    pub stale: u64,
     /// [`Rejection::Foreign`].
     pub foreign: u64,
 }
@@ -320,6 +336,7 @@ impl Rejected {
             Rejection::Unsynced => &mut self.unsynced,
             Rejection::Replayed => &mut self.replayed,
             Rejection::Reflected => &mut self.reflected,
+            Rejection::Stale => &mut self.stale,
             Rejection::Foreign => &mut self.foreign,
         }
     }
@@ -338,6 +355,7 @@ impl Rejected {
             Rejection::Unsynced => self.unsynced,
             Rejection::Replayed => self.replayed,
             Rejection::Reflected => self.reflected,
+            Rejection::Stale => self.stale,
             Rejection::Foreign => self.foreign,
         }
     }
@@ -407,6 +425,8 @@ pub fn table(labels: &[&str], columns: &[&Counters]) -> String {
     });
     row("feedback sent", &|c| c.feedback_sent.to_string());
     row("feedback received", &|c| c.feedback_received.to_string());
+    row("hellos sent", &|c| c.hellos_sent.to_string());
+    row("hellos received", &|c| c.hellos_received.to_string());
 
     let name_width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns.len())

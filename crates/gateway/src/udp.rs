@@ -32,8 +32,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use taroc_core::variant::Variant;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
-use crate::auth::{AuthConfig, Opener, Sealer, LONG_HEADER};
-use crate::counters::{Counters, Rejection};
+use crate::auth::{AuthConfig, Opened, Session, LONG_HEADER};
+use crate::counters::Counters;
 use crate::gateway::{
     self, thread_cpu_time, transport_checksum_ok, wait_readable, Clock, DropLog, LoopOptions,
     RunReport, Schedule, READ_BUFFER,
@@ -43,8 +43,18 @@ use crate::socket::size_buffers;
 use crate::tun::Tun;
 use crate::{keyfile, Error};
 
+mod framing;
+
+use framing::{send_frame, send_hello, Framing};
+
 /// Labels of the two directions of a UDP gateway.
 pub const DIRECTIONS: [&str; 2] = ["send", "receive"];
+
+/// How long an authenticated gateway, at start, waits to hear the peer before it reads its TUN
+/// device, ns: frames sent before then could not echo the peer and would be refused as stale;
+/// meanwhile the kernel queues the packets, and the hello goes again every
+/// [`crate::auth::HELLO_EVERY`].
+pub const START_WAIT: u64 = 250_000_000;
 
 /// The socket buffer size asked for unless `--socket-buffer` says otherwise, bytes.
 pub const DEFAULT_SOCKET_BUFFER: usize = 4 << 20;
@@ -121,68 +131,6 @@ pub fn check(config: &UdpConfig) -> Result<(), Error> {
     Ok(())
 }
 
-/// How datagrams carry frames.
-#[derive(Debug)]
-enum Framing {
-    /// A kind byte and the frame; only the source address is checked.
-    Insecure,
-    /// [`crate::auth`]'s framing.
-    Authenticated {
-        sealer: Box<Sealer>,
-        opener: Box<Opener>,
-    },
-}
-
-impl Framing {
-    fn seal(&mut self, now: u64, kind: FrameKind, frame: &[u8], out: &mut Vec<u8>) {
-        match self {
-            Framing::Insecure => encode_frame(kind, frame, out),
-            Framing::Authenticated { sealer, .. } => sealer.seal(now, kind, frame, out),
-        }
-    }
-
-    fn open<'a>(
-        &mut self,
-        from: SocketAddr,
-        peer: SocketAddr,
-        max_frame: usize,
-        datagram: &'a [u8],
-    ) -> Result<(FrameKind, &'a [u8]), Rejection> {
-        match self {
-            Framing::Authenticated { opener, .. } => opener.open(datagram),
-            Framing::Insecure => {
-                if from != peer {
-                    return Err(Rejection::Foreign);
-                }
-                let (kind, frame) = decode_frame(datagram).ok_or(Rejection::Malformed)?;
-                if frame.len() > max_frame {
-                    return Err(Rejection::Oversize);
-                }
-                Ok((kind, frame))
-            }
-        }
-    }
-}
-
-/// Seals `frame` into `datagram` and sends it, counting in `counters` (the send direction's).
-#[allow(clippy::too_many_arguments)]
-fn send_frame<S: FnMut(&[u8]) -> bool>(
-    framing: &mut Framing,
-    datagram: &mut Vec<u8>,
-    counters: &mut Counters,
-    now: u64,
-    kind: FrameKind,
-    frame: &[u8],
-    send: &mut S,
-) {
-    framing.seal(now, kind, frame, datagram);
-    counters.datagrams_sent += 1;
-    counters.auth_bytes += (datagram.len() - frame.len() - 1) as u64;
-    if !send(datagram) {
-        counters.send_errors += 1;
-    }
-}
-
 /// The data path of one UDP gateway, without I/O: packets from the TUN device in, datagrams
 /// out through `send`; datagrams in, packets out through `write`. Both return false when the
 /// socket or device refused.
@@ -214,10 +162,12 @@ impl Endpoint {
         let link_mtu = config.link.mtu;
         let framing = match &config.auth {
             None => Framing::Insecure,
-            Some(auth) => Framing::Authenticated {
-                sealer: Box::new(Sealer::new(auth, sender_id, first_counter)),
-                opener: Box::new(Opener::new(auth, sender_id, link_mtu)),
-            },
+            Some(auth) => Framing::Authenticated(Box::new(Session::new(
+                auth,
+                sender_id,
+                first_counter,
+                link_mtu,
+            ))),
         };
         Ok(Endpoint {
             compressor: config.variants[0].compressor(),
@@ -236,6 +186,27 @@ impl Endpoint {
             link_mtu,
             verify_checksums: config.verify_checksums,
         })
+    }
+
+    /// Announces this gateway to the peer (authenticated link only): a hello, so that the
+    /// peer tells us its sender id before our first frame needs it. Call once at start.
+    pub fn start<S: FnMut(&[u8]) -> bool>(&mut self, now: u64, send: &mut S) {
+        send_hello(
+            &mut self.framing,
+            &mut self.datagram,
+            &mut self.counters[0],
+            now,
+            send,
+        );
+    }
+
+    /// Whether this gateway has heard the peer: with authentication, an authentic long frame
+    /// of it came, so our frames echo it ([`crate::auth`]); always without.
+    pub fn ready(&self) -> bool {
+        match &self.framing {
+            Framing::Insecure => true,
+            Framing::Authenticated(session) => session.opener.echo() != 0,
+        }
     }
 
     /// The counters of the send and receive directions.
@@ -324,9 +295,16 @@ impl Endpoint {
         send: &mut S,
         write: &mut W,
     ) {
-        let opened = self.framing.open(from, self.peer, self.link_mtu, datagram);
+        let (opened, hello) = self.framing.open(from, self.peer, self.link_mtu, datagram);
+        if hello {
+            self.start(now, send);
+        }
         let (kind, frame) = match opened {
-            Ok(frame) => frame,
+            Ok(Opened::Frame(kind, frame)) => (kind, frame),
+            Ok(Opened::Hello) => {
+                self.counters[1].hellos_received += 1;
+                return;
+            }
             Err(reason) => {
                 self.counters[1].rejected.count(reason);
                 return;
@@ -402,6 +380,36 @@ impl Endpoint {
     }
 }
 
+/// Introduces two endpoints to each other without I/O, as their hellos at start do over a
+/// link (for tests and benchmarks that carry datagrams between endpoints themselves):
+/// `addrs[i]` is endpoint `i`'s address. Each counts the other's first hello as stale.
+pub fn introduce(mut ends: [&mut Endpoint; 2], now: u64, addrs: [SocketAddr; 2]) {
+    let mut to: [Vec<Vec<u8>>; 2] = [Vec::new(), Vec::new()];
+    for (i, end) in ends.iter_mut().enumerate() {
+        end.start(now, &mut |d: &[u8]| {
+            to[1 - i].push(d.to_vec());
+            true
+        });
+    }
+    for _ in 0..4 {
+        for (i, end) in ends.iter_mut().enumerate() {
+            for datagram in std::mem::take(&mut to[i]) {
+                let mut send = |d: &[u8]| {
+                    to[1 - i].push(d.to_vec());
+                    true
+                };
+                end.datagram(
+                    now,
+                    addrs[1 - i],
+                    &datagram,
+                    &mut send,
+                    &mut |_: &[u8]| true,
+                );
+            }
+        }
+    }
+}
+
 /// Nanoseconds since the UNIX epoch, by the wall clock: the first counter of an
 /// authenticated sender.
 pub fn wall_clock_ns() -> Result<u64, Error> {
@@ -461,6 +469,8 @@ pub fn run_udp_on(
     let mut send = |datagram: &[u8]| socket.send_to(datagram, peer).is_ok();
     let mut write = |packet: &[u8]| tun.write(packet).is_ok();
     let clock = Clock::start();
+    endpoint.start(clock.now(), &mut send);
+    let start_wait_ends = clock.now() + START_WAIT;
     let cpu_start = thread_cpu_time();
     let mut buffer = vec![0u8; READ_BUFFER];
     let mut schedule = Schedule::new(options, DIRECTIONS);
@@ -470,7 +480,16 @@ pub fn run_udp_on(
         let Some(sleep) = schedule.turn(now, stop, counters, endpoint.next_event()) else {
             break;
         };
-        let revents = wait_readable([tun.raw_fd(), socket.as_raw_fd()], sleep)?;
+        // At start, the TUN device waits (a negative descriptor is not polled) until the peer
+        // is heard or START_WAIT passes; the hello is repeated meanwhile.
+        let waiting = !endpoint.ready() && now < start_wait_ends;
+        let (tun_fd, sleep) = if waiting {
+            endpoint.start(now, &mut send);
+            (-1, sleep.min(Duration::from_millis(10)))
+        } else {
+            (tun.raw_fd(), sleep)
+        };
+        let revents = wait_readable([tun_fd, socket.as_raw_fd()], sleep)?;
         if revents[0] & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
             return Err(Error::new(format!("TUN device {} went away", tun.name())));
         }

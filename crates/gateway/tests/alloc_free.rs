@@ -17,7 +17,7 @@ use taroc_core::variant::Variant;
 use taroc_gateway::auth::{AuthConfig, Key, DEFAULT_TAG_LEN};
 use taroc_gateway::gateway::{Pipeline, PipelineConfig};
 use taroc_gateway::link::LinkConfig;
-use taroc_gateway::udp::{Endpoint, UdpConfig, DEFAULT_SOCKET_BUFFER};
+use taroc_gateway::udp::{introduce, Endpoint, UdpConfig, DEFAULT_SOCKET_BUFFER};
 use taroc_wire::checksum::Sum;
 
 thread_local! {
@@ -270,6 +270,9 @@ fn measure_udp(variant: &Variant, auth: bool) -> (u64, String) {
         Endpoint::new(&config("127.0.0.1:1", "127.0.0.1:2"), 1, start).unwrap(),
         Endpoint::new(&config("127.0.0.1:2", "127.0.0.1:1"), 2, start + 7).unwrap(),
     ];
+    let [a, b] = &mut ends;
+    let addrs = ["127.0.0.1:1", "127.0.0.1:2"].map(|s| s.parse().unwrap());
+    introduce([a, b], 0, addrs);
     let mut wires = [Wire::new(), Wire::new()];
     drive_udp(&mut ends, &mut wires, &flow[..WARM_UP], 0);
     let before = allocations();

@@ -12,14 +12,13 @@ pub struct ReplayWindow {
 }
 
 impl ReplayWindow {
-    /// A window whose only accepted counter is `first`.
+    /// A window whose highest accepted counter is `first`, and that refuses every counter
+    /// below it: frames of the peer from before it was accepted are not taken later.
     pub fn new(first: u64) -> ReplayWindow {
-        let mut window = ReplayWindow {
+        ReplayWindow {
             highest: first,
-            seen: [0; (WINDOW / 64) as usize],
-        };
-        window.set(first);
-        window
+            seen: [u64::MAX; (WINDOW / 64) as usize],
+        }
     }
 
     /// The highest accepted counter.
@@ -96,20 +95,24 @@ mod tests {
     fn the_window_accepts_each_counter_once_and_nothing_older_than_itself() {
         let mut w = ReplayWindow::new(5000);
         assert!(!w.accept(5000));
+        assert!(
+            !w.accept(4999),
+            "below the first: before the peer was accepted"
+        );
         assert!(w.accept(5003));
         assert_eq!(w.highest(), 5003);
         assert!(w.accept(5001), "within the window, not seen");
         assert!(!w.accept(5001));
         assert!(w.accept(5002));
-        assert!(
-            w.accept(5003 - WINDOW + 1),
-            "the oldest counter the window holds"
-        );
-        assert!(!w.accept(5003 - WINDOW), "older than the window");
+        assert!(!w.accept(4990), "below the first, within the window");
+        assert!(w.accept(5003 + WINDOW - 1));
+        assert!(w.accept(5004), "the oldest unseen counter the window holds");
+        assert!(!w.accept(5002), "older than the window");
+        let w_highest = 5003 + WINDOW - 1;
         // A jump of a whole window forgets every bit; the counters it skipped are new.
-        assert!(w.accept(5003 + 2 * WINDOW));
-        assert!(w.accept(5003 + 2 * WINDOW - 1));
-        assert!(!w.accept(5003 + 2 * WINDOW - 1));
+        assert!(w.accept(w_highest + 2 * WINDOW));
+        assert!(w.accept(w_highest + 2 * WINDOW - 1));
+        assert!(!w.accept(w_highest + 2 * WINDOW - 1));
         // A jump within the window clears the bits it passes (their slots are reused).
         let mut w = ReplayWindow::new(0);
         assert!(w.accept(WINDOW - 1));

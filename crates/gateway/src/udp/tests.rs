@@ -80,6 +80,9 @@ fn endpoints_talk_and_refuse_what_is_not_a_fresh_frame_of_the_peer() {
         );
         let mut a = Endpoint::new(&config("127.0.0.1:1", "127.0.0.1:2", auth), 1, 1000).unwrap();
         let mut b = Endpoint::new(&config("127.0.0.1:2", "127.0.0.1:1", auth), 2, 5000).unwrap();
+        introduce([&mut a, &mut b], 0, [a_addr, b_addr]);
+        let hellos = a.counters()[0].hellos_sent;
+        assert_eq!(hellos, u64::from(auth));
         let mut wire = Vec::new();
         let mut delivered = Vec::new();
         for i in 0..10 {
@@ -99,8 +102,9 @@ fn endpoints_talk_and_refuse_what_is_not_a_fresh_frame_of_the_peer() {
         }
         assert_eq!(delivered.len(), 10);
         let overhead = a.counters()[0].auth_bytes;
-        // Ten long frames (the first 16 are long): 16 header bytes and an 8-byte tag each.
-        assert_eq!(overhead, if auth { 10 * 24 } else { 0 });
+        // Ten long frames (the first 16 are long) and the hellos: 24 header bytes beyond the
+        // kind byte and an 8-byte tag each.
+        assert_eq!(overhead, if auth { (10 + hellos) * 32 } else { 0 });
         let mut flipped = wire[4].clone();
         flipped[10] ^= 4;
         let mut oversize = wire[5].clone();
@@ -113,8 +117,15 @@ fn endpoints_talk_and_refuse_what_is_not_a_fresh_frame_of_the_peer() {
             refuse(&mut b, &[], a_addr);
             let r = &b.counters()[1].rejected;
             assert_eq!(
-                (r.replayed, r.forged, r.malformed, r.oversize, r.total()),
-                (1, 1, 2, 1, 5),
+                (
+                    r.replayed,
+                    r.forged,
+                    r.malformed,
+                    r.oversize,
+                    r.stale,
+                    r.total()
+                ),
+                (1, 1, 2, 1, 0, 5),
                 "{r:?}"
             );
             // An authentic frame from another address is taken, and counted.
@@ -175,6 +186,7 @@ fn rebuilt_packets_longer_than_the_tun_mtu_are_not_written() {
     small.link.mtu = 1500;
     let mut a = Endpoint::new(&big, 1, 1000).unwrap();
     let mut b = Endpoint::new(&small, 2, 1000).unwrap();
+    introduce([&mut a, &mut b], 0, [small.peer, big.peer]);
     let mut wire = Vec::new();
     for (i, len) in [1200, 900].into_iter().enumerate() {
         a.packet(i as u64, &udp_packet(len, 1), &mut |d: &[u8]| {
