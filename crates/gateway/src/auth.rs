@@ -16,8 +16,9 @@
 //!    1 B     2 B      ...    T B        1 B      8 B         8 B       8 B       ...   T B
 //! ```
 //!
-//! - `kind`: the [`FrameKind`] byte (0..=6), or [`HELLO`] (0x7f, long form only, no frame);
-//!   its top bit (0x80) marks the long form. Numbers are big-endian.
+//! - `kind`: the [`FrameKind`] byte (0x00..=0x06, or a profile's own 0x08..=0x7F), or
+//!   [`HELLO`] (0x07, long form only, no frame); its top bit (0x80) marks the long form.
+//!   Numbers are big-endian.
 //! - `echo`: the sender id of the peer run whose long frame this gateway last took as the
 //!   freshest ([`Opener::echo`]), 0 if none yet.
 //! - `tag`: the first T bytes (`--tag-len`, 4..=16, default 8; both ends must agree) of the
@@ -126,8 +127,10 @@ pub const SHORT_HEADER: usize = 3;
 /// Header bytes of the long form: kind, sender id, counter, echo.
 pub const LONG_HEADER: usize = 25;
 
-/// The kind value of a hello (outside [`FrameKind`]'s): a long frame with no content.
-pub const HELLO: u8 = 0x7f;
+/// The kind value of a hello: a long frame with no content. 0x07 is the one byte below the long
+/// form's bit that is no [`FrameKind`] (0x00..=0x06 are the named kinds, 0x08..=0x7F the
+/// profiles' own, e.g. `taroc-plus`'s CO kind bytes up to 0x7F).
+pub const HELLO: u8 = 0x07;
 
 /// At most one hello per this long, ns.
 pub const HELLO_EVERY: u64 = 50_000_000;
