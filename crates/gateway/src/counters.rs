@@ -85,6 +85,10 @@ pub struct Counters {
     pub hellos_sent: u64,
     /// Authentic, fresh hellos of the peer received.
     pub hellos_received: u64,
+    /// Runs of the peer heard (authenticated link: its first, then one per restart of it); at
+    /// each, both codecs start afresh, since the new run's codecs know nothing of the old
+    /// run's contexts.
+    pub peer_runs: u64,
 }
 
 impl Counters {
@@ -204,7 +208,8 @@ impl Counters {
             feedback_bytes,
             feedback_received,
             hellos_sent,
-            hellos_received
+            hellos_received,
+            peer_runs
         );
         for (a, b) in self.frames_by_kind.iter_mut().zip(other.frames_by_kind) {
             *a += b;
@@ -427,6 +432,7 @@ pub fn table(labels: &[&str], columns: &[&Counters]) -> String {
     row("feedback received", &|c| c.feedback_received.to_string());
     row("hellos sent", &|c| c.hellos_sent.to_string());
     row("hellos received", &|c| c.hellos_received.to_string());
+    row("peer runs", &|c| c.peer_runs.to_string());
 
     let name_width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns.len())

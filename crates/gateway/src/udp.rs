@@ -136,6 +136,7 @@ pub fn check(config: &UdpConfig) -> Result<(), Error> {
 /// socket or device refused.
 #[derive(Debug)]
 pub struct Endpoint {
+    variants: [Variant; 2],
     compressor: AnyCompressor,
     decompressor: AnyDecompressor,
     link: Link,
@@ -170,6 +171,7 @@ impl Endpoint {
             ))),
         };
         Ok(Endpoint {
+            variants: config.variants.clone(),
             compressor: config.variants[0].compressor(),
             decompressor: config.variants[1].decompressor(),
             transparent: config.link.is_transparent(),
@@ -286,6 +288,22 @@ impl Endpoint {
         );
     }
 
+    /// An authentic frame or hello of a new run of the peer came, fresher than any of the run
+    /// we knew (the peer started, or restarted and lost its codecs' state): both codecs start
+    /// afresh, before any frame of ours could reach the new run compressed against contexts
+    /// it lacks. Our compressor's contexts are
+    /// unknown to the new run's decompressor, so every flow's next packet would be refused
+    /// and lost (and TCP, which backs off while the peer is down, may send that packet only
+    /// after a doubled retransmission timeout); a fresh compressor sends it as a context
+    /// set-up instead. Our decompressor's contexts are of the old run's compressor, which the
+    /// new run replaces one by one anyway. Only an authentic frame of the peer's key that is
+    /// fresher than any of the old run makes a new run, so a forger cannot cause this.
+    fn take_up_peer_run(&mut self) {
+        self.compressor = self.variants[0].compressor();
+        self.decompressor = self.variants[1].decompressor();
+        self.counters[1].peer_runs += 1;
+    }
+
     /// A datagram received at `now` (ns) from `from`.
     pub fn datagram<S: FnMut(&[u8]) -> bool, W: FnMut(&[u8]) -> bool>(
         &mut self,
@@ -295,9 +313,13 @@ impl Endpoint {
         send: &mut S,
         write: &mut W,
     ) {
+        let heard = self.framing.freshest_peer_run();
         let (opened, hello) = self.framing.open(from, self.peer, self.link_mtu, datagram);
         if hello {
             self.start(now, send);
+        }
+        if self.framing.freshest_peer_run() != heard {
+            self.take_up_peer_run();
         }
         let (kind, frame) = match opened {
             Ok(Opened::Frame(kind, frame)) => (kind, frame),

@@ -279,6 +279,13 @@ fn forged_replayed_truncated_oversize_and_reflected_datagrams_are_refused() -> R
             c.auth_bytes as f64 / c.datagrams_sent.max(1) as f64
         );
     }
+    println!(
+        "peer runs heard: A {}, B {}; context damage: at A {}, at B {}",
+        a.counters[1].peer_runs,
+        b.counters[1].peer_runs,
+        a.counters[1].context_damage,
+        b.counters[1].context_damage
+    );
     assert!(transfer.is_intact(), "{transfer:?}");
     assert!(
         relayed.replayed >= 20 && relayed.reflected > 0 && relayed.forged_long > 0,

@@ -26,6 +26,15 @@ impl Framing {
         }
     }
 
+    /// The sender id of the freshest run of the peer heard (authenticated link; 0 before
+    /// any, and always without authentication).
+    pub(super) fn freshest_peer_run(&self) -> u64 {
+        match self {
+            Framing::Insecure => 0,
+            Framing::Authenticated(session) => session.opener.echo(),
+        }
+    }
+
     /// What `datagram` carries, and whether to send the peer a hello ([`Session::open`]).
     pub(super) fn open<'a>(
         &mut self,

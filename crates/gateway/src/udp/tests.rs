@@ -210,3 +210,50 @@ fn rebuilt_packets_longer_than_the_tun_mtu_are_not_written() {
     assert_eq!(written, vec![900]);
     assert_eq!(b.counters()[1].oversize_rebuilt, 1);
 }
+
+/// Sends `packets` from `a` and hands the datagrams to `b`; returns how many `b` delivered.
+fn carry(a: &mut Endpoint, b: &mut Endpoint, packets: &[Vec<u8>], from: SocketAddr) -> usize {
+    let mut wire = Vec::new();
+    for (i, p) in packets.iter().enumerate() {
+        a.packet(i as u64, p, &mut |d: &[u8]| {
+            wire.push(d.to_vec());
+            true
+        });
+    }
+    let mut delivered = 0;
+    for d in &wire {
+        b.datagram(0, from, d, &mut |_: &[u8]| true, &mut |_: &[u8]| {
+            delivered += 1;
+            true
+        });
+    }
+    delivered
+}
+
+#[test]
+fn a_restarted_peer_gets_context_set_ups_not_frames_against_contexts_it_lost() {
+    let (a_addr, b_addr): (SocketAddr, SocketAddr) = (
+        "127.0.0.1:1".parse().unwrap(),
+        "127.0.0.1:2".parse().unwrap(),
+    );
+    let plus = |listen: &str, peer: &str| {
+        let mut c = config(listen, peer, true);
+        c.variants = [Variant::of(Scheme::Plus), Variant::of(Scheme::Plus)];
+        c
+    };
+    let mut a = Endpoint::new(&plus("127.0.0.1:1", "127.0.0.1:2"), 1, 1000).unwrap();
+    let mut b = Endpoint::new(&plus("127.0.0.1:2", "127.0.0.1:1"), 2, 5000).unwrap();
+    introduce([&mut a, &mut b], 0, [a_addr, b_addr]);
+    let packets: Vec<Vec<u8>> = (0..8).map(|i| udp_packet(100, i)).collect();
+    assert_eq!(carry(&mut a, &mut b, &packets, a_addr), 8);
+    // The flow's next packet would go compressed against its context.
+    let next: Vec<Vec<u8>> = (8..10).map(|i| udp_packet(100, i)).collect();
+    let compressed = a.counters()[0].frames_by_kind;
+    // B restarts: a new run, fresh codecs, a later counter.
+    let mut b = Endpoint::new(&plus("127.0.0.1:2", "127.0.0.1:1"), 3, 9000).unwrap();
+    introduce([&mut a, &mut b], 0, [a_addr, b_addr]);
+    assert_eq!(carry(&mut a, &mut b, &next, a_addr), 2);
+    assert_eq!(b.counters()[1].context_damage, 0);
+    assert_eq!(a.counters()[1].peer_runs, 2);
+    assert_ne!(a.counters()[0].frames_by_kind, compressed);
+}
