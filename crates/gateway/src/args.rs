@@ -37,8 +37,9 @@ pre-shared key in FILE (the same file on both gateways; make it with `taroc gate
 BLAKE3 tag (--tag-len bytes), a sender id and a counter, so a forged, replayed, reflected, \
 truncated or oversize datagram is refused and counted before it reaches a decompressor, \
 whatever its source address, and so is a frame from before a restart of either gateway (stale: \
-long frames echo the peer's sender id, and the gateways exchange hellos at start); frames are not \
-encrypted. --insecure-no-auth sends and accepts \
+long frames echo the peer's sender id, and the gateways exchange hellos at start). When the peer \
+restarts, this gateway restarts its codecs too (counted as `peer runs`), so the peer's fresh \
+decompressor gets context set-ups at once; frames are not encrypted. --insecure-no-auth sends and accepts \
 bare frames (one kind byte, then the frame) from the --peer address, as anyone who can spoof \
 that address can. The link options, if given, are applied to what this side sends, to make a \
 real link worse on purpose. There is no oracle here; rebuilt packets whose TCP/UDP checksum fails \
