@@ -15,7 +15,8 @@ use crate::harness::IpVersion;
 use crate::link::LinkConfig;
 use crate::{keyfile, Error};
 
-const GATEWAY_ABOUT: &str = "\
+/// The long help of `taroc gateway`.
+pub const GATEWAY_ABOUT: &str = "\
 Run header compression on a live Linux link: packets from TUN devices cross a compressor, a \
 link and a decompressor.
 
