@@ -67,6 +67,38 @@ fn bulk_round_trips_and_shrinks() {
     assert!(sizes[150..].iter().all(|&n| n <= 7), "{:?}", &sizes[150..]);
 }
 
+/// A segment whose TCP checksum is wrong (a corrupt one, or one a capture cut short and
+/// zero-filled) is not compressed in its flow's TCP context, whose CO frames the decompressor
+/// checks with that checksum and would refuse: it is carried whole and delivered as it came,
+/// and the flow's intact segments around it still round-trip. The compressor's check of its
+/// input's checksum (a pass over the payload) is what keeps such packets deliverable.
+#[test]
+fn a_segment_with_a_wrong_checksum_is_delivered_as_it_came() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut corrupt_sent = 0;
+    for i in 0..200u32 {
+        let mut p = segment(1000 + 1448 * i, 77, 500 + i as u16, 10_000 + i / 4, 1448);
+        let corrupt = i > 20 && i % 7 == 0;
+        if corrupt {
+            p[100 + i as usize] ^= 0x10;
+        }
+        let kind = c.compress(&p, &mut frame);
+        let r = d.decompress(kind, &frame, &mut out);
+        assert_eq!(r, Ok(()), "packet {i}: {kind:?}");
+        assert_eq!(out, p, "packet {i}");
+        if corrupt {
+            assert!(
+                !matches!(kind, FrameKind::Profile(k) if k >= super::format::CO),
+                "packet {i}: {kind:?}"
+            );
+            corrupt_sent += 1;
+        }
+    }
+    assert_eq!(corrupt_sent, 26);
+}
+
 /// An interactive flow (small writes, no stride): the echo follows the peer's think time, and
 /// its window spans seconds of timestamps, which the codes of a context without a stride
 /// ([`super::format::UNSTRIDED_CODES`]) carry in fewer bytes than a bulk flow's would.
