@@ -30,7 +30,10 @@ pub const SHORT: u8 = PREFIX + PREFIXES;
 /// other than 0 on the shared captures (a–h), counted with CID prefixes: a bulk receiver's ACKs
 /// (`0x4C`, `0x63`, `0x5C`, `0x43`), a bulk sender's segments (`0x61`, `0x44`, `0x54`), an
 /// interactive flow's (`0x55`, `0x45`), and the flags of a short flow's last packets (`0x67`,
-/// `0x6B`, `0x6E`, `0x4D`, `0x5D`, `0x62`).
+/// `0x6B`, `0x6E`, `0x4D`, `0x5D`, `0x62`), as `cargo run -p taroc-cli --example cid_kinds`
+/// counts them. CID 1 taking the first 15 and CID 2 the first 8 saved the most octets over the
+/// 24 captures (shared, twins, unseen) of the splits of 23 codes measured (CID 1 alone, CIDs 1
+/// to 4 alike, tables per CID).
 pub const SHORT_KINDS: [u8; 15] = [
     0x4C, 0x61, 0x44, 0x67, 0x54, 0x63, 0x55, 0x5C, 0x6B, 0x45, 0x6E, 0x43, 0x4D, 0x5D, 0x62,
 ];
