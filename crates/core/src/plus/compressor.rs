@@ -35,8 +35,8 @@ use ir::{write_ir, write_ir_r};
 
 /// The CIDs a new context takes first (0 to 31), reusing those of flows that are over before
 /// taking higher ones: CO frames name them in at most one octet besides the kind byte
-/// ([`cids`]). CID 32, which a CID prefix names too, is left out: taking it as well cost 72 and
-/// 132 octets more on the shared and twin many-flows captures (f), reusing fewer CIDs.
+/// ([`cids`]). CID 32, which a CID prefix names too, is left out: taking it as well made the
+/// shared and twin many-flows captures (f) 72 and 132 octets longer.
 const CHEAP_CIDS: usize = cids::PREFIX_CIDS as usize;
 
 /// IR frames a context (re)starts with: the first, and this many more back to back.
