@@ -89,7 +89,7 @@ impl FrameKind {
     /// keep one slot per named kind count it as.
     pub fn family(self) -> FrameKind {
         match self {
-            // From 0x21: `taroc-plus`'s CID prefixes, each followed by a CO frame.
+            // From 0x21: `taroc-plus`'s kind bytes that name a CID and a CO frame's kind.
             FrameKind::Profile(byte) if byte > 0x20 => FrameKind::CompressedTcp,
             FrameKind::Profile(byte) if byte >= FrameKind::PROFILE_NON_TCP => {
                 FrameKind::CompressedNonTcp

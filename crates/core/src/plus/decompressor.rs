@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::ack::{self, Extension};
+use super::cids;
 use super::compact;
 use super::format::{self, ext, kind};
 use super::handshake;
@@ -318,8 +319,8 @@ impl PlusDecompressor {
         handshake::rebuild(frame, &base.identity.template, out)
     }
 
-    /// Rebuilds a CO frame, of CID `prefixed` if it came behind a CID prefix; returns its CID
-    /// (once known) with the outcome.
+    /// Rebuilds a CO frame, of CID `prefixed` if its kind byte named one ([`cids`]); returns
+    /// its CID (once known) with the outcome.
     fn co(
         &mut self,
         k: u8,
@@ -421,7 +422,7 @@ impl PlusDecompressor {
                     | format::IR_R_DEST_KEPT,
                 ),
             ) => k,
-            Some(FrameKind::Profile(b)) if b > format::CID_PREFIX => FrameKind::Profile(b),
+            Some(FrameKind::Profile(b)) if b >= cids::PREFIX => FrameKind::Profile(b),
             _ => return Err(DropReason::Malformed),
         };
         let mut inner = core::mem::take(&mut self.tunnel);
@@ -433,8 +434,8 @@ impl PlusDecompressor {
     }
 }
 
-// The CID prefixes fill the kind bytes between the tunnel frame and the first CO kind byte.
-const _: () = assert!(format::CID_PREFIX + format::PREFIX_CIDS + 1 == format::CO);
+// The kind bytes that name a CID follow the tunnel frame's.
+const _: () = assert!(cids::PREFIX == other::TUNNEL + 1);
 
 impl Decompressor for PlusDecompressor {
     fn decompress(
@@ -492,15 +493,15 @@ impl Decompressor for PlusDecompressor {
                 }
                 result
             }
-            FrameKind::Profile(k) if k > format::CID_PREFIX => {
-                // A CID prefix (CIDs 1 to PREFIX_CIDS) before the CO kind byte, or a CO kind byte.
+            FrameKind::Profile(k) if k >= cids::PREFIX => {
+                // A CO kind byte, or a kind byte that names a CID (1 to cids::PREFIX_CIDS) and a
+                // CO kind byte.
                 let (cid, result) = if k >= format::CO {
                     self.co(k, None, frame, out)
                 } else {
-                    let cid = k - format::CID_PREFIX;
-                    match frame {
-                        [k, rest @ ..] if *k >= format::CO => self.co(*k, Some(cid), rest, out),
-                        _ => (Some(cid), Err(DropReason::Malformed)),
+                    match cids::read(k, frame) {
+                        Some((cid, k, at)) => self.co(k, Some(cid), &frame[at..], out),
+                        None => (None, Err(DropReason::Malformed)),
                     }
                 };
                 if let Some(cid) = cid {

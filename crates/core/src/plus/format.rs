@@ -14,7 +14,8 @@
 //!   reference |. The addresses come from the base context (the TCP checksum covers them).
 //!
 //! CO (kind byte 0x40 + |X|P|S S|A A|): X extension follows, P the TCP PSH flag, S and A
-//!   the size classes of the sequence and acknowledgment numbers.
+//!   the size classes of the sequence and acknowledgment numbers. CIDs 1 to 32 name
+//!   themselves and the CO kind byte in the kind bytes 0x21-0x3F instead ([`super::cids`]).
 //!   | extension | (if X) short |0|W|K|v v v v v| or long |1|C|W|R|U|K|F|M| (+ |Q|Z|000000|
 //!   |           | if M), [`super::ack`]: C CID octet, W window, R R-octet, U urgent pointer,
 //!   |           | K SACK, Q sequence unscaled, Z ack unscaled, F FIN; v the window's 5 LSBs
@@ -65,14 +66,6 @@ pub const COMPACT_SYN: u8 = FrameKind::PROFILE_FIRST + 7;
 
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
-
-/// CID prefixes: a kind byte `CID_PREFIX + c`, `c` a CID from 1 to [`PREFIX_CIDS`], is
-/// followed by a CO kind byte and that CID's CO frame, without extension bit C and CID octet
-/// (one octet less than the CID octet and the extension octet it may need).
-pub const CID_PREFIX: u8 = 0x20;
-
-/// The largest CID a CID prefix names.
-pub const PREFIX_CIDS: u8 = 0x1F;
 
 /// Bits of a CO kind byte.
 pub mod kind {

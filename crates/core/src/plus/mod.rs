@@ -19,6 +19,7 @@
 
 pub mod ack;
 pub mod breakdown;
+pub mod cids;
 pub mod compact;
 pub mod compressor;
 pub mod decompressor;

@@ -10,6 +10,7 @@ use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
 use crate::plus::ack;
 use crate::plus::breakdown::{Field, Tally};
+use crate::plus::cids;
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::Behaviour;
 use crate::plus::scaled::Strides;
@@ -107,8 +108,8 @@ impl Coder<'_> {
 }
 
 /// CO: the packet coded against the window (its kind byte and body; for CIDs 1 to
-/// [`format::PREFIX_CIDS`] the CID prefix, then the CO kind byte and body), or the reason it
-/// must go IR.
+/// [`cids::PREFIX_CIDS`] the kind byte that names the CID and the CO kind byte, then the
+/// octet after a CID prefix if it needs one, and the body), or the reason it must go IR.
 pub(super) fn write_co(
     ctx: &Coder<'_>,
     p: &TcpIpPacket<'_>,
@@ -145,11 +146,7 @@ pub(super) fn write_co(
     }
     let seq = number_code(needs.seq, needs.seq_scaled, ctx.strides.seq != 0);
     let ack = number_code(needs.ack, needs.ack_scaled, ctx.strides.ack != 0);
-    let prefixed = (1..=format::PREFIX_CIDS).contains(&cid);
-    if prefixed {
-        // The CO kind byte's place: the link's kind byte is the CID prefix.
-        out.push(0);
-    }
+    let prefixed = (1..=cids::PREFIX_CIDS).contains(&cid);
     let r_octet = p.r_octet != ctx.usual_ecn;
     let win = needs.win != Span::default();
     let mut e = 0u8;
@@ -185,9 +182,20 @@ pub(super) fn write_co(
     } else {
         sack_header
     };
-    let before_extension = out.len();
     if e != 0 {
         k |= kind::X;
+    }
+    // The link's kind byte: the CO kind byte, or one that names the CID too (and then maybe
+    // the octet after a CID prefix).
+    let (lead, named) = if prefixed {
+        let (lead, second) = cids::name(cid, k);
+        out.extend(second);
+        (lead, second.is_some())
+    } else {
+        (k, cid != 0)
+    };
+    let before_extension = out.len();
+    if e != 0 {
         ack::put_extension(out, e, short);
     }
     let extension_bits = 8 * (out.len() - before_extension) as u32;
@@ -204,7 +212,7 @@ pub(super) fn write_co(
     let mut tally: Tally = [0; 13];
     let mut count = |field: Field, bits: u8| tally[field as usize] += u32::from(bits);
     count(Field::Kind, 8);
-    count(Field::Cid, 8 * u8::from(cid != 0));
+    count(Field::Cid, 8 * u8::from(named));
     count(Field::Checksum, 16);
     count(Field::Seq, seq.bits);
     count(Field::Ack, ack.bits);
@@ -302,11 +310,7 @@ pub(super) fn write_co(
     stats.add_part(Part::Base, base as u64);
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
-    if prefixed {
-        out[0] = k;
-        return Ok((format::CID_PREFIX + cid, tally));
-    }
-    Ok((k, tally))
+    Ok((lead, tally))
 }
 
 #[cfg(test)]
