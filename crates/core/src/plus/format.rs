@@ -198,10 +198,12 @@ pub const UNSTRIDED_CODES: Codes = Codes {
 
 /// The codes of a context with an acknowledgment stride only (a bulk receiver's pure ACKs). Its
 /// IP-ID counter steps by one per ACK (no sequence stride to offset it), so a full window of 16
-/// spans 4–5 bits of it; an ACK every second segment puts a window's timestamps within 9 bits,
-/// and the gap to the echo (the queue's delay) within 6 to 8.
+/// spans 4–5 bits of it: nearly every ACK's IP-ID takes 5 bits, which get the one-bit prefix
+/// (an IP-ID equal to every reference's, the 0-bit code, is rare); an ACK every second segment
+/// puts a window's timestamps within 9 bits, and the gap to the echo (the queue's delay) within
+/// 6 to 8.
 pub const ACK_CODES: Codes = Codes {
-    ip_id: [0, 5, 8, 16],
+    ip_id: [5, 0, 8, 16],
     ts: [9, 10, 12, 32],
     ecr: [(true, 8), (true, 6), (false, 11), (false, 32)],
 };
