@@ -1,10 +1,11 @@
 //! What pure ACKs need of a CO frame, coded small: the extension in two forms (a short octet
-//! for the window and SACK flags alone, which carries the window's LSBs or the SACK header in
+//! for the window and SACK flags alone, which carries the window's code or the SACK header in
 //! its low five bits), and SACK blocks as exp-Golomb codes in the bit stream, each against the
 //! packet's own acknowledgment number (so they depend on no earlier frame).
 //!
 //! ```text
-//! short extension: | 0 | W | K | v v v v v |  v: the window's 5 LSBs if W, else the SACK header
+//! short extension: | 0 | W | K | v v v v v |  v: the window's code if W, else the SACK header
+//! window code:     | L | 4 LSBs |, then, if L, the 2 next LSBs in the bit field (6 in all)
 //! long extension:  | 1 | C | W | R | U | K | F | M |, then | Q | Z | 0 0 0 0 0 0 | if M
 //! SACK header:     | blocks - 1 (2) | scaled (1) | order (2) |   (5 bits)
 //! SACK blocks:     each block's (left edge - ACK, right edge - left edge), divided by the
@@ -19,10 +20,43 @@ use taroc_wire::tcp::SackBlocks;
 use crate::encoding::bits::{BitReader, BitWriter};
 use crate::plus::format::ext;
 
-/// The LSB count of the window in a short extension: one-sided LSBs ([`crate::encoding::lsb`]),
-/// which decode a window in `[reference - 4, reference + 27]` (a receiver's window mostly
-/// grows, by small steps).
-pub const SHORT_WINDOW_BITS: u8 = 5;
+/// The LSB counts of the window a short extension codes: its five low bits are a selector bit
+/// and the window's 4 LSBs (selector 0: one-sided LSBs, [`crate::encoding::lsb`], which decode
+/// a window in `[reference - 2, reference + 13]`), or the low 4 of its 6 LSBs, whose top 2 bits
+/// follow in the bit field (selector 1: `[reference - 8, reference + 55]`). A receiver's window
+/// mostly holds still or moves by a few units, but while its buffer grows (after a loss, say)
+/// it rises by a few units per ACK, some 45 across a window of references.
+pub const SHORT_WINDOW_BITS: [u8; 2] = [4, 6];
+
+/// The short extension's selector bit for the window's longer code.
+const SHORT_WINDOW_LONG: u8 = 0x10;
+
+/// The short extension's five low bits for `window` under selector `long` (the second entry
+/// of [`SHORT_WINDOW_BITS`] if set), and the bits that follow in the bit field (their count
+/// and value: none for the short code).
+pub fn short_window(window: u16, long: bool) -> (u8, (u8, u32)) {
+    let low = (window & 0x0F) as u8;
+    if long {
+        let more = SHORT_WINDOW_BITS[1] - SHORT_WINDOW_BITS[0];
+        (
+            SHORT_WINDOW_LONG | low,
+            (more, u32::from(window >> 4) & 0x03),
+        )
+    } else {
+        (low, (0, 0))
+    }
+}
+
+/// Reads a short extension's window code: the LSB count its five low bits `v` select, and how
+/// many more bits of it the bit field holds.
+pub fn short_window_bits(v: u8) -> (u8, u8) {
+    if v & SHORT_WINDOW_LONG != 0 {
+        let k = SHORT_WINDOW_BITS[1];
+        (k, k - SHORT_WINDOW_BITS[0])
+    } else {
+        (SHORT_WINDOW_BITS[0], 0)
+    }
+}
 
 /// The exp-Golomb orders a SACK header's order field selects (the compressor takes the one
 /// that codes the frame's blocks in the fewest bits).
@@ -320,6 +354,25 @@ mod tests {
                         assert_eq!(Some(&bits), cheapest.iter().min());
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn short_window_codes_round_trip() {
+        for window in [0u16, 1, 0x0F, 0x10, 0x3F, 0x40, 0x1234, u16::MAX] {
+            for long in [false, true] {
+                let (v, (more, extra)) = short_window(window, long);
+                assert!(v < 0x20);
+                let (k, n) = short_window_bits(v);
+                assert_eq!(n, more);
+                assert_eq!(k, SHORT_WINDOW_BITS[usize::from(long)]);
+                let lsbs = u32::from(v & 0x0F) | extra << 4;
+                assert_eq!(
+                    lsbs,
+                    u32::from(window) & ((1 << k) - 1),
+                    "{window:#x} {long}"
+                );
             }
         }
     }

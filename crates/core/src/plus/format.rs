@@ -18,15 +18,16 @@
 //!   themselves and the CO kind byte in the kind bytes 0x21-0x3F instead ([`super::cids`]).
 //!   | extension | (if X) short |0|W|K|v v v v v| or long |1|C|W|R|U|K|F|M| (+ |Q|Z|000000|
 //!   |           | if M), [`super::ack`]: C CID octet, W window, R R-octet, U urgent pointer,
-//!   |           | K SACK, Q sequence unscaled, Z ack unscaled, F FIN; v the window's 5 LSBs
-//!   |           | if W, else the SACK header
+//!   |           | K SACK, Q sequence unscaled, Z ack unscaled, F FIN; v the window's code
+//!   |           | if W (|L| 4 LSBs|, L: 6 LSBs, the top 2 in the bits), else the SACK header
 //!   | CID       | (if C)
 //!   (a number with a stride and no Q / Z: classes 1, 2 scaled, class 3 16 bits unscaled)
 //!   | checksum  | TCP checksum (+ IPv4 Identification, mod 2^16), 2 octets
 //!   | bits      | sequence LSBs, ack LSBs, IP-ID code + offset LSBs (or 16 bits if random),
 //!   |           | TS value code + LSBs, TS echo code + LSBs (if the context has timestamps),
 //!   |           | the SACK header (5 bits, if K and not in a short extension), window code +
-//!   |           | LSBs (if W and not in a short extension: `0` + 8 or `1` + 16), SACK blocks
+//!   |           | LSBs (if W and not in a short extension: `0` + 8 or `1` + 16; the short
+//!   |           | code's top 2 LSBs if it has L), SACK blocks
 //!   |           | (if K: exp-Golomb codes, [`super::ack`]); zero bits to the octet boundary
 //!   | R-octet   | (if R) | urgent pointer (2, if U)
 //!   | TCP data  |
@@ -190,10 +191,12 @@ pub const UNSTRIDED_CODES: Codes = Codes {
 
 /// The codes of a context with an acknowledgment stride only (a bulk receiver's pure ACKs). Its
 /// IP-ID counter steps by one per ACK (no sequence stride to offset it), so a full window of 16
-/// spans 4–5 bits of it; an ACK every second segment puts a window's timestamps within 9 bits,
-/// and the gap to the echo (the queue's delay) within 6 to 8.
+/// spans 4–5 bits of it: nearly every ACK's IP-ID takes 5 bits, which get the one-bit prefix
+/// (an IP-ID equal to every reference's, the 0-bit code, is rare); an ACK every second segment
+/// puts a window's timestamps within 9 bits, and the gap to the echo (the queue's delay) within
+/// 6 to 8.
 pub const ACK_CODES: Codes = Codes {
-    ip_id: [0, 5, 8, 16],
+    ip_id: [5, 0, 8, 16],
     ts: [9, 10, 12, 32],
     ecr: [(true, 8), (true, 6), (false, 11), (false, 32)],
 };

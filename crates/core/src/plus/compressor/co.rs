@@ -172,13 +172,17 @@ pub(super) fn write_co(
     let sack_scaled = format::sack_scales(p.fields.ack, sack, ctx.strides.ack.into());
     let sack_header = (!sack.is_empty())
         .then(|| ack::sack_header(p.fields.ack, sack, ctx.strides.ack.into(), sack_scaled));
-    let short_window =
-        win && crate::encoding::lsb::fits(ack::SHORT_WINDOW_BITS, needs.win.up, needs.win.down);
-    // The short extension: the window's LSBs in it if they fit, else the SACK header.
-    let short = if !ack::short_fits(e) || (win && !short_window) {
+    // The short extension's window code: the first of its LSB counts that fits.
+    let short_window = ack::SHORT_WINDOW_BITS
+        .iter()
+        .position(|&k| crate::encoding::lsb::fits(k, needs.win.up, needs.win.down))
+        .filter(|_| win)
+        .map(|c| ack::short_window(p.fields.win, c == 1));
+    // The short extension: the window's code in it if one fits, else the SACK header.
+    let short = if !ack::short_fits(e) || (win && short_window.is_none()) {
         None
-    } else if win {
-        Some(p.fields.win as u8)
+    } else if let Some((v, _)) = short_window {
+        Some(v)
     } else {
         sack_header
     };
@@ -264,6 +268,10 @@ pub(super) fn write_co(
     if let Some(header) = sack_header.filter(|_| short.is_none() || win) {
         w.put(header.into(), 5);
         count(Field::Sack, 5);
+    }
+    if let Some((_, (more, bits))) = short_window.filter(|_| short.is_some()) {
+        w.put(bits, more);
+        count(Field::Window, more);
     }
     if win && short.is_none() {
         let c = usize::from(!crate::encoding::lsb::fits(

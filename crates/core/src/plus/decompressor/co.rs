@@ -104,7 +104,12 @@ pub(super) fn decode_body(
         };
         if e & ext::W != 0 {
             fields.win = match short {
-                Some(v) => lsb::decode(r.win.into(), v.into(), ack::SHORT_WINDOW_BITS, 16) as u16,
+                Some(v) => {
+                    let (k, more) = ack::short_window_bits(v);
+                    let high = bits.get(more).ok_or(DropReason::Malformed)?;
+                    let lsbs = u32::from(v & 0x0F) | high << 4;
+                    lsb::decode(r.win.into(), lsbs, k, 16) as u16
+                }
                 None => {
                     let c = bits.get(1).ok_or(DropReason::Malformed)?;
                     let k = format::WINDOW_BITS[c as usize];
