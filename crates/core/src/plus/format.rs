@@ -141,7 +141,7 @@ pub const UNSCALED_BITS: [u8; 4] = [0, 10, 16, 32];
 
 /// LSB counts of the IP-ID offset codes, prefixed `0`, `10`, `110`, `111` (a context with a
 /// stride; [`Codes`]).
-pub const IP_ID_CODES: [u8; 4] = [0, 7, 5, 16];
+pub const IP_ID_CODES: [u8; 4] = [0, 8, 4, 16];
 
 /// LSB counts of the timestamp value codes, prefixed `0`, `10`, `110`, `111` (a context with a
 /// sequence stride; [`Codes`]). These tables, and [`ACK_CODES`]', are the ones that give the
