@@ -11,41 +11,27 @@
 //! cargo run --release -p taroc-cli --example breakdown -- ../shared/captures/linux/a_bulk_v4_default.pcap
 //! ```
 
-use std::path::Path;
 use std::process::ExitCode;
 
-use taroc_core::codec::Compressor;
 use taroc_core::plus::breakdown::Field;
-use taroc_core::plus::PlusCompressor;
 use taroc_core::taroc::stats::Why;
-use taroc_core::taroc::{Repair, TarocConfig};
-use taroc_wire::ip::IpInfo;
+
+mod common;
 
 fn main() -> ExitCode {
     let Some(capture) = std::env::args().nth(1) else {
         eprintln!("usage: breakdown CAPTURE");
         return ExitCode::from(2);
     };
-    let capture = match taroc_cli::capture::read_file(Path::new(&capture)) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
+    let packets = match common::packets(&capture) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
-    let config = TarocConfig {
-        repair: Repair::live(),
-        ..TarocConfig::default()
-    };
-    let mut compressors = [
-        PlusCompressor::new(config.clone()),
-        PlusCompressor::new(config),
-    ];
-    let mut frame = Vec::new();
-    for packet in &capture.packets {
-        let reverse = IpInfo::parse(packet).is_ok_and(|ip| ip.src > ip.dst);
-        compressors[usize::from(reverse)].compress(packet, &mut frame);
+    let mut directions = common::Directions::new();
+    for packet in &packets {
+        directions.compress(packet);
     }
+    let compressors = &directions.compressors;
     let bytes = |data: bool, field: Field| -> f64 {
         let n: u64 = compressors
             .iter()

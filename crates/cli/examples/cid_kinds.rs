@@ -11,13 +11,12 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::ExitCode;
 
-use taroc_core::codec::{Compressor, FrameKind};
-use taroc_core::plus::{cids, PlusCompressor};
-use taroc_core::taroc::{Repair, TarocConfig};
-use taroc_wire::ip::IpInfo;
+use taroc_core::codec::FrameKind;
+use taroc_core::plus::cids;
+
+mod common;
 
 fn main() -> ExitCode {
     let paths: Vec<String> = std::env::args().skip(1).collect();
@@ -27,28 +26,15 @@ fn main() -> ExitCode {
     }
     // Frames per (CID, CO kind byte).
     let mut counts: BTreeMap<(u8, u8), u64> = BTreeMap::new();
-    let mut frame = Vec::new();
     for path in &paths {
-        let capture = match taroc_cli::capture::read_file(Path::new(path)) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("{path}: {e}");
-                return ExitCode::FAILURE;
-            }
+        let packets = match common::packets(path) {
+            Ok(p) => p,
+            Err(code) => return code,
         };
-        let config = TarocConfig {
-            repair: Repair::live(),
-            ..TarocConfig::default()
-        };
-        let mut compressors = [
-            PlusCompressor::new(config.clone()),
-            PlusCompressor::new(config),
-        ];
-        for packet in &capture.packets {
-            let reverse = IpInfo::parse(packet).is_ok_and(|ip| ip.src > ip.dst);
-            let kind = compressors[usize::from(reverse)].compress(packet, &mut frame);
-            if let FrameKind::Profile(byte) = kind {
-                if let Some((cid, co_kind, _)) = cids::read(byte, &frame) {
+        let mut directions = common::Directions::new();
+        for packet in &packets {
+            if let (FrameKind::Profile(byte), frame) = directions.compress(packet) {
+                if let Some((cid, co_kind, _)) = cids::read(byte, frame) {
                     *counts.entry((cid, co_kind)).or_default() += 1;
                 }
             }
