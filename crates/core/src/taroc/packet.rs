@@ -86,6 +86,121 @@ impl<'a> TcpIpPacket<'a> {
     /// SYN and RST clear, well-formed options, a template of at most [`MAX_TEMPLATE_LEN`]
     /// bytes. Anything else travels as TYPE_IP.
     pub fn parse(bytes: &'a [u8]) -> Option<TcpIpPacket<'a>> {
+        if let Some(plain) = TcpIpPacket::parse_plain(bytes) {
+            return plain;
+        }
+        TcpIpPacket::parse_general(bytes)
+    }
+
+    /// [`TcpIpPacket::parse`] for the layouts nearly every packet has, read in place: IPv4
+    /// without options or IPv6 whose next header is TCP. `None` for any other layout, which
+    /// [`TcpIpPacket::parse_general`] reads; for these layouts, the same answer as that
+    /// (`plain_parse_agrees_with_the_general_parse` checks it).
+    fn parse_plain(bytes: &'a [u8]) -> Option<Option<TcpIpPacket<'a>>> {
+        let (v4, ip_len) = match bytes.first()? {
+            0x45 => (true, ipv4::MIN_HEADER_LEN),
+            b if b >> 4 == 6 => (false, taroc_wire::ipv6::HEADER_LEN),
+            _ => return None,
+        };
+        if bytes.len() < ip_len + 20 {
+            return None;
+        }
+        let be16 = |at: usize| u16::from_be_bytes([bytes[at], bytes[at + 1]]);
+        let (src, dst) = if v4 {
+            let declared = usize::from(be16(2));
+            let fragment = be16(6) & 0x3FFF != 0;
+            if declared != bytes.len() || bytes[9] != protocol::TCP || fragment {
+                return Some(None);
+            }
+            // Valid, and not the 0xFFFF spelling of zero (see `parse_general`).
+            let header = &bytes[..ip_len];
+            if !Sum::new().add_bytes(header).verifies() || be16(10) == 0xFFFF {
+                return Some(None);
+            }
+            let addr = |at: usize| -> IpAddr {
+                let octets: [u8; 4] = bytes[at..at + 4].try_into().expect("4 octets");
+                core::net::Ipv4Addr::from(octets).into()
+            };
+            (addr(12), addr(16))
+        } else {
+            if bytes[6] != protocol::TCP {
+                return None;
+            }
+            if ip_len + usize::from(be16(4)) != bytes.len() {
+                return Some(None);
+            }
+            let addr = |at: usize| -> IpAddr {
+                let octets: [u8; 16] = bytes[at..at + 16].try_into().expect("16 octets");
+                core::net::Ipv6Addr::from(octets).into()
+            };
+            (addr(8), addr(24))
+        };
+        let segment = &bytes[ip_len..];
+        let tcp_header_len = usize::from(segment[12] >> 4) * 4;
+        let f = segment[13];
+        if tcp_header_len < 20
+            || segment.len() < tcp_header_len
+            || f & (flags::SYN | flags::RST) != 0
+            || f & flags::ACK == 0
+        {
+            return Some(None);
+        }
+        let verifies = Sum::new()
+            .add_pseudo_header(src, dst, protocol::TCP, segment.len() as u32)
+            .add_bytes(segment)
+            .verifies();
+        if !verifies {
+            return Some(None);
+        }
+        let options = &segment[20..tcp_header_len];
+        let (ts, sack, canonical_options) = match usual_options(options) {
+            Some(ts) => (ts, SackBlocks::default(), true),
+            None => match parse_options(options) {
+                Some(parsed) => parsed,
+                None => return Some(None),
+            },
+        };
+        let seg16 = |at: usize| u16::from_be_bytes([segment[at], segment[at + 1]]);
+        let seg32 = |at: usize| {
+            u32::from_be_bytes([segment[at], segment[at + 1], segment[at + 2], segment[at + 3]])
+        };
+        let ecn = if v4 {
+            bytes[1] & 0x03
+        } else {
+            (bytes[1] >> 4) & 0x03
+        };
+        let (ts_val, ts_ecr) = ts.unwrap_or((0, 0));
+        Some(Some(TcpIpPacket {
+            bytes,
+            v4,
+            tcp_offset: ip_len,
+            tcp_header_len,
+            key: FlowKey {
+                src,
+                dst,
+                src_port: seg16(0),
+                dst_port: seg16(2),
+            },
+            fields: Fields {
+                seq: seg32(4),
+                ack: seg32(8),
+                win: seg16(14),
+                ip_id: if v4 { be16(4) } else { 0 },
+                ts_val,
+                ts_ecr,
+            },
+            ts: ts.is_some(),
+            sack,
+            canonical_options,
+            flags: f,
+            urgent: seg16(18),
+            r_octet: r_octet(segment[12] & 0x0F, f, ecn),
+            checksum: seg16(16),
+        }))
+    }
+
+    /// [`TcpIpPacket::parse`] for any layout.
+    fn parse_general(bytes: &'a [u8]) -> Option<TcpIpPacket<'a>> {
         let ip = IpInfo::parse(bytes).ok()?;
         if ip.protocol != protocol::TCP || ip.fragment || ip.declared_len != bytes.len() {
             return None;
@@ -432,6 +547,70 @@ mod tests {
         assert_eq!(written[..12], ts);
 
         assert_eq!(usual_options(&[]), Some(None));
+    }
+
+    /// Recomputes a mutated packet's IPv4 header checksum and TCP checksum where its headers
+    /// still say where they are, so that mutations reach past the checksum checks.
+    fn fix_checksums(bytes: &mut [u8]) {
+        let Ok(ip) = IpInfo::parse(bytes) else {
+            return;
+        };
+        if ip.version == 4 && bytes.len() >= ip.transport_offset {
+            bytes[10..12].fill(0);
+            let c = taroc_wire::checksum::checksum(&bytes[..ip.transport_offset]);
+            bytes[10..12].copy_from_slice(&c.to_be_bytes());
+        }
+        let at = ip.transport_offset;
+        if bytes.len() >= at + 20 {
+            bytes[at + 16..at + 18].fill(0);
+            let c = Sum::new()
+                .add_pseudo_header(ip.src, ip.dst, protocol::TCP, (bytes.len() - at) as u32)
+                .add_bytes(&bytes[at..])
+                .checksum();
+            bytes[at + 16..at + 18].copy_from_slice(&c.to_be_bytes());
+        }
+    }
+
+    /// The in-place parse of the usual layouts says what the general parse says, whichever
+    /// bit of a packet flips (checksums mended or not) and however it is cut short.
+    #[test]
+    fn plain_parse_agrees_with_the_general_parse() {
+        let mut checked = 0;
+        for (v4, ts, sack) in (0..8).map(|i| (i & 1 != 0, i & 2 != 0, i & 4 != 0)) {
+            let spec = Spec {
+                v4,
+                ts: ts.then_some((7, 9)),
+                sack: if sack { alloc::vec![(100, 200)] } else { alloc::vec![] },
+                payload: 9,
+                ..Spec::default()
+            };
+            let packet = spec.build();
+            for at in 0..packet.len() {
+                for flip in [0u8, 1, 2, 4, 8, 0x10, 0x20, 0x40, 0x80, 0xFF] {
+                    for mend in [false, true] {
+                        let mut bytes = packet.clone();
+                        bytes[at] ^= flip;
+                        if mend {
+                            fix_checksums(&mut bytes);
+                        }
+                        for cut in [0, 1, 2, 9, 10] {
+                            let bytes = &bytes[..bytes.len().saturating_sub(cut)];
+                            let general = TcpIpPacket::parse_general(bytes);
+                            checked += usize::from(general.is_some());
+                            let general = alloc::format!("{general:?}");
+                            let plain = TcpIpPacket::parse_plain(bytes);
+                            if let Some(plain) = plain {
+                                assert_eq!(alloc::format!("{plain:?}"), general, "{bytes:x?}");
+                            }
+                            let parsed = alloc::format!("{:?}", TcpIpPacket::parse(bytes));
+                            assert_eq!(parsed, general, "{bytes:x?}");
+                        }
+                    }
+                }
+            }
+        }
+        // Mended mutations reach the packets the parse accepts, not only its refusals.
+        assert!(checked > 1000, "{checked}");
     }
 
     /// The in-place comparison and the in-place template bytes agree with writing the
