@@ -597,3 +597,47 @@ fn flow_starts_go_as_compact_irs_unless_the_options_are_unusual() {
         assert_eq!(out, p);
     }
 }
+
+/// A stride learnt after a context's start goes in the extension (T) of its next three CO
+/// frames, not in three IR frames: each is a CO frame that carries the strides and decodes
+/// with them. A decompressor that misses all three refuses the frames coded with the new
+/// stride (context damage), never delivering a wrong packet.
+#[test]
+fn a_new_stride_goes_in_three_co_frames() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let mut blind = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut seq = 1000;
+    let (mut carried, mut refused) = (Vec::new(), Vec::new());
+    for i in 0..40u16 {
+        // Short segments first (no stride), then full ones (stride 1448 after two).
+        let len = if i < 20 { 100 } else { 1448 };
+        let p = segment(seq, 77, 500 + i, 10_000 + u32::from(i), len);
+        seq += len as u32;
+        let kind = c.compress(&p, &mut frame);
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+        assert_eq!(out, p, "packet {i}");
+        let byte = kind.to_byte();
+        let strides = byte >= super::format::CO
+            && byte & super::format::kind::X != 0
+            && super::ack::get_extension(&frame).is_some_and(|(e, _)| e.strides);
+        if strides {
+            carried.push(i);
+        }
+        if i > 2 {
+            assert!(byte >= super::format::CO, "packet {i} went {byte:#04x}");
+        }
+        // The blind decompressor misses the frames that carry the stride.
+        if strides {
+            continue;
+        }
+        match blind.decompress(kind, &frame, &mut out) {
+            Ok(()) => assert_eq!(out, p, "packet {i}"),
+            Err(_) => refused.push(i),
+        }
+    }
+    // The stride is adopted at the third full segment (the first step's divisor is 4).
+    assert_eq!(carried, [22, 23, 24]);
+    assert_eq!(refused.first(), Some(&25));
+}

@@ -162,7 +162,12 @@ impl<'a> TcpIpPacket<'a> {
         };
         let seg16 = |at: usize| u16::from_be_bytes([segment[at], segment[at + 1]]);
         let seg32 = |at: usize| {
-            u32::from_be_bytes([segment[at], segment[at + 1], segment[at + 2], segment[at + 3]])
+            u32::from_be_bytes([
+                segment[at],
+                segment[at + 1],
+                segment[at + 2],
+                segment[at + 3],
+            ])
         };
         let ecn = if v4 {
             bytes[1] & 0x03
@@ -580,7 +585,11 @@ mod tests {
             let spec = Spec {
                 v4,
                 ts: ts.then_some((7, 9)),
-                sack: if sack { alloc::vec![(100, 200)] } else { alloc::vec![] },
+                sack: if sack {
+                    alloc::vec![(100, 200)]
+                } else {
+                    alloc::vec![]
+                },
                 payload: 9,
                 ..Spec::default()
             };

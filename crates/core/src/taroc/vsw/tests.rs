@@ -219,3 +219,18 @@ proptest::proptest! {
         }
     }
 }
+
+/// A window smaller than its protected count (a configuration with two entries) protects every
+/// entry: the frontier still stays when retransmissions (older than it) come, and its
+/// successor goes instead. (Before, the frontier went, and a CO frame coded against the
+/// retransmissions alone was refused by a decompressor that had missed nothing.)
+#[test]
+fn a_window_smaller_than_its_protection_keeps_the_frontier() {
+    let mut v = Vsw::new(2, Progress::SincePush).with_protected(4);
+    v.push(entry(7874, 9));
+    for _ in 0..3 {
+        v.push(entry(7872, 9));
+        let seqs: Vec<u32> = v.entries().map(|e| e.fields.seq).collect();
+        assert_eq!(seqs, [7874, 7872]);
+    }
+}
