@@ -66,12 +66,8 @@ pub const SACK_ORDERS: [u8; 4] = [0, 1, 3, 10];
 const LONG: u8 = 0x80;
 /// Long extension bits, in wire order after the marker: C W R U K F M.
 const LONG_BITS: [u8; 6] = [ext::C, ext::W, ext::R, ext::U, ext::K, ext::F];
-/// Long extension: a second octet (Q, Z, T) follows.
+/// Long extension: a second octet (Q, Z) follows.
 const MORE: u8 = 0x01;
-/// The second octet's bits: Q, Z and T (the context's new strides follow the CID).
-const SECOND_Q: u8 = 0x80;
-const SECOND_Z: u8 = 0x40;
-const SECOND_T: u8 = 0x20;
 
 /// A CO frame's extension, read: its flags (the [`ext`] bits) and, if it came short, the
 /// value in its low five bits.
@@ -82,8 +78,6 @@ pub struct Extension {
     /// The short form's five low bits (the window's LSBs if [`ext::W`], else the SACK
     /// header), or `None` for the long form or no extension.
     pub short: Option<u8>,
-    /// The long form's T: the context's new strides (4 octets) follow the CID octet.
-    pub strides: bool,
 }
 
 /// Whether flags `e` can go as a short extension (only W and K, at least one).
@@ -91,11 +85,10 @@ pub fn short_fits(e: u8) -> bool {
     e != 0 && e & !(ext::W | ext::K) == 0
 }
 
-/// Writes the extension of flags `e`: short with value `short` (5 bits) if given, else long,
-/// with T if `strides` (the context's new strides follow the CID).
-pub fn put_extension(out: &mut Vec<u8>, e: u8, short: Option<u8>, strides: bool) {
+/// Writes the extension of flags `e`: short with value `short` (5 bits) if given, else long.
+pub fn put_extension(out: &mut Vec<u8>, e: u8, short: Option<u8>) {
     if let Some(v) = short {
-        debug_assert!(short_fits(e) && !strides);
+        debug_assert!(short_fits(e));
         let w = if e & ext::W != 0 { 0x40 } else { 0 };
         let k = if e & ext::K != 0 { 0x20 } else { 0 };
         out.push(w | k | (v & 0x1F));
@@ -107,9 +100,8 @@ pub fn put_extension(out: &mut Vec<u8>, e: u8, short: Option<u8>, strides: bool)
             first |= 0x40 >> i;
         }
     }
-    let second = (if e & ext::Q != 0 { SECOND_Q } else { 0 })
-        | (if e & ext::Z != 0 { SECOND_Z } else { 0 })
-        | (if strides { SECOND_T } else { 0 });
+    let second =
+        (if e & ext::Q != 0 { 0x80 } else { 0 }) | (if e & ext::Z != 0 { 0x40 } else { 0 });
     if second != 0 {
         out.push(first | MORE);
         out.push(second);
@@ -131,12 +123,7 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
             flags |= ext::K;
         }
         let short = Some(first & 0x1F);
-        let extension = Extension {
-            flags,
-            short,
-            strides: false,
-        };
-        return (flags != 0).then_some((extension, 1));
+        return (flags != 0).then_some((Extension { flags, short }, 1));
     }
     let mut flags = 0;
     for (i, bit) in LONG_BITS.into_iter().enumerate() {
@@ -145,27 +132,20 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         }
     }
     let mut used = 1;
-    let mut strides = false;
     if first & MORE != 0 {
         let second = *data.get(1)?;
-        if second == 0 || second & !(SECOND_Q | SECOND_Z | SECOND_T) != 0 {
+        if second == 0 || second & 0x3F != 0 {
             return None;
         }
-        if second & SECOND_Q != 0 {
+        if second & 0x80 != 0 {
             flags |= ext::Q;
         }
-        if second & SECOND_Z != 0 {
+        if second & 0x40 != 0 {
             flags |= ext::Z;
         }
-        strides = second & SECOND_T != 0;
         used = 2;
     }
-    let extension = Extension {
-        flags,
-        short: None,
-        strides,
-    };
-    (flags != 0 || strides).then_some((extension, used))
+    (flags != 0).then_some((Extension { flags, short: None }, used))
 }
 
 /// The values a SACK codes: each block's distances from the ACK, divided by `s`.
@@ -288,39 +268,30 @@ mod tests {
             ext::Z,
             ext::F,
         ];
-        for (e, strides) in (0..=255u8).flat_map(|e| [(e, false), (e, true)]) {
-            if e == 0 && !strides {
-                continue;
-            }
+        for e in 1..=255u8 {
             let mut out = Vec::new();
-            put_extension(&mut out, e, None, strides);
-            let want = if e & (ext::Q | ext::Z) != 0 || strides {
-                2
-            } else {
-                1
-            };
+            put_extension(&mut out, e, None);
+            let want = if e & (ext::Q | ext::Z) != 0 { 2 } else { 1 };
             assert_eq!(out.len(), want, "{e:#x}");
             assert_eq!(
                 get_extension(&out),
                 Some((
                     Extension {
                         flags: e,
-                        short: None,
-                        strides,
+                        short: None
                     },
                     want
                 ))
             );
-            if short_fits(e) && !strides {
+            if short_fits(e) {
                 out.clear();
-                put_extension(&mut out, e, Some(0x15), false);
+                put_extension(&mut out, e, Some(0x15));
                 assert_eq!(
                     get_extension(&out),
                     Some((
                         Extension {
                             flags: e,
-                            short: Some(0x15),
-                            strides: false,
+                            short: Some(0x15)
                         },
                         1
                     ))
@@ -330,14 +301,11 @@ mod tests {
         assert!(all
             .iter()
             .all(|&b| !short_fits(b) || b == ext::W || b == ext::K));
-        // No flag, or a second octet without Q, Z and T or with its reserved bits: malformed.
+        // No flag, or a second octet without Q and Z or with its reserved bits: malformed.
         assert_eq!(get_extension(&[0x1F]), None);
         assert_eq!(get_extension(&[0x80]), None);
         assert_eq!(get_extension(&[0x81, 0x00]), None);
         assert_eq!(get_extension(&[0xC1, 0x81]), None);
-        assert_eq!(get_extension(&[0xC1, 0x10]), None);
-        // T alone is an extension: the new strides are all the frame needs of one.
-        assert!(get_extension(&[0x81, 0x20]).is_some_and(|(e, _)| e.strides && e.flags == 0));
         assert_eq!(get_extension(&[0xC1]), None);
         assert_eq!(get_extension(&[]), None);
     }

@@ -83,9 +83,6 @@ struct Context {
     co_run: u32,
     /// IR frames still due before CO frames.
     irs_due: u8,
-    /// Frames still due to carry the strides, which changed (every IR frame does, and CO
-    /// frames then carry them in their extension).
-    strides_due: u8,
     /// The flow sent a FIN.
     fin: bool,
     /// The IR frames due answer a context request: full, never replicated (the decompressor
@@ -285,7 +282,6 @@ impl PlusCompressor {
             created: self.clock,
             co_run: 0,
             irs_due: 1 + START_REPEATS,
-            strides_due: 0,
             fin: false,
             full_only: false,
             watch: Watch::new(p, self.now),
@@ -427,10 +423,8 @@ impl PlusCompressor {
             .learner
             .observe(p.payload_len(), p.fields.ack, ctx.strides)
         {
-            // The next frames carry the new strides: IR frames if any are due, else CO frames
-            // with them in their extension (a frame of 4 octets more, not a full header).
             ctx.strides = strides;
-            ctx.strides_due = 1 + START_REPEATS;
+            ctx.irs_due = 1 + START_REPEATS;
         }
         if let Some(behaviour) = ctx.detector.observe(p.fields.ip_id, ctx.behaviour) {
             ctx.behaviour = behaviour;
@@ -471,8 +465,6 @@ impl PlusCompressor {
         };
         let compressed = kind.is_some();
         ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
-        // A CO frame carried the strides if any were due; a full header always does.
-        ctx.strides_due = ctx.strides_due.saturating_sub(1);
         // The kind byte of the full header sent instead of a CO frame.
         let mut full_kind = format::IR;
         if !compressed {

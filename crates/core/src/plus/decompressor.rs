@@ -297,12 +297,11 @@ impl PlusDecompressor {
         } else {
             (Extension::default(), body)
         };
-        // The frame's flags carry the strides: none in the extension.
-        if e.flags & ext::C != 0 || e.strides {
+        if e.flags & ext::C != 0 {
             return Err(DropReason::Malformed);
         }
-        let (fields, quotients) = decode_body(&ctx, ctx.strides, k, e, body, out)
-            .map_err(|_| DropReason::ChecksumMismatch)?;
+        let (fields, quotients) =
+            decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.contexts[usize::from(cid)] = Some(Context {
             reference: fields,
             quotients,
@@ -356,22 +355,10 @@ impl PlusDecompressor {
         } else {
             0
         };
-        // New strides (T), after the CID octet.
-        let strides = if x.strides {
-            match take(4) {
-                Ok(&[s0, s1, a0, a1]) => Some(Strides {
-                    seq: u16::from_be_bytes([s0, s1]),
-                    ack: u16::from_be_bytes([a0, a1]),
-                }),
-                _ => return (Some(cid), Err(DropReason::ChecksumMismatch)),
-            }
-        } else {
-            None
-        };
         // Against a context, a frame that does not parse is as wrong as one that fails its
         // checksum: the context is not the compressor's (a CID reused, an IR lost).
         let result = self
-            .co_fields(k, x, cid, strides, &frame[at..], out)
+            .co_fields(k, x, cid, &frame[at..], out)
             .map_err(|reason| match reason {
                 DropReason::Malformed => DropReason::ChecksumMismatch,
                 other => other,
@@ -382,14 +369,11 @@ impl PlusDecompressor {
         (Some(cid), result)
     }
 
-    /// Decodes a CO body against context `cid`, with the `strides` the frame carries if any
-    /// (they replace the context's once the packet verifies).
     fn co_fields(
         &mut self,
         k: u8,
         x: Extension,
         cid: u8,
-        strides: Option<Strides>,
         rest: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason> {
@@ -397,11 +381,7 @@ impl PlusDecompressor {
             .as_mut()
             .ok_or(DropReason::NoContext)?;
         let r = ctx.reference;
-        let (fields, quotients) =
-            decode_body(ctx, strides.unwrap_or(ctx.strides), k, x, rest, out)?;
-        if let Some(strides) = strides {
-            ctx.strides = strides;
-        }
+        let (fields, quotients) = decode_body(ctx, k, x, rest, out)?;
         // A verified packet becomes the reference unless it is older than the current one.
         if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
             ctx.reference = fields;

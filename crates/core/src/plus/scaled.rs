@@ -3,8 +3,7 @@
 //!
 //! That decodes correctly whatever reference the decompressor holds as long as every reference
 //! in the compressor's window has the residue of `v` (the compressor checks, [`super::window`])
-//! and the decompressor knows `s`. A stride changes with an IR frame or a CO frame that
-//! carries it.
+//! and the decompressor knows `s`. A stride changes only with an IR frame, which carries it.
 
 use crate::encoding::lsb;
 
@@ -64,7 +63,6 @@ const REPLACE_RUN: u8 = 8;
 /// steps), once it is at least [`MIN_STRIDE`]: a receiver that acknowledges every second
 /// segment and sometimes every one gets the segment size. A candidate is adopted after two in
 /// a row, replaces a stride it divides at once, and any other (but a multiple) after eight.
-/// Eight steps in a row too short to be a stride (with the same divisor) drop the stride.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Learner {
     last_ack: u32,
@@ -106,10 +104,6 @@ impl Steps {
         let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
         if candidate >= MIN_STRIDE && !multiple && (divides || self.run >= wanted) {
             stride
-        } else if current != 0 && candidate < MIN_STRIDE && self.run >= REPLACE_RUN {
-            // Steps too short to be a stride, as long a run as would replace one: the flow's
-            // stride (another flow's, replicated, or a bulk phase's) no longer fits; none does.
-            0
         } else {
             current
         }
@@ -207,17 +201,6 @@ mod tests {
             }
         }
         assert_eq!(changes, [2896, 1448]);
-        // A flow of one-byte segments drops the stride it was given (replicated from a bulk
-        // flow of the same hosts) after eight; one short segment among full ones does not.
-        let mut l = Learner::new(0);
-        let bulk = Strides { seq: 1448, ack: 0 };
-        let drops: Vec<_> = (0..9).map(|_| l.observe(1, 0, bulk)).collect();
-        assert_eq!(drops[..7], [None; 7]);
-        assert_eq!(drops[7], Some(none));
-        let mut l = Learner::new(0);
-        for len in [1448, 1448, 1104, 1448, 1448, 1104, 1448, 1448, 1104, 1448].repeat(3) {
-            assert_eq!(l.observe(len, 0, bulk), None);
-        }
     }
 
     /// [`Steps::step`] with every division made (its form before the usual case skipped them).
@@ -237,8 +220,6 @@ mod tests {
         let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
         if candidate >= MIN_STRIDE && !multiple && (divides || steps.run >= wanted) {
             stride
-        } else if current != 0 && candidate < MIN_STRIDE && steps.run >= REPLACE_RUN {
-            0
         } else {
             current
         }

@@ -318,11 +318,13 @@ impl<X: Extras> Columns<X> {
 
     /// [`Columns::first_unprotected`] by counting, for each entry in turn, the newer ones. If
     /// every entry is protected (a window of fewer entries than `protect`), the oldest goes
-    /// unless it is the frontier, whose successor then goes: the frontier is what the
-    /// decompressor holds if it missed nothing.
+    /// unless it is the only entry at the frontier, whose successor then goes: the frontier
+    /// is what the decompressor holds if it missed nothing.
     fn first_unprotected_scan(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
         let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
-        let front_is_frontier = seq.len() > 1 && (seq[0], ack[0]) == (max_seq, max_ack);
+        let at_frontier = |i: usize| (seq[i], ack[i]) == (max_seq, max_ack);
+        let only_front_is_frontier =
+            seq.len() > 1 && at_frontier(0) && !(1..seq.len()).any(at_frontier);
         (0..seq.len())
             .find(|&i| {
                 let (s, a) = (seq[i], ack[i]);
@@ -335,7 +337,7 @@ impl<X: Extras> Columns<X> {
                         .sum::<usize>()
                         >= protect
             })
-            .unwrap_or(usize::from(front_is_frontier))
+            .unwrap_or(usize::from(only_front_is_frontier))
     }
 
     /// Keeps the newest entry, live entry `also` if any, and every other one whose progress

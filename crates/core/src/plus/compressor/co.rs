@@ -88,8 +88,6 @@ pub(super) struct Coder<'a> {
     pub(super) usual_ecn: u8,
     /// Sequence and acknowledgment numbers go whole (IR-R: another flow's references).
     pub(super) full_numbers: bool,
-    /// The strides changed: the frame carries them (the extension's T).
-    pub(super) new_strides: bool,
 }
 
 impl Coder<'_> {
@@ -105,7 +103,6 @@ impl Coder<'_> {
             ts: ctx.identity.ts,
             usual_ecn: ctx.identity.usual_ecn,
             full_numbers: false,
-            new_strides: ctx.strides_due > 0,
         }
     }
 }
@@ -182,15 +179,14 @@ pub(super) fn write_co(
         .filter(|_| win)
         .map(|c| ack::short_window(p.fields.win, c == 1));
     // The short extension: the window's code in it if one fits, else the SACK header.
-    let t = ctx.new_strides;
-    let short = if t || !ack::short_fits(e) || (win && short_window.is_none()) {
+    let short = if !ack::short_fits(e) || (win && short_window.is_none()) {
         None
     } else if let Some((v, _)) = short_window {
         Some(v)
     } else {
         sack_header
     };
-    if e != 0 || t {
+    if e != 0 {
         k |= kind::X;
     }
     // The link's kind byte: the CO kind byte, or one that names the CID too (and then maybe
@@ -203,17 +199,12 @@ pub(super) fn write_co(
         (k, cid != 0)
     };
     let before_extension = out.len();
-    if e != 0 || t {
-        ack::put_extension(out, e, short, t);
+    if e != 0 {
+        ack::put_extension(out, e, short);
     }
-    let mut extension_bits = 8 * (out.len() - before_extension) as u32;
+    let extension_bits = 8 * (out.len() - before_extension) as u32;
     if cid != 0 && !prefixed {
         out.push(cid);
-    }
-    if t {
-        out.extend_from_slice(&ctx.strides.seq.to_be_bytes());
-        out.extend_from_slice(&ctx.strides.ack.to_be_bytes());
-        extension_bits += 32;
     }
     let checksum = if p.v4 {
         p.checksum.wrapping_add(p.fields.ip_id)

@@ -111,8 +111,6 @@ pub(super) fn write_ir_r(
         vsw: &base.vsw,
         derived_by: base.scaler.scaling(),
         full_numbers: true,
-        // The frame's flags carry the strides.
-        new_strides: false,
         ..Coder::of(ctx)
     };
     let (k, _) = write_co(&coder, p, 0, out, stats)?;

@@ -12,20 +12,18 @@ use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
-use crate::plus::scaled::{self, quotient, Strides};
+use crate::plus::scaled::{self, quotient};
 use crate::plus::seal;
 use crate::taroc::packet::{self};
 
 use super::quotients::{Quotient, Quotients};
 use super::Context;
 
-/// Decodes a CO body (what follows the extension `x`, CID and strides) against `ctx` with
-/// `strides` (the context's, or those the frame carries) into `out`, verifies it, and returns
-/// its fields with the quotients its decoding found (the new reference's, if it becomes the
-/// reference).
+/// Decodes a CO body (what follows the extension `x` and CID) against `ctx` into `out`,
+/// verifies it, and returns its fields with the quotients its decoding found (the new
+/// reference's, if it becomes the reference).
 pub(super) fn decode_body(
     ctx: &Context,
-    strides: Strides,
     k: u8,
     x: Extension,
     rest: &[u8],
@@ -41,28 +39,40 @@ pub(super) fn decode_body(
         let mut bits = BitReader::new(rest);
         let s_class = usize::from((k >> kind::S_SHIFT) & 0x03);
         let a_class = usize::from((k >> kind::A_SHIFT) & 0x03);
-        let seq_scaled = strides.seq != 0 && e & ext::Q == 0;
-        let ack_scaled = strides.ack != 0 && e & ext::Z == 0;
-        if (strides.seq == 0 && e & ext::Q != 0) || (strides.ack == 0 && e & ext::Z != 0) {
+        let seq_scaled = ctx.strides.seq != 0 && e & ext::Q == 0;
+        let ack_scaled = ctx.strides.ack != 0 && e & ext::Z == 0;
+        if (ctx.strides.seq == 0 && e & ext::Q != 0) || (ctx.strides.ack == 0 && e & ext::Z != 0) {
             // The compressor has a stride this context lacks: an IR was lost (context damage).
             return Err(DropReason::ChecksumMismatch);
         }
-        let seq_rq = ctx.quotients.seq.of(r.seq, strides.seq);
+        let seq_rq = ctx.quotients.seq.of(r.seq, ctx.strides.seq);
         let seq_q;
-        (fields.seq, seq_q) = number(&mut bits, (r.seq, seq_rq), s_class, seq_scaled, strides.seq)?;
+        (fields.seq, seq_q) = number(
+            &mut bits,
+            (r.seq, seq_rq),
+            s_class,
+            seq_scaled,
+            ctx.strides.seq,
+        )?;
         let ack_rq = if ack_scaled {
-            ctx.quotients.ack.of(r.ack, strides.ack)
+            ctx.quotients.ack.of(r.ack, ctx.strides.ack)
         } else {
             0
         };
         let ack_q;
-        (fields.ack, ack_q) = number(&mut bits, (r.ack, ack_rq), a_class, ack_scaled, strides.ack)?;
-        let codes = format::Codes::of(strides);
+        (fields.ack, ack_q) = number(
+            &mut bits,
+            (r.ack, ack_rq),
+            a_class,
+            ack_scaled,
+            ctx.strides.ack,
+        )?;
+        let codes = format::Codes::of(ctx.strides);
         fields.ip_id = match ctx.behaviour {
             Behaviour::Sequential | Behaviour::Swapped => {
                 let (lsbs, n) =
                     format::get_code(&mut bits, &codes.ip_id).ok_or(DropReason::Malformed)?;
-                let s = strides.seq;
+                let s = ctx.strides.seq;
                 let reference = ipid::offset(ctx.behaviour.counter(r.ip_id), seq_rq);
                 let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
                 let q = seq_q.unwrap_or_else(|| quotient(fields.seq, s));
@@ -111,10 +121,10 @@ pub(super) fn decode_body(
         let mut sack = SackBlocks::default();
         if let Some(header) = sack_header {
             let (count, scaled, order) = ack::sack_header_fields(header);
-            if scaled && strides.ack == 0 {
+            if scaled && ctx.strides.ack == 0 {
                 return Err(DropReason::Malformed);
             }
-            let stride = if scaled { strides.ack.into() } else { 1 };
+            let stride = if scaled { ctx.strides.ack.into() } else { 1 };
             sack = ack::get_sack(&mut bits, fields.ack, count, stride, order)
                 .ok_or(DropReason::Malformed)?;
         }
@@ -176,10 +186,10 @@ pub(super) fn decode_body(
         }
         let mut found = ctx.quotients;
         if let Some(q) = seq_q {
-            found.seq = Quotient::known(fields.seq, strides.seq, q);
+            found.seq = Quotient::known(fields.seq, ctx.strides.seq, q);
         }
         if let Some(q) = ack_q.filter(|_| ack_scaled) {
-            found.ack = Quotient::known(fields.ack, strides.ack, q);
+            found.ack = Quotient::known(fields.ack, ctx.strides.ack, q);
         }
         Ok((fields, found))
     }
