@@ -95,6 +95,12 @@ pub fn window_offset(
     derived: Derived,
     compressed: bool,
 ) -> Derived {
+    // Nothing is newer than the frontier: a packet not older than it (new data, an ACK) is
+    // older than no entry.
+    let (seq, ack) = vsw.frontier();
+    if !compressed || vsw.is_empty() || !is_older(f.seq, f.ack, seq, ack) {
+        return derived;
+    }
     let c = vsw.columns();
     let newer = c
         .seq
@@ -102,7 +108,7 @@ pub fn window_offset(
         .zip(c.ack)
         .filter(|&(&seq, &ack)| is_older(f.seq, f.ack, seq, ack))
         .count();
-    let never_reference = compressed && newer > 0 && newer >= MIN_WINDOW_PACKETS.min(c.seq.len());
+    let never_reference = newer > 0 && newer >= MIN_WINDOW_PACKETS.min(c.seq.len());
     match vsw.extras().offsets().last() {
         Some(&newest) if never_reference => derived.with_offset(newest),
         _ => derived,
