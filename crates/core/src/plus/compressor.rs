@@ -13,7 +13,7 @@ use super::cids;
 use super::compact;
 use super::format::{self};
 use super::handshake;
-use super::ipid::{Behaviour, Detector};
+use super::ipid::{self, Behaviour, Detector};
 use super::other::{self, OtherCompressor};
 use super::scaled::{Learner, Strides};
 use super::seal;
@@ -488,13 +488,19 @@ impl PlusCompressor {
         }
         ctx.watch.sent(p, self.now, !compressed);
         ctx.rescale();
+        let derived = ipid::window_offset(
+            &ctx.vsw,
+            &p.fields,
+            ctx.scaler.derive(&p.fields),
+            compressed,
+        );
         ctx.vsw.push_with(
             Entry {
                 fields: p.fields,
                 has_payload: p.payload_len() > 0,
                 uncompressed: !compressed,
             },
-            ctx.scaler.derive(&p.fields),
+            derived,
         );
         ctx.seq.on_segment(p.fields.seq);
         ctx.ack.on_segment(p.fields.ack);

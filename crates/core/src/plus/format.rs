@@ -140,8 +140,12 @@ pub const STRIDED_UNSCALED_CLASS: u8 = 3;
 pub const UNSCALED_BITS: [u8; 4] = [0, 10, 16, 32];
 
 /// LSB counts of the IP-ID offset codes, prefixed `0`, `10`, `110`, `111` (a context with a
-/// stride; [`Codes`]).
-pub const IP_ID_CODES: [u8; 4] = [0, 8, 4, 16];
+/// stride; [`Codes`]). A bulk sender's offset holds still (0 bits) until it retransmits; each
+/// retransmission moves it up by one for every later segment, so for a window's worth of
+/// segments after one it is 1 to 3 above the references' (2 bits, which take no step down:
+/// `[ref, ref + 3]`); a retransmission's own offset is up by the number of packets sent since
+/// its original (6 bits reach 55 up and 8 down).
+pub const IP_ID_CODES: [u8; 4] = [0, 2, 6, 16];
 
 /// LSB counts of the timestamp value codes, prefixed `0`, `10`, `110`, `111` (a context with a
 /// sequence stride; [`Codes`]). These tables, and [`ACK_CODES`]', are the ones that give the
@@ -463,7 +467,10 @@ mod tests {
         assert_eq!(code(&TS_CODES, 1500, 0), 2);
         assert_eq!(code(&TS_CODES, 1 << 20, 0), 3);
         assert_eq!(code(&IP_ID_CODES, 0, 0), 0);
-        assert_eq!(code(&IP_ID_CODES, 5, 0), 2);
+        assert_eq!(code(&IP_ID_CODES, 3, 0), 1);
+        assert_eq!(code(&IP_ID_CODES, 1, 1), 2);
+        assert_eq!(code(&IP_ID_CODES, 55, 8), 2);
+        assert_eq!(code(&IP_ID_CODES, 56, 0), 3);
         // A gap that stays within 3 of every reference's: 2 bits behind code 2.
         assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (3, 0)), 2);
         assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (50, 0)), 0);

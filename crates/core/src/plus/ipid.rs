@@ -7,6 +7,12 @@
 //! byte-swapped counter (little-endian hosts that forget `htons`) is swapped back first; an
 //! IP-ID that is always zero (and IPv6's absent one) costs nothing; a random one travels whole.
 
+use crate::taroc::packet::Fields;
+use crate::taroc::vsw::{is_older, Vsw};
+
+use super::compressor::MIN_WINDOW_PACKETS;
+use super::window::{Derived, DerivedColumns};
+
 /// How a flow's IP-ID behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Behaviour {
@@ -66,6 +72,47 @@ pub fn offset(counter: u16, qs: u32) -> u16 {
 /// The counter value of an `offset` (the inverse of [`offset`]).
 pub fn counter(offset: u16, qs: u32) -> u16 {
     offset.wrapping_add(qs as u16)
+}
+
+/// The derived values `derived` of a packet `f` just sent, as its window entry keeps them: with
+/// the IP-ID offset of the newest entry instead of its own if the packet went CO and is older
+/// ([`is_older`]) than every entry of `vsw`, or than [`MIN_WINDOW_PACKETS`] of them.
+///
+/// The decompressor takes a packet as its reference only if it is not older than its reference.
+/// Its reference is one of the window's entries, and it loses none of the newest
+/// [`MIN_WINDOW_PACKETS`] unless it misses that many packets in a row (which the window, pruned
+/// down to that many entries, does not survive either): such a packet (a retransmission of a
+/// segment sent a window ago) does not become its reference, so later packets need not code
+/// their IP-ID against its offset. A retransmission's offset is far from the flow's (its counter
+/// moved on while its sequence number went back): against it, the next window's worth of
+/// segments would need the 16-bit code. The entry keeps the newest entry's offset rather than
+/// none, which the window's columns cannot express: a value already in the window widens no
+/// span. (An IR always becomes the reference; extras derived anew, after a change of strides or
+/// behaviour, have every entry's own offset again, which costs bits but never a wrong decode.)
+pub fn window_offset(
+    vsw: &Vsw<DerivedColumns>,
+    f: &Fields,
+    derived: Derived,
+    compressed: bool,
+) -> Derived {
+    // Nothing is newer than the frontier: a packet not older than it (new data, an ACK) is
+    // older than no entry.
+    let (seq, ack) = vsw.frontier();
+    if !compressed || vsw.is_empty() || !is_older(f.seq, f.ack, seq, ack) {
+        return derived;
+    }
+    let c = vsw.columns();
+    let newer = c
+        .seq
+        .iter()
+        .zip(c.ack)
+        .filter(|&(&seq, &ack)| is_older(f.seq, f.ack, seq, ack))
+        .count();
+    let never_reference = newer > 0 && newer >= MIN_WINDOW_PACKETS.min(c.seq.len());
+    match vsw.extras().offsets().last() {
+        Some(&newest) if never_reference => derived.with_offset(newest),
+        _ => derived,
+    }
 }
 
 /// An IP-ID step at most this large (either way) between consecutive packets is a counter's.
@@ -144,6 +191,9 @@ impl Detector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plus::scaled::Strides;
+    use crate::plus::window::{Scaler, Scaling};
+    use crate::taroc::vsw::{Entry, Progress};
 
     #[test]
     fn offsets_invert_and_codes_round_trip() {
@@ -158,6 +208,64 @@ mod tests {
         }
         let off = offset(7, 100_000);
         assert_eq!(counter(off, 100_000), 7);
+    }
+
+    /// A bulk sender's window of segments `from..to` of 1000 bytes (stride 1000, segment `i` at
+    /// sequence number `1000 * i`, IP-ID `100 + i`): every offset is 100.
+    fn window(from: u32, to: u32) -> (Vsw<DerivedColumns>, Scaler) {
+        let scaler = Scaler::new(Scaling {
+            strides: Strides { seq: 1000, ack: 0 },
+            behaviour: Behaviour::Sequential,
+        });
+        let mut vsw = Vsw::with_extras(16, Progress::SincePush);
+        for i in from..to {
+            let f = segment(i, 100 + i as u16);
+            vsw.push_with(entry(f), scaler.derive(&f));
+        }
+        (vsw, scaler)
+    }
+
+    fn segment(i: u32, ip_id: u16) -> Fields {
+        Fields {
+            seq: 1000 * i,
+            ack: 7,
+            ip_id,
+            ..Fields::default()
+        }
+    }
+
+    fn entry(fields: Fields) -> Entry {
+        Entry {
+            fields,
+            has_payload: true,
+            uncompressed: false,
+        }
+    }
+
+    #[test]
+    fn a_retransmission_no_reference_can_take_keeps_the_newest_offset() {
+        let (vsw, scaler) = window(0, 12);
+        let offset =
+            |f: &Fields, compressed| window_offset(&vsw, f, scaler.derive(f), compressed).offset();
+        // Segment 2 again, after the 12 segments (counter 112): older than 9 entries.
+        let again = segment(2, 112);
+        assert_eq!(scaler.derive(&again).offset(), 110);
+        assert_eq!(offset(&again, true), 100);
+        // Sent as IR, it becomes the reference: its own offset.
+        assert_eq!(offset(&again, false), 110);
+        // Segment 5 again: older than only 6 entries, which the decompressor may all lose.
+        let recent = segment(5, 112);
+        assert_eq!(offset(&recent, true), 107);
+        // The next new segment keeps its own offset, one above the flow's.
+        let next = segment(12, 113);
+        assert_eq!(offset(&next, true), 101);
+        // In a window of fewer entries, older than all of them.
+        let (small, scaler) = window(1, 5);
+        let old = segment(0, 105);
+        assert_eq!(
+            window_offset(&small, &old, scaler.derive(&old), true).offset(),
+            100
+        );
     }
 
     #[test]

@@ -290,6 +290,10 @@ fn vector_packets() -> Vec<Vec<u8>> {
         0x7e21_0005,
         0x1122_3344,
     ));
+    // The first flow's next new segment: its IP-ID offset two above its first segments' (the
+    // retransmission and the SYN took two counter values) and three below the retransmission's
+    // (sent as IR, a reference): CO with the IP-ID in the 6-bit code.
+    packets.push(segment(1000 + 256 * 6, 77, 508, 10_008, 256));
     packets
 }
 

@@ -145,6 +145,11 @@ impl Derived {
     pub fn offset(&self) -> u16 {
         self.offset
     }
+
+    /// The same values with the IP-ID offset `offset` instead ([`ipid::window_offset`]).
+    pub fn with_offset(self, offset: u16) -> Derived {
+        Derived { offset, ..self }
+    }
 }
 
 /// Every window entry's [`Derived`] values, one column per value (the window's [`Extras`]),
@@ -278,6 +283,13 @@ impl Extras for DerivedColumns {
             offset: &self.offset[from..],
             order: &self.order,
         }
+    }
+}
+
+impl DerivedSlices<'_> {
+    /// The IP-ID offsets of the live entries, oldest first.
+    pub fn offsets(&self) -> &[u16] {
+        self.offset
     }
 }
 

@@ -458,6 +458,14 @@ impl<X: Extras> Vsw<X> {
         self.len() == 0
     }
 
+    /// The frontier's sequence and acknowledgment numbers: the newest pushed in the
+    /// decompressor's order ([`is_older`]), which no entry is newer than (meaningless while
+    /// the window is empty).
+    #[inline]
+    pub fn frontier(&self) -> (u32, u32) {
+        (self.max_seq, self.max_ack)
+    }
+
     /// Forgets every entry.
     pub fn clear(&mut self) {
         self.columns.clear();
