@@ -488,12 +488,12 @@ impl PlusCompressor {
         }
         ctx.watch.sent(p, self.now, !compressed);
         ctx.rescale();
-        let derived = ipid::window_offset(
-            &ctx.vsw,
-            &p.fields,
-            ctx.scaler.derive(&p.fields),
-            compressed,
-        );
+        let derived = ctx.scaler.derive(&p.fields);
+        let derived = if ctx.behaviour.is_counter() {
+            ipid::window_offset(&ctx.vsw, &p.fields, derived, compressed)
+        } else {
+            derived
+        };
         ctx.vsw.push_with(
             Entry {
                 fields: p.fields,

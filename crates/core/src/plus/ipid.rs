@@ -57,6 +57,12 @@ impl Behaviour {
         }
     }
 
+    /// Whether IP-IDs of this behaviour are a counter, coded as an [`offset`] (the others code
+    /// none: zero sends nothing, random all 16 bits).
+    pub fn is_counter(self) -> bool {
+        matches!(self, Behaviour::Sequential | Behaviour::Swapped)
+    }
+
     /// The IP-ID whose counter value is `counter` (the inverse of [`Behaviour::counter`]).
     pub fn ip_id(self, counter: u16) -> u16 {
         self.counter(counter)

@@ -101,11 +101,6 @@ fn span_16(column: &[u16], v: u16) -> Span {
     span(lo.into(), hi.into())
 }
 
-/// Whether IP-IDs of `behaviour` are a counter, coded as an offset ([`ipid::offset`]).
-fn has_counter(behaviour: Behaviour) -> bool {
-    matches!(behaviour, Behaviour::Sequential | Behaviour::Swapped)
-}
-
 /// How a context scales its numbers: what every [`Derived`] value depends on besides the
 /// packet's fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -366,7 +361,7 @@ pub fn needs(
     if strides.ack == 0 {
         spans.ack_residues = 1;
     }
-    if !has_counter(scaler.scaling.behaviour) {
+    if !scaler.scaling.behaviour.is_counter() {
         spans.offset = (0, 0);
     }
     let c = vsw.columns();
@@ -447,7 +442,7 @@ impl DerivedSpans {
             let d = me.gap.wrapping_sub(g) as i32;
             (lo.min(d), hi.max(d))
         });
-        let offset = if has_counter(scaling.behaviour) {
+        let offset = if scaling.behaviour.is_counter() {
             o.distances_16(DERIVED_OFFSET, c.offset, me.offset)
                 .unwrap_or_else(|| {
                     c.offset.iter().fold((0i16, 0i16), |(lo, hi), &g| {

@@ -36,7 +36,7 @@ fn needs_entry_by_entry(
         add(&mut n.ts_val, signed_distance(f.ts_val, g.ts_val, 32));
         add(&mut n.ts_ecr, signed_distance(f.ts_ecr, g.ts_ecr, 32));
         add(&mut n.ts_gap, signed_distance(gap(f), gap(g), 32));
-        if has_counter(b) {
+        if b.is_counter() {
             add(
                 &mut n.ip_id,
                 signed_distance(offset(f).into(), offset(g).into(), 16),
