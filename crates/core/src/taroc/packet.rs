@@ -160,48 +160,14 @@ impl<'a> TcpIpPacket<'a> {
                 None => return Some(None),
             },
         };
-        let seg16 = |at: usize| u16::from_be_bytes([segment[at], segment[at + 1]]);
-        let seg32 = |at: usize| {
-            u32::from_be_bytes([
-                segment[at],
-                segment[at + 1],
-                segment[at + 2],
-                segment[at + 3],
-            ])
-        };
-        let ecn = if v4 {
-            bytes[1] & 0x03
-        } else {
-            (bytes[1] >> 4) & 0x03
-        };
-        let (ts_val, ts_ecr) = ts.unwrap_or((0, 0));
-        Some(Some(TcpIpPacket {
+        Some(Some(TcpIpPacket::assemble(
             bytes,
-            v4,
-            tcp_offset: ip_len,
+            (v4, ip_len, src, dst),
             tcp_header_len,
-            key: FlowKey {
-                src,
-                dst,
-                src_port: seg16(0),
-                dst_port: seg16(2),
-            },
-            fields: Fields {
-                seq: seg32(4),
-                ack: seg32(8),
-                win: seg16(14),
-                ip_id: if v4 { be16(4) } else { 0 },
-                ts_val,
-                ts_ecr,
-            },
-            ts: ts.is_some(),
+            ts,
             sack,
             canonical_options,
-            flags: f,
-            urgent: seg16(18),
-            r_octet: r_octet(segment[12] & 0x0F, f, ecn),
-            checksum: seg16(16),
-        }))
+        )))
     }
 
     /// [`TcpIpPacket::parse`] for any layout.
@@ -255,8 +221,25 @@ impl<'a> TcpIpPacket<'a> {
         sack: SackBlocks,
         canonical_options: bool,
     ) -> TcpIpPacket<'a> {
-        let v4 = ip.version == 4;
-        let f = tcp.flags();
+        let at = (ip.version == 4, ip.transport_offset, ip.src, ip.dst);
+        TcpIpPacket::assemble(bytes, at, tcp.header_len(), ts, sack, canonical_options)
+    }
+
+    /// The packet of `bytes`, IPv4 (or IPv6) with addresses `src` and `dst` and its TCP header
+    /// of `tcp_header_len` octets at `tcp_offset`, with its timestamp and SACK options: the
+    /// fields read in place. What the packet must satisfy is the caller's to check.
+    fn assemble(
+        bytes: &'a [u8],
+        (v4, tcp_offset, src, dst): (bool, usize, IpAddr, IpAddr),
+        tcp_header_len: usize,
+        ts: Option<(u32, u32)>,
+        sack: SackBlocks,
+        canonical_options: bool,
+    ) -> TcpIpPacket<'a> {
+        let tcp = &bytes[tcp_offset..];
+        let be16 = |b: &[u8], at: usize| u16::from_be_bytes([b[at], b[at + 1]]);
+        let be32 = |at: usize| u32::from_be_bytes([tcp[at], tcp[at + 1], tcp[at + 2], tcp[at + 3]]);
+        let f = tcp[13];
         let ecn = if v4 {
             bytes[1] & 0x03
         } else {
@@ -266,23 +249,19 @@ impl<'a> TcpIpPacket<'a> {
         TcpIpPacket {
             bytes,
             v4,
-            tcp_offset: ip.transport_offset,
-            tcp_header_len: tcp.header_len(),
+            tcp_offset,
+            tcp_header_len,
             key: FlowKey {
-                src: ip.src,
-                dst: ip.dst,
-                src_port: tcp.src_port(),
-                dst_port: tcp.dst_port(),
+                src,
+                dst,
+                src_port: be16(tcp, 0),
+                dst_port: be16(tcp, 2),
             },
             fields: Fields {
-                seq: tcp.seq(),
-                ack: tcp.ack(),
-                win: tcp.window(),
-                ip_id: if v4 {
-                    u16::from_be_bytes([bytes[4], bytes[5]])
-                } else {
-                    0
-                },
+                seq: be32(4),
+                ack: be32(8),
+                win: be16(tcp, 14),
+                ip_id: if v4 { be16(bytes, 4) } else { 0 },
                 ts_val,
                 ts_ecr,
             },
@@ -290,9 +269,9 @@ impl<'a> TcpIpPacket<'a> {
             sack,
             canonical_options,
             flags: f,
-            urgent: tcp.urgent(),
-            r_octet: r_octet(tcp.reserved(), f, ecn),
-            checksum: tcp.checksum(),
+            urgent: be16(tcp, 18),
+            r_octet: r_octet(tcp[12] & 0x0F, f, ecn),
+            checksum: be16(tcp, 16),
         }
     }
 
