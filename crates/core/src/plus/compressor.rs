@@ -42,6 +42,11 @@ const CHEAP_CIDS: usize = cids::PREFIX_CIDS as usize;
 /// IR frames a context (re)starts with: the first, and this many more back to back.
 const START_REPEATS: u8 = 2;
 
+/// IR frames that answer a context request. Five, not a start's three: on the many-flows
+/// capture over seeds 1-60, damage at 50% random loss 8.19 -> 7.38 per 1000 (-10%), bursty
+/// 17.97 -> 16.13; six and eight gained 1% more each.
+const ANSWER_IRS: u8 = 5;
+
 /// Most entries of a context's window (VSW), whatever the tracked congestion window: the
 /// decompressor loses its reference only if it misses this many packets of the flow in a row.
 /// Slow flows (interactive, request/response) then code against their last packets, not
@@ -444,9 +449,10 @@ impl PlusCompressor {
         // The watch sees every packet (it counts retransmissions), so ask it first.
         let repair = ctx.watch.due(&config.repair, p, self.now);
         if repair == Some(Why::Requested) {
-            // A request means the decompressor lacks the context: answer with a start's IRs,
-            // so that one more loss does not leave it waiting for another request.
-            ctx.irs_due = 1 + START_REPEATS;
+            // A request means the decompressor lacks the context: answer with more IRs than
+            // a start's, so that more losses do not leave it waiting for another request (a
+            // request comes only after a refusal, so a clean link never pays for them).
+            ctx.irs_due = ANSWER_IRS;
             ctx.full_only = true;
         }
         why = why.or(repair);

@@ -450,13 +450,15 @@ fn a_non_tcp_context_whose_ir_ns_were_lost_is_requested_and_repaired() {
     assert!(!d.take_feedback(&mut feedback));
 }
 
+/// A context request is answered with five full IRs ([`super::compressor`]'s `ANSWER_IRS`),
+/// then CO frames again.
 #[test]
-fn a_context_request_is_answered_by_three_full_irs() {
+fn a_context_request_is_answered_by_five_full_irs() {
     let mut c = PlusCompressor::new(config());
     let mut d = PlusDecompressor::new(config());
     let (mut frame, mut out) = (Vec::new(), Vec::new());
     let mut kinds = Vec::new();
-    for i in 0..12u32 {
+    for i in 0..14u32 {
         if i == 6 {
             c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
         }
@@ -470,9 +472,9 @@ fn a_context_request_is_answered_by_three_full_irs() {
         kinds[4..6].iter().all(|&k| k >= super::format::CO),
         "{kinds:02x?}"
     );
-    assert_eq!(kinds[6..9], [super::format::COMPACT_IR; 3], "{kinds:02x?}");
+    assert_eq!(kinds[6..11], [super::format::COMPACT_IR; 5], "{kinds:02x?}");
     assert!(
-        kinds[9..].iter().all(|&k| k >= super::format::CO),
+        kinds[11..].iter().all(|&k| k >= super::format::CO),
         "{kinds:02x?}"
     );
 }
