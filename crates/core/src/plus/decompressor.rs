@@ -39,7 +39,7 @@ pub const REQUEST_EVERY_REFUSALS: u16 = 0;
 /// context is delivered first. Its users take request frames until there is none, so the copies
 /// travel back to back, each meeting the link's loss on its own: at 50% loss a request and its
 /// answer are each often lost, and each lost request would otherwise cost another refused frame.
-pub const REQUEST_REPEATS: u8 = 2;
+pub const REQUEST_REPEATS: u8 = 4;
 
 /// One context: its identity, coding state and the reference packet's fields.
 #[derive(Debug, Clone)]
