@@ -39,6 +39,8 @@ pub const REQUEST_EVERY_REFUSALS: u16 = 0;
 /// context is delivered first. Its users take request frames until there is none, so the copies
 /// travel back to back, each meeting the link's loss on its own: at 50% loss a request and its
 /// answer are each often lost, and each lost request would otherwise cost another refused frame.
+/// Four, not two: on the many-flows capture over seeds 1-60, damage at 50% random loss 7.38 ->
+/// 6.75 per 1000, bursty 16.13 -> 14.42; six gained 1% more.
 pub const REQUEST_REPEATS: u8 = 4;
 
 /// One context: its identity, coding state and the reference packet's fields.

@@ -107,14 +107,8 @@ pub fn window_offset(
     if !compressed || vsw.is_empty() || !is_older(f.seq, f.ack, seq, ack) {
         return derived;
     }
-    let c = vsw.columns();
-    let newer = c
-        .seq
-        .iter()
-        .zip(c.ack)
-        .filter(|&(&seq, &ack)| is_older(f.seq, f.ack, seq, ack))
-        .count();
-    let never_reference = newer > 0 && newer >= MIN_WINDOW_PACKETS.min(c.seq.len());
+    let newer = vsw.newer_than(f);
+    let never_reference = newer > 0 && newer >= MIN_WINDOW_PACKETS.min(vsw.len());
     match vsw.extras().offsets().last() {
         Some(&newest) if never_reference => derived.with_offset(newest),
         _ => derived,

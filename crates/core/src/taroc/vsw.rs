@@ -323,21 +323,13 @@ impl<X: Extras> Columns<X> {
     fn first_unprotected_scan(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
         let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
         let at_frontier = |i: usize| (seq[i], ack[i]) == (max_seq, max_ack);
-        let only_front_is_frontier =
-            seq.len() > 1 && at_frontier(0) && !(1..seq.len()).any(at_frontier);
         (0..seq.len())
-            .find(|&i| {
-                let (s, a) = (seq[i], ack[i]);
-                // Counts every newer entry without branches (a loop that vectorizes).
-                (s, a) != (max_seq, max_ack)
-                    && seq
-                        .iter()
-                        .zip(ack)
-                        .map(|(&s2, &a2)| usize::from(is_older(s, a, s2, a2)))
-                        .sum::<usize>()
-                        >= protect
+            .find(|&i| !at_frontier(i) && newer_entries(seq, ack, seq[i], ack[i]) >= protect)
+            .unwrap_or_else(|| {
+                let only_front =
+                    seq.len() > 1 && at_frontier(0) && !(1..seq.len()).any(at_frontier);
+                usize::from(only_front)
             })
-            .unwrap_or(usize::from(only_front_is_frontier))
     }
 
     /// Keeps the newest entry, live entry `also` if any, and every other one whose progress
@@ -362,6 +354,15 @@ impl<X: Extras> Columns<X> {
         self.extra.truncate(to);
         self.removed();
     }
+}
+
+/// How many of the entries `(seq, ack)` are newer than `(s, a)` in the decompressor's order
+/// ([`is_older`]), counted without branches (a loop that vectorizes).
+fn newer_entries(seq: &[u32], ack: &[u32], s: u32, a: u32) -> usize {
+    seq.iter()
+        .zip(ack)
+        .map(|(&s2, &a2)| usize::from(is_older(s, a, s2, a2)))
+        .sum()
 }
 
 /// The bitwise OR of the distances from `v` to every value of `column`, in 32-bit sequence
@@ -464,6 +465,12 @@ impl<X: Extras> Vsw<X> {
     #[inline]
     pub fn frontier(&self) -> (u32, u32) {
         (self.max_seq, self.max_ack)
+    }
+
+    /// How many entries are newer than `fields` in the decompressor's order ([`is_older`]).
+    pub fn newer_than(&self, fields: &Fields) -> usize {
+        let c = &self.columns;
+        newer_entries(&c.seq[c.start..], &c.ack[c.start..], fields.seq, fields.ack)
     }
 
     /// Forgets every entry.
