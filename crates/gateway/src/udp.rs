@@ -290,14 +290,14 @@ impl Endpoint {
 
     /// An authentic frame or hello of a new run of the peer came, fresher than any of the run
     /// we knew (the peer started, or restarted and lost its codecs' state): both codecs start
-    /// afresh, before any frame of ours could reach the new run compressed against contexts
-    /// it lacks. Our compressor's contexts are
-    /// unknown to the new run's decompressor, so every flow's next packet would be refused
-    /// and lost (and TCP, which backs off while the peer is down, may send that packet only
-    /// after a doubled retransmission timeout); a fresh compressor sends it as a context
-    /// set-up instead. Our decompressor's contexts are of the old run's compressor, which the
-    /// new run replaces one by one anyway. Only an authentic frame of the peer's key that is
-    /// fresher than any of the old run makes a new run, so a forger cannot cause this.
+    /// afresh, before any frame of ours could reach the new run compressed against contexts it
+    /// lacks. Our compressor's contexts are unknown to the new run's decompressor, so every
+    /// flow's next packet would be refused and lost (and TCP, which backs off while the peer is
+    /// down, may send that packet only after a doubled retransmission timeout); a fresh
+    /// compressor sends it as a context set-up instead. Our decompressor's contexts are of the
+    /// old run's compressor, which the new run replaces one by one anyway. Only an authentic
+    /// frame of the peer's key that is fresher than any of the old run makes a new run, so a
+    /// forger cannot cause this.
     fn take_up_peer_run(&mut self) {
         self.compressor = self.variants[0].compressor();
         self.decompressor = self.variants[1].decompressor();
