@@ -524,12 +524,15 @@ impl PlusCompressor {
     /// A context of the packet's hosts to replicate a new context from: same addresses,
     /// the same IP header but for the per-packet fields, the same use of timestamps, a window
     /// to code against, its own IRs all sent (so that the decompressor most likely holds it:
-    /// no chain of replications from contexts still starting); the most recently used. IPv4 options and IPv6 extension headers rule
-    /// replication out.
+    /// no chain of replications from contexts still starting); of those, the one that has sent
+    /// the most CO frames since its last IR frame or context request, the first made of equals
+    /// (a newer one may be a copy of a base the decompressor lacks: with the newest, one lost
+    /// start broke every flow started after it until a request came back). IPv4 options and
+    /// IPv6 extension headers rule replication out.
     fn find_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
         self.same_hosts(p)?
             .filter(|(_, c)| c.identity.ts == p.ts)
-            .max_by_key(|(_, c)| (c.co_run, c.last_used))
+            .max_by_key(|(_, c)| (c.co_run, core::cmp::Reverse(c.created)))
     }
 
     /// The base of an IR-S frame ([`handshake`]), which takes only the IP header from it: of

@@ -479,6 +479,45 @@ fn a_context_request_is_answered_by_five_full_irs() {
     );
 }
 
+/// `segment` from source port `port`.
+fn segment_from(port: u16, seq: u32, id: u16, ts: u32) -> Vec<u8> {
+    let mut p = segment(seq, 77, id, ts, 256);
+    p[20..22].copy_from_slice(&port.to_be_bytes());
+    p[10..12].fill(0);
+    p[36..38].fill(0);
+    fill_checksums(&mut p);
+    p
+}
+
+#[test]
+fn a_new_flow_replicates_the_oldest_of_its_hosts_surest_contexts() {
+    // Flows A and B (B replicated from A) have each sent two CO frames since their IRs; the
+    // decompressor is as likely to hold either, but B, the newer, may itself be a copy of a
+    // base the decompressor lacks: a new flow C takes the older A as its base.
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut kinds = Vec::new();
+    for port in [5001u16, 5002] {
+        for i in 0..6u32 {
+            let p = segment_from(port, 1000 + 256 * i, i as u16, 10_000 + i);
+            let kind = c.compress(&p, &mut frame);
+            assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+            assert_eq!(out, p);
+            kinds.push(kind.to_byte());
+        }
+    }
+    let full = super::format::IR..=super::format::COMPACT_SYN;
+    let co = |ks: &[u8]| ks.iter().all(|k| !full.contains(k));
+    assert!(co(&kinds[4..6]) && co(&kinds[10..]), "{kinds:02x?}");
+    let p = segment_from(5003, 9000, 9, 10_009);
+    let kind = c.compress(&p, &mut frame);
+    assert_eq!(kind.to_byte(), super::format::IR_R_DEST_KEPT);
+    assert_eq!(frame[1..3], [2, 0], "CID 2, base CID 0 (A)");
+    assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+    assert_eq!(out, p);
+}
+
 #[test]
 fn ir_r_refuses_both_stride_flags_and_a_missing_base() {
     let mut d = PlusDecompressor::new(config());
