@@ -489,33 +489,119 @@ fn segment_from(port: u16, seq: u32, id: u16, ts: u32) -> Vec<u8> {
     p
 }
 
+/// Compresses and decompresses packet `i` of the bulk flow from source port `port` (see
+/// [`segment_from`]), checks the round trip and returns the frame's kind byte.
+fn send(
+    c: &mut PlusCompressor,
+    d: &mut PlusDecompressor,
+    port: u16,
+    i: u32,
+    frame: &mut Vec<u8>,
+) -> u8 {
+    let p = segment_from(port, 1000 + 256 * i, i as u16, 10_000 + i);
+    let kind = c.compress(&p, frame);
+    let mut out = Vec::new();
+    assert_eq!(
+        d.decompress(kind, frame, &mut out),
+        Ok(()),
+        "port {port}, packet {i}"
+    );
+    assert_eq!(out, p);
+    kind.to_byte()
+}
+
+/// Whether every kind byte of `kinds` is a CO frame's.
+fn all_co(kinds: &[u8]) -> bool {
+    let full = super::format::IR..=super::format::COMPACT_SYN;
+    kinds.iter().all(|k| !full.contains(k))
+}
+
 #[test]
 fn a_new_flow_replicates_the_oldest_of_its_hosts_surest_contexts() {
-    // Flows A and B (B replicated from A) have each sent two CO frames since their IRs; the
-    // decompressor is as likely to hold either, but B, the newer, may itself be a copy of a
-    // base the decompressor lacks: a new flow C takes the older A as its base.
+    // A starts from full IRs, B from copies of A, then a context request makes B start again
+    // from full IRs; each then sends two CO frames. The decompressor is as likely to hold
+    // either, and a new flow C takes the older, A (taking the newest, one lost start broke
+    // each later one).
     let mut c = PlusCompressor::new(config());
     let mut d = PlusDecompressor::new(config());
-    let (mut frame, mut out) = (Vec::new(), Vec::new());
-    let mut kinds = Vec::new();
-    for port in [5001u16, 5002] {
-        for i in 0..6u32 {
-            let p = segment_from(port, 1000 + 256 * i, i as u16, 10_000 + i);
-            let kind = c.compress(&p, &mut frame);
-            assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
-            assert_eq!(out, p);
-            kinds.push(kind.to_byte());
-        }
-    }
-    let full = super::format::IR..=super::format::COMPACT_SYN;
-    let co = |ks: &[u8]| ks.iter().all(|k| !full.contains(k));
-    assert!(co(&kinds[4..6]) && co(&kinds[10..]), "{kinds:02x?}");
-    let p = segment_from(5003, 9000, 9, 10_009);
-    let kind = c.compress(&p, &mut frame);
-    assert_eq!(kind.to_byte(), super::format::IR_R_DEST_KEPT);
+    let mut frame = Vec::new();
+    let a: Vec<u8> = (0..6)
+        .map(|i| send(&mut c, &mut d, 5001, i, &mut frame))
+        .collect();
+    let b: Vec<u8> = (0..6)
+        .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
+        .collect();
+    assert_eq!(b[0], super::format::IR_R_DEST_KEPT, "{b:02x?}");
+    c.handle_feedback(&[crate::taroc::repair::REQUEST, 1]);
+    let b: Vec<u8> = (6..13)
+        .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
+        .collect();
+    assert_eq!(b[..5], [super::format::COMPACT_IR; 5], "{b:02x?}");
+    assert!(all_co(&a[4..]) && all_co(&b[5..]), "{a:02x?} {b:02x?}");
+    assert_eq!(
+        send(&mut c, &mut d, 5003, 0, &mut frame),
+        super::format::IR_R_DEST_KEPT
+    );
     assert_eq!(frame[1..3], [2, 0], "CID 2, base CID 0 (A)");
-    assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
-    assert_eq!(out, p);
+}
+
+#[test]
+fn a_new_flow_replicates_a_root_before_a_copy() {
+    // B is a copy of A, which may have been lost with it; though B has sent more CO frames
+    // since, C takes A, whose context rests on no other.
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let mut frame = Vec::new();
+    let a: Vec<u8> = (0..6)
+        .map(|i| send(&mut c, &mut d, 5001, i, &mut frame))
+        .collect();
+    let b: Vec<u8> = (0..12)
+        .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
+        .collect();
+    assert!(all_co(&a[4..]) && all_co(&b[4..]), "{a:02x?} {b:02x?}");
+    assert_eq!(b[0], super::format::IR_R_DEST_KEPT, "{b:02x?}");
+    assert_eq!(
+        send(&mut c, &mut d, 5003, 0, &mut frame),
+        super::format::IR_R_DEST_KEPT
+    );
+    assert_eq!(frame[1..3], [2, 0], "CID 2, base CID 0 (A)");
+}
+
+#[test]
+fn on_a_lossy_link_a_start_from_a_young_base_ends_with_a_full_ir() {
+    // A has sent two CO frames since its IRs: young. A new flow's start copies it in every
+    // IR frame on a link with no request yet; after a request (for A: it is answered, and
+    // young again) the link is lossy and the start's last IR frame is full.
+    for lossy in [false, true] {
+        let mut c = PlusCompressor::new(config());
+        let mut d = PlusDecompressor::new(config());
+        let mut frame = Vec::new();
+        let a: Vec<u8> = (0..6)
+            .map(|i| send(&mut c, &mut d, 5001, i, &mut frame))
+            .collect();
+        assert!(all_co(&a[4..]), "{a:02x?}");
+        if lossy {
+            c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
+            let answer = send(&mut c, &mut d, 5001, 6, &mut frame);
+            assert_eq!(answer, super::format::COMPACT_IR);
+            for i in 7..13 {
+                send(&mut c, &mut d, 5001, i, &mut frame);
+            }
+        }
+        let b: Vec<u8> = (0..6)
+            .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
+            .collect();
+        let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
+        assert!(starts >= 3 && all_co(&b[starts..]), "{b:02x?}");
+        let last = if lossy {
+            super::format::COMPACT_IR
+        } else {
+            super::format::IR_R_DEST_KEPT
+        };
+        assert_eq!(b[starts - 1], last, "{b:02x?}");
+        let r = super::format::IR_R_DEST_KEPT;
+        assert!(b[..starts - 1].iter().all(|&k| k == r), "{b:02x?}");
+    }
 }
 
 #[test]
