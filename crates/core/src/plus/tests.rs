@@ -568,10 +568,11 @@ fn a_new_flow_replicates_a_root_before_a_copy() {
 }
 
 #[test]
-fn on_a_lossy_link_a_start_from_a_young_base_ends_with_a_full_ir() {
+fn on_a_lossy_link_a_start_is_longer_and_from_a_young_base_ends_with_a_full_ir() {
     // A has sent two CO frames since its IRs: young. A new flow's start copies it in every
     // IR frame on a link with no request yet; after a request (for A: it is answered, and
-    // young again) the link is lossy and the start's last IR frame is full.
+    // young again) the link is lossy: the start has two more IR frames, the last one full.
+    let mut clean_starts = 0;
     for lossy in [false, true] {
         let mut c = PlusCompressor::new(config());
         let mut d = PlusDecompressor::new(config());
@@ -588,11 +589,15 @@ fn on_a_lossy_link_a_start_from_a_young_base_ends_with_a_full_ir() {
                 send(&mut c, &mut d, 5001, i, &mut frame);
             }
         }
-        let b: Vec<u8> = (0..6)
+        let b: Vec<u8> = (0..9)
             .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
             .collect();
         let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
         assert!(starts >= 3 && all_co(&b[starts..]), "{b:02x?}");
+        if lossy {
+            assert_eq!(starts, clean_starts + 2, "{b:02x?}");
+        }
+        clean_starts = starts;
         let last = if lossy {
             super::format::COMPACT_IR
         } else {
