@@ -9,7 +9,8 @@
 //!   `i`, with `xor` applied from `offset`, kind kept).
 //! - [`taroc_roundtrip`]: a configuration byte, then records `hdr_hi hdr_lo packet[len]` with
 //!   `len = hdr & 0x3FFF`; bit 15 of `hdr` asks for the lengths and checksums of the packet to be
-//!   fixed up first (so mutated headers still reach the compressor's deep paths).
+//!   fixed up first (so mutated headers still reach the compressor's deep paths); with the
+//!   bounded repairs on, bit 14 sends the compressor a context request for CID 0 first.
 //! - [`taroc_plus_decompress`]: as [`taroc_decompress`], with `taroc-plus` primed frames.
 //! - [`wire_parse`]: any bytes.
 //! - [`vj_decompress`], [`iphc_decompress`]: as [`taroc_decompress`], with the frame kind
@@ -537,7 +538,7 @@ pub fn vj_roundtrip(data: &[u8]) {
     let mut config = SchemeConfig::default();
     config.vj.slots = [16, 1, 2, 256][usize::from(selector & 3)];
     config.vj.compress_cid = selector & 4 == 0;
-    roundtrip(Scheme::Vj, &config, false, rest);
+    roundtrip(Scheme::Vj, &config, false, false, rest);
 }
 
 /// Arbitrary "packets" through an IPHC compressor and decompressor on a clean link: every frame
@@ -551,12 +552,15 @@ pub fn iphc_roundtrip(data: &[u8]) {
         Scheme::Iphc,
         &SchemeConfig::default(),
         selector & 0x80 != 0,
+        false,
         rest,
     );
 }
 
-/// The shared driver of [`taroc_roundtrip`], [`vj_roundtrip`] and [`iphc_roundtrip`].
-fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut rest: &[u8]) {
+/// The shared driver of [`taroc_roundtrip`], [`vj_roundtrip`] and [`iphc_roundtrip`]. With
+/// `requests`, a packet whose length field has bit 14 set is preceded by a TAROC context request
+/// for CID 0 reaching the compressor (as a lossy link's decompressor would send it).
+fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, requests: bool, mut rest: &[u8]) {
     let mut c = AnyCompressor::new(scheme, config);
     let mut d = AnyDecompressor::new(scheme, config);
     let (mut packet, mut frame, mut out, mut feedback) =
@@ -573,6 +577,9 @@ fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut rest: &[u8])
         }
         if tick {
             c.set_time(std::time::Duration::from_secs(u64::from(index)));
+        }
+        if requests && header & 0x4000 != 0 {
+            c.handle_feedback(&[taroc_core::taroc::repair::REQUEST, 0]);
         }
         let kind = c.compress(&packet, &mut frame);
         if kind == FrameKind::Ip {
@@ -601,8 +608,9 @@ fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, mut rest: &[u8])
 /// Arbitrary "packets" through a TAROC compressor and decompressor on a clean link: every frame
 /// is delivered and equals its packet exactly. Selector bits 2-3 pick K; their value 3 (K = 2,
 /// as 0) also turns every bounded repair on ([`Repair::live`]) with the clock advancing one
-/// second per packet, so refreshes by packets and by time, and distress answers, are drawn too.
-/// Selector bits 4-7 all set select `taroc-plus` ([`Scheme::Plus`]) with these settings.
+/// second per packet, so refreshes by packets and by time, and distress answers, are drawn too,
+/// and context requests for CID 0 before the packets marked so (`roundtrip`), so the answers and
+/// a lossy link's longer starts too. Selector bits 4-7 all set select `taroc-plus` ([`Scheme::Plus`]) with these settings.
 pub fn taroc_roundtrip(data: &[u8]) {
     let Some((&selector, rest)) = data.split_first() else {
         return;
@@ -633,7 +641,7 @@ pub fn taroc_roundtrip(data: &[u8]) {
     } else {
         Scheme::Taroc
     };
-    roundtrip(scheme, &config, repair, rest);
+    roundtrip(scheme, &config, repair, repair, rest);
 }
 
 /// Encodes packets in the [`taroc_roundtrip`] input format (with the fix-up bit clear).

@@ -101,3 +101,28 @@ fn primed_plus_frames_include_ir_s() {
         "{kinds:02x?}"
     );
 }
+
+/// `taroc_roundtrip`'s context requests (bit 14 of a record's length) reach `taroc-plus`'s
+/// deep paths on a clean link: answers, and the longer starts from young bases of a link that
+/// loses frames, for three flows between the same hosts, each round-tripping exactly.
+#[test]
+fn roundtrip_requests_drive_lossy_link_starts() {
+    let mut input = vec![0xFC]; // taroc-plus, every bounded repair on
+    for (flow, port) in [5001u16, 5002, 5003].into_iter().enumerate() {
+        for i in 0..10u32 {
+            let mut p = vec![0x45, 0, 0, 0, 0, i as u8, 0x40, 0, 64, 6, 0, 0];
+            p.extend_from_slice(&[198, 18, 0, 1, 198, 18, 0, 2]);
+            p.extend_from_slice(&port.to_be_bytes());
+            p.extend_from_slice(&[0, 80]);
+            p.extend_from_slice(&(1000 + 100 * i).to_be_bytes());
+            p.extend_from_slice(&77u32.to_be_bytes());
+            p.extend_from_slice(&[0x50, 0x10, 0x01, 0xf5, 0, 0, 0, 0]);
+            p.extend((0..100).map(|b| (b * 3 + i) as u8));
+            let request = if flow == 0 && i == 6 { 0x4000 } else { 0 };
+            let header = 0x8000 | request | p.len() as u16;
+            input.extend_from_slice(&header.to_be_bytes());
+            input.extend_from_slice(&p);
+        }
+    }
+    logic::taroc_roundtrip(&input);
+}
