@@ -49,17 +49,20 @@ const START_REPEATS: u8 = 2;
 /// packet there (12.65 -> 13.08), at 20% 0.05, and nothing on a clean link.
 const LOSSY_START_REPEATS: u8 = 2;
 
-/// On a link that loses frames ([`LOSSY_MEMORY`]), the last IR frame of a start goes as a
-/// full IR, not an IR-R, when the base has sent fewer CO frames than this since its last IR
-/// frame: a base that young may be one whose own start was lost, with no request back yet.
-/// Over seeds 1-60 on the unseen captures, bursty damage at 10 / 50% went 3.68 / 27.8 ->
-/// 3.25 / 24.2 per 1000 (16, 64 and a memory without end measured the same).
-const YOUNG_BASE: u32 = 16;
+/// The last IR frame of a start goes as a full IR, not an IR-R, when the base has sent fewer
+/// CO frames than this since its last IR frame: a base that young may be one whose own start
+/// was lost with no request back yet (flows starting together, with nothing coming the other
+/// way to carry a request, each took the last as its base). Over seeds 1-60, damage at 20 /
+/// 50% random loss on the twin many-flows capture went 0.972 / 7.133 -> 0.766 / 6.189 per
+/// 1000, bursty on the twin and unseen sets 0.807 / 3.100 -> 0.529 / 2.254 at 10%; it costs
+/// 0.41 octets per packet on the unseen many-flows capture (40 short connections), 0.10 on
+/// the twin one, 0.03 on e, nothing on the others. (16 on a lossy link only, free on a clean
+/// one, gained half as much.)
+const YOUNG_BASE: u32 = 8;
 
 /// The link loses frames if a context request came in the compressor's last this many TCP
 /// packets; no request ever comes on a clean one, so a clean link never pays
-/// [`LOSSY_START_REPEATS`] or [`YOUNG_BASE`]'s full IRs (applied on every link, the latter
-/// cost 0.84 octets per packet on the unseen many-flows capture).
+/// [`LOSSY_START_REPEATS`].
 const LOSSY_MEMORY: u64 = 4096;
 
 /// IR frames that answer a context request. Five, not a start's three: on the many-flows
@@ -508,7 +511,7 @@ impl PlusCompressor {
             let base = replicate
                 .then(|| self.find_base(p))
                 .flatten()
-                .filter(|(_, b)| ctx.irs_due != 1 || b.co_run >= YOUNG_BASE || !self.lossy());
+                .filter(|(_, b)| ctx.irs_due != 1 || b.co_run >= YOUNG_BASE);
             let replicated = base.and_then(|(base_cid, base)| {
                 write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default())
                     .ok()

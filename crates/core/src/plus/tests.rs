@@ -547,15 +547,16 @@ fn a_new_flow_replicates_the_oldest_of_its_hosts_surest_contexts() {
 
 #[test]
 fn a_new_flow_replicates_a_root_before_a_copy() {
-    // B is a copy of A, which may have been lost with it; though B has sent more CO frames
-    // since, C takes A, whose context rests on no other.
+    // B is a copy of A (old enough to be copied in every IR frame), which may have been lost
+    // with it; though B has sent more CO frames since, C takes A, whose context rests on no
+    // other.
     let mut c = PlusCompressor::new(config());
     let mut d = PlusDecompressor::new(config());
     let mut frame = Vec::new();
-    let a: Vec<u8> = (0..6)
+    let a: Vec<u8> = (0..12)
         .map(|i| send(&mut c, &mut d, 5001, i, &mut frame))
         .collect();
-    let b: Vec<u8> = (0..12)
+    let b: Vec<u8> = (0..16)
         .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
         .collect();
     assert!(all_co(&a[4..]) && all_co(&b[4..]), "{a:02x?} {b:02x?}");
@@ -568,44 +569,56 @@ fn a_new_flow_replicates_a_root_before_a_copy() {
 }
 
 #[test]
-fn on_a_lossy_link_a_start_is_longer_and_from_a_young_base_ends_with_a_full_ir() {
-    // A has sent two CO frames since its IRs: young. A new flow's start copies it in every
-    // IR frame on a link with no request yet; after a request (for A: it is answered, and
-    // young again) the link is lossy: the start has two more IR frames, the last one full.
+fn a_start_from_a_young_base_ends_with_a_full_ir() {
+    // A has sent `co` CO frames since its IRs: with 2 it is young, and a new flow's start
+    // copies it in every IR frame but the last, a full one; with 8 in every one.
+    for co in [2u32, 8] {
+        let mut c = PlusCompressor::new(config());
+        let mut d = PlusDecompressor::new(config());
+        let mut frame = Vec::new();
+        let mut a = Vec::new();
+        while a.iter().filter(|&&k| all_co(&[k])).count() < co as usize {
+            a.push(send(&mut c, &mut d, 5001, a.len() as u32, &mut frame));
+        }
+        let b: Vec<u8> = (0..8)
+            .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
+            .collect();
+        let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
+        assert!(starts >= 3 && all_co(&b[starts..]), "{b:02x?}");
+        let r = super::format::IR_R_DEST_KEPT;
+        let last = if co < 8 { super::format::COMPACT_IR } else { r };
+        assert_eq!(b[starts - 1], last, "{b:02x?}");
+        assert!(b[..starts - 1].iter().all(|&k| k == r), "{b:02x?}");
+    }
+}
+
+#[test]
+fn on_a_lossy_link_a_start_has_two_more_ir_frames() {
+    // After a context request (for A: answered by five IRs), the link is lossy: a new flow's
+    // start has two more IR frames.
     let mut clean_starts = 0;
     for lossy in [false, true] {
         let mut c = PlusCompressor::new(config());
         let mut d = PlusDecompressor::new(config());
         let mut frame = Vec::new();
-        let a: Vec<u8> = (0..6)
-            .map(|i| send(&mut c, &mut d, 5001, i, &mut frame))
-            .collect();
-        assert!(all_co(&a[4..]), "{a:02x?}");
-        if lossy {
-            c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
-            let answer = send(&mut c, &mut d, 5001, 6, &mut frame);
-            assert_eq!(answer, super::format::COMPACT_IR);
-            for i in 7..13 {
-                send(&mut c, &mut d, 5001, i, &mut frame);
+        for i in 0..12 {
+            if lossy && i == 6 {
+                c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
+            }
+            let kind = send(&mut c, &mut d, 5001, i, &mut frame);
+            if i >= 6 {
+                assert_eq!(lossy && i < 11, !all_co(&[kind]), "A, packet {i}");
             }
         }
         let b: Vec<u8> = (0..9)
             .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
             .collect();
         let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
-        assert!(starts >= 3 && all_co(&b[starts..]), "{b:02x?}");
         if lossy {
             assert_eq!(starts, clean_starts + 2, "{b:02x?}");
         }
         clean_starts = starts;
-        let last = if lossy {
-            super::format::COMPACT_IR
-        } else {
-            super::format::IR_R_DEST_KEPT
-        };
-        assert_eq!(b[starts - 1], last, "{b:02x?}");
-        let r = super::format::IR_R_DEST_KEPT;
-        assert!(b[..starts - 1].iter().all(|&k| k == r), "{b:02x?}");
+        assert!(all_co(&b[starts..]), "{b:02x?}");
     }
 }
 
