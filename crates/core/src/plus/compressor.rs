@@ -456,9 +456,9 @@ impl PlusCompressor {
         let config = &self.config;
         ctx.last_used = self.clock;
         ctx.fin |= p.flags & flags::FIN != 0;
-        if let Some(strides) =
-            ctx.learner
-                .observe(p.payload_len(), p.fields.ack, ctx.strides, ctx.irs_due > 0)
+        if let Some(strides) = ctx
+            .learner
+            .observe(p.payload_len(), p.fields.ack, ctx.strides)
         {
             ctx.strides = strides;
             ctx.irs_due = start_irs;

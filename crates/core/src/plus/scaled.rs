@@ -51,9 +51,7 @@ pub fn decode_divided(
 /// Segments and ACK steps smaller than this never become strides (interactive traffic).
 pub const MIN_STRIDE: u32 = 256;
 
-/// Consecutive equal candidates that make a stride when there is none (one during the flow's
-/// start, whose IR frames are sent anyway: over the 24 captures, unseen a, b, c, d and g 0.07 to
-/// 0.19 octets per packet shorter, unseen h 0.13 longer, damage at 10-50% loss within 5%).
+/// Consecutive equal candidates that make a stride when there is none.
 const ADOPT_RUN: u8 = 2;
 
 /// Consecutive equal candidates that replace a stride they do not divide.
@@ -64,8 +62,7 @@ const REPLACE_RUN: u8 = 8;
 /// A candidate stride is the greatest common divisor of the last two steps (segment sizes, ACK
 /// steps), once it is at least [`MIN_STRIDE`]: a receiver that acknowledges every second
 /// segment and sometimes every one gets the segment size. A candidate is adopted after two in
-/// a row (the first during the flow's start), replaces a stride it divides at once, and any
-/// other (but a multiple) after eight.
+/// a row, replaces a stride it divides at once, and any other (but a multiple) after eight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Learner {
     last_ack: u32,
@@ -82,9 +79,8 @@ struct Steps {
 }
 
 impl Steps {
-    /// Counts a step of `len`; the stride to use after it (`adopt`: the run that makes a
-    /// stride when there is none).
-    fn step(&mut self, len: u32, current: u16, adopt: u8) -> u16 {
+    /// Counts a step of `len`; the stride to use after it.
+    fn step(&mut self, len: u32, current: u16) -> u16 {
         // A step as long as the last (a flow's usual case) is its own divisor: no division.
         let candidate = if self.last == 0 || self.last == len {
             len
@@ -105,7 +101,7 @@ impl Steps {
         let divides = current != 0 && (same || current.is_multiple_of(stride));
         // A multiple of the current stride keeps every number aligned: no change.
         let multiple = current != 0 && (same || stride.is_multiple_of(current));
-        let wanted = if current == 0 { adopt } else { REPLACE_RUN };
+        let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
         if candidate >= MIN_STRIDE && !multiple && (divides || self.run >= wanted) {
             stride
         } else {
@@ -134,18 +130,10 @@ impl Learner {
     /// Sees a packet with `payload` bytes acknowledging `ack`; returns the strides the flow
     /// should now use, if they differ from `current`. A flow has one stride at most (an IR
     /// frame carries one): the first learnt, sequence or acknowledgment, keeps the other out.
-    /// `starting`: the flow's IR frames are still due.
-    pub fn observe(
-        &mut self,
-        payload: usize,
-        ack: u32,
-        current: Strides,
-        starting: bool,
-    ) -> Option<Strides> {
-        let adopt = if starting { 1 } else { ADOPT_RUN };
+    pub fn observe(&mut self, payload: usize, ack: u32, current: Strides) -> Option<Strides> {
         let mut next = current;
         if payload > 0 {
-            let seq = self.seq.step(payload as u32, current.seq, adopt);
+            let seq = self.seq.step(payload as u32, current.seq);
             if current.ack == 0 {
                 next.seq = seq;
             }
@@ -153,7 +141,7 @@ impl Learner {
         let delta = ack.wrapping_sub(self.last_ack);
         self.last_ack = ack;
         if delta != 0 && delta < 1 << 31 {
-            let stride = self.ack.step(delta, current.ack, adopt);
+            let stride = self.ack.step(delta, current.ack);
             if next.seq == 0 {
                 next.ack = stride;
             }
@@ -193,16 +181,13 @@ mod tests {
     fn learner_adopts_and_replaces_strides() {
         let mut l = Learner::new(0);
         let none = Strides::default();
-        assert_eq!(l.observe(1448, 0, none, false), None);
-        let s = l.observe(1448, 0, none, false).unwrap();
+        assert_eq!(l.observe(1448, 0, none), None);
+        let s = l.observe(1448, 0, none).unwrap();
         assert_eq!(s.seq, 1448);
-        // During the start (its IR frames carry a stride at no cost), the first will do.
-        let mut l = Learner::new(0);
-        assert_eq!(l.observe(1448, 0, none, true).map(|s| s.seq), Some(1448));
         // Small segments never make a stride.
         let mut l = Learner::new(0);
-        assert_eq!(l.observe(100, 0, none, true), None);
-        assert_eq!(l.observe(100, 0, none, false), None);
+        assert_eq!(l.observe(100, 0, none), None);
+        assert_eq!(l.observe(100, 0, none), None);
         // ACK steps: adopted after two; a divisor replaces at once; an odd step changes nothing.
         let mut l = Learner::new(0);
         let mut ack = 0;
@@ -210,7 +195,7 @@ mod tests {
         let mut changes = Vec::new();
         for step in [2896, 2896, 2896, 1448, 2896, 2896, 4000, 2896, 2896] {
             ack += step;
-            if let Some(s) = l.observe(0, ack, current, false) {
+            if let Some(s) = l.observe(0, ack, current) {
                 current = s;
                 changes.push(s.ack);
             }
@@ -219,7 +204,7 @@ mod tests {
     }
 
     /// [`Steps::step`] with every division made (its form before the usual case skipped them).
-    fn step_dividing(steps: &mut Steps, len: u32, current: u16, adopt: u8) -> u16 {
+    fn step_dividing(steps: &mut Steps, len: u32, current: u16) -> u16 {
         let candidate = gcd(len, if steps.last == 0 { len } else { steps.last });
         steps.last = len;
         if candidate == steps.candidate {
@@ -232,7 +217,7 @@ mod tests {
         };
         let divides = current != 0 && current.is_multiple_of(stride);
         let multiple = current != 0 && stride.is_multiple_of(current);
-        let wanted = if current == 0 { adopt } else { REPLACE_RUN };
+        let wanted = if current == 0 { ADOPT_RUN } else { REPLACE_RUN };
         if candidate >= MIN_STRIDE && !multiple && (divides || steps.run >= wanted) {
             stride
         } else {
@@ -251,13 +236,12 @@ mod tests {
                 1..40,
             ),
             start in proptest::prop_oneof![Just(0u16), Just(1448), Just(724), 1..u16::MAX],
-            adopt in 1..=ADOPT_RUN,
         ) {
             let (mut fast, mut plain) = (Steps::default(), Steps::default());
             let (mut current_fast, mut current_plain) = (start, start);
             for len in lens {
-                current_fast = fast.step(len, current_fast, adopt);
-                current_plain = step_dividing(&mut plain, len, current_plain, adopt);
+                current_fast = fast.step(len, current_fast);
+                current_plain = step_dividing(&mut plain, len, current_plain);
                 proptest::prop_assert_eq!(fast, plain);
                 proptest::prop_assert_eq!(current_fast, current_plain);
             }
