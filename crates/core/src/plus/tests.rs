@@ -510,6 +510,36 @@ fn send(
     kind.to_byte()
 }
 
+/// A fresh compressor and decompressor with the tests' settings.
+fn pair() -> (PlusCompressor, PlusDecompressor) {
+    (
+        PlusCompressor::new(config()),
+        PlusDecompressor::new(config()),
+    )
+}
+
+/// [`send`] for packets `range` of the flow from `port`: their frames' kind bytes.
+fn sends(
+    c: &mut PlusCompressor,
+    d: &mut PlusDecompressor,
+    port: u16,
+    range: core::ops::Range<u32>,
+) -> Vec<u8> {
+    let mut frame = Vec::new();
+    range.map(|i| send(c, d, port, i, &mut frame)).collect()
+}
+
+/// The base CID of a new flow's first frame (an IR-R of kind `0x0D`; CID 2).
+fn base_of_a_new_flow(c: &mut PlusCompressor, d: &mut PlusDecompressor) -> u8 {
+    let mut frame = Vec::new();
+    assert_eq!(
+        send(c, d, 5003, 0, &mut frame),
+        super::format::IR_R_DEST_KEPT
+    );
+    assert_eq!(frame[1], 2);
+    frame[2]
+}
+
 /// Whether every kind byte of `kinds` is a CO frame's.
 fn all_co(kinds: &[u8]) -> bool {
     let full = super::format::IR..=super::format::COMPACT_SYN;
@@ -522,27 +552,15 @@ fn a_new_flow_replicates_the_oldest_of_its_hosts_surest_contexts() {
     // from full IRs; each then sends two CO frames. The decompressor is as likely to hold
     // either, and a new flow C takes the older, A (taking the newest, one lost start broke
     // each later one).
-    let mut c = PlusCompressor::new(config());
-    let mut d = PlusDecompressor::new(config());
-    let mut frame = Vec::new();
-    let a: Vec<u8> = (0..6)
-        .map(|i| send(&mut c, &mut d, 5001, i, &mut frame))
-        .collect();
-    let b: Vec<u8> = (0..6)
-        .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
-        .collect();
+    let (mut c, mut d) = pair();
+    let a: Vec<u8> = sends(&mut c, &mut d, 5001, 0..6);
+    let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..6);
     assert_eq!(b[0], super::format::IR_R_DEST_KEPT, "{b:02x?}");
     c.handle_feedback(&[crate::taroc::repair::REQUEST, 1]);
-    let b: Vec<u8> = (6..13)
-        .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
-        .collect();
+    let b: Vec<u8> = sends(&mut c, &mut d, 5002, 6..13);
     assert_eq!(b[..5], [super::format::COMPACT_IR; 5], "{b:02x?}");
     assert!(all_co(&a[4..]) && all_co(&b[5..]), "{a:02x?} {b:02x?}");
-    assert_eq!(
-        send(&mut c, &mut d, 5003, 0, &mut frame),
-        super::format::IR_R_DEST_KEPT
-    );
-    assert_eq!(frame[1..3], [2, 0], "CID 2, base CID 0 (A)");
+    assert_eq!(base_of_a_new_flow(&mut c, &mut d), 0, "A");
 }
 
 #[test]
@@ -550,22 +568,12 @@ fn a_new_flow_replicates_a_root_before_a_copy() {
     // B is a copy of A (old enough to be copied in every IR frame), which may have been lost
     // with it; though B has sent more CO frames since, C takes A, whose context rests on no
     // other.
-    let mut c = PlusCompressor::new(config());
-    let mut d = PlusDecompressor::new(config());
-    let mut frame = Vec::new();
-    let a: Vec<u8> = (0..12)
-        .map(|i| send(&mut c, &mut d, 5001, i, &mut frame))
-        .collect();
-    let b: Vec<u8> = (0..16)
-        .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
-        .collect();
+    let (mut c, mut d) = pair();
+    let a: Vec<u8> = sends(&mut c, &mut d, 5001, 0..12);
+    let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..16);
     assert!(all_co(&a[4..]) && all_co(&b[4..]), "{a:02x?} {b:02x?}");
     assert_eq!(b[0], super::format::IR_R_DEST_KEPT, "{b:02x?}");
-    assert_eq!(
-        send(&mut c, &mut d, 5003, 0, &mut frame),
-        super::format::IR_R_DEST_KEPT
-    );
-    assert_eq!(frame[1..3], [2, 0], "CID 2, base CID 0 (A)");
+    assert_eq!(base_of_a_new_flow(&mut c, &mut d), 0, "A");
 }
 
 #[test]
@@ -573,16 +581,13 @@ fn a_start_from_a_young_base_ends_with_a_full_ir() {
     // A has sent `co` CO frames since its IRs: with 2 it is young, and a new flow's start
     // copies it in every IR frame but the last, a full one; with 8 in every one.
     for co in [2u32, 8] {
-        let mut c = PlusCompressor::new(config());
-        let mut d = PlusDecompressor::new(config());
+        let (mut c, mut d) = pair();
         let mut frame = Vec::new();
         let mut a = Vec::new();
         while a.iter().filter(|&&k| all_co(&[k])).count() < co as usize {
             a.push(send(&mut c, &mut d, 5001, a.len() as u32, &mut frame));
         }
-        let b: Vec<u8> = (0..8)
-            .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
-            .collect();
+        let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..8);
         let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
         assert!(starts >= 3 && all_co(&b[starts..]), "{b:02x?}");
         let r = super::format::IR_R_DEST_KEPT;
@@ -598,8 +603,7 @@ fn on_a_lossy_link_a_start_has_two_more_ir_frames() {
     // start has two more IR frames.
     let mut clean_starts = 0;
     for lossy in [false, true] {
-        let mut c = PlusCompressor::new(config());
-        let mut d = PlusDecompressor::new(config());
+        let (mut c, mut d) = pair();
         let mut frame = Vec::new();
         for i in 0..12 {
             if lossy && i == 6 {
@@ -610,9 +614,7 @@ fn on_a_lossy_link_a_start_has_two_more_ir_frames() {
                 assert_eq!(lossy && i < 11, !all_co(&[kind]), "A, packet {i}");
             }
         }
-        let b: Vec<u8> = (0..9)
-            .map(|i| send(&mut c, &mut d, 5002, i, &mut frame))
-            .collect();
+        let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..9);
         let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
         if lossy {
             assert_eq!(starts, clean_starts + 2, "{b:02x?}");
