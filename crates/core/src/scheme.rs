@@ -120,8 +120,8 @@ pub enum AnyDecompressor {
     Iphc(Box<IphcDecompressor>),
     /// See [`Scheme::Taroc`].
     Taroc(TarocDecompressor),
-    /// See [`Scheme::Plus`].
-    Plus(PlusDecompressor),
+    /// See [`Scheme::Plus`] (boxed: its context table is large, `none` is empty).
+    Plus(Box<PlusDecompressor>),
 }
 
 impl AnyCompressor {
@@ -151,7 +151,9 @@ impl AnyDecompressor {
                 AnyDecompressor::Iphc(Box::new(IphcDecompressor::new(config.iphc.clone())))
             }
             Scheme::Taroc => AnyDecompressor::Taroc(TarocDecompressor::new(config.taroc.clone())),
-            Scheme::Plus => AnyDecompressor::Plus(PlusDecompressor::new(config.taroc.clone())),
+            Scheme::Plus => {
+                AnyDecompressor::Plus(Box::new(PlusDecompressor::new(config.taroc.clone())))
+            }
         }
     }
 }

@@ -60,9 +60,9 @@ const LOSSY_START_REPEATS: u8 = 2;
 /// one, gained half as much.)
 const YOUNG_BASE: u32 = 8;
 
-/// The link loses frames if a context request came in the compressor's last this many TCP
-/// packets; no request ever comes on a clean one, so a clean link never pays
-/// [`LOSSY_START_REPEATS`].
+/// The link loses frames if a context request or a loss note
+/// ([`format::LOSS_NOTE`]) came in the compressor's last this many TCP packets; neither comes on
+/// a clean link (a note needs IP-IDs skipping often), which never pays [`LOSSY_START_REPEATS`].
 const LOSSY_MEMORY: u64 = 4096;
 
 /// IR frames that answer a context request. Five, not a start's three: on the many-flows
@@ -172,8 +172,8 @@ pub struct PlusCompressor {
     /// flow come in runs, and this spares most of them the map lookup.
     last_flow: Option<(FlowKey, u8)>,
     clock: u64,
-    /// `clock` when the last context request for a TCP context came in.
-    refused_at: Option<u64>,
+    /// `clock` when the last context request for a TCP context or loss note came in.
+    lossy_at: Option<u64>,
     now: Duration,
     stats: TarocStats,
     breakdown: Breakdown,
@@ -195,7 +195,7 @@ impl PlusCompressor {
             by_flow: BTreeMap::new(),
             last_flow: None,
             clock: 0,
-            refused_at: None,
+            lossy_at: None,
             now: Duration::ZERO,
             stats: TarocStats::default(),
             breakdown: Breakdown::default(),
@@ -339,6 +339,10 @@ impl Compressor for PlusCompressor {
         if !self.config.repair.context_requests {
             return;
         }
+        if frame == [format::LOSS_NOTE] {
+            self.lossy_at = Some(self.clock);
+            return;
+        }
         if let Some(cids) = other::parse_request(frame) {
             for &cid in cids {
                 if self.other.request(cid) {
@@ -354,7 +358,7 @@ impl Compressor for PlusCompressor {
             if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
                 ctx.watch.request();
                 ctx.co_run = 0;
-                self.refused_at = Some(self.clock);
+                self.lossy_at = Some(self.clock);
                 self.stats.requests_received += 1;
             }
         }
@@ -584,10 +588,9 @@ impl PlusCompressor {
         1 + START_REPEATS + more
     }
 
-    /// Whether a context request came in lately ([`LOSSY_MEMORY`]).
+    /// Whether a context request or a loss note came in lately ([`LOSSY_MEMORY`]).
     fn lossy(&self) -> bool {
-        self.refused_at
-            .is_some_and(|t| self.clock - t < LOSSY_MEMORY)
+        self.lossy_at.is_some_and(|t| self.clock - t < LOSSY_MEMORY)
     }
 
     /// The base of an IR-S frame ([`handshake`]), which takes only the IP header from it: of

@@ -41,6 +41,11 @@ use crate::encoding::lsb;
 /// The kind byte of an IR frame.
 pub const IR: u8 = FrameKind::PROFILE_FIRST;
 
+/// The type octet of a loss note, a feedback frame of that octet alone: the decompressor saw
+/// packets of a flow go missing (a sequential IP-ID that skipped), so the link loses frames
+/// (context requests have types `0x01` and `0x02`).
+pub const LOSS_NOTE: u8 = 0x03;
+
 /// The kind byte of an IR-R frame: a new context replicated from another of the same hosts.
 pub const IR_R: u8 = FrameKind::PROFILE_FIRST + 1;
 

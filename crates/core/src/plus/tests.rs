@@ -625,6 +625,43 @@ fn on_a_lossy_link_a_start_has_two_more_ir_frames() {
 }
 
 #[test]
+fn a_decompressor_that_sees_ip_ids_skip_sends_a_loss_note() {
+    // A bulk flow with a sequential IP-ID over a link that loses every `every`-th frame: with
+    // one loss in 8 frames the decompressor sees 8 gaps within 128 frames and sends one loss
+    // note, which turns the compressor's starts to five IR frames; with one in 40, none; with
+    // context requests off, none either.
+    for (every, requests, noted) in [(8u32, true, true), (40, true, false), (8, false, false)] {
+        let mut config = config();
+        config.repair.context_requests = requests;
+        let mut c = PlusCompressor::new(config.clone());
+        let mut d = PlusDecompressor::new(config);
+        let (mut frame, mut out, mut feedback) = (Vec::new(), Vec::new(), Vec::new());
+        let mut notes = Vec::new();
+        for i in 0..300u32 {
+            let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+            let kind = c.compress(&p, &mut frame);
+            if i < 20 || i % every != 0 {
+                assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+                assert_eq!(out, p);
+            }
+            while d.take_feedback(&mut feedback) {
+                notes.push(feedback.clone());
+                c.handle_feedback(&feedback);
+            }
+        }
+        let expected: Vec<Vec<u8>> = if noted {
+            vec![vec![super::format::LOSS_NOTE]]
+        } else {
+            Vec::new()
+        };
+        assert_eq!(notes, expected, "one in {every}, requests {requests}");
+        let b = sends(&mut c, &mut d, 5002, 0..9);
+        let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
+        assert_eq!(starts >= 5, noted, "{b:02x?}");
+    }
+}
+
+#[test]
 fn ir_r_refuses_both_stride_flags_and_a_missing_base() {
     let mut d = PlusDecompressor::new(config());
     let mut out = Vec::new();
