@@ -402,7 +402,8 @@ fn taroc_plus() -> Variant {
 /// As [`taroc_decompress`], into a primed `taroc-plus` decompressor (with its repairs: context
 /// requests over the reverse channel), its clock advancing 30 ms per record so that requests
 /// come due: never a panic; what it delivers is a valid TCP/IP packet of bounded size; at most
-/// 256 contexts; every feedback frame is a well-formed context request naming each CID once.
+/// 256 contexts; every feedback frame is a loss note or a well-formed context request naming
+/// each CID once.
 pub fn taroc_plus_decompress(data: &[u8]) {
     let primed = primed_plus_frames();
     let mut d = taroc_plus().decompressor();
@@ -423,7 +424,11 @@ pub fn taroc_plus_decompress(data: &[u8]) {
             check_delivered(kind, &frame, &out);
         }
         while d.take_feedback(&mut feedback) {
-            // TCP contexts' requests, or non-TCP contexts' (type octet `other::REQUEST_N`).
+            // A loss note is the one octet; else TCP contexts' requests, or non-TCP contexts'
+            // (type octet `other::REQUEST_N`).
+            if feedback == [taroc_core::plus::format::LOSS_NOTE] {
+                continue;
+            }
             let cids = match feedback.split_first() {
                 Some((&other::REQUEST_N, cids)) if !cids.is_empty() && cids.len() <= 256 => cids,
                 _ => parse_request(&feedback)
