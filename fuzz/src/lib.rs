@@ -620,7 +620,8 @@ fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, requests: bool, 
 /// as 0) also turns every bounded repair on ([`Repair::live`]) with the clock advancing one
 /// second per packet, so refreshes by packets and by time, and distress answers, are drawn too,
 /// and context requests for CID 0 before the packets marked so (`roundtrip`), so the answers and
-/// a lossy link's longer starts too. Selector bits 4-7 all set select `taroc-plus` ([`Scheme::Plus`]) with these settings.
+/// a lossy link's longer starts too. Selector bits 4-7 all set select `taroc-plus`
+/// ([`Scheme::Plus`]) with these settings.
 pub fn taroc_roundtrip(data: &[u8]) {
     let Some((&selector, rest)) = data.split_first() else {
         return;

@@ -44,9 +44,9 @@ const START_REPEATS: u8 = 2;
 
 /// More IR frames a start sends on a link that loses frames ([`LOSSY_MEMORY`]): a flow whose
 /// every start frame was lost loses its next frames until a request comes back. Over seeds
-/// 1-60 on the many-flows capture, damage at 30 / 50% random loss went 1.206 / 6.682 ->
-/// 0.965 / 3.099 per 1000 (one more: 1.030 / 4.339); at 50% loss it costs 0.42 octets per
-/// packet there (12.65 -> 13.08), at 20% 0.05, and nothing on a clean link.
+/// 1-60 on the many-flows capture, damage at 30 / 50% random loss went 1.226 / 6.746 ->
+/// 0.965 / 3.099 per 1000 (one more: 1.030 / 4.339). Once loss notes tell of the loss, it
+/// costs about 0.7 octets per packet there at 10-50% loss; nothing on a clean link.
 const LOSSY_START_REPEATS: u8 = 2;
 
 /// The last IR frame of a start goes as a full IR, not an IR-R, when the base has sent fewer
@@ -54,9 +54,9 @@ const LOSSY_START_REPEATS: u8 = 2;
 /// was lost with no request back yet (flows starting together, with nothing coming the other
 /// way to carry a request, each took the last as its base). Over seeds 1-60, damage at 20 /
 /// 50% random loss on the twin many-flows capture went 0.972 / 7.133 -> 0.766 / 6.189 per
-/// 1000, bursty on the twin and unseen sets 0.807 / 3.100 -> 0.529 / 2.254 at 10%; it costs
-/// 0.41 octets per packet on the unseen many-flows capture (40 short connections), 0.10 on
-/// the twin one, 0.03 on e, nothing on the others. (16 on a lossy link only, free on a clean
+/// 1000, bursty on the twin and unseen sets 0.807 / 3.100 -> 0.529 / 2.254 at 10%; on a clean
+/// link it costs 0.36 octets per packet on the unseen many-flows capture (40 short
+/// connections), 0.10 on the twin one, 0.03 to 0.04 on e, nothing on the others. (16 on a lossy link only, free on a clean
 /// one, gained half as much.)
 const YOUNG_BASE: u32 = 8;
 
@@ -456,7 +456,6 @@ impl PlusCompressor {
         p: &TcpIpPacket<'_>,
         out: &mut Vec<u8>,
     ) -> FrameKind {
-        let start_irs = self.start_irs();
         let config = &self.config;
         ctx.last_used = self.clock;
         ctx.fin |= p.flags & flags::FIN != 0;
@@ -465,11 +464,11 @@ impl PlusCompressor {
             .observe(p.payload_len(), p.fields.ack, ctx.strides)
         {
             ctx.strides = strides;
-            ctx.irs_due = start_irs;
+            ctx.irs_due = self.start_irs();
         }
         if let Some(behaviour) = ctx.detector.observe(p.fields.ip_id, ctx.behaviour) {
             ctx.behaviour = behaviour;
-            ctx.irs_due = start_irs;
+            ctx.irs_due = self.start_irs();
         }
         ctx.rescale();
 
@@ -556,7 +555,7 @@ impl PlusCompressor {
             // The window shrank to this one packet: if it is lost, nothing the decompressor
             // holds is a reference. Start again.
             self.stats.long_jumps += 1;
-            ctx.irs_due = start_irs;
+            ctx.irs_due = self.start_irs();
         }
         kind.unwrap_or(FrameKind::Profile(full_kind))
     }

@@ -23,9 +23,11 @@ use crate::taroc::vsw::is_older;
 use crate::taroc::TarocConfig;
 
 mod co;
+mod loss;
 mod quotients;
 
 use co::decode_body;
+use loss::LossWatch;
 use quotients::Quotients;
 
 /// The decompressor asks again for a context it keeps refusing frames of after this many more
@@ -42,27 +44,6 @@ pub const REQUEST_EVERY_REFUSALS: u16 = 0;
 /// Four, not two: on the many-flows capture over seeds 1-60, damage at 50% random loss 7.38 ->
 /// 6.75 per 1000, bursty 16.13 -> 14.42; six gained 1% more.
 pub const REQUEST_REPEATS: u8 = 4;
-
-/// A sequential IP-ID that moved on by 2 to this many between two delivered packets of a flow
-/// says packets of the flow went missing: the decompressor tells the compressor
-/// ([`format::LOSS_NOTE`]), so that it starts new contexts with more IR frames before a start
-/// is lost whole, not only after a context request (which comes after a refusal). Over seeds
-/// 1-60, damage on the many-flows capture at 10 / 20 / 30 / 50% random loss went 0.036 / 0.308 /
-/// 0.945 / 3.036 -> 0.005 / 0.097 / 0.495 / 2.644 per 1000.
-const LOSS_GAP_MAX: u16 = 32;
-
-/// Frames delivered between two loss notes, at least: the compressor remembers a note for 4096
-/// of its TCP packets.
-const NOTE_EVERY: u32 = 1024;
-
-/// A loss note needs this many gaps ([`LOSS_GAP_MAX`]) among [`GAP_WINDOW`] delivered CO frames:
-/// a sender's own losses before the link (a queue's drops) skip IP-IDs too, but rarely. With
-/// one gap, the shared many-flows capture (its sender's queue dropped some) got a note on a
-/// clean link and cost 0.29 octets per packet more; with 4, 0.14; with 8, none.
-const NOTE_GAPS: u8 = 8;
-
-/// The delivered CO frames [`NOTE_GAPS`] counts over.
-const GAP_WINDOW: u32 = 128;
 
 /// One context: its identity, coding state and the reference packet's fields.
 #[derive(Debug, Clone)]
@@ -93,14 +74,8 @@ pub struct PlusDecompressor {
     tunnel: Vec<u8>,
     /// The IR frame a compact IR stands for ([`compact::expand`]).
     compact: Vec<u8>,
-    /// Whether loss notes are sent (with context requests).
-    notes: bool,
-    /// A loss note is due.
-    note_due: bool,
-    /// CO frames delivered since the last loss note.
-    since_note: u32,
-    /// Gaps seen in the current window of [`GAP_WINDOW`] frames, and the frames it has had.
-    gaps: (u8, u32),
+    /// When a loss note is due ([`loss`]).
+    loss: LossWatch,
 }
 
 impl PlusDecompressor {
@@ -118,10 +93,7 @@ impl PlusDecompressor {
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
             compact: Vec::new(),
-            notes: config.repair.context_requests,
-            note_due: false,
-            since_note: NOTE_EVERY,
-            gaps: (0, 0),
+            loss: LossWatch::new(config.repair.context_requests),
         }
     }
 
@@ -431,17 +403,8 @@ impl PlusDecompressor {
         }
         let gap = fields.ip_id.wrapping_sub(ctx.last_ip_id);
         ctx.last_ip_id = fields.ip_id;
-        let lost = ctx.behaviour == Behaviour::Sequential && (2..=LOSS_GAP_MAX).contains(&gap);
-        self.since_note = self.since_note.saturating_add(1);
-        let (gaps, frames) = &mut self.gaps;
-        *gaps += u8::from(lost);
-        *frames += 1;
-        if *frames == GAP_WINDOW {
-            self.gaps = (0, 0);
-        } else if *gaps >= NOTE_GAPS && self.notes && self.since_note >= NOTE_EVERY {
-            (self.note_due, self.since_note) = (true, 0);
-            self.gaps = (0, 0);
-        }
+        self.loss
+            .delivered(ctx.behaviour == Behaviour::Sequential, gap);
         Ok(())
     }
 }
@@ -587,12 +550,6 @@ impl Decompressor for PlusDecompressor {
             out[0] = other::REQUEST_N;
             return true;
         }
-        if self.note_due {
-            self.note_due = false;
-            out.clear();
-            out.push(format::LOSS_NOTE);
-            return true;
-        }
-        false
+        self.loss.take(out)
     }
 }

@@ -1,0 +1,128 @@
+//! Loss notes ([`format::LOSS_NOTE`]): a decompressor that sees the sequential IP-IDs of its
+//! flows skip often tells the compressor that the link loses frames, so that it starts new
+//! contexts with more IR frames before a start is lost whole, not only after a context request
+//! (which comes after a refusal).
+
+use super::format;
+
+/// A sequential IP-ID that moved on by 2 to this many between two delivered packets of a flow
+/// says packets of the flow went missing. Over seeds 1-60, damage on the many-flows capture at
+/// 10 / 20 / 30 / 50% random loss went 0.036 / 0.308 / 0.945 / 3.036 -> 0.005 / 0.097 / 0.495 /
+/// 2.644 per 1000 with the notes.
+const LOSS_GAP_MAX: u16 = 32;
+
+/// Frames delivered between two loss notes, at least: the compressor remembers a note for 4096
+/// of its TCP packets.
+const NOTE_EVERY: u32 = 1024;
+
+/// A loss note needs this many gaps ([`LOSS_GAP_MAX`]) among [`GAP_WINDOW`] delivered CO frames:
+/// a sender's own losses before the link (a queue's drops) skip IP-IDs too, but rarely. With
+/// one gap, the shared many-flows capture (its sender's queue dropped some) got a note on a
+/// clean link and cost 0.29 octets per packet more; with 4, 0.14; with 8, none.
+const NOTE_GAPS: u8 = 8;
+
+/// The delivered CO frames [`NOTE_GAPS`] counts over.
+const GAP_WINDOW: u32 = 128;
+
+/// The watch over delivered frames' IP-IDs that decides when a loss note is due.
+#[derive(Debug, Clone)]
+pub(super) struct LossWatch {
+    /// Whether loss notes are sent (with context requests).
+    on: bool,
+    /// A loss note is due.
+    due: bool,
+    /// CO frames delivered since the last loss note.
+    since_note: u32,
+    /// Gaps seen in the current window of [`GAP_WINDOW`] frames.
+    gaps: u8,
+    /// Frames the current window has had.
+    frames: u32,
+}
+
+impl LossWatch {
+    /// A watch that sends notes if `on`; the first may come at once.
+    pub(super) fn new(on: bool) -> LossWatch {
+        LossWatch {
+            on,
+            due: false,
+            since_note: NOTE_EVERY,
+            gaps: 0,
+            frames: 0,
+        }
+    }
+
+    /// A CO frame delivered whose IP-ID is `gap` above the flow's previous delivered packet's,
+    /// in a flow whose IP-ID is a sequential counter if `sequential`.
+    pub(super) fn delivered(&mut self, sequential: bool, gap: u16) {
+        if !self.on {
+            return;
+        }
+        let lost = sequential && (2..=LOSS_GAP_MAX).contains(&gap);
+        self.since_note = self.since_note.saturating_add(1);
+        self.gaps += u8::from(lost);
+        self.frames += 1;
+        if self.frames == GAP_WINDOW {
+            (self.gaps, self.frames) = (0, 0);
+        } else if self.gaps >= NOTE_GAPS && self.since_note >= NOTE_EVERY {
+            (self.due, self.since_note) = (true, 0);
+            (self.gaps, self.frames) = (0, 0);
+        }
+    }
+
+    /// Writes the due loss note, if any, into `out`.
+    pub(super) fn take(&mut self, out: &mut alloc::vec::Vec<u8>) -> bool {
+        if !self.due {
+            return false;
+        }
+        self.due = false;
+        out.clear();
+        out.push(format::LOSS_NOTE);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn a_note_needs_eight_gaps_in_a_window_and_comes_once_per_1024_frames() {
+        let mut out = Vec::new();
+        // Seven gaps in a window, then the window ends: no note; the eighth in the next: a note.
+        let mut w = LossWatch::new(true);
+        for i in 0..GAP_WINDOW {
+            w.delivered(true, if i < 7 { 2 } else { 1 });
+        }
+        assert!(!w.take(&mut out));
+        for _ in 0..7 {
+            w.delivered(true, 2);
+        }
+        assert!(!w.take(&mut out));
+        w.delivered(true, LOSS_GAP_MAX);
+        assert!(w.take(&mut out) && out == [format::LOSS_NOTE]);
+        assert!(!w.take(&mut out));
+        // The next one only after 1024 more frames, however many gaps.
+        for _ in 0..NOTE_EVERY - 1 {
+            w.delivered(true, 2);
+        }
+        assert!(!w.take(&mut out));
+        // (The 1024th frame ends a window of 128; 8 gaps in the next.)
+        for _ in 0..9 {
+            w.delivered(true, 2);
+        }
+        assert!(w.take(&mut out));
+        // Gaps past the bound, of other behaviours, or with notes off: none.
+        for (sequential, gap, on) in [
+            (true, LOSS_GAP_MAX + 1, true),
+            (false, 2, true),
+            (true, 2, false),
+        ] {
+            let mut w = LossWatch::new(on);
+            for _ in 0..100 {
+                w.delivered(sequential, gap);
+            }
+            assert!(!w.take(&mut out));
+        }
+    }
+}
