@@ -35,6 +35,13 @@ def cut(p, payload):
     return p[:ip_len + tcp_len + payload]
 
 
+def in_v6_tunnel(p):
+    """The packet in an IPv6 tunnel (2001:db8:7::1 to 2001:db8:7::2; no checksum to fill)."""
+    outer = bytes([0x60, 0, 0, 0]) + struct.pack(">H", len(p)) + bytes([41 if p[0] >> 4 == 6 else 4, 64])
+    outer += bytes.fromhex("20010db8000700000000000000000001") + bytes.fromhex("20010db8000700000000000000000002")
+    return outer + p
+
+
 def roundtrip_input(selector, pkts, fix):
     out = bytearray([selector])
     for p in pkts:
@@ -58,6 +65,10 @@ def main():
     write(f"{seeds}/taroc_roundtrip", "v4_bulk_start", roundtrip_input(0, [cut(p, 16) for p in v4[:24]], True))
     write(f"{seeds}/taroc_roundtrip", "v6_bulk_start", roundtrip_input(0, [cut(p, 16) for p in v6[:24]], True))
     write(f"{seeds}/taroc_roundtrip", "v4_exact", roundtrip_input(0, [p for p in v4[:40] if len(p) < 100], False))
+    # taroc-plus (selector 0xF0; 0xFC with its repairs) on whole small packets in an IPv6 tunnel.
+    for selector in [0xF0, 0xFC]:
+        write(f"{seeds}/taroc_roundtrip", f"v6_in_v6_exact_{selector:x}",
+              roundtrip_input(selector, [in_v6_tunnel(p) for p in v6[:200] if len(p) < 100][:40], False))
     # wire_parse: single real packets, cut to 120 bytes.
     for name, p in [("v4_syn", v4[0]), ("v4_data", v4[3]), ("v4_ack", v4[11]), ("v6_syn", v6[0]), ("v6_ack", v6[11])]:
         write(f"{seeds}/wire_parse", name, p[:120])

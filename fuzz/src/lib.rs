@@ -296,12 +296,21 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
             assert!(out.len() <= frame.len() + 188, "output grew: {}", out.len());
         }
         FrameKind::UncompressedTcp | FrameKind::CompressedTcp | FrameKind::Profile(_) => {
+            // A TCP/IP packet, or (a tunnel frame, a tunnelled context's CO frame) one in an
+            // IP-in-IP tunnel, whose outer header adds at most 40 bytes.
+            let tunnelled = TcpIpPacket::parse(out).is_none()
+                && other::tunnelled(out).is_some_and(|inner| TcpIpPacket::parse(inner).is_some());
             assert!(
-                TcpIpPacket::parse(out).is_some(),
+                TcpIpPacket::parse(out).is_some() || tunnelled,
                 "delivered an invalid TCP/IP packet from {kind:?} frame {frame:02x?}: {out:02x?}"
             );
             // Template (at most 128 bytes), 20-byte TCP header, 40 bytes of options at most.
-            assert!(out.len() <= frame.len() + 188, "output grew: {}", out.len());
+            let outer = if tunnelled { 40 } else { 0 };
+            assert!(
+                out.len() <= frame.len() + 188 + outer,
+                "output grew: {}",
+                out.len()
+            );
         }
         other => panic!("TAROC delivered a {other:?} frame"),
     }
@@ -321,6 +330,7 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
             .filter(|p| TcpIpPacket::parse(p).is_some())
             .chain(handshake_priming_packets())
             .chain(non_tcp_priming_packets())
+            .chain(tunnelled_priming_packets())
             .map(|p| {
                 let mut frame = Vec::new();
                 let kind = c.compress(&p, &mut frame);
@@ -328,6 +338,26 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
             })
             .collect()
     })
+}
+
+/// The priming IPv6 TCP flow on another port, in an IPv6 tunnel: IR-N frames of the outer
+/// header's context, the inner flow's IR frames in tunnel frames, then CO frames of a context
+/// that keeps the outer header, so that the fuzzer mutates those too.
+fn tunnelled_priming_packets() -> Vec<Vec<u8>> {
+    priming_packets()
+        .into_iter()
+        .filter(|p| p[0] >> 4 == 6 && TcpIpPacket::parse(p).is_some())
+        .map(|mut inner| {
+            inner[40..42].copy_from_slice(&4242u16.to_be_bytes());
+            fix_up(&mut inner);
+            let mut p = vec![0x60, 0, 0, 0, 0, 0, taroc_wire::protocol::IPV6, 64];
+            p.extend_from_slice(&Ipv6Addr::new(0x2001, 0xdb8, 7, 0, 0, 0, 0, 1).octets());
+            p.extend_from_slice(&Ipv6Addr::new(0x2001, 0xdb8, 7, 0, 0, 0, 0, 2).octets());
+            p.extend_from_slice(&inner);
+            fix_up(&mut p);
+            p
+        })
+        .collect()
 }
 
 /// A SYN and a SYN-ACK with Linux's option layouts, and a RST, on new ports between hosts whose

@@ -126,3 +126,51 @@ fn lossy_link_never_delivers_a_wrong_packet() {
         }
     }
 }
+
+/// `packet` in an IPv6 tunnel between 2001:db8:7::1 and 2001:db8:7::2, in the packet's own
+/// direction (the lower address sends the packets [`common::forward`] calls forward).
+fn in_v6_tunnel(packet: &[u8]) -> Vec<u8> {
+    let next = if packet[0] >> 4 == 6 { 41 } else { 4 };
+    let mut p = vec![0x60, 0, 0, 0, 0, 0, next, 64];
+    p[4..6].copy_from_slice(&(packet.len() as u16).to_be_bytes());
+    let (a, b) = ([0x20, 0x01, 0x0d, 0xb8, 0, 7], 1u8);
+    let ends = if common::forward(packet) {
+        [b, b + 1]
+    } else {
+        [b + 1, b]
+    };
+    for end in ends {
+        p.extend_from_slice(&a);
+        p.extend_from_slice(&[0; 9]);
+        p.push(end);
+    }
+    p.extend_from_slice(packet);
+    p
+}
+
+#[test]
+fn a_capture_in_an_ipv6_tunnel_costs_about_what_it_costs_plain() {
+    let Some(names) = captures() else {
+        return;
+    };
+    // a (IPv4 inside) and d (IPv6 inside): the outer header costs only the start (three IR-N
+    // frames and three tunnel frames per direction), then nothing per packet.
+    for path in [&names[0], &names[3]] {
+        let packets = common::read_raw_ip_pcap(path);
+        let plain = run(&packets, |_| false);
+        let tunnelled: Vec<_> = packets.iter().map(|p| in_v6_tunnel(p)).collect();
+        let t = run(&tunnelled, |_| false);
+        assert_eq!((t.delivered, t.damaged), (t.packets, 0));
+        let n = packets.len() as f64;
+        let (plain, tunnelled) = (
+            plain.link_header_bytes as f64 / n,
+            t.link_header_bytes as f64 / n,
+        );
+        let name = path.file_name().unwrap().to_string_lossy();
+        eprintln!("{name}: {plain:.2} plain, {tunnelled:.2} in an IPv6 tunnel");
+        assert!(
+            tunnelled - plain < 0.3,
+            "{name}: {plain:.2} -> {tunnelled:.2}"
+        );
+    }
+}

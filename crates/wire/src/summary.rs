@@ -13,22 +13,39 @@ pub struct Summary {
     pub src: IpAddr,
     /// Destination address.
     pub dst: IpAddr,
-    /// Upper-layer protocol (after IPv6 extension headers).
+    /// Upper-layer protocol (after IPv6 extension headers; of the innermost packet of an
+    /// IP-in-IP packet).
     pub protocol: u8,
     /// Whether the packet is an IP fragment.
     pub fragment: bool,
-    /// All IP headers (options and extension headers included) plus the TCP header with its
-    /// options, or the 8-byte UDP header. For other protocols, and for fragments, only the IP
-    /// headers (a non-first fragment carries no transport header).
+    /// All IP headers (options and extension headers included, and the inner packet's headers
+    /// of an unfragmented IP-in-IP packet) plus the TCP header with its options, or the 8-byte
+    /// UDP header. For other protocols, and for fragments, only the IP headers (a non-first
+    /// fragment carries no transport header).
     pub header_len: usize,
     /// The packet length the IP header declares, minus `header_len`.
     pub payload_len: usize,
 }
 
-/// Summarizes `packet`, or `None` if its IP (or TCP/UDP) header cannot be parsed.
+/// Summarizes `packet`, or `None` if its IP (or TCP/UDP) header cannot be parsed. An
+/// unfragmented IP-in-IP packet is summarized down to its innermost packet, whose headers count
+/// as header (the addresses stay the outer header's); one whose inner packet does not parse,
+/// as an IP packet of another protocol.
 pub fn summarize(packet: &[u8]) -> Option<Summary> {
     let ip = IpInfo::parse(packet).ok()?;
     let transport = packet.get(ip.transport_offset..)?;
+    let tunnel = matches!(ip.protocol, protocol::IPV4 | protocol::IPV6);
+    if let Some(inner) = summarize(transport).filter(|_| tunnel && !ip.fragment) {
+        let header_len = ip.transport_offset + inner.header_len;
+        return Some(Summary {
+            src: ip.src,
+            dst: ip.dst,
+            protocol: inner.protocol,
+            fragment: inner.fragment,
+            header_len,
+            payload_len: ip.declared_len.saturating_sub(header_len),
+        });
+    }
     let transport_header = match (ip.fragment, ip.protocol) {
         (false, protocol::TCP) => TcpSegment::new_checked(transport).ok()?.header_len(),
         (false, protocol::UDP) if transport.len() >= udp::HEADER_LEN => udp::HEADER_LEN,
@@ -67,6 +84,28 @@ mod tests {
         assert!(s.src < s.dst);
         assert_eq!(summarize(&p[..30]), None);
         assert_eq!(summarize(&[]), None);
+    }
+
+    #[test]
+    fn ip_in_ip_counts_the_inner_headers() {
+        let mut inner = [0u8; 60];
+        inner[0] = 0x45;
+        inner[3] = 60;
+        inner[9] = protocol::TCP;
+        inner[32] = 0x80; // 32-byte TCP header
+        let mut p = vec![0x60, 0, 0, 0, 0, 60, protocol::IPV4, 64];
+        p.extend_from_slice(&[0x20; 16]);
+        p.extend_from_slice(&[0x21; 16]);
+        p.extend_from_slice(&inner);
+        let s = summarize(&p).unwrap();
+        assert_eq!(
+            (s.header_len, s.payload_len, s.protocol),
+            (92, 8, protocol::TCP)
+        );
+        assert!(s.src < s.dst);
+        // An inner packet that does not parse: the outer header alone.
+        let cut = summarize(&p[..40 + 10]).unwrap();
+        assert_eq!((cut.header_len, cut.protocol), (40, protocol::IPV4));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::format::{self};
 use super::handshake;
 use super::ipid::{self, Behaviour, Detector};
 use super::other::{self, OtherCompressor};
+use super::outer::Outer;
 use super::scaled::{Learner, Strides};
 use super::seal;
 use super::window::{DerivedColumns, Scaler, Scaling};
@@ -91,7 +92,10 @@ pub const PROTECTED_PACKETS: usize = 4;
 struct Context {
     key: FlowKey,
     identity: Identity,
-    /// [`seal::identity_hash`] of `identity`.
+    /// The outer header of a tunnelled flow ([`outer`]): its IR frames go in tunnel frames,
+    /// its CO frames plain.
+    outer: Option<Outer>,
+    /// [`seal::identity_hash`] of `identity` and `outer`.
     identity_hash: u32,
     behaviour: Behaviour,
     detector: Detector,
@@ -218,7 +222,7 @@ impl PlusCompressor {
     /// The context of the packet's flow, made if need be. A flow whose template (or use of
     /// timestamps) changed moves to a fresh CID, so that no CO frame is ever rebuilt with a
     /// stale field the TCP checksum does not cover.
-    fn context_for(&mut self, p: &TcpIpPacket<'_>) -> u8 {
+    fn context_for(&mut self, p: &TcpIpPacket<'_>, outer: Option<Outer>) -> u8 {
         let mapped = match self.last_flow {
             Some((key, cid)) if key == p.key => Some(cid),
             _ => self.by_flow.get(&p.key).copied(),
@@ -227,7 +231,7 @@ impl PlusCompressor {
             let ctx = self.contexts[usize::from(cid)]
                 .as_mut()
                 .expect("mapped CIDs hold contexts");
-            if ctx.identity.matches(p, false) {
+            if ctx.identity.matches(p, false) && ctx.outer == outer {
                 self.last_flow = Some((p.key, cid));
                 return cid;
             }
@@ -236,11 +240,11 @@ impl PlusCompressor {
             self.by_flow.remove(&p.key);
             self.last_flow = None;
             let fresh = self.allocate(Some(cid));
-            self.install(fresh, p);
+            self.install(fresh, p, outer);
             return fresh;
         }
         let cid = self.allocate(None);
-        self.install(cid, p);
+        self.install(cid, p, outer);
         cid
     }
 
@@ -286,7 +290,7 @@ impl PlusCompressor {
         i as u8
     }
 
-    fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>) {
+    fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>, outer: Option<Outer>) {
         let params = TrackerParams::new(self.config.mss, self.config.issthresh);
         // A new flow between known hosts most likely has their segment size and ACK step.
         let strides = self
@@ -297,8 +301,9 @@ impl PlusCompressor {
         let behaviour = Detector::initial(p.v4, p.fields.ip_id);
         self.contexts[usize::from(cid)] = Some(Box::new(Context {
             key: p.key,
-            identity_hash: seal::identity_hash(&identity),
+            identity_hash: seal::identity_hash(&identity, outer.as_ref()),
             identity,
+            outer,
             behaviour,
             detector: Detector::new(p.fields.ip_id),
             strides,
@@ -386,15 +391,20 @@ impl Compressor for PlusCompressor {
             self.stats.count(Why::NotCompressible);
             return FrameKind::Ip;
         };
-        self.compress_tcp(&p, out)
+        self.compress_tcp(&p, None, out)
     }
 }
 
 impl PlusCompressor {
-    /// Compresses a TCP/IP packet in its flow's context.
-    fn compress_tcp(&mut self, p: &TcpIpPacket<'_>, out: &mut Vec<u8>) -> FrameKind {
+    /// Compresses a TCP/IP packet in its flow's context (of a tunnelled flow if `outer`).
+    fn compress_tcp(
+        &mut self,
+        p: &TcpIpPacket<'_>,
+        outer: Option<Outer>,
+        out: &mut Vec<u8>,
+    ) -> FrameKind {
         self.clock += 1;
-        let cid = self.context_for(p);
+        let cid = self.context_for(p, outer);
         // Out of the table while it is worked on, so that an IR-R can read another context.
         let mut ctx = self.contexts[usize::from(cid)]
             .take()
@@ -424,11 +434,44 @@ impl PlusCompressor {
         Some(FrameKind::Profile(kind))
     }
 
-    /// An IP-in-IP packet with an inner TCP/IP packet: the outer header as CO-N, the inner
-    /// packet compressed in its flow's context (a tunnel frame), or the packet as IR-N while
-    /// the outer context's IR-Ns are due. `None` if the packet is not such a packet.
+    /// An IP-in-IP packet with an inner TCP/IP packet: the packet as IR-N while the outer
+    /// context's IR-Ns are due; else, under an IPv6 outer header, the inner packet compressed in
+    /// a context that keeps the outer header ([`outer`]): a plain CO frame, or an IR frame in a
+    /// tunnel frame (the outer header as CO-N); under an IPv4 outer header, whose IP-ID
+    /// changes, a tunnel frame (the outer header as CO-N, the inner packet compressed in its
+    /// flow's context). `None` if the packet is not such a packet.
     fn compress_tunnel(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Option<FrameKind> {
         let inner = TcpIpPacket::parse(other::tunnelled(packet)?)?;
+        if let Some(outer) = Outer::of(packet).filter(|_| self.other.ready(packet)) {
+            let mut frame = core::mem::take(&mut self.tunnel);
+            frame.clear();
+            let kind = self.compress_tcp(&inner, Some(outer), &mut frame);
+            let result = match kind {
+                FrameKind::Profile(k) if format::is_ir(k) => {
+                    match self.other.compress(packet, out, false) {
+                        Some(FrameKind::Profile(head)) if head != other::IR_N => {
+                            out.insert(0, head);
+                            out.push(k);
+                            out.extend_from_slice(&frame);
+                            FrameKind::Profile(other::TUNNEL)
+                        }
+                        // Not after `ready`: the packet went whole.
+                        Some(kind) => kind,
+                        None => {
+                            out.clear();
+                            out.extend_from_slice(packet);
+                            FrameKind::Ip
+                        }
+                    }
+                }
+                _ => {
+                    core::mem::swap(out, &mut frame);
+                    kind
+                }
+            };
+            self.tunnel = frame;
+            return Some(result);
+        }
         let FrameKind::Profile(outer) = self.other.compress(packet, out, false)? else {
             return None;
         };
@@ -438,7 +481,7 @@ impl PlusCompressor {
         }
         let mut frame = core::mem::take(&mut self.tunnel);
         frame.clear();
-        let kind = self.compress_tcp(&inner, &mut frame);
+        let kind = self.compress_tcp(&inner, None, &mut frame);
         out.insert(0, outer);
         out.push(kind.to_byte());
         out.extend_from_slice(&frame);

@@ -12,6 +12,7 @@ use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
 use super::other::{self, OtherDecompressor};
+use super::outer::Outer;
 use super::ports;
 use super::scaled::Strides;
 use super::seal;
@@ -49,7 +50,10 @@ pub const REQUEST_REPEATS: u8 = 4;
 #[derive(Debug, Clone)]
 struct Context {
     identity: Identity,
-    /// [`seal::identity_hash`] of `identity`.
+    /// The outer header of a tunnelled flow ([`outer`]), put in front of its CO frames'
+    /// packets.
+    outer: Option<Outer>,
+    /// [`seal::identity_hash`] of `identity` and `outer`.
     identity_hash: u32,
     key: FlowKey,
     v4: bool,
@@ -72,6 +76,11 @@ pub struct PlusDecompressor {
     other_requests: Requests,
     other: OtherDecompressor,
     tunnel: Vec<u8>,
+    /// While a tunnel frame's inner frame is decoded: the outer header a context it sets up
+    /// keeps (`Some(None)` under an outer header that is not one, [`Outer`]).
+    tunnel_outer: Option<Option<Outer>>,
+    /// The CID the last IR frame set up.
+    installed: Option<u8>,
     /// The IR frame a compact IR stands for ([`compact::expand`]).
     compact: Vec<u8>,
     /// When a loss note is due ([`loss`]).
@@ -92,6 +101,8 @@ impl PlusDecompressor {
                 .repeat(REQUEST_REPEATS),
             other: OtherDecompressor::default(),
             tunnel: Vec::new(),
+            tunnel_outer: None,
+            installed: None,
             compact: Vec::new(),
             loss: LossWatch::new(config.repair.context_requests),
         }
@@ -166,12 +177,15 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let usual_ecn = (ctx_flags >> 2) & 0x03;
+        let outer = self.tunnel_outer.flatten();
         self.requests.delivered(cid);
+        self.installed = Some(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
                 ctx.identity.assign(&p, false);
                 ctx.identity.usual_ecn = usual_ecn;
-                ctx.identity_hash = seal::identity_hash(&ctx.identity);
+                ctx.outer = outer;
+                ctx.identity_hash = seal::identity_hash(&ctx.identity, outer.as_ref());
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 ctx.last_ip_id = p.fields.ip_id;
                 (ctx.behaviour, ctx.strides) = (behaviour, strides);
@@ -180,8 +194,9 @@ impl PlusDecompressor {
                 let mut identity = Identity::of(&p, false);
                 identity.usual_ecn = usual_ecn;
                 *slot = Some(Context {
-                    identity_hash: seal::identity_hash(&identity),
+                    identity_hash: seal::identity_hash(&identity, outer.as_ref()),
                     identity,
+                    outer,
                     key: p.key,
                     v4: p.v4,
                     behaviour,
@@ -293,9 +308,11 @@ impl PlusDecompressor {
             random_ip_id: false,
             usual_ecn: (flags >> 2) & 0x03,
         };
+        let outer = self.tunnel_outer.flatten();
         let ctx = Context {
-            identity_hash: seal::identity_hash(&identity),
+            identity_hash: seal::identity_hash(&identity, outer.as_ref()),
             identity,
+            outer,
             key,
             v4,
             behaviour,
@@ -321,6 +338,7 @@ impl PlusDecompressor {
             quotients,
             ..ctx
         });
+        self.installed = Some(cid);
         Ok(())
     }
 
@@ -394,8 +412,17 @@ impl PlusDecompressor {
         let ctx = self.contexts[usize::from(cid)]
             .as_mut()
             .ok_or(DropReason::NoContext)?;
+        // A tunnelled context's CO frames go plain: its outer header is the context's.
+        if ctx.outer.is_some() && self.tunnel_outer.is_some() {
+            return Err(DropReason::Malformed);
+        }
         let r = ctx.reference;
         let (fields, quotients) = decode_body(ctx, k, x, rest, out)?;
+        if let Some(outer) = &ctx.outer {
+            if !outer.wrap(out) {
+                return Err(DropReason::Malformed);
+            }
+        }
         // A verified packet becomes the reference unless it is older than the current one.
         if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
             ctx.reference = fields;
@@ -444,9 +471,22 @@ impl PlusDecompressor {
             _ => return Err(DropReason::Malformed),
         };
         let mut inner = core::mem::take(&mut self.tunnel);
-        let result = self
-            .decompress(kind, inner_frame, &mut inner)
-            .and_then(|()| self.other.rebuild(&head, &inner, out));
+        self.tunnel_outer = Some(self.other.template(&head).and_then(Outer::from_template));
+        self.installed = None;
+        let result = self.decompress(kind, inner_frame, &mut inner);
+        self.tunnel_outer = None;
+        let result = result.and_then(|()| self.other.rebuild(&head, &inner, out));
+        if result.is_err() {
+            // A context set up under an outer header that failed its CRC keeps nothing.
+            if let Some(cid) = self.installed {
+                if self.contexts[usize::from(cid)]
+                    .as_ref()
+                    .is_some_and(|c| c.outer.is_some())
+                {
+                    self.contexts[usize::from(cid)] = None;
+                }
+            }
+        }
         self.tunnel = inner;
         result
     }

@@ -70,6 +70,15 @@ pub const COMPACT_IR: u8 = FrameKind::PROFILE_FIRST + 6;
 /// an IR-S, coded as a compact IR codes a packet ([`super::compact`]); it sets up no context.
 pub const COMPACT_SYN: u8 = FrameKind::PROFILE_FIRST + 7;
 
+/// Whether `kind` is the kind byte of a frame that sets a TCP context up (IR, compact IR or an
+/// IR-R): the frames a tunnel frame may carry besides CO frames.
+pub fn is_ir(kind: u8) -> bool {
+    matches!(
+        kind,
+        IR | COMPACT_IR | IR_R | IR_R_SOURCE_KEPT | IR_R_DEST_KEPT
+    )
+}
+
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
 

@@ -27,6 +27,7 @@ pub mod format;
 pub mod handshake;
 pub mod ipid;
 pub mod other;
+pub mod outer;
 pub mod ports;
 pub mod scaled;
 pub mod seal;

@@ -219,6 +219,23 @@ fn shape(packet: &[u8]) -> Option<Shape> {
 /// (and the UDP checksum in UDP mode).
 fn template(packet: &[u8], s: Shape) -> Vec<u8> {
     let mut t = packet[..s.header].to_vec();
+    zero_per_packet(&mut t, s);
+    t
+}
+
+/// The longest header a [`Shape`] has: IPv6 and UDP.
+const MAX_HEADER: usize = 48;
+
+/// [`template`] written into `buf`, without allocating.
+fn template_in<'a>(packet: &[u8], s: Shape, buf: &'a mut [u8; MAX_HEADER]) -> &'a [u8] {
+    let t = &mut buf[..s.header];
+    t.copy_from_slice(&packet[..s.header]);
+    zero_per_packet(t, s);
+    t
+}
+
+/// Zeroes the per-packet fields of the header `t` of shape `s`.
+fn zero_per_packet(t: &mut [u8], s: Shape) {
     if s.v4 {
         t[2..8].fill(0);
         t[10..12].fill(0);
@@ -234,7 +251,6 @@ fn template(packet: &[u8], s: Shape) -> Vec<u8> {
         t[i + 2..i + 4].fill(0);
         t[i + 6..i + 8].fill(0);
     }
-    t
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! seal, hence a checksum field off by a pseudo-random 16-bit value: the packet fails
 //! verification except by a 2^-16 chance that no structure of the errors raises.
 
+use super::outer::Outer;
 use crate::taroc::context::Identity;
 use crate::taroc::packet::{Fields, TcpIpPacket};
 
@@ -23,14 +24,16 @@ const K2: u64 = 0xC2B2_AE3D_27D4_EB4F;
 const K3: u64 = 0x1656_67B1_9E37_79F9;
 
 /// A context's identity hash: FNV-1a (32 bits) over its template (the IP header with the
-/// per-packet fields zeroed, then the TCP ports), then one octet `ts << 2 | usual ECN bits`.
-/// Computed once per context on both sides.
-pub fn identity_hash(identity: &Identity) -> u32 {
-    fnv(
+/// per-packet fields zeroed, then the TCP ports), then one octet `ts << 2 | usual ECN bits`,
+/// then the outer header of a tunnelled context ([`Outer`], payload length zeroed). Computed
+/// once per context on both sides.
+pub fn identity_hash(identity: &Identity, outer: Option<&Outer>) -> u32 {
+    let h = fnv(
         identity.template.iter().copied(),
         identity.ts,
         identity.usual_ecn,
-    )
+    );
+    outer.map_or(h, |o| fnv_on(h, o.bytes().iter().copied()))
 }
 
 /// [`identity_hash`] of the identity a context made for `p` would have, read from the packet
@@ -43,9 +46,12 @@ pub fn packet_identity_hash(p: &TcpIpPacket<'_>) -> u32 {
 /// FNV-1a over `template`, then the octet `ts << 2 | usual ECN bits`.
 fn fnv(template: impl Iterator<Item = u8>, ts: bool, usual_ecn: u8) -> u32 {
     let tail = u8::from(ts) << 2 | usual_ecn & 0x03;
-    template
-        .chain(core::iter::once(tail))
-        .fold(FNV_BASIS, |h, b| (h ^ u32::from(b)).wrapping_mul(FNV_PRIME))
+    fnv_on(FNV_BASIS, template.chain(core::iter::once(tail)))
+}
+
+/// FNV-1a from the state `h` on over `bytes`.
+fn fnv_on(h: u32, bytes: impl Iterator<Item = u8>) -> u32 {
+    bytes.fold(h, |h, b| (h ^ u32::from(b)).wrapping_mul(FNV_PRIME))
 }
 
 /// The seal of a packet with `fields` in a context of identity hash `identity`.
@@ -125,12 +131,20 @@ mod tests {
             template: swapped,
             ..a.clone()
         };
-        assert_ne!(identity_hash(&a), identity_hash(&b));
+        assert_ne!(identity_hash(&a, None), identity_hash(&b, None));
         let c = Identity {
             ts: false,
             ..a.clone()
         };
-        assert_ne!(identity_hash(&a), identity_hash(&c));
+        assert_ne!(identity_hash(&a, None), identity_hash(&c, None));
+        // An outer header, and another outer header, each give another hash.
+        let mut header = [0u8; 40];
+        (header[0], header[6], header[39]) = (0x60, taroc_wire::protocol::IPV4, 1);
+        let one = Outer::from_template(&header).expect("an outer header");
+        header[39] = 2;
+        let two = Outer::from_template(&header).expect("an outer header");
+        let hashes = [None, Some(&one), Some(&two)].map(|o| identity_hash(&a, o));
+        assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2] && hashes[0] != hashes[2]);
     }
 
     #[test]
@@ -153,7 +167,7 @@ mod tests {
             let p = TcpIpPacket::parse(&bytes).expect("a valid packet");
             assert_eq!(
                 packet_identity_hash(&p),
-                identity_hash(&Identity::of(&p, false))
+                identity_hash(&Identity::of(&p, false), None)
             );
         }
     }

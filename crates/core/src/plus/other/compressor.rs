@@ -5,8 +5,8 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::{
-    crc16, kind, shape, template, Shape, CO_N, FRAG_HISTORY, IP_ID_BELOW, IP_ID_HISTORY, IR_N,
-    MAX_CONTEXTS, MAX_REFRESH, REFRESH, START_IRS,
+    crc16, kind, shape, template, template_in, Shape, CO_N, FRAG_HISTORY, IP_ID_BELOW,
+    IP_ID_HISTORY, IR_N, MAX_CONTEXTS, MAX_HEADER, MAX_REFRESH, REFRESH, START_IRS,
 };
 use crate::codec::FrameKind;
 use crate::taroc::packet::length_field_offset;
@@ -161,6 +161,19 @@ impl OtherCompressor {
         };
         self.by_template.insert(t, cid as u8);
         Some(ir_n(packet, s, cid as u8, out))
+    }
+
+    /// Whether [`OtherCompressor::compress`] would code `packet` as CO-N: its context exists
+    /// and owes no IR-N, neither a start's nor a refresh.
+    pub fn ready(&self, packet: &[u8]) -> bool {
+        let Some(s) = shape(packet) else {
+            return false;
+        };
+        let mut buf = [0; MAX_HEADER];
+        self.by_template
+            .get(template_in(packet, s, &mut buf))
+            .map(|&cid| &self.contexts[usize::from(cid)])
+            .is_some_and(|ctx| ctx.irs_due == 0 && ctx.since_ir + 1 < ctx.period)
     }
 
     /// The decompressor asked for context `cid`: its next packets go IR-N (as at its start).

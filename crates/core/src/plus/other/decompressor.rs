@@ -138,6 +138,14 @@ impl OtherDecompressor {
         Ok((head, at))
     }
 
+    /// The template of the context a CO-N frame's head names (its header with the per-packet
+    /// fields zeroed), if the context exists.
+    pub fn template(&self, head: &Head) -> Option<&[u8]> {
+        self.contexts[usize::from(head.cid)]
+            .as_ref()
+            .map(|c| c.template.as_slice())
+    }
+
     /// Rebuilds the packet of `head` (from [`OtherDecompressor::head`]) around `payload`;
     /// delivers it only if its header has the frame's CRC.
     pub fn rebuild(
