@@ -46,12 +46,13 @@ fn captures() -> Option<Vec<std::path::PathBuf>> {
 const TARGETS: [f64; 8] = [8.63, 5.92, 8.30, 7.54, 11.55, 13.29, 8.38, 10.44];
 
 /// What the test holds each capture to: a little above what `taroc-plus` measures (a 7.05, b 4.96,
-/// c 6.92, d 6.70, e 10.59, f 12.33, g 6.90, h 9.08 with the cheaper ACKs, the codes per kind of
+/// c 6.92, d 6.70, e 10.70, f 12.32, g 6.90, h 9.16 with the cheaper ACKs, the codes per kind of
 /// context refitted with octet padding counted, compact IR frames, CIDs 1 and 2 named in the
 /// kind byte, the short extension's 6-bit window code, the pure ACKs' 5-bit IP-ID code first,
-/// the bulk senders' IP-ID codes `0, 2, 6, 16` and retransmissions no reference can become kept
-/// out of the IP-ID's references), so that a regression fails, within the targets.
-const BOUNDS: [f64; 8] = [7.13, 5.05, 7.00, 6.80, 10.70, 12.43, 7.00, 9.16];
+/// the bulk senders' IP-ID codes `0, 2, 6, 16`, retransmissions no reference can become kept
+/// out of the IP-ID's references, and no IR-R from a young base), so that a regression fails,
+/// within the targets.
+const BOUNDS: [f64; 8] = [7.13, 5.05, 7.00, 6.80, 10.78, 12.43, 7.00, 9.24];
 
 #[test]
 fn clean_link_round_trips_every_capture_within_the_targets() {

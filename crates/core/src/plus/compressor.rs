@@ -50,15 +50,18 @@ const START_REPEATS: u8 = 2;
 /// costs about 0.7 octets per packet there at 10-50% loss; nothing on a clean link.
 const LOSSY_START_REPEATS: u8 = 2;
 
-/// The last IR frame of a start goes as a full IR, not an IR-R, when the base has sent fewer
-/// CO frames than this since its last IR frame: a base that young may be one whose own start
-/// was lost with no request back yet (flows starting together, with nothing coming the other
-/// way to carry a request, each took the last as its base). Over seeds 1-60, damage at 20 /
-/// 50% random loss on the twin many-flows capture went 0.972 / 7.133 -> 0.766 / 6.189 per
-/// 1000, bursty on the twin and unseen sets 0.807 / 3.100 -> 0.529 / 2.254 at 10%; on a clean
-/// link it costs 0.36 octets per packet on the unseen many-flows capture (40 short
-/// connections), 0.10 on the twin one, 0.03 to 0.04 on e, nothing on the others. (16 on a lossy link only, free on a clean
-/// one, gained half as much.)
+/// A start's IR frames go as full IRs, not IR-Rs, when the base has sent fewer CO frames than
+/// this since its last IR frame: a base that young may be one whose own start, or restart (a
+/// stride learnt), was lost with no request back yet (flows starting together, with nothing
+/// coming the other way to carry a request, each took the last as its base). For the last IR
+/// frame of a start only, over seeds 1-60, damage at 20 / 50% random loss on the twin
+/// many-flows capture went 0.972 / 7.133 -> 0.766 / 6.189 per 1000; for every one (seeds 1-60,
+/// with loss notes sent thrice), 0.421 / 1.001 / 5.966 -> 0.331 / 0.772 / 5.134 at 20 / 30 /
+/// 50%, the shared one's 0.333 / 2.379 -> 0.274 / 2.242 at 30 / 50%. On a clean link, against
+/// no such rule, it costs 0.76 octets per packet on the unseen many-flows capture (40 short
+/// connections), 0.20 on the twin one, 0.11 on e, 0.05 on h, 0.01 on the shared f, nothing on
+/// the others. (Only on a lossy link, free on a clean one, it gained next to nothing: the
+/// starts it saves come before the link is known to lose frames.)
 const YOUNG_BASE: u32 = 8;
 
 /// The link loses frames if a context request or a loss note
@@ -557,7 +560,7 @@ impl PlusCompressor {
             let base = replicate
                 .then(|| self.find_base(p))
                 .flatten()
-                .filter(|(_, b)| ctx.irs_due != 1 || b.co_run >= YOUNG_BASE);
+                .filter(|(_, b)| b.co_run >= YOUNG_BASE);
             let replicated = base.and_then(|(base_cid, base)| {
                 write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default())
                     .ok()

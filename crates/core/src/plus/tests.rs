@@ -358,16 +358,19 @@ fn segment_v6(port: u16, seq: u32, ack: u32, payload: usize) -> Vec<u8> {
 /// The packets of the specification's test vectors, in order, through one compressor.
 fn vector_packets() -> Vec<Vec<u8>> {
     let mut packets = Vec::new();
-    for i in 0..6u32 {
+    // Twelve segments: the flow's IRs, then eight CO frames, so that it is old enough to be a
+    // base.
+    for i in 0..12u32 {
         packets.push(segment(1000 + 256 * i, 77, 500 + i as u16, 10_000 + i, 256));
     }
-    // A retransmission, then a new flow of the same hosts (another source port): IR-R.
-    packets.push(segment(1000 + 256, 77, 506, 10_006, 256));
-    let mut other = segment(90_000, 5_000, 40, 10_007, 8);
+    // A new flow of the same hosts (another source port): IR-R; then a retransmission.
+    let mut other = segment(90_000, 5_000, 40, 10_012, 8);
     other[20..22].copy_from_slice(&5002u16.to_be_bytes());
     fix_tcp_checksum(&mut other);
     packets.push(other);
-    for i in 0..5 {
+    packets.push(segment(1000 + 256, 77, 512, 10_013, 256));
+    // Eleven segments: three IRs, then eight CO frames (a base for the tunnelled flow below).
+    for i in 0..11 {
         packets.push(segment_v6(7000, 1 + 4 * i, 1, 4));
     }
     // A DNS-like UDP flow: three IR-N, then CO-N with the IP-ID's 8 LSBs and the UDP checksum.
@@ -384,7 +387,7 @@ fn vector_packets() -> Vec<Vec<u8>> {
     }
     // A SYN of a third flow of the first flow's hosts, Linux's options: IR-S against CID 0.
     packets.push(linux_syn(
-        0x01fb,
+        0x0201,
         [198, 18, 0, 1],
         [198, 18, 0, 2],
         [0x13, 0x8b, 0, 80],
@@ -418,9 +421,9 @@ fn vector_packets() -> Vec<Vec<u8>> {
         0x1122_3344,
     ));
     // The first flow's next new segment: its IP-ID offset two above its first segments' (the
-    // retransmission and the SYN took two counter values) and three below the retransmission's
-    // (sent as IR, a reference): CO with the IP-ID in the 6-bit code.
-    packets.push(segment(1000 + 256 * 6, 77, 508, 10_008, 256));
+    // retransmission and the SYN took two counter values) and nine below the retransmission's
+    // (sent as IR, a reference).
+    packets.push(segment(1000 + 256 * 12, 77, 514, 10_014, 256));
     // The IPv6 flow's segments on port 7001 in an IPv6 tunnel: three IR-N (the outer header's
     // context), three tunnel frames (CO-N outer header, the inner flow's IR), then a plain CO
     // frame of the context that keeps the outer header.
@@ -681,18 +684,22 @@ fn all_co(kinds: &[u8]) -> bool {
 
 #[test]
 fn a_new_flow_replicates_the_oldest_of_its_hosts_surest_contexts() {
-    // A starts from full IRs, B from copies of A, then a context request makes B start again
-    // from full IRs; each then sends two CO frames. The decompressor is as likely to hold
-    // either, and a new flow C takes the older, A (taking the newest, one lost start broke
-    // each later one).
+    // A starts from full IRs, B from copies of A, then a context request for both makes each
+    // start again from full IRs; each then sends eight CO frames. The decompressor is as
+    // likely to hold either, and a new flow C takes the older, A (taking the newest, one lost
+    // start broke each later one).
     let (mut c, mut d) = pair();
-    let a: Vec<u8> = sends(&mut c, &mut d, 5001, 0..6);
-    let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..6);
+    let a: Vec<u8> = sends(&mut c, &mut d, 5001, 0..12);
+    let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..12);
     assert_eq!(b[0], super::format::IR_R_DEST_KEPT, "{b:02x?}");
-    c.handle_feedback(&[crate::taroc::repair::REQUEST, 1]);
-    let b: Vec<u8> = sends(&mut c, &mut d, 5002, 6..13);
-    assert_eq!(b[..5], [super::format::COMPACT_IR; 5], "{b:02x?}");
-    assert!(all_co(&a[4..]) && all_co(&b[5..]), "{a:02x?} {b:02x?}");
+    c.handle_feedback(&[crate::taroc::repair::REQUEST, 0, 1]);
+    let a2: Vec<u8> = sends(&mut c, &mut d, 5001, 12..25);
+    let b2: Vec<u8> = sends(&mut c, &mut d, 5002, 12..25);
+    for kinds in [&a2, &b2] {
+        assert_eq!(kinds[..5], [super::format::COMPACT_IR; 5], "{kinds:02x?}");
+        assert!(all_co(&kinds[5..]), "{kinds:02x?}");
+    }
+    assert!(all_co(&a[4..]) && all_co(&b[4..]), "{a:02x?} {b:02x?}");
     assert_eq!(base_of_a_new_flow(&mut c, &mut d), 0, "A");
 }
 
@@ -710,10 +717,10 @@ fn a_new_flow_replicates_a_root_before_a_copy() {
 }
 
 #[test]
-fn a_start_from_a_young_base_ends_with_a_full_ir() {
-    // A has sent `co` CO frames since its IRs: with 2 it is young, and a new flow's start
-    // copies it in every IR frame but the last, a full one; with 8 in every one.
-    for co in [2u32, 8] {
+fn a_start_from_a_young_base_is_all_full_irs() {
+    // A has sent `co` CO frames since its IRs: with 7 it is young, and a new flow's start goes
+    // as full IRs; with 8, as copies of A.
+    for co in [7u32, 8] {
         let (mut c, mut d) = pair();
         let mut frame = Vec::new();
         let mut a = Vec::new();
@@ -723,10 +730,12 @@ fn a_start_from_a_young_base_ends_with_a_full_ir() {
         let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..8);
         let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
         assert!(starts >= 3 && all_co(&b[starts..]), "{b:02x?}");
-        let r = super::format::IR_R_DEST_KEPT;
-        let last = if co < 8 { super::format::COMPACT_IR } else { r };
-        assert_eq!(b[starts - 1], last, "{b:02x?}");
-        assert!(b[..starts - 1].iter().all(|&k| k == r), "{b:02x?}");
+        let expected = if co < 8 {
+            super::format::COMPACT_IR
+        } else {
+            super::format::IR_R_DEST_KEPT
+        };
+        assert!(b[..starts].iter().all(|&k| k == expected), "{co}: {b:02x?}");
     }
 }
 
@@ -760,8 +769,8 @@ fn on_a_lossy_link_a_start_has_two_more_ir_frames() {
 #[test]
 fn a_decompressor_that_sees_ip_ids_skip_sends_a_loss_note() {
     // A bulk flow with a sequential IP-ID over a link that loses every `every`-th frame: with
-    // one loss in 8 frames the decompressor sees 8 gaps within 128 frames and sends one loss
-    // note, which turns the compressor's starts to five IR frames; with one in 40, none; with
+    // one loss in 8 frames the decompressor sees 8 gaps within 128 frames and sends a loss
+    // note (three copies, back to back), which turns the compressor's starts to five IR frames; with one in 40, none; with
     // context requests off, none either.
     for (every, requests, noted) in [(8u32, true, true), (40, true, false), (8, false, false)] {
         let mut config = config();
@@ -783,7 +792,7 @@ fn a_decompressor_that_sees_ip_ids_skip_sends_a_loss_note() {
             }
         }
         let expected: Vec<Vec<u8>> = if noted {
-            vec![vec![super::format::LOSS_NOTE]]
+            vec![vec![super::format::LOSS_NOTE]; 3]
         } else {
             Vec::new()
         };

@@ -24,13 +24,17 @@ const NOTE_GAPS: u8 = 8;
 /// The delivered CO frames [`NOTE_GAPS`] counts over.
 const GAP_WINDOW: u32 = 128;
 
+/// Copies of each loss note, sent back to back: a note crosses the same lossy link, and one
+/// lost note left the compressor's starts short for another [`NOTE_EVERY`] frames.
+const NOTE_COPIES: u8 = 3;
+
 /// The watch over delivered frames' IP-IDs that decides when a loss note is due.
 #[derive(Debug, Clone)]
 pub(super) struct LossWatch {
     /// Whether loss notes are sent (with context requests).
     on: bool,
-    /// A loss note is due.
-    due: bool,
+    /// Copies of a loss note still due.
+    due: u8,
     /// CO frames delivered since the last loss note.
     since_note: u32,
     /// Gaps seen in the current window of [`GAP_WINDOW`] frames.
@@ -44,7 +48,7 @@ impl LossWatch {
     pub(super) fn new(on: bool) -> LossWatch {
         LossWatch {
             on,
-            due: false,
+            due: 0,
             since_note: NOTE_EVERY,
             gaps: 0,
             frames: 0,
@@ -64,17 +68,17 @@ impl LossWatch {
         if self.frames == GAP_WINDOW {
             (self.gaps, self.frames) = (0, 0);
         } else if self.gaps >= NOTE_GAPS && self.since_note >= NOTE_EVERY {
-            (self.due, self.since_note) = (true, 0);
+            (self.due, self.since_note) = (NOTE_COPIES, 0);
             (self.gaps, self.frames) = (0, 0);
         }
     }
 
     /// Writes the due loss note, if any, into `out`.
     pub(super) fn take(&mut self, out: &mut alloc::vec::Vec<u8>) -> bool {
-        if !self.due {
+        if self.due == 0 {
             return false;
         }
-        self.due = false;
+        self.due -= 1;
         out.clear();
         out.push(format::LOSS_NOTE);
         true
@@ -87,7 +91,7 @@ mod tests {
     use alloc::vec::Vec;
 
     #[test]
-    fn a_note_needs_eight_gaps_in_a_window_and_comes_once_per_1024_frames() {
+    fn a_note_needs_eight_gaps_in_a_window_and_comes_thrice_once_per_1024_frames() {
         let mut out = Vec::new();
         // Seven gaps in a window, then the window ends: no note; the eighth in the next: a note.
         let mut w = LossWatch::new(true);
@@ -100,7 +104,9 @@ mod tests {
         }
         assert!(!w.take(&mut out));
         w.delivered(true, LOSS_GAP_MAX);
-        assert!(w.take(&mut out) && out == [format::LOSS_NOTE]);
+        for _ in 0..NOTE_COPIES {
+            assert!(w.take(&mut out) && out == [format::LOSS_NOTE]);
+        }
         assert!(!w.take(&mut out));
         // The next one only after 1024 more frames, however many gaps.
         for _ in 0..NOTE_EVERY - 1 {
