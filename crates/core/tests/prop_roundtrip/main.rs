@@ -168,6 +168,7 @@ fn traffic_model_is_compressible() {
         mss: 1448,
         dscp: 0,
         address_group: 0,
+        tunnel: Tunnel::None,
     };
     let specs = vec![spec(false, true, true), spec(true, false, true)];
     let mut events = Vec::new();

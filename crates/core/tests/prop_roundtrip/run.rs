@@ -95,11 +95,29 @@ pub(crate) fn transport_verifies(packet: &[u8]) -> bool {
 
 /// Whether the two IPv4 packets differ at most in Identification (and so header checksum).
 pub(crate) fn differ_only_in_ip_id(a: &[u8], b: &[u8]) -> bool {
+    // The Identification and header checksum of every IPv4 header, the inner ones of an
+    // IP-in-IP packet included (no checksum the decompressors verify covers them).
     let mask = |p: &[u8]| {
         let mut p = p.to_vec();
-        if p.len() >= 20 && p[0] >> 4 == 4 {
-            p[4..6].fill(0);
-            p[10..12].fill(0);
+        let mut at = 0;
+        loop {
+            let next = match p.get(at).map(|b| b >> 4) {
+                Some(4) if p.len() >= at + 20 => {
+                    p[at + 4..at + 6].fill(0);
+                    p[at + 10..at + 12].fill(0);
+                    let next = p[at + 9];
+                    at += usize::from(p[at] & 0x0F) * 4;
+                    next
+                }
+                Some(6) if p.len() >= at + 40 => {
+                    at += 40;
+                    p[at - 34]
+                }
+                _ => break,
+            };
+            if next != 4 && next != 41 {
+                break;
+            }
         }
         p
     };

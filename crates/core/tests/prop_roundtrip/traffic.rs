@@ -23,6 +23,20 @@ pub(crate) fn ip_id_mode() -> impl Strategy<Value = IpIdMode> {
     ]
 }
 
+/// The IP-in-IP tunnel a connection's packets travel in, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tunnel {
+    None,
+    /// An IPv6 outer header (fixed fields).
+    V6,
+    /// An IPv4 outer header, DF set, its Identification counting per packet and direction.
+    V4,
+}
+
+pub(crate) fn tunnel() -> impl Strategy<Value = Tunnel> {
+    prop_oneof![8 => Just(Tunnel::None), 1 => Just(Tunnel::V6), 1 => Just(Tunnel::V4)]
+}
+
 /// What stays fixed for one connection.
 #[derive(Debug, Clone)]
 pub(crate) struct FlowSpec {
@@ -36,6 +50,7 @@ pub(crate) struct FlowSpec {
     pub(crate) dscp: u8,
     /// Flows with the same address group share their IP addresses and differ by port.
     pub(crate) address_group: u8,
+    pub(crate) tunnel: Tunnel,
 }
 
 pub(crate) fn flow_spec() -> impl Strategy<Value = FlowSpec> {
@@ -48,19 +63,22 @@ pub(crate) fn flow_spec() -> impl Strategy<Value = FlowSpec> {
         [ip_id_mode(), ip_id_mode()],
         prop_oneof![3 => Just(1448u16), 1 => Just(1428u16), 1 => 200u16..1460],
         prop_oneof![4 => Just(0u8), 1 => 0u8..64],
-        0u8..3,
+        (0u8..3, tunnel()),
     )
         .prop_map(
-            |(v6, ts, sack, handshake, ecn_capable, ip_id, mss, dscp, address_group)| FlowSpec {
-                v6,
-                ts,
-                sack,
-                handshake,
-                ecn_capable,
-                ip_id,
-                mss,
-                dscp,
-                address_group,
+            |(v6, ts, sack, handshake, ecn_capable, ip_id, mss, dscp, (address_group, tunnel))| {
+                FlowSpec {
+                    v6,
+                    ts,
+                    sack,
+                    handshake,
+                    ecn_capable,
+                    ip_id,
+                    mss,
+                    dscp,
+                    address_group,
+                    tunnel,
+                }
             },
         )
 }
@@ -151,6 +169,8 @@ pub(crate) struct Flow {
     pub(crate) ece_pending: bool,
     pub(crate) cwr_pending: bool,
     pub(crate) fin_sent: bool,
+    /// The Identification of the last IPv4 outer header, per direction.
+    pub(crate) outer_ip_id: [u16; 2],
 }
 
 /// The payload byte at absolute sequence number `seq` of flow `id` (so retransmissions repeat it).
@@ -199,8 +219,37 @@ impl Flow {
             ece_pending: false,
             cwr_pending: false,
             fin_sent: false,
+            outer_ip_id: [(id as u16).wrapping_mul(977), (id as u16).wrapping_mul(131)],
             spec,
         }
+    }
+
+    /// `packet` (going `dir`) in the flow's tunnel, if it has one.
+    pub(crate) fn tunnelled(&mut self, dir: usize, packet: &[u8]) -> Vec<u8> {
+        let ends = |a: IpAddr, b: IpAddr| if dir == 0 { (a, b) } else { (b, a) };
+        let (src, dst) = match self.spec.tunnel {
+            Tunnel::None => return packet.to_vec(),
+            Tunnel::V6 => ends(
+                IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0xff, 0, 0, 0, 0, 1)),
+                IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0xff, 0, 0, 0, 0, 2)),
+            ),
+            Tunnel::V4 => ends(
+                IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)),
+                IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2)),
+            ),
+        };
+        self.outer_ip_id[dir] = self.outer_ip_id[dir].wrapping_add(1);
+        let outer = IpFields {
+            src,
+            dst,
+            dscp: 0,
+            ecn: 0,
+            ttl: 64,
+            ip_id: self.outer_ip_id[dir],
+            flow_label: 0,
+        };
+        let protocol = if packet[0] >> 4 == 6 { 41 } else { 4 };
+        ip_packet(&outer, protocol, packet)
     }
 
     pub(crate) fn next_ip_id(&mut self, dir: usize, rng: &mut Rng) -> u16 {
@@ -439,6 +488,7 @@ pub(crate) fn traffic(specs: &[FlowSpec], events: &[Event], seed: u64) -> Vec<Pa
             | Event::Udp { flow, .. } => flow % flows.len(),
         };
         let f = &mut flows[id];
+        let first = out.len();
         if !f.started {
             f.started = true;
             f.handshake(&mut rng, &mut out);
@@ -491,6 +541,9 @@ pub(crate) fn traffic(specs: &[FlowSpec], events: &[Event], seed: u64) -> Vec<Pa
                     dir,
                 });
             }
+        }
+        for p in &mut out[first..] {
+            p.bytes = f.tunnelled(p.dir, &p.bytes);
         }
     }
     out
