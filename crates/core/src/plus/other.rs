@@ -21,8 +21,6 @@
 //! for echoes whose checksum field is that value).
 //! ```
 
-use alloc::vec::Vec;
-
 use taroc_wire::protocol;
 
 use crate::codec::FrameKind;
@@ -215,18 +213,11 @@ fn shape(packet: &[u8]) -> Option<Shape> {
     })
 }
 
-/// The static part of a header: the lengths, IP-ID, checksums and IPv4 fragment field zeroed
-/// (and the UDP checksum in UDP mode).
-fn template(packet: &[u8], s: Shape) -> Vec<u8> {
-    let mut t = packet[..s.header].to_vec();
-    zero_per_packet(&mut t, s);
-    t
-}
-
 /// The longest header a [`Shape`] has: IPv6 and UDP.
 const MAX_HEADER: usize = 48;
 
-/// [`template`] written into `buf`, without allocating.
+/// The static part of a header (its template), written into `buf` without allocating: the
+/// lengths, IP-ID, checksums and IPv4 fragment field zeroed (and the UDP checksum in UDP mode).
 fn template_in<'a>(packet: &[u8], s: Shape, buf: &'a mut [u8; MAX_HEADER]) -> &'a [u8] {
     let t = &mut buf[..s.header];
     t.copy_from_slice(&packet[..s.header]);

@@ -5,8 +5,8 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::{
-    crc16, kind, shape, template, template_in, Shape, CO_N, FRAG_HISTORY, IP_ID_BELOW,
-    IP_ID_HISTORY, IR_N, MAX_CONTEXTS, MAX_HEADER, MAX_REFRESH, REFRESH, START_IRS,
+    crc16, kind, shape, template_in, Shape, CO_N, FRAG_HISTORY, IP_ID_BELOW, IP_ID_HISTORY, IR_N,
+    MAX_CONTEXTS, MAX_HEADER, MAX_REFRESH, REFRESH, START_IRS,
 };
 use crate::codec::FrameKind;
 use crate::taroc::packet::length_field_offset;
@@ -68,7 +68,9 @@ impl OtherCompressor {
     ) -> Option<FrameKind> {
         let s = shape(packet)?;
         self.clock += 1;
-        let t = template(packet, s);
+        // The template on the stack: a Vec is made only for a new context.
+        let mut buf = [0; MAX_HEADER];
+        let t = template_in(packet, s, &mut buf);
         let ip_id = if s.v4 {
             u16::from_be_bytes([packet[4], packet[5]])
         } else {
@@ -80,7 +82,7 @@ impl OtherCompressor {
             0
         };
         out.clear();
-        let known = self.by_template.get(&t).copied();
+        let known = self.by_template.get(t).copied();
         if let Some(ctx) = known.map(|cid| &mut self.contexts[usize::from(cid)]) {
             ctx.last_used = self.clock;
             ctx.since_ir += 1;
@@ -150,7 +152,7 @@ impl OtherCompressor {
             lru
         };
         self.contexts[cid] = CompContext {
-            template: t.clone(),
+            template: t.to_vec(),
             since_ir: 0,
             period: REFRESH,
             irs_due: START_IRS - 1,
@@ -159,7 +161,7 @@ impl OtherCompressor {
             next: 0,
             last_used: self.clock,
         };
-        self.by_template.insert(t, cid as u8);
+        self.by_template.insert(t.to_vec(), cid as u8);
         Some(ir_n(packet, s, cid as u8, out))
     }
 

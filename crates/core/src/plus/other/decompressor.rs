@@ -4,7 +4,10 @@
 
 use alloc::vec::Vec;
 
-use super::{crc16, icmp_checksum, kind, shape, template, Shape, ECHO_MODE, IP_ID_BELOW, UDP_MODE};
+use super::{
+    crc16, icmp_checksum, kind, shape, template_in, Shape, ECHO_MODE, IP_ID_BELOW, MAX_HEADER,
+    UDP_MODE,
+};
 use crate::codec::DropReason;
 use crate::taroc::packet::length_field_offset;
 
@@ -70,8 +73,20 @@ impl OtherDecompressor {
         } else {
             (0, 0)
         };
-        self.contexts[usize::from(cid)] = Some(DecompContext {
-            template: template(out, s),
+        // A refresh of a context reuses its template's buffer: no allocation per IR-N.
+        let mut buf = [0; MAX_HEADER];
+        let t = template_in(out, s, &mut buf);
+        let slot = &mut self.contexts[usize::from(cid)];
+        let template = match slot.take() {
+            Some(DecompContext { mut template, .. }) => {
+                template.clear();
+                template.extend_from_slice(t);
+                template
+            }
+            None => t.to_vec(),
+        };
+        *slot = Some(DecompContext {
+            template,
             shape: s,
             frag,
             ip_id,
