@@ -30,6 +30,7 @@ use crate::taroc::TarocConfig;
 
 mod co;
 mod ir;
+mod tunnel;
 
 use co::{write_co, Coder};
 use ir::{write_ir, write_ir_r};
@@ -95,7 +96,7 @@ pub const PROTECTED_PACKETS: usize = 4;
 struct Context {
     key: FlowKey,
     identity: Identity,
-    /// The outer header of a tunnelled flow ([`outer`]): its IR frames go in tunnel frames,
+    /// The outer header of a tunnelled flow ([`Outer`]): its IR frames go in tunnel frames,
     /// its CO frames plain.
     outer: Option<Outer>,
     /// [`seal::identity_hash`] of `identity` and `outer`.
@@ -435,61 +436,6 @@ impl PlusCompressor {
         self.stats
             .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
         Some(FrameKind::Profile(kind))
-    }
-
-    /// An IP-in-IP packet with an inner TCP/IP packet: the packet as IR-N while the outer
-    /// context's IR-Ns are due; else, under an IPv6 outer header, the inner packet compressed in
-    /// a context that keeps the outer header ([`outer`]): a plain CO frame, or an IR frame in a
-    /// tunnel frame (the outer header as CO-N); under an IPv4 outer header, whose IP-ID
-    /// changes, a tunnel frame (the outer header as CO-N, the inner packet compressed in its
-    /// flow's context). `None` if the packet is not such a packet.
-    fn compress_tunnel(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Option<FrameKind> {
-        let inner = TcpIpPacket::parse(other::tunnelled(packet)?)?;
-        if let Some(outer) = Outer::of(packet).filter(|_| self.other.ready(packet)) {
-            let mut frame = core::mem::take(&mut self.tunnel);
-            frame.clear();
-            let kind = self.compress_tcp(&inner, Some(outer), &mut frame);
-            let result = match kind {
-                FrameKind::Profile(k) if format::is_ir(k) => {
-                    match self.other.compress(packet, out, false) {
-                        Some(FrameKind::Profile(head)) if head != other::IR_N => {
-                            out.insert(0, head);
-                            out.push(k);
-                            out.extend_from_slice(&frame);
-                            FrameKind::Profile(other::TUNNEL)
-                        }
-                        // Not after `ready`: the packet went whole.
-                        Some(kind) => kind,
-                        None => {
-                            out.clear();
-                            out.extend_from_slice(packet);
-                            FrameKind::Ip
-                        }
-                    }
-                }
-                _ => {
-                    core::mem::swap(out, &mut frame);
-                    kind
-                }
-            };
-            self.tunnel = frame;
-            return Some(result);
-        }
-        let FrameKind::Profile(outer) = self.other.compress(packet, out, false)? else {
-            return None;
-        };
-        if outer == other::IR_N {
-            self.stats.count(Why::NoReference);
-            return Some(FrameKind::Profile(outer));
-        }
-        let mut frame = core::mem::take(&mut self.tunnel);
-        frame.clear();
-        let kind = self.compress_tcp(&inner, None, &mut frame);
-        out.insert(0, outer);
-        out.push(kind.to_byte());
-        out.extend_from_slice(&frame);
-        self.tunnel = frame;
-        Some(FrameKind::Profile(other::TUNNEL))
     }
 }
 

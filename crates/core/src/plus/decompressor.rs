@@ -50,7 +50,7 @@ pub const REQUEST_REPEATS: u8 = 4;
 #[derive(Debug, Clone)]
 struct Context {
     identity: Identity,
-    /// The outer header of a tunnelled flow ([`outer`]), put in front of its CO frames'
+    /// The outer header of a tunnelled flow ([`Outer`]), put in front of its CO frames'
     /// packets.
     outer: Option<Outer>,
     /// [`seal::identity_hash`] of `identity` and `outer`.

@@ -20,7 +20,7 @@ use crate::taroc::stats::{TarocStats, Why};
 /// is shorter (written to `scratch`, then swapped with `out`). Returns the kind byte
 /// ([`format::IR`] or [`format::COMPACT_IR`]).
 /// An IR frame is never longer than its packet: the context's stride (one at most, see
-/// [`Learner`]) travels in the TCP urgent pointer, which must be unused (URG clear, pointer 0);
+/// [`Learner`](crate::plus::scaled::Learner)) travels in the TCP urgent pointer, which must be unused (URG clear, pointer 0);
 /// if it is not, the context drops its strides.
 pub(super) fn write_ir(
     ctx: &mut Context,

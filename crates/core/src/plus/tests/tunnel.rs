@@ -1,0 +1,184 @@
+//! Tunnelled TCP (spec section 8.1): a context that keeps an IPv6 outer header, tunnel frames
+//! under an IPv4 one, and what keeps both exact.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::{config, segment_v6};
+use crate::codec::{Compressor, Decompressor, DropReason};
+use crate::plus::{PlusCompressor, PlusDecompressor};
+
+/// `inner` in an IPv6 tunnel between 2001:db8::a and 2001:db8::b.
+pub(super) fn tunnel_v6(inner: &[u8]) -> Vec<u8> {
+    tunnel_v6_hops(inner, 64)
+}
+
+/// [`tunnel_v6`] with outer hop limit `hops`.
+fn tunnel_v6_hops(inner: &[u8], hops: u8) -> Vec<u8> {
+    let mut p = vec![0x60, 0, 0, 0, 0, 0, taroc_wire::protocol::IPV6, hops];
+    p[4..6].copy_from_slice(&(inner.len() as u16).to_be_bytes());
+    for last in [0x0a, 0x0b] {
+        p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+        p.extend_from_slice(&[0; 11]);
+        p.push(last);
+    }
+    p.extend_from_slice(inner);
+    p
+}
+
+/// `inner` in an IPv4 tunnel between 192.0.2.1 and 192.0.2.2, IP-ID `id`.
+fn tunnel_v4(inner: &[u8], id: u16) -> Vec<u8> {
+    let total = (20 + inner.len()) as u16;
+    let mut p = vec![0x45, 0];
+    p.extend_from_slice(&total.to_be_bytes());
+    p.extend_from_slice(&id.to_be_bytes());
+    p.extend_from_slice(&[0x40, 0, 64, taroc_wire::protocol::IPV6, 0, 0]);
+    p.extend_from_slice(&[192, 0, 2, 1, 192, 0, 2, 2]);
+    let sum = taroc_wire::checksum::checksum(&p);
+    p[10..12].copy_from_slice(&sum.to_be_bytes());
+    p.extend_from_slice(inner);
+    p
+}
+
+/// Compresses and decompresses `packets`, each delivered as it was; the kind byte and length of
+/// each frame.
+fn round_trip(
+    c: &mut PlusCompressor,
+    d: &mut PlusDecompressor,
+    packets: impl IntoIterator<Item = Vec<u8>>,
+) -> Vec<(u8, usize)> {
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut sizes = Vec::new();
+    for (i, p) in packets.into_iter().enumerate() {
+        let kind = c.compress(&p, &mut frame);
+        let r = d.decompress(kind, &frame, &mut out);
+        assert_eq!(r, Ok(()), "packet {i}: {kind:?} {frame:02x?}");
+        assert_eq!(out, p, "packet {i}");
+        sizes.push((kind.to_byte(), frame.len()));
+    }
+    sizes
+}
+
+#[test]
+fn tunnelled_tcp_under_ipv6_goes_as_plain_co_frames() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let packets = (0..12).map(|i| tunnel_v6(&segment_v6(7000, 1 + 4 * i, 1, 4)));
+    let sizes = round_trip(&mut c, &mut d, packets);
+    // The outer context's three IR-N, the inner flow's three IRs in tunnel frames, then CO
+    // frames as any flow's: the outer header costs nothing.
+    assert!(
+        sizes[..3]
+            .iter()
+            .all(|&(k, _)| k == crate::plus::other::IR_N),
+        "{sizes:?}"
+    );
+    assert!(
+        sizes[3..6]
+            .iter()
+            .all(|&(k, _)| k == crate::plus::other::TUNNEL),
+        "{sizes:?}"
+    );
+    let (k, len) = *sizes.last().unwrap();
+    assert!(k >= crate::plus::format::CO && len <= 4 + 4, "{sizes:?}");
+    // A CO frame that fails its checksum, or a tunnel frame whose inner packet fails its TCP
+    // checksum, delivers nothing.
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let p = tunnel_v6(&segment_v6(7000, 1 + 4 * 12, 1, 4));
+    let kind = c.compress(&p, &mut frame);
+    frame[1] ^= 0x01;
+    assert!(d.decompress(kind, &frame, &mut out).is_err());
+    assert!(out.is_empty());
+}
+
+#[test]
+fn a_tunnelled_context_whose_outer_header_fails_its_crc_is_not_kept() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let packets: Vec<_> = (0..12)
+        .map(|i| tunnel_v6(&segment_v6(7000, 1 + 4 * i, 1, 4)))
+        .collect();
+    round_trip(&mut c, &mut d, packets[..3].iter().cloned());
+    // The first tunnel frame (an inner IR) with its outer CRC broken: refused, and its
+    // context not kept, so that the CO frames after the remaining IRs are lost (if those
+    // are lost too) rather than rebuilt under an outer header nobody verified.
+    let kind = c.compress(&packets[3], &mut frame);
+    assert_eq!(kind.to_byte(), crate::plus::other::TUNNEL);
+    frame[1] ^= 0x01;
+    assert!(d.decompress(kind, &frame, &mut out).is_err());
+    for p in &packets[4..6] {
+        c.compress(p, &mut frame);
+    }
+    let kind = c.compress(&packets[6], &mut frame);
+    assert!(kind.to_byte() >= crate::plus::format::CO);
+    assert_eq!(
+        d.decompress(kind, &frame, &mut out),
+        Err(DropReason::NoContext)
+    );
+}
+
+#[test]
+fn a_co_frame_of_one_outer_header_fails_under_another() {
+    // Two links carry the same inner flow, under outer hop limits 64 and 63: each sets up CID
+    // 0. A CO frame of the first, given to the second's decompressor, must fail its checksum
+    // (the outer header is in the seal's identity hash), not deliver the packet under the
+    // other outer header.
+    let frames: Vec<_> = [64, 63]
+        .map(|hops| {
+            let mut c = PlusCompressor::new(config());
+            let mut d = PlusDecompressor::new(config());
+            let packets = (0..12).map(|i| tunnel_v6_hops(&segment_v6(7000, 1 + 4 * i, 1, 4), hops));
+            round_trip(&mut c, &mut d, packets);
+            let mut frame = Vec::new();
+            let p = tunnel_v6_hops(&segment_v6(7000, 1 + 4 * 12, 1, 4), hops);
+            let kind = c.compress(&p, &mut frame);
+            (kind, frame, d)
+        })
+        .into_iter()
+        .collect();
+    let (kind, frame, _) = &frames[0];
+    let mut other = frames[1].2.clone();
+    let mut out = Vec::new();
+    assert_eq!(
+        other.decompress(*kind, frame, &mut out),
+        Err(DropReason::ChecksumMismatch)
+    );
+    // The second's own frame passes.
+    let (kind, frame, _) = &frames[1];
+    assert_eq!(other.decompress(*kind, frame, &mut out), Ok(()));
+}
+
+#[test]
+fn a_flow_that_leaves_its_tunnel_or_changes_it_stays_exact() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let packets = (0..40).map(|i| {
+        let inner = segment_v6(7000, 1 + 4 * i, 1, 4);
+        match i / 10 {
+            0 => tunnel_v6(&inner),
+            1 => inner,
+            2 => tunnel_v6_hops(&inner, 63),
+            _ => tunnel_v6(&inner),
+        }
+    });
+    round_trip(&mut c, &mut d, packets);
+}
+
+#[test]
+fn tunnelled_tcp_under_ipv4_goes_in_tunnel_frames() {
+    // The IPv4 outer header's IP-ID changes per packet: it goes as CO-N in every frame.
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let packets = (0..12).map(|i| tunnel_v4(&segment_v6(7000, 1 + 4 * i, 1, 4), 100 + i as u16));
+    let sizes = round_trip(&mut c, &mut d, packets);
+    let (k, len) = *sizes.last().unwrap();
+    assert_eq!(k, crate::plus::other::TUNNEL);
+    assert!(len <= 4 + 10, "{sizes:?}");
+    // Its outer header's CRC still guards it.
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let kind = c.compress(&tunnel_v4(&segment_v6(7000, 49, 1, 4), 112), &mut frame);
+    frame[1] ^= 0x01;
+    assert!(d.decompress(kind, &frame, &mut out).is_err());
+    assert!(out.is_empty());
+}
