@@ -28,6 +28,7 @@ use crate::taroc::stats::{Part, TarocStats, Why};
 use crate::taroc::vsw::{Entry, Progress, Vsw};
 use crate::taroc::TarocConfig;
 
+mod bases;
 mod co;
 mod ir;
 mod tunnel;
@@ -552,27 +553,6 @@ impl PlusCompressor {
         kind.unwrap_or(FrameKind::Profile(full_kind))
     }
 
-    /// A context of the packet's hosts to replicate a new context from: same addresses,
-    /// the same IP header but for the per-packet fields, the same use of timestamps, a window
-    /// to code against, its own IRs all sent (so that the decompressor most likely holds it:
-    /// no chain of replications from contexts still starting). Of those, the one resting on
-    /// the fewest replications (`depth`: a copy is lost with its base), then the one that has
-    /// sent the most CO frames since its last IR frame or context request, then the first
-    /// made (a newer one may be a copy of a base the decompressor lacks: taking the newest,
-    /// one lost start broke every flow started after it until a request came back). IPv4
-    /// options and IPv6 extension headers rule replication out.
-    fn find_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
-        self.same_hosts(p)?
-            .filter(|(_, c)| c.identity.ts == p.ts)
-            .max_by_key(|(_, c)| {
-                (
-                    core::cmp::Reverse(c.depth),
-                    c.co_run,
-                    core::cmp::Reverse(c.created),
-                )
-            })
-    }
-
     /// IR frames a context (re)starts with: more on a link that loses frames.
     fn start_irs(&self) -> u8 {
         let more = if self.lossy() { LOSSY_START_REPEATS } else { 0 };
@@ -582,51 +562,5 @@ impl PlusCompressor {
     /// Whether a context request or a loss note came in lately ([`LOSSY_MEMORY`]).
     fn lossy(&self) -> bool {
         self.lossy_at.is_some_and(|t| self.clock - t < LOSSY_MEMORY)
-    }
-
-    /// The base of an IR-S frame ([`handshake`]), which takes only the IP header from it: of
-    /// the contexts of the packet's hosts whose own start is over, the one that has sent the
-    /// most CO frames since its last IR frame or context request (the one the decompressor most
-    /// surely holds), the first made of those.
-    fn handshake_base(&self, p: &TcpIpPacket<'_>) -> Option<(u8, &Context)> {
-        self.same_hosts(p)?
-            .max_by_key(|(_, c)| (c.co_run, core::cmp::Reverse(c.created)))
-    }
-
-    /// The contexts whose IP header is the packet's but for the per-packet fields, which have
-    /// a window and whose own IRs are all sent (see [`PlusCompressor::find_base`]). `None` if
-    /// the packet has IPv4 options or IPv6 extension headers.
-    fn same_hosts<'a>(
-        &'a self,
-        p: &TcpIpPacket<'_>,
-    ) -> Option<impl Iterator<Item = (u8, &'a Context)> + 'a> {
-        let header = if p.v4 { 20 } else { 40 };
-        if p.tcp_offset != header {
-            return None;
-        }
-        let mut template = [0u8; 44];
-        let t = &mut template[..header + 4];
-        t.copy_from_slice(&p.bytes[..header + 4]);
-        if p.v4 {
-            t[1] &= 0xFC;
-            t[2..6].fill(0);
-            t[10..12].fill(0);
-        } else {
-            t[1] &= !0x30;
-            t[4..6].fill(0);
-        }
-        // The mapped CIDs, not every slot: the table is mostly empty. (No two contexts share a
-        // `last_used`, so the order does not matter.)
-        Some(
-            self.by_flow
-                .values()
-                .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_deref()?)))
-                .filter(move |(_, c)| {
-                    c.irs_due == 0
-                        && !c.vsw.is_empty()
-                        && c.identity.template.len() == header + 4
-                        && c.identity.template[..header] == template[..header]
-                }),
-        )
     }
 }
