@@ -27,15 +27,28 @@ pub struct Summary {
     pub payload_len: usize,
 }
 
+/// At most this many IP-in-IP headers are looked through: any bytes may arrive, and each level
+/// is a call.
+pub const MAX_TUNNEL_DEPTH: usize = 4;
+
 /// Summarizes `packet`, or `None` if its IP (or TCP/UDP) header cannot be parsed. An
-/// unfragmented IP-in-IP packet is summarized down to its innermost packet, whose headers count
-/// as header (the addresses stay the outer header's); one whose inner packet does not parse,
-/// as an IP packet of another protocol.
+/// unfragmented IP-in-IP packet is summarized down to its innermost packet (at most
+/// [`MAX_TUNNEL_DEPTH`] headers in), whose headers count as header (the addresses stay the outer
+/// header's); one whose inner packet does not parse, as an IP packet of another protocol.
 pub fn summarize(packet: &[u8]) -> Option<Summary> {
+    summarize_nested(packet, MAX_TUNNEL_DEPTH)
+}
+
+/// [`summarize`], looking through at most `depth` more IP-in-IP headers.
+fn summarize_nested(packet: &[u8], depth: usize) -> Option<Summary> {
     let ip = IpInfo::parse(packet).ok()?;
     let transport = packet.get(ip.transport_offset..)?;
-    let tunnel = matches!(ip.protocol, protocol::IPV4 | protocol::IPV6);
-    if let Some(inner) = summarize(transport).filter(|_| tunnel && !ip.fragment) {
+    let tunnel =
+        depth > 0 && !ip.fragment && matches!(ip.protocol, protocol::IPV4 | protocol::IPV6);
+    if let Some(inner) = tunnel
+        .then(|| summarize_nested(transport, depth - 1))
+        .flatten()
+    {
         let header_len = ip.transport_offset + inner.header_len;
         return Some(Summary {
             src: ip.src,
@@ -106,6 +119,21 @@ mod tests {
         // An inner packet that does not parse: the outer header alone.
         let cut = summarize(&p[..40 + 10]).unwrap();
         assert_eq!((cut.header_len, cut.protocol), (40, protocol::IPV4));
+        // 1500 IPv6 headers, each saying IPv6 follows: summarized without descending
+        // past the bound (the rest counts as payload).
+        let mut deep = Vec::new();
+        for _ in 0..1500 {
+            deep.extend_from_slice(&[0x60, 0, 0, 0, 0, 0, protocol::IPV6, 64]);
+            deep.extend_from_slice(&[0x20; 32]);
+        }
+        let deep = &mut deep[..];
+        let len = deep.len();
+        for level in 0..1500 {
+            let rest = (len - 40 * (level + 1)) as u16;
+            deep[40 * level + 4..40 * level + 6].copy_from_slice(&rest.to_be_bytes());
+        }
+        let s = summarize(deep).expect("an IPv6 packet");
+        assert_eq!(s.header_len, 40 * (MAX_TUNNEL_DEPTH + 1));
     }
 
     #[test]
