@@ -26,50 +26,52 @@ impl PlusCompressor {
         out: &mut Vec<u8>,
     ) -> Option<FrameKind> {
         let inner = TcpIpPacket::parse(other::tunnelled(packet)?)?;
-        if let Some(outer) = Outer::of(packet).filter(|_| self.other.ready(packet)) {
-            let mut frame = core::mem::take(&mut self.tunnel);
-            frame.clear();
-            let kind = self.compress_tcp(&inner, Some(outer), &mut frame);
-            let result = match kind {
+        let mut frame = core::mem::take(&mut self.tunnel);
+        frame.clear();
+        // An IPv6 outer header is its own CO-N template (payload length zeroed).
+        let result = match Outer::of(packet).filter(|o| self.other.ready(o.bytes())) {
+            Some(outer) => match self.compress_tcp(&inner, Some(outer), &mut frame) {
                 FrameKind::Profile(k) if format::is_ir(k) => {
                     match self.other.compress(packet, out, false) {
                         Some(FrameKind::Profile(head)) if head != other::IR_N => {
-                            out.insert(0, head);
-                            out.push(k);
-                            out.extend_from_slice(&frame);
-                            FrameKind::Profile(other::TUNNEL)
+                            Some(tunnel_frame(out, head, k, &frame))
                         }
                         // Not after `ready`: the packet went whole.
-                        Some(kind) => kind,
+                        Some(kind) => Some(kind),
                         None => {
                             out.clear();
                             out.extend_from_slice(packet);
-                            FrameKind::Ip
+                            Some(FrameKind::Ip)
                         }
                     }
                 }
-                _ => {
+                kind => {
                     core::mem::swap(out, &mut frame);
-                    kind
+                    Some(kind)
                 }
-            };
-            self.tunnel = frame;
-            return Some(result);
-        }
-        let FrameKind::Profile(outer) = self.other.compress(packet, out, false)? else {
-            return None;
+            },
+            None => match self.other.compress(packet, out, false) {
+                Some(FrameKind::Profile(other::IR_N)) => {
+                    self.stats.count(Why::NoReference);
+                    Some(FrameKind::Profile(other::IR_N))
+                }
+                Some(FrameKind::Profile(head)) => {
+                    let kind = self.compress_tcp(&inner, None, &mut frame);
+                    Some(tunnel_frame(out, head, kind.to_byte(), &frame))
+                }
+                _ => None,
+            },
         };
-        if outer == other::IR_N {
-            self.stats.count(Why::NoReference);
-            return Some(FrameKind::Profile(outer));
-        }
-        let mut frame = core::mem::take(&mut self.tunnel);
-        frame.clear();
-        let kind = self.compress_tcp(&inner, None, &mut frame);
-        out.insert(0, outer);
-        out.push(kind.to_byte());
-        out.extend_from_slice(&frame);
         self.tunnel = frame;
-        Some(FrameKind::Profile(other::TUNNEL))
+        result
     }
+}
+
+/// Makes `out`, which holds a CO-N header part of kind byte `head`, a tunnel frame around the
+/// inner frame `inner` of kind byte `kind`.
+fn tunnel_frame(out: &mut Vec<u8>, head: u8, kind: u8, inner: &[u8]) -> FrameKind {
+    out.insert(0, head);
+    out.push(kind);
+    out.extend_from_slice(inner);
+    FrameKind::Profile(other::TUNNEL)
 }

@@ -165,15 +165,12 @@ impl OtherCompressor {
         Some(ir_n(packet, s, cid as u8, out))
     }
 
-    /// Whether [`OtherCompressor::compress`] would code `packet` as CO-N: its context exists
-    /// and owes no IR-N, neither a start's nor a refresh.
-    pub fn ready(&self, packet: &[u8]) -> bool {
-        let Some(s) = shape(packet) else {
-            return false;
-        };
-        let mut buf = [0; MAX_HEADER];
+    /// Whether [`OtherCompressor::compress`] would code a packet of header template `template`
+    /// (its header with the per-packet fields zeroed) as CO-N: its context exists and owes no
+    /// IR-N, neither a start's nor a refresh.
+    pub fn ready(&self, template: &[u8]) -> bool {
         self.by_template
-            .get(template_in(packet, s, &mut buf))
+            .get(template)
             .map(|&cid| &self.contexts[usize::from(cid)])
             .is_some_and(|ctx| ctx.irs_due == 0 && ctx.since_ir + 1 < ctx.period)
     }
