@@ -298,10 +298,11 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
         FrameKind::UncompressedTcp | FrameKind::CompressedTcp | FrameKind::Profile(_) => {
             // A TCP/IP packet, or (a tunnel frame, a tunnelled context's CO frame) one in an
             // IP-in-IP tunnel, whose outer header adds at most 40 bytes.
-            let tunnelled = TcpIpPacket::parse(out).is_none()
+            let plain = TcpIpPacket::parse(out).is_some();
+            let tunnelled = !plain
                 && other::tunnelled(out).is_some_and(|inner| TcpIpPacket::parse(inner).is_some());
             assert!(
-                TcpIpPacket::parse(out).is_some() || tunnelled,
+                plain || tunnelled,
                 "delivered an invalid TCP/IP packet from {kind:?} frame {frame:02x?}: {out:02x?}"
             );
             // Template (at most 128 bytes), 20-byte TCP header, 40 bytes of options at most.

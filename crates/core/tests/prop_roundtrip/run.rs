@@ -110,8 +110,9 @@ pub(crate) fn differ_only_in_ip_id(a: &[u8], b: &[u8]) -> bool {
                     next
                 }
                 Some(6) if p.len() >= at + 40 => {
+                    let next = p[at + 6];
                     at += 40;
-                    p[at - 34]
+                    next
                 }
                 _ => break,
             };
