@@ -227,7 +227,7 @@ impl PlusCompressor {
     /// The context of the packet's flow, made if need be. A flow whose template (or use of
     /// timestamps) changed moves to a fresh CID, so that no CO frame is ever rebuilt with a
     /// stale field the TCP checksum does not cover.
-    fn context_for(&mut self, p: &TcpIpPacket<'_>, outer: Option<Outer>) -> u8 {
+    fn context_for(&mut self, p: &TcpIpPacket<'_>, outer: Option<&Outer>) -> u8 {
         let mapped = match self.last_flow {
             Some((key, cid)) if key == p.key => Some(cid),
             _ => self.by_flow.get(&p.key).copied(),
@@ -236,7 +236,7 @@ impl PlusCompressor {
             let ctx = self.contexts[usize::from(cid)]
                 .as_mut()
                 .expect("mapped CIDs hold contexts");
-            if ctx.identity.matches(p, false) && ctx.outer == outer {
+            if ctx.identity.matches(p, false) && ctx.outer.as_ref() == outer {
                 self.last_flow = Some((p.key, cid));
                 return cid;
             }
@@ -295,7 +295,7 @@ impl PlusCompressor {
         i as u8
     }
 
-    fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>, outer: Option<Outer>) {
+    fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>, outer: Option<&Outer>) {
         let params = TrackerParams::new(self.config.mss, self.config.issthresh);
         // A new flow between known hosts most likely has their segment size and ACK step.
         let strides = self
@@ -306,9 +306,9 @@ impl PlusCompressor {
         let behaviour = Detector::initial(p.v4, p.fields.ip_id);
         self.contexts[usize::from(cid)] = Some(Box::new(Context {
             key: p.key,
-            identity_hash: seal::identity_hash(&identity, outer.as_ref()),
+            identity_hash: seal::identity_hash(&identity, outer),
             identity,
-            outer,
+            outer: outer.copied(),
             behaviour,
             detector: Detector::new(p.fields.ip_id),
             strides,
@@ -405,7 +405,7 @@ impl PlusCompressor {
     fn compress_tcp(
         &mut self,
         p: &TcpIpPacket<'_>,
-        outer: Option<Outer>,
+        outer: Option<&Outer>,
         out: &mut Vec<u8>,
     ) -> FrameKind {
         self.clock += 1;

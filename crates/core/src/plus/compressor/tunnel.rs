@@ -30,7 +30,7 @@ impl PlusCompressor {
         frame.clear();
         // An IPv6 outer header is its own CO-N template (payload length zeroed).
         let result = match Outer::of(packet).filter(|o| self.other.ready(o.bytes())) {
-            Some(outer) => match self.compress_tcp(&inner, Some(outer), &mut frame) {
+            Some(outer) => match self.compress_tcp(&inner, Some(&outer), &mut frame) {
                 FrameKind::Profile(k) if format::is_ir(k) => {
                     match self.other.compress(packet, out, false) {
                         Some(FrameKind::Profile(head)) if head != other::IR_N => {
