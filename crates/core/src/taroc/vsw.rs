@@ -79,6 +79,9 @@ pub enum Progress {
     /// An entry leaves once the stream has sent more than W of *new* sequence (or
     /// acknowledgment) space since the entry was pushed: a retransmission or an older packet
     /// stays as long as a packet sent with the newest data would (the `taroc-plus` profile).
+    /// The frontier never leaves this way: while it is the decompressor's reference, the
+    /// stream's high-water marks may have moved far beyond it (an ACK jump after a
+    /// retransmission sent whole).
     SincePush,
 }
 
@@ -569,15 +572,15 @@ impl<X: Extras> Vsw<X> {
     /// the frontier when a full window drops one: the oldest other entry goes instead. A run of
     /// retransmissions (all older than what the decompressor holds) then cannot push the
     /// decompressor's possible references out of the window, unless it lost the `n` newest
-    /// (`taroc-plus`; the draft keeps only the frontier). With `n` above 0, [`Vsw::prune`]
-    /// keeps the frontier too, however far the stream has moved since in the other number.
+    /// (`taroc-plus`; the draft keeps only the frontier).
     pub fn with_protected(mut self, n: usize) -> Vsw<X> {
         self.protect = n;
         self
     }
 
     /// Removes every entry the stream has left more than `w` bytes behind, in sequence or in
-    /// acknowledgment numbers, as [`Progress`] measures it. The newest entry always stays.
+    /// acknowledgment numbers, as [`Progress`] measures it. The newest entry and the frontier
+    /// ([`Vsw::frontier`], the decompressor's reference on a clean link) always stay.
     pub fn prune(&mut self, w: u32) {
         let (to_seq, to_ack) = match self.progress {
             Progress::OfFields => (self.max_seq, self.max_ack),
@@ -591,10 +594,11 @@ impl<X: Extras> Vsw<X> {
             return;
         }
         let (marks_seq, marks_ack) = (&c.mark_seq[c.start..], &c.mark_ack[c.start..]);
-        // With protected entries (`taroc-plus`), the frontier stays too: it is the
+        // When entries leave by progress since their push, the frontier stays: it is the
         // decompressor's reference until a newer packet arrives, however far the other number
-        // has moved since (an ACK jump must not prune it).
-        let frontier = if self.protect > 0 {
+        // has moved since (an ACK jump must not prune it). By the draft's rule it is at no
+        // distance from itself, so it stays anyway.
+        let frontier = if self.progress == Progress::SincePush {
             let (seq, ack) = (&c.seq[c.start..], &c.ack[c.start..]);
             (0..n).rfind(|&i| (seq[i], ack[i]) == (self.max_seq, self.max_ack))
         } else {
