@@ -14,7 +14,7 @@ use super::ipid::Behaviour;
 use super::other::{self, OtherDecompressor};
 use super::outer::Outer;
 use super::ports;
-use super::scaled::Strides;
+use super::scaled::{Learner, Strides};
 use super::seal;
 use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::taroc::context::{Identity, ALL_CIDS};
@@ -27,7 +27,7 @@ mod co;
 mod loss;
 mod quotients;
 
-use co::decode_body;
+use co::{decode_body, guess_stride};
 use loss::LossWatch;
 use quotients::Quotients;
 
@@ -65,6 +65,9 @@ struct Context {
     last_ip_id: u16,
     /// The reference's numbers over the strides, where a frame's decoding found them.
     quotients: Quotients,
+    /// The delivered packets' segment sizes and ACK steps, watched as the compressor watches
+    /// them: a guess at a stride whose IR frames were all lost ([`Learner::guess`]).
+    learner: Learner,
 }
 
 /// The `taroc-plus` decompressor for one direction of a link.
@@ -182,6 +185,7 @@ impl PlusDecompressor {
         self.installed = Some(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
+                let same_flow = ctx.key == p.key;
                 ctx.identity.assign(&p, false);
                 ctx.identity.usual_ecn = usual_ecn;
                 ctx.outer = outer;
@@ -189,6 +193,10 @@ impl PlusDecompressor {
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 ctx.last_ip_id = p.fields.ip_id;
                 (ctx.behaviour, ctx.strides) = (behaviour, strides);
+                if !same_flow {
+                    ctx.learner = Learner::new(p.fields.ack);
+                }
+                ctx.learner.observe(p.payload_len(), p.fields.ack, strides);
             }
             slot @ None => {
                 let mut identity = Identity::of(&p, false);
@@ -204,6 +212,11 @@ impl PlusDecompressor {
                     reference: p.fields,
                     last_ip_id: p.fields.ip_id,
                     quotients: Quotients::default(),
+                    learner: {
+                        let mut learner = Learner::new(p.fields.ack);
+                        learner.observe(p.payload_len(), p.fields.ack, strides);
+                        learner
+                    },
                 });
             }
         }
@@ -320,6 +333,7 @@ impl PlusDecompressor {
             reference: base.reference,
             last_ip_id: 0,
             quotients: Quotients::default(),
+            learner: Learner::new(base.reference.ack),
         };
         let (e, body) = if k & kind::X != 0 {
             let (e, used) = ack::get_extension(body).ok_or(DropReason::Malformed)?;
@@ -330,12 +344,15 @@ impl PlusDecompressor {
         if e.flags & ext::C != 0 {
             return Err(DropReason::Malformed);
         }
-        let (fields, quotients) =
+        let (fields, quotients, payload) =
             decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
+        let mut learner = Learner::new(fields.ack);
+        learner.observe(payload, fields.ack, strides);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: fields,
             last_ip_id: fields.ip_id,
             quotients,
+            learner,
             ..ctx
         });
         self.installed = Some(cid);
@@ -417,7 +434,11 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let r = ctx.reference;
-        let (fields, quotients) = decode_body(ctx, k, x, rest, out)?;
+        let (fields, quotients, payload) = match decode_body(ctx, k, x, rest, out) {
+            Ok(decoded) => decoded,
+            Err(reason) => guess_stride(ctx, k, x, rest, out).ok_or(reason)?,
+        };
+        ctx.learner.observe(payload, fields.ack, ctx.strides);
         if let Some(outer) = &ctx.outer {
             if !outer.wrap(out) {
                 return Err(DropReason::Malformed);

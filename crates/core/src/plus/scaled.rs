@@ -148,6 +148,26 @@ impl Learner {
         }
         (next != current).then_some(next)
     }
+
+    /// For a flow without strides: the strides it most likely uses if the compressor learnt
+    /// one from the same packets: its last steps' candidate, or else its last step itself (the
+    /// sequence number's first, as [`Learner::observe`] takes it first; none under
+    /// [`MIN_STRIDE`]). A decompressor that watches the packets it delivers guesses with it the
+    /// stride whose IR frames were all lost. The last step is the guess when a lost segment
+    /// hid a run from the candidate (61, then 1448 bytes: candidate 1).
+    pub fn guess(&self) -> Option<Strides> {
+        let valid = |v: u32| {
+            u16::try_from(v)
+                .ok()
+                .filter(|&v| u32::from(v) >= MIN_STRIDE)
+        };
+        let of = |steps: &Steps| valid(steps.candidate).or_else(|| valid(steps.last));
+        match (of(&self.seq), of(&self.ack)) {
+            (Some(seq), _) => Some(Strides { seq, ack: 0 }),
+            (None, Some(ack)) => Some(Strides { seq: 0, ack }),
+            (None, None) => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -201,6 +221,26 @@ mod tests {
             }
         }
         assert_eq!(changes, [2896, 1448]);
+    }
+
+    #[test]
+    fn a_guess_is_the_candidate_or_else_the_last_step() {
+        let none = Strides::default();
+        let seq = |seq| Some(Strides { seq, ack: 0 });
+        let mut l = Learner::new(0);
+        assert_eq!(l.guess(), None, "nothing seen");
+        l.observe(61, 0, none);
+        assert_eq!(l.guess(), None, "under MIN_STRIDE");
+        l.observe(1448, 0, none);
+        assert_eq!(l.guess(), seq(1448), "candidate 1: the last step");
+        l.observe(1448, 0, none);
+        assert_eq!(l.guess(), seq(1448), "the candidate, after one step");
+        // ACK steps of two segments, then one: the candidate, their divisor.
+        let mut l = Learner::new(0);
+        for ack in [2896, 5792, 7240] {
+            l.observe(0, ack, none);
+        }
+        assert_eq!(l.guess(), Some(Strides { seq: 0, ack: 1448 }));
     }
 
     /// [`Steps::step`] with every division made (its form before the usual case skipped them).

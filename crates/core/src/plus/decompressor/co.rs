@@ -12,7 +12,7 @@ use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
-use crate::plus::scaled::{self, quotient};
+use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
 use crate::taroc::packet::{self};
 
@@ -21,14 +21,14 @@ use super::Context;
 
 /// Decodes a CO body (what follows the extension `x` and CID) against `ctx` into `out`,
 /// verifies it, and returns its fields with the quotients its decoding found (the new
-/// reference's, if it becomes the reference).
+/// reference's, if it becomes the reference) and its payload's length.
 pub(super) fn decode_body(
     ctx: &Context,
     k: u8,
     x: Extension,
     rest: &[u8],
     out: &mut Vec<u8>,
-) -> Result<(packet::Fields, Quotients), DropReason> {
+) -> Result<(packet::Fields, Quotients, usize), DropReason> {
     {
         let e = x.flags;
         let [c0, c1, rest @ ..] = rest else {
@@ -191,8 +191,33 @@ pub(super) fn decode_body(
         if let Some(q) = ack_q.filter(|_| ack_scaled) {
             found.ack = Quotient::known(fields.ack, ctx.strides.ack, q);
         }
-        Ok((fields, found))
+        Ok((fields, found, payload.len()))
     }
+}
+
+/// A CO frame that failed against a context without strides, decoded again with the strides
+/// the context's delivered packets suggest ([`scaled::Learner::guess`]), which are adopted if
+/// the packet verifies, as any other is verified (the TCP checksum and the seal). The
+/// compressor learns a stride from the same packets and sends it in IR frames; when all of
+/// those are lost, its scaled CO frames fail against the context without it until a context
+/// request is answered. `None` (the context unchanged) if there is no guess or the packet does
+/// not verify.
+pub(super) fn guess_stride(
+    ctx: &mut Context,
+    k: u8,
+    x: Extension,
+    rest: &[u8],
+    out: &mut Vec<u8>,
+) -> Option<(packet::Fields, Quotients, usize)> {
+    if ctx.strides != Strides::default() {
+        return None;
+    }
+    ctx.strides = ctx.learner.guess()?;
+    let decoded = decode_body(ctx, k, x, rest, out).ok();
+    if decoded.is_none() {
+        ctx.strides = Strides::default();
+    }
+    decoded
 }
 
 /// Reads a sequence or acknowledgment number of size class `class`, scaled by `stride` or not,
