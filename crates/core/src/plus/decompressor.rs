@@ -66,7 +66,8 @@ struct Context {
     /// The reference's numbers over the strides, where a frame's decoding found them.
     quotients: Quotients,
     /// The delivered packets' segment sizes and ACK steps, watched as the compressor watches
-    /// them: a guess at a stride whose IR frames were all lost ([`Learner::guess`]).
+    /// them while the context has no strides: a guess at a stride whose IR frames were all
+    /// lost ([`Learner::guess`]).
     learner: Learner,
 }
 
@@ -438,7 +439,10 @@ impl PlusDecompressor {
             Ok(decoded) => decoded,
             Err(reason) => guess_stride(ctx, k, x, rest, out).ok_or(reason)?,
         };
-        ctx.learner.observe(payload, fields.ack, ctx.strides);
+        // Only a context without strides guesses one: a strided one spares the watch.
+        if ctx.strides == Strides::default() {
+            ctx.learner.observe(payload, fields.ack, ctx.strides);
+        }
         if let Some(outer) = &ctx.outer {
             if !outer.wrap(out) {
                 return Err(DropReason::Malformed);
