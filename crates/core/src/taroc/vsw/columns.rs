@@ -1,0 +1,297 @@
+//! The window's entries as a structure of arrays: one column per field, live entries at the
+//! back of each, and the moves that keep the columns in step.
+
+use alloc::vec::Vec;
+
+use taroc_wire::seq::seq_diff;
+
+use super::{is_older, ordered, ColumnOrder, Entry, Space};
+use crate::taroc::packet::Fields;
+
+/// The entries, one column per field (a structure of arrays, so that the scans every packet
+/// makes are simple loops over contiguous memory). The live entries, oldest first, are
+/// `start..` of every column; entries leave the front by moving `start`, and the dead prefix is
+/// dropped once it outgrows the live part, so each push costs O(1) amortized.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Columns<X> {
+    pub(super) start: usize,
+    pub(super) seq: Vec<u32>,
+    pub(super) ack: Vec<u32>,
+    pub(super) win: Vec<u16>,
+    pub(super) ip_id: Vec<u16>,
+    pub(super) ts_val: Vec<u32>,
+    pub(super) ts_ecr: Vec<u32>,
+    /// Where each entry's progress is measured from ([`Progress`](super::Progress)).
+    pub(super) mark_seq: Vec<u32>,
+    pub(super) mark_ack: Vec<u32>,
+    /// `HAS_PAYLOAD | UNCOMPRESSED` bits.
+    pub(super) kind: Vec<u8>,
+    /// What the window's user keeps per entry ([`Vsw::push_with`](super::Vsw::push_with)).
+    pub(super) extra: X,
+    /// Which of the W-LSB columns are in order ([`ordered`](super::ordered)).
+    pub(super) order: ColumnOrder,
+}
+
+/// Values a window's user keeps beside each entry ([`Vsw::push_with`](super::Vsw::push_with)), as more columns of
+/// the window's structure of arrays: the window moves, drops and truncates them with its own.
+pub trait Extras: Clone + Default + core::fmt::Debug {
+    /// One entry's values.
+    type Item: Copy;
+    /// The live entries' values, oldest first ([`Vsw::extras`](super::Vsw::extras)).
+    type Live<'a>
+    where
+        Self: 'a;
+    /// Appends an entry's values; the live entries start at `from`.
+    fn push(&mut self, item: Self::Item, from: usize);
+    /// Live entries left (from the front or the middle).
+    fn removed(&mut self) {}
+    /// Sets entry `i`'s values.
+    fn set(&mut self, i: usize, item: Self::Item);
+    /// Copies entry `from`'s values over entry `to`'s.
+    fn copy(&mut self, from: usize, to: usize);
+    /// Drops the first `n` entries.
+    fn drain_front(&mut self, n: usize);
+    /// Keeps the first `n` entries.
+    fn truncate(&mut self, n: usize);
+    /// Makes room for `n` more entries.
+    fn reserve(&mut self, n: usize);
+    /// The values of entries `from..`.
+    fn live(&self, from: usize) -> Self::Live<'_>;
+}
+
+/// No extras (the faithful `taroc`).
+impl Extras for () {
+    type Item = ();
+    type Live<'a> = ();
+    fn push(&mut self, _: (), _: usize) {}
+    fn set(&mut self, _: usize, _: ()) {}
+    fn copy(&mut self, _: usize, _: usize) {}
+    fn drain_front(&mut self, _: usize) {}
+    fn truncate(&mut self, _: usize) {}
+    fn reserve(&mut self, _: usize) {}
+    fn live(&self, _: usize) {}
+}
+
+pub(super) const HAS_PAYLOAD: u8 = 1;
+pub(super) const UNCOMPRESSED: u8 = 2;
+
+/// Runs `$body` with `$v` bound to each column in turn (`&mut Vec<_>` of its own type).
+macro_rules! each_column {
+    ($c:expr, $v:ident => $body:expr) => {{
+        {
+            let $v = &mut $c.seq;
+            $body;
+        }
+        {
+            let $v = &mut $c.ack;
+            $body;
+        }
+        {
+            let $v = &mut $c.win;
+            $body;
+        }
+        {
+            let $v = &mut $c.ip_id;
+            $body;
+        }
+        {
+            let $v = &mut $c.ts_val;
+            $body;
+        }
+        {
+            let $v = &mut $c.ts_ecr;
+            $body;
+        }
+        {
+            let $v = &mut $c.mark_seq;
+            $body;
+        }
+        {
+            let $v = &mut $c.mark_ack;
+            $body;
+        }
+        {
+            let $v = &mut $c.kind;
+            $body;
+        }
+    }};
+}
+
+/// Entries a new window has room for (twice this, with the dead prefix) before a column
+/// reallocates: a window of up to this many entries allocates once per column.
+pub(super) const PREALLOCATED: usize = 32;
+
+impl<X: Extras> Columns<X> {
+    /// Empty columns with room for `n` entries.
+    pub(super) fn with_capacity(n: usize) -> Columns<X> {
+        let mut c = Columns::<X>::default();
+        each_column!(c, v => v.reserve_exact(n));
+        c.extra.reserve(n);
+        c.order.reset();
+        c
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.seq.len() - self.start
+    }
+
+    pub(super) fn clear(&mut self) {
+        each_column!(self, v => v.clear());
+        self.extra.truncate(0);
+        self.extra.removed();
+        self.order.reset();
+        self.start = 0;
+    }
+
+    /// Live entries left.
+    pub(super) fn removed(&mut self) {
+        self.order.removed();
+        self.extra.removed();
+    }
+
+    pub(super) fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X::Item) {
+        if self.start > 0 && self.start >= self.len() {
+            let dead = self.start;
+            each_column!(self, v => v.drain(..dead));
+            self.extra.drain_front(dead);
+            self.start = 0;
+        }
+        let f = &e.fields;
+        if self.len() == 0 {
+            self.order.reset();
+        } else {
+            let (at, last) = (self.start, self.seq.len() - 1);
+            let w32 = |bit, column: &[u32], value| {
+                Space::Wrap32.breaks(bit, column[at], column[last], value)
+            };
+            let win = &self.win;
+            self.order.pushed(
+                w32(ordered::SEQ, &self.seq, f.seq)
+                    | w32(ordered::ACK, &self.ack, f.ack)
+                    | w32(ordered::TS_VAL, &self.ts_val, f.ts_val)
+                    | w32(ordered::TS_ECR, &self.ts_ecr, f.ts_ecr)
+                    | Space::Wrap16.breaks(
+                        ordered::WIN,
+                        win[at].into(),
+                        win[last].into(),
+                        f.win.into(),
+                    ),
+            );
+        }
+        self.seq.push(f.seq);
+        self.ack.push(f.ack);
+        self.win.push(f.win);
+        self.ip_id.push(f.ip_id);
+        self.ts_val.push(f.ts_val);
+        self.ts_ecr.push(f.ts_ecr);
+        self.mark_seq.push(mark_seq);
+        self.mark_ack.push(mark_ack);
+        self.kind.push(
+            if e.has_payload { HAS_PAYLOAD } else { 0 }
+                | if e.uncompressed { UNCOMPRESSED } else { 0 },
+        );
+        self.extra.push(extra, self.start);
+    }
+
+    /// The entry at live index `i`.
+    pub(super) fn get(&self, i: usize) -> Entry {
+        let j = self.start + i;
+        Entry {
+            fields: Fields {
+                seq: self.seq[j],
+                ack: self.ack[j],
+                win: self.win[j],
+                ip_id: self.ip_id[j],
+                ts_val: self.ts_val[j],
+                ts_ecr: self.ts_ecr[j],
+            },
+            has_payload: self.kind[j] & HAS_PAYLOAD != 0,
+            uncompressed: self.kind[j] & UNCOMPRESSED != 0,
+        }
+    }
+
+    /// Removes live entry `i`: the entries before it move up one place.
+    pub(super) fn remove_at(&mut self, i: usize) {
+        for j in (self.start..self.start + i).rev() {
+            each_column!(self, v => v[j + 1] = v[j]);
+            self.extra.copy(j, j + 1);
+        }
+        self.start += 1;
+        self.removed();
+    }
+
+    /// The oldest live entry that is neither the frontier `(max_seq, max_ack)` nor among the
+    /// `protect` newest entries in sequence order ([`is_older`]); entry 0 if there is none.
+    pub(super) fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
+        let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
+        // Sequence numbers in order: the oldest entry has the `protect` newest after it in
+        // sequence order if the protect-th from the end has a higher sequence number; or, all
+        // sequence numbers equal (a flow of pure ACKs), if it has a higher acknowledgment
+        // number and those are in order.
+        let n = seq.len();
+        let sorted = |bit| self.order.known_sorted(bit);
+        let rises = |column: &[u32]| column[n - protect] != column[0];
+        if sorted(ordered::SEQ)
+            && n > protect
+            && (rises(seq) || (seq[n - 1] == seq[0] && sorted(ordered::ACK) && rises(ack)))
+            && (seq[0], ack[0]) != (max_seq, max_ack)
+        {
+            debug_assert_eq!(self.first_unprotected_scan(protect, max_seq, max_ack), 0);
+            return 0;
+        }
+        self.first_unprotected_scan(protect, max_seq, max_ack)
+    }
+
+    /// [`Columns::first_unprotected`] by counting, for each entry in turn, the newer ones. If
+    /// every entry is protected (a window of fewer entries than `protect`), the oldest goes
+    /// unless it is the only entry at the frontier, whose successor then goes: the frontier
+    /// is what the decompressor holds if it missed nothing.
+    pub(super) fn first_unprotected_scan(
+        &self,
+        protect: usize,
+        max_seq: u32,
+        max_ack: u32,
+    ) -> usize {
+        let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
+        let at_frontier = |i: usize| (seq[i], ack[i]) == (max_seq, max_ack);
+        (0..seq.len())
+            .find(|&i| !at_frontier(i) && newer_entries(seq, ack, seq[i], ack[i]) >= protect)
+            .unwrap_or_else(|| {
+                let only_front =
+                    seq.len() > 1 && at_frontier(0) && !(1..seq.len()).any(at_frontier);
+                usize::from(only_front)
+            })
+    }
+
+    /// Keeps the newest entry, live entry `also` if any, and every other one whose progress
+    /// marks are within `w` of `(to_seq, to_ack)`, in order.
+    pub(super) fn retain_within(&mut self, to_seq: u32, to_ack: u32, w: i32, also: Option<usize>) {
+        let (n, mut to) = (self.len(), self.start);
+        for i in 0..n {
+            let from = self.start + i;
+            let keep = i == n - 1
+                || Some(i) == also
+                || (seq_diff(to_seq, self.mark_seq[from]) <= w
+                    && seq_diff(to_ack, self.mark_ack[from]) <= w);
+            if keep {
+                if from != to {
+                    each_column!(self, v => v[to] = v[from]);
+                    self.extra.copy(from, to);
+                }
+                to += 1;
+            }
+        }
+        each_column!(self, v => v.truncate(to));
+        self.extra.truncate(to);
+        self.removed();
+    }
+}
+
+/// How many of the entries `(seq, ack)` are newer than `(s, a)` in the decompressor's order
+/// ([`is_older`]), counted without branches (a loop that vectorizes).
+pub(super) fn newer_entries(seq: &[u32], ack: &[u32], s: u32, a: u32) -> usize {
+    seq.iter()
+        .zip(ack)
+        .map(|(&s2, &a2)| usize::from(is_older(s, a, s2, a2)))
+        .sum()
+}
