@@ -9,8 +9,14 @@ use core::net::IpAddr;
 
 use taroc_wire::checksum::{transport_verifies, Sum};
 use taroc_wire::ip::IpInfo;
-use taroc_wire::tcp::{flags, SackBlocks, TcpOption, TcpSegment};
+use taroc_wire::tcp::{flags, SackBlocks, TcpSegment};
 use taroc_wire::{ipv4, protocol};
+
+mod options;
+mod rebuild;
+pub use options::canonical_options;
+use options::{parse_options, usual_options};
+pub use rebuild::{rebuild, tcp_checksum_ok};
 
 /// The fields W-LSB encodes (draft section 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,9 +37,6 @@ pub struct Fields {
 
 /// Longest template (IP headers plus TCP ports) a context keeps; longer headers pass as TYPE_IP.
 pub const MAX_TEMPLATE_LEN: usize = 128;
-
-/// Options longer than this cannot be expressed by the canonical layout (40 bytes of options).
-const MAX_OPTIONS: usize = 40;
 
 /// The identity of a TCP stream in one direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -358,180 +361,10 @@ pub fn r_octet(reserved: u8, tcp_flags: u8, ecn: u8) -> u8 {
     ((reserved & 0x0F) << 4) | ((tcp_flags >> 6) << 2) | (ecn & 0x03)
 }
 
-/// The timestamps of the option blocks most segments carry, which [`canonical_options`] writes
-/// back exactly: none, or NOP, NOP, Timestamps. `None` for any other block.
-fn usual_options(options: &[u8]) -> Option<Option<(u32, u32)>> {
-    match options {
-        [] => Some(None),
-        [1, 1, 8, 10, ts @ ..] if ts.len() == 8 => {
-            let word = |at: usize| u32::from_be_bytes([ts[at], ts[at + 1], ts[at + 2], ts[at + 3]]);
-            Some(Some((word(0), word(4))))
-        }
-        _ => None,
-    }
-}
-
-/// What a TCP option block says: its timestamps and SACK blocks (the first of each), and
-/// whether [`canonical_options`] writes it back exactly.
-type Options = (Option<(u32, u32)>, SackBlocks, bool);
-
-/// The [`Options`] of a TCP option block; `None` if an option is malformed.
-fn parse_options(options: &[u8]) -> Option<Options> {
-    let mut ts = None;
-    let mut sack = None;
-    for option in taroc_wire::tcp::OptionIter::new(options) {
-        match option.ok()? {
-            TcpOption::Timestamps { val, ecr } if ts.is_none() => ts = Some((val, ecr)),
-            TcpOption::Sack(blocks) if sack.is_none() => sack = Some(blocks),
-            _ => {}
-        }
-    }
-    let sack = sack.unwrap_or_default();
-    let mut canonical = [0u8; MAX_OPTIONS];
-    let exact =
-        canonical_options(ts, &sack, &mut canonical).is_some_and(|n| canonical[..n] == *options);
-    Some((ts, sack, exact))
-}
-
-/// The canonical option layout TAROC rebuilds: `NOP NOP Timestamps` if there are timestamps, then
-/// `NOP NOP SACK` if there are SACK blocks (the layout Linux and most stacks send). Writes it to
-/// `out` and returns its length, or `None` if it does not fit in 40 bytes.
-pub fn canonical_options(
-    ts: Option<(u32, u32)>,
-    sack: &SackBlocks,
-    out: &mut [u8; MAX_OPTIONS],
-) -> Option<usize> {
-    let mut at = 0;
-    if let (Some((val, ecr)), true) = (ts, sack.is_empty()) {
-        // The usual block, written directly.
-        out[..4].copy_from_slice(&[1, 1, 8, 10]);
-        out[4..8].copy_from_slice(&val.to_be_bytes());
-        out[8..12].copy_from_slice(&ecr.to_be_bytes());
-        return Some(12);
-    }
-    if let Some((val, ecr)) = ts {
-        out[..2].fill(1);
-        at = 2 + TcpOption::Timestamps { val, ecr }.emit(&mut out[2..])?;
-    }
-    if !sack.is_empty() {
-        out.get_mut(at..at + 2)?.fill(1);
-        at += 2;
-        at += TcpOption::Sack(*sack).emit(&mut out[at..])?;
-    }
-    Some(at)
-}
-
-/// Rebuilds a packet from a template and the per-packet fields into `out`; returns `None` if
-/// the result would be longer than an IP length field can say.
-#[allow(clippy::too_many_arguments)]
-pub fn rebuild(
-    out: &mut Vec<u8>,
-    template: &[u8],
-    v4: bool,
-    fields: &Fields,
-    ts: bool,
-    sack: &SackBlocks,
-    tcp_flags: u8,
-    r: u8,
-    urgent: u16,
-    checksum: u16,
-    payload: &[u8],
-) -> Option<()> {
-    // The TCP header after the ports, built whole on the stack and appended at once.
-    let mut header = [0u8; 16 + MAX_OPTIONS];
-    let (fixed, options) = header.split_at_mut(16);
-    let ts_pair = ts.then_some((fields.ts_val, fields.ts_ecr));
-    let options_len = canonical_options(ts_pair, sack, options.try_into().ok()?)?;
-    let tcp_offset = template.len() - 4;
-    let total = tcp_offset + 20 + options_len + payload.len();
-    let data_offset = ((20 + options_len) / 4) as u8;
-    fixed[..4].copy_from_slice(&fields.seq.to_be_bytes());
-    fixed[4..8].copy_from_slice(&fields.ack.to_be_bytes());
-    fixed[8] = (data_offset << 4) | (r >> 4);
-    fixed[9] = ((r >> 2) & 0x03) << 6 | (tcp_flags & 0x3F);
-    fixed[10..12].copy_from_slice(&fields.win.to_be_bytes());
-    fixed[12..14].copy_from_slice(&checksum.to_be_bytes());
-    fixed[14..16].copy_from_slice(&urgent.to_be_bytes());
-    out.clear();
-    out.reserve(total);
-    out.extend_from_slice(template);
-    out.extend_from_slice(&header[..16 + options_len]);
-    out.extend_from_slice(payload);
-    let ecn = r & 0x03;
-    if v4 {
-        let total = u16::try_from(total).ok()?;
-        out[1] |= ecn;
-        out[2..4].copy_from_slice(&total.to_be_bytes());
-        out[4..6].copy_from_slice(&fields.ip_id.to_be_bytes());
-        let mut ip = ipv4::Ipv4Packet::new_checked(&mut out[..]).ok()?;
-        ip.fill_header_checksum();
-    } else {
-        let payload_len = u16::try_from(total - taroc_wire::ipv6::HEADER_LEN).ok()?;
-        out[1] |= ecn << 4;
-        out[4..6].copy_from_slice(&payload_len.to_be_bytes());
-    }
-    Some(())
-}
-
-/// Whether the TCP segment of a rebuilt packet verifies.
-pub fn tcp_checksum_ok(packet: &[u8], tcp_offset: usize, key: &FlowKey) -> bool {
-    let segment = &packet[tcp_offset..];
-    Sum::new()
-        .add_pseudo_header(key.src, key.dst, protocol::TCP, segment.len() as u32)
-        .add_bytes(segment)
-        .verifies()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::taroc::tests::Spec;
-
-    /// The fast path for the usual option blocks says what the general parse says, and falls
-    /// back to it for every other block.
-    #[test]
-    fn usual_options_agree_with_the_general_parse() {
-        let ts = [
-            1u8, 1, 8, 10, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF0,
-        ];
-        let sack = [1u8, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 9];
-        let blocks: [&[u8]; 8] = [
-            &[],
-            &ts,
-            &[&ts[..], &sack[..]].concat(),
-            &ts[2..],
-            &[&ts[2..], &[1, 1][..]].concat(),
-            &[1, 1, 1, 1],
-            &[2, 4, 5, 0xB4],
-            &ts[..11],
-        ];
-        for block in blocks {
-            if let Some(ts) = usual_options(block) {
-                let usual = Some((ts, SackBlocks::default(), true));
-                assert_eq!(parse_options(block), usual, "{block:?}");
-            }
-        }
-        assert_eq!(usual_options(&ts), Some(Some((0x1234_5678, 0x9ABC_DEF0))));
-        let mut written = [0u8; MAX_OPTIONS];
-        assert_eq!(
-            canonical_options(
-                Some((0x1234_5678, 0x9ABC_DEF0)),
-                &SackBlocks::default(),
-                &mut written
-            ),
-            Some(12)
-        );
-        let mut emitted = [0u8; 10];
-        let ts_option = TcpOption::Timestamps {
-            val: 0x1234_5678,
-            ecr: 0x9ABC_DEF0,
-        };
-        assert_eq!(ts_option.emit(&mut emitted), Some(10));
-        assert_eq!(written[..12], [&[1, 1][..], &emitted[..]].concat()[..]);
-        assert_eq!(written[..12], ts);
-
-        assert_eq!(usual_options(&[]), Some(None));
-    }
 
     /// Recomputes a mutated packet's IPv4 header checksum and TCP checksum where its headers
     /// still say where they are, so that mutations reach past the checksum checks.

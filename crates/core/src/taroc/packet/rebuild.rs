@@ -1,0 +1,72 @@
+//! Rebuilding a packet from its context's template and the per-packet fields, and verifying
+//! the result.
+
+use alloc::vec::Vec;
+
+use taroc_wire::checksum::Sum;
+use taroc_wire::tcp::SackBlocks;
+use taroc_wire::{ipv4, protocol};
+
+use super::options::{canonical_options, MAX_OPTIONS};
+use super::{Fields, FlowKey};
+
+/// Rebuilds a packet from a template and the per-packet fields into `out`; returns `None` if
+/// the result would be longer than an IP length field can say.
+#[allow(clippy::too_many_arguments)]
+pub fn rebuild(
+    out: &mut Vec<u8>,
+    template: &[u8],
+    v4: bool,
+    fields: &Fields,
+    ts: bool,
+    sack: &SackBlocks,
+    tcp_flags: u8,
+    r: u8,
+    urgent: u16,
+    checksum: u16,
+    payload: &[u8],
+) -> Option<()> {
+    // The TCP header after the ports, built whole on the stack and appended at once.
+    let mut header = [0u8; 16 + MAX_OPTIONS];
+    let (fixed, options) = header.split_at_mut(16);
+    let ts_pair = ts.then_some((fields.ts_val, fields.ts_ecr));
+    let options_len = canonical_options(ts_pair, sack, options.try_into().ok()?)?;
+    let tcp_offset = template.len() - 4;
+    let total = tcp_offset + 20 + options_len + payload.len();
+    let data_offset = ((20 + options_len) / 4) as u8;
+    fixed[..4].copy_from_slice(&fields.seq.to_be_bytes());
+    fixed[4..8].copy_from_slice(&fields.ack.to_be_bytes());
+    fixed[8] = (data_offset << 4) | (r >> 4);
+    fixed[9] = ((r >> 2) & 0x03) << 6 | (tcp_flags & 0x3F);
+    fixed[10..12].copy_from_slice(&fields.win.to_be_bytes());
+    fixed[12..14].copy_from_slice(&checksum.to_be_bytes());
+    fixed[14..16].copy_from_slice(&urgent.to_be_bytes());
+    out.clear();
+    out.reserve(total);
+    out.extend_from_slice(template);
+    out.extend_from_slice(&header[..16 + options_len]);
+    out.extend_from_slice(payload);
+    let ecn = r & 0x03;
+    if v4 {
+        let total = u16::try_from(total).ok()?;
+        out[1] |= ecn;
+        out[2..4].copy_from_slice(&total.to_be_bytes());
+        out[4..6].copy_from_slice(&fields.ip_id.to_be_bytes());
+        let mut ip = ipv4::Ipv4Packet::new_checked(&mut out[..]).ok()?;
+        ip.fill_header_checksum();
+    } else {
+        let payload_len = u16::try_from(total - taroc_wire::ipv6::HEADER_LEN).ok()?;
+        out[1] |= ecn << 4;
+        out[4..6].copy_from_slice(&payload_len.to_be_bytes());
+    }
+    Some(())
+}
+
+/// Whether the TCP segment of a rebuilt packet verifies.
+pub fn tcp_checksum_ok(packet: &[u8], tcp_offset: usize, key: &FlowKey) -> bool {
+    let segment = &packet[tcp_offset..];
+    Sum::new()
+        .add_pseudo_header(key.src, key.dst, protocol::TCP, segment.len() as u32)
+        .add_bytes(segment)
+        .verifies()
+}
