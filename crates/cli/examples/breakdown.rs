@@ -19,8 +19,9 @@ use taroc_core::taroc::stats::Why;
 mod common;
 
 fn main() -> ExitCode {
-    let Some(capture) = std::env::args().nth(1) else {
-        eprintln!("usage: breakdown CAPTURE");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [capture] = args.as_slice() else {
+        eprintln!("usage: breakdown CAPTURE (one capture; got {})", args.len());
         return ExitCode::from(2);
     };
     let packets = match common::packets(&capture) {
