@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         eprintln!("usage: breakdown CAPTURE (one capture; got {})", args.len());
         return ExitCode::from(2);
     };
-    let packets = match common::packets(&capture) {
+    let packets = match common::packets(capture) {
         Ok(p) => p,
         Err(code) => return code,
     };
