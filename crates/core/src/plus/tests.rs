@@ -662,7 +662,7 @@ fn ir_r_refuses_both_stride_flags_and_a_missing_base() {
 }
 
 /// A pure IPv4 ACK with timestamps, window `win` and SACK `blocks` (NOP NOP SACK).
-fn pure_ack(ack: u32, id: u16, ts: u32, win: u16, blocks: &[(u32, u32)]) -> Vec<u8> {
+pub(super) fn pure_ack(ack: u32, id: u16, ts: u32, win: u16, blocks: &[(u32, u32)]) -> Vec<u8> {
     let tcp_len = 32
         + if blocks.is_empty() {
             0
