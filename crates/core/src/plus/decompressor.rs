@@ -194,10 +194,11 @@ impl PlusDecompressor {
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 ctx.last_ip_id = p.fields.ip_id;
                 (ctx.behaviour, ctx.strides) = (behaviour, strides);
-                if !same_flow {
-                    ctx.learner = Learner::new(p.fields.ack);
+                if same_flow {
+                    ctx.learner.observe(p.payload_len(), p.fields.ack, strides);
+                } else {
+                    ctx.learner = Learner::after(p.payload_len(), p.fields.ack);
                 }
-                ctx.learner.observe(p.payload_len(), p.fields.ack, strides);
             }
             slot @ None => {
                 let mut identity = Identity::of(&p, false);
@@ -213,11 +214,7 @@ impl PlusDecompressor {
                     reference: p.fields,
                     last_ip_id: p.fields.ip_id,
                     quotients: Quotients::default(),
-                    learner: {
-                        let mut learner = Learner::new(p.fields.ack);
-                        learner.observe(p.payload_len(), p.fields.ack, strides);
-                        learner
-                    },
+                    learner: Learner::after(p.payload_len(), p.fields.ack),
                 });
             }
         }
@@ -347,13 +344,11 @@ impl PlusDecompressor {
         }
         let (fields, quotients, payload) =
             decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
-        let mut learner = Learner::new(fields.ack);
-        learner.observe(payload, fields.ack, strides);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: fields,
             last_ip_id: fields.ip_id,
             quotients,
-            learner,
+            learner: Learner::after(payload, fields.ack),
             ..ctx
         });
         self.installed = Some(cid);

@@ -127,6 +127,14 @@ impl Learner {
         }
     }
 
+    /// A watch whose first packet, already seen, carries `payload` bytes and acknowledges
+    /// `ack`.
+    pub fn after(payload: usize, ack: u32) -> Learner {
+        let mut learner = Learner::new(ack);
+        learner.observe(payload, ack, Strides::default());
+        learner
+    }
+
     /// Sees a packet with `payload` bytes acknowledging `ack`; returns the strides the flow
     /// should now use, if they differ from `current`. A flow has one stride at most (an IR
     /// frame carries one): the first learnt, sequence or acknowledgment, keeps the other out.
