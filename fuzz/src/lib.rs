@@ -332,6 +332,7 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
             .chain(handshake_priming_packets())
             .chain(non_tcp_priming_packets())
             .chain(tunnelled_priming_packets())
+            .chain(tunnelled_v4_priming_packets())
             .map(|p| {
                 let mut frame = Vec::new();
                 let kind = c.compress(&p, &mut frame);
@@ -354,6 +355,38 @@ fn tunnelled_priming_packets() -> Vec<Vec<u8>> {
             let mut p = vec![0x60, 0, 0, 0, 0, 0, taroc_wire::protocol::IPV6, 64];
             p.extend_from_slice(&Ipv6Addr::new(0x2001, 0xdb8, 7, 0, 0, 0, 0, 1).octets());
             p.extend_from_slice(&Ipv6Addr::new(0x2001, 0xdb8, 7, 0, 0, 0, 0, 2).octets());
+            p.extend_from_slice(&inner);
+            fix_up(&mut p);
+            p
+        })
+        .collect()
+}
+
+/// The priming IPv4 TCP flow on another port, in an IPv4 tunnel whose Identification counts
+/// by 3 per packet (a tunnel shared with other flows): the inner flow's CO frames carry the
+/// outer Identification (8 LSBs against the inner one's), so that the fuzzer mutates those too.
+fn tunnelled_v4_priming_packets() -> Vec<Vec<u8>> {
+    priming_packets()
+        .into_iter()
+        .filter(|p| p[0] == 0x45 && TcpIpPacket::parse(p).is_some())
+        .enumerate()
+        .map(|(i, mut inner)| {
+            inner[20..22].copy_from_slice(&4343u16.to_be_bytes());
+            fix_up(&mut inner);
+            let id = (300 + 3 * i as u16).to_be_bytes();
+            let mut p = vec![
+                0x45,
+                0,
+                0,
+                0,
+                id[0],
+                id[1],
+                0,
+                0,
+                64,
+                taroc_wire::protocol::IPV4,
+            ];
+            p.extend_from_slice(&[0, 0, 192, 0, 2, 1, 192, 0, 2, 2]);
             p.extend_from_slice(&inner);
             fix_up(&mut p);
             p

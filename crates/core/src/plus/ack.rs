@@ -66,8 +66,10 @@ pub const SACK_ORDERS: [u8; 4] = [0, 1, 3, 10];
 const LONG: u8 = 0x80;
 /// Long extension bits, in wire order after the marker: C W R U K F M.
 const LONG_BITS: [u8; 6] = [ext::C, ext::W, ext::R, ext::U, ext::K, ext::F];
-/// Long extension: a second octet (Q, Z) follows.
+/// Long extension: a second octet (Q, Z, O) follows.
 const MORE: u8 = 0x01;
+/// The second octet's O bit: the outer IPv4 Identification's code is in the bit field.
+const OUTER: u8 = 0x20;
 
 /// A CO frame's extension, read: its flags (the [`ext`] bits) and, if it came short, the
 /// value in its low five bits.
@@ -78,6 +80,9 @@ pub struct Extension {
     /// The short form's five low bits (the window's LSBs if [`ext::W`], else the SACK
     /// header), or `None` for the long form or no extension.
     pub short: Option<u8>,
+    /// The long form's O flag: the bit field codes the IPv4 Identification of a tunnelled
+    /// context's outer header, which is not the predicted one (spec section 8.1).
+    pub outer: bool,
 }
 
 /// Whether flags `e` can go as a short extension (only W and K, at least one).
@@ -85,10 +90,11 @@ pub fn short_fits(e: u8) -> bool {
     e != 0 && e & !(ext::W | ext::K) == 0
 }
 
-/// Writes the extension of flags `e`: short with value `short` (5 bits) if given, else long.
-pub fn put_extension(out: &mut Vec<u8>, e: u8, short: Option<u8>) {
+/// Writes the extension of flags `e` (and O if `outer`): short with value `short` (5 bits) if
+/// given, else long.
+pub fn put_extension(out: &mut Vec<u8>, e: u8, outer: bool, short: Option<u8>) {
     if let Some(v) = short {
-        debug_assert!(short_fits(e));
+        debug_assert!(short_fits(e) && !outer);
         let w = if e & ext::W != 0 { 0x40 } else { 0 };
         let k = if e & ext::K != 0 { 0x20 } else { 0 };
         out.push(w | k | (v & 0x1F));
@@ -100,8 +106,9 @@ pub fn put_extension(out: &mut Vec<u8>, e: u8, short: Option<u8>) {
             first |= 0x40 >> i;
         }
     }
-    let second =
-        (if e & ext::Q != 0 { 0x80 } else { 0 }) | (if e & ext::Z != 0 { 0x40 } else { 0 });
+    let second = (if e & ext::Q != 0 { 0x80 } else { 0 })
+        | (if e & ext::Z != 0 { 0x40 } else { 0 })
+        | (if outer { OUTER } else { 0 });
     if second != 0 {
         out.push(first | MORE);
         out.push(second);
@@ -123,7 +130,12 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
             flags |= ext::K;
         }
         let short = Some(first & 0x1F);
-        return (flags != 0).then_some((Extension { flags, short }, 1));
+        let x = Extension {
+            flags,
+            short,
+            outer: false,
+        };
+        return (flags != 0).then_some((x, 1));
     }
     let mut flags = 0;
     for (i, bit) in LONG_BITS.into_iter().enumerate() {
@@ -132,11 +144,13 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         }
     }
     let mut used = 1;
+    let mut outer = false;
     if first & MORE != 0 {
         let second = *data.get(1)?;
-        if second == 0 || second & 0x3F != 0 {
+        if second == 0 || second & 0x1F != 0 {
             return None;
         }
+        outer = second & OUTER != 0;
         if second & 0x80 != 0 {
             flags |= ext::Q;
         }
@@ -145,7 +159,12 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         }
         used = 2;
     }
-    (flags != 0).then_some((Extension { flags, short: None }, used))
+    let x = Extension {
+        flags,
+        short: None,
+        outer,
+    };
+    (flags != 0 || outer).then_some((x, used))
 }
 
 /// The values a SACK codes: each block's distances from the ACK, divided by `s`.
@@ -268,44 +287,45 @@ mod tests {
             ext::Z,
             ext::F,
         ];
-        for e in 1..=255u8 {
+        for (e, outer) in (0..=255u8).flat_map(|e| [(e, false), (e, true)]) {
+            if e == 0 && !outer {
+                continue;
+            }
             let mut out = Vec::new();
-            put_extension(&mut out, e, None);
-            let want = if e & (ext::Q | ext::Z) != 0 { 2 } else { 1 };
+            put_extension(&mut out, e, outer, None);
+            let want = if e & (ext::Q | ext::Z) != 0 || outer {
+                2
+            } else {
+                1
+            };
             assert_eq!(out.len(), want, "{e:#x}");
-            assert_eq!(
-                get_extension(&out),
-                Some((
-                    Extension {
-                        flags: e,
-                        short: None
-                    },
-                    want
-                ))
-            );
-            if short_fits(e) {
+            let x = Extension {
+                flags: e,
+                short: None,
+                outer,
+            };
+            assert_eq!(get_extension(&out), Some((x, want)));
+            if short_fits(e) && !outer {
                 out.clear();
-                put_extension(&mut out, e, Some(0x15));
-                assert_eq!(
-                    get_extension(&out),
-                    Some((
-                        Extension {
-                            flags: e,
-                            short: Some(0x15)
-                        },
-                        1
-                    ))
-                );
+                put_extension(&mut out, e, false, Some(0x15));
+                let x = Extension {
+                    flags: e,
+                    short: Some(0x15),
+                    outer: false,
+                };
+                assert_eq!(get_extension(&out), Some((x, 1)));
             }
         }
         assert!(all
             .iter()
             .all(|&b| !short_fits(b) || b == ext::W || b == ext::K));
-        // No flag, or a second octet without Q and Z or with its reserved bits: malformed.
+        // No flag, or a second octet without Q, Z and O or with its reserved bits: malformed.
         assert_eq!(get_extension(&[0x1F]), None);
         assert_eq!(get_extension(&[0x80]), None);
         assert_eq!(get_extension(&[0x81, 0x00]), None);
         assert_eq!(get_extension(&[0xC1, 0x81]), None);
+        assert_eq!(get_extension(&[0xC1, 0x30]), None);
+        assert!(get_extension(&[0x81, 0x20]).is_some_and(|(x, _)| x.outer && x.flags == 0));
         assert_eq!(get_extension(&[0xC1]), None);
         assert_eq!(get_extension(&[]), None);
     }

@@ -15,7 +15,7 @@ use super::format::{self};
 use super::handshake;
 use super::ipid::{self, Behaviour, Detector};
 use super::other::{self, OtherCompressor};
-use super::outer::Outer;
+use super::outer::{Outer, Predictors};
 use super::scaled::{Learner, Strides};
 use super::seal;
 use super::window::{DerivedColumns, Scaler, Scaling};
@@ -100,6 +100,9 @@ struct Context {
     /// The outer header of a tunnelled flow ([`Outer`]): its IR frames go in tunnel frames,
     /// its CO frames plain.
     outer: Option<Outer>,
+    /// The predictors of an IPv4 outer header's Identification that its IR frames set at the
+    /// decompressor ([`Predictors`]).
+    predictors: Predictors,
     /// [`seal::identity_hash`] of `identity` and `outer`.
     identity_hash: u32,
     behaviour: Behaviour,
@@ -309,6 +312,7 @@ impl PlusCompressor {
             identity_hash: seal::identity_hash(&identity, outer),
             identity,
             outer: outer.copied(),
+            predictors: Predictors::default(),
             behaviour,
             detector: Detector::new(p.fields.ip_id),
             strides,
@@ -396,16 +400,18 @@ impl Compressor for PlusCompressor {
             self.stats.count(Why::NotCompressible);
             return FrameKind::Ip;
         };
-        self.compress_tcp(&p, None, out)
+        self.compress_tcp(&p, None, 0, out)
     }
 }
 
 impl PlusCompressor {
-    /// Compresses a TCP/IP packet in its flow's context (of a tunnelled flow if `outer`).
+    /// Compresses a TCP/IP packet in its flow's context (of a tunnelled flow if `outer`, whose
+    /// IPv4 Identification is `outer_id`).
     fn compress_tcp(
         &mut self,
         p: &TcpIpPacket<'_>,
         outer: Option<&Outer>,
+        outer_id: u16,
         out: &mut Vec<u8>,
     ) -> FrameKind {
         self.clock += 1;
@@ -414,7 +420,7 @@ impl PlusCompressor {
         let mut ctx = self.contexts[usize::from(cid)]
             .take()
             .expect("context_for installs a context");
-        let kind = self.compress_in(&mut ctx, cid, p, out);
+        let kind = self.compress_in(&mut ctx, cid, p, outer_id, out);
         self.contexts[usize::from(cid)] = Some(ctx);
         kind
     }
@@ -441,12 +447,14 @@ impl PlusCompressor {
 }
 
 impl PlusCompressor {
-    /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile).
+    /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile), `outer_id`
+    /// its IPv4 outer header's Identification if the context is tunnelled under one.
     fn compress_in(
         &mut self,
         ctx: &mut Context,
         cid: u8,
         p: &TcpIpPacket<'_>,
+        outer_id: u16,
         out: &mut Vec<u8>,
     ) -> FrameKind {
         let config = &self.config;
@@ -485,7 +493,7 @@ impl PlusCompressor {
         }
         why = why.or(repair);
         let kind = match why {
-            None => match write_co(&Coder::of(ctx), p, cid, out, &mut self.stats) {
+            None => match write_co(&Coder::of(ctx, outer_id, p), p, cid, out, &mut self.stats) {
                 Ok((kind, tally)) => {
                     self.breakdown.add(p.payload_len() > 0, &tally);
                     Some(FrameKind::Profile(kind))
@@ -520,6 +528,9 @@ impl PlusCompressor {
             };
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.full_only &= ctx.irs_due > 0;
+            if ctx.outer.is_some_and(|o| o.is_v4()) {
+                ctx.predictors.sent_ir(outer_id, p.fields.ip_id);
+            }
             self.stats.count(why.unwrap_or(Why::Unfit));
             self.stats
                 .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);

@@ -12,7 +12,7 @@ use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
 use super::other::{self, OtherDecompressor};
-use super::outer::Outer;
+use super::outer::{Outer, Predictor};
 use super::ports;
 use super::scaled::{Learner, Strides};
 use super::seal;
@@ -53,6 +53,9 @@ struct Context {
     /// The outer header of a tunnelled flow ([`Outer`]), put in front of its CO frames'
     /// packets.
     outer: Option<Outer>,
+    /// How an IPv4 outer header's Identification is predicted, set by the frame that set the
+    /// context up: its CO frames code the outer Identification against it.
+    outer_predictor: Option<Predictor>,
     /// [`seal::identity_hash`] of `identity` and `outer`.
     identity_hash: u32,
     key: FlowKey,
@@ -81,8 +84,9 @@ pub struct PlusDecompressor {
     other: OtherDecompressor,
     tunnel: Vec<u8>,
     /// While a tunnel frame's inner frame is decoded: the outer header a context it sets up
-    /// keeps (`Some(None)` under an outer header that is not one, [`Outer`]).
-    tunnel_outer: Option<Option<Outer>>,
+    /// keeps, with its IPv4 Identification (`Some(None)` under an outer header that is not
+    /// one, [`Outer`]).
+    tunnel_outer: Option<Option<(Outer, u16)>>,
     /// The CID the last IR frame set up.
     installed: Option<u8>,
     /// The IR frame a compact IR stands for ([`compact::expand`]).
@@ -181,7 +185,9 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let usual_ecn = (ctx_flags >> 2) & 0x03;
-        let outer = self.tunnel_outer.flatten();
+        let tunnel = self.tunnel_outer.flatten();
+        let outer = tunnel.map(|(o, _)| o);
+        let outer_predictor = outer_predictor(tunnel, p.fields.ip_id);
         self.requests.delivered(cid);
         self.installed = Some(cid);
         match &mut self.contexts[usize::from(cid)] {
@@ -189,7 +195,7 @@ impl PlusDecompressor {
                 let same_flow = ctx.key == p.key;
                 ctx.identity.assign(&p, false);
                 ctx.identity.usual_ecn = usual_ecn;
-                ctx.outer = outer;
+                (ctx.outer, ctx.outer_predictor) = (outer, outer_predictor);
                 ctx.identity_hash = seal::identity_hash(&ctx.identity, outer.as_ref());
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 ctx.last_ip_id = p.fields.ip_id;
@@ -207,6 +213,7 @@ impl PlusDecompressor {
                     identity_hash: seal::identity_hash(&identity, outer.as_ref()),
                     identity,
                     outer,
+                    outer_predictor,
                     key: p.key,
                     v4: p.v4,
                     behaviour,
@@ -319,11 +326,14 @@ impl PlusDecompressor {
             random_ip_id: false,
             usual_ecn: (flags >> 2) & 0x03,
         };
-        let outer = self.tunnel_outer.flatten();
+        let tunnel = self.tunnel_outer.flatten();
+        let outer = tunnel.map(|(o, _)| o);
+        // The body's outer Identification is the tunnel frame's, not in the body.
         let ctx = Context {
             identity_hash: seal::identity_hash(&identity, outer.as_ref()),
             identity,
             outer,
+            outer_predictor: None,
             key,
             v4,
             behaviour,
@@ -342,13 +352,13 @@ impl PlusDecompressor {
         if e.flags & ext::C != 0 {
             return Err(DropReason::Malformed);
         }
-        let (fields, quotients, payload) =
-            decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
+        let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.contexts[usize::from(cid)] = Some(Context {
-            reference: fields,
-            last_ip_id: fields.ip_id,
-            quotients,
-            learner: Learner::after(payload, fields.ack),
+            reference: d.fields,
+            last_ip_id: d.fields.ip_id,
+            quotients: d.quotients,
+            learner: Learner::after(d.payload, d.fields.ack),
+            outer_predictor: outer_predictor(tunnel, d.fields.ip_id),
             ..ctx
         });
         self.installed = Some(cid);
@@ -430,16 +440,17 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let r = ctx.reference;
-        let (fields, quotients, payload) = match decode_body(ctx, k, x, rest, out) {
+        let d = match decode_body(ctx, k, x, rest, out) {
             Ok(decoded) => decoded,
             Err(reason) => guess_stride(ctx, k, x, rest, out).ok_or(reason)?,
         };
+        let (fields, quotients) = (d.fields, d.quotients);
         // Only a context without strides guesses one: a strided one spares the watch.
         if ctx.strides == Strides::default() {
-            ctx.learner.observe(payload, fields.ack, ctx.strides);
+            ctx.learner.observe(d.payload, fields.ack, ctx.strides);
         }
         if let Some(outer) = &ctx.outer {
-            if !outer.wrap(out) {
+            if !outer.wrap(out, d.outer_id) {
                 return Err(DropReason::Malformed);
             }
         }
@@ -454,6 +465,15 @@ impl PlusDecompressor {
             .delivered(ctx.behaviour == Behaviour::Sequential, gap);
         Ok(())
     }
+}
+
+/// The predictor a context set up under the outer header `tunnel` (with its Identification)
+/// keeps, for an inner packet of IP-ID `inner`: only an IPv4 outer header's CO frames code its
+/// Identification against it (section 8.1).
+fn outer_predictor(tunnel: Option<(Outer, u16)>, inner: u16) -> Option<Predictor> {
+    tunnel
+        .filter(|(o, _)| o.is_v4())
+        .map(|(_, id)| Predictor::of(id, inner))
 }
 
 /// The kind bytes of CO frames.
@@ -491,7 +511,11 @@ impl PlusDecompressor {
             _ => return Err(DropReason::Malformed),
         };
         let mut inner = core::mem::take(&mut self.tunnel);
-        self.tunnel_outer = Some(self.other.template(&head).and_then(Outer::from_template));
+        self.tunnel_outer = Some(
+            self.other
+                .ip_fields(&head)
+                .and_then(|(t, fragment, id)| Some((Outer::from_template(t, fragment)?, id))),
+        );
         self.installed = None;
         let result = self.decompress(kind, inner_frame, &mut inner);
         self.tunnel_outer = None;

@@ -112,7 +112,7 @@ pub fn parse(bytes: &[u8]) -> Option<TcpIpPacket<'_>> {
 /// The seal of a handshake segment: [`seal::seal`] under the identity a context made for it
 /// would have.
 fn seal_of(p: &TcpIpPacket<'_>) -> u16 {
-    seal::seal(seal::packet_identity_hash(p), &p.fields)
+    seal::seal(seal::packet_identity_hash(p), &p.fields, 0)
 }
 
 /// Writes the IR-S frame of `p` (see [`parse`]) against a base context of template

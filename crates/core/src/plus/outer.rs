@@ -1,61 +1,257 @@
-//! Tunnelled TCP contexts: the outer IPv6 header of an IP-in-IP flow kept in the inner flow's
+//! Tunnelled TCP contexts: the outer header of an IP-in-IP flow kept in the inner flow's
 //! context, so that its CO frames go as plain CO frames (spec section 8.1). The frames that set
 //! such a context up (IR, compact IR, IR-R) travel in tunnel frames, whose CO-N outer header the
 //! decompressor verifies with its CRC before it keeps the outer header; the context's identity
 //! hash covers the outer header, so a CO frame rebuilt under another one fails its checksum.
+//! An IPv4 outer header's Identification changes per packet: it goes in the CO frame, coded
+//! against the inner packet's ([`Offsets`]), and the seal covers it.
 
 use alloc::vec::Vec;
 
 use taroc_wire::protocol;
 
-/// Octets of an outer header: an IPv6 header without extension headers.
+/// Octets of an IPv6 outer header (no extension headers).
 pub const LEN: usize = 40;
+
+/// Octets of an IPv4 outer header (no options).
+pub const LEN_V4: usize = 20;
 
 /// Where the IPv6 payload length sits.
 const PAYLOAD_LENGTH: core::ops::Range<usize> = 4..6;
 
-/// The outer header of a tunnelled flow, its payload length zeroed.
+/// IPv4: where the Total Length, Identification, flags and fragment offset, and header
+/// checksum sit.
+const TOTAL_LENGTH: core::ops::Range<usize> = 2..4;
+const IDENTIFICATION: core::ops::Range<usize> = 4..6;
+const FRAGMENT: core::ops::Range<usize> = 6..8;
+const HEADER_CHECKSUM: core::ops::Range<usize> = 10..12;
+
+/// The outer header of a tunnelled flow: an IPv6 header, its payload length zeroed, or an IPv4
+/// header without options or fragmentation, its Total Length, Identification and header
+/// checksum zeroed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outer([u8; LEN]);
+pub struct Outer {
+    header: [u8; LEN],
+    len: u8,
+}
+
+/// Whether `header` (of an IP packet) is an outer header: IPv6 without extension headers, or
+/// IPv4 with a 20-octet header, not a fragment (DF may be set), whose next protocol is IPv4 or
+/// IPv6.
+fn is_outer(header: &[u8]) -> bool {
+    match header.first().map(|b| b >> 4) {
+        Some(6) => {
+            header.len() >= LEN && (header[6] == protocol::IPV4 || header[6] == protocol::IPV6)
+        }
+        Some(4) => {
+            header.len() >= LEN_V4
+                && header[0] == 0x45
+                && header[FRAGMENT.start] & 0x3F == 0
+                && header[FRAGMENT.end - 1] == 0
+                && (header[9] == protocol::IPV4 || header[9] == protocol::IPV6)
+        }
+        _ => false,
+    }
+}
 
 impl Outer {
-    /// The outer header of `packet` if it is an IPv6 header whose next header is IPv4 or
-    /// IPv6 (IP-in-IP without extension headers); `None` otherwise.
+    /// The outer header of `packet` if it is an IP-in-IP packet whose outer header is IPv6
+    /// without extension headers or IPv4 without options and not a fragment; `None` otherwise.
+    /// (The IPv4 header checksum is not checked here: packets whose checksum is wrong are not
+    /// tunnelled TCP, section 8.)
     pub fn of(packet: &[u8]) -> Option<Outer> {
-        let header: &[u8; LEN] = packet.get(..LEN)?.try_into().ok()?;
-        Outer::from_template(header)
-    }
-
-    /// The outer header a CO-N context's template stands for, if it is one (see [`Outer::of`];
-    /// the payload length is zeroed whatever it was).
-    pub fn from_template(template: &[u8]) -> Option<Outer> {
-        let header: [u8; LEN] = template.try_into().ok()?;
-        let tunnel =
-            header[0] >> 4 == 6 && (header[6] == protocol::IPV4 || header[6] == protocol::IPV6);
-        tunnel.then(|| {
-            let mut header = header;
+        if !is_outer(packet) {
+            return None;
+        }
+        let len = if packet[0] >> 4 == 6 { LEN } else { LEN_V4 };
+        let mut header = [0; LEN];
+        header[..len].copy_from_slice(&packet[..len]);
+        if len == LEN {
             header[PAYLOAD_LENGTH].fill(0);
-            Outer(header)
+        } else {
+            for field in [TOTAL_LENGTH, IDENTIFICATION, HEADER_CHECKSUM] {
+                header[field].fill(0);
+            }
+        }
+        Some(Outer {
+            header,
+            len: len as u8,
         })
     }
 
-    /// The octets the identity hash goes on over (payload length zeroed).
-    pub fn bytes(&self) -> &[u8; LEN] {
-        &self.0
+    /// The outer header a CO-N context's template stands for, if it is one (see [`Outer::of`]),
+    /// with `fragment` as an IPv4 header's flags and fragment offset (the template has them
+    /// zeroed; ignored for IPv6).
+    pub fn from_template(template: &[u8], fragment: u16) -> Option<Outer> {
+        let mut header = [0; LEN];
+        let len = match template.first().map(|b| b >> 4) {
+            Some(6) if template.len() == LEN => LEN,
+            Some(4) if template.len() == LEN_V4 => LEN_V4,
+            _ => return None,
+        };
+        header[..len].copy_from_slice(template);
+        if len == LEN_V4 {
+            header[FRAGMENT].copy_from_slice(&fragment.to_be_bytes());
+        }
+        Outer::of(&header[..len])
     }
 
-    /// Puts the outer header in front of the `inner` packet that `out` holds, with its payload
-    /// length set; `false` (and `out` unchanged) if the inner packet is too long for it.
-    pub fn wrap(&self, out: &mut Vec<u8>) -> bool {
-        let Ok(len) = u16::try_from(out.len()) else {
+    /// The IPv4 Identification of the outer header of `packet` (0 for IPv6).
+    pub fn ip_id_of(packet: &[u8]) -> u16 {
+        match packet {
+            [0x45, _, _, _, a, b, ..] => u16::from_be_bytes([*a, *b]),
+            _ => 0,
+        }
+    }
+
+    /// Whether it is an IPv4 header (whose Identification each CO frame carries).
+    pub fn is_v4(&self) -> bool {
+        usize::from(self.len) == LEN_V4
+    }
+
+    /// The octets the identity hash goes on over (the per-packet fields zeroed).
+    pub fn bytes(&self) -> &[u8] {
+        &self.header[..usize::from(self.len)]
+    }
+
+    /// The template of the outer header's CO-N context (section 8): [`Outer::bytes`], with an
+    /// IPv4 header's flags and fragment offset zeroed too.
+    pub fn template(&self) -> ([u8; LEN], usize) {
+        let mut t = self.header;
+        if self.is_v4() {
+            t[FRAGMENT].fill(0);
+        }
+        (t, usize::from(self.len))
+    }
+
+    /// Puts the outer header in front of the `inner` packet that `out` holds, with its length
+    /// field set (and, IPv4, its Identification `ip_id` and header checksum); `false` (and
+    /// `out` unchanged) if the inner packet is too long for it.
+    pub fn wrap(&self, out: &mut Vec<u8>, ip_id: u16) -> bool {
+        let len = usize::from(self.len);
+        let inner = out.len();
+        let field = if self.is_v4() { inner + LEN_V4 } else { inner };
+        let Ok(field) = u16::try_from(field) else {
             return false;
         };
-        let inner = out.len();
-        out.resize(inner + LEN, 0);
-        out.copy_within(..inner, LEN);
-        out[..LEN].copy_from_slice(&self.0);
-        out[PAYLOAD_LENGTH].copy_from_slice(&len.to_be_bytes());
+        out.resize(inner + len, 0);
+        out.copy_within(..inner, len);
+        out[..len].copy_from_slice(self.bytes());
+        if self.is_v4() {
+            out[TOTAL_LENGTH].copy_from_slice(&field.to_be_bytes());
+            out[IDENTIFICATION].copy_from_slice(&ip_id.to_be_bytes());
+            let sum = taroc_wire::checksum::checksum(&out[..LEN_V4]);
+            out[HEADER_CHECKSUM].copy_from_slice(&sum.to_be_bytes());
+        } else {
+            out[PAYLOAD_LENGTH].copy_from_slice(&field.to_be_bytes());
+        }
         true
+    }
+}
+
+/// How many predictors of a context's IR frames the compressor keeps ([`Predictors`]): the
+/// decompressor holds the predictor of the last IR frame it got.
+pub const PREDICTORS: usize = 4;
+
+/// How a tunnelled context predicts its IPv4 outer header's Identification, set by the packet
+/// of the frame that set the context up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Predictor {
+    /// The outer Identification is 0 (that packet's was).
+    Zero,
+    /// The inner packet's IP-ID (0 for IPv6) plus this offset (mod 2^16): a tunnel whose
+    /// counter steps with the one flow it carries.
+    Joined(u16),
+}
+
+impl Predictor {
+    /// The predictor a packet of outer IP-ID `outer` and inner IP-ID `inner` sets.
+    pub fn of(outer: u16, inner: u16) -> Predictor {
+        match outer {
+            0 => Predictor::Zero,
+            _ => Predictor::Joined(outer.wrapping_sub(inner)),
+        }
+    }
+
+    /// The predicted outer IP-ID of an inner packet of IP-ID `inner`.
+    pub fn predict(self, inner: u16) -> u16 {
+        match self {
+            Predictor::Zero => 0,
+            Predictor::Joined(offset) => inner.wrapping_add(offset),
+        }
+    }
+}
+
+/// How a CO frame gives an IPv4 outer header's Identification: as predicted (no bits, no
+/// flag), or, with the extension's O flag, one bit and 8 LSBs of the value in `[p - 64,
+/// p + 191]` (`p` the predicted value) or one bit and the 16 bits.
+pub mod id_code {
+    /// The predicted value: nothing in the frame.
+    pub const PREDICTED: u8 = 0;
+    /// O, then `0` and 8 LSBs around the predicted value.
+    pub const NEAR: u8 = 1;
+    /// O, then `1` and the 16 bits.
+    pub const WHOLE: u8 = 2;
+    /// How far below the predicted value a [`NEAR`] code reaches.
+    pub const BELOW: u16 = 64;
+}
+
+/// The outer IP-ID of code `code` with `lsbs`, in a context of predictor `predictor`, for an
+/// inner packet of IP-ID `inner` (0 for IPv6).
+pub fn decode_id(code: u8, lsbs: u16, inner: u16, predictor: Predictor) -> u16 {
+    let predicted = predictor.predict(inner);
+    match code {
+        id_code::PREDICTED => predicted,
+        id_code::NEAR => {
+            let low = predicted.wrapping_sub(id_code::BELOW);
+            low.wrapping_add(lsbs.wrapping_sub(low) & 0xFF)
+        }
+        _ => lsbs,
+    }
+}
+
+/// The compressor's view of a tunnelled context's [`Predictor`]: those of its last
+/// [`PREDICTORS`] IR frames of distinct predictors (each sets the decompressor's, and any may
+/// be the last the decompressor got).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Predictors {
+    /// Oldest first.
+    values: [Option<Predictor>; PREDICTORS],
+    len: u8,
+}
+
+impl Predictors {
+    /// An IR frame went for a packet of outer IP-ID `outer` and inner IP-ID `inner`.
+    pub fn sent_ir(&mut self, outer: u16, inner: u16) {
+        let new = Some(Predictor::of(outer, inner));
+        let len = usize::from(self.len);
+        if let Some(i) = self.values[..len].iter().position(|&v| v == new) {
+            self.values[i..len].rotate_left(1);
+        } else if len == PREDICTORS {
+            self.values.rotate_left(1);
+        } else {
+            self.len += 1;
+        }
+        self.values[usize::from(self.len) - 1] = new;
+    }
+
+    /// The cheapest code ([`id_code`]) that gives `outer` for an inner IP-ID `inner` against
+    /// every predictor the decompressor may hold, with its LSBs.
+    pub fn code(&self, outer: u16, inner: u16) -> (u8, u16) {
+        let held = self.values[..usize::from(self.len)].iter().flatten();
+        let all = |code: u8, lsbs: u16| {
+            self.len > 0
+                && held
+                    .clone()
+                    .all(|&p| decode_id(code, lsbs, inner, p) == outer)
+        };
+        if all(id_code::PREDICTED, 0) {
+            (id_code::PREDICTED, 0)
+        } else if all(id_code::NEAR, outer & 0xFF) {
+            (id_code::NEAR, outer & 0xFF)
+        } else {
+            (id_code::WHOLE, outer)
+        }
     }
 }
 
@@ -76,33 +272,123 @@ mod tests {
         h
     }
 
+    /// An IPv4 header of protocol `next` in front of `inner` octets, with its checksum.
+    fn v4_in(next: u8, id: u16, fragment: u16, inner: usize) -> Vec<u8> {
+        let mut h = vec![
+            0x45, 0, 0, 0, 0, 0, 0, 0, 64, next, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        h[2..4].copy_from_slice(&((LEN_V4 + inner) as u16).to_be_bytes());
+        h[4..6].copy_from_slice(&id.to_be_bytes());
+        h[6..8].copy_from_slice(&fragment.to_be_bytes());
+        let sum = taroc_wire::checksum::checksum(&h);
+        h[10..12].copy_from_slice(&sum.to_be_bytes());
+        h.resize(LEN_V4 + inner, 0xAB);
+        h
+    }
+
     #[test]
-    fn only_an_ipv6_header_right_before_ip_is_an_outer_header() {
+    fn only_an_ip_header_right_before_ip_is_an_outer_header() {
         let tunnel = v6_in_v6(protocol::IPV6, 60);
         let outer = Outer::of(&tunnel).expect("IPv6 in IPv6");
         assert_eq!(outer.bytes()[4..6], [0, 0]);
-        assert_eq!(
-            Outer::of(&v6_in_v6(protocol::IPV4, 60)),
-            Some(outer).map(|o| {
-                let mut b = *o.bytes();
-                b[6] = protocol::IPV4;
-                Outer(b)
-            })
-        );
+        assert!(!outer.is_v4());
+        assert!(Outer::of(&v6_in_v6(protocol::IPV4, 60)).is_some());
         assert_eq!(Outer::of(&v6_in_v6(protocol::TCP, 60)), None);
         assert_eq!(Outer::of(&tunnel[..39]), None);
         let mut v4 = tunnel.clone();
         v4[0] = 0x45;
-        assert_eq!(Outer::of(&v4), None);
+        assert_eq!(Outer::of(&v4), None, "protocol 0");
+        assert!(Outer::of(&v4_in(protocol::IPV4, 7, 0x4000, 40)).is_some_and(|o| o.is_v4()));
+        assert!(Outer::of(&v4_in(protocol::IPV6, 7, 0, 40)).is_some());
+        assert_eq!(Outer::of(&v4_in(protocol::TCP, 7, 0, 40)), None);
+        // Fragments, and headers with options, are not outer headers.
+        assert_eq!(Outer::of(&v4_in(protocol::IPV4, 7, 0x2000, 40)), None);
+        assert_eq!(Outer::of(&v4_in(protocol::IPV4, 7, 0x0001, 40)), None);
+        let mut options = v4_in(protocol::IPV4, 7, 0, 40);
+        options[0] = 0x46;
+        assert_eq!(Outer::of(&options), None);
     }
 
     #[test]
     fn wrapping_puts_the_header_in_front_with_the_inner_length() {
         let outer = Outer::of(&v6_in_v6(protocol::IPV6, 999)).expect("outer");
         let mut out = vec![0xAB; 60];
-        assert!(outer.wrap(&mut out));
+        assert!(outer.wrap(&mut out, 0));
         assert_eq!(out.len(), 100);
         assert_eq!(out[..LEN], v6_in_v6(protocol::IPV6, 60)[..]);
         assert!(out[LEN..].iter().all(|&b| b == 0xAB));
+    }
+
+    #[test]
+    fn an_ipv4_outer_header_is_rebuilt_exactly_with_its_identification() {
+        for (id, fragment) in [(0x1234, 0x4000), (0, 0x4000), (0xFFFF, 0)] {
+            let packet = v4_in(protocol::IPV4, id, fragment, 52);
+            let outer = Outer::of(&packet).expect("outer");
+            assert_eq!(Outer::ip_id_of(&packet), id);
+            // The per-packet fields are out of the identity: another Identification, length
+            // or checksum is the same outer header.
+            assert_eq!(
+                Outer::of(&v4_in(protocol::IPV4, id ^ 0x55, fragment, 9)),
+                Some(outer)
+            );
+            assert_ne!(
+                Outer::of(&v4_in(protocol::IPV4, id, fragment ^ 0x4000, 52)),
+                Some(outer)
+            );
+            let mut out = packet[LEN_V4..].to_vec();
+            assert!(outer.wrap(&mut out, id));
+            assert_eq!(out, packet);
+            // The CO-N template zeroes the fragment field, which the context gives back.
+            let (t, len) = outer.template();
+            assert_eq!(t[6..8], [0, 0]);
+            assert_eq!(Outer::from_template(&t[..len], fragment), Some(outer));
+        }
+        let outer = Outer::of(&v6_in_v6(protocol::IPV4, 60)).expect("outer");
+        let (t, len) = outer.template();
+        assert_eq!(Outer::from_template(&t[..len], 0x4000), Some(outer));
+        assert_eq!(Outer::from_template(&t[..len - 1], 0), None);
+    }
+
+    #[test]
+    fn outer_ids_are_coded_against_every_predictor_the_decompressor_may_hold() {
+        use id_code::*;
+        let mut held = Predictors::default();
+        // No IR frame yet: nothing to predict from.
+        assert_eq!(held.code(5, 3), (WHOLE, 5));
+        assert_eq!(held.code(0, 3), (WHOLE, 0));
+        held.sent_ir(1000, 10);
+        assert_eq!(held.code(1001, 11), (PREDICTED, 0));
+        assert_eq!(held.code(0, 11), (WHOLE, 0));
+        // 8 LSBs reach 64 below and 191 above the predicted value.
+        assert_eq!(held.code(1001 - 64, 11), (NEAR, (1001 - 64) & 0xFF));
+        assert_eq!(held.code(1001 + 191, 11), (NEAR, (1001 + 191) & 0xFF));
+        assert_eq!(held.code(1001 - 65, 11), (WHOLE, 1001 - 65));
+        assert_eq!(held.code(1001 + 192, 11), (WHOLE, 1001 + 192));
+        // A second predictor: no single prediction, 8 LSBs must decode against both.
+        held.sent_ir(1105, 100);
+        assert_eq!(held.code(1006, 11), (NEAR, 1006 & 0xFF));
+        assert_eq!(held.code(941, 11), (WHOLE, 941));
+        for (code, lsbs) in [held.code(1006, 11), held.code(60_000, 11)] {
+            for p in [Predictor::Joined(990), Predictor::Joined(1005)] {
+                let want = if code == NEAR { 1006 } else { 60_000 };
+                assert_eq!(decode_id(code, lsbs, 11, p), want);
+            }
+        }
+        // A packet whose outer IP-ID is 0 sets the zero predictor.
+        let mut zero = Predictors::default();
+        zero.sent_ir(0, 77);
+        assert_eq!(zero.code(0, 78), (PREDICTED, 0));
+        assert_eq!(zero.code(100, 78), (NEAR, 100));
+        assert_eq!(decode_id(NEAR, 100, 78, Predictor::Zero), 100);
+        // The oldest of more than PREDICTORS distinct predictors goes; a repeated one stays.
+        for o in [990, 991, 992] {
+            held.sent_ir(o, 0);
+        }
+        let joined = |o: [u16; 4]| o.map(|o| Some(Predictor::Joined(o)));
+        assert_eq!(held.values, joined([1005, 990, 991, 992]));
+        held.sent_ir(1005, 0);
+        assert_eq!(held.values, joined([990, 991, 992, 1005]));
+        held.sent_ir(7, 0);
+        assert_eq!(held.values, joined([991, 992, 1005, 7]));
     }
 }

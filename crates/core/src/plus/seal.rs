@@ -25,7 +25,7 @@ const K3: u64 = 0x1656_67B1_9E37_79F9;
 
 /// A context's identity hash: FNV-1a (32 bits) over its template (the IP header with the
 /// per-packet fields zeroed, then the TCP ports), then one octet `ts << 2 | usual ECN bits`,
-/// then the outer header of a tunnelled context ([`Outer`], payload length zeroed). Computed
+/// then the outer header of a tunnelled context ([`Outer`], per-packet fields zeroed). Computed
 /// once per context on both sides.
 pub fn identity_hash(identity: &Identity, outer: Option<&Outer>) -> u32 {
     let h = fnv(
@@ -54,15 +54,17 @@ fn fnv_on(h: u32, bytes: impl Iterator<Item = u8>) -> u32 {
     bytes.fold(h, |h, b| (h ^ u32::from(b)).wrapping_mul(FNV_PRIME))
 }
 
-/// The seal of a packet with `fields` in a context of identity hash `identity`.
-pub fn seal(identity: u32, f: &Fields) -> u16 {
+/// The seal of a packet with `fields` in a context of identity hash `identity`, `outer_id`
+/// the IPv4 Identification of a tunnelled context's outer header (section 8.1) when the frame
+/// carries it, else 0.
+pub fn seal(identity: u32, f: &Fields, outer_id: u16) -> u16 {
     let mut h = (u64::from(f.seq) << 32 | u64::from(f.ack)) ^ u64::from(identity);
     h = h.wrapping_mul(K1);
     h ^= h >> 32;
     h ^= u64::from(f.ts_val) << 32 | u64::from(f.ts_ecr);
     h = h.wrapping_mul(K2);
     h ^= h >> 32;
-    h ^= u64::from(f.ip_id) << 16 | u64::from(f.win);
+    h ^= u64::from(outer_id) << 32 | u64::from(f.ip_id) << 16 | u64::from(f.win);
     h = h.wrapping_mul(K3);
     (h >> 48) as u16
 }
@@ -91,14 +93,16 @@ mod tests {
         let mut wrong = f;
         wrong.seq = f.seq.wrapping_add(0x0001_0000);
         wrong.ts_val = f.ts_val.wrapping_sub(0x0001_0000);
-        assert_ne!(seal(1, &f), seal(1, &wrong));
+        assert_ne!(seal(1, &f, 0), seal(1, &wrong, 0));
     }
 
     #[test]
     fn every_field_and_the_identity_move_the_seal() {
         let f = fields();
-        let base = seal(7, &f);
-        assert_ne!(seal(8, &f), base);
+        let base = seal(7, &f, 0);
+        assert_ne!(seal(7, &f, 1), base);
+        assert_ne!(seal(7, &f, 0x8000), base);
+        assert_ne!(seal(8, &f, 0), base);
         let changes: [fn(&mut Fields); 6] = [
             |f| f.seq ^= 1,
             |f| f.ack ^= 1 << 31,
@@ -110,7 +114,7 @@ mod tests {
         for change in changes {
             let mut g = f;
             change(&mut g);
-            assert_ne!(seal(7, &g), base);
+            assert_ne!(seal(7, &g, 0), base);
         }
     }
 
@@ -140,9 +144,9 @@ mod tests {
         // An outer header, and another outer header, each give another hash.
         let mut header = [0u8; 40];
         (header[0], header[6], header[39]) = (0x60, taroc_wire::protocol::IPV4, 1);
-        let one = Outer::from_template(&header).expect("an outer header");
+        let one = Outer::from_template(&header, 0).expect("an outer header");
         header[39] = 2;
-        let two = Outer::from_template(&header).expect("an outer header");
+        let two = Outer::from_template(&header, 0).expect("an outer header");
         let hashes = [None, Some(&one), Some(&two)].map(|o| identity_hash(&a, o));
         assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2] && hashes[0] != hashes[2]);
     }
@@ -177,7 +181,7 @@ mod tests {
         // Fields one LSB interval off in every combination the decoder can produce: the seal
         // should collide about as often as a random 16-bit value.
         let f = fields();
-        let s = seal(3, &f);
+        let s = seal(3, &f, 0);
         let mut collisions = 0u32;
         let mut tries = 0u32;
         for seq_k in 4..20 {
@@ -188,7 +192,7 @@ mod tests {
                     g.ts_val = g.ts_val.wrapping_sub(1 << ts_k);
                     g.ack = g.ack.wrapping_add((1 << (ack_k + 4)) - 1);
                     tries += 1;
-                    collisions += u32::from(seal(3, &g) == s);
+                    collisions += u32::from(seal(3, &g, 0) == s);
                 }
             }
         }

@@ -13,6 +13,7 @@ use crate::plus::breakdown::{Field, Tally};
 use crate::plus::cids;
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::Behaviour;
+use crate::plus::outer::id_code;
 use crate::plus::scaled::Strides;
 use crate::plus::seal;
 use crate::plus::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
@@ -88,11 +89,15 @@ pub(super) struct Coder<'a> {
     pub(super) usual_ecn: u8,
     /// Sequence and acknowledgment numbers go whole (IR-R: another flow's references).
     pub(super) full_numbers: bool,
+    /// An IPv4 outer header's Identification, and its code and LSBs ([`crate::plus::outer::Predictors::code`]), in
+    /// a tunnelled context's CO frames (section 8.1).
+    pub(super) outer_id: Option<(u16, u8, u16)>,
 }
 
 impl Coder<'_> {
-    /// The coder of a context's own CO frames.
-    pub(super) fn of(ctx: &Context) -> Coder<'_> {
+    /// The coder of a context's own CO frames, for `p` whose outer header (if the context
+    /// keeps an IPv4 one) has the Identification `outer_id`.
+    pub(super) fn of<'a>(ctx: &'a Context, outer_id: u16, p: &TcpIpPacket<'_>) -> Coder<'a> {
         Coder {
             vsw: &ctx.vsw,
             derived_by: ctx.scaler.scaling(),
@@ -103,6 +108,10 @@ impl Coder<'_> {
             ts: ctx.identity.ts,
             usual_ecn: ctx.identity.usual_ecn,
             full_numbers: false,
+            outer_id: ctx.outer.filter(|o| o.is_v4()).map(|_| {
+                let (code, lsbs) = ctx.predictors.code(outer_id, p.fields.ip_id);
+                (outer_id, code, lsbs)
+            }),
         }
     }
 }
@@ -149,6 +158,10 @@ pub(super) fn write_co(
     let prefixed = (1..=cids::PREFIX_CIDS).contains(&cid);
     let r_octet = p.r_octet != ctx.usual_ecn;
     let win = needs.win != Span::default();
+    // The O flag: an outer IPv4 Identification that is not the predicted one.
+    let outer = ctx
+        .outer_id
+        .filter(|&(_, code, _)| code != id_code::PREDICTED);
     let mut e = 0u8;
     for (on, bit) in [
         (cid != 0 && !prefixed, ext::C),
@@ -179,14 +192,15 @@ pub(super) fn write_co(
         .filter(|_| win)
         .map(|c| ack::short_window(p.fields.win, c == 1));
     // The short extension: the window's code in it if one fits, else the SACK header.
-    let short = if !ack::short_fits(e) || (win && short_window.is_none()) {
+    let short = if !ack::short_fits(e) || outer.is_some() || (win && short_window.is_none()) {
         None
     } else if let Some((v, _)) = short_window {
         Some(v)
     } else {
         sack_header
     };
-    if e != 0 {
+    let extension = e != 0 || outer.is_some();
+    if extension {
         k |= kind::X;
     }
     // The link's kind byte: the CO kind byte, or one that names the CID too (and then maybe
@@ -199,8 +213,8 @@ pub(super) fn write_co(
         (k, cid != 0)
     };
     let before_extension = out.len();
-    if e != 0 {
-        ack::put_extension(out, e, short);
+    if extension {
+        ack::put_extension(out, e, outer.is_some(), short);
     }
     let extension_bits = 8 * (out.len() - before_extension) as u32;
     if cid != 0 && !prefixed {
@@ -210,7 +224,11 @@ pub(super) fn write_co(
         p.checksum.wrapping_add(p.fields.ip_id)
     } else {
         p.checksum
-    } ^ seal::seal(ctx.identity_hash, &p.fields);
+    } ^ seal::seal(
+        ctx.identity_hash,
+        &p.fields,
+        ctx.outer_id.map_or(0, |(id, _, _)| id),
+    );
     out.extend_from_slice(&checksum.to_be_bytes());
     let base = out.len() + 1;
     let mut tally: Tally = [0; 13];
@@ -246,6 +264,12 @@ pub(super) fn write_co(
             w.put(f.ip_id.into(), 16);
             count(Field::IpId, 16);
         }
+    }
+    if let Some((_, code, lsbs)) = outer {
+        let k = if code == id_code::NEAR { 8 } else { 16 };
+        w.put(u32::from(code == id_code::WHOLE), 1);
+        w.put(lsbs.into(), k);
+        count(Field::IpId, 1 + k);
     }
     if ctx.ts {
         let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);

@@ -106,12 +106,14 @@ pub(super) fn write_ir_r(
     ports::put(out, mode, own_ports, base_ports);
     let at = out.len();
     out.push(0);
-    // The new context's own coding, against the base's window, numbers whole.
+    // The new context's own coding, against the base's window, numbers whole; an outer
+    // header's Identification is in the tunnel frame around it (section 8.1).
     let coder = Coder {
         vsw: &base.vsw,
         derived_by: base.scaler.scaling(),
         full_numbers: true,
-        ..Coder::of(ctx)
+        outer_id: None,
+        ..Coder::of(ctx, 0, p)
     };
     let (k, _) = write_co(&coder, p, 0, out, stats)?;
     out[at] = k;

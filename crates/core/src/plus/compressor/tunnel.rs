@@ -1,7 +1,8 @@
 //! The compressor's side of tunnelled TCP (spec section 8.1): an IP-in-IP packet whose inner
-//! packet is compressible TCP. Under an IPv6 outer header the inner flow's context keeps the
-//! outer header ([`Outer`]); under an IPv4 one, whose Identification changes per packet, the
-//! outer header goes as CO-N in front of every frame.
+//! packet is compressible TCP. Under an IPv6 outer header, or an IPv4 one without options, the
+//! inner flow's context keeps the outer header ([`Outer`]; an IPv4 header's Identification
+//! goes in each CO frame); under any other, the outer header goes as CO-N in front of every
+//! frame.
 
 use alloc::vec::Vec;
 
@@ -15,11 +16,11 @@ use crate::taroc::stats::Why;
 
 impl PlusCompressor {
     /// An IP-in-IP packet with an inner TCP/IP packet: the packet as IR-N while the outer
-    /// context's IR-Ns are due; else, under an IPv6 outer header, the inner packet compressed in
-    /// a context that keeps the outer header ([`Outer`]): a plain CO frame, or an IR frame in a
-    /// tunnel frame (the outer header as CO-N); under an IPv4 outer header, whose IP-ID
-    /// changes, a tunnel frame (the outer header as CO-N, the inner packet compressed in its
-    /// flow's context). `None` if the packet is not such a packet.
+    /// context's IR-Ns are due; else, under an outer header that [`Outer`] takes, the inner
+    /// packet compressed in a context that keeps the outer header: a plain CO frame, or an IR
+    /// frame in a tunnel frame (the outer header as CO-N); under another outer header, a
+    /// tunnel frame (the outer header as CO-N, the inner packet compressed in its flow's
+    /// context). `None` if the packet is not such a packet.
     pub(super) fn compress_tunnel(
         &mut self,
         packet: &[u8],
@@ -28,35 +29,40 @@ impl PlusCompressor {
         let inner = TcpIpPacket::parse(other::tunnelled(packet)?)?;
         let mut frame = core::mem::take(&mut self.tunnel);
         frame.clear();
-        // An IPv6 outer header is its own CO-N template (payload length zeroed).
-        let result = match Outer::of(packet).filter(|o| self.other.ready(o.bytes())) {
-            Some(outer) => match self.compress_tcp(&inner, Some(&outer), &mut frame) {
-                FrameKind::Profile(k) if format::is_ir(k) => {
-                    match self.other.compress(packet, out, false) {
-                        Some(FrameKind::Profile(head)) if head != other::IR_N => {
-                            Some(tunnel_frame(out, head, k, &frame))
-                        }
-                        // Not after `ready`: the packet went whole.
-                        Some(kind) => Some(kind),
-                        None => {
-                            out.clear();
-                            out.extend_from_slice(packet);
-                            Some(FrameKind::Ip)
+        let ready = |o: &Outer| {
+            let (template, len) = o.template();
+            self.other.ready(&template[..len])
+        };
+        let result = match Outer::of(packet).filter(ready) {
+            Some(outer) => {
+                match self.compress_tcp(&inner, Some(&outer), Outer::ip_id_of(packet), &mut frame) {
+                    FrameKind::Profile(k) if format::is_ir(k) => {
+                        match self.other.compress(packet, out, false) {
+                            Some(FrameKind::Profile(head)) if head != other::IR_N => {
+                                Some(tunnel_frame(out, head, k, &frame))
+                            }
+                            // Not after `ready`: the packet went whole.
+                            Some(kind) => Some(kind),
+                            None => {
+                                out.clear();
+                                out.extend_from_slice(packet);
+                                Some(FrameKind::Ip)
+                            }
                         }
                     }
+                    kind => {
+                        core::mem::swap(out, &mut frame);
+                        Some(kind)
+                    }
                 }
-                kind => {
-                    core::mem::swap(out, &mut frame);
-                    Some(kind)
-                }
-            },
+            }
             None => match self.other.compress(packet, out, false) {
                 Some(FrameKind::Profile(other::IR_N)) => {
                     self.stats.count(Why::NoReference);
                     Some(FrameKind::Profile(other::IR_N))
                 }
                 Some(FrameKind::Profile(head)) => {
-                    let kind = self.compress_tcp(&inner, None, &mut frame);
+                    let kind = self.compress_tcp(&inner, None, 0, &mut frame);
                     Some(tunnel_frame(out, head, kind.to_byte(), &frame))
                 }
                 _ => None,

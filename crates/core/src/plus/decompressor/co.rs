@@ -12,6 +12,7 @@ use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
+use crate::plus::outer::{self, id_code};
 use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
 use crate::taroc::packet::{self};
@@ -19,16 +20,28 @@ use crate::taroc::packet::{self};
 use super::quotients::{Quotient, Quotients};
 use super::Context;
 
-/// Decodes a CO body (what follows the extension `x` and CID) against `ctx` into `out`,
-/// verifies it, and returns its fields with the quotients its decoding found (the new
-/// reference's, if it becomes the reference) and its payload's length.
+/// A CO body decoded and verified.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Decoded {
+    /// The packet's fields.
+    pub(super) fields: packet::Fields,
+    /// The quotients its decoding found (the new reference's, if it becomes the reference).
+    pub(super) quotients: Quotients,
+    /// Its payload's length.
+    pub(super) payload: usize,
+    /// The IPv4 Identification of a tunnelled context's outer header (0 for others).
+    pub(super) outer_id: u16,
+}
+
+/// Decodes a CO body (what follows the extension `x` and CID) against `ctx` into `out` and
+/// verifies it.
 pub(super) fn decode_body(
     ctx: &Context,
     k: u8,
     x: Extension,
     rest: &[u8],
     out: &mut Vec<u8>,
-) -> Result<(packet::Fields, Quotients, usize), DropReason> {
+) -> Result<Decoded, DropReason> {
     {
         let e = x.flags;
         let [c0, c1, rest @ ..] = rest else {
@@ -81,6 +94,20 @@ pub(super) fn decode_body(
             }
             Behaviour::Zero => 0,
             Behaviour::Random => bits.get(16).ok_or(DropReason::Malformed)? as u16,
+        };
+        let outer_id = match (ctx.outer_predictor, x.outer) {
+            (Some(predictor), false) => predictor.predict(fields.ip_id),
+            (Some(predictor), true) => {
+                let (code, k) = match bits.get(1).ok_or(DropReason::Malformed)? {
+                    0 => (id_code::NEAR, 8),
+                    _ => (id_code::WHOLE, 16),
+                };
+                let lsbs = bits.get(k).ok_or(DropReason::Malformed)? as u16;
+                outer::decode_id(code, lsbs, fields.ip_id, predictor)
+            }
+            (None, false) => 0,
+            // Only a context under an IPv4 outer header codes one.
+            (None, true) => return Err(DropReason::Malformed),
         };
         if ctx.identity.ts {
             let (lsbs, n) = format::get_code(&mut bits, &codes.ts).ok_or(DropReason::Malformed)?;
@@ -146,7 +173,8 @@ pub(super) fn decode_body(
             0
         };
         let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
-        let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields);
+        let mut checksum =
+            u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields, outer_id);
         if ctx.v4 {
             // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
             // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a
@@ -191,7 +219,12 @@ pub(super) fn decode_body(
         if let Some(q) = ack_q.filter(|_| ack_scaled) {
             found.ack = Quotient::known(fields.ack, ctx.strides.ack, q);
         }
-        Ok((fields, found, payload.len()))
+        Ok(Decoded {
+            fields,
+            quotients: found,
+            payload: payload.len(),
+            outer_id,
+        })
     }
 }
 
@@ -208,7 +241,7 @@ pub(super) fn guess_stride(
     x: Extension,
     rest: &[u8],
     out: &mut Vec<u8>,
-) -> Option<(packet::Fields, Quotients, usize)> {
+) -> Option<Decoded> {
     if ctx.strides != Strides::default() {
         return None;
     }

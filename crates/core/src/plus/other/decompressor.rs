@@ -154,11 +154,15 @@ impl OtherDecompressor {
     }
 
     /// The template of the context a CO-N frame's head names (its header with the per-packet
-    /// fields zeroed), if the context exists.
-    pub fn template(&self, head: &Head) -> Option<&[u8]> {
-        self.contexts[usize::from(head.cid)]
-            .as_ref()
-            .map(|c| c.template.as_slice())
+    /// fields zeroed) with the IPv4 fragment field and Identification the head gives (both 0
+    /// for IPv6), if the context exists.
+    pub fn ip_fields(&self, head: &Head) -> Option<(&[u8], u16, u16)> {
+        let ctx = self.contexts[usize::from(head.cid)].as_ref()?;
+        Some((
+            &ctx.template,
+            head.frag.unwrap_or(ctx.frag),
+            ip_id(head, ctx),
+        ))
     }
 
     /// Rebuilds the packet of `head` (from [`OtherDecompressor::head`]) around `payload`;
@@ -174,13 +178,7 @@ impl OtherDecompressor {
             .as_mut()
             .ok_or(DropReason::NoContext)?;
         let s = ctx.shape;
-        let ip_id = match head.code {
-            1 => {
-                let low = ctx.ip_id.wrapping_sub(IP_ID_BELOW);
-                low.wrapping_add(head.ip_id.wrapping_sub(low) & 0xFF)
-            }
-            _ => head.ip_id,
-        };
+        let ip_id = ip_id(head, ctx);
         let frag = head.frag.unwrap_or(ctx.frag);
         let len = s.header + payload.len();
         out.extend_from_slice(&ctx.template);
@@ -214,6 +212,17 @@ impl OtherDecompressor {
         }
         ctx.ip_id = ip_id;
         Ok(())
+    }
+}
+
+/// The IP-ID of a CO-N frame's `head` in its context `ctx`.
+fn ip_id(head: &Head, ctx: &DecompContext) -> u16 {
+    match head.code {
+        1 => {
+            let low = ctx.ip_id.wrapping_sub(IP_ID_BELOW);
+            low.wrapping_add(head.ip_id.wrapping_sub(low) & 0xFF)
+        }
+        _ => head.ip_id,
     }
 }
 

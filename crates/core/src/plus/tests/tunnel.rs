@@ -1,10 +1,10 @@
-//! Tunnelled TCP (spec section 8.1): a context that keeps an IPv6 outer header, tunnel frames
-//! under an IPv4 one, and what keeps both exact.
+//! Tunnelled TCP (spec section 8.1): a context that keeps its outer header (an IPv4 one's
+//! Identification coded in each CO frame), and what keeps it exact.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{config, segment_v6};
+use super::{config, segment, segment_v6};
 use crate::codec::{Compressor, Decompressor, DropReason};
 use crate::plus::{PlusCompressor, PlusDecompressor};
 
@@ -26,13 +26,18 @@ fn tunnel_v6_hops(inner: &[u8], hops: u8) -> Vec<u8> {
     p
 }
 
-/// `inner` in an IPv4 tunnel between 192.0.2.1 and 192.0.2.2, IP-ID `id`.
+/// `inner` in an IPv4 tunnel between 192.0.2.1 and 192.0.2.2, IP-ID `id`, DF set.
 fn tunnel_v4(inner: &[u8], id: u16) -> Vec<u8> {
     let total = (20 + inner.len()) as u16;
     let mut p = vec![0x45, 0];
     p.extend_from_slice(&total.to_be_bytes());
     p.extend_from_slice(&id.to_be_bytes());
-    p.extend_from_slice(&[0x40, 0, 64, taroc_wire::protocol::IPV6, 0, 0]);
+    let next = if inner[0] >> 4 == 4 {
+        taroc_wire::protocol::IPV4
+    } else {
+        taroc_wire::protocol::IPV6
+    };
+    p.extend_from_slice(&[0x40, 0, 64, next, 0, 0]);
     p.extend_from_slice(&[192, 0, 2, 1, 192, 0, 2, 2]);
     let sum = taroc_wire::checksum::checksum(&p);
     p[10..12].copy_from_slice(&sum.to_be_bytes());
@@ -165,20 +170,113 @@ fn a_flow_that_leaves_its_tunnel_or_changes_it_stays_exact() {
     round_trip(&mut c, &mut d, packets);
 }
 
+/// A bulk IPv4 flow's `n` segments of 100 octets from `seq` 1, IP-IDs from 500.
+fn bulk_v4(n: u32) -> impl Iterator<Item = Vec<u8>> {
+    (0..n).map(|i| segment(1 + 100 * i, 1, 500 + i as u16, 1000 + i, 100))
+}
+
 #[test]
-fn tunnelled_tcp_under_ipv4_goes_in_tunnel_frames() {
-    // The IPv4 outer header's IP-ID changes per packet: it goes as CO-N in every frame.
-    let mut c = PlusCompressor::new(config());
-    let mut d = PlusDecompressor::new(config());
-    let packets = (0..12).map(|i| tunnel_v4(&segment_v6(7000, 1 + 4 * i, 1, 4), 100 + i as u16));
-    let sizes = round_trip(&mut c, &mut d, packets);
-    let (k, len) = *sizes.last().unwrap();
-    assert_eq!(k, crate::plus::other::TUNNEL);
-    assert!(len <= 4 + 10, "{sizes:?}");
-    // Its outer header's CRC still guards it.
+fn tunnelled_tcp_under_ipv4_goes_as_plain_co_frames() {
+    // Whatever the outer header's Identification does, the CO frames go plain: no octet above
+    // the same flow's untunnelled frames while it is the predicted one, a few otherwise.
+    let untunnelled = {
+        let (mut c, mut d) = (
+            PlusCompressor::new(config()),
+            PlusDecompressor::new(config()),
+        );
+        round_trip(&mut c, &mut d, bulk_v4(40))
+    };
+    // A name, the outer IP-ID of an inner one, the most octets it may add to a CO frame.
+    type Case = (&'static str, fn(u16) -> u16, usize);
+    let outer_ids: [Case; 4] = [
+        // A counter that steps with the inner one (one flow in the tunnel): no bits.
+        ("joined", |inner| inner.wrapping_add(7000), 0),
+        // An Identification that stays 0: no bits.
+        ("zero", |_| 0, 0),
+        // A counter of the tunnel shared with other flows: the O flag (in a long extension of
+        // one or two octets) and 9 bits.
+        ("near", |inner| inner.wrapping_mul(3), 4),
+        // Anything else: the O flag and 17 bits.
+        (
+            "whole",
+            |inner| inner.wrapping_mul(40_503).rotate_left(5) | 1,
+            5,
+        ),
+    ];
+    for (name, outer_id, most) in outer_ids {
+        let (mut c, mut d) = (
+            PlusCompressor::new(config()),
+            PlusDecompressor::new(config()),
+        );
+        let packets = bulk_v4(40).map(|p| {
+            let inner_id = u16::from_be_bytes([p[4], p[5]]);
+            tunnel_v4(&p, outer_id(inner_id))
+        });
+        let sizes = round_trip(&mut c, &mut d, packets);
+        // Three IR-N for the outer context, then the inner flow's IR frames in tunnel frames.
+        assert!(
+            sizes[..3]
+                .iter()
+                .all(|&(k, _)| k == crate::plus::other::IR_N),
+            "{name}: {sizes:?}"
+        );
+        assert_eq!(sizes[3].0, crate::plus::other::TUNNEL, "{name}: {sizes:?}");
+        for (i, (&(k, len), &(_, plain))) in sizes.iter().zip(&untunnelled).enumerate().skip(20) {
+            assert!(k >= crate::plus::format::CO, "{name} {i}: {sizes:?}");
+            assert!(len <= plain + most, "{name} {i}: {len} against {plain}");
+        }
+    }
+}
+
+#[test]
+fn an_outer_identification_decodes_against_any_ir_frame_the_decompressor_got() {
+    // The outer counter jumps between the inner flow's IR frames, so each sets another offset;
+    // a decompressor that got only the first of them still rebuilds every CO frame exactly.
+    let (mut c, mut d) = (
+        PlusCompressor::new(config()),
+        PlusDecompressor::new(config()),
+    );
     let (mut frame, mut out) = (Vec::new(), Vec::new());
-    let kind = c.compress(&tunnel_v4(&segment_v6(7000, 49, 1, 4), 112), &mut frame);
-    frame[1] ^= 0x01;
-    assert!(d.decompress(kind, &frame, &mut out).is_err());
-    assert!(out.is_empty());
+    let mut irs = 0;
+    for (i, p) in bulk_v4(30).enumerate() {
+        let outer_id = 9000 + 40 * i as u16;
+        let kind = c.compress(&tunnel_v4(&p, outer_id), &mut frame);
+        if kind.to_byte() == crate::plus::other::TUNNEL {
+            irs += 1;
+            if irs > 1 {
+                continue;
+            }
+        }
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+        assert_eq!(out, tunnel_v4(&p, outer_id), "packet {i}");
+    }
+    assert!(irs >= 3, "{irs} tunnel frames");
+}
+
+#[test]
+fn a_co_frame_whose_outer_identification_is_wrong_delivers_nothing() {
+    // Under DF-less counting the outer Identification is 8 LSBs: every single-bit change of a
+    // CO frame's body is refused or rebuilds the original packet, never another one.
+    let (mut c, mut d) = (
+        PlusCompressor::new(config()),
+        PlusDecompressor::new(config()),
+    );
+    let packets: Vec<_> = bulk_v4(30)
+        .map(|p| {
+            let inner_id = u16::from_be_bytes([p[4], p[5]]);
+            tunnel_v4(&p, inner_id.wrapping_mul(3))
+        })
+        .collect();
+    round_trip(&mut c, &mut d, packets[..29].iter().cloned());
+    let mut frame = Vec::new();
+    let kind = c.compress(&packets[29], &mut frame);
+    assert!(kind.to_byte() >= crate::plus::format::CO);
+    for bit in 0..8 * frame.len().min(12) {
+        let mut bad = frame.clone();
+        bad[bit / 8] ^= 1 << (bit % 8);
+        let mut out = Vec::new();
+        if d.clone().decompress(kind, &bad, &mut out).is_ok() {
+            assert_eq!(out, packets[29], "bit {bit}");
+        }
+    }
 }
