@@ -3,8 +3,9 @@
 //! such a context up (IR, compact IR, IR-R) travel in tunnel frames, whose CO-N outer header the
 //! decompressor verifies with its CRC before it keeps the outer header; the context's identity
 //! hash covers the outer header, so a CO frame rebuilt under another one fails its checksum.
-//! An IPv4 outer header's Identification changes per packet: it goes in the CO frame, coded
-//! against the inner packet's ([`Offsets`]), and the seal covers it.
+//! An IPv4 outer header's Identification changes per packet: it is predicted from the inner
+//! packet's and goes in a CO frame only when it is not the predicted one ([`Predictors`]);
+//! the seal covers it.
 
 use alloc::vec::Vec;
 
