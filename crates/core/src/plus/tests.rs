@@ -13,7 +13,7 @@ use crate::taroc::{Repair, TarocConfig};
 mod strides;
 mod tunnel;
 
-use tunnel::tunnel_v6;
+use tunnel::{tunnel_v4, tunnel_v6};
 
 fn config() -> TarocConfig {
     TarocConfig {
@@ -263,6 +263,18 @@ fn vector_packets() -> Vec<Vec<u8>> {
     // frame of the context that keeps the outer header.
     for i in 0..7 {
         packets.push(tunnel_v6(&segment_v6(7001, 1 + 4 * i, 1, 4)));
+    }
+    // Two flows of the first flow's hosts in an IPv4 tunnel (DF set): its outer header's
+    // context starts (three IR-N), each inner flow's IR frames go in tunnel frames, then plain
+    // CO frames: the first's outer Identification counts by three per inner one (O flag, 8
+    // LSBs), the second's is 0 (predicted: nothing sent).
+    for (port, outer_id) in [(5003u16, 3u16), (5004, 0)] {
+        for i in 0..7u16 {
+            let mut inner = segment(60_000 + 256 * u32::from(i), 77, 900 + i, 10_100, 256);
+            inner[20..22].copy_from_slice(&port.to_be_bytes());
+            fix_tcp_checksum(&mut inner);
+            packets.push(tunnel_v4(&inner, outer_id * (900 + i)));
+        }
     }
     packets
 }

@@ -27,7 +27,7 @@ fn tunnel_v6_hops(inner: &[u8], hops: u8) -> Vec<u8> {
 }
 
 /// `inner` in an IPv4 tunnel between 192.0.2.1 and 192.0.2.2, IP-ID `id`, DF set.
-fn tunnel_v4(inner: &[u8], id: u16) -> Vec<u8> {
+pub(super) fn tunnel_v4(inner: &[u8], id: u16) -> Vec<u8> {
     let total = (20 + inner.len()) as u16;
     let mut p = vec![0x45, 0];
     p.extend_from_slice(&total.to_be_bytes());
