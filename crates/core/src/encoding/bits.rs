@@ -53,6 +53,11 @@ impl<'a> BitWriter<'a> {
         self.acc &= (1u64 << self.used) - 1;
     }
 
+    /// Whether the bits written so far end on a byte boundary.
+    pub fn at_boundary(&self) -> bool {
+        self.used.is_multiple_of(8)
+    }
+
     /// Pads with zero bits to the next byte boundary.
     pub fn finish(mut self) {
         let pad = (8 - self.used % 8) % 8;
@@ -139,6 +144,11 @@ impl<'a> BitReader<'a> {
         Some(())
     }
 
+    /// Whether the bits read so far end on a byte boundary.
+    pub fn at_boundary(&self) -> bool {
+        self.bit.is_multiple_of(8)
+    }
+
     /// Whole bytes consumed, counting a partly read byte (its padding) as consumed.
     pub fn bytes_consumed(&self) -> usize {
         self.bit.div_ceil(8)
@@ -153,19 +163,30 @@ mod tests {
     fn round_trip_and_padding() {
         let mut out = alloc::vec![0xEE];
         let mut w = BitWriter::new(&mut out);
+        assert!(w.at_boundary());
         w.put(0b10, 2);
+        assert!(!w.at_boundary());
         w.put(0x3FF, 10);
         w.put(0x5A5A5A, 23);
         w.put(5, 3);
+        assert!(!w.at_boundary());
+        w.put(0x3, 2);
+        assert!(w.at_boundary());
+        w.put(1, 1);
         w.finish();
-        assert_eq!(out.len(), 1 + 5); // 38 bits -> 5 bytes
+        assert_eq!(out.len(), 1 + 6); // 41 bits -> 6 bytes
         let mut r = BitReader::new(&out[1..]);
+        assert!(r.at_boundary());
         assert_eq!(r.get(2), Some(0b10));
+        assert!(!r.at_boundary());
         assert_eq!(r.get(10), Some(0x3FF));
         assert_eq!(r.get(23), Some(0x5A5A5A));
         assert_eq!(r.get(3), Some(5));
-        assert_eq!(r.bytes_consumed(), 5);
-        assert_eq!(r.get(2), Some(0)); // padding
+        assert_eq!(r.get(2), Some(3));
+        assert!(r.at_boundary());
+        assert_eq!(r.get(1), Some(1));
+        assert_eq!(r.bytes_consumed(), 6);
+        assert_eq!(r.get(7), Some(0)); // padding
         assert_eq!(r.get(1), None);
     }
 

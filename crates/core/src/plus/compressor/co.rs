@@ -126,6 +126,27 @@ pub(super) fn write_co(
     out: &mut Vec<u8>,
     stats: &mut TarocStats,
 ) -> Result<(u8, Tally), Why> {
+    let start = out.len();
+    if let Some(done) = write_co_as(ctx, p, cid, out, stats, false)? {
+        return Ok(done);
+    }
+    // An outer Identification that is not the predicted one, and no spare bit at the end of
+    // the bit field to say so: again, with the extension's O flag.
+    out.truncate(start);
+    let done = write_co_as(ctx, p, cid, out, stats, true)?;
+    Ok(done.expect("with the O flag the outer Identification always goes"))
+}
+
+/// [`write_co`], with the extension's O flag if `o_flag`; `None` (and `out` to be cut back) if
+/// the frame needs the O flag and has not got it.
+fn write_co_as(
+    ctx: &Coder<'_>,
+    p: &TcpIpPacket<'_>,
+    cid: u8,
+    out: &mut Vec<u8>,
+    stats: &mut TarocStats,
+    o_flag: bool,
+) -> Result<Option<(u8, Tally)>, Why> {
     let urgent = p.flags & flags::URG != 0;
     if !p.canonical_options
         || p.sack.len() > 4
@@ -158,10 +179,9 @@ pub(super) fn write_co(
     let prefixed = (1..=cids::PREFIX_CIDS).contains(&cid);
     let r_octet = p.r_octet != ctx.usual_ecn;
     let win = needs.win != Span::default();
-    // The O flag: an outer IPv4 Identification that is not the predicted one.
-    let outer = ctx
-        .outer_id
-        .filter(|&(_, code, _)| code != id_code::PREDICTED);
+    // The O flag (section 8.1): only when the bit field has no spare bit to say that the
+    // outer IPv4 Identification is not the predicted one.
+    let outer = ctx.outer_id.filter(|_| o_flag);
     let mut e = 0u8;
     for (on, bit) in [
         (cid != 0 && !prefixed, ext::C),
@@ -265,12 +285,6 @@ pub(super) fn write_co(
             count(Field::IpId, 16);
         }
     }
-    if let Some((_, code, lsbs)) = outer {
-        let k = if code == id_code::NEAR { 8 } else { 16 };
-        w.put(u32::from(code == id_code::WHOLE), 1);
-        w.put(lsbs.into(), k);
-        count(Field::IpId, 1 + k);
-    }
     if ctx.ts {
         let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);
         let c = format::code(&codes.ts, val.up, val.down);
@@ -320,6 +334,33 @@ pub(super) fn write_co(
         );
         tally[Field::Sack as usize] += bits;
     }
+    if let Some((_, code, lsbs)) = ctx.outer_id {
+        // Last in the bit field: with O, the code; else, in a spare bit before the padding, 0
+        // for the predicted value or 1 and the code; no spare bit, the predicted value.
+        let predicted = code == id_code::PREDICTED;
+        let put_code = |w: &mut BitWriter<'_>, marker: u8| {
+            let k = if code == id_code::NEAR { 8 } else { 16 };
+            w.put(1, marker);
+            w.put(u32::from(code == id_code::WHOLE), 1);
+            w.put(lsbs.into(), k);
+            u32::from(marker + 1 + k)
+        };
+        let bits = if o_flag {
+            put_code(&mut w, 0)
+        } else if !w.at_boundary() {
+            if predicted {
+                w.put(0, 1);
+                1
+            } else {
+                put_code(&mut w, 1)
+            }
+        } else if predicted {
+            0
+        } else {
+            return Ok(None);
+        };
+        tally[Field::IpId as usize] += bits;
+    }
     w.finish();
     let after_bits = out.len() + 1;
     let used: u32 = tally[Field::Seq as usize..].iter().sum();
@@ -342,7 +383,7 @@ pub(super) fn write_co(
     stats.add_part(Part::Base, base as u64);
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
-    Ok((lead, tally))
+    Ok(Some((lead, tally)))
 }
 
 #[cfg(test)]

@@ -95,20 +95,7 @@ pub(super) fn decode_body(
             Behaviour::Zero => 0,
             Behaviour::Random => bits.get(16).ok_or(DropReason::Malformed)? as u16,
         };
-        let outer_id = match (ctx.outer_predictor, x.outer) {
-            (Some(predictor), false) => predictor.predict(fields.ip_id),
-            (Some(predictor), true) => {
-                let (code, k) = match bits.get(1).ok_or(DropReason::Malformed)? {
-                    0 => (id_code::NEAR, 8),
-                    _ => (id_code::WHOLE, 16),
-                };
-                let lsbs = bits.get(k).ok_or(DropReason::Malformed)? as u16;
-                outer::decode_id(code, lsbs, fields.ip_id, predictor)
-            }
-            (None, false) => 0,
-            // Only a context under an IPv4 outer header codes one.
-            (None, true) => return Err(DropReason::Malformed),
-        };
+
         if ctx.identity.ts {
             let (lsbs, n) = format::get_code(&mut bits, &codes.ts).ok_or(DropReason::Malformed)?;
             fields.ts_val = lsb::decode(r.ts_val, lsbs, n, 32);
@@ -155,6 +142,27 @@ pub(super) fn decode_body(
             sack = ack::get_sack(&mut bits, fields.ack, count, stride, order)
                 .ok_or(DropReason::Malformed)?;
         }
+        // Last in the bit field (section 8.1): with O, the outer Identification's code; else
+        // a spare bit before the padding says whether one follows; no spare bit, none does.
+        let outer_id = match ctx.outer_predictor {
+            Some(predictor) => {
+                let coded = x.outer
+                    || (!bits.at_boundary() && bits.get(1).ok_or(DropReason::Malformed)? == 1);
+                if coded {
+                    let (code, k) = match bits.get(1).ok_or(DropReason::Malformed)? {
+                        0 => (id_code::NEAR, 8),
+                        _ => (id_code::WHOLE, 16),
+                    };
+                    let lsbs = bits.get(k).ok_or(DropReason::Malformed)? as u16;
+                    outer::decode_id(code, lsbs, fields.ip_id, predictor)
+                } else {
+                    predictor.predict(fields.ip_id)
+                }
+            }
+            // Only a context under an IPv4 outer header codes one.
+            None if x.outer => return Err(DropReason::Malformed),
+            None => 0,
+        };
         let mut at = bits.bytes_consumed();
         let mut take = |n: usize| -> Result<&[u8], DropReason> {
             let bytes = rest.get(at..at + n).ok_or(DropReason::Malformed)?;

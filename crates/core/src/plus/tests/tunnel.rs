@@ -4,7 +4,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{config, segment, segment_v6};
+use super::{config, pure_ack, segment, segment_v6};
 use crate::codec::{Compressor, Decompressor, DropReason};
 use crate::plus::{PlusCompressor, PlusDecompressor};
 
@@ -193,10 +193,10 @@ fn tunnelled_tcp_under_ipv4_goes_as_plain_co_frames() {
         ("joined", |inner| inner.wrapping_add(7000), 0),
         // An Identification that stays 0: no bits.
         ("zero", |_| 0, 0),
-        // A counter of the tunnel shared with other flows: the O flag (in a long extension of
-        // one or two octets) and 9 bits.
+        // A counter of the tunnel shared with other flows: a spare bit and 9 bits (or the O
+        // flag, in a long extension of one or two octets, and 9 bits).
         ("near", |inner| inner.wrapping_mul(3), 4),
-        // Anything else: the O flag and 17 bits.
+        // Anything else: a spare bit (or the O flag) and 17 bits.
         (
             "whole",
             |inner| inner.wrapping_mul(40_503).rotate_left(5) | 1,
@@ -279,4 +279,48 @@ fn a_co_frame_whose_outer_identification_is_wrong_delivers_nothing() {
             assert_eq!(out, packets[29], "bit {bit}");
         }
     }
+}
+
+#[test]
+fn the_o_flag_goes_only_where_no_spare_bit_can_say_it() {
+    // An outer Identification that is never the predicted one: most CO frames say so in a
+    // spare bit before their padding; those whose bit field ends on an octet boundary need the
+    // extension's O flag (CID 0: the long extension right after the kind byte, M set and the
+    // second octet's O bit).
+    let (mut c, mut d) = (
+        PlusCompressor::new(config()),
+        PlusDecompressor::new(config()),
+    );
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let (mut co, mut flagged) = (0, 0);
+    // Pure ACKs with SACK blocks of lengths that vary, so that the bit fields take every length.
+    let packets = (0..300u32).map(|i| {
+        let ack = 1000 + 1448 * i;
+        let right = ack + 1448 * (2 + i % 5 + i % 7 * 9);
+        pure_ack(
+            ack,
+            500 + i as u16,
+            1000 + 10 * i,
+            500,
+            &[(ack + 2896, right)],
+        )
+    });
+    for (i, p) in packets.enumerate() {
+        let inner_id = u16::from_be_bytes([p[4], p[5]]);
+        let packet = tunnel_v4(&p, inner_id.wrapping_mul(40_503).rotate_left(5) | 1);
+        let kind = c.compress(&packet, &mut frame);
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+        assert_eq!(out, packet, "packet {i}");
+        let k = kind.to_byte();
+        if k >= crate::plus::format::CO {
+            co += 1;
+            let long = k & crate::plus::format::kind::X != 0 && frame[0] & 0x81 == 0x81;
+            flagged += usize::from(long && frame[1] & 0x20 != 0);
+        }
+    }
+    assert!(co > 250, "{co} CO frames");
+    assert!(
+        flagged > 0 && flagged * 2 < co,
+        "{flagged} of {co} with the O flag"
+    );
 }
