@@ -537,7 +537,10 @@ impl PlusCompressor {
         }
         ctx.watch.sent(p, self.now, !compressed);
         ctx.rescale();
-        let derived = ctx.scaler.derive(&p.fields);
+        let mut derived = ctx.scaler.derive(&p.fields);
+        if ctx.outer.is_some_and(|o| o.is_v4()) {
+            derived = derived.with_outer(outer_id.wrapping_sub(p.fields.ip_id));
+        }
         let derived = if ctx.behaviour.is_counter() {
             ipid::window_offset(&ctx.vsw, &p.fields, derived, compressed)
         } else {

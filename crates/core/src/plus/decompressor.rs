@@ -56,6 +56,9 @@ struct Context {
     /// How an IPv4 outer header's Identification is predicted, set by the frame that set the
     /// context up: its CO frames code the outer Identification against it.
     outer_predictor: Option<Predictor>,
+    /// The reference's outer offset `outer IP-ID - inner IP-ID` (a context under an IPv4 outer
+    /// header): what a CO frame's 8 outer LSBs are decoded against.
+    outer_ref: u16,
     /// [`seal::identity_hash`] of `identity` and `outer`.
     identity_hash: u32,
     key: FlowKey,
@@ -188,6 +191,7 @@ impl PlusDecompressor {
         let tunnel = self.tunnel_outer.flatten();
         let outer = tunnel.map(|(o, _)| o);
         let outer_predictor = outer_predictor(tunnel, p.fields.ip_id);
+        let outer_ref = outer_offset(tunnel, p.fields.ip_id);
         self.requests.delivered(cid);
         self.installed = Some(cid);
         match &mut self.contexts[usize::from(cid)] {
@@ -196,6 +200,7 @@ impl PlusDecompressor {
                 ctx.identity.assign(&p, false);
                 ctx.identity.usual_ecn = usual_ecn;
                 (ctx.outer, ctx.outer_predictor) = (outer, outer_predictor);
+                ctx.outer_ref = outer_ref;
                 ctx.identity_hash = seal::identity_hash(&ctx.identity, outer.as_ref());
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 ctx.last_ip_id = p.fields.ip_id;
@@ -214,6 +219,7 @@ impl PlusDecompressor {
                     identity,
                     outer,
                     outer_predictor,
+                    outer_ref,
                     key: p.key,
                     v4: p.v4,
                     behaviour,
@@ -334,6 +340,7 @@ impl PlusDecompressor {
             identity,
             outer,
             outer_predictor: None,
+            outer_ref: 0,
             key,
             v4,
             behaviour,
@@ -359,6 +366,7 @@ impl PlusDecompressor {
             quotients: d.quotients,
             learner: Learner::after(d.payload, d.fields.ack),
             outer_predictor: outer_predictor(tunnel, d.fields.ip_id),
+            outer_ref: outer_offset(tunnel, d.fields.ip_id),
             ..ctx
         });
         self.installed = Some(cid);
@@ -458,6 +466,7 @@ impl PlusDecompressor {
         if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
             ctx.reference = fields;
             ctx.quotients = quotients;
+            ctx.outer_ref = d.outer_id.wrapping_sub(fields.ip_id);
         }
         let gap = fields.ip_id.wrapping_sub(ctx.last_ip_id);
         ctx.last_ip_id = fields.ip_id;
@@ -474,6 +483,12 @@ fn outer_predictor(tunnel: Option<(Outer, u16)>, inner: u16) -> Option<Predictor
     tunnel
         .filter(|(o, _)| o.is_v4())
         .map(|(_, id)| Predictor::of(id, inner))
+}
+
+/// The offset `outer IP-ID - inner IP-ID` of a packet of inner IP-ID `inner` under the outer
+/// header `tunnel` (with its Identification), 0 without one.
+fn outer_offset(tunnel: Option<(Outer, u16)>, inner: u16) -> u16 {
+    tunnel.map_or(0, |(_, id)| id.wrapping_sub(inner))
 }
 
 /// The kind bytes of CO frames.
@@ -519,7 +534,14 @@ impl PlusDecompressor {
         self.installed = None;
         let result = self.decompress(kind, inner_frame, &mut inner);
         self.tunnel_outer = None;
-        let result = result.and_then(|()| self.other.rebuild(&head, &inner, out));
+        let result = result.and_then(|()| {
+            // An outer header that fails its CRC says the outer context is stale (a sparse
+            // context: only IR frames of its inner flows consult it): ask for it, as for any
+            // CO-N frame, else every tunnel frame after it fails alike until its refresh.
+            let outer = self.other.rebuild(&head, &inner, out);
+            self.other_requests.record(head.cid(), &outer);
+            outer
+        });
         if result.is_err() {
             // A context set up under an outer header that failed its CRC keeps nothing.
             if let Some(cid) = self.installed {

@@ -181,34 +181,44 @@ impl Predictor {
             Predictor::Joined(offset) => inner.wrapping_add(offset),
         }
     }
+
+    /// Where a CO frame without the O flag gives the outer IP-ID.
+    pub fn layout(self) -> Layout {
+        match self {
+            Predictor::Zero => Layout::Spare,
+            Predictor::Joined(_) => Layout::Marked,
+        }
+    }
 }
 
-/// How a CO frame gives an IPv4 outer header's Identification: as predicted (no bits, no
-/// flag), or, with the extension's O flag, one bit and 8 LSBs of the value in `[p - 64,
-/// p + 191]` (`p` the predicted value) or one bit and the 16 bits.
+/// Where a CO frame gives the outer IP-ID, last in its bit field (section 8.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// (Zero predictor, without O.) In a spare bit before the padding, `0` for the predicted
+    /// value or `1` and the outer code; with no spare bit, the predicted value (else the frame
+    /// takes O). An Identification that stays 0 costs no octet.
+    Spare,
+    /// (Joined predictor, without O.) A marker bit, `0` for the predicted value or `1` and the
+    /// outer code: a counter that seldom steps with the inner IP-ID (Linux's tunnels draw theirs
+    /// from a per-destination counter that jumps at clock ticks) costs no extension octet.
+    Marked,
+    /// (The compressor, when the predictors the decompressor may hold are of both kinds.) The
+    /// O flag and the outer code in every frame.
+    Flagged,
+}
+
+/// How a CO frame gives an IPv4 outer header's Identification (section 8.1): as predicted (no
+/// bits), or an *outer code*: one bit, then 8 one-sided LSBs of the offset `outer IP-ID -
+/// inner IP-ID` against the reference's offset, or the 16 bits of the outer IP-ID.
 pub mod id_code {
     /// The predicted value: nothing in the frame.
     pub const PREDICTED: u8 = 0;
-    /// O, then `0` and 8 LSBs around the predicted value.
+    /// `0` and [`NEAR_BITS`] LSBs of the offset against the reference's.
     pub const NEAR: u8 = 1;
-    /// O, then `1` and the 16 bits.
+    /// `1` and the 16 bits.
     pub const WHOLE: u8 = 2;
-    /// How far below the predicted value a [`NEAR`] code reaches.
-    pub const BELOW: u16 = 64;
-}
-
-/// The outer IP-ID of code `code` with `lsbs`, in a context of predictor `predictor`, for an
-/// inner packet of IP-ID `inner` (0 for IPv6).
-pub fn decode_id(code: u8, lsbs: u16, inner: u16, predictor: Predictor) -> u16 {
-    let predicted = predictor.predict(inner);
-    match code {
-        id_code::PREDICTED => predicted,
-        id_code::NEAR => {
-            let low = predicted.wrapping_sub(id_code::BELOW);
-            low.wrapping_add(lsbs.wrapping_sub(low) & 0xFF)
-        }
-        _ => lsbs,
-    }
+    /// The LSBs of a [`NEAR`] code.
+    pub const NEAR_BITS: u8 = 8;
 }
 
 /// The compressor's view of a tunnelled context's [`Predictor`]: those of its last
@@ -236,22 +246,22 @@ impl Predictors {
         self.values[usize::from(self.len) - 1] = new;
     }
 
-    /// The cheapest code ([`id_code`]) that gives `outer` for an inner IP-ID `inner` against
-    /// every predictor the decompressor may hold, with its LSBs.
-    pub fn code(&self, outer: u16, inner: u16) -> (u8, u16) {
-        let held = self.values[..usize::from(self.len)].iter().flatten();
-        let all = |code: u8, lsbs: u16| {
-            self.len > 0
-                && held
-                    .clone()
-                    .all(|&p| decode_id(code, lsbs, inner, p) == outer)
-        };
-        if all(id_code::PREDICTED, 0) {
-            (id_code::PREDICTED, 0)
-        } else if all(id_code::NEAR, outer & 0xFF) {
-            (id_code::NEAR, outer & 0xFF)
+    /// Whether every predictor the decompressor may hold predicts the outer IP-ID `outer` for
+    /// an inner IP-ID `inner` (none does before an IR frame).
+    pub fn predict(&self, outer: u16, inner: u16) -> bool {
+        let held = &self.values[..usize::from(self.len)];
+        !held.is_empty() && held.iter().flatten().all(|p| p.predict(inner) == outer)
+    }
+
+    /// The layout every predictor the decompressor may hold agrees on, else
+    /// [`Layout::Flagged`].
+    pub fn layout(&self) -> Layout {
+        let mut held = self.values[..usize::from(self.len)].iter().flatten();
+        let first = held.next().map_or(Layout::Flagged, |p| p.layout());
+        if held.all(|p| p.layout() == first) {
+            first
         } else {
-            (id_code::WHOLE, outer)
+            Layout::Flagged
         }
     }
 }
@@ -351,36 +361,27 @@ mod tests {
     }
 
     #[test]
-    fn outer_ids_are_coded_against_every_predictor_the_decompressor_may_hold() {
-        use id_code::*;
+    fn an_outer_id_is_predicted_only_by_every_predictor_the_decompressor_may_hold() {
         let mut held = Predictors::default();
         // No IR frame yet: nothing to predict from.
-        assert_eq!(held.code(5, 3), (WHOLE, 5));
-        assert_eq!(held.code(0, 3), (WHOLE, 0));
+        assert!(!held.predict(5, 3) && !held.predict(0, 3));
         held.sent_ir(1000, 10);
-        assert_eq!(held.code(1001, 11), (PREDICTED, 0));
-        assert_eq!(held.code(0, 11), (WHOLE, 0));
-        // 8 LSBs reach 64 below and 191 above the predicted value.
-        assert_eq!(held.code(1001 - 64, 11), (NEAR, (1001 - 64) & 0xFF));
-        assert_eq!(held.code(1001 + 191, 11), (NEAR, (1001 + 191) & 0xFF));
-        assert_eq!(held.code(1001 - 65, 11), (WHOLE, 1001 - 65));
-        assert_eq!(held.code(1001 + 192, 11), (WHOLE, 1001 + 192));
-        // A second predictor: no single prediction, 8 LSBs must decode against both.
+        assert!(held.predict(1001, 11));
+        assert!(!held.predict(1002, 11) && !held.predict(0, 11));
+        // A second predictor: only a value both give.
         held.sent_ir(1105, 100);
-        assert_eq!(held.code(1006, 11), (NEAR, 1006 & 0xFF));
-        assert_eq!(held.code(941, 11), (WHOLE, 941));
-        for (code, lsbs) in [held.code(1006, 11), held.code(60_000, 11)] {
-            for p in [Predictor::Joined(990), Predictor::Joined(1005)] {
-                let want = if code == NEAR { 1006 } else { 60_000 };
-                assert_eq!(decode_id(code, lsbs, 11, p), want);
-            }
-        }
+        assert!(!held.predict(1001, 11) && !held.predict(1016, 11));
         // A packet whose outer IP-ID is 0 sets the zero predictor.
         let mut zero = Predictors::default();
         zero.sent_ir(0, 77);
-        assert_eq!(zero.code(0, 78), (PREDICTED, 0));
-        assert_eq!(zero.code(100, 78), (NEAR, 100));
-        assert_eq!(decode_id(NEAR, 100, 78, Predictor::Zero), 100);
+        assert!(zero.predict(0, 78) && !zero.predict(1, 78));
+        assert_eq!(zero.layout(), Layout::Spare);
+        zero.sent_ir(500, 80);
+        assert!(!zero.predict(0, 81) && !zero.predict(501, 81));
+        // Both kinds held: the O flag in every frame.
+        assert_eq!(zero.layout(), Layout::Flagged);
+        assert_eq!(held.layout(), Layout::Marked);
+        assert_eq!(Predictors::default().layout(), Layout::Flagged);
         // The oldest of more than PREDICTORS distinct predictors goes; a repeated one stays.
         for o in [990, 991, 992] {
             held.sent_ir(o, 0);
@@ -391,5 +392,13 @@ mod tests {
         assert_eq!(held.values, joined([990, 991, 992, 1005]));
         held.sent_ir(7, 0);
         assert_eq!(held.values, joined([991, 992, 1005, 7]));
+        for o in [991, 992, 1005] {
+            held.sent_ir(o, 0);
+        }
+        assert!(!held.predict(7, 0));
+        for _ in 0..4 {
+            held.sent_ir(7, 0);
+        }
+        assert!(!held.predict(7, 0), "the other three are still held");
     }
 }

@@ -122,6 +122,9 @@ pub struct Derived {
     ack_r: u32,
     gap: u32,
     offset: u16,
+    /// A tunnelled context's `outer IP-ID - inner IP-ID` (section 8.1; 0 for others). It does
+    /// not depend on the scaling: a refresh of the window's extras keeps it.
+    outer: u16,
 }
 
 impl Derived {
@@ -145,6 +148,12 @@ impl Derived {
     pub fn with_offset(self, offset: u16) -> Derived {
         Derived { offset, ..self }
     }
+
+    /// The same values with the outer offset `outer` (`outer IP-ID - inner IP-ID` of a
+    /// context tunnelled under an IPv4 outer header).
+    pub fn with_outer(self, outer: u16) -> Derived {
+        Derived { outer, ..self }
+    }
 }
 
 /// Every window entry's [`Derived`] values, one column per value (the window's [`Extras`]),
@@ -157,7 +166,8 @@ pub struct DerivedColumns {
     ack_r: Vec<u32>,
     gap: Vec<u32>,
     offset: Vec<u16>,
-    /// Which columns are in order (the `DERIVED_*` bits; all but the gaps).
+    outer: Vec<u16>,
+    /// Which columns are in order (the `DERIVED_*` bits; all but the gaps and outer offsets).
     order: ColumnOrder,
 }
 
@@ -177,6 +187,7 @@ pub struct DerivedSlices<'a> {
     ack_r: &'a [u32],
     gap: &'a [u32],
     offset: &'a [u16],
+    outer: &'a [u16],
     order: &'a ColumnOrder,
 }
 
@@ -207,6 +218,10 @@ macro_rules! each_derived {
         }
         {
             let ($v, $x) = (&mut c.offset, d.offset);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.outer, d.outer);
             $body;
         }
     }};
@@ -248,6 +263,8 @@ impl Extras for DerivedColumns {
 
     fn set(&mut self, i: usize, item: Derived) {
         self.order.forget();
+        // A refresh (another scaling) keeps the outer offset, which no scaling derives.
+        let item = item.with_outer(self.outer[i]);
         each_derived!(self, item, v, x => v[i] = x);
     }
 
@@ -276,6 +293,7 @@ impl Extras for DerivedColumns {
             ack_r: &self.ack_r[from..],
             gap: &self.gap[from..],
             offset: &self.offset[from..],
+            outer: &self.outer[from..],
             order: &self.order,
         }
     }
@@ -286,6 +304,11 @@ impl DerivedSlices<'_> {
     pub fn offsets(&self) -> &[u16] {
         self.offset
     }
+}
+
+/// The span from every window entry's outer offset ([`Derived::with_outer`]) to `outer`.
+pub fn outer_span(vsw: &Vsw<DerivedColumns>, outer: u16) -> Span {
+    span_16(vsw.extras().outer, outer)
 }
 
 /// A [`Scaling`] with its divisions prepared.
@@ -334,6 +357,7 @@ impl Scaler {
             ack_r,
             gap: f.ts_val.wrapping_sub(f.ts_ecr),
             offset: ipid::offset(b.counter(f.ip_id), qs),
+            outer: 0,
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::plus::breakdown::{Field, Tally};
 use crate::plus::cids;
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::Behaviour;
-use crate::plus::outer::id_code;
+use crate::plus::outer::{id_code, Layout};
 use crate::plus::scaled::Strides;
 use crate::plus::seal;
 use crate::plus::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
@@ -89,9 +89,9 @@ pub(super) struct Coder<'a> {
     pub(super) usual_ecn: u8,
     /// Sequence and acknowledgment numbers go whole (IR-R: another flow's references).
     pub(super) full_numbers: bool,
-    /// An IPv4 outer header's Identification, and its code and LSBs ([`crate::plus::outer::Predictors::code`]), in
-    /// a tunnelled context's CO frames (section 8.1).
-    pub(super) outer_id: Option<(u16, u8, u16)>,
+    /// An IPv4 outer header's Identification, with its code ([`id_code`]), LSBs and layout,
+    /// in a tunnelled context's CO frames (section 8.1).
+    pub(super) outer_id: Option<(u16, u8, u16, Layout)>,
 }
 
 impl Coder<'_> {
@@ -108,11 +108,30 @@ impl Coder<'_> {
             ts: ctx.identity.ts,
             usual_ecn: ctx.identity.usual_ecn,
             full_numbers: false,
-            outer_id: ctx.outer.filter(|o| o.is_v4()).map(|_| {
-                let (code, lsbs) = ctx.predictors.code(outer_id, p.fields.ip_id);
-                (outer_id, code, lsbs)
-            }),
+            outer_id: ctx
+                .outer
+                .filter(|o| o.is_v4())
+                .map(|_| outer_code(ctx, outer_id, p.fields.ip_id)),
         }
+    }
+}
+
+/// The outer IP-ID `outer` of a packet of inner IP-ID `inner` in `ctx`, with its code and LSBs:
+/// nothing if every predictor the decompressor may hold gives it, else 8 one-sided LSBs of its
+/// offset `outer - inner` if they decode against every reference's offset in the window, else
+/// the 16 bits.
+fn outer_code(ctx: &Context, outer: u16, inner: u16) -> (u16, u8, u16, Layout) {
+    let layout = ctx.predictors.layout();
+    if layout != Layout::Flagged && ctx.predictors.predict(outer, inner) {
+        return (outer, id_code::PREDICTED, 0, layout);
+    }
+    let offset = outer.wrapping_sub(inner);
+    let span = window::outer_span(&ctx.vsw, offset);
+    if crate::encoding::lsb::fits(id_code::NEAR_BITS, span.up, span.down) {
+        let lsbs = offset & wlsb::mask(id_code::NEAR_BITS) as u16;
+        (outer, id_code::NEAR, lsbs, layout)
+    } else {
+        (outer, id_code::WHOLE, outer, layout)
     }
 }
 
@@ -127,7 +146,8 @@ pub(super) fn write_co(
     stats: &mut TarocStats,
 ) -> Result<(u8, Tally), Why> {
     let start = out.len();
-    if let Some(done) = write_co_as(ctx, p, cid, out, stats, false)? {
+    let flagged = matches!(ctx.outer_id, Some((.., Layout::Flagged)));
+    if let Some(done) = write_co_as(ctx, p, cid, out, stats, flagged)? {
         return Ok(done);
     }
     // An outer Identification that is not the predicted one, and no spare bit at the end of
@@ -247,7 +267,7 @@ fn write_co_as(
     } ^ seal::seal(
         ctx.identity_hash,
         &p.fields,
-        ctx.outer_id.map_or(0, |(id, _, _)| id),
+        ctx.outer_id.map_or(0, |(id, ..)| id),
     );
     out.extend_from_slice(&checksum.to_be_bytes());
     let base = out.len() + 1;
@@ -334,12 +354,16 @@ fn write_co_as(
         );
         tally[Field::Sack as usize] += bits;
     }
-    if let Some((_, code, lsbs)) = ctx.outer_id {
-        // Last in the bit field: with O, the code; else, in a spare bit before the padding, 0
-        // for the predicted value or 1 and the code; no spare bit, the predicted value.
+    if let Some((_, code, lsbs, layout)) = ctx.outer_id {
+        // Last in the bit field: with O, the code; else as the layout says (a marker bit, or
+        // a spare bit before the padding, 0 for the predicted value or 1 and the code).
         let predicted = code == id_code::PREDICTED;
         let put_code = |w: &mut BitWriter<'_>, marker: u8| {
-            let k = if code == id_code::NEAR { 8 } else { 16 };
+            let k = if code == id_code::NEAR {
+                id_code::NEAR_BITS
+            } else {
+                16
+            };
             w.put(1, marker);
             w.put(u32::from(code == id_code::WHOLE), 1);
             w.put(lsbs.into(), k);
@@ -347,7 +371,7 @@ fn write_co_as(
         };
         let bits = if o_flag {
             put_code(&mut w, 0)
-        } else if !w.at_boundary() {
+        } else if layout == Layout::Marked || !w.at_boundary() {
             if predicted {
                 w.put(0, 1);
                 1

@@ -12,7 +12,7 @@ use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
-use crate::plus::outer::{self, id_code};
+use crate::plus::outer::{id_code, Layout};
 use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
 use crate::taroc::packet::{self};
@@ -146,15 +146,18 @@ pub(super) fn decode_body(
         // a spare bit before the padding says whether one follows; no spare bit, none does.
         let outer_id = match ctx.outer_predictor {
             Some(predictor) => {
-                let coded = x.outer
-                    || (!bits.at_boundary() && bits.get(1).ok_or(DropReason::Malformed)? == 1);
+                let marked = predictor.layout() == Layout::Marked || !bits.at_boundary();
+                let coded = x.outer || (marked && bits.get(1).ok_or(DropReason::Malformed)? == 1);
                 if coded {
-                    let (code, k) = match bits.get(1).ok_or(DropReason::Malformed)? {
-                        0 => (id_code::NEAR, 8),
-                        _ => (id_code::WHOLE, 16),
-                    };
-                    let lsbs = bits.get(k).ok_or(DropReason::Malformed)? as u16;
-                    outer::decode_id(code, lsbs, fields.ip_id, predictor)
+                    match bits.get(1).ok_or(DropReason::Malformed)? {
+                        0 => {
+                            let k = id_code::NEAR_BITS;
+                            let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
+                            let offset = lsb::decode(ctx.outer_ref.into(), lsbs, k, 16) as u16;
+                            fields.ip_id.wrapping_add(offset)
+                        }
+                        _ => bits.get(16).ok_or(DropReason::Malformed)? as u16,
+                    }
                 } else {
                     predictor.predict(fields.ip_id)
                 }

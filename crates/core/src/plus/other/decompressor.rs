@@ -215,6 +215,13 @@ impl OtherDecompressor {
     }
 }
 
+impl Head {
+    /// The CID of the context it names.
+    pub fn cid(&self) -> u8 {
+        self.cid
+    }
+}
+
 /// The IP-ID of a CO-N frame's `head` in its context `ctx`.
 fn ip_id(head: &Head, ctx: &DecompContext) -> u16 {
     match head.code {

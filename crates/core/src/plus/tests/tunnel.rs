@@ -124,6 +124,35 @@ fn a_tunnelled_context_whose_outer_header_fails_its_crc_is_not_kept() {
 }
 
 #[test]
+fn a_tunnel_frame_whose_outer_header_fails_its_crc_asks_for_the_outer_context() {
+    // The outer context is consulted only by the IR frames of its inner flows, so a stale one
+    // (its last frames lost) would fail every tunnel frame until its refresh: a failed CRC
+    // asks for it, as a refused CO-N frame does.
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out, mut feedback) = (Vec::new(), Vec::new(), Vec::new());
+    let packets: Vec<_> = bulk_v4(6)
+        .enumerate()
+        .map(|(i, p)| tunnel_v4(&p, 4000 + 9 * i as u16))
+        .collect();
+    round_trip(&mut c, &mut d, packets[..3].iter().cloned());
+    assert!(
+        !d.take_feedback(&mut feedback),
+        "no request on a clean start"
+    );
+    let kind = c.compress(&packets[3], &mut frame);
+    assert_eq!(kind.to_byte(), crate::plus::other::TUNNEL);
+    frame[3] ^= 0x01; // the CO-N part's CRC (kind byte, IP-ID octet, CRC)
+    assert!(d.decompress(kind, &frame, &mut out).is_err());
+    assert!(d.take_feedback(&mut feedback));
+    assert_eq!(
+        feedback[0],
+        crate::plus::other::REQUEST_N,
+        "{feedback:02x?}"
+    );
+}
+
+#[test]
 fn a_co_frame_of_one_outer_header_fails_under_another() {
     // Two links carry the same inner flow, under outer hop limits 64 and 63: each sets up CID
     // 0. A CO frame of the first, given to the second's decompressor, must fail its checksum
@@ -282,45 +311,58 @@ fn a_co_frame_whose_outer_identification_is_wrong_delivers_nothing() {
 }
 
 #[test]
-fn the_o_flag_goes_only_where_no_spare_bit_can_say_it() {
-    // An outer Identification that is never the predicted one: most CO frames say so in a
-    // spare bit before their padding; those whose bit field ends on an octet boundary need the
-    // extension's O flag (CID 0: the long extension right after the kind byte, M set and the
-    // second octet's O bit).
-    let (mut c, mut d) = (
-        PlusCompressor::new(config()),
-        PlusDecompressor::new(config()),
-    );
-    let (mut frame, mut out) = (Vec::new(), Vec::new());
-    let (mut co, mut flagged) = (0, 0);
-    // Pure ACKs with SACK blocks of lengths that vary, so that the bit fields take every length.
-    let packets = (0..300u32).map(|i| {
-        let ack = 1000 + 1448 * i;
-        let right = ack + 1448 * (2 + i % 5 + i % 7 * 9);
-        pure_ack(
-            ack,
-            500 + i as u16,
-            1000 + 10 * i,
-            500,
-            &[(ack + 2896, right)],
-        )
-    });
-    for (i, p) in packets.enumerate() {
-        let inner_id = u16::from_be_bytes([p[4], p[5]]);
-        let packet = tunnel_v4(&p, inner_id.wrapping_mul(40_503).rotate_left(5) | 1);
-        let kind = c.compress(&packet, &mut frame);
-        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
-        assert_eq!(out, packet, "packet {i}");
-        let k = kind.to_byte();
-        if k >= crate::plus::format::CO {
-            co += 1;
-            let long = k & crate::plus::format::kind::X != 0 && frame[0] & 0x81 == 0x81;
-            flagged += usize::from(long && frame[1] & 0x20 != 0);
+fn the_o_flag_goes_only_where_the_layout_has_no_room() {
+    // An outer Identification that is 0 while the context is set up (the zero predictor: a
+    // spare bit before the padding) and never after: most CO frames say so in a spare bit;
+    // those whose bit field ends on an octet boundary need the extension's O flag (CID 0: the
+    // long extension right after the kind byte, M set and the second octet's O bit). Under a
+    // joined predictor (nonzero from the start) a marker bit is always there: never O.
+    for zero_first in [true, false] {
+        let (mut c, mut d) = (
+            PlusCompressor::new(config()),
+            PlusDecompressor::new(config()),
+        );
+        let (mut frame, mut out) = (Vec::new(), Vec::new());
+        let (mut co, mut flagged) = (0, 0);
+        // Pure ACKs with SACK blocks of lengths that vary, so that the bit fields take every
+        // length.
+        let packets = (0..300u32).map(|i| {
+            let ack = 1000 + 1448 * i;
+            let right = ack + 1448 * (2 + i % 5 + i % 7 * 9);
+            pure_ack(
+                ack,
+                500 + i as u16,
+                1000 + 10 * i,
+                500,
+                &[(ack + 2896, right)],
+            )
+        });
+        for (i, p) in packets.enumerate() {
+            let inner_id = u16::from_be_bytes([p[4], p[5]]);
+            let outer_id = if zero_first && i < 8 {
+                0
+            } else {
+                inner_id.wrapping_mul(40_503).rotate_left(5) | 1
+            };
+            let packet = tunnel_v4(&p, outer_id);
+            let kind = c.compress(&packet, &mut frame);
+            assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+            assert_eq!(out, packet, "packet {i}");
+            let k = kind.to_byte();
+            if k >= crate::plus::format::CO {
+                co += 1;
+                let long = k & crate::plus::format::kind::X != 0 && frame[0] & 0x81 == 0x81;
+                flagged += usize::from(long && frame[1] & 0x20 != 0);
+            }
+        }
+        assert!(co > 250, "{co} CO frames");
+        if zero_first {
+            assert!(
+                flagged > 0 && flagged * 2 < co,
+                "{flagged} of {co} with the O flag"
+            );
+        } else {
+            assert_eq!(flagged, 0, "{co} CO frames");
         }
     }
-    assert!(co > 250, "{co} CO frames");
-    assert!(
-        flagged > 0 && flagged * 2 < co,
-        "{flagged} of {co} with the O flag"
-    );
 }

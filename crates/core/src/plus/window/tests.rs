@@ -224,3 +224,37 @@ fn the_divider_is_exact() {
         }
     }
 }
+
+#[test]
+fn outer_offsets_survive_a_refresh_of_the_extras() {
+    // A tunnelled context's window keeps each entry's `outer - inner` offset; a new stride
+    // (another scaling) derives every other extra anew but must keep these, which no scaling
+    // derives.
+    let mut vsw: Vsw<DerivedColumns> = Vsw::with_extras(16, Progress::SincePush);
+    let scaler = Scaler::new(Scaling::default());
+    for i in 0..6u32 {
+        let fields = Fields {
+            seq: 1 + 1000 * i,
+            ack: 1,
+            win: 500,
+            ip_id: 10 + i as u16,
+            ts_val: 100 + i,
+            ts_ecr: 50,
+        };
+        let entry = Entry {
+            fields,
+            has_payload: true,
+            uncompressed: false,
+        };
+        vsw.push_with(entry, scaler.derive(&fields).with_outer(700 + 3 * i as u16));
+    }
+    let before = outer_span(&vsw, 720);
+    assert_eq!((before.up, before.down), (20, 0));
+    let strided = Scaler::new(Scaling {
+        strides: Strides { seq: 1000, ack: 0 },
+        behaviour: Behaviour::Sequential,
+    });
+    vsw.refresh_extras(|f| strided.derive(f));
+    assert_eq!(outer_span(&vsw, 720), before);
+    assert_eq!(outer_span(&vsw, 690), Span { up: 0, down: 25 });
+}
