@@ -287,6 +287,19 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
                 out.len()
             );
         }
+        FrameKind::Profile(other::TUNNEL)
+            if other::tunnelled(out).is_some_and(|inner| {
+                TcpIpPacket::parse(inner).is_none() && IpInfo::parse(inner).is_ok()
+            }) =>
+        {
+            // A tunnelled packet that is not TCP: the outer header and the inner one (IPv6 and
+            // UDP at most) rebuilt, for at least the two CRCs.
+            assert!(
+                out.len() <= frame.len() + 2 * (48 + 188),
+                "output grew: {}",
+                out.len()
+            );
+        }
         FrameKind::Profile(format::IR_S | format::COMPACT_SYN) => {
             // A SYN, SYN-ACK or RST, which `TcpIpPacket::parse` refuses by design.
             assert!(
@@ -333,6 +346,7 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
             .chain(non_tcp_priming_packets())
             .chain(tunnelled_priming_packets())
             .chain(tunnelled_v4_priming_packets())
+            .chain(tunnelled_non_tcp_priming_packets())
             .map(|p| {
                 let mut frame = Vec::new();
                 let kind = c.compress(&p, &mut frame);
@@ -390,6 +404,36 @@ fn tunnelled_v4_priming_packets() -> Vec<Vec<u8>> {
             p.extend_from_slice(&inner);
             fix_up(&mut p);
             p
+        })
+        .collect()
+}
+
+/// The UDP and ICMP priming packets, thrice each, in an IPv4 tunnel: tunnel frames whose inner
+/// frames are IR-N and then CO-N frames of the inner packets' contexts, so that the fuzzer
+/// mutates those too.
+fn tunnelled_non_tcp_priming_packets() -> Vec<Vec<u8>> {
+    let inner = non_tcp_priming_packets();
+    (0..3)
+        .flat_map(|_| inner.iter().cloned())
+        .enumerate()
+        .map(|(i, p)| {
+            let id = (700 + 5 * i as u16).to_be_bytes();
+            let mut t = vec![
+                0x45,
+                0,
+                0,
+                0,
+                id[0],
+                id[1],
+                0,
+                0,
+                64,
+                taroc_wire::protocol::IPV4,
+            ];
+            t.extend_from_slice(&[0, 0, 192, 0, 2, 7, 192, 0, 2, 8]);
+            t.extend_from_slice(&p);
+            fix_up(&mut t);
+            t
         })
         .collect()
 }

@@ -523,6 +523,8 @@ impl PlusDecompressor {
                 ),
             ) => k,
             Some(FrameKind::Profile(b)) if b >= cids::PREFIX => FrameKind::Profile(b),
+            // A tunnelled packet that is not TCP (section 8.1).
+            Some(k @ FrameKind::Profile(other::IR_N | other::CO_N..=other::CO_N_LAST)) => k,
             _ => return Err(DropReason::Malformed),
         };
         let mut inner = core::mem::take(&mut self.tunnel);

@@ -41,9 +41,15 @@ pub const CO_N: u8 = FrameKind::PROFILE_NON_TCP;
 pub const CO_N_LAST: u8 = CO_N | 0x0F;
 
 /// The kind byte of a tunnel frame: an IP-in-IP packet whose outer header goes as CO-N and
-/// whose inner TCP packet goes compressed, `| CO-N kind byte | CO-N header part | inner kind
-/// byte | inner frame |`.
+/// whose inner packet goes compressed (TCP in its flow's context, anything else this module
+/// compresses as IR-N or CO-N), `| CO-N kind byte | CO-N header part | inner kind byte |
+/// inner frame |`.
 pub const TUNNEL: u8 = 0x20;
+
+/// Whether this module compresses `packet` (IR-N or CO-N, section 8).
+pub fn compressible(packet: &[u8]) -> bool {
+    shape(packet).is_some()
+}
 
 /// The inner packet of an IP-in-IP (IPv4 or IPv6 in either) packet this module compresses.
 pub fn tunnelled(packet: &[u8]) -> Option<&[u8]> {

@@ -370,7 +370,7 @@ fn specification_test_vectors() {
 }
 
 /// The DNS-like UDP datagram of the test vectors, IP-ID `id`.
-fn dns(id: u16) -> Vec<u8> {
+pub(super) fn dns(id: u16) -> Vec<u8> {
     let mut p = vec![0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 17, 0, 0];
     p[4..6].copy_from_slice(&id.to_be_bytes());
     p.extend_from_slice(&[198, 18, 0, 1, 198, 18, 0, 2, 0x9c, 0x40, 0, 53, 0, 20, 0, 0]);

@@ -26,7 +26,10 @@ impl PlusCompressor {
         packet: &[u8],
         out: &mut Vec<u8>,
     ) -> Option<FrameKind> {
-        let inner = TcpIpPacket::parse(other::tunnelled(packet)?)?;
+        let inner = other::tunnelled(packet)?;
+        let Some(inner) = TcpIpPacket::parse(inner) else {
+            return self.compress_tunnelled_other(packet, inner, out);
+        };
         let mut frame = core::mem::take(&mut self.tunnel);
         frame.clear();
         let ready = |o: &Outer| {
@@ -70,6 +73,52 @@ impl PlusCompressor {
         };
         self.tunnel = frame;
         result
+    }
+}
+
+impl PlusCompressor {
+    /// An IP-in-IP packet whose inner packet `inner` is not TCP but one section 8 compresses
+    /// (UDP, ICMP, another IP packet): the packet as IR-N while the outer context's IR-Ns are
+    /// due, else a tunnel frame, the outer header as CO-N and the inner packet as IR-N or CO-N
+    /// of its own context. `None` if the inner packet is not one section 8 compresses (the
+    /// packet then goes as any other).
+    fn compress_tunnelled_other(
+        &mut self,
+        packet: &[u8],
+        inner: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Option<FrameKind> {
+        if !other::compressible(inner) {
+            return None;
+        }
+        let mut frame = core::mem::take(&mut self.tunnel);
+        frame.clear();
+        let result = match self.other.compress(packet, out, false)? {
+            FrameKind::Profile(head) if head != other::IR_N => {
+                match self.other.compress(inner, &mut frame, true) {
+                    Some(FrameKind::Profile(k)) => {
+                        self.stats.count(if k == other::IR_N {
+                            Why::NoReference
+                        } else {
+                            Why::Compressed
+                        });
+                        tunnel_frame(out, head, k, &frame)
+                    }
+                    // Not after `compressible`.
+                    _ => {
+                        out.clear();
+                        out.extend_from_slice(packet);
+                        FrameKind::Ip
+                    }
+                }
+            }
+            kind => {
+                self.stats.count(Why::NoReference);
+                kind
+            }
+        };
+        self.tunnel = frame;
+        Some(result)
     }
 }
 

@@ -4,7 +4,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{config, pure_ack, segment, segment_v6};
+use super::{config, dns, pure_ack, segment, segment_v6};
 use crate::codec::{Compressor, Decompressor, DropReason};
 use crate::plus::{PlusCompressor, PlusDecompressor};
 
@@ -364,5 +364,46 @@ fn the_o_flag_goes_only_where_the_layout_has_no_room() {
         } else {
             assert_eq!(flagged, 0, "{co} CO frames");
         }
+    }
+}
+
+#[test]
+fn tunnelled_udp_goes_as_a_co_n_frame_inside_a_tunnel_frame() {
+    // A DNS-like flow in an IPv4 tunnel whose Identification counts, and in an IPv6 one: three
+    // IR-N of the outer header's context, then tunnel frames around the inner packet's IR-N
+    // (three) and CO-N frames; the inner header costs what it costs untunnelled.
+    let plain = {
+        let (mut c, mut d) = (
+            PlusCompressor::new(config()),
+            PlusDecompressor::new(config()),
+        );
+        round_trip(&mut c, &mut d, (0..12).map(|i| dns(300 + i)))
+    };
+    let (_, plain_co) = *plain.last().unwrap();
+    for v6 in [false, true] {
+        let (mut c, mut d) = (
+            PlusCompressor::new(config()),
+            PlusDecompressor::new(config()),
+        );
+        let packets = (0..12u16).map(|i| {
+            let inner = dns(300 + i);
+            if v6 {
+                tunnel_v6(&inner)
+            } else {
+                tunnel_v4(&inner, 9000 + 7 * i)
+            }
+        });
+        let sizes = round_trip(&mut c, &mut d, packets);
+        let kinds: Vec<u8> = sizes.iter().map(|&(k, _)| k).collect();
+        assert!(
+            kinds[..3].iter().all(|&k| k == crate::plus::other::IR_N)
+                && kinds[3..].iter().all(|&k| k == crate::plus::other::TUNNEL),
+            "{sizes:?}"
+        );
+        // The outer header's CO-N part: its kind byte, the CID (1), the IP-ID (an octet, IPv4
+        // only) and the CRC; then the inner kind byte.
+        let outer = if v6 { 4 } else { 5 };
+        let (_, last) = *sizes.last().unwrap();
+        assert_eq!(last, 1 + outer + plain_co, "{sizes:?} against {plain:?}");
     }
 }
