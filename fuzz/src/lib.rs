@@ -387,25 +387,33 @@ fn tunnelled_v4_priming_packets() -> Vec<Vec<u8>> {
         .map(|(i, mut inner)| {
             inner[20..22].copy_from_slice(&4343u16.to_be_bytes());
             fix_up(&mut inner);
-            let id = (300 + 3 * i as u16).to_be_bytes();
-            let mut p = vec![
-                0x45,
-                0,
-                0,
-                0,
-                id[0],
-                id[1],
-                0,
-                0,
-                64,
-                taroc_wire::protocol::IPV4,
-            ];
-            p.extend_from_slice(&[0, 0, 192, 0, 2, 1, 192, 0, 2, 2]);
-            p.extend_from_slice(&inner);
-            fix_up(&mut p);
-            p
+            in_v4_tunnel(&inner, 300 + 3 * i as u16, [1, 2])
         })
         .collect()
+}
+
+/// `inner` (IPv4) in an IPv4 tunnel from 192.0.2.`ends[0]` to 192.0.2.`ends[1]`, outer
+/// Identification `id`, its lengths and checksums filled in.
+fn in_v4_tunnel(inner: &[u8], id: u16, ends: [u8; 2]) -> Vec<u8> {
+    let [hi, lo] = id.to_be_bytes();
+    let mut p = vec![
+        0x45,
+        0,
+        0,
+        0,
+        hi,
+        lo,
+        0,
+        0,
+        64,
+        taroc_wire::protocol::IPV4,
+        0,
+        0,
+    ];
+    p.extend_from_slice(&[192, 0, 2, ends[0], 192, 0, 2, ends[1]]);
+    p.extend_from_slice(inner);
+    fix_up(&mut p);
+    p
 }
 
 /// The UDP and ICMP priming packets, thrice each, in an IPv4 tunnel: tunnel frames whose inner
@@ -416,25 +424,7 @@ fn tunnelled_non_tcp_priming_packets() -> Vec<Vec<u8>> {
     (0..3)
         .flat_map(|_| inner.iter().cloned())
         .enumerate()
-        .map(|(i, p)| {
-            let id = (700 + 5 * i as u16).to_be_bytes();
-            let mut t = vec![
-                0x45,
-                0,
-                0,
-                0,
-                id[0],
-                id[1],
-                0,
-                0,
-                64,
-                taroc_wire::protocol::IPV4,
-            ];
-            t.extend_from_slice(&[0, 0, 192, 0, 2, 7, 192, 0, 2, 8]);
-            t.extend_from_slice(&p);
-            fix_up(&mut t);
-            t
-        })
+        .map(|(i, p)| in_v4_tunnel(&p, 700 + 5 * i as u16, [7, 8]))
         .collect()
 }
 
