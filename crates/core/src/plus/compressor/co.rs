@@ -110,6 +110,7 @@ impl Coder<'_> {
             full_numbers: false,
             outer_id: ctx
                 .outer
+                .as_ref()
                 .filter(|o| o.is_v4())
                 .map(|_| outer_code(ctx, outer_id, p.fields.ip_id)),
         }
@@ -138,6 +139,7 @@ fn outer_code(ctx: &Context, outer: u16, inner: u16) -> (u16, u8, u16, Layout) {
 /// CO: the packet coded against the window (its kind byte and body; for CIDs 1 to
 /// [`cids::PREFIX_CIDS`] the kind byte that names the CID and the CO kind byte, then the
 /// octet after a CID prefix if it needs one, and the body), or the reason it must go IR.
+#[inline]
 pub(super) fn write_co(
     ctx: &Coder<'_>,
     p: &TcpIpPacket<'_>,
@@ -146,15 +148,20 @@ pub(super) fn write_co(
     stats: &mut TarocStats,
 ) -> Result<(u8, Tally), Why> {
     let start = out.len();
+    let mut tally: Tally = [0; 13];
     let flagged = matches!(ctx.outer_id, Some((.., Layout::Flagged)));
-    if let Some(done) = write_co_as(ctx, p, cid, out, stats, flagged)? {
-        return Ok(done);
+    if let Some(lead) = write_co_as(ctx, p, cid, out, stats, flagged, &mut tally)? {
+        return Ok((lead, tally));
     }
     // An outer Identification that is not the predicted one, and no spare bit at the end of
     // the bit field to say so: again, with the extension's O flag.
     out.truncate(start);
-    let done = write_co_as(ctx, p, cid, out, stats, true)?;
-    Ok(done.expect("with the O flag the outer Identification always goes"))
+    tally = [0; 13];
+    let lead = write_co_as(ctx, p, cid, out, stats, true, &mut tally)?;
+    Ok((
+        lead.expect("with the O flag the outer Identification always goes"),
+        tally,
+    ))
 }
 
 /// [`write_co`], with the extension's O flag if `o_flag`; `None` (and `out` to be cut back) if
@@ -166,7 +173,8 @@ fn write_co_as(
     out: &mut Vec<u8>,
     stats: &mut TarocStats,
     o_flag: bool,
-) -> Result<Option<(u8, Tally)>, Why> {
+    tally: &mut Tally,
+) -> Result<Option<u8>, Why> {
     let urgent = p.flags & flags::URG != 0;
     if !p.canonical_options
         || p.sack.len() > 4
@@ -199,9 +207,6 @@ fn write_co_as(
     let prefixed = (1..=cids::PREFIX_CIDS).contains(&cid);
     let r_octet = p.r_octet != ctx.usual_ecn;
     let win = needs.win != Span::default();
-    // The O flag (section 8.1): only when the bit field has no spare bit to say that the
-    // outer IPv4 Identification is not the predicted one.
-    let outer = ctx.outer_id.filter(|_| o_flag);
     let mut e = 0u8;
     for (on, bit) in [
         (cid != 0 && !prefixed, ext::C),
@@ -232,14 +237,16 @@ fn write_co_as(
         .filter(|_| win)
         .map(|c| ack::short_window(p.fields.win, c == 1));
     // The short extension: the window's code in it if one fits, else the SACK header.
-    let short = if !ack::short_fits(e) || outer.is_some() || (win && short_window.is_none()) {
+    // The O flag (section 8.1; `write_co` sets it only for a context that codes an outer
+    // Identification).
+    let short = if !ack::short_fits(e) || o_flag || (win && short_window.is_none()) {
         None
     } else if let Some((v, _)) = short_window {
         Some(v)
     } else {
         sack_header
     };
-    let extension = e != 0 || outer.is_some();
+    let extension = e != 0 || o_flag;
     if extension {
         k |= kind::X;
     }
@@ -254,7 +261,7 @@ fn write_co_as(
     };
     let before_extension = out.len();
     if extension {
-        ack::put_extension(out, e, outer.is_some(), short);
+        ack::put_extension(out, e, o_flag, short);
     }
     let extension_bits = 8 * (out.len() - before_extension) as u32;
     if cid != 0 && !prefixed {
@@ -271,7 +278,6 @@ fn write_co_as(
     );
     out.extend_from_slice(&checksum.to_be_bytes());
     let base = out.len() + 1;
-    let mut tally: Tally = [0; 13];
     let mut count = |field: Field, bits: u8| tally[field as usize] += u32::from(bits);
     count(Field::Kind, 8);
     count(Field::Cid, 8 * u8::from(named));
@@ -407,7 +413,7 @@ fn write_co_as(
     stats.add_part(Part::Base, base as u64);
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
-    Ok(Some((lead, tally)))
+    Ok(Some(lead))
 }
 
 #[cfg(test)]
