@@ -18,7 +18,7 @@ use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
 use super::scaled::{Learner, Strides};
 use super::seal;
-use super::window::{DerivedColumns, Scaler, Scaling};
+use super::window::{self, DerivedColumns, Scaler, Scaling};
 use crate::codec::{Compressor, FrameKind};
 use crate::taroc::context::{Identity, ALL_CIDS};
 use crate::taroc::cwnd::{AckTracker, SeqTracker, TrackerParams};
@@ -151,7 +151,7 @@ impl Context {
         };
         if self.scaler.scaling() != scaling {
             let scaler = Scaler::new(scaling);
-            self.vsw.refresh_extras(|f| scaler.derive(f));
+            window::rescale(&mut self.vsw, &scaler);
             self.scaler = scaler;
         }
     }

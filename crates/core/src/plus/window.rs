@@ -122,8 +122,8 @@ pub struct Derived {
     ack_r: u32,
     gap: u32,
     offset: u16,
-    /// A tunnelled context's `outer IP-ID - inner IP-ID` (section 8.1; 0 for others). It does
-    /// not depend on the scaling: a refresh of the window's extras keeps it.
+    /// A tunnelled context's `outer IP-ID - inner IP-ID` (section 8.1; 0 for others). No
+    /// scaling derives it: [`rescale`] keeps it.
     outer: u16,
 }
 
@@ -261,10 +261,20 @@ impl Extras for DerivedColumns {
         self.order.removed();
     }
 
+    fn get(&self, i: usize) -> Derived {
+        Derived {
+            seq_q: self.seq_q[i],
+            seq_r: self.seq_r[i],
+            ack_q: self.ack_q[i],
+            ack_r: self.ack_r[i],
+            gap: self.gap[i],
+            offset: self.offset[i],
+            outer: self.outer[i],
+        }
+    }
+
     fn set(&mut self, i: usize, item: Derived) {
         self.order.forget();
-        // A refresh (another scaling) keeps the outer offset, which no scaling derives.
-        let item = item.with_outer(self.outer[i]);
         each_derived!(self, item, v, x => v[i] = x);
     }
 
@@ -304,6 +314,12 @@ impl DerivedSlices<'_> {
     pub fn offsets(&self) -> &[u16] {
         self.offset
     }
+}
+
+/// Derives every window entry's extras anew under `scaler` (a context's strides or IP-ID
+/// behaviour changed), keeping their outer offsets, which no scaling derives.
+pub fn rescale(vsw: &mut Vsw<DerivedColumns>, scaler: &Scaler) {
+    vsw.refresh_extras(|f, old| scaler.derive(f).with_outer(old.outer));
 }
 
 /// The span from every window entry's outer offset ([`Derived::with_outer`]) to `outer`.

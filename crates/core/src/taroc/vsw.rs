@@ -232,11 +232,13 @@ impl<X: Extras> Vsw<X> {
         self.columns.extra.live(self.columns.start)
     }
 
-    /// Replaces every live entry's extras by `f` of its fields.
-    pub fn refresh_extras(&mut self, mut f: impl FnMut(&Fields) -> X::Item) {
+    /// Replaces every live entry's extras by `f` of its fields and its extras so far.
+    pub fn refresh_extras(&mut self, mut f: impl FnMut(&Fields, X::Item) -> X::Item) {
         for i in 0..self.len() {
             let fields = self.columns.get(i).fields;
-            self.columns.extra.set(self.columns.start + i, f(&fields));
+            let at = self.columns.start + i;
+            let old = self.columns.extra.get(at);
+            self.columns.extra.set(at, f(&fields, old));
         }
     }
 

@@ -118,7 +118,7 @@ fn needs_match_the_entry_by_entry_scan() {
         }
         let mut derived_by = pushed_by;
         if mode == 2 {
-            vsw.refresh_extras(|f| Scaler::new(scaling).derive(f));
+            rescale(&mut vsw, &Scaler::new(scaling));
             derived_by = scaling;
         }
         let f = fields();
@@ -254,7 +254,7 @@ fn outer_offsets_survive_a_refresh_of_the_extras() {
         strides: Strides { seq: 1000, ack: 0 },
         behaviour: Behaviour::Sequential,
     });
-    vsw.refresh_extras(|f| strided.derive(f));
+    rescale(&mut vsw, &strided);
     assert_eq!(outer_span(&vsw, 720), before);
     assert_eq!(outer_span(&vsw, 690), Span { up: 0, down: 25 });
 }

@@ -45,6 +45,8 @@ pub trait Extras: Clone + Default + core::fmt::Debug {
     fn push(&mut self, item: Self::Item, from: usize);
     /// Live entries left (from the front or the middle).
     fn removed(&mut self) {}
+    /// Entry `i`'s values.
+    fn get(&self, i: usize) -> Self::Item;
     /// Sets entry `i`'s values.
     fn set(&mut self, i: usize, item: Self::Item);
     /// Copies entry `from`'s values over entry `to`'s.
@@ -64,6 +66,7 @@ impl Extras for () {
     type Item = ();
     type Live<'a> = ();
     fn push(&mut self, _: (), _: usize) {}
+    fn get(&self, _: usize) {}
     fn set(&mut self, _: usize, _: ()) {}
     fn copy(&mut self, _: usize, _: usize) {}
     fn drain_front(&mut self, _: usize) {}
