@@ -458,6 +458,8 @@ impl PlusCompressor {
         out: &mut Vec<u8>,
     ) -> FrameKind {
         let config = &self.config;
+        // The context keeps an IPv4 outer header, whose Identification its frames code.
+        let outer_v4 = ctx.outer.as_ref().is_some_and(Outer::is_v4);
         ctx.last_used = self.clock;
         ctx.fin |= p.flags & flags::FIN != 0;
         if let Some(strides) = ctx
@@ -528,7 +530,7 @@ impl PlusCompressor {
             };
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.full_only &= ctx.irs_due > 0;
-            if ctx.outer.as_ref().is_some_and(Outer::is_v4) {
+            if outer_v4 {
                 ctx.predictors.sent_ir(outer_id, p.fields.ip_id);
             }
             self.stats.count(why.unwrap_or(Why::Unfit));
@@ -538,7 +540,7 @@ impl PlusCompressor {
         ctx.watch.sent(p, self.now, !compressed);
         ctx.rescale();
         let mut derived = ctx.scaler.derive(&p.fields);
-        if ctx.outer.as_ref().is_some_and(Outer::is_v4) {
+        if outer_v4 {
             derived = derived.with_outer(outer_id.wrapping_sub(p.fields.ip_id));
         }
         let derived = if ctx.behaviour.is_counter() {

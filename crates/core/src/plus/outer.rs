@@ -156,9 +156,10 @@ pub const PREDICTORS: usize = 4;
 
 /// How a tunnelled context predicts its IPv4 outer header's Identification, set by the packet
 /// of the frame that set the context up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Predictor {
     /// The outer Identification is 0 (that packet's was).
+    #[default]
     Zero,
     /// The inner packet's IP-ID (0 for IPv6) plus this offset (mod 2^16): a tunnel whose
     /// counter steps with the one flow it carries.
@@ -207,18 +208,19 @@ pub enum Layout {
     Flagged,
 }
 
-/// How a CO frame gives an IPv4 outer header's Identification (section 8.1): as predicted (no
-/// bits), or an *outer code*: one bit, then 8 one-sided LSBs of the offset `outer IP-ID -
-/// inner IP-ID` against the reference's offset, or the 16 bits of the outer IP-ID.
-pub mod id_code {
-    /// The predicted value: nothing in the frame.
-    pub const PREDICTED: u8 = 0;
-    /// `0` and [`NEAR_BITS`] LSBs of the offset against the reference's.
-    pub const NEAR: u8 = 1;
-    /// `1` and the 16 bits.
-    pub const WHOLE: u8 = 2;
-    /// The LSBs of a [`NEAR`] code.
-    pub const NEAR_BITS: u8 = 8;
+/// LSBs of the offset `outer IP-ID - inner IP-ID` in an outer code (section 8.1).
+pub const NEAR_BITS: u8 = 8;
+
+/// How a CO frame gives an IPv4 outer header's Identification (section 8.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    /// The predicted value: nothing in the frame (or a marker `0`).
+    Predicted,
+    /// The outer code `0` and these [`NEAR_BITS`] one-sided LSBs of the offset `outer IP-ID -
+    /// inner IP-ID`, decoded against the reference's offset.
+    Near(u16),
+    /// The outer code `1` and the 16 bits of the outer IP-ID.
+    Whole,
 }
 
 /// The compressor's view of a tunnelled context's [`Predictor`]: those of its last
@@ -226,15 +228,15 @@ pub mod id_code {
 /// be the last the decompressor got).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Predictors {
-    /// Oldest first.
-    values: [Option<Predictor>; PREDICTORS],
+    /// Oldest first; the first `len` are held.
+    values: [Predictor; PREDICTORS],
     len: u8,
 }
 
 impl Predictors {
     /// An IR frame went for a packet of outer IP-ID `outer` and inner IP-ID `inner`.
     pub fn sent_ir(&mut self, outer: u16, inner: u16) {
-        let new = Some(Predictor::of(outer, inner));
+        let new = Predictor::of(outer, inner);
         let len = usize::from(self.len);
         if let Some(i) = self.values[..len].iter().position(|&v| v == new) {
             self.values[i..len].rotate_left(1);
@@ -250,13 +252,13 @@ impl Predictors {
     /// an inner IP-ID `inner` (none does before an IR frame).
     pub fn predict(&self, outer: u16, inner: u16) -> bool {
         let held = &self.values[..usize::from(self.len)];
-        !held.is_empty() && held.iter().flatten().all(|p| p.predict(inner) == outer)
+        !held.is_empty() && held.iter().all(|p| p.predict(inner) == outer)
     }
 
     /// The layout every predictor the decompressor may hold agrees on, else
     /// [`Layout::Flagged`].
     pub fn layout(&self) -> Layout {
-        let mut held = self.values[..usize::from(self.len)].iter().flatten();
+        let mut held = self.values[..usize::from(self.len)].iter();
         let first = held.next().map_or(Layout::Flagged, |p| p.layout());
         if held.all(|p| p.layout() == first) {
             first
@@ -386,7 +388,7 @@ mod tests {
         for o in [990, 991, 992] {
             held.sent_ir(o, 0);
         }
-        let joined = |o: [u16; 4]| o.map(|o| Some(Predictor::Joined(o)));
+        let joined = |o: [u16; 4]| o.map(Predictor::Joined);
         assert_eq!(held.values, joined([1005, 990, 991, 992]));
         held.sent_ir(1005, 0);
         assert_eq!(held.values, joined([990, 991, 992, 1005]));

@@ -13,7 +13,7 @@ use crate::plus::breakdown::{Field, Tally};
 use crate::plus::cids;
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::Behaviour;
-use crate::plus::outer::{id_code, Layout};
+use crate::plus::outer::{Code, Layout, NEAR_BITS};
 use crate::plus::scaled::Strides;
 use crate::plus::seal;
 use crate::plus::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
@@ -89,9 +89,9 @@ pub(super) struct Coder<'a> {
     pub(super) usual_ecn: u8,
     /// Sequence and acknowledgment numbers go whole (IR-R: another flow's references).
     pub(super) full_numbers: bool,
-    /// An IPv4 outer header's Identification, with its code ([`id_code`]), LSBs and layout,
-    /// in a tunnelled context's CO frames (section 8.1).
-    pub(super) outer_id: Option<(u16, u8, u16, Layout)>,
+    /// An IPv4 outer header's Identification, with its code and layout, in a tunnelled
+    /// context's CO frames (section 8.1).
+    pub(super) outer_id: Option<(u16, Code, Layout)>,
 }
 
 impl Coder<'_> {
@@ -117,23 +117,23 @@ impl Coder<'_> {
     }
 }
 
-/// The outer IP-ID `outer` of a packet of inner IP-ID `inner` in `ctx`, with its code and LSBs:
-/// nothing if every predictor the decompressor may hold gives it, else 8 one-sided LSBs of its
-/// offset `outer - inner` if they decode against every reference's offset in the window, else
-/// the 16 bits.
-fn outer_code(ctx: &Context, outer: u16, inner: u16) -> (u16, u8, u16, Layout) {
+/// The outer IP-ID `outer` of a packet of inner IP-ID `inner` in `ctx`, with its code and
+/// layout: nothing if every predictor the decompressor may hold gives it, else 8 one-sided LSBs
+/// of its offset `outer - inner` if they decode against every reference's offset in the
+/// window, else the 16 bits.
+fn outer_code(ctx: &Context, outer: u16, inner: u16) -> (u16, Code, Layout) {
     let layout = ctx.predictors.layout();
     if layout != Layout::Flagged && ctx.predictors.predict(outer, inner) {
-        return (outer, id_code::PREDICTED, 0, layout);
+        return (outer, Code::Predicted, layout);
     }
     let offset = outer.wrapping_sub(inner);
     let span = window::outer_span(&ctx.vsw, offset);
-    if crate::encoding::lsb::fits(id_code::NEAR_BITS, span.up, span.down) {
-        let lsbs = offset & wlsb::mask(id_code::NEAR_BITS) as u16;
-        (outer, id_code::NEAR, lsbs, layout)
+    let code = if crate::encoding::lsb::fits(NEAR_BITS, span.up, span.down) {
+        Code::Near(offset & wlsb::mask(NEAR_BITS) as u16)
     } else {
-        (outer, id_code::WHOLE, outer, layout)
-    }
+        Code::Whole
+    };
+    (outer, code, layout)
 }
 
 /// CO: the packet coded against the window (its kind byte and body; for CIDs 1 to
@@ -360,18 +360,18 @@ fn write_co_as(
         );
         tally[Field::Sack as usize] += bits;
     }
-    if let Some((_, code, lsbs, layout)) = ctx.outer_id {
+    if let Some((id, code, layout)) = ctx.outer_id {
         // Last in the bit field: with O, the code; else as the layout says (a marker bit, or
         // a spare bit before the padding, 0 for the predicted value or 1 and the code).
-        let predicted = code == id_code::PREDICTED;
+        let predicted = code == Code::Predicted;
         let put_code = |w: &mut BitWriter<'_>, marker: u8| {
-            let k = if code == id_code::NEAR {
-                id_code::NEAR_BITS
-            } else {
-                16
+            let (whole, lsbs, k) = match code {
+                Code::Near(lsbs) => (0, lsbs, NEAR_BITS),
+                // (A predicted value goes as no code; were it asked for one, the 16 bits.)
+                Code::Whole | Code::Predicted => (1, id, 16),
             };
             w.put(1, marker);
-            w.put(u32::from(code == id_code::WHOLE), 1);
+            w.put(whole, 1);
             w.put(lsbs.into(), k);
             u32::from(marker + 1 + k)
         };

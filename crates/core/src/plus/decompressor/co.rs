@@ -12,7 +12,7 @@ use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
-use crate::plus::outer::{id_code, Layout};
+use crate::plus::outer::{Layout, NEAR_BITS};
 use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
 use crate::taroc::packet::{self};
@@ -151,7 +151,7 @@ pub(super) fn decode_body(
                 if coded {
                     match bits.get(1).ok_or(DropReason::Malformed)? {
                         0 => {
-                            let k = id_code::NEAR_BITS;
+                            let k = NEAR_BITS;
                             let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
                             let offset = lsb::decode(ctx.outer_ref.into(), lsbs, k, 16) as u16;
                             fields.ip_id.wrapping_add(offset)
