@@ -6,7 +6,7 @@
 //! ```text
 //! short extension: | 0 | W | K | v v v v v |  v: the window's code if W, else the SACK header
 //! window code:     | L | 4 LSBs |, then, if L, the 2 next LSBs in the bit field (6 in all)
-//! long extension:  | 1 | C | W | R | U | K | F | M |, then | Q | Z | 0 0 0 0 0 0 | if M
+//! long extension:  | 1 | C | W | R | U | K | F | M |, then | Q | Z | O | N | 0 0 0 0 | if M
 //! SACK header:     | blocks - 1 (2) | scaled (1) | order (2) |   (5 bits)
 //! SACK blocks:     each block's (left edge - ACK, right edge - left edge), divided by the
 //!                  acknowledgment stride if scaled, as exp-Golomb codes of the order's
@@ -66,10 +66,14 @@ pub const SACK_ORDERS: [u8; 4] = [0, 1, 3, 10];
 const LONG: u8 = 0x80;
 /// Long extension bits, in wire order after the marker: C W R U K F M.
 const LONG_BITS: [u8; 6] = [ext::C, ext::W, ext::R, ext::U, ext::K, ext::F];
-/// Long extension: a second octet (Q, Z, O) follows.
+/// Long extension: a second octet (Q, Z, O, N) follows.
 const MORE: u8 = 0x01;
 /// The second octet's O bit: the outer IPv4 Identification's code is in the bit field.
 const OUTER: u8 = 0x20;
+/// The second octet's N bit: a scaling note follows the CID ([`crate::plus::note`]).
+const NOTE: u8 = 0x10;
+/// The second octet's reserved bits.
+const RESERVED: u8 = 0x0F;
 
 /// A CO frame's extension, read: its flags (the [`ext`] bits) and, if it came short, the
 /// value in its low five bits.
@@ -83,6 +87,9 @@ pub struct Extension {
     /// The long form's O flag: the bit field codes the IPv4 Identification of a tunnelled
     /// context's outer header, which is not the predicted one (spec section 8.1).
     pub outer: bool,
+    /// The long form's N flag: a scaling note (the context's strides and IP-ID behaviour)
+    /// follows the CID (spec section 5.3).
+    pub note: bool,
 }
 
 /// Whether flags `e` can go as a short extension (only W and K, at least one).
@@ -90,11 +97,11 @@ pub fn short_fits(e: u8) -> bool {
     e != 0 && e & !(ext::W | ext::K) == 0
 }
 
-/// Writes the extension of flags `e` (and O if `outer`): short with value `short` (5 bits) if
-/// given, else long.
-pub fn put_extension(out: &mut Vec<u8>, e: u8, outer: bool, short: Option<u8>) {
+/// Writes the extension of flags `e` (and O if `outer`, N if `note`): short with value `short`
+/// (5 bits) if given, else long.
+pub fn put_extension(out: &mut Vec<u8>, e: u8, outer: bool, note: bool, short: Option<u8>) {
     if let Some(v) = short {
-        debug_assert!(short_fits(e) && !outer);
+        debug_assert!(short_fits(e) && !outer && !note);
         let w = if e & ext::W != 0 { 0x40 } else { 0 };
         let k = if e & ext::K != 0 { 0x20 } else { 0 };
         out.push(w | k | (v & 0x1F));
@@ -108,7 +115,8 @@ pub fn put_extension(out: &mut Vec<u8>, e: u8, outer: bool, short: Option<u8>) {
     }
     let second = (if e & ext::Q != 0 { 0x80 } else { 0 })
         | (if e & ext::Z != 0 { 0x40 } else { 0 })
-        | (if outer { OUTER } else { 0 });
+        | (if outer { OUTER } else { 0 })
+        | (if note { NOTE } else { 0 });
     if second != 0 {
         out.push(first | MORE);
         out.push(second);
@@ -133,7 +141,7 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         let x = Extension {
             flags,
             short,
-            outer: false,
+            ..Extension::default()
         };
         return (flags != 0).then_some((x, 1));
     }
@@ -144,13 +152,14 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         }
     }
     let mut used = 1;
-    let mut outer = false;
+    let (mut outer, mut note) = (false, false);
     if first & MORE != 0 {
         let second = *data.get(1)?;
-        if second == 0 || second & 0x1F != 0 {
+        if second == 0 || second & RESERVED != 0 {
             return None;
         }
         outer = second & OUTER != 0;
+        note = second & NOTE != 0;
         if second & 0x80 != 0 {
             flags |= ext::Q;
         }
@@ -163,8 +172,9 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         flags,
         short: None,
         outer,
+        note,
     };
-    (flags != 0 || outer).then_some((x, used))
+    (flags != 0 || outer || note).then_some((x, used))
 }
 
 /// The values a SACK codes: each block's distances from the ACK, divided by `s`.
@@ -287,13 +297,14 @@ mod tests {
             ext::Z,
             ext::F,
         ];
-        for (e, outer) in (0..=255u8).flat_map(|e| [(e, false), (e, true)]) {
-            if e == 0 && !outer {
+        let seconds = [(false, false), (true, false), (false, true), (true, true)];
+        for (e, (outer, note)) in (0..=255u8).flat_map(|e| seconds.map(|s| (e, s))) {
+            if e == 0 && !outer && !note {
                 continue;
             }
             let mut out = Vec::new();
-            put_extension(&mut out, e, outer, None);
-            let want = if e & (ext::Q | ext::Z) != 0 || outer {
+            put_extension(&mut out, e, outer, note, None);
+            let want = if e & (ext::Q | ext::Z) != 0 || outer || note {
                 2
             } else {
                 1
@@ -303,15 +314,16 @@ mod tests {
                 flags: e,
                 short: None,
                 outer,
+                note,
             };
             assert_eq!(get_extension(&out), Some((x, want)));
-            if short_fits(e) && !outer {
+            if short_fits(e) && !outer && !note {
                 out.clear();
-                put_extension(&mut out, e, false, Some(0x15));
+                put_extension(&mut out, e, false, false, Some(0x15));
                 let x = Extension {
                     flags: e,
                     short: Some(0x15),
-                    outer: false,
+                    ..Extension::default()
                 };
                 assert_eq!(get_extension(&out), Some((x, 1)));
             }
@@ -319,13 +331,15 @@ mod tests {
         assert!(all
             .iter()
             .all(|&b| !short_fits(b) || b == ext::W || b == ext::K));
-        // No flag, or a second octet without Q, Z and O or with its reserved bits: malformed.
+        // No flag, or a second octet without Q, Z, O and N or with its reserved bits:
+        // malformed.
         assert_eq!(get_extension(&[0x1F]), None);
         assert_eq!(get_extension(&[0x80]), None);
         assert_eq!(get_extension(&[0x81, 0x00]), None);
         assert_eq!(get_extension(&[0xC1, 0x81]), None);
-        assert_eq!(get_extension(&[0xC1, 0x30]), None);
+        assert_eq!(get_extension(&[0xC1, 0x28]), None);
         assert!(get_extension(&[0x81, 0x20]).is_some_and(|(x, _)| x.outer && x.flags == 0));
+        assert!(get_extension(&[0x81, 0x10]).is_some_and(|(x, _)| x.note && !x.outer));
         assert_eq!(get_extension(&[0xC1]), None);
         assert_eq!(get_extension(&[]), None);
     }

@@ -123,6 +123,9 @@ struct Context {
     co_run: u32,
     /// IR frames still due before CO frames.
     irs_due: u8,
+    /// Frames still due to carry the strides and behaviour, changed since the last IR frame
+    /// ([`note`](crate::plus::note)): CO frames carry a note, IR frames carry them anyway.
+    notes_due: u8,
     /// How many replications the decompressor's copy of the context rests on: 0 after a full
     /// IR frame, one more than its base's after an IR-R frame.
     depth: u8,
@@ -330,6 +333,7 @@ impl PlusCompressor {
             created: self.clock,
             co_run: 0,
             irs_due: self.start_irs(),
+            notes_due: 0,
             depth: 0,
             fin: false,
             full_only: false,
@@ -467,11 +471,11 @@ impl PlusCompressor {
             .observe(p.payload_len(), p.fields.ack, ctx.strides)
         {
             ctx.strides = strides;
-            ctx.irs_due = self.start_irs();
+            ctx.notes_due = self.start_irs();
         }
         if let Some(behaviour) = ctx.detector.observe(p.fields.ip_id, ctx.behaviour) {
             ctx.behaviour = behaviour;
-            ctx.irs_due = self.start_irs();
+            ctx.notes_due = self.start_irs();
         }
         ctx.rescale();
 
@@ -509,6 +513,8 @@ impl PlusCompressor {
         };
         let compressed = kind.is_some();
         ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
+        // This frame carries the strides and behaviour, as a note or in its IR.
+        ctx.notes_due = ctx.notes_due.saturating_sub(1);
         // The kind byte of the full header sent instead of a CO frame.
         let mut full_kind = format::IR;
         if !compressed {

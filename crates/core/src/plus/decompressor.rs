@@ -11,11 +11,13 @@ use super::compact;
 use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
+use super::note;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
 use super::ports;
 use super::scaled::{Learner, Strides};
 use super::seal;
+use super::window::Scaling;
 use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::taroc::context::{Identity, ALL_CIDS};
 use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
@@ -418,10 +420,21 @@ impl PlusDecompressor {
         } else {
             0
         };
+        let scaling = if x.note {
+            match note::get(&frame[at..]) {
+                Some((scaling, n)) => {
+                    at += n;
+                    Some(scaling)
+                }
+                None => return (Some(cid), Err(DropReason::Malformed)),
+            }
+        } else {
+            None
+        };
         // Against a context, a frame that does not parse is as wrong as one that fails its
         // checksum: the context is not the compressor's (a CID reused, an IR lost).
         let result = self
-            .co_fields(k, x, cid, &frame[at..], out)
+            .co_fields(k, x, cid, scaling, &frame[at..], out)
             .map_err(|reason| match reason {
                 DropReason::Malformed => DropReason::ChecksumMismatch,
                 other => other,
@@ -432,11 +445,14 @@ impl PlusDecompressor {
         (Some(cid), result)
     }
 
+    /// Decodes a CO frame's body (after its CID and note) against the context of `cid`,
+    /// under `scaling` if the frame carries a note ([`note`]), and commits it.
     fn co_fields(
         &mut self,
         k: u8,
         x: Extension,
         cid: u8,
+        scaling: Option<Scaling>,
         rest: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason> {
@@ -448,9 +464,28 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let r = ctx.reference;
-        let d = match decode_body(ctx, k, x, rest, out) {
-            Ok(decoded) => decoded,
-            Err(reason) => guess_stride(ctx, k, x, rest, out).ok_or(reason)?,
+        let d = match scaling {
+            // A note's frame decodes under its scaling, which the context takes only once it
+            // verifies (as the reference).
+            Some(s) => {
+                if !ctx.v4 && s.behaviour != Behaviour::Zero {
+                    return Err(DropReason::Malformed);
+                }
+                let kept = (ctx.strides, ctx.behaviour);
+                (ctx.strides, ctx.behaviour) = (s.strides, s.behaviour);
+                let decoded = decode_body(ctx, k, x, rest, out);
+                let reference = decoded
+                    .as_ref()
+                    .is_ok_and(|d| !is_older(d.fields.seq, d.fields.ack, r.seq, r.ack));
+                if !reference {
+                    (ctx.strides, ctx.behaviour) = kept;
+                }
+                decoded?
+            }
+            None => match decode_body(ctx, k, x, rest, out) {
+                Ok(decoded) => decoded,
+                Err(reason) => guess_stride(ctx, k, x, rest, out).ok_or(reason)?,
+            },
         };
         let (fields, quotients) = (d.fields, d.quotients);
         // Only a context without strides guesses one: a strided one spares the watch.

@@ -66,6 +66,7 @@ impl PlusCompressor {
                 .filter_map(|&cid| Some((cid, self.contexts[usize::from(cid)].as_deref()?)))
                 .filter(move |(_, c)| {
                     c.irs_due == 0
+                        && c.notes_due == 0
                         && !c.vsw.is_empty()
                         && c.identity.template.len() == header + 4
                         && c.identity.template[..header] == template[..header]

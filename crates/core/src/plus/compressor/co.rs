@@ -13,6 +13,7 @@ use crate::plus::breakdown::{Field, Tally};
 use crate::plus::cids;
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::Behaviour;
+use crate::plus::note;
 use crate::plus::outer::{Code, Layout, NEAR_BITS};
 use crate::plus::scaled::Strides;
 use crate::plus::seal;
@@ -92,6 +93,9 @@ pub(super) struct Coder<'a> {
     /// An IPv4 outer header's Identification, with its code and layout, in a tunnelled
     /// context's CO frames (section 8.1).
     pub(super) outer_id: Option<(u16, Code, Layout)>,
+    /// The frame carries a scaling note ([`note`]): the context's strides and behaviour
+    /// changed, and the decompressor may not know it yet.
+    pub(super) note: bool,
 }
 
 impl Coder<'_> {
@@ -113,6 +117,7 @@ impl Coder<'_> {
                 .as_ref()
                 .filter(|o| o.is_v4())
                 .map(|_| outer_code(ctx, outer_id, p.fields.ip_id)),
+            note: ctx.notes_due > 0,
         }
     }
 }
@@ -239,14 +244,14 @@ fn write_co_as(
     // The short extension: the window's code in it if one fits, else the SACK header.
     // The O flag (section 8.1; `write_co` sets it only for a context that codes an outer
     // Identification).
-    let short = if !ack::short_fits(e) || o_flag || (win && short_window.is_none()) {
+    let short = if !ack::short_fits(e) || o_flag || ctx.note || (win && short_window.is_none()) {
         None
     } else if let Some((v, _)) = short_window {
         Some(v)
     } else {
         sack_header
     };
-    let extension = e != 0 || o_flag;
+    let extension = e != 0 || o_flag || ctx.note;
     if extension {
         k |= kind::X;
     }
@@ -261,18 +266,27 @@ fn write_co_as(
     };
     let before_extension = out.len();
     if extension {
-        ack::put_extension(out, e, o_flag, short);
+        ack::put_extension(out, e, o_flag, ctx.note, short);
     }
-    let extension_bits = 8 * (out.len() - before_extension) as u32;
+    let mut extension_bits = 8 * (out.len() - before_extension) as u32;
     if cid != 0 && !prefixed {
         out.push(cid);
+    }
+    if ctx.note {
+        let before_note = out.len();
+        note::put(out, ctx.scaler.scaling());
+        extension_bits += 8 * (out.len() - before_note) as u32;
     }
     let checksum = if p.v4 {
         p.checksum.wrapping_add(p.fields.ip_id)
     } else {
         p.checksum
     } ^ seal::seal(
-        ctx.identity_hash,
+        if ctx.note {
+            ctx.identity_hash ^ note::seal_key(ctx.scaler.scaling())
+        } else {
+            ctx.identity_hash
+        },
         &p.fields,
         ctx.outer_id.map_or(0, |(id, ..)| id),
     );

@@ -113,6 +113,7 @@ pub(super) fn write_ir_r(
         derived_by: base.scaler.scaling(),
         full_numbers: true,
         outer_id: None,
+        note: false,
         ..Coder::of(ctx, 0, p)
     };
     let (k, _) = write_co(&coder, p, 0, out, stats)?;

@@ -12,9 +12,11 @@ use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
+use crate::plus::note;
 use crate::plus::outer::{Layout, NEAR_BITS};
 use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
+use crate::plus::window::Scaling;
 use crate::taroc::packet::{self};
 
 use super::quotients::{Quotient, Quotients};
@@ -184,8 +186,17 @@ pub(super) fn decode_body(
             0
         };
         let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
-        let mut checksum =
-            u16::from_be_bytes([*c0, *c1]) ^ seal::seal(ctx.identity_hash, &fields, outer_id);
+        // A note's frame is sealed under the note too (decoded here under its scaling).
+        let identity = if x.note {
+            ctx.identity_hash
+                ^ note::seal_key(Scaling {
+                    strides: ctx.strides,
+                    behaviour: ctx.behaviour,
+                })
+        } else {
+            ctx.identity_hash
+        };
+        let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ seal::seal(identity, &fields, outer_id);
         if ctx.v4 {
             // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
             // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a
