@@ -9,10 +9,14 @@ use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::plus::{PlusCompressor, PlusDecompressor};
 
 /// A bulk sender's segments as a receiver's socket starts them: a pure ACK, a 61-byte
-/// segment, then 1448-byte ones; the IP-ID counts from 500, or from packet `random_from` on
-/// jumps at random.
-fn bulk(i: u32, random_from: u32) -> Vec<u8> {
-    let len = |i: u32| [0, 61].get(i as usize).copied().unwrap_or(1448);
+/// segment, then 1448-byte ones, or 724-byte ones from packet `halved_from` on; the IP-ID
+/// counts from 500, or from packet `random_from` on jumps at random.
+fn bulk(i: u32, halved_from: u32, random_from: u32) -> Vec<u8> {
+    let len = |i: u32| match i {
+        0 | 1 => [0, 61][i as usize],
+        _ if i >= halved_from => 724,
+        _ => 1448,
+    };
     let seq = 1000 + (0..i).map(|j| len(j) as u32).sum::<u32>();
     let id = if i < random_from {
         500 + i as u16
@@ -74,15 +78,14 @@ fn deliver(packets: &[Vec<u8>], frames: &[(FrameKind, Vec<u8>)]) -> Vec<Result<(
 }
 
 #[test]
-fn a_stride_learnt_after_the_start_goes_in_three_co_frames_not_in_irs() {
-    let packets: Vec<_> = (0..40).map(|i| bulk(i, u32::MAX)).collect();
+fn a_stride_learnt_as_the_start_ends_goes_in_an_ir_then_in_two_notes() {
+    let packets: Vec<_> = (0..40).map(|i| bulk(i, u32::MAX, u32::MAX)).collect();
     let frames = frames(&packets);
     let (notes, irs) = notes_and_irs(&frames);
-    // The start's three IRs, then the stride (learnt from the 1448-byte segments) in the
-    // next three frames: as CO frames with a note, not as three more IRs.
-    assert_eq!(irs, [0, 1, 2], "notes at {notes:?}");
-    assert_eq!(notes.len(), 3, "notes at {notes:?}");
-    assert!(notes.windows(2).all(|w| w[1] == w[0] + 1));
+    // The start's three IRs and a CO frame; the stride, learnt from the first two 1448-byte
+    // segments (packet 4, the start only just over), in an IR, then in two CO frames with a
+    // note.
+    assert_eq!((&irs[..], &notes[..]), (&[0, 1, 2, 4][..], &[5, 6][..]));
     assert!(deliver(&packets, &frames).iter().all(Result::is_ok));
     // After the notes the numbers go scaled: a frame is cheaper than a note's.
     let last = frames.last().unwrap().1.len() - 1448;
@@ -91,21 +94,30 @@ fn a_stride_learnt_after_the_start_goes_in_three_co_frames_not_in_irs() {
 }
 
 #[test]
-fn an_ip_id_behaviour_change_goes_in_notes() {
-    let packets: Vec<_> = (0..60).map(|i| bulk(i, 30)).collect();
+fn a_later_stride_goes_in_three_notes_not_in_irs() {
+    let packets: Vec<_> = (0..60).map(|i| bulk(i, 30, u32::MAX)).collect();
     let frames = frames(&packets);
     let (notes, irs) = notes_and_irs(&frames);
-    assert!(irs.iter().all(|&i| i < 3), "IRs at {irs:?}");
-    assert!(
-        notes.iter().filter(|&&i| i > 30).count() >= 3,
-        "notes at {notes:?}"
-    );
+    // 724 divides the stride of 1448: adopted at once, at packet 30, in three notes.
+    assert_eq!(irs, [0, 1, 2, 4]);
+    assert_eq!(notes, [5, 6, 30, 31, 32]);
+    assert!(deliver(&packets, &frames).iter().all(Result::is_ok));
+}
+
+#[test]
+fn an_ip_id_behaviour_change_goes_in_notes() {
+    let packets: Vec<_> = (0..60).map(|i| bulk(i, u32::MAX, 30)).collect();
+    let frames = frames(&packets);
+    let (notes, irs) = notes_and_irs(&frames);
+    assert_eq!(irs, [0, 1, 2, 4]);
+    let later: Vec<_> = notes.iter().filter(|&&i| i >= 30).collect();
+    assert_eq!(later.len(), 3, "notes at {notes:?}");
     assert!(deliver(&packets, &frames).iter().all(Result::is_ok));
 }
 
 #[test]
 fn a_note_that_does_not_verify_leaves_the_context_as_it_was() {
-    let packets: Vec<_> = (0..40).map(|i| bulk(i, u32::MAX)).collect();
+    let packets: Vec<_> = (0..40).map(|i| bulk(i, u32::MAX, u32::MAX)).collect();
     let frames = frames(&packets);
     let (notes, _) = notes_and_irs(&frames);
     let mut d = PlusDecompressor::new(config());
