@@ -342,6 +342,7 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
         priming_packets()
             .into_iter()
             .filter(|p| TcpIpPacket::parse(p).is_some())
+            .chain(note_priming_packets())
             .chain(handshake_priming_packets())
             .chain(non_tcp_priming_packets())
             .chain(tunnelled_priming_packets())
@@ -354,6 +355,26 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
             })
             .collect()
     })
+}
+
+/// The priming IPv4 flow going on with full-sized segments: the compressor learns their size
+/// as the flow's stride and sends it in scaling notes (CO frames with the extension's N flag),
+/// so that the fuzzer mutates those too.
+fn note_priming_packets() -> Vec<Vec<u8>> {
+    (12..20u32)
+        .map(|i| {
+            tcp_packet(
+                false,
+                1_000_000 + 1448 * i,
+                2_000 + 7 * (i / 3),
+                100 + i as u16,
+                501 + (i / 4) as u16,
+                Some((77_000 + i / 2, 55_000 + i / 3)),
+                &[],
+                1448,
+            )
+        })
+        .collect()
 }
 
 /// The priming IPv6 TCP flow on another port, in an IPv6 tunnel: IR-N frames of the outer

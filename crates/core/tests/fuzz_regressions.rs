@@ -102,6 +102,22 @@ fn primed_plus_frames_include_ir_s() {
     );
 }
 
+/// Among them, CO frames with a scaling note (extension N: the long form's second octet
+/// `0x10`), the stride the priming IPv4 flow takes on with its full-sized segments.
+#[test]
+fn primed_plus_frames_include_scaling_notes() {
+    let notes = logic::primed_plus_frames()
+        .iter()
+        .filter(|(kind, frame)| {
+            // CID 0 CO frames with an extension: the extension octets come first.
+            matches!(kind.to_byte(), 0x60..=0x7F)
+                && frame.first().is_some_and(|&x| x & 0x81 == 0x81)
+                && frame.get(1).is_some_and(|&x| x & 0x10 != 0)
+        })
+        .count();
+    assert!(notes >= 2, "{notes} note frames");
+}
+
 /// `taroc_roundtrip`'s context requests (bit 14 of a record's length) reach `taroc-plus`'s
 /// deep paths on a clean link: answers, and the longer starts from young bases of a link that
 /// loses frames, for three flows between the same hosts, each round-tripping exactly.
