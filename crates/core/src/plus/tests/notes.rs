@@ -136,3 +136,22 @@ fn a_note_that_does_not_verify_leaves_the_context_as_it_was() {
         }
     }
 }
+
+#[test]
+fn without_context_requests_a_later_stride_restarts_with_irs() {
+    // No reverse channel: a flow whose start was lost could wait for the periodic refresh, so
+    // the change goes in three IR frames, which set such a flow up.
+    let mut config = config();
+    config.repair.context_requests = false;
+    let mut c = PlusCompressor::new(config);
+    let mut frame = Vec::new();
+    let frames: Vec<_> = (0..60)
+        .map(|i| {
+            let kind = c.compress(&bulk(i, 30, u32::MAX), &mut frame);
+            (kind, frame.clone())
+        })
+        .collect();
+    let (notes, irs) = notes_and_irs(&frames);
+    assert!(notes.is_empty(), "notes at {notes:?}");
+    assert_eq!(irs, [0, 1, 2, 4, 5, 6, 30, 31, 32]);
+}
