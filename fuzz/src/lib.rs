@@ -134,13 +134,8 @@ fn priming_packets() -> Vec<Vec<u8>> {
     let mut packets = Vec::new();
     for i in 0..12u32 {
         let sack = [(5000 + 1448 * i, 6448 + 1448 * i)];
-        let v4 = tcp_packet(
-            false,
-            1_000_000 + 1448 * i,
-            2_000 + 7 * (i / 3),
-            100 + i as u16,
-            501 + (i / 4) as u16,
-            Some((77_000 + i / 2, 55_000 + i / 3)),
+        let v4 = v4_priming_packet(
+            i,
             if i % 4 == 3 { &sack } else { &[] },
             if i % 5 == 4 { 0 } else { 64 + i as usize },
         );
@@ -362,19 +357,22 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
 /// so that the fuzzer mutates those too.
 fn note_priming_packets() -> Vec<Vec<u8>> {
     (12..20u32)
-        .map(|i| {
-            tcp_packet(
-                false,
-                1_000_000 + 1448 * i,
-                2_000 + 7 * (i / 3),
-                100 + i as u16,
-                501 + (i / 4) as u16,
-                Some((77_000 + i / 2, 55_000 + i / 3)),
-                &[],
-                1448,
-            )
-        })
+        .map(|i| v4_priming_packet(i, &[], 1448))
         .collect()
+}
+
+/// Packet `i` of the priming IPv4 flow (timestamps; `sack` blocks; `payload_len` octets).
+fn v4_priming_packet(i: u32, sack: &[(u32, u32)], payload_len: usize) -> Vec<u8> {
+    tcp_packet(
+        false,
+        1_000_000 + 1448 * i,
+        2_000 + 7 * (i / 3),
+        100 + i as u16,
+        501 + (i / 4) as u16,
+        Some((77_000 + i / 2, 55_000 + i / 3)),
+        sack,
+        payload_len,
+    )
 }
 
 /// The priming IPv6 TCP flow on another port, in an IPv6 tunnel: IR-N frames of the outer
