@@ -591,13 +591,13 @@ impl PlusCompressor {
     /// ended ([`YOUNG_CHANGE_CO_RUN`]), the others as they go (an IR frame carries it anyway,
     /// a CO frame in a scaling note).
     ///
-    /// [`start_irs`]: PlusCompressor::start_irs
-    ///
     /// Without context requests (no reverse channel) every such frame goes IR, as a restart:
     /// notes would leave a flow whose start was lost waiting for the periodic refresh, where
     /// the restart's IR frames set it up. Over the shared captures (seeds 1-5, `taroc-plus-u`)
     /// notes took damage at 50% random loss from 34.0 to 77.0 per 1000, bursty 10% from 17.8
     /// to 24.2.
+    ///
+    /// [`start_irs`]: PlusCompressor::start_irs
     fn scaling_changed(&self, ctx: &mut Context) {
         if !self.config.repair.context_requests {
             ctx.irs_due = self.start_irs();
