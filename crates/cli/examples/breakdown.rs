@@ -5,7 +5,8 @@
 //! Each direction of the capture (forward: source address below destination address, as
 //! `taroc eval` splits them) goes through its own `taroc-plus` compressor; only CO frames are
 //! counted in the field table (full headers are in `taroc eval`'s totals); a second table counts
-//! every frame by the reason the compressor gave for its form.
+//! every frame by the reason the compressor gave for its form, and the CO frames among them that
+//! carried a scaling note (a new stride or IP-ID behaviour).
 //!
 //! ```sh
 //! cargo run --release -p taroc-cli --example breakdown -- ../shared/captures/linux/a_bulk_v4_default.pcap
@@ -76,5 +77,7 @@ fn main() -> ExitCode {
             println!("{:<24} {n:>8}", why.name());
         }
     }
+    let notes: u64 = compressors.iter().map(|c| c.stats().scaling_notes).sum();
+    println!("{:<24} {notes:>8}", "compressed with a note");
     ExitCode::SUCCESS
 }

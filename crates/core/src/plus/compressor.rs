@@ -523,6 +523,9 @@ impl PlusCompressor {
             Some(_) => None,
         };
         let compressed = kind.is_some();
+        if compressed && ctx.notes_due > 0 {
+            self.stats.scaling_notes += 1;
+        }
         ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
         // This frame carries the strides and behaviour, as a note or in its IR.
         ctx.notes_due = ctx.notes_due.saturating_sub(1);

@@ -120,6 +120,9 @@ pub struct TarocStats {
     pub long_jumps: u64,
     /// Context requests received for contexts the compressor holds.
     pub requests_received: u64,
+    /// CO frames that carried a scaling note (`taroc-plus`: a new stride or IP-ID behaviour,
+    /// [`crate::plus::note`]).
+    pub scaling_notes: u64,
 }
 
 impl TarocStats {
