@@ -102,17 +102,16 @@ fn primed_plus_frames_include_ir_s() {
     );
 }
 
-/// Among them, CO frames with a scaling note (extension N: the long form's second octet
-/// `0x10`), the stride the priming IPv4 flow takes on with its full-sized segments.
+/// Among them, CO frames with a scaling note (the extension's N flag), the stride the priming
+/// IPv4 flow takes on with its full-sized segments.
 #[test]
 fn primed_plus_frames_include_scaling_notes() {
     let notes = logic::primed_plus_frames()
         .iter()
         .filter(|(kind, frame)| {
-            // CID 0 CO frames with an extension: the extension octets come first.
+            // CID 0 CO frames with an extension (kind bit X): the extension comes first.
             matches!(kind.to_byte(), 0x60..=0x7F)
-                && frame.first().is_some_and(|&x| x & 0x81 == 0x81)
-                && frame.get(1).is_some_and(|&x| x & 0x10 != 0)
+                && taroc_core::plus::ack::get_extension(frame).is_some_and(|(x, _)| x.note)
         })
         .count();
     assert!(notes >= 2, "{notes} note frames");

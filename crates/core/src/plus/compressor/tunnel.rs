@@ -37,28 +37,25 @@ impl PlusCompressor {
             self.other.ready(&template[..len])
         };
         let result = match Outer::of(packet).filter(ready) {
-            Some(outer) => {
+            Some(outer) => Some(
                 match self.compress_tcp(&inner, Some(&outer), Outer::ip_id_of(packet), &mut frame) {
+                    // An IR frame goes in a tunnel frame, which sets the outer header up.
                     FrameKind::Profile(k) if format::is_ir(k) => {
                         match self.other.compress(packet, out, false) {
                             Some(FrameKind::Profile(head)) if head != other::IR_N => {
-                                Some(tunnel_frame(out, head, k, &frame))
+                                tunnel_frame(out, head, k, &frame)
                             }
                             // Not after `ready`: the packet went whole.
-                            Some(kind) => Some(kind),
-                            None => {
-                                out.clear();
-                                out.extend_from_slice(packet);
-                                Some(FrameKind::Ip)
-                            }
+                            Some(kind) => kind,
+                            None => whole(out, packet),
                         }
                     }
                     kind => {
                         core::mem::swap(out, &mut frame);
-                        Some(kind)
+                        kind
                     }
-                }
-            }
+                },
+            ),
             None => match self.other.compress(packet, out, false) {
                 Some(FrameKind::Profile(other::IR_N)) => {
                     self.stats.count(Why::NoReference);
@@ -105,11 +102,7 @@ impl PlusCompressor {
                         tunnel_frame(out, head, k, &frame)
                     }
                     // Not after `compressible`.
-                    _ => {
-                        out.clear();
-                        out.extend_from_slice(packet);
-                        FrameKind::Ip
-                    }
+                    _ => whole(out, packet),
                 }
             }
             kind => {
@@ -120,6 +113,13 @@ impl PlusCompressor {
         self.tunnel = frame;
         Some(result)
     }
+}
+
+/// Makes `out` the packet whole (TYPE_IP).
+fn whole(out: &mut Vec<u8>, packet: &[u8]) -> FrameKind {
+    out.clear();
+    out.extend_from_slice(packet);
+    FrameKind::Ip
 }
 
 /// Makes `out`, which holds a CO-N header part of kind byte `head`, a tunnel frame around the

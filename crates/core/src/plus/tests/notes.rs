@@ -7,6 +7,7 @@ use super::strides::carries_note;
 use super::{all_co, config, segment};
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::plus::{PlusCompressor, PlusDecompressor};
+use crate::taroc::TarocConfig;
 
 /// A bulk sender's segments as a receiver's socket starts them: a pure ACK, a 61-byte
 /// segment, then 1448-byte ones, or 724-byte ones from packet `halved_from` on; the IP-ID
@@ -28,7 +29,12 @@ fn bulk(i: u32, halved_from: u32, random_from: u32) -> Vec<u8> {
 
 /// The frames of `packets` (kind byte, frame), compressed in turn.
 fn frames(packets: &[Vec<u8>]) -> Vec<(FrameKind, Vec<u8>)> {
-    let mut c = PlusCompressor::new(config());
+    frames_with(config(), packets)
+}
+
+/// [`frames`], by a compressor of configuration `config`.
+fn frames_with(config: TarocConfig, packets: &[Vec<u8>]) -> Vec<(FrameKind, Vec<u8>)> {
+    let mut c = PlusCompressor::new(config);
     let mut frame = Vec::new();
     packets
         .iter()
@@ -143,15 +149,8 @@ fn without_context_requests_a_later_stride_restarts_with_irs() {
     // the change goes in three IR frames, which set such a flow up.
     let mut config = config();
     config.repair.context_requests = false;
-    let mut c = PlusCompressor::new(config);
-    let mut frame = Vec::new();
-    let frames: Vec<_> = (0..60)
-        .map(|i| {
-            let kind = c.compress(&bulk(i, 30, u32::MAX), &mut frame);
-            (kind, frame.clone())
-        })
-        .collect();
-    let (notes, irs) = notes_and_irs(&frames);
+    let packets: Vec<_> = (0..60).map(|i| bulk(i, 30, u32::MAX)).collect();
+    let (notes, irs) = notes_and_irs(&frames_with(config, &packets));
     assert!(notes.is_empty(), "notes at {notes:?}");
     assert_eq!(irs, [0, 1, 2, 4, 5, 6, 30, 31, 32]);
 }

@@ -4,7 +4,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{config, dns, pure_ack, segment, segment_v6};
+use super::{dns, pair, pure_ack, segment, segment_v6};
 use crate::codec::{Compressor, Decompressor, DropReason};
 use crate::plus::{PlusCompressor, PlusDecompressor};
 
@@ -66,8 +66,7 @@ fn round_trip(
 
 #[test]
 fn tunnelled_tcp_under_ipv6_goes_as_plain_co_frames() {
-    let mut c = PlusCompressor::new(config());
-    let mut d = PlusDecompressor::new(config());
+    let (mut c, mut d) = pair();
     let packets = (0..12).map(|i| tunnel_v6(&segment_v6(7000, 1 + 4 * i, 1, 4)));
     let sizes = round_trip(&mut c, &mut d, packets);
     // The outer context's three IR-N, the inner flow's three IRs in tunnel frames, then CO
@@ -98,8 +97,7 @@ fn tunnelled_tcp_under_ipv6_goes_as_plain_co_frames() {
 
 #[test]
 fn a_tunnelled_context_whose_outer_header_fails_its_crc_is_not_kept() {
-    let mut c = PlusCompressor::new(config());
-    let mut d = PlusDecompressor::new(config());
+    let (mut c, mut d) = pair();
     let (mut frame, mut out) = (Vec::new(), Vec::new());
     let packets: Vec<_> = (0..12)
         .map(|i| tunnel_v6(&segment_v6(7000, 1 + 4 * i, 1, 4)))
@@ -128,8 +126,7 @@ fn a_tunnel_frame_whose_outer_header_fails_its_crc_asks_for_the_outer_context() 
     // The outer context is consulted only by the IR frames of its inner flows, so a stale one
     // (its last frames lost) would fail every tunnel frame until its refresh: a failed CRC
     // asks for it, as a refused CO-N frame does.
-    let mut c = PlusCompressor::new(config());
-    let mut d = PlusDecompressor::new(config());
+    let (mut c, mut d) = pair();
     let (mut frame, mut out, mut feedback) = (Vec::new(), Vec::new(), Vec::new());
     let packets: Vec<_> = bulk_v4(6)
         .enumerate()
@@ -160,8 +157,7 @@ fn a_co_frame_of_one_outer_header_fails_under_another() {
     // other outer header.
     let frames: Vec<_> = [64, 63]
         .map(|hops| {
-            let mut c = PlusCompressor::new(config());
-            let mut d = PlusDecompressor::new(config());
+            let (mut c, mut d) = pair();
             let packets = (0..12).map(|i| tunnel_v6_hops(&segment_v6(7000, 1 + 4 * i, 1, 4), hops));
             round_trip(&mut c, &mut d, packets);
             let mut frame = Vec::new();
@@ -185,8 +181,7 @@ fn a_co_frame_of_one_outer_header_fails_under_another() {
 
 #[test]
 fn a_flow_that_leaves_its_tunnel_or_changes_it_stays_exact() {
-    let mut c = PlusCompressor::new(config());
-    let mut d = PlusDecompressor::new(config());
+    let (mut c, mut d) = pair();
     let packets = (0..40).map(|i| {
         let inner = segment_v6(7000, 1 + 4 * i, 1, 4);
         match i / 10 {
@@ -209,10 +204,7 @@ fn tunnelled_tcp_under_ipv4_goes_as_plain_co_frames() {
     // Whatever the outer header's Identification does, the CO frames go plain: no octet above
     // the same flow's untunnelled frames while it is the predicted one, a few otherwise.
     let untunnelled = {
-        let (mut c, mut d) = (
-            PlusCompressor::new(config()),
-            PlusDecompressor::new(config()),
-        );
+        let (mut c, mut d) = pair();
         round_trip(&mut c, &mut d, bulk_v4(40))
     };
     // A name, the outer IP-ID of an inner one, the most octets it may add to a CO frame.
@@ -233,10 +225,7 @@ fn tunnelled_tcp_under_ipv4_goes_as_plain_co_frames() {
         ),
     ];
     for (name, outer_id, most) in outer_ids {
-        let (mut c, mut d) = (
-            PlusCompressor::new(config()),
-            PlusDecompressor::new(config()),
-        );
+        let (mut c, mut d) = pair();
         let packets = bulk_v4(40).map(|p| {
             let inner_id = u16::from_be_bytes([p[4], p[5]]);
             tunnel_v4(&p, outer_id(inner_id))
@@ -261,10 +250,7 @@ fn tunnelled_tcp_under_ipv4_goes_as_plain_co_frames() {
 fn an_outer_identification_decodes_against_any_ir_frame_the_decompressor_got() {
     // The outer counter jumps between the inner flow's IR frames, so each sets another offset;
     // a decompressor that got only the first of them still rebuilds every CO frame exactly.
-    let (mut c, mut d) = (
-        PlusCompressor::new(config()),
-        PlusDecompressor::new(config()),
-    );
+    let (mut c, mut d) = pair();
     let (mut frame, mut out) = (Vec::new(), Vec::new());
     let mut irs = 0;
     for (i, p) in bulk_v4(30).enumerate() {
@@ -286,10 +272,7 @@ fn an_outer_identification_decodes_against_any_ir_frame_the_decompressor_got() {
 fn a_co_frame_whose_outer_identification_is_wrong_delivers_nothing() {
     // Under DF-less counting the outer Identification is 8 LSBs: every single-bit change of a
     // CO frame's body is refused or rebuilds the original packet, never another one.
-    let (mut c, mut d) = (
-        PlusCompressor::new(config()),
-        PlusDecompressor::new(config()),
-    );
+    let (mut c, mut d) = pair();
     let packets: Vec<_> = bulk_v4(30)
         .map(|p| {
             let inner_id = u16::from_be_bytes([p[4], p[5]]);
@@ -318,10 +301,7 @@ fn the_o_flag_goes_only_where_the_layout_has_no_room() {
     // long extension right after the kind byte, M set and the second octet's O bit). Under a
     // joined predictor (nonzero from the start) a marker bit is always there: never O.
     for zero_first in [true, false] {
-        let (mut c, mut d) = (
-            PlusCompressor::new(config()),
-            PlusDecompressor::new(config()),
-        );
+        let (mut c, mut d) = pair();
         let (mut frame, mut out) = (Vec::new(), Vec::new());
         let (mut co, mut flagged) = (0, 0);
         // Pure ACKs with SACK blocks of lengths that vary, so that the bit fields take every
@@ -373,18 +353,12 @@ fn tunnelled_udp_goes_as_a_co_n_frame_inside_a_tunnel_frame() {
     // IR-N of the outer header's context, then tunnel frames around the inner packet's IR-N
     // (three) and CO-N frames; the inner header costs what it costs untunnelled.
     let plain = {
-        let (mut c, mut d) = (
-            PlusCompressor::new(config()),
-            PlusDecompressor::new(config()),
-        );
+        let (mut c, mut d) = pair();
         round_trip(&mut c, &mut d, (0..12).map(|i| dns(300 + i)))
     };
     let (_, plain_co) = *plain.last().unwrap();
     for v6 in [false, true] {
-        let (mut c, mut d) = (
-            PlusCompressor::new(config()),
-            PlusDecompressor::new(config()),
-        );
+        let (mut c, mut d) = pair();
         let packets = (0..12u16).map(|i| {
             let inner = dns(300 + i);
             if v6 {
