@@ -188,6 +188,22 @@ pub trait Compressor {
     fn handle_feedback(&mut self, frame: &[u8]) {
         let _ = frame;
     }
+
+    /// Moves the next note for this compressor's *sibling* (the decompressor at the same end of
+    /// the link, which receives the opposite direction) into `out` (cleared first) and returns
+    /// true, or returns false if there is none. Notes never cross the link; pass them with
+    /// [`pass_sibling_notes`]. Schemes that code nothing against the opposite direction never
+    /// have any.
+    fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
+        let _ = out;
+        false
+    }
+
+    /// Hands the compressor a note from its sibling decompressor
+    /// ([`Decompressor::take_sibling_note`]). Schemes without such notes ignore it.
+    fn sibling_note(&mut self, note: &[u8]) {
+        let _ = note;
+    }
 }
 
 /// A header decompressor for one direction of one link.
@@ -220,6 +236,38 @@ pub trait Decompressor {
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
         let _ = out;
         false
+    }
+
+    /// Moves the next note for this decompressor's *sibling* (the compressor at the same end of
+    /// the link, which sends the opposite direction) into `out` (cleared first) and returns
+    /// true, or returns false if there is none. See [`Compressor::take_sibling_note`].
+    fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
+        let _ = out;
+        false
+    }
+
+    /// Hands the decompressor a note from its sibling compressor
+    /// ([`Compressor::take_sibling_note`]). Schemes without such notes ignore it.
+    fn sibling_note(&mut self, note: &[u8]) {
+        let _ = note;
+    }
+}
+
+/// Passes every pending note between the two codecs at one end of a link (the compressor of
+/// the direction the end sends, the decompressor of the direction it receives), both ways, with
+/// `scratch` as the buffer. Call it after every compress and decompress call at that end, before
+/// the next frame goes or arrives: a scheme may code a new flow against the opposite direction's
+/// flow, which only the notes tell it of.
+pub fn pass_sibling_notes<C, D>(compressor: &mut C, decompressor: &mut D, scratch: &mut Vec<u8>)
+where
+    C: Compressor + ?Sized,
+    D: Decompressor + ?Sized,
+{
+    while compressor.take_sibling_note(scratch) {
+        decompressor.sibling_note(scratch);
+    }
+    while decompressor.take_sibling_note(scratch) {
+        compressor.sibling_note(scratch);
     }
 }
 

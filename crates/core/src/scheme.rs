@@ -188,6 +188,19 @@ impl Compressor for AnyCompressor {
             AnyCompressor::Plus(c) => c.handle_feedback(frame),
         }
     }
+
+    fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
+        match self {
+            AnyCompressor::Plus(c) => c.take_sibling_note(out),
+            _ => false,
+        }
+    }
+
+    fn sibling_note(&mut self, note: &[u8]) {
+        if let AnyCompressor::Plus(c) = self {
+            c.sibling_note(note);
+        }
+    }
 }
 
 impl Decompressor for AnyDecompressor {
@@ -233,6 +246,19 @@ impl Decompressor for AnyDecompressor {
             AnyDecompressor::Iphc(d) => d.take_feedback(out),
             AnyDecompressor::Taroc(d) => d.take_feedback(out),
             AnyDecompressor::Plus(d) => d.take_feedback(out),
+        }
+    }
+
+    fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
+        match self {
+            AnyDecompressor::Plus(d) => d.take_sibling_note(out),
+            _ => false,
+        }
+    }
+
+    fn sibling_note(&mut self, note: &[u8]) {
+        if let AnyDecompressor::Plus(d) = self {
+            d.sibling_note(note);
         }
     }
 }

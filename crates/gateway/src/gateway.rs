@@ -17,6 +17,7 @@ mod drop_log;
 mod event_loop;
 
 use taroc_core::variant::Variant;
+use taroc_core::codec::pass_sibling_notes;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
 use crate::counters::Counters;
@@ -136,7 +137,10 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
         return;
     }
     this.decompressor.set_time(Duration::from_nanos(now));
-    match this.decompressor.decompress(kind, frame, &mut this.rebuilt) {
+    let result = this.decompressor.decompress(kind, frame, &mut this.rebuilt);
+    // The compressor at this end (the other direction's) hears of verified flows.
+    pass_sibling_notes(&mut other.compressor, &mut this.decompressor, &mut this.feedback);
+    match result {
         Err(reason) => this.counters.count_refusal(reason),
         Ok(()) => {
             let c = &mut this.counters;
@@ -182,10 +186,14 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
 
 /// Starts the transmission of every queued packet whose turn has come by `now`, compressing it
 /// at that moment with `compressor` into `frame` (feedback frames go as they are); counts in
-/// `counters`, logs oversize frames as direction `label`.
+/// `counters`, logs oversize frames as direction `label`. The compressor's notes for `sibling`
+/// (the decompressor at the same end, [`pass_sibling_notes`]) pass through `scratch`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn pump(
     link: &mut Link,
     compressor: &mut AnyCompressor,
+    sibling: &mut AnyDecompressor,
+    scratch: &mut Vec<u8>,
     frame: &mut Vec<u8>,
     counters: &mut Counters,
     now: u64,
@@ -202,6 +210,7 @@ pub(crate) fn pump(
             let len = bytes.len();
             compressor.set_time(Duration::from_nanos(start));
             let kind = compressor.compress(bytes, frame);
+            pass_sibling_notes(compressor, sibling, scratch);
             counters.count_frame(kind, len, frame.len());
             link.transmit(start, kind, Some(frame))
         };
@@ -215,12 +224,21 @@ pub(crate) fn pump(
     }
 }
 
-/// [`pump`] for one direction of the pipeline.
-fn pump_direction(direction: &mut Direction, d: usize, now: u64, log: &mut DropLog) {
+/// [`pump`] for one direction of the pipeline (`other` the other one, whose decompressor sits
+/// at the same end as this one's compressor).
+fn pump_direction(
+    direction: &mut Direction,
+    other: &mut Direction,
+    d: usize,
+    now: u64,
+    log: &mut DropLog,
+) {
     let c = &mut direction.codec;
     pump(
         &mut direction.link,
         &mut c.compressor,
+        &mut other.codec.decompressor,
+        &mut c.feedback,
         &mut c.frame,
         &mut c.counters,
         now,
@@ -285,15 +303,17 @@ impl Pipeline {
         }
         if !this.transparent {
             // A packet waits for the transmitter and is compressed when its turn comes.
-            pump_direction(this, d, now, &mut self.log);
+            pump_direction(this, other, d, now, &mut self.log);
             if let Err(drop) = this.link.offer(now, packet, false) {
                 this.codec.counters.count_link_drop(drop);
             }
-            pump_direction(this, d, now, &mut self.log);
+            pump_direction(this, other, d, now, &mut self.log);
             return;
         }
         c.compressor.set_time(Duration::from_nanos(now));
         let kind = c.compressor.compress(packet, &mut c.frame);
+        let sibling = &mut other.codec.decompressor;
+        pass_sibling_notes(&mut c.compressor, sibling, &mut c.feedback);
         c.counters.count_frame(kind, packet.len(), c.frame.len());
         if c.frame.len() > this.link.config().mtu {
             c.counters.count_link_drop(LinkDrop::Oversize);
@@ -327,7 +347,7 @@ impl Pipeline {
             let mut moved = false;
             for d in 0..2 {
                 let (this, other) = split(&mut self.dirs, d);
-                pump_direction(this, d, now, &mut self.log);
+                pump_direction(this, other, d, now, &mut self.log);
                 let mut taken = 0;
                 while let Some(arrival) = this.link.receive(now) {
                     moved = true;

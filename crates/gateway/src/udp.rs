@@ -29,6 +29,7 @@ use std::os::fd::AsRawFd as _;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use taroc_core::codec::pass_sibling_notes;
 use taroc_core::variant::Variant;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
@@ -232,6 +233,8 @@ impl Endpoint {
         gateway::pump(
             &mut self.link,
             &mut self.compressor,
+            &mut self.decompressor,
+            &mut self.feedback,
             &mut self.frame,
             &mut self.counters[0],
             now,
@@ -262,6 +265,7 @@ impl Endpoint {
         }
         self.compressor.set_time(Duration::from_nanos(now));
         let kind = self.compressor.compress(packet, &mut self.frame);
+        pass_sibling_notes(&mut self.compressor, &mut self.decompressor, &mut self.feedback);
         let c = &mut self.counters[0];
         c.count_frame(kind, packet.len(), self.frame.len());
         if self.frame.len() > self.link_mtu {
@@ -342,7 +346,9 @@ impl Endpoint {
         }
         self.decompressor.set_time(Duration::from_nanos(now));
         let c = &mut self.counters[1];
-        match self.decompressor.decompress(kind, frame, &mut self.rebuilt) {
+        let result = self.decompressor.decompress(kind, frame, &mut self.rebuilt);
+        pass_sibling_notes(&mut self.compressor, &mut self.decompressor, &mut self.feedback);
+        match result {
             Err(reason) => c.count_refusal(reason),
             Ok(()) => {
                 let checksum = transport_checksum_ok(&self.rebuilt);

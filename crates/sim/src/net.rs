@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
+use taroc_core::codec::pass_sibling_notes;
 use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
@@ -477,8 +478,27 @@ impl Network {
             flow,
         });
         let delay = link.params.delay_ns;
+        if tracked {
+            self.pass_notes(l);
+        }
         self.queue.push(now + tx, Event::TxDone(l));
         self.queue.push(now + tx + delay, Event::Arrive(l));
+    }
+
+    /// Passes the notes between the codecs at the sending end of link `sending`: its compressor
+    /// and the decompressor of its reverse link ([`pass_sibling_notes`]).
+    fn pass_notes(&mut self, sending: LinkId) {
+        let Some(receiving) = self.links[sending].reverse else {
+            return;
+        };
+        let Ok([s, r]) = self.links.get_disjoint_mut([sending, receiving]) else {
+            return;
+        };
+        if let (Codec::Real { compressor, .. }, Codec::Real { decompressor, .. }) =
+            (&mut s.codec, &mut r.codec)
+        {
+            pass_sibling_notes(&mut **compressor, &mut **decompressor, &mut self.feedback);
+        }
     }
 
     fn arrive(&mut self, l: LinkId) {
@@ -528,6 +548,9 @@ impl Network {
                     replies.push(b);
                 }
                 self.feedback = feedback;
+                if let Some(rev) = self.links[l].reverse {
+                    self.pass_notes(rev);
+                }
                 self.out.recycle(frame.bytes);
                 if let Some(rev) = self.links[l].reverse {
                     for bytes in replies {

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use taroc_core::codec::pass_sibling_notes;
 use taroc_core::{
     AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Variant,
 };
@@ -203,6 +204,8 @@ impl<'v> Run<'v> {
         end.compressor.set_time(end.now);
         let started = Instant::now();
         let kind = end.compressor.compress(packet, frame);
+        // The sending node's decompressor (of the other direction) hears of new flows.
+        pass_sibling_notes(&mut end.compressor, &mut other.decompressor, feedback);
         *compress_time += started.elapsed().saturating_sub(*overhead);
 
         // 3. Count the bytes and send the frame over the link.
@@ -252,6 +255,8 @@ impl<'v> Run<'v> {
             Some(kind) => end.decompressor.decompress(kind, frame, rebuilt),
             None => Err(DropReason::UnknownKind),
         };
+        // The receiving node's compressor (of the other direction) hears of verified flows.
+        pass_sibling_notes(&mut other.compressor, &mut end.decompressor, feedback);
         *decompress_time += started.elapsed().saturating_sub(*overhead);
         *decompressed += 1;
         while end.decompressor.take_feedback(feedback) {

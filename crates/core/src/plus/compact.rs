@@ -23,9 +23,14 @@
 
 use alloc::vec::Vec;
 
+use core::net::IpAddr;
+
 use taroc_wire::{checksum, protocol};
 
-use crate::taroc::packet;
+use super::format::ir::MIRRORED;
+use super::mirror::{self, Mirrors};
+use crate::codec::DropReason;
+use crate::taroc::packet::{self, FlowKey};
 
 /// Shape bit: IPv6.
 pub const V: u8 = 0x80;
@@ -89,16 +94,22 @@ pub enum Framing {
 
 /// Writes the compact form of `ir` (an IR frame or a packet, as `framing` says) to `out` if it
 /// can express it and it is shorter; returns whether it did (`out` is cleared either way).
-pub fn encode(ir: &[u8], framing: Framing, out: &mut Vec<u8>) -> bool {
+/// With `mirror` (an IR frame's only), the frame names that CID of the sibling's instead of
+/// sending the addresses and ports, which must be the reverse of the mirror's flow
+/// ([`mirror`]).
+pub fn encode(ir: &[u8], framing: Framing, mirror: Option<u8>, out: &mut Vec<u8>) -> bool {
     out.clear();
-    let done = try_encode(ir, framing, out).is_some() && out.len() < ir.len();
+    let done = try_encode(ir, framing, mirror, out).is_some() && out.len() < ir.len();
     if !done {
         out.clear();
     }
     done
 }
 
-fn try_encode(ir: &[u8], framing: Framing, out: &mut Vec<u8>) -> Option<()> {
+fn try_encode(ir: &[u8], framing: Framing, mirror: Option<u8>, out: &mut Vec<u8>) -> Option<()> {
+    if mirror.is_some() && framing != Framing::Ir {
+        return None;
+    }
     let v4 = match ir.first()? >> 4 {
         4 => true,
         6 => false,
@@ -150,7 +161,10 @@ fn try_encode(ir: &[u8], framing: Framing, out: &mut Vec<u8>) -> Option<()> {
     }
     out.push(shape);
     if framing == Framing::Ir {
-        out.extend_from_slice(context);
+        match mirror {
+            Some(cid) => out.extend_from_slice(&[context[0] | MIRRORED, context[1], cid]),
+            None => out.extend_from_slice(context),
+        }
     }
     if shape & S != 0 {
         out.extend_from_slice(first);
@@ -158,15 +172,14 @@ fn try_encode(ir: &[u8], framing: Framing, out: &mut Vec<u8>) -> Option<()> {
     if shape & T != 0 {
         out.push(ttl);
     }
-    if v4 {
-        if shape & Z == 0 {
-            out.extend_from_slice(&ir[4..6]);
-        }
-        out.extend_from_slice(&ir[12..20]);
-    } else {
-        out.extend_from_slice(&ir[8..40]);
+    if v4 && shape & Z == 0 {
+        out.extend_from_slice(&ir[4..6]);
     }
-    out.extend_from_slice(&tcp[..12]);
+    if mirror.is_none() {
+        out.extend_from_slice(if v4 { &ir[12..20] } else { &ir[8..40] });
+        out.extend_from_slice(&tcp[..4]);
+    }
+    out.extend_from_slice(&tcp[4..12]);
     out.extend_from_slice(&tcp[13..18]);
     if shape & U != 0 {
         out.extend_from_slice(&tcp[18..20]);
@@ -212,25 +225,48 @@ fn header_checksum_is_derived(ir: &[u8]) -> bool {
 }
 
 /// Rebuilds the IR frame (or packet, as `framing` says) a compact `frame` stands for into
-/// `ir`; `None` if the frame is malformed (truncated, an IPv4-only bit on IPv6, an IPv6 version
-/// other than 6, too long).
-pub fn expand(frame: &[u8], framing: Framing, ir: &mut Vec<u8>) -> Option<()> {
+/// `ir`, a mirrored one's addresses and ports from `mirrors`. Refuses a malformed frame
+/// (truncated, an IPv4-only bit on IPv6, an IPv6 version other than 6, too long, a mirror of the
+/// other IP version) and one naming a mirror the sibling does not hold ([`DropReason::NoContext`]).
+pub fn expand(
+    frame: &[u8],
+    framing: Framing,
+    mirrors: &Mirrors,
+    ir: &mut Vec<u8>,
+) -> Result<(), DropReason> {
     ir.clear();
     let mut rest = frame;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let (head, tail) = rest.split_at_checked(n)?;
+    let mut take = |n: usize| -> Result<&[u8], DropReason> {
+        let (head, tail) = rest.split_at_checked(n).ok_or(DropReason::Malformed)?;
         rest = tail;
-        Some(head)
+        Ok(head)
     };
     let shape = take(1)?[0];
-    let context = match framing {
-        Framing::Ir => take(2)?,
-        Framing::Packet => &[0, 0],
+    let (context, mirror) = match framing {
+        Framing::Ir => {
+            let context = take(2)?;
+            let mirror = match context[0] & MIRRORED {
+                0 => None,
+                _ => Some(take(1)?[0]),
+            };
+            ([context[0] & !MIRRORED, context[1]], mirror)
+        }
+        Framing::Packet => ([0, 0], None),
     };
     let v4 = shape & V == 0;
+    let mirror = match mirror {
+        Some(cid) => {
+            let flow = mirrors.get(cid).ok_or(DropReason::NoContext)?;
+            if flow.src.is_ipv4() != v4 {
+                return Err(DropReason::Malformed);
+            }
+            Some(mirror::reversed(flow))
+        }
+        None => None,
+    };
     let layout = LAYOUTS[usize::from((shape >> O_SHIFT) & 0x03)];
     if !v4 && shape & (D | Z) != 0 {
-        return None;
+        return Err(DropReason::Malformed);
     }
     let first: &[u8] = if shape & S != 0 {
         take(if v4 { 1 } else { 4 })?
@@ -240,7 +276,7 @@ pub fn expand(frame: &[u8], framing: Framing, ir: &mut Vec<u8>) -> Option<()> {
         &V6_FIRST
     };
     if !v4 && first[0] >> 4 != 6 {
-        return None;
+        return Err(DropReason::Malformed);
     }
     let ttl = if shape & T != 0 {
         take(1)?[0]
@@ -249,7 +285,7 @@ pub fn expand(frame: &[u8], framing: Framing, ir: &mut Vec<u8>) -> Option<()> {
     };
     if v4 {
         ir.extend_from_slice(&[V4_FIRST, first[0]]);
-        ir.extend_from_slice(context);
+        ir.extend_from_slice(&context);
         ir.extend_from_slice(if shape & Z != 0 {
             &[0, 0][..]
         } else {
@@ -257,14 +293,19 @@ pub fn expand(frame: &[u8], framing: Framing, ir: &mut Vec<u8>) -> Option<()> {
         });
         ir.extend_from_slice(if shape & D != 0 { &[0, 0] } else { &DF });
         ir.extend_from_slice(&[ttl, protocol::TCP, 0, 0]);
-        ir.extend_from_slice(take(8)?);
     } else {
         ir.extend_from_slice(first);
-        ir.extend_from_slice(context);
+        ir.extend_from_slice(&context);
         ir.extend_from_slice(&[protocol::TCP, ttl]);
-        ir.extend_from_slice(take(32)?);
     }
-    ir.extend_from_slice(take(12)?);
+    match &mirror {
+        Some(flow) => put_flow(flow, ir),
+        None => {
+            ir.extend_from_slice(take(if v4 { 8 } else { 32 })?);
+            ir.extend_from_slice(take(4)?);
+        }
+    }
+    ir.extend_from_slice(take(8)?);
     ir.push((((TCP_LEN + layout.len()) / 4) as u8) << 4);
     ir.extend_from_slice(take(5)?);
     ir.extend_from_slice(if shape & U != 0 {
@@ -276,7 +317,8 @@ pub fn expand(frame: &[u8], framing: Framing, ir: &mut Vec<u8>) -> Option<()> {
         ir.push(if l == HOLE { take(1)?[0] } else { l as u8 });
     }
     ir.extend_from_slice(rest);
-    let len = u16::try_from(ir.len() - if v4 { 0 } else { 40 }).ok()?;
+    let len = u16::try_from(ir.len() - if v4 { 0 } else { 40 })
+        .map_err(|_| DropReason::Malformed)?;
     let at = packet::length_field_offset(v4);
     if framing == Framing::Packet {
         ir[at..at + 2].copy_from_slice(&len.to_be_bytes());
@@ -287,7 +329,20 @@ pub fn expand(frame: &[u8], framing: Framing, ir: &mut Vec<u8>) -> Option<()> {
         header[at..at + 2].copy_from_slice(&len.to_be_bytes());
         ir[10..12].copy_from_slice(&checksum::checksum(&header).to_be_bytes());
     }
-    Some(())
+    Ok(())
+}
+
+/// Appends a flow's addresses and then its ports (an IR frame's octets from the IP addresses to
+/// the TCP ports).
+fn put_flow(flow: &FlowKey, ir: &mut Vec<u8>) {
+    for a in [flow.src, flow.dst] {
+        match a {
+            IpAddr::V4(a) => ir.extend_from_slice(&a.octets()),
+            IpAddr::V6(a) => ir.extend_from_slice(&a.octets()),
+        }
+    }
+    ir.extend_from_slice(&flow.src_port.to_be_bytes());
+    ir.extend_from_slice(&flow.dst_port.to_be_bytes());
 }
 
 #[cfg(test)]
@@ -321,9 +376,9 @@ mod tests {
 
     fn round_trip(ir: &[u8]) -> usize {
         let mut frame = Vec::new();
-        assert!(encode(ir, Framing::Ir, &mut frame), "{ir:02x?}");
+        assert!(encode(ir, Framing::Ir, None, &mut frame), "{ir:02x?}");
         let mut back = Vec::new();
-        expand(&frame, Framing::Ir, &mut back).expect("expands");
+        expand(&frame, Framing::Ir, &Mirrors::default(), &mut back).expect("expands");
         assert_eq!(back, ir);
         frame.len()
     }
@@ -394,61 +449,112 @@ mod tests {
             (as_packet(v6_ir(&linux, V6_FIRST, 64)), 19),
         ] {
             let mut frame = Vec::new();
-            assert!(encode(&packet, Framing::Packet, &mut frame));
+            assert!(encode(&packet, Framing::Packet, None, &mut frame));
             assert_eq!(frame.len(), packet.len() - saved, "{packet:02x?}");
             let mut back = Vec::new();
-            expand(&frame, Framing::Packet, &mut back).unwrap();
+            expand(&frame, Framing::Packet, &Mirrors::default(), &mut back).unwrap();
             assert_eq!(back, packet);
         }
         let mut wrong_length = as_packet(v4_ir(&linux, &[]));
         wrong_length[3] += 1;
-        assert!(!encode(&wrong_length, Framing::Packet, &mut Vec::new()));
+        assert!(!encode(&wrong_length, Framing::Packet, None, &mut Vec::new()));
     }
 
     #[test]
     fn what_it_cannot_express_stays_an_ir() {
         let mut out = Vec::new();
         let sack = [1, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 2];
-        assert!(!encode(&v4_ir(&sack, &[]), Framing::Ir, &mut out));
+        assert!(!encode(&v4_ir(&sack, &[]), Framing::Ir, None, &mut out));
         let mut options = v4_ir(&[], &[]);
         options[0] = 0x46;
-        assert!(!encode(&options, Framing::Ir, &mut out));
+        assert!(!encode(&options, Framing::Ir, None, &mut out));
         let mut reserved = v4_ir(&[], &[]);
         reserved[32] |= 0x01;
-        assert!(!encode(&reserved, Framing::Ir, &mut out));
+        assert!(!encode(&reserved, Framing::Ir, None, &mut out));
         let mut fragment = v4_ir(&[], &[]);
         fragment[7] = 1;
-        assert!(!encode(&fragment, Framing::Ir, &mut out));
+        assert!(!encode(&fragment, Framing::Ir, None, &mut out));
         let mut bad_sum = v4_ir(&[], &[]);
         bad_sum[11] ^= 1;
-        assert!(!encode(&bad_sum, Framing::Ir, &mut out));
+        assert!(!encode(&bad_sum, Framing::Ir, None, &mut out));
         assert!(out.is_empty());
     }
 
     #[test]
     fn malformed_frames_are_refused() {
         let mut frame = Vec::new();
-        assert!(encode(&v4_ir(&ts_options(), &[]), Framing::Ir, &mut frame));
+        assert!(encode(&v4_ir(&ts_options(), &[]), Framing::Ir, None, &mut frame));
         let mut ir = Vec::new();
         for len in 0..frame.len() {
             assert!(
-                expand(&frame[..len], Framing::Ir, &mut ir).is_none(),
+                expand(&frame[..len], Framing::Ir, &Mirrors::default(), &mut ir).is_err(),
                 "{len}"
             );
         }
         for bad in [V | D, V | Z] {
             let mut f = frame.clone();
             f[0] = bad;
-            assert!(expand(&f, Framing::Ir, &mut ir).is_none(), "{bad:02x}");
+            assert!(expand(&f, Framing::Ir, &Mirrors::default(), &mut ir).is_err(), "{bad:02x}");
         }
         let mut v6 = Vec::new();
         assert!(encode(
             &v6_ir(&[], [0x61, 0, 0, 0], 64),
             Framing::Ir,
+            None,
             &mut v6
         ));
         v6[3] = 0x50;
-        assert!(expand(&v6, Framing::Ir, &mut ir).is_none());
+        assert!(expand(&v6, Framing::Ir, &Mirrors::default(), &mut ir).is_err());
+    }
+
+    /// Mirrors holding, under CID 9, the flow opposite to [`v4_ir`]'s.
+    fn mirrors_of_v4_ir() -> Mirrors {
+        let flow = FlowKey {
+            src: IpAddr::V4([10, 0, 0, 2].into()),
+            dst: IpAddr::V4([10, 0, 0, 1].into()),
+            src_port: 0x1451,
+            dst_port: 0x9c40,
+        };
+        let mut note = Vec::new();
+        mirror::put_note(9, Some(&flow), &mut note);
+        let mut mirrors = Mirrors::default();
+        mirrors.hear(&note);
+        mirrors
+    }
+
+    #[test]
+    fn a_mirrored_ir_drops_the_addresses_and_ports() {
+        let ir = v4_ir(&ts_options(), b"data");
+        let plain = round_trip(&ir);
+        let mut frame = Vec::new();
+        assert!(encode(&ir, Framing::Ir, Some(9), &mut frame));
+        assert_eq!(frame.len(), plain - 8 - 4 + 1);
+        assert_eq!(frame[1] & MIRRORED, MIRRORED);
+        assert_eq!(frame[3], 9);
+        let mut back = Vec::new();
+        expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back).expect("expands");
+        assert_eq!(back, ir);
+        // Without the mirror, or with another flow under its CID, it is not this IR.
+        assert_eq!(
+            expand(&frame, Framing::Ir, &Mirrors::default(), &mut back),
+            Err(DropReason::NoContext)
+        );
+        let mut other = mirrors_of_v4_ir();
+        let mut note = Vec::new();
+        let v6 = FlowKey {
+            src: IpAddr::V6([1; 16].into()),
+            dst: IpAddr::V6([2; 16].into()),
+            src_port: 1,
+            dst_port: 2,
+        };
+        mirror::put_note(9, Some(&v6), &mut note);
+        other.hear(&note);
+        assert_eq!(
+            expand(&frame, Framing::Ir, &other, &mut back),
+            Err(DropReason::Malformed)
+        );
+        // A compact SYN names no mirror.
+        assert!(!encode(&ir, Framing::Packet, Some(9), &mut frame));
     }
 
     #[test]
@@ -465,11 +571,11 @@ mod tests {
                         x as u8
                     })
                     .collect();
-                if expand(&frame, Framing::Ir, &mut ir).is_some() {
+                if expand(&frame, Framing::Ir, &Mirrors::default(), &mut ir).is_ok() {
                     let mut again = Vec::new();
-                    if encode(&ir, Framing::Ir, &mut again) {
+                    if encode(&ir, Framing::Ir, None, &mut again) {
                         let mut back = Vec::new();
-                        expand(&again, Framing::Ir, &mut back).unwrap();
+                        expand(&again, Framing::Ir, &Mirrors::default(), &mut back).unwrap();
                         assert_eq!(back, ir);
                     }
                 }

@@ -14,6 +14,7 @@ use super::compact;
 use super::format::{self};
 use super::handshake;
 use super::ipid::{self, Behaviour, Detector};
+use super::mirror::{self, Changed, Mirrors};
 use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
 use super::scaled::{Learner, Strides};
@@ -207,6 +208,13 @@ pub struct PlusCompressor {
     tunnel: Vec<u8>,
     /// Where an IR frame goes while its compact form is written ([`super::compact`]).
     compact: Vec<u8>,
+    /// A mirrored compact IR, while it is weighed against an IR-R ([`super::mirror`]).
+    mirrored: Vec<u8>,
+    /// The flows the sibling decompressor verified ([`super::mirror`]): a new flow that is the
+    /// reverse of one of them names it in its IR frames.
+    mirrors: Mirrors,
+    /// The CIDs whose flow the sibling decompressor has yet to hear of.
+    changed: Changed,
 }
 
 impl PlusCompressor {
@@ -228,6 +236,9 @@ impl PlusCompressor {
             other: OtherCompressor::default(),
             tunnel: Vec::new(),
             compact: Vec::new(),
+            mirrored: Vec::new(),
+            mirrors: Mirrors::default(),
+            changed: Changed::default(),
         }
     }
 
@@ -259,6 +270,7 @@ impl PlusCompressor {
             }
             self.stats.identity_changes += 1;
             self.contexts[usize::from(cid)] = None;
+            self.changed.mark(cid);
             self.by_flow.remove(&p.key);
             self.last_flow = None;
             let fresh = self.allocate(Some(cid));
@@ -305,6 +317,7 @@ impl PlusCompressor {
     /// Frees CID `i` (dropping its context, if any, and every mapping to it) and returns it.
     fn evict(&mut self, i: usize) -> u8 {
         if let Some(old) = self.contexts[i].take() {
+            self.changed.mark(i as u8);
             self.by_flow.remove(&old.key);
             self.last_flow = None;
             self.stats.evictions += 1;
@@ -352,6 +365,7 @@ impl PlusCompressor {
         }));
         self.by_flow.insert(p.key, cid);
         self.last_flow = Some((p.key, cid));
+        self.changed.mark(cid);
         self.stats.contexts_created += 1;
     }
 }
@@ -391,6 +405,20 @@ impl Compressor for PlusCompressor {
                 self.stats.requests_received += 1;
             }
         }
+    }
+
+    /// The flows of the contexts set up or dropped since the last note ([`mirror`]).
+    fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
+        let Some(cid) = self.changed.take() else {
+            return false;
+        };
+        let flow = self.contexts[usize::from(cid)].as_ref().map(|c| &c.key);
+        mirror::put_note(cid, flow, out);
+        true
+    }
+
+    fn sibling_note(&mut self, note: &[u8]) {
+        self.mirrors.hear(note);
     }
 
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
@@ -451,7 +479,7 @@ impl PlusCompressor {
             {
                 format::IR_S
             }
-            _ if compact::encode(packet, compact::Framing::Packet, out) => format::COMPACT_SYN,
+            _ if compact::encode(packet, compact::Framing::Packet, None, out) => format::COMPACT_SYN,
             _ => return None,
         };
         self.stats.count(Why::NoReference);
@@ -544,9 +572,23 @@ impl PlusCompressor {
                     .filter(|_| out.len() <= p.bytes.len())
                     .map(|k| (k, base.depth.saturating_add(1)))
             });
+            // The reverse of a flow the sibling decompressor verified: a mirrored compact IR,
+            // unless the IR-R is shorter. It rests on no frame of this direction's.
+            let mirror = replicate
+                .then(|| self.mirrors.find_reverse(&p.key))
+                .flatten();
+            let mirrored = mirror.is_some()
+                && write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact)
+                    == format::COMPACT_IR
+                && replicated.is_none_or(|_| self.mirrored.len() < out.len());
             (full_kind, ctx.depth) = match replicated {
+                _ if mirrored => {
+                    core::mem::swap(out, &mut self.mirrored);
+                    self.stats.mirrored_irs += 1;
+                    (format::COMPACT_IR, 0)
+                }
                 Some(k) => k,
-                None => (write_ir(ctx, p, cid, out, &mut self.compact), 0),
+                None => (write_ir(ctx, p, cid, None, out, &mut self.compact), 0),
             };
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.full_only &= ctx.irs_due > 0;

@@ -11,6 +11,7 @@ use super::compact;
 use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
+use super::mirror::{self, Changed, Mirrors};
 use super::note;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
@@ -98,6 +99,10 @@ pub struct PlusDecompressor {
     compact: Vec<u8>,
     /// When a loss note is due ([`loss`]).
     loss: LossWatch,
+    /// The flows the sibling compressor holds ([`mirror`]): mirrored compact IRs name them.
+    mirrors: Mirrors,
+    /// The CIDs whose flow the sibling compressor has yet to hear of.
+    changed: Changed,
 }
 
 impl PlusDecompressor {
@@ -118,6 +123,8 @@ impl PlusDecompressor {
             installed: None,
             compact: Vec::new(),
             loss: LossWatch::new(config.repair.context_requests),
+            mirrors: Mirrors::default(),
+            changed: Changed::default(),
         }
     }
 
@@ -196,6 +203,7 @@ impl PlusDecompressor {
         let outer_ref = outer_offset(tunnel, p.fields.ip_id);
         self.requests.delivered(cid);
         self.installed = Some(cid);
+        self.changed.mark(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
                 let same_flow = ctx.key == p.key;
@@ -362,6 +370,7 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
+        self.changed.mark(cid);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,
             last_ip_id: d.fields.ip_id,
@@ -587,6 +596,7 @@ impl PlusDecompressor {
                     .is_some_and(|c| c.outer.is_some())
                 {
                     self.contexts[usize::from(cid)] = None;
+                    self.changed.mark(cid);
                 }
             }
         }
@@ -610,11 +620,16 @@ impl Decompressor for PlusDecompressor {
             FrameKind::Profile(format::IR) => self.ir(frame, out),
             FrameKind::Profile(format::COMPACT_IR) => {
                 let mut ir = core::mem::take(&mut self.compact);
-                let result = match compact::expand(frame, compact::Framing::Ir, &mut ir) {
-                    Some(()) => self.ir(&ir, out),
-                    None => Err(DropReason::Malformed),
-                };
+                let result = compact::expand(frame, compact::Framing::Ir, &self.mirrors, &mut ir)
+                    .and_then(|()| self.ir(&ir, out));
                 self.compact = ir;
+                // A mirrored IR refused for its mirror (missing, or another flow's now) asks
+                // for the context: the IR frames that answer go unmirrored.
+                if let [_, flags, cid, ..] = *frame {
+                    if flags & format::ir::MIRRORED != 0 && result.is_err() {
+                        self.requests.record(cid, &result);
+                    }
+                }
                 result
             }
             FrameKind::Profile(
@@ -633,11 +648,12 @@ impl Decompressor for PlusDecompressor {
             }
             FrameKind::Profile(format::IR_S) => self.ir_s(frame, out),
             FrameKind::Profile(format::COMPACT_SYN) => {
-                match compact::expand(frame, compact::Framing::Packet, out) {
-                    Some(()) if handshake::parse(out).is_some() => Ok(()),
-                    Some(()) => Err(DropReason::ChecksumMismatch),
-                    None => Err(DropReason::Malformed),
-                }
+                compact::expand(frame, compact::Framing::Packet, &self.mirrors, out).and_then(
+                    |()| match handshake::parse(out) {
+                        Some(_) => Ok(()),
+                        None => Err(DropReason::ChecksumMismatch),
+                    },
+                )
             }
             FrameKind::Profile(other::IR_N) => {
                 let result = self.other.ir_n(frame, out);
@@ -694,5 +710,19 @@ impl Decompressor for PlusDecompressor {
             return true;
         }
         self.loss.take(out)
+    }
+
+    /// The flows of the contexts set up or dropped since the last note ([`mirror`]).
+    fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
+        let Some(cid) = self.changed.take() else {
+            return false;
+        };
+        let flow = self.contexts[usize::from(cid)].as_ref().map(|c| &c.key);
+        mirror::put_note(cid, flow, out);
+        true
+    }
+
+    fn sibling_note(&mut self, note: &[u8]) {
+        self.mirrors.hear(note);
     }
 }

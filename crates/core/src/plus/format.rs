@@ -126,6 +126,9 @@ pub mod ir {
     pub const ACK_STRIDE: u8 = 0x20;
     /// Every bit an IR defines.
     pub const ALL: u8 = 0x3F;
+    /// Compact IR: the addresses and ports are the reverse of a mirror's, whose CID follows
+    /// the CID ([`crate::plus::mirror`]); cleared in the IR frame it stands for.
+    pub const MIRRORED: u8 = 0x80;
     /// IR-R: the context has timestamps.
     pub const TS: u8 = 0x20;
     /// IR-R: the six IP bytes are the base context's (they are not sent).

@@ -26,6 +26,7 @@ pub mod decompressor;
 pub mod format;
 pub mod handshake;
 pub mod ipid;
+pub mod mirror;
 pub mod note;
 pub mod other;
 pub mod outer;

@@ -10,6 +10,7 @@ use super::{PlusCompressor, PlusDecompressor};
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::taroc::{Repair, TarocConfig};
 
+mod mirrors;
 mod notes;
 mod strides;
 mod tunnel;

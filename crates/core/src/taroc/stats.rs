@@ -123,6 +123,9 @@ pub struct TarocStats {
     /// CO frames that carried a scaling note (`taroc-plus`: a new stride or IP-ID behaviour,
     /// [`crate::plus::note`]).
     pub scaling_notes: u64,
+    /// IR frames sent as mirrored compact IRs (`taroc-plus`: the addresses and ports named by
+    /// the opposite direction's flow, [`crate::plus::mirror`]).
+    pub mirrored_irs: u64,
 }
 
 impl TarocStats {

@@ -21,6 +21,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use serde::Serialize;
+use taroc_core::codec::pass_sibling_notes;
 use taroc_core::variant::Variant;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
@@ -95,6 +96,14 @@ struct Queue {
 struct Pair {
     compressor: AnyCompressor,
     decompressor: AnyDecompressor,
+}
+
+/// Passes the notes between the codecs at one end of the radio link: the compressor of
+/// direction `sending` and the decompressor of the other direction ([`pass_sibling_notes`]).
+fn pass_notes(pairs: &mut [Pair; 2], sending: usize, scratch: &mut Vec<u8>) {
+    let [a, b] = pairs;
+    let (this, other) = if sending == 0 { (a, b) } else { (b, a) };
+    pass_sibling_notes(&mut this.compressor, &mut other.decompressor, scratch);
 }
 
 /// A frame on its way: what the engine schedules when a packet starts serialisation.
@@ -224,6 +233,7 @@ impl Radio {
                 compressor.set_time(Duration::from_nanos(now));
                 let mut frame = Vec::with_capacity(packet_len + 8);
                 let kind = compressor.compress(&w.packet, &mut frame);
+                pass_notes(pairs, dir as usize, &mut self.feedback);
                 let wire = frame.len() + self.overhead;
                 self.stats.frames += 1;
                 self.stats.wire_bytes += wire as u64;
@@ -275,6 +285,8 @@ impl Radio {
         decompressor.set_time(Duration::from_nanos(now));
         let mut packet = Vec::with_capacity(frame.bytes.len() + 60);
         let result = decompressor.decompress(frame.kind, &frame.bytes, &mut packet);
+        pass_notes(pairs, 1 - frame.dir as usize, &mut self.feedback);
+        let decompressor = &mut pairs[frame.dir as usize].decompressor;
         while decompressor.take_feedback(&mut self.feedback) {
             self.stats.feedback_frames += 1;
             feedback.push(self.feedback.clone());

@@ -1,0 +1,141 @@
+//! Mirrored compact IRs (spec section 3.3): a flow's IR frames name the opposite direction's
+//! flow, which the codecs at each end tell each other of.
+
+use alloc::vec::Vec;
+
+use super::{config, fill_checksums, segment};
+use crate::codec::{pass_sibling_notes, Compressor, Decompressor, DropReason};
+use crate::plus::format::{self, ir::MIRRORED};
+use crate::plus::{mirror, PlusCompressor, PlusDecompressor};
+use crate::taroc::packet::TcpIpPacket;
+
+/// The codecs at one end of the link: the compressor of the direction it sends, the
+/// decompressor of the one it receives.
+struct End {
+    c: PlusCompressor,
+    d: PlusDecompressor,
+}
+
+impl End {
+    fn new() -> End {
+        End {
+            c: PlusCompressor::new(config()),
+            d: PlusDecompressor::new(config()),
+        }
+    }
+
+    fn share(&mut self) {
+        pass_sibling_notes(&mut self.c, &mut self.d, &mut Vec::new());
+    }
+}
+
+/// Sends `packet` from `from` to `to` as the harnesses do (notes passed at both ends); returns
+/// the frame's kind byte and bytes and the decompressor's verdict.
+fn send(from: &mut End, to: &mut End, packet: &[u8]) -> (u8, Vec<u8>, Result<(), DropReason>) {
+    let mut frame = Vec::new();
+    let kind = from.c.compress(packet, &mut frame);
+    from.share();
+    let mut out = Vec::new();
+    let result = to.d.decompress(kind, &frame, &mut out);
+    to.share();
+    if result.is_ok() {
+        assert_eq!(out, packet, "delivered exactly");
+    }
+    (kind.to_byte(), frame, result)
+}
+
+/// [`segment`] of the opposite direction: addresses and ports swapped.
+fn reply(seq: u32, ack: u32, id: u16, ts: u32, payload: usize) -> Vec<u8> {
+    let mut p = segment(seq, ack, id, ts, payload);
+    let (src, dst) = (p[12..16].to_vec(), p[16..20].to_vec());
+    p[12..16].copy_from_slice(&dst);
+    p[16..20].copy_from_slice(&src);
+    let (sport, dport) = (p[20..22].to_vec(), p[22..24].to_vec());
+    p[20..22].copy_from_slice(&dport);
+    p[22..24].copy_from_slice(&sport);
+    p[10..12].fill(0);
+    p[36..38].fill(0);
+    fill_checksums(&mut p);
+    p
+}
+
+/// Sets up the forward flow (A to B) with its start frames and a few CO frames.
+fn forward_flow(a: &mut End, b: &mut End) {
+    for i in 0..6 {
+        let (_, _, result) = send(a, b, &segment(1000 + 100 * i, 77, i as u16, 500 + i, 100));
+        assert_eq!(result, Ok(()));
+    }
+}
+
+#[test]
+fn the_reverse_flow_starts_from_its_mirror() {
+    let (mut a, mut b) = (End::new(), End::new());
+    forward_flow(&mut a, &mut b);
+    let mut unmirrored = End::new();
+    for i in 0..3 {
+        let p = reply(77 + i, 1600, 40 + i as u16, 900 + i, 0);
+        let (kind, frame, result) = send(&mut b, &mut a, &p);
+        assert_eq!(result, Ok(()));
+        assert_eq!(kind, format::COMPACT_IR, "start IR {i}");
+        assert_eq!(frame[1] & MIRRORED, MIRRORED, "start IR {i} is mirrored");
+        // The same IR without a sibling's notes: 8 address and 4 port octets more, less the
+        // mirror's CID.
+        let mut plain = Vec::new();
+        unmirrored.c.compress(&p, &mut plain);
+        assert_eq!(plain.len(), frame.len() + 8 + 4 - 1);
+    }
+    let (kind, _, result) = send(&mut b, &mut a, &reply(80, 1600, 43, 903, 0));
+    assert_eq!(result, Ok(()));
+    assert!(kind >= format::CO, "then CO frames");
+}
+
+#[test]
+fn a_mirror_the_far_end_lacks_or_holds_for_another_flow_is_refused_then_repaired() {
+    for stale in [false, true] {
+        let (mut a, mut b) = (End::new(), End::new());
+        forward_flow(&mut a, &mut b);
+        // A's decompressor hears that its sibling's CID 0 holds no flow, or another one (as
+        // after a restart of A, or a CID A gave to a new flow).
+        let mut note = Vec::new();
+        let other = TcpIpPacket::parse(&segment(1, 2, 3, 4, 0)).map(|p| {
+            let mut key = p.key;
+            key.src_port = 9;
+            key
+        });
+        mirror::put_note(0, other.as_ref().filter(|_| stale), &mut note);
+        a.d.sibling_note(&note);
+        let (kind, frame, result) = send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0));
+        assert_eq!(kind, format::COMPACT_IR);
+        assert_eq!(frame[1] & MIRRORED, MIRRORED);
+        let refusal = if stale {
+            DropReason::ChecksumMismatch
+        } else {
+            DropReason::NoContext
+        };
+        assert_eq!(result, Err(refusal), "stale: {stale}");
+        // The refusal asks for the context; the IR frames that answer are not mirrored.
+        let mut request = Vec::new();
+        assert!(a.d.take_feedback(&mut request), "a context request");
+        b.c.handle_feedback(&request);
+        let (kind, frame, result) = send(&mut b, &mut a, &reply(78, 1600, 41, 901, 0));
+        assert_eq!(result, Ok(()), "stale: {stale}");
+        assert_eq!(kind, format::COMPACT_IR);
+        assert_eq!(frame[1] & MIRRORED, 0);
+    }
+}
+
+#[test]
+fn without_notes_nothing_is_mirrored() {
+    let (mut a, mut b) = (End::new(), End::new());
+    let mut frame = Vec::new();
+    let mut out = Vec::new();
+    for i in 0..4 {
+        let p = segment(1000 + 100 * i, 77, i as u16, 500 + i, 100);
+        let kind = a.c.compress(&p, &mut frame);
+        assert_eq!(b.d.decompress(kind, &frame, &mut out), Ok(()));
+    }
+    let p = reply(77, 1600, 40, 900, 0);
+    let kind = b.c.compress(&p, &mut frame);
+    assert_eq!(kind.to_byte(), format::COMPACT_IR);
+    assert_eq!(frame[1] & MIRRORED, 0);
+}
