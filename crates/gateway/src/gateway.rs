@@ -16,8 +16,8 @@
 mod drop_log;
 mod event_loop;
 
-use taroc_core::variant::Variant;
 use taroc_core::codec::pass_sibling_notes;
+use taroc_core::variant::Variant;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
 use crate::counters::Counters;
@@ -139,7 +139,11 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     this.decompressor.set_time(Duration::from_nanos(now));
     let result = this.decompressor.decompress(kind, frame, &mut this.rebuilt);
     // The compressor at this end (the other direction's) hears of verified flows.
-    pass_sibling_notes(&mut other.compressor, &mut this.decompressor, &mut this.feedback);
+    pass_sibling_notes(
+        &mut other.compressor,
+        &mut this.decompressor,
+        &mut this.feedback,
+    );
     match result {
         Err(reason) => this.counters.count_refusal(reason),
         Ok(()) => {

@@ -265,7 +265,11 @@ impl Endpoint {
         }
         self.compressor.set_time(Duration::from_nanos(now));
         let kind = self.compressor.compress(packet, &mut self.frame);
-        pass_sibling_notes(&mut self.compressor, &mut self.decompressor, &mut self.feedback);
+        pass_sibling_notes(
+            &mut self.compressor,
+            &mut self.decompressor,
+            &mut self.feedback,
+        );
         let c = &mut self.counters[0];
         c.count_frame(kind, packet.len(), self.frame.len());
         if self.frame.len() > self.link_mtu {
@@ -347,7 +351,11 @@ impl Endpoint {
         self.decompressor.set_time(Duration::from_nanos(now));
         let c = &mut self.counters[1];
         let result = self.decompressor.decompress(kind, frame, &mut self.rebuilt);
-        pass_sibling_notes(&mut self.compressor, &mut self.decompressor, &mut self.feedback);
+        pass_sibling_notes(
+            &mut self.compressor,
+            &mut self.decompressor,
+            &mut self.feedback,
+        );
         match result {
             Err(reason) => c.count_refusal(reason),
             Ok(()) => {

@@ -27,8 +27,8 @@ use core::net::IpAddr;
 
 use taroc_wire::{checksum, protocol};
 
-use super::format::ir::MIRRORED;
-use super::mirror::{self, Mirrors};
+use super::format::ir::{HANDSHAKE_MIRROR, MIRRORED};
+use super::mirror::{self, MirrorRef, Mirrors};
 use crate::codec::DropReason;
 use crate::taroc::packet::{self, FlowKey};
 
@@ -94,10 +94,10 @@ pub enum Framing {
 
 /// Writes the compact form of `ir` (an IR frame or a packet, as `framing` says) to `out` if it
 /// can express it and it is shorter; returns whether it did (`out` is cleared either way).
-/// With `mirror` (an IR frame's only), the frame names that CID of the sibling's instead of
+/// With `mirror` (an IR frame's only), the frame names that flow of the sibling's instead of
 /// sending the addresses and ports, which must be the reverse of the mirror's flow
 /// ([`mirror`]).
-pub fn encode(ir: &[u8], framing: Framing, mirror: Option<u8>, out: &mut Vec<u8>) -> bool {
+pub fn encode(ir: &[u8], framing: Framing, mirror: Option<MirrorRef>, out: &mut Vec<u8>) -> bool {
     out.clear();
     let done = try_encode(ir, framing, mirror, out).is_some() && out.len() < ir.len();
     if !done {
@@ -106,7 +106,12 @@ pub fn encode(ir: &[u8], framing: Framing, mirror: Option<u8>, out: &mut Vec<u8>
     done
 }
 
-fn try_encode(ir: &[u8], framing: Framing, mirror: Option<u8>, out: &mut Vec<u8>) -> Option<()> {
+fn try_encode(
+    ir: &[u8],
+    framing: Framing,
+    mirror: Option<MirrorRef>,
+    out: &mut Vec<u8>,
+) -> Option<()> {
     if mirror.is_some() && framing != Framing::Ir {
         return None;
     }
@@ -162,7 +167,13 @@ fn try_encode(ir: &[u8], framing: Framing, mirror: Option<u8>, out: &mut Vec<u8>
     out.push(shape);
     if framing == Framing::Ir {
         match mirror {
-            Some(cid) => out.extend_from_slice(&[context[0] | MIRRORED, context[1], cid]),
+            Some(MirrorRef::Cid(cid)) => {
+                out.extend_from_slice(&[context[0] | MIRRORED, context[1], cid]);
+            }
+            Some(MirrorRef::Handshake(hash)) => {
+                out.extend_from_slice(&[context[0] | MIRRORED | HANDSHAKE_MIRROR, context[1]]);
+                out.extend_from_slice(&hash.to_be_bytes());
+            }
             None => out.extend_from_slice(context),
         }
     }
@@ -245,18 +256,26 @@ pub fn expand(
     let (context, mirror) = match framing {
         Framing::Ir => {
             let context = take(2)?;
-            let mirror = match context[0] & MIRRORED {
+            let mirror = match context[0] & (MIRRORED | HANDSHAKE_MIRROR) {
                 0 => None,
-                _ => Some(take(1)?[0]),
+                MIRRORED => Some(MirrorRef::Cid(take(1)?[0])),
+                HANDSHAKE_MIRROR => return Err(DropReason::Malformed),
+                _ => {
+                    let hash = take(2)?;
+                    Some(MirrorRef::Handshake(u16::from_be_bytes([hash[0], hash[1]])))
+                }
             };
-            ([context[0] & !MIRRORED, context[1]], mirror)
+            (
+                [context[0] & !(MIRRORED | HANDSHAKE_MIRROR), context[1]],
+                mirror,
+            )
         }
         Framing::Packet => ([0, 0], None),
     };
     let v4 = shape & V == 0;
     let mirror = match mirror {
-        Some(cid) => {
-            let flow = mirrors.get(cid).ok_or(DropReason::NoContext)?;
+        Some(m) => {
+            let flow = mirrors.resolve(m).ok_or(DropReason::NoContext)?;
             if flow.src.is_ipv4() != v4 {
                 return Err(DropReason::Malformed);
             }
@@ -317,8 +336,8 @@ pub fn expand(
         ir.push(if l == HOLE { take(1)?[0] } else { l as u8 });
     }
     ir.extend_from_slice(rest);
-    let len = u16::try_from(ir.len() - if v4 { 0 } else { 40 })
-        .map_err(|_| DropReason::Malformed)?;
+    let len =
+        u16::try_from(ir.len() - if v4 { 0 } else { 40 }).map_err(|_| DropReason::Malformed)?;
     let at = packet::length_field_offset(v4);
     if framing == Framing::Packet {
         ir[at..at + 2].copy_from_slice(&len.to_be_bytes());
@@ -348,6 +367,7 @@ fn put_flow(flow: &FlowKey, ir: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plus::mirror::Note;
 
     /// A TCP/IPv4 packet with the given TCP options and payload, as an IR frame (context
     /// flags 0x02, CID 5).
@@ -457,7 +477,12 @@ mod tests {
         }
         let mut wrong_length = as_packet(v4_ir(&linux, &[]));
         wrong_length[3] += 1;
-        assert!(!encode(&wrong_length, Framing::Packet, None, &mut Vec::new()));
+        assert!(!encode(
+            &wrong_length,
+            Framing::Packet,
+            None,
+            &mut Vec::new()
+        ));
     }
 
     #[test]
@@ -483,7 +508,12 @@ mod tests {
     #[test]
     fn malformed_frames_are_refused() {
         let mut frame = Vec::new();
-        assert!(encode(&v4_ir(&ts_options(), &[]), Framing::Ir, None, &mut frame));
+        assert!(encode(
+            &v4_ir(&ts_options(), &[]),
+            Framing::Ir,
+            None,
+            &mut frame
+        ));
         let mut ir = Vec::new();
         for len in 0..frame.len() {
             assert!(
@@ -494,7 +524,10 @@ mod tests {
         for bad in [V | D, V | Z] {
             let mut f = frame.clone();
             f[0] = bad;
-            assert!(expand(&f, Framing::Ir, &Mirrors::default(), &mut ir).is_err(), "{bad:02x}");
+            assert!(
+                expand(&f, Framing::Ir, &Mirrors::default(), &mut ir).is_err(),
+                "{bad:02x}"
+            );
         }
         let mut v6 = Vec::new();
         assert!(encode(
@@ -509,29 +542,57 @@ mod tests {
 
     /// Mirrors holding, under CID 9, the flow opposite to [`v4_ir`]'s.
     fn mirrors_of_v4_ir() -> Mirrors {
-        let flow = FlowKey {
+        let mut note = Vec::new();
+        mirror::put_note(&Note::Context(9, Some(v4_ir_reverse())), &mut note);
+        let mut mirrors = Mirrors::default();
+        mirrors.hear(&note);
+        mirror::put_note(&Note::Handshake(v4_ir_reverse()), &mut note);
+        mirrors.hear(&note);
+        mirrors
+    }
+
+    /// The flow opposite to [`v4_ir`]'s.
+    fn v4_ir_reverse() -> FlowKey {
+        FlowKey {
             src: IpAddr::V4([10, 0, 0, 2].into()),
             dst: IpAddr::V4([10, 0, 0, 1].into()),
             src_port: 0x1451,
             dst_port: 0x9c40,
-        };
-        let mut note = Vec::new();
-        mirror::put_note(9, Some(&flow), &mut note);
-        let mut mirrors = Mirrors::default();
-        mirrors.hear(&note);
-        mirrors
+        }
     }
 
     #[test]
     fn a_mirrored_ir_drops_the_addresses_and_ports() {
         let ir = v4_ir(&ts_options(), b"data");
         let plain = round_trip(&ir);
-        let mut frame = Vec::new();
-        assert!(encode(&ir, Framing::Ir, Some(9), &mut frame));
-        assert_eq!(frame.len(), plain - 8 - 4 + 1);
-        assert_eq!(frame[1] & MIRRORED, MIRRORED);
-        assert_eq!(frame[3], 9);
         let mut back = Vec::new();
+        let hash = mirror::handshake_hash(&v4_ir_reverse());
+        let mut frame = Vec::new();
+        assert!(encode(
+            &ir,
+            Framing::Ir,
+            Some(MirrorRef::Handshake(hash)),
+            &mut frame
+        ));
+        assert_eq!(frame.len(), plain - 8 - 4 + 2);
+        assert_eq!(frame[1] & 0xC0, MIRRORED | HANDSHAKE_MIRROR);
+        expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back).expect("expands");
+        assert_eq!(back, ir);
+        let mut no_hash = frame.clone();
+        no_hash[1] &= !MIRRORED;
+        assert_eq!(
+            expand(&no_hash, Framing::Ir, &mirrors_of_v4_ir(), &mut back),
+            Err(DropReason::Malformed)
+        );
+        assert!(encode(
+            &ir,
+            Framing::Ir,
+            Some(MirrorRef::Cid(9)),
+            &mut frame
+        ));
+        assert_eq!(frame.len(), plain - 8 - 4 + 1);
+        assert_eq!(frame[1] & 0xC0, MIRRORED);
+        assert_eq!(frame[3], 9);
         expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back).expect("expands");
         assert_eq!(back, ir);
         // Without the mirror, or with another flow under its CID, it is not this IR.
@@ -547,14 +608,19 @@ mod tests {
             src_port: 1,
             dst_port: 2,
         };
-        mirror::put_note(9, Some(&v6), &mut note);
+        mirror::put_note(&Note::Context(9, Some(v6)), &mut note);
         other.hear(&note);
         assert_eq!(
             expand(&frame, Framing::Ir, &other, &mut back),
             Err(DropReason::Malformed)
         );
         // A compact SYN names no mirror.
-        assert!(!encode(&ir, Framing::Packet, Some(9), &mut frame));
+        assert!(!encode(
+            &ir,
+            Framing::Packet,
+            Some(MirrorRef::Cid(9)),
+            &mut frame
+        ));
     }
 
     #[test]

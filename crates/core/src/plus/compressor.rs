@@ -14,7 +14,7 @@ use super::compact;
 use super::format::{self};
 use super::handshake;
 use super::ipid::{self, Behaviour, Detector};
-use super::mirror::{self, Changed, Mirrors};
+use super::mirror::{MirrorRef, Mirrors, Outbox};
 use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
 use super::scaled::{Learner, Strides};
@@ -213,8 +213,8 @@ pub struct PlusCompressor {
     /// The flows the sibling decompressor verified ([`super::mirror`]): a new flow that is the
     /// reverse of one of them names it in its IR frames.
     mirrors: Mirrors,
-    /// The CIDs whose flow the sibling decompressor has yet to hear of.
-    changed: Changed,
+    /// The notes for the sibling decompressor.
+    outbox: Outbox,
 }
 
 impl PlusCompressor {
@@ -238,7 +238,7 @@ impl PlusCompressor {
             compact: Vec::new(),
             mirrored: Vec::new(),
             mirrors: Mirrors::default(),
-            changed: Changed::default(),
+            outbox: Outbox::default(),
         }
     }
 
@@ -270,7 +270,7 @@ impl PlusCompressor {
             }
             self.stats.identity_changes += 1;
             self.contexts[usize::from(cid)] = None;
-            self.changed.mark(cid);
+            self.outbox.changed(cid);
             self.by_flow.remove(&p.key);
             self.last_flow = None;
             let fresh = self.allocate(Some(cid));
@@ -317,7 +317,7 @@ impl PlusCompressor {
     /// Frees CID `i` (dropping its context, if any, and every mapping to it) and returns it.
     fn evict(&mut self, i: usize) -> u8 {
         if let Some(old) = self.contexts[i].take() {
-            self.changed.mark(i as u8);
+            self.outbox.changed(i as u8);
             self.by_flow.remove(&old.key);
             self.last_flow = None;
             self.stats.evictions += 1;
@@ -365,7 +365,7 @@ impl PlusCompressor {
         }));
         self.by_flow.insert(p.key, cid);
         self.last_flow = Some((p.key, cid));
-        self.changed.mark(cid);
+        self.outbox.changed(cid);
         self.stats.contexts_created += 1;
     }
 }
@@ -407,14 +407,12 @@ impl Compressor for PlusCompressor {
         }
     }
 
-    /// The flows of the contexts set up or dropped since the last note ([`mirror`]).
+    /// The flows of the contexts set up or dropped, and the handshake segments, since the last
+    /// note ([`super::mirror`]).
     fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
-        let Some(cid) = self.changed.take() else {
-            return false;
-        };
-        let flow = self.contexts[usize::from(cid)].as_ref().map(|c| &c.key);
-        mirror::put_note(cid, flow, out);
-        true
+        let contexts = &self.contexts;
+        let flow_of = |cid: u8| contexts.get(usize::from(cid))?.as_ref().map(|c| c.key);
+        self.outbox.take(flow_of, out)
     }
 
     fn sibling_note(&mut self, note: &[u8]) {
@@ -473,15 +471,20 @@ impl PlusCompressor {
     /// `None` if the packet is not such a segment or neither frame can carry it.
     fn compress_handshake(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Option<FrameKind> {
         let p = handshake::parse(packet)?;
-        let kind = match self.handshake_base(&p) {
-            Some((base_cid, base))
-                if handshake::write(&p, &base.identity.template, base_cid, out) =>
-            {
-                format::IR_S
-            }
-            _ if compact::encode(packet, compact::Framing::Packet, None, out) => format::COMPACT_SYN,
-            _ => return None,
+        let on_base = self.handshake_base(&p).is_some_and(|(cid, base)| {
+            let base_cid = handshake::Base::Context(cid);
+            handshake::write(&p, &base.identity.template, base_cid, out)
+        });
+        let mirror = self.mirrors.find(&p.key);
+        let kind = if on_base || mirror.is_some_and(|m| self.write_mirrored_ir_s(&p, m, out)) {
+            format::IR_S
+        } else if compact::encode(packet, compact::Framing::Packet, None, out) {
+            format::COMPACT_SYN
+        } else {
+            return None;
         };
+        // The sibling decompressor hears of it: the flow's data may go the other way next.
+        self.outbox.handshake(p.key);
         self.stats.count(Why::NoReference);
         self.stats
             .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
@@ -490,6 +493,22 @@ impl PlusCompressor {
 }
 
 impl PlusCompressor {
+    /// Writes the IR-S frame of handshake segment `p` against `mirror` (the reverse of a flow
+    /// the sibling decompressor verified or handshook, [`mirror`](super::mirror)); whether it
+    /// could.
+    fn write_mirrored_ir_s(
+        &mut self,
+        p: &TcpIpPacket<'_>,
+        mirror: MirrorRef,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        let Some(flow) = self.mirrors.resolve(mirror) else {
+            return false;
+        };
+        handshake::mirror_template(flow, &mut self.mirrored);
+        handshake::write(p, &self.mirrored, handshake::Base::Mirror(mirror), out)
+    }
+
     /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile), `outer_id`
     /// its IPv4 outer header's Identification if the context is tunnelled under one.
     fn compress_in(
@@ -574,9 +593,7 @@ impl PlusCompressor {
             });
             // The reverse of a flow the sibling decompressor verified: a mirrored compact IR,
             // unless the IR-R is shorter. It rests on no frame of this direction's.
-            let mirror = replicate
-                .then(|| self.mirrors.find_reverse(&p.key))
-                .flatten();
+            let mirror = replicate.then(|| self.mirrors.find(&p.key)).flatten();
             let mirrored = mirror.is_some()
                 && write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact)
                     == format::COMPACT_IR

@@ -11,7 +11,7 @@ use super::compact;
 use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
-use super::mirror::{self, Changed, Mirrors};
+use super::mirror::{Mirrors, Outbox};
 use super::note;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
@@ -101,8 +101,8 @@ pub struct PlusDecompressor {
     loss: LossWatch,
     /// The flows the sibling compressor holds ([`mirror`]): mirrored compact IRs name them.
     mirrors: Mirrors,
-    /// The CIDs whose flow the sibling compressor has yet to hear of.
-    changed: Changed,
+    /// The notes for the sibling compressor.
+    outbox: Outbox,
 }
 
 impl PlusDecompressor {
@@ -124,7 +124,7 @@ impl PlusDecompressor {
             compact: Vec::new(),
             loss: LossWatch::new(config.repair.context_requests),
             mirrors: Mirrors::default(),
-            changed: Changed::default(),
+            outbox: Outbox::default(),
         }
     }
 
@@ -203,7 +203,7 @@ impl PlusDecompressor {
         let outer_ref = outer_offset(tunnel, p.fields.ip_id);
         self.requests.delivered(cid);
         self.installed = Some(cid);
-        self.changed.mark(cid);
+        self.outbox.changed(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
                 let same_flow = ctx.key == p.key;
@@ -370,7 +370,7 @@ impl PlusDecompressor {
             return Err(DropReason::Malformed);
         }
         let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
-        self.changed.mark(cid);
+        self.outbox.changed(cid);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,
             last_ip_id: d.fields.ip_id,
@@ -386,11 +386,20 @@ impl PlusDecompressor {
 
     /// Rebuilds an IR-S frame ([`handshake`]) against the base context it names.
     fn ir_s(&self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        let base_cid = handshake::base_cid(frame).ok_or(DropReason::Malformed)?;
-        let base = self.contexts[usize::from(base_cid)]
-            .as_ref()
-            .ok_or(DropReason::NoContext)?;
-        handshake::rebuild(frame, &base.identity.template, out)
+        match handshake::base(frame).ok_or(DropReason::Malformed)? {
+            handshake::Base::Context(cid) => {
+                let base = self.contexts[usize::from(cid)]
+                    .as_ref()
+                    .ok_or(DropReason::NoContext)?;
+                handshake::rebuild(frame, &base.identity.template, out)
+            }
+            handshake::Base::Mirror(m) => {
+                let flow = self.mirrors.resolve(m).ok_or(DropReason::NoContext)?;
+                let mut template = Vec::new();
+                handshake::mirror_template(flow, &mut template);
+                handshake::rebuild(frame, &template, out)
+            }
+        }
     }
 
     /// Rebuilds a CO frame, of CID `prefixed` if its kind byte named one ([`cids`]); returns
@@ -596,7 +605,7 @@ impl PlusDecompressor {
                     .is_some_and(|c| c.outer.is_some())
                 {
                     self.contexts[usize::from(cid)] = None;
-                    self.changed.mark(cid);
+                    self.outbox.changed(cid);
                 }
             }
         }
@@ -646,12 +655,21 @@ impl Decompressor for PlusDecompressor {
                 }
                 result
             }
-            FrameKind::Profile(format::IR_S) => self.ir_s(frame, out),
+            FrameKind::Profile(format::IR_S) => {
+                let result = self.ir_s(frame, out);
+                if let (Ok(()), Some(p)) = (&result, handshake::parse(out)) {
+                    self.outbox.handshake(p.key);
+                }
+                result
+            }
             FrameKind::Profile(format::COMPACT_SYN) => {
                 compact::expand(frame, compact::Framing::Packet, &self.mirrors, out).and_then(
-                    |()| match handshake::parse(out) {
-                        Some(_) => Ok(()),
-                        None => Err(DropReason::ChecksumMismatch),
+                    |()| {
+                        let p = handshake::parse(out).ok_or(DropReason::ChecksumMismatch)?;
+                        // The sibling compressor hears of it: the flow's data may go the other
+                        // way next.
+                        self.outbox.handshake(p.key);
+                        Ok(())
                     },
                 )
             }
@@ -712,14 +730,12 @@ impl Decompressor for PlusDecompressor {
         self.loss.take(out)
     }
 
-    /// The flows of the contexts set up or dropped since the last note ([`mirror`]).
+    /// The flows of the contexts set up or dropped, and the handshake segments, since the last
+    /// note ([`super::mirror`]).
     fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
-        let Some(cid) = self.changed.take() else {
-            return false;
-        };
-        let flow = self.contexts[usize::from(cid)].as_ref().map(|c| &c.key);
-        mirror::put_note(cid, flow, out);
-        true
+        let contexts = &self.contexts;
+        let flow_of = |cid: u8| contexts.get(usize::from(cid))?.as_ref().map(|c| c.key);
+        self.outbox.take(flow_of, out)
     }
 
     fn sibling_note(&mut self, note: &[u8]) {

@@ -7,11 +7,17 @@
 //! | base CID | shape | IP bytes (6, unless I) | IP-ID (2, IPv4) | ports | sequence (4) |
 //! | TCP octets 12-13 | acknowledgment (4, if ACK) | window (2) | checksum XOR the seal (2) |
 //! | urgent pointer (2, if URG) | options (a layout's values, or raw if code 0) | payload |
-//!   shape: | I | P | Q | 0 | 0 | code (3 bits) |  I the six IP bytes are the base context's,
+//!   shape: | I | P | Q | M | H | code (3 bits) |  I the six IP bytes are the base context's,
 //!   P / Q the source / destination port is the base's and the other is coded against the
 //!   base's ([`ports`]; neither: both whole, 4 octets), code the options' layout
 //!   (LAYOUTS[code - 1]; 0 the options follow raw).
 //! ```
+//!
+//! With M the base is a *mirror* ([`super::mirror`]): no context of this direction, but the
+//! reverse of a flow the sibling codec holds (under the CID in the first octet) or handshook
+//! (with H: the first octet and one after the shape are the 16-bit hash of that handshake's
+//! flow). The base template is then [`mirror_template`]: the usual IP header between the
+//! mirror's addresses, reversed, and its ports, reversed.
 
 use alloc::vec::Vec;
 
@@ -20,11 +26,14 @@ use taroc_wire::ip::IpInfo;
 use taroc_wire::tcp::{flags, SackBlocks, TcpOption, TcpSegment};
 use taroc_wire::{ipv4, protocol};
 
+use core::net::IpAddr;
+
 use super::format::IR_R_IP_BYTES;
+use super::mirror::{self, MirrorRef};
 use super::ports;
 use super::seal;
 use crate::codec::DropReason;
-use crate::taroc::packet::{length_field_offset, TcpIpPacket};
+use crate::taroc::packet::{length_field_offset, FlowKey, TcpIpPacket};
 
 /// Shape bit: the six IP bytes are the base context's (none follow).
 pub const BASE_IP: u8 = 0x80;
@@ -34,6 +43,13 @@ pub const SOURCE_KEPT: u8 = 0x40;
 
 /// Shape bit: the destination port is the base's ([`ports::Mode::DestKept`]).
 pub const DEST_KEPT: u8 = 0x20;
+
+/// Shape bit: the base is a mirror ([`mirror_template`]), named by the first octet.
+pub const MIRROR: u8 = 0x10;
+
+/// Shape bit, with [`MIRROR`]: the mirror is a handshake segment, named by the 16-bit hash of
+/// its flow (high octet first, low octet after the shape).
+pub const HASH: u8 = 0x08;
 
 /// The shape's options code bits.
 const CODE: u8 = 0x07;
@@ -115,11 +131,42 @@ fn seal_of(p: &TcpIpPacket<'_>) -> u16 {
     seal::seal(seal::packet_identity_hash(p), &p.fields, 0)
 }
 
-/// Writes the IR-S frame of `p` (see [`parse`]) against a base context of template
-/// `base_template` and CID `base_cid`. `false` (and `out` unspecified) if the segment is one
-/// IR-S cannot carry: its template is not the base's but for the six IP bytes and the ports,
-/// or a field that must be 0 is not.
-pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base_cid: u8, out: &mut Vec<u8>) -> bool {
+/// How an IR-S frame names its base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// A context of this direction, by CID.
+    Context(u8),
+    /// A mirror ([`MIRROR`]).
+    Mirror(MirrorRef),
+}
+
+/// The template an IR-S against a mirror of flow `mirror` (the sibling's) is coded against: the
+/// usual IP header (IPv4: version 4, IHL 5, DF, TTL 64; IPv6: traffic class and flow label 0,
+/// hop limit 64; TCP) from the mirror's destination to its source, then its ports, swapped.
+pub fn mirror_template(mirror: &FlowKey, out: &mut Vec<u8>) {
+    out.clear();
+    let flow = mirror::reversed(mirror);
+    match (flow.src, flow.dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            out.extend_from_slice(&[0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, protocol::TCP, 0, 0]);
+            out.extend_from_slice(&s.octets());
+            out.extend_from_slice(&d.octets());
+        }
+        (IpAddr::V6(s), IpAddr::V6(d)) => {
+            out.extend_from_slice(&[0x60, 0, 0, 0, 0, 0, protocol::TCP, 64]);
+            out.extend_from_slice(&s.octets());
+            out.extend_from_slice(&d.octets());
+        }
+        _ => return,
+    }
+    out.extend_from_slice(&flow.src_port.to_be_bytes());
+    out.extend_from_slice(&flow.dst_port.to_be_bytes());
+}
+
+/// Writes the IR-S frame of `p` (see [`parse`]) against `base`, of template `base_template`.
+/// `false` (and `out` unspecified) if the segment is one IR-S cannot carry: its template is not
+/// the base's but for the six IP bytes and the ports, or a field that must be 0 is not.
+pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base: Base, out: &mut Vec<u8>) -> bool {
     out.clear();
     let b = p.bytes;
     let header = p.tcp_offset;
@@ -148,7 +195,14 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base_cid: u8, out: &mut 
         .try_into()
         .expect("the length checked above");
     let mode = ports::mode(own_ports, base_ports);
-    let mut shape = code;
+    let (first, mut shape, second) = match base {
+        Base::Context(cid) => (cid, code, None),
+        Base::Mirror(MirrorRef::Cid(cid)) => (cid, code | MIRROR, None),
+        Base::Mirror(MirrorRef::Handshake(hash)) => {
+            let [high, low] = hash.to_be_bytes();
+            (high, code | MIRROR | HASH, Some(low))
+        }
+    };
     for (on, bit) in [
         (base_ip, BASE_IP),
         (mode == ports::Mode::SourceKept, SOURCE_KEPT),
@@ -158,7 +212,8 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base_cid: u8, out: &mut 
             shape |= bit;
         }
     }
-    out.extend_from_slice(&[base_cid, shape]);
+    out.extend_from_slice(&[first, shape]);
+    out.extend(second);
     if !base_ip {
         out.extend(ip_bytes.iter().map(|&at| b[at]));
     }
@@ -201,9 +256,17 @@ fn fits(layout: &[u16], options: &[u8], ack: bool) -> bool {
         })
 }
 
-/// The base CID an IR-S frame names, if it has one.
-pub fn base_cid(frame: &[u8]) -> Option<u8> {
-    frame.first().copied()
+/// The base an IR-S frame names, if it is well-formed that far.
+pub fn base(frame: &[u8]) -> Option<Base> {
+    Some(match *frame {
+        [_, shape, ..] if shape & (MIRROR | HASH) == HASH => return None,
+        [high, shape, low, ..] if shape & HASH != 0 => {
+            Base::Mirror(MirrorRef::Handshake(u16::from_be_bytes([high, low])))
+        }
+        [cid, shape, ..] if shape & MIRROR != 0 => Base::Mirror(MirrorRef::Cid(cid)),
+        [cid, ..] => Base::Context(cid),
+        [] => return None,
+    })
 }
 
 /// Rebuilds the packet of the IR-S `frame` into `out` against the base context's template
@@ -216,12 +279,15 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
     let [_, shape, rest @ ..] = frame else {
         return Err(malformed);
     };
-    if shape & !(BASE_IP | SOURCE_KEPT | DEST_KEPT | CODE) != 0
-        || shape & (SOURCE_KEPT | DEST_KEPT) == SOURCE_KEPT | DEST_KEPT
+    if shape & (SOURCE_KEPT | DEST_KEPT) == SOURCE_KEPT | DEST_KEPT
+        || shape & (MIRROR | HASH) == HASH
     {
         return Err(malformed);
     }
     let mut take = Take(rest);
+    if shape & HASH != 0 {
+        take.bytes(1)?;
+    }
     let (v4, header) = match (base_template.first(), base_template.len()) {
         (Some(0x45), 24) => (true, ipv4::MIN_HEADER_LEN),
         (Some(b), 44) if b >> 4 == 6 => (false, 40),
@@ -373,7 +439,7 @@ mod tests {
     fn round_trip(packet: &[u8]) -> Vec<u8> {
         let p = parse(packet).expect("a handshake segment");
         let mut frame = Vec::new();
-        assert!(write(&p, &base_template(), 3, &mut frame));
+        assert!(write(&p, &base_template(), Base::Context(3), &mut frame));
         let mut out = Vec::new();
         assert_eq!(rebuild(&frame, &base_template(), &mut out), Ok(()));
         assert_eq!(out, packet);
@@ -393,8 +459,8 @@ mod tests {
         // A port near the base's: one octet.
         let frame = round_trip(&syn(1_030, 0, 64, &linux_options(0)));
         assert_eq!(frame.len(), 2 + 2 + 1 + 4 + 2 + 2 + 2 + 7);
-        // Both ports kept, or a reserved shape bit: malformed.
-        for bits in [SOURCE_KEPT | DEST_KEPT, 0x10] {
+        // Both ports kept, or a hash without a mirror: malformed.
+        for bits in [SOURCE_KEPT | DEST_KEPT, HASH] {
             let mut bad = frame.clone();
             bad[1] |= bits;
             let mut out = Vec::new();
@@ -419,11 +485,42 @@ mod tests {
     }
 
     #[test]
+    fn a_segment_goes_against_a_mirror_by_cid_or_by_hash() {
+        // The mirror is the flow opposite to `syn`'s: its template is `base_template`'s
+        // addresses and ports swapped back.
+        let packet = syn(40_000, 0, 64, &linux_options(0));
+        let p = parse(&packet).unwrap();
+        let mirror = mirror::reversed(&p.key);
+        let mut template = Vec::new();
+        mirror_template(&mirror, &mut template);
+        let mut own = Vec::new();
+        p.template_into(&mut own);
+        assert_eq!(template, own, "the usual IP header");
+        let mut out = Vec::new();
+        let mut by_cid = Vec::new();
+        for m in [MirrorRef::Cid(7), MirrorRef::Handshake(0xBEEF)] {
+            let mut frame = Vec::new();
+            assert!(write(&p, &template, Base::Mirror(m), &mut frame));
+            assert_eq!(base(&frame), Some(Base::Mirror(m)));
+            assert_eq!(rebuild(&frame, &template, &mut out), Ok(()));
+            assert_eq!(out, packet);
+            if let MirrorRef::Cid(_) = m {
+                by_cid = frame;
+            } else {
+                assert_eq!(frame.len(), by_cid.len() + 1, "the hash's second octet");
+                assert_eq!([frame[0], frame[2]], [0xBE, 0xEF]);
+            }
+        }
+        assert_eq!(base(&[7, HASH]), None);
+        assert_eq!(base(&[7, 0]), Some(Base::Context(7)));
+    }
+
+    #[test]
     fn a_wrong_base_or_damage_is_refused() {
         let packet = syn(40_000, 0, 64, &linux_options(0));
         let p = parse(&packet).unwrap();
         let mut frame = Vec::new();
-        assert!(write(&p, &base_template(), 3, &mut frame));
+        assert!(write(&p, &base_template(), Base::Context(3), &mut frame));
         let mut out = Vec::new();
         // A base whose TTL differs rebuilds another IP header: the seal catches it.
         let mut other = base_template();
@@ -435,9 +532,13 @@ mod tests {
         for cut in 0..frame.len() {
             assert!(rebuild(&frame[..cut], &base_template(), &mut out).is_err());
         }
-        // Octet 0, the base CID, is the caller's to resolve; any other flipped bit is refused.
+        // Octet 0 and the mirror bit, which name the base, are the caller's to resolve
+        // ([`base`]); any other flipped bit is refused.
         for at in 1..frame.len() {
             for bit in 0..8 {
+                if at == 1 && 1 << bit == MIRROR {
+                    continue;
+                }
                 let mut bad = frame.clone();
                 bad[at] ^= 1 << bit;
                 let r = rebuild(&bad, &base_template(), &mut out);
@@ -452,7 +553,12 @@ mod tests {
         let valid = {
             let p = syn(40_000, 0x1111_2222, 64, &linux_options(9));
             let mut frame = Vec::new();
-            assert!(write(&parse(&p).unwrap(), &template, 0, &mut frame));
+            assert!(write(
+                &parse(&p).unwrap(),
+                &template,
+                Base::Context(0),
+                &mut frame
+            ));
             frame
         };
         let mut x = 0x2545_F491_4F6C_DD1Du64;

@@ -10,27 +10,73 @@
 //! that flow's CID; the far decompressor finds the flow under that CID in its own sibling
 //! compressor, which sent it.
 //!
+//! Handshake segments (SYN, SYN-ACK, RST: IR-S frames and compact SYNs) set up no context, yet
+//! the flow's data follows them at once, often the other way (a SYN-ACK, then the client's
+//! data). So each codec also tells its sibling of the handshake segments it sent or delivered;
+//! each keeps the last [`HANDSHAKES`] it heard of, and a frame names one by a 16-bit hash of
+//! its flow ([`handshake_hash`]).
+//!
 //! ```text
-//! note:  | CID | version (4 or 6) | source address | destination address | source port |
-//!        | destination port |          (the CID holds that flow)
-//!        | CID |                       (the CID holds no flow)
+//! note:  | 0 | CID | flow |    the CID holds that flow
+//!        | 0 | CID |           the CID holds no flow
+//!        | 1 | flow |          a handshake segment of that flow went (or was delivered)
+//! flow:  | version (4 or 6) | source address | destination address | source port |
+//!        | destination port |
 //! ```
 
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
 use core::net::IpAddr;
 
 use crate::taroc::context::ALL_CIDS;
 use crate::taroc::packet::FlowKey;
 
-/// The longest sibling note: CID, version, two IPv6 addresses, two ports.
-pub const MAX_NOTE_LEN: usize = 2 + 32 + 4;
+/// The handshake segments a codec remembers of its sibling's.
+pub const HANDSHAKES: usize = 16;
 
-/// Writes the note that CID `cid` holds `flow` (or no flow) to `out`, cleared first.
-pub fn put_note(cid: u8, flow: Option<&FlowKey>, out: &mut alloc::vec::Vec<u8>) {
+/// The type octet of a note about a CID.
+const CONTEXT_NOTE: u8 = 0;
+/// The type octet of a note about a handshake segment.
+const HANDSHAKE_NOTE: u8 = 1;
+
+/// What a sibling note says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Note {
+    /// The CID holds that flow, or none.
+    Context(u8, Option<FlowKey>),
+    /// A handshake segment of that flow went, or was delivered.
+    Handshake(FlowKey),
+}
+
+/// How a mirrored IR names its mirror.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MirrorRef {
+    /// The flow the sibling holds under this CID.
+    Cid(u8),
+    /// The newest handshake segment the sibling heard of whose flow has this
+    /// [`handshake_hash`].
+    Handshake(u16),
+}
+
+/// Writes `note` to `out`, cleared first.
+pub fn put_note(note: &Note, out: &mut Vec<u8>) {
     out.clear();
-    out.push(cid);
-    let Some(flow) = flow else {
-        return;
-    };
+    match note {
+        Note::Context(cid, flow) => {
+            out.extend_from_slice(&[CONTEXT_NOTE, *cid]);
+            if let Some(flow) = flow {
+                put_flow(flow, out);
+            }
+        }
+        Note::Handshake(flow) => {
+            out.push(HANDSHAKE_NOTE);
+            put_flow(flow, out);
+        }
+    }
+}
+
+/// Appends a flow as notes carry it.
+fn put_flow(flow: &FlowKey, out: &mut Vec<u8>) {
     match (flow.src, flow.dst) {
         (IpAddr::V4(s), IpAddr::V4(d)) => {
             out.push(4);
@@ -55,12 +101,19 @@ fn v6_octets(a: IpAddr) -> [u8; 16] {
     }
 }
 
-/// Reads a note: the CID and the flow it holds; `None` if malformed.
-pub fn parse_note(note: &[u8]) -> Option<(u8, Option<FlowKey>)> {
-    let (&cid, rest) = note.split_first()?;
-    let Some((&version, rest)) = rest.split_first() else {
-        return Some((cid, None));
-    };
+/// Reads a note; `None` if malformed.
+pub fn parse_note(note: &[u8]) -> Option<Note> {
+    match note.split_first()? {
+        (&CONTEXT_NOTE, [cid]) => Some(Note::Context(*cid, None)),
+        (&CONTEXT_NOTE, [cid, flow @ ..]) => Some(Note::Context(*cid, Some(parse_flow(flow)?))),
+        (&HANDSHAKE_NOTE, flow) => Some(Note::Handshake(parse_flow(flow)?)),
+        _ => None,
+    }
+}
+
+/// Reads a flow as notes carry it; `None` if malformed.
+fn parse_flow(flow: &[u8]) -> Option<FlowKey> {
+    let (&version, rest) = flow.split_first()?;
     let n = match version {
         4 => 4,
         6 => 16,
@@ -77,15 +130,38 @@ pub fn parse_note(note: &[u8]) -> Option<(u8, Option<FlowKey>)> {
         }
     };
     let port = |at: usize| u16::from_be_bytes([rest[at], rest[at + 1]]);
-    Some((
-        cid,
-        Some(FlowKey {
-            src: address(&rest[..n]),
-            dst: address(&rest[n..2 * n]),
-            src_port: port(2 * n),
-            dst_port: port(2 * n + 2),
-        }),
-    ))
+    Some(FlowKey {
+        src: address(&rest[..n]),
+        dst: address(&rest[n..2 * n]),
+        src_port: port(2 * n),
+        dst_port: port(2 * n + 2),
+    })
+}
+
+/// The 16-bit hash a mirrored IR names a handshake segment's flow by: FNV-1a over the flow as
+/// notes carry it, its two halves XORed.
+pub fn handshake_hash(flow: &FlowKey) -> u16 {
+    let mut hash = 0x811c_9dc5u32;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            hash = (hash ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+    };
+    match (flow.src, flow.dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            eat(&[4]);
+            eat(&s.octets());
+            eat(&d.octets());
+        }
+        (s, d) => {
+            eat(&[6]);
+            eat(&v6_octets(s));
+            eat(&v6_octets(d));
+        }
+    }
+    eat(&flow.src_port.to_be_bytes());
+    eat(&flow.dst_port.to_be_bytes());
+    (hash >> 16) as u16 ^ hash as u16
 }
 
 /// The flow of the opposite direction: addresses and ports swapped.
@@ -98,16 +174,22 @@ pub fn reversed(flow: &FlowKey) -> FlowKey {
     }
 }
 
-/// The flows a codec's sibling holds, by CID.
+/// The flows a codec's sibling holds, by CID, and the last [`HANDSHAKES`] handshake segments
+/// it sent or delivered.
 #[derive(Debug, Clone)]
 pub struct Mirrors {
-    flows: alloc::vec::Vec<Option<FlowKey>>,
+    flows: Vec<Option<FlowKey>>,
+    handshakes: [Option<(u16, FlowKey)>; HANDSHAKES],
+    /// Where the next handshake segment goes in `handshakes`.
+    next: usize,
 }
 
 impl Default for Mirrors {
     fn default() -> Mirrors {
         Mirrors {
             flows: alloc::vec![None; ALL_CIDS],
+            handshakes: [None; HANDSHAKES],
+            next: 0,
         }
     }
 }
@@ -115,8 +197,39 @@ impl Default for Mirrors {
 impl Mirrors {
     /// Takes in a sibling note; a malformed one is ignored.
     pub fn hear(&mut self, note: &[u8]) {
-        if let Some((cid, flow)) = parse_note(note) {
-            self.flows[usize::from(cid)] = flow;
+        match parse_note(note) {
+            Some(Note::Context(cid, flow)) => self.flows[usize::from(cid)] = flow,
+            Some(Note::Handshake(flow)) => {
+                self.handshakes[self.next] = Some((handshake_hash(&flow), flow));
+                self.next = (self.next + 1) % HANDSHAKES;
+            }
+            None => {}
+        }
+    }
+
+    /// How a new flow's IR frames name their mirror, if the sibling holds or handshook the
+    /// reverse of `flow`: a CID it holds it under (the lowest), else a handshake segment.
+    pub fn find(&self, flow: &FlowKey) -> Option<MirrorRef> {
+        if let Some(cid) = self.find_reverse(flow) {
+            return Some(MirrorRef::Cid(cid));
+        }
+        let reverse = reversed(flow);
+        self.handshakes
+            .iter()
+            .flatten()
+            .find(|(_, f)| *f == reverse)
+            .map(|&(hash, _)| MirrorRef::Handshake(hash))
+    }
+
+    /// The flow a mirrored IR names with `mirror`, if the sibling holds it (of handshake
+    /// segments with the hash, the newest).
+    pub fn resolve(&self, mirror: MirrorRef) -> Option<&FlowKey> {
+        match mirror {
+            MirrorRef::Cid(cid) => self.get(cid),
+            MirrorRef::Handshake(hash) => (1..=HANDSHAKES)
+                .map(|back| (self.next + HANDSHAKES - back) % HANDSHAKES)
+                .find_map(|i| self.handshakes[i].as_ref().filter(|(h, _)| *h == hash))
+                .map(|(_, f)| f),
         }
     }
 
@@ -126,7 +239,7 @@ impl Mirrors {
     }
 
     /// The CID under which the sibling holds the reverse of `flow`, if any (the lowest).
-    pub fn find_reverse(&self, flow: &FlowKey) -> Option<u8> {
+    fn find_reverse(&self, flow: &FlowKey) -> Option<u8> {
         let reverse = reversed(flow);
         self.flows
             .iter()
@@ -135,22 +248,61 @@ impl Mirrors {
     }
 }
 
-/// The CIDs whose flow changed since the sibling last heard of them: one bit each, so the
-/// notes stay bounded whether or not anyone takes them, and each tells the CID's flow as it is
-/// when taken.
+/// The notes a codec has for its sibling, bounded whether or not anyone takes them: the CIDs
+/// whose flow changed (one bit each: a note tells the CID's flow as it is when taken) and the
+/// last [`PENDING_HANDSHAKES`] handshake segments.
 #[derive(Debug, Clone, Default)]
-pub struct Changed {
+pub struct Outbox {
+    changed: Changed,
+    handshakes: VecDeque<FlowKey>,
+}
+
+/// The handshake notes an [`Outbox`] keeps for a sibling that does not take them.
+pub const PENDING_HANDSHAKES: usize = 8;
+
+impl Outbox {
+    /// The flow CID `cid` holds changed.
+    pub fn changed(&mut self, cid: u8) {
+        self.changed.mark(cid);
+    }
+
+    /// A handshake segment of `flow` went, or was delivered.
+    pub fn handshake(&mut self, flow: FlowKey) {
+        if self.handshakes.len() == PENDING_HANDSHAKES {
+            self.handshakes.pop_front();
+        }
+        self.handshakes.push_back(flow);
+    }
+
+    /// Writes the next note to `out` (`flow_of` tells the flow a CID holds now); false when
+    /// there is none.
+    pub fn take(&mut self, flow_of: impl Fn(u8) -> Option<FlowKey>, out: &mut Vec<u8>) -> bool {
+        let note = match self.changed.take() {
+            Some(cid) => Note::Context(cid, flow_of(cid)),
+            None => match self.handshakes.pop_front() {
+                Some(flow) => Note::Handshake(flow),
+                None => return false,
+            },
+        };
+        put_note(&note, out);
+        true
+    }
+}
+
+/// The CIDs whose flow changed since the sibling last heard of them, one bit each.
+#[derive(Debug, Clone, Default)]
+struct Changed {
     bits: [u64; ALL_CIDS / 64],
 }
 
 impl Changed {
     /// Marks `cid` as changed.
-    pub fn mark(&mut self, cid: u8) {
+    fn mark(&mut self, cid: u8) {
         self.bits[usize::from(cid / 64)] |= 1 << (cid % 64);
     }
 
     /// Unmarks and returns the lowest changed CID, if any.
-    pub fn take(&mut self) -> Option<u8> {
+    fn take(&mut self) -> Option<u8> {
         let (word, bits) = self.bits.iter_mut().enumerate().find(|(_, b)| **b != 0)?;
         let bit = bits.trailing_zeros();
         *bits &= *bits - 1;
@@ -161,7 +313,6 @@ impl Changed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec::Vec;
 
     fn v4_flow() -> FlowKey {
         FlowKey {
@@ -190,29 +341,91 @@ mod tests {
     fn notes_round_trip() {
         let mut note = Vec::new();
         for flow in [v4_flow(), v6_flow()] {
-            put_note(7, Some(&flow), &mut note);
-            assert_eq!(parse_note(&note), Some((7, Some(flow))));
+            for n in [Note::Context(7, Some(flow)), Note::Handshake(flow)] {
+                put_note(&n, &mut note);
+                assert_eq!(parse_note(&note), Some(n));
+            }
         }
-        put_note(9, None, &mut note);
-        assert_eq!(note, [9]);
-        assert_eq!(parse_note(&note), Some((9, None)));
-        assert_eq!(parse_note(&[]), None);
-        assert_eq!(parse_note(&[1, 5]), None);
-        assert_eq!(parse_note(&[1, 4, 0, 0]), None);
+        put_note(&Note::Context(9, None), &mut note);
+        assert_eq!(note, [0, 9]);
+        assert_eq!(parse_note(&note), Some(Note::Context(9, None)));
+        for bad in [
+            &[][..],
+            &[0],
+            &[0, 1, 5],
+            &[0, 1, 4, 0, 0],
+            &[1],
+            &[1, 4],
+            &[2, 1],
+        ] {
+            assert_eq!(parse_note(bad), None, "{bad:?}");
+        }
     }
 
     #[test]
     fn mirrors_find_the_reverse_flow_and_forget_it() {
         let mut mirrors = Mirrors::default();
         let mut note = Vec::new();
-        put_note(3, Some(&v4_flow()), &mut note);
+        put_note(&Note::Context(3, Some(v4_flow())), &mut note);
         mirrors.hear(&note);
         assert_eq!(mirrors.get(3), Some(&v4_flow()));
-        assert_eq!(mirrors.find_reverse(&reversed(&v4_flow())), Some(3));
-        assert_eq!(mirrors.find_reverse(&v4_flow()), None);
-        put_note(3, None, &mut note);
+        assert_eq!(mirrors.find(&reversed(&v4_flow())), Some(MirrorRef::Cid(3)));
+        assert_eq!(mirrors.find(&v4_flow()), None);
+        put_note(&Note::Context(3, None), &mut note);
         mirrors.hear(&note);
-        assert_eq!(mirrors.find_reverse(&reversed(&v4_flow())), None);
+        assert_eq!(mirrors.find(&reversed(&v4_flow())), None);
+    }
+
+    #[test]
+    fn handshakes_are_found_by_hash_the_newest_first_and_forgotten_in_turn() {
+        let mut mirrors = Mirrors::default();
+        let mut note = Vec::new();
+        let hear = |mirrors: &mut Mirrors, note: &mut Vec<u8>, flow: FlowKey| {
+            put_note(&Note::Handshake(flow), note);
+            mirrors.hear(note);
+        };
+        hear(&mut mirrors, &mut note, v6_flow());
+        let hash = handshake_hash(&v6_flow());
+        assert_ne!(hash, handshake_hash(&reversed(&v6_flow())));
+        assert_eq!(
+            mirrors.find(&reversed(&v6_flow())),
+            Some(MirrorRef::Handshake(hash))
+        );
+        assert_eq!(
+            mirrors.resolve(MirrorRef::Handshake(hash)),
+            Some(&v6_flow())
+        );
+        assert_eq!(mirrors.resolve(MirrorRef::Handshake(hash ^ 1)), None);
+        for port in 0..HANDSHAKES as u16 {
+            let mut other = v4_flow();
+            other.src_port = port;
+            hear(&mut mirrors, &mut note, other);
+        }
+        assert_eq!(mirrors.find(&reversed(&v6_flow())), None, "forgotten");
+        assert_eq!(mirrors.resolve(MirrorRef::Handshake(hash)), None);
+    }
+
+    #[test]
+    fn an_outbox_tells_each_cid_once_as_it_is_then_the_handshakes_it_kept() {
+        let mut outbox = Outbox::default();
+        for port in 0..PENDING_HANDSHAKES as u16 + 2 {
+            let mut flow = v4_flow();
+            flow.src_port = port;
+            outbox.handshake(flow);
+        }
+        outbox.changed(5);
+        outbox.changed(5);
+        let mut notes = Vec::new();
+        let mut note = Vec::new();
+        while outbox.take(|cid| (cid == 5).then(v6_flow), &mut note) {
+            notes.push(parse_note(&note).expect("well-formed"));
+        }
+        assert_eq!(notes.len(), 1 + PENDING_HANDSHAKES);
+        assert_eq!(notes[0], Note::Context(5, Some(v6_flow())));
+        let Note::Handshake(oldest) = notes[1] else {
+            panic!("{:?}", notes[1]);
+        };
+        assert_eq!(oldest.src_port, 2, "the oldest two were dropped");
     }
 
     #[test]

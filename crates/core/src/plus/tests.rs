@@ -284,7 +284,14 @@ fn vector_packets() -> Vec<Vec<u8>> {
 /// A TCP SYN over IPv4 with Linux's options (MSS 1460, SACK permitted, timestamps with echo 0,
 /// window scale 7), IP-ID `id`, ports `ports` (source then destination), initial sequence
 /// number `isn` and timestamp `ts`, both checksums filled in.
-fn linux_syn(id: u16, src: [u8; 4], dst: [u8; 4], ports: [u8; 4], isn: u32, ts: u32) -> Vec<u8> {
+pub(super) fn linux_syn(
+    id: u16,
+    src: [u8; 4],
+    dst: [u8; 4],
+    ports: [u8; 4],
+    isn: u32,
+    ts: u32,
+) -> Vec<u8> {
     let mut syn = vec![0x45, 0, 0, 60];
     syn.extend_from_slice(&id.to_be_bytes());
     syn.extend_from_slice(&[0x40, 0, 64, 6, 0, 0]);
@@ -302,7 +309,7 @@ fn linux_syn(id: u16, src: [u8; 4], dst: [u8; 4], ports: [u8; 4], isn: u32, ts: 
     syn
 }
 
-fn fix_tcp_checksum(p: &mut [u8]) {
+pub(super) fn fix_tcp_checksum(p: &mut [u8]) {
     p[36..38].fill(0);
     let tcp = Sum::new()
         .add_bytes(&p[12..20])

@@ -3,10 +3,12 @@
 
 use alloc::vec::Vec;
 
-use super::{config, fill_checksums, segment};
+use super::{config, fill_checksums, fix_tcp_checksum, linux_syn, segment};
 use crate::codec::{pass_sibling_notes, Compressor, Decompressor, DropReason};
-use crate::plus::format::{self, ir::MIRRORED};
-use crate::plus::{mirror, PlusCompressor, PlusDecompressor};
+use crate::plus::format::{self, ir::HANDSHAKE_MIRROR, ir::MIRRORED};
+use crate::plus::handshake::{HASH, MIRROR};
+use crate::plus::mirror::{self, Note};
+use crate::plus::{PlusCompressor, PlusDecompressor};
 use crate::taroc::packet::TcpIpPacket;
 
 /// The codecs at one end of the link: the compressor of the direction it sends, the
@@ -102,7 +104,7 @@ fn a_mirror_the_far_end_lacks_or_holds_for_another_flow_is_refused_then_repaired
             key.src_port = 9;
             key
         });
-        mirror::put_note(0, other.as_ref().filter(|_| stale), &mut note);
+        mirror::put_note(&Note::Context(0, other.filter(|_| stale)), &mut note);
         a.d.sibling_note(&note);
         let (kind, frame, result) = send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0));
         assert_eq!(kind, format::COMPACT_IR);
@@ -138,4 +140,33 @@ fn without_notes_nothing_is_mirrored() {
     let kind = b.c.compress(&p, &mut frame);
     assert_eq!(kind.to_byte(), format::COMPACT_IR);
     assert_eq!(frame[1] & MIRRORED, 0);
+}
+
+#[test]
+fn a_syn_ack_and_the_data_after_it_start_from_the_handshake() {
+    let (mut a, mut b) = (End::new(), End::new());
+    let (host_a, host_b) = ([198, 18, 0, 1], [198, 18, 0, 2]);
+    let syn = linux_syn(1, host_a, host_b, [0x13, 0x89, 0, 80], 999, 500);
+    let (kind, _, result) = send(&mut a, &mut b, &syn);
+    assert_eq!((kind, result), (format::COMPACT_SYN, Ok(())));
+    // The SYN-ACK: an IR-S against the SYN, named by its hash.
+    let mut syn_ack = linux_syn(0, host_b, host_a, [0, 80, 0x13, 0x89], 76, 7000);
+    syn_ack[28..32].copy_from_slice(&1000u32.to_be_bytes());
+    syn_ack[33] = 0x12;
+    syn_ack[52..56].copy_from_slice(&500u32.to_be_bytes());
+    fix_tcp_checksum(&mut syn_ack);
+    let (kind, frame, result) = send(&mut b, &mut a, &syn_ack);
+    assert_eq!((kind, result), (format::IR_S, Ok(())));
+    assert_eq!(frame[1] & (MIRROR | HASH), MIRROR | HASH);
+    // The client's data: mirrored IRs, against the SYN-ACK.
+    for i in 0..3 {
+        let (kind, frame, result) = send(&mut a, &mut b, &segment(1000, 77, i, 501, 100));
+        assert_eq!((kind, result), (format::COMPACT_IR, Ok(())), "{i}");
+        let both = MIRRORED | HANDSHAKE_MIRROR;
+        assert_eq!(frame[1] & both, both, "{i}");
+    }
+    // A far end that never heard of the handshake refuses them; nothing wrong is delivered.
+    let mut deaf = End::new();
+    let (_, _, result) = send(&mut b, &mut deaf, &syn_ack);
+    assert_eq!(result, Err(DropReason::NoContext));
 }
