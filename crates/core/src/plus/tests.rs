@@ -320,11 +320,11 @@ pub(super) fn fix_tcp_checksum(p: &mut [u8]) {
     p[36..38].copy_from_slice(&tcp.to_be_bytes());
 }
 
-fn hex(bytes: &[u8]) -> alloc::string::String {
+pub(super) fn hex(bytes: &[u8]) -> alloc::string::String {
     bytes.iter().map(|b| alloc::format!("{b:02x}")).collect()
 }
 
-fn unhex(text: &str) -> Vec<u8> {
+pub(super) fn unhex(text: &str) -> Vec<u8> {
     (0..text.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())

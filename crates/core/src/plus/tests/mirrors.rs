@@ -170,3 +170,63 @@ fn a_syn_ack_and_the_data_after_it_start_from_the_handshake() {
     let (_, _, result) = send(&mut b, &mut deaf, &syn_ack);
     assert_eq!(result, Err(DropReason::NoContext));
 }
+
+/// The packets of `docs/taroc-plus-format.md`'s mirror vectors, each with the end that sends
+/// it (0: A, 1: B): a SYN from A, B's SYN-ACK, three data segments from A and a fourth, then
+/// three pure ACKs from B and a fourth.
+fn mirror_vector_packets() -> Vec<(usize, Vec<u8>)> {
+    let (host_a, host_b) = ([198, 18, 0, 1], [198, 18, 0, 2]);
+    let mut packets = vec![(0, linux_syn(1, host_a, host_b, [0x13, 0x89, 0, 80], 999, 500))];
+    let mut syn_ack = linux_syn(0, host_b, host_a, [0, 80, 0x13, 0x89], 76, 7000);
+    syn_ack[28..32].copy_from_slice(&1000u32.to_be_bytes());
+    syn_ack[33] = 0x12;
+    syn_ack[52..56].copy_from_slice(&500u32.to_be_bytes());
+    fix_tcp_checksum(&mut syn_ack);
+    packets.push((1, syn_ack));
+    for i in 0..4 {
+        packets.push((0, segment(1000 + 8 * i, 77, 2 + i as u16, 501, 8)));
+    }
+    for i in 0..4 {
+        packets.push((1, reply(77, 1008 + 8 * i, 1 + i as u16, 7001 + i, 0)));
+    }
+    packets
+}
+
+/// The mirror vectors of `docs/taroc-plus-format.md` (section 9.1, lines `a->b packet`,
+/// `a->b frame`, `b->a ...`): each packet, sent from its end with the sibling notes passed at
+/// both ends, becomes the frame the document gives, which the other end decompresses to it.
+#[test]
+fn specification_mirror_vectors() {
+    let doc = include_str!("../../../../../docs/taroc-plus-format.md");
+    let field = |line: &str, what: &str| -> Option<(usize, Vec<u8>)> {
+        let (end, rest) = if let Some(r) = line.strip_prefix("    a->b ") {
+            (0, r)
+        } else {
+            (1, line.strip_prefix("    b->a ")?)
+        };
+        Some((end, super::unhex(rest.strip_prefix(what)?.trim())))
+    };
+    let packets: Vec<_> = doc.lines().filter_map(|l| field(l, "packet")).collect();
+    let frames: Vec<_> = doc.lines().filter_map(|l| field(l, "frame ")).collect();
+    let mut ends = [End::new(), End::new()];
+    let mut listing = alloc::string::String::new();
+    let mut sent = Vec::new();
+    for (end, p) in mirror_vector_packets() {
+        let [a, b] = &mut ends;
+        let (from, to) = if end == 0 { (a, b) } else { (b, a) };
+        let (kind, frame, result) = send(from, to, &p);
+        assert_eq!(result, Ok(()));
+        let mut on_link = vec![kind];
+        on_link.extend_from_slice(&frame);
+        let dir = ["a->b", "b->a"][end];
+        listing += &alloc::format!(
+            "    {dir} packet {}\n    {dir} frame  {}\n",
+            super::hex(&p),
+            super::hex(&on_link)
+        );
+        sent.push(((end, p), (end, on_link)));
+    }
+    let (expected_packets, expected_frames): (Vec<_>, Vec<_>) = sent.into_iter().unzip();
+    assert_eq!(packets, expected_packets, "the document's vectors:\n{listing}");
+    assert_eq!(frames, expected_frames, "the document's vectors:\n{listing}");
+}
