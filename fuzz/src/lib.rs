@@ -23,6 +23,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use taroc_core::plus::mirror::{self, Note};
 use taroc_core::plus::{format, handshake, other};
 use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::taroc::repair::parse_request;
@@ -334,9 +335,13 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
     static FRAMES: OnceLock<Vec<(FrameKind, Vec<u8>)>> = OnceLock::new();
     FRAMES.get_or_init(|| {
         let mut c = taroc_plus().compressor();
+        for note in plus_sibling_notes() {
+            c.sibling_note(&note);
+        }
         priming_packets()
             .into_iter()
             .filter(|p| TcpIpPacket::parse(p).is_some())
+            .chain(mirrored_priming_packets())
             .chain(note_priming_packets())
             .chain(handshake_priming_packets())
             .chain(non_tcp_priming_packets())
@@ -350,6 +355,64 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
             })
             .collect()
     })
+}
+
+/// The sibling notes ([`taroc_core::plus::mirror`]) the primed `taroc-plus` codecs hear first:
+/// the same notes tell the compressor what its sibling decompressor holds and the decompressor
+/// what its sibling compressor holds, as if each end's codecs had seen the flows of
+/// [`mirrored_priming_packets`] go the other way: one under CID 200, two handshakes.
+pub fn plus_sibling_notes() -> Vec<Vec<u8>> {
+    let flows = mirrored_priming_packets();
+    let reverse = |p: &[u8]| mirror::reversed(&TcpIpPacket::parse(p).expect("TCP").key);
+    let handshake = handshake::parse(&flows[3]).expect("a SYN-ACK").key;
+    [
+        Note::Context(200, Some(reverse(&flows[0]))),
+        Note::Handshake(mirror::reversed(&handshake)),
+        Note::Handshake(reverse(&flows[4])),
+    ]
+    .iter()
+    .map(|note| {
+        let mut bytes = Vec::new();
+        mirror::put_note(note, &mut bytes);
+        bytes
+    })
+    .collect()
+}
+
+/// Flows whose opposite the sibling codecs know ([`plus_sibling_notes`]): three segments of one
+/// (mirrored compact IRs naming CID 200), a SYN-ACK (an IR-S against a handshake mirror) and
+/// three segments of a third (mirrored compact IRs naming a handshake by its hash), each
+/// between hosts of their own.
+fn mirrored_priming_packets() -> Vec<Vec<u8>> {
+    let between = |mut p: Vec<u8>, hosts: [u8; 2]| {
+        p[12..20].copy_from_slice(&[203, 0, 113, hosts[0], 203, 0, 113, hosts[1]]);
+        fix_up(&mut p);
+        p
+    };
+    let segment = |i: u32| {
+        tcp_packet(
+            false,
+            9_000 + 100 * i,
+            5,
+            i as u16,
+            501,
+            Some((7, 8)),
+            &[],
+            100,
+        )
+    };
+    let mut syn_ack = tcp_packet(false, 0x5eed_0201, 0x0102_0304, 0, 64240, None, &[], 0);
+    let options = [
+        2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 9, 0, 0, 0, 3, 1, 3, 3, 7,
+    ];
+    syn_ack[32] = (((20 + options.len()) / 4) as u8) << 4;
+    syn_ack[33] = 0x12;
+    syn_ack.extend_from_slice(&options);
+    (0..3)
+        .map(|i| between(segment(i), [1, 2]))
+        .chain(core::iter::once(between(syn_ack, [3, 4])))
+        .chain((0..3).map(|i| between(segment(i), [5, 6])))
+        .collect()
 }
 
 /// The priming IPv4 flow going on with full-sized segments: the compressor learns their size
@@ -524,6 +587,9 @@ fn taroc_plus() -> Variant {
 pub fn taroc_plus_decompress(data: &[u8]) {
     let primed = primed_plus_frames();
     let mut d = taroc_plus().decompressor();
+    for note in plus_sibling_notes() {
+        d.sibling_note(&note);
+    }
     let mut out = Vec::new();
     let mut feedback = Vec::new();
     let mut now = Duration::ZERO;

@@ -176,7 +176,10 @@ fn a_syn_ack_and_the_data_after_it_start_from_the_handshake() {
 /// three pure ACKs from B and a fourth.
 fn mirror_vector_packets() -> Vec<(usize, Vec<u8>)> {
     let (host_a, host_b) = ([198, 18, 0, 1], [198, 18, 0, 2]);
-    let mut packets = vec![(0, linux_syn(1, host_a, host_b, [0x13, 0x89, 0, 80], 999, 500))];
+    let mut packets = vec![(
+        0,
+        linux_syn(1, host_a, host_b, [0x13, 0x89, 0, 80], 999, 500),
+    )];
     let mut syn_ack = linux_syn(0, host_b, host_a, [0, 80, 0x13, 0x89], 76, 7000);
     syn_ack[28..32].copy_from_slice(&1000u32.to_be_bytes());
     syn_ack[33] = 0x12;
@@ -227,6 +230,12 @@ fn specification_mirror_vectors() {
         sent.push(((end, p), (end, on_link)));
     }
     let (expected_packets, expected_frames): (Vec<_>, Vec<_>) = sent.into_iter().unzip();
-    assert_eq!(packets, expected_packets, "the document's vectors:\n{listing}");
-    assert_eq!(frames, expected_frames, "the document's vectors:\n{listing}");
+    assert_eq!(
+        packets, expected_packets,
+        "the document's vectors:\n{listing}"
+    );
+    assert_eq!(
+        frames, expected_frames,
+        "the document's vectors:\n{listing}"
+    );
 }
