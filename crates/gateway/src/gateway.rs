@@ -525,6 +525,70 @@ mod tests {
         }
     }
 
+    /// `tcp_packet` of the opposite direction (addresses and ports swapped), an ACK of `ack`.
+    fn reply(ack: u32) -> Vec<u8> {
+        let mut p = tcp_packet(7, 0);
+        p.copy_within(12..16, 16);
+        p[12..16].copy_from_slice(&[10, 0, 0, 2]);
+        p[20..24].copy_from_slice(&[0, 80, 0x04, 0xd2]);
+        p[28..32].copy_from_slice(&ack.to_be_bytes());
+        p[10..12].fill(0);
+        let c = taroc_wire::checksum::checksum(&p[..20]);
+        p[10..12].copy_from_slice(&c.to_be_bytes());
+        p[36..38].fill(0);
+        let sum = taroc_wire::checksum::Sum::new()
+            .add_pseudo_header([10, 0, 0, 2].into(), [10, 0, 0, 1].into(), 6, 20)
+            .add_bytes(&p[20..])
+            .checksum();
+        p[36..38].copy_from_slice(&sum.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn the_ends_codecs_share_their_flows_so_the_reverse_flow_starts_from_its_mirror() {
+        // taroc-plus's IR frames of the ACKs name the data flow instead of sending the
+        // addresses and ports (8 + 4 octets, less the mirror's CID): the pipeline passes the
+        // sibling notes at each end, on a transparent link and on one with a delay.
+        let delayed = LinkConfig {
+            rate_bps: 1_000_000,
+            delay: Duration::from_millis(5),
+            ..LinkConfig::default()
+        };
+        for link in [LinkConfig::default(), delayed] {
+            let plus = Variant::by_name("taroc-plus").unwrap();
+            let mut pipeline = Pipeline::new(&PipelineConfig {
+                variants: [plus.clone(), plus.clone()],
+                ..config(link)
+            })
+            .unwrap();
+            let mut delivered = 0;
+            let mut sink = |_: usize, _: &[u8]| {
+                delivered += 1;
+                true
+            };
+            let mut alone = plus.compressor();
+            let (mut alone_bytes, mut frame) = (0, Vec::new());
+            for i in 0..8u32 {
+                let now = u64::from(i) * 20_000_000;
+                pipeline.input(0, now, &tcp_packet(i * 100, 100), &mut sink);
+                pipeline.poll(now + 10_000_000, &mut sink);
+                let ack = reply(i * 100 + 100);
+                pipeline.input(1, now + 10_000_000, &ack, &mut sink);
+                pipeline.poll(now + 19_000_000, &mut sink);
+                alone.compress(&ack, &mut frame);
+                alone_bytes += frame.len() as u64 + 1;
+            }
+            assert_eq!(delivered, 16);
+            let c = pipeline.counters(1);
+            assert_eq!(c.incorrect_delivered, 0);
+            assert_eq!(
+                alone_bytes - c.link_bytes,
+                3 * (8 + 4 - 1),
+                "three start IRs"
+            );
+        }
+    }
+
     #[test]
     fn transparent_link_delivers_at_once_and_oversize_is_refused() {
         let mut pipeline = Pipeline::new(&config(LinkConfig::default())).unwrap();
