@@ -384,8 +384,8 @@ impl PlusDecompressor {
         Ok(())
     }
 
-    /// Rebuilds an IR-S frame ([`handshake`]) against the base context it names.
-    fn ir_s(&self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+    /// Rebuilds an IR-S frame ([`handshake`]) against the base context or the mirror it names.
+    fn ir_s(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
         match handshake::base(frame).ok_or(DropReason::Malformed)? {
             handshake::Base::Context(cid) => {
                 let base = self.contexts[usize::from(cid)]
@@ -395,9 +395,9 @@ impl PlusDecompressor {
             }
             handshake::Base::Mirror(m) => {
                 let flow = self.mirrors.resolve(m).ok_or(DropReason::NoContext)?;
-                let mut template = Vec::new();
-                handshake::mirror_template(flow, &mut template);
-                handshake::rebuild(frame, &template, out)
+                // The compact IR's buffer, free meanwhile, holds the template.
+                handshake::mirror_template(flow, &mut self.compact);
+                handshake::rebuild(frame, &self.compact, out)
             }
         }
     }
