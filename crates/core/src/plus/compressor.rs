@@ -475,8 +475,11 @@ impl PlusCompressor {
             let base_cid = handshake::Base::Context(cid);
             handshake::write(&p, &base.identity.template, base_cid, out)
         });
-        let mirror = self.mirrors.find(&p.key);
-        let kind = if on_base || mirror.is_some_and(|m| self.write_mirrored_ir_s(&p, m, out)) {
+        let on_mirror = |c: &mut Self, out: &mut Vec<u8>| {
+            let mirror = c.mirrors.find(&p.key);
+            mirror.is_some_and(|m| c.write_mirrored_ir_s(&p, m, out))
+        };
+        let kind = if on_base || on_mirror(self, out) {
             format::IR_S
         } else if compact::encode(packet, compact::Framing::Packet, None, out) {
             format::COMPACT_SYN

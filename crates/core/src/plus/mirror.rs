@@ -24,7 +24,7 @@
 //!        | destination port |
 //! ```
 
-use alloc::collections::VecDeque;
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 use core::net::IpAddr;
 
@@ -179,6 +179,8 @@ pub fn reversed(flow: &FlowKey) -> FlowKey {
 #[derive(Debug, Clone)]
 pub struct Mirrors {
     flows: Vec<Option<FlowKey>>,
+    /// A CID of each flow of `flows`.
+    by_flow: BTreeMap<FlowKey, u8>,
     handshakes: [Option<(u16, FlowKey)>; HANDSHAKES],
     /// Where the next handshake segment goes in `handshakes`.
     next: usize,
@@ -188,6 +190,7 @@ impl Default for Mirrors {
     fn default() -> Mirrors {
         Mirrors {
             flows: alloc::vec![None; ALL_CIDS],
+            by_flow: BTreeMap::new(),
             handshakes: [None; HANDSHAKES],
             next: 0,
         }
@@ -198,7 +201,21 @@ impl Mirrors {
     /// Takes in a sibling note; a malformed one is ignored.
     pub fn hear(&mut self, note: &[u8]) {
         match parse_note(note) {
-            Some(Note::Context(cid, flow)) => self.flows[usize::from(cid)] = flow,
+            Some(Note::Context(cid, flow)) => {
+                if let Some(old) = self.flows[usize::from(cid)].take() {
+                    if self.by_flow.get(&old) == Some(&cid) {
+                        self.by_flow.remove(&old);
+                        // Another CID may hold the same flow still.
+                        if let Some(other) = self.flows.iter().position(|f| *f == Some(old)) {
+                            self.by_flow.insert(old, other as u8);
+                        }
+                    }
+                }
+                if let Some(flow) = flow {
+                    self.by_flow.entry(flow).or_insert(cid);
+                }
+                self.flows[usize::from(cid)] = flow;
+            }
             Some(Note::Handshake(flow)) => {
                 self.handshakes[self.next] = Some((handshake_hash(&flow), flow));
                 self.next = (self.next + 1) % HANDSHAKES;
@@ -208,7 +225,7 @@ impl Mirrors {
     }
 
     /// How a new flow's IR frames name their mirror, if the sibling holds or handshook the
-    /// reverse of `flow`: a CID it holds it under (the lowest), else a handshake segment.
+    /// reverse of `flow`: a CID it holds it under, else a handshake segment.
     pub fn find(&self, flow: &FlowKey) -> Option<MirrorRef> {
         if let Some(cid) = self.find_reverse(flow) {
             return Some(MirrorRef::Cid(cid));
@@ -238,13 +255,9 @@ impl Mirrors {
         self.flows[usize::from(cid)].as_ref()
     }
 
-    /// The CID under which the sibling holds the reverse of `flow`, if any (the lowest).
+    /// A CID under which the sibling holds the reverse of `flow`, if any.
     fn find_reverse(&self, flow: &FlowKey) -> Option<u8> {
-        let reverse = reversed(flow);
-        self.flows
-            .iter()
-            .position(|f| f.as_ref() == Some(&reverse))
-            .map(|cid| cid as u8)
+        self.by_flow.get(&reversed(flow)).copied()
     }
 }
 
@@ -371,9 +384,16 @@ mod tests {
         assert_eq!(mirrors.get(3), Some(&v4_flow()));
         assert_eq!(mirrors.find(&reversed(&v4_flow())), Some(MirrorRef::Cid(3)));
         assert_eq!(mirrors.find(&v4_flow()), None);
+        // Two CIDs with the flow: it stays found until both let it go.
+        put_note(&Note::Context(9, Some(v4_flow())), &mut note);
+        mirrors.hear(&note);
         put_note(&Note::Context(3, None), &mut note);
         mirrors.hear(&note);
+        assert_eq!(mirrors.find(&reversed(&v4_flow())), Some(MirrorRef::Cid(9)));
+        put_note(&Note::Context(9, Some(v6_flow())), &mut note);
+        mirrors.hear(&note);
         assert_eq!(mirrors.find(&reversed(&v4_flow())), None);
+        assert_eq!(mirrors.find(&reversed(&v6_flow())), Some(MirrorRef::Cid(9)));
     }
 
     #[test]
