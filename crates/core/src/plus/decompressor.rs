@@ -17,16 +17,16 @@ use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
 use super::ports;
 use super::scaled::{Learner, Strides};
-use super::seal;
 use super::window::Scaling;
 use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::taroc::context::{Identity, ALL_CIDS};
-use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
+use crate::taroc::packet::{self, FlowKey};
 use crate::taroc::repair::Requests;
 use crate::taroc::vsw::is_older;
 use crate::taroc::TarocConfig;
 
 mod co;
+mod ir;
 mod loss;
 mod quotients;
 
@@ -62,7 +62,7 @@ struct Context {
     /// The reference's outer offset `outer IP-ID - inner IP-ID` (a context under an IPv4 outer
     /// header): what a CO frame's 8 outer LSBs are decoded against.
     outer_ref: u16,
-    /// [`seal::identity_hash`] of `identity` and `outer`.
+    /// [`super::seal::identity_hash`] of `identity` and `outer`.
     identity_hash: u32,
     key: FlowKey,
     v4: bool,
@@ -138,268 +138,6 @@ impl PlusDecompressor {
     /// Number of contexts held.
     pub fn context_count(&self) -> usize {
         self.contexts.iter().filter(|c| c.is_some()).count()
-    }
-
-    fn ir(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        let v4 = match frame.first().map(|b| b >> 4) {
-            Some(4) => true,
-            Some(6) => false,
-            _ => return Err(DropReason::Malformed),
-        };
-        let at = packet::length_field_offset(v4);
-        let (ctx_flags, cid) = match frame.get(at..at + 2) {
-            Some(&[f, c]) => (f, c),
-            _ => return Err(DropReason::Malformed),
-        };
-        if ctx_flags & !format::ir::ALL != 0 {
-            return Err(DropReason::Malformed);
-        }
-        let packet_bytes = frame;
-        let len = if v4 {
-            packet_bytes.len()
-        } else {
-            packet_bytes
-                .len()
-                .checked_sub(taroc_wire::ipv6::HEADER_LEN)
-                .ok_or(DropReason::Malformed)?
-        };
-        if packet_bytes.len() < at + 2 || len > usize::from(u16::MAX) {
-            return Err(DropReason::Malformed);
-        }
-        out.clear();
-        out.extend_from_slice(packet_bytes);
-        out[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
-        let mut strides = Strides::default();
-        if ctx_flags & format::ir::STRIDES != 0 {
-            let tcp = taroc_wire::ip::IpInfo::parse(out)
-                .map_err(|_| DropReason::Malformed)?
-                .transport_offset;
-            let urgent = tcp + format::URGENT_OFFSET;
-            let field = out
-                .get_mut(urgent..urgent + 2)
-                .ok_or(DropReason::Malformed)?;
-            let stride = u16::from_be_bytes([field[0], field[1]]);
-            field.fill(0);
-            if ctx_flags & format::ir::ACK_STRIDE != 0 {
-                strides.ack = stride;
-            } else {
-                strides.seq = stride;
-            }
-        } else if ctx_flags & format::ir::ACK_STRIDE != 0 {
-            return Err(DropReason::Malformed);
-        }
-        let p = TcpIpPacket::parse(out).ok_or(DropReason::ChecksumMismatch)?;
-        let behaviour = Behaviour::of_code(ctx_flags);
-        if !p.v4 && behaviour != Behaviour::Zero
-            || behaviour == Behaviour::Zero && p.fields.ip_id != 0
-        {
-            out.clear();
-            return Err(DropReason::Malformed);
-        }
-        let usual_ecn = (ctx_flags >> 2) & 0x03;
-        let tunnel = self.tunnel_outer.flatten();
-        let outer = tunnel.map(|(o, _)| o);
-        let outer_predictor = outer_predictor(tunnel, p.fields.ip_id);
-        let outer_ref = outer_offset(tunnel, p.fields.ip_id);
-        self.requests.delivered(cid);
-        self.installed = Some(cid);
-        self.outbox.changed(cid);
-        match &mut self.contexts[usize::from(cid)] {
-            Some(ctx) => {
-                let same_flow = ctx.key == p.key;
-                ctx.identity.assign(&p, false);
-                ctx.identity.usual_ecn = usual_ecn;
-                (ctx.outer, ctx.outer_predictor) = (outer, outer_predictor);
-                ctx.outer_ref = outer_ref;
-                ctx.identity_hash = seal::identity_hash(&ctx.identity, outer.as_ref());
-                (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
-                ctx.last_ip_id = p.fields.ip_id;
-                (ctx.behaviour, ctx.strides) = (behaviour, strides);
-                if same_flow {
-                    ctx.learner.observe(p.payload_len(), p.fields.ack, strides);
-                } else {
-                    ctx.learner = Learner::after(p.payload_len(), p.fields.ack);
-                }
-            }
-            slot @ None => {
-                let mut identity = Identity::of(&p, false);
-                identity.usual_ecn = usual_ecn;
-                *slot = Some(Context {
-                    identity_hash: seal::identity_hash(&identity, outer.as_ref()),
-                    identity,
-                    outer,
-                    outer_predictor,
-                    outer_ref,
-                    key: p.key,
-                    v4: p.v4,
-                    behaviour,
-                    strides,
-                    reference: p.fields,
-                    last_ip_id: p.fields.ip_id,
-                    quotients: Quotients::default(),
-                    learner: Learner::after(p.payload_len(), p.fields.ack),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Sets up a context from an IR-R frame whose ports are coded in `mode`; returns its CID
-    /// (once known) with the outcome.
-    fn ir_r(
-        &mut self,
-        frame: &[u8],
-        mode: ports::Mode,
-        out: &mut Vec<u8>,
-    ) -> (Option<u8>, Result<(), DropReason>) {
-        let [flags, cid, base_cid, rest @ ..] = frame else {
-            return (None, Err(DropReason::Malformed));
-        };
-        (
-            Some(*cid),
-            self.ir_r_body(*flags, *cid, *base_cid, rest, mode, out),
-        )
-    }
-
-    fn ir_r_body(
-        &mut self,
-        flags: u8,
-        cid: u8,
-        base_cid: u8,
-        rest: &[u8],
-        mode: ports::Mode,
-        out: &mut Vec<u8>,
-    ) -> Result<(), DropReason> {
-        if cid == base_cid {
-            return Err(DropReason::Malformed);
-        }
-        if flags & format::ir::BASE_STRIDES != 0 && flags & format::ir::STRIDES != 0 {
-            return Err(DropReason::Malformed);
-        }
-        let base = self.contexts[usize::from(base_cid)]
-            .as_ref()
-            .ok_or(DropReason::NoContext)?;
-        let (strides, rest) = if flags & format::ir::BASE_STRIDES != 0 {
-            (base.strides, rest)
-        } else if flags & format::ir::STRIDES != 0 {
-            let [s0, s1, a0, a1, rest @ ..] = rest else {
-                return Err(DropReason::Malformed);
-            };
-            let strides = Strides {
-                seq: u16::from_be_bytes([*s0, *s1]),
-                ack: u16::from_be_bytes([*a0, *a1]),
-            };
-            (strides, rest)
-        } else {
-            (Strides::default(), rest)
-        };
-        let base_template = &base.identity.template;
-        let mut ip = [0u8; 6];
-        let rest = if flags & format::ir::BASE_IP != 0 {
-            let v4 = base.v4;
-            for (byte, &at) in ip.iter_mut().zip(&format::IR_R_IP_BYTES[usize::from(!v4)]) {
-                *byte = *base_template.get(at).ok_or(DropReason::Malformed)?;
-            }
-            rest
-        } else {
-            let (sent, rest) = rest.split_at_checked(6).ok_or(DropReason::Malformed)?;
-            ip.copy_from_slice(sent);
-            rest
-        };
-        let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
-        let (v4, header_len) = match (ip[0], base_template.len()) {
-            (0x45, 24) if ip[5] == taroc_wire::protocol::TCP => (true, 20),
-            (b, 44) if b >> 4 == 6 && ip[4] == taroc_wire::protocol::TCP => (false, 40),
-            _ => return Err(DropReason::Malformed),
-        };
-        let base_ports: &[u8; 4] = base_template[header_len..]
-            .try_into()
-            .map_err(|_| DropReason::Malformed)?;
-        let (ports, used) = ports::get(rest, mode, base_ports).ok_or(DropReason::Malformed)?;
-        let (Some(&k), Some(body)) = (rest.get(used), rest.get(used + 1..)) else {
-            return Err(DropReason::Malformed);
-        };
-        template.extend_from_slice(&base_template[..header_len]);
-        for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(&ip) {
-            template[at] = byte;
-        }
-        if (v4 && template[1] & 0x03 != 0) || (!v4 && template[1] & 0x30 != 0) {
-            return Err(DropReason::Malformed);
-        }
-        template.extend_from_slice(&ports);
-        let behaviour = Behaviour::of_code(flags);
-        if !v4 && behaviour != Behaviour::Zero || !(CO_KINDS).contains(&k) {
-            return Err(DropReason::Malformed);
-        }
-        let key = FlowKey {
-            src_port: u16::from_be_bytes([ports[0], ports[1]]),
-            dst_port: u16::from_be_bytes([ports[2], ports[3]]),
-            ..base.key
-        };
-        let identity = Identity {
-            template,
-            ts: flags & format::ir::TS != 0,
-            random_ip_id: false,
-            usual_ecn: (flags >> 2) & 0x03,
-        };
-        let tunnel = self.tunnel_outer.flatten();
-        let outer = tunnel.map(|(o, _)| o);
-        // The body's outer Identification is the tunnel frame's, not in the body.
-        let ctx = Context {
-            identity_hash: seal::identity_hash(&identity, outer.as_ref()),
-            identity,
-            outer,
-            outer_predictor: None,
-            outer_ref: 0,
-            key,
-            v4,
-            behaviour,
-            strides,
-            reference: base.reference,
-            last_ip_id: 0,
-            quotients: Quotients::default(),
-            learner: Learner::new(base.reference.ack),
-        };
-        let (e, body) = if k & kind::X != 0 {
-            let (e, used) = ack::get_extension(body).ok_or(DropReason::Malformed)?;
-            (e, &body[used..])
-        } else {
-            (Extension::default(), body)
-        };
-        if e.flags & ext::C != 0 {
-            return Err(DropReason::Malformed);
-        }
-        let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
-        self.outbox.changed(cid);
-        self.contexts[usize::from(cid)] = Some(Context {
-            reference: d.fields,
-            last_ip_id: d.fields.ip_id,
-            quotients: d.quotients,
-            learner: Learner::after(d.payload, d.fields.ack),
-            outer_predictor: outer_predictor(tunnel, d.fields.ip_id),
-            outer_ref: outer_offset(tunnel, d.fields.ip_id),
-            ..ctx
-        });
-        self.installed = Some(cid);
-        Ok(())
-    }
-
-    /// Rebuilds an IR-S frame ([`handshake`]) against the base context or the mirror it names.
-    fn ir_s(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        match handshake::base(frame).ok_or(DropReason::Malformed)? {
-            handshake::Base::Context(cid) => {
-                let base = self.contexts[usize::from(cid)]
-                    .as_ref()
-                    .ok_or(DropReason::NoContext)?;
-                handshake::rebuild(frame, &base.identity.template, out)
-            }
-            handshake::Base::Mirror(m) => {
-                let flow = self.mirrors.resolve(m).ok_or(DropReason::NoContext)?;
-                // The compact IR's buffer, free meanwhile, holds the template.
-                handshake::mirror_template(flow, &mut self.compact);
-                handshake::rebuild(frame, &self.compact, out)
-            }
-        }
     }
 
     /// Rebuilds a CO frame, of CID `prefixed` if its kind byte named one ([`cids`]); returns
@@ -527,21 +265,6 @@ impl PlusDecompressor {
             .delivered(ctx.behaviour == Behaviour::Sequential, gap);
         Ok(())
     }
-}
-
-/// The predictor a context set up under the outer header `tunnel` (with its Identification)
-/// keeps, for an inner packet of IP-ID `inner`: only an IPv4 outer header's CO frames code its
-/// Identification against it (section 8.1).
-fn outer_predictor(tunnel: Option<(Outer, u16)>, inner: u16) -> Option<Predictor> {
-    tunnel
-        .filter(|(o, _)| o.is_v4())
-        .map(|(_, id)| Predictor::of(id, inner))
-}
-
-/// The offset `outer IP-ID - inner IP-ID` of a packet of inner IP-ID `inner` under the outer
-/// header `tunnel` (with its Identification), 0 without one.
-fn outer_offset(tunnel: Option<(Outer, u16)>, inner: u16) -> u16 {
-    tunnel.map_or(0, |(_, id)| id.wrapping_sub(inner))
 }
 
 /// The kind bytes of CO frames.

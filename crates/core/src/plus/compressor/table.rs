@@ -1,0 +1,139 @@
+//! The compressor's table of contexts: which CID a packet's flow has, a CID for a new flow
+//! (cheap ones first, then those of flows that are over, then the least recently used), and
+//! a new context's setup. Every change of a CID's flow is noted for the sibling decompressor
+//! ([`crate::plus::mirror`]).
+
+use alloc::boxed::Box;
+
+use super::{
+    Context, PlusCompressor, CHEAP_CIDS, MAX_WINDOW_PACKETS, MIN_WINDOW_PACKETS, PROTECTED_PACKETS,
+};
+use crate::plus::ipid::Detector;
+use crate::plus::outer::{Outer, Predictors};
+use crate::plus::scaled::{Learner, Strides};
+use crate::plus::seal;
+use crate::plus::window::{Scaler, Scaling};
+use crate::taroc::context::Identity;
+use crate::taroc::cwnd::{AckTracker, SeqTracker, TrackerParams};
+use crate::taroc::packet::TcpIpPacket;
+use crate::taroc::repair::Watch;
+use crate::taroc::vsw::{Progress, Vsw};
+
+impl PlusCompressor {
+    /// The context of the packet's flow, made if need be. A flow whose template (or use of
+    /// timestamps) changed moves to a fresh CID, so that no CO frame is ever rebuilt with a
+    /// stale field the TCP checksum does not cover.
+    pub(super) fn context_for(&mut self, p: &TcpIpPacket<'_>, outer: Option<&Outer>) -> u8 {
+        let mapped = match self.last_flow {
+            Some((key, cid)) if key == p.key => Some(cid),
+            _ => self.by_flow.get(&p.key).copied(),
+        };
+        if let Some(cid) = mapped {
+            let ctx = self.contexts[usize::from(cid)]
+                .as_mut()
+                .expect("mapped CIDs hold contexts");
+            if ctx.identity.matches(p, false) && ctx.outer.as_ref() == outer {
+                self.last_flow = Some((p.key, cid));
+                return cid;
+            }
+            self.stats.identity_changes += 1;
+            self.contexts[usize::from(cid)] = None;
+            self.outbox.changed(cid);
+            self.by_flow.remove(&p.key);
+            self.last_flow = None;
+            let fresh = self.allocate(Some(cid));
+            self.install(fresh, p, outer);
+            return fresh;
+        }
+        let cid = self.allocate(None);
+        self.install(cid, p, outer);
+        cid
+    }
+
+    /// A CID for a new context (not `avoid`): the lowest free one of the first
+    /// [`CHEAP_CIDS`], else one of those whose flow is over (it sent a FIN and has been idle a
+    /// while, or has been idle long: [`Context::is_over`]), else the lowest free one, else the
+    /// least recently used.
+    fn allocate(&mut self, avoid: Option<u8>) -> u8 {
+        let n = self.contexts.len();
+        let cheap = n.min(CHEAP_CIDS);
+        let usable = |i: usize| Some(i as u8) != avoid;
+        if let Some(i) = (0..cheap).find(|&i| self.contexts[i].is_none() && usable(i)) {
+            return i as u8;
+        }
+        let over = (0..cheap)
+            .filter(|&i| usable(i))
+            .filter(|&i| {
+                self.contexts[i]
+                    .as_ref()
+                    .is_some_and(|c| c.is_over(self.clock))
+            })
+            .min_by_key(|&i| self.contexts[i].as_ref().map_or(0, |c| c.last_used));
+        if let Some(i) = over {
+            return self.evict(i);
+        }
+        if let Some(i) = (0..n).find(|&i| self.contexts[i].is_none() && usable(i)) {
+            return i as u8;
+        }
+        let lru = (0..n)
+            .filter(|&i| usable(i))
+            .min_by_key(|&i| self.contexts[i].as_ref().map_or(0, |c| c.last_used))
+            .unwrap_or(0);
+        self.evict(lru)
+    }
+
+    /// Frees CID `i` (dropping its context, if any, and every mapping to it) and returns it.
+    fn evict(&mut self, i: usize) -> u8 {
+        if let Some(old) = self.contexts[i].take() {
+            self.outbox.changed(i as u8);
+            self.by_flow.remove(&old.key);
+            self.last_flow = None;
+            self.stats.evictions += 1;
+        }
+        i as u8
+    }
+
+    fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>, outer: Option<&Outer>) {
+        let params = TrackerParams::new(self.config.mss, self.config.issthresh);
+        // A new flow between known hosts most likely has their segment size and ACK step.
+        let strides = self
+            .same_hosts(p)
+            .and_then(|hosts| hosts.max_by_key(|(_, c)| c.last_used))
+            .map_or(Strides::default(), |(_, base)| base.strides);
+        let identity = Identity::of(p, false);
+        let behaviour = Detector::initial(p.v4, p.fields.ip_id);
+        self.contexts[usize::from(cid)] = Some(Box::new(Context {
+            key: p.key,
+            identity_hash: seal::identity_hash(&identity, outer),
+            identity,
+            outer: outer.copied(),
+            predictors: Predictors::default(),
+            behaviour,
+            detector: Detector::new(p.fields.ip_id),
+            strides,
+            scaler: Scaler::new(Scaling { strides, behaviour }),
+            learner: Learner::new(p.fields.ack),
+            vsw: Vsw::with_extras(
+                self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
+                Progress::SincePush,
+            )
+            .with_min_len(MIN_WINDOW_PACKETS)
+            .with_protected(PROTECTED_PACKETS),
+            seq: SeqTracker::new(params, p.fields.seq),
+            ack: AckTracker::new(params, p.fields.ack),
+            last_used: 0,
+            created: self.clock,
+            co_run: 0,
+            irs_due: self.start_irs(),
+            notes_due: 0,
+            depth: 0,
+            fin: false,
+            full_only: false,
+            watch: Watch::new(p, self.now),
+        }));
+        self.by_flow.insert(p.key, cid);
+        self.last_flow = Some((p.key, cid));
+        self.outbox.changed(cid);
+        self.stats.contexts_created += 1;
+    }
+}
