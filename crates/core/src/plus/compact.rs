@@ -192,6 +192,13 @@ fn try_encode(
     }
     out.extend_from_slice(&tcp[4..12]);
     out.extend_from_slice(&tcp[13..18]);
+    if mirror.is_some() {
+        // The checksum XOR the flow's hash: swapping both ends leaves the checksums as they were.
+        let at = out.len() - 2;
+        let sealed =
+            u16::from_be_bytes([out[at], out[at + 1]]) ^ mirror::flow_hash(&flow_of(ir, v4));
+        out[at..].copy_from_slice(&sealed.to_be_bytes());
+    }
     if shape & U != 0 {
         out.extend_from_slice(&tcp[18..20]);
     }
@@ -327,6 +334,11 @@ pub fn expand(
     ir.extend_from_slice(take(8)?);
     ir.push((((TCP_LEN + layout.len()) / 4) as u8) << 4);
     ir.extend_from_slice(take(5)?);
+    if let Some(flow) = &mirror {
+        let at = ir.len() - 2;
+        let sealed = u16::from_be_bytes([ir[at], ir[at + 1]]) ^ mirror::flow_hash(flow);
+        ir[at..].copy_from_slice(&sealed.to_be_bytes());
+    }
     ir.extend_from_slice(if shape & U != 0 {
         take(2)?
     } else {
@@ -349,6 +361,25 @@ pub fn expand(
         ir[10..12].copy_from_slice(&checksum::checksum(&header).to_be_bytes());
     }
     Ok(())
+}
+
+/// The flow of a compact IR's packet `ir` (IPv4 without options or IPv6 without extension
+/// headers): its addresses and ports.
+fn flow_of(ir: &[u8], v4: bool) -> FlowKey {
+    let (src, dst, tcp) = if v4 {
+        let a = |at: usize| IpAddr::V4(<[u8; 4]>::try_from(&ir[at..at + 4]).expect("4").into());
+        (a(12), a(16), 20)
+    } else {
+        let a = |at: usize| IpAddr::V6(<[u8; 16]>::try_from(&ir[at..at + 16]).expect("16").into());
+        (a(8), a(24), 40)
+    };
+    let port = |at: usize| u16::from_be_bytes([ir[tcp + at], ir[tcp + at + 1]]);
+    FlowKey {
+        src,
+        dst,
+        src_port: port(0),
+        dst_port: port(2),
+    }
 }
 
 /// Appends a flow's addresses and then its ports (an IR frame's octets from the IP addresses to
@@ -566,7 +597,7 @@ mod tests {
         let ir = v4_ir(&ts_options(), b"data");
         let plain = round_trip(&ir);
         let mut back = Vec::new();
-        let hash = mirror::handshake_hash(&v4_ir_reverse());
+        let hash = mirror::flow_hash(&v4_ir_reverse());
         let mut frame = Vec::new();
         assert!(encode(
             &ir,

@@ -513,6 +513,14 @@ mod tests {
         }
         assert_eq!(base(&[7, HASH]), None);
         assert_eq!(base(&[7, 0]), Some(Base::Context(7)));
+        // A mirror resolved to the reverse flow rebuilds the segment with both ends swapped,
+        // whose checksums are the same: the seal (of the identity, in order) refuses it.
+        let mut swapped = Vec::new();
+        mirror_template(&p.key, &mut swapped);
+        assert_eq!(
+            rebuild(&by_cid, &swapped, &mut out),
+            Err(DropReason::ChecksumMismatch)
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! the flow's data follows them at once, often the other way (a SYN-ACK, then the client's
 //! data). So each codec also tells its sibling of the handshake segments it sent or delivered;
 //! each keeps the last [`HANDSHAKES`] it heard of, and a frame names one by a 16-bit hash of
-//! its flow ([`handshake_hash`]).
+//! its flow ([`flow_hash`]).
 //!
 //! ```text
 //! note:  | 0 | CID | flow |    the CID holds that flow
@@ -54,7 +54,7 @@ pub enum MirrorRef {
     /// The flow the sibling holds under this CID.
     Cid(u8),
     /// The newest handshake segment the sibling heard of whose flow has this
-    /// [`handshake_hash`].
+    /// [`flow_hash`].
     Handshake(u16),
 }
 
@@ -138,9 +138,12 @@ fn parse_flow(flow: &[u8]) -> Option<FlowKey> {
     })
 }
 
-/// The 16-bit hash a mirrored IR names a handshake segment's flow by: FNV-1a over the flow as
-/// notes carry it, its two halves XORed.
-pub fn handshake_hash(flow: &FlowKey) -> u16 {
+/// The 16-bit hash of a flow, FNV-1a over the flow as notes carry it, its two halves XORed: a
+/// mirrored IR names a handshake segment's flow by it, and a mirrored compact IR's TCP checksum
+/// travels XORed with it (so that a mirror resolved to the reverse flow, whose packet has the
+/// same checksums with its ends swapped, does not verify). It depends on the order of the
+/// addresses and of the ports.
+pub fn flow_hash(flow: &FlowKey) -> u16 {
     let mut hash = 0x811c_9dc5u32;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
@@ -217,7 +220,7 @@ impl Mirrors {
                 self.flows[usize::from(cid)] = flow;
             }
             Some(Note::Handshake(flow)) => {
-                self.handshakes[self.next] = Some((handshake_hash(&flow), flow));
+                self.handshakes[self.next] = Some((flow_hash(&flow), flow));
                 self.next = (self.next + 1) % HANDSHAKES;
             }
             None => {}
@@ -405,8 +408,8 @@ mod tests {
             mirrors.hear(note);
         };
         hear(&mut mirrors, &mut note, v6_flow());
-        let hash = handshake_hash(&v6_flow());
-        assert_ne!(hash, handshake_hash(&reversed(&v6_flow())));
+        let hash = flow_hash(&v6_flow());
+        assert_ne!(hash, flow_hash(&reversed(&v6_flow())));
         assert_eq!(
             mirrors.find(&reversed(&v6_flow())),
             Some(MirrorRef::Handshake(hash))
