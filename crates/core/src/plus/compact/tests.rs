@@ -1,0 +1,285 @@
+//! Tests of the compact IR and compact SYN: round trips, the layouts and shapes each can and
+//! cannot express, refusals of malformed frames, arbitrary bytes, and mirrored frames.
+
+use super::*;
+use crate::plus::mirror::Note;
+
+/// A TCP/IPv4 packet with the given TCP options and payload, as an IR frame (context
+/// flags 0x02, CID 5).
+fn v4_ir(options: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut p = vec![
+        0x45, 0, 0, 0, 0x12, 0x34, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ];
+    p.extend_from_slice(&[0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 2]);
+    p.push(((TCP_LEN + options.len()) as u8 / 4) << 4);
+    p.extend_from_slice(&[0x18, 0x01, 0xf5, 0xab, 0xcd, 0, 0]);
+    p.extend_from_slice(options);
+    p.extend_from_slice(payload);
+    let len = p.len() as u16;
+    p[2..4].copy_from_slice(&len.to_be_bytes());
+    let sum = checksum::checksum(&p[..20]);
+    p[10..12].copy_from_slice(&sum.to_be_bytes());
+    p[2..4].copy_from_slice(&[0x02, 5]);
+    p
+}
+
+fn ts_options() -> Vec<u8> {
+    let mut o = vec![1, 1, 8, 10];
+    o.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    o
+}
+
+fn round_trip(ir: &[u8]) -> usize {
+    let mut frame = Vec::new();
+    assert!(encode(ir, Framing::Ir, None, &mut frame), "{ir:02x?}");
+    let mut back = Vec::new();
+    expand(&frame, Framing::Ir, &Mirrors::default(), &mut back).expect("expands");
+    assert_eq!(back, ir);
+    frame.len()
+}
+
+#[test]
+fn ipv4_round_trips_with_and_without_timestamps() {
+    let ts = v4_ir(&ts_options(), b"data");
+    assert_eq!(round_trip(&ts), ts.len() - 14);
+    let plain = v4_ir(&[], &[]);
+    assert_eq!(round_trip(&plain), plain.len() - 10);
+}
+
+#[test]
+fn ipv4_unusual_fields_round_trip() {
+    let mut ir = v4_ir(&ts_options(), &[]);
+    ir[1] = 0x02;
+    ir[4..6].fill(0);
+    ir[6] = 0;
+    ir[8] = 63;
+    ir[38..40].copy_from_slice(&[0x05, 0xa8]);
+    let len = ir.len() as u16;
+    let mut header = [0u8; 20];
+    header.copy_from_slice(&ir[..20]);
+    header[2..4].copy_from_slice(&len.to_be_bytes());
+    header[10..12].fill(0);
+    let sum = checksum::checksum(&header);
+    ir[10..12].copy_from_slice(&sum.to_be_bytes());
+    round_trip(&ir);
+}
+
+fn v6_ir(options: &[u8], first: [u8; 4], hop: u8) -> Vec<u8> {
+    let mut p = first.to_vec();
+    p.extend_from_slice(&[0x00, 3, 6, hop]);
+    p.extend((0..32).map(|i| i as u8));
+    p.extend_from_slice(&[0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 2]);
+    p.push(((TCP_LEN + options.len()) as u8 / 4) << 4);
+    p.extend_from_slice(&[0x10, 0x01, 0xf5, 0xab, 0xcd, 0, 0]);
+    p.extend_from_slice(options);
+    p
+}
+
+#[test]
+fn ipv6_round_trips_with_and_without_timestamps() {
+    let ts = v6_ir(&ts_options(), V6_FIRST, 64);
+    assert_eq!(round_trip(&ts), ts.len() - 12);
+    round_trip(&v6_ir(&[], V6_FIRST, 64));
+    round_trip(&v6_ir(&[], [0x61, 0x23, 0x45, 0x67], 1));
+}
+
+/// `ir` with its length field (the context flags and CID) set to its length, a packet.
+fn as_packet(mut ir: Vec<u8>) -> Vec<u8> {
+    let v4 = ir[0] >> 4 == 4;
+    let at = packet::length_field_offset(v4);
+    let len = (ir.len() - if v4 { 0 } else { 40 }) as u16;
+    ir[at..at + 2].copy_from_slice(&len.to_be_bytes());
+    ir
+}
+
+#[test]
+fn syn_packets_round_trip_with_linux_options() {
+    let linux = [
+        2, 4, 5, 0xb4, 4, 2, 8, 10, 1, 2, 3, 4, 0, 0, 0, 0, 1, 3, 3, 7,
+    ];
+    let no_ts = [2, 4, 5, 0xb4, 1, 1, 4, 2, 1, 3, 3, 7];
+    for (packet, saved) in [
+        (as_packet(v4_ir(&linux, &[])), 21),
+        (as_packet(v4_ir(&no_ts, &[])), 21),
+        (as_packet(v6_ir(&linux, V6_FIRST, 64)), 19),
+    ] {
+        let mut frame = Vec::new();
+        assert!(encode(&packet, Framing::Packet, None, &mut frame));
+        assert_eq!(frame.len(), packet.len() - saved, "{packet:02x?}");
+        let mut back = Vec::new();
+        expand(&frame, Framing::Packet, &Mirrors::default(), &mut back).unwrap();
+        assert_eq!(back, packet);
+    }
+    let mut wrong_length = as_packet(v4_ir(&linux, &[]));
+    wrong_length[3] += 1;
+    assert!(!encode(
+        &wrong_length,
+        Framing::Packet,
+        None,
+        &mut Vec::new()
+    ));
+}
+
+#[test]
+fn what_it_cannot_express_stays_an_ir() {
+    let mut out = Vec::new();
+    let sack = [1, 1, 5, 10, 0, 0, 0, 1, 0, 0, 0, 2];
+    assert!(!encode(&v4_ir(&sack, &[]), Framing::Ir, None, &mut out));
+    let mut options = v4_ir(&[], &[]);
+    options[0] = 0x46;
+    assert!(!encode(&options, Framing::Ir, None, &mut out));
+    let mut reserved = v4_ir(&[], &[]);
+    reserved[32] |= 0x01;
+    assert!(!encode(&reserved, Framing::Ir, None, &mut out));
+    let mut fragment = v4_ir(&[], &[]);
+    fragment[7] = 1;
+    assert!(!encode(&fragment, Framing::Ir, None, &mut out));
+    let mut bad_sum = v4_ir(&[], &[]);
+    bad_sum[11] ^= 1;
+    assert!(!encode(&bad_sum, Framing::Ir, None, &mut out));
+    assert!(out.is_empty());
+}
+
+#[test]
+fn malformed_frames_are_refused() {
+    let mut frame = Vec::new();
+    assert!(encode(
+        &v4_ir(&ts_options(), &[]),
+        Framing::Ir,
+        None,
+        &mut frame
+    ));
+    let mut ir = Vec::new();
+    for len in 0..frame.len() {
+        assert!(
+            expand(&frame[..len], Framing::Ir, &Mirrors::default(), &mut ir).is_err(),
+            "{len}"
+        );
+    }
+    for bad in [V | D, V | Z] {
+        let mut f = frame.clone();
+        f[0] = bad;
+        assert!(
+            expand(&f, Framing::Ir, &Mirrors::default(), &mut ir).is_err(),
+            "{bad:02x}"
+        );
+    }
+    let mut v6 = Vec::new();
+    assert!(encode(
+        &v6_ir(&[], [0x61, 0, 0, 0], 64),
+        Framing::Ir,
+        None,
+        &mut v6
+    ));
+    v6[3] = 0x50;
+    assert!(expand(&v6, Framing::Ir, &Mirrors::default(), &mut ir).is_err());
+}
+
+/// Mirrors holding, under CID 9, the flow opposite to [`v4_ir`]'s.
+fn mirrors_of_v4_ir() -> Mirrors {
+    let mut note = Vec::new();
+    mirror::put_note(&Note::Context(9, Some(v4_ir_reverse())), &mut note);
+    let mut mirrors = Mirrors::default();
+    mirrors.hear(&note);
+    mirror::put_note(&Note::Handshake(v4_ir_reverse()), &mut note);
+    mirrors.hear(&note);
+    mirrors
+}
+
+/// The flow opposite to [`v4_ir`]'s.
+fn v4_ir_reverse() -> FlowKey {
+    FlowKey {
+        src: IpAddr::V4([10, 0, 0, 2].into()),
+        dst: IpAddr::V4([10, 0, 0, 1].into()),
+        src_port: 0x1451,
+        dst_port: 0x9c40,
+    }
+}
+
+#[test]
+fn a_mirrored_ir_drops_the_addresses_and_ports() {
+    let ir = v4_ir(&ts_options(), b"data");
+    let plain = round_trip(&ir);
+    let mut back = Vec::new();
+    let hash = mirror::flow_hash(&v4_ir_reverse());
+    let mut frame = Vec::new();
+    assert!(encode(
+        &ir,
+        Framing::Ir,
+        Some(MirrorRef::Handshake(hash)),
+        &mut frame
+    ));
+    assert_eq!(frame.len(), plain - 8 - 4 + 2);
+    assert_eq!(frame[1] & 0xC0, MIRRORED | HANDSHAKE_MIRROR);
+    expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back).expect("expands");
+    assert_eq!(back, ir);
+    let mut no_hash = frame.clone();
+    no_hash[1] &= !MIRRORED;
+    assert_eq!(
+        expand(&no_hash, Framing::Ir, &mirrors_of_v4_ir(), &mut back),
+        Err(DropReason::Malformed)
+    );
+    assert!(encode(
+        &ir,
+        Framing::Ir,
+        Some(MirrorRef::Cid(9)),
+        &mut frame
+    ));
+    assert_eq!(frame.len(), plain - 8 - 4 + 1);
+    assert_eq!(frame[1] & 0xC0, MIRRORED);
+    assert_eq!(frame[3], 9);
+    expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back).expect("expands");
+    assert_eq!(back, ir);
+    // Without the mirror, or with another flow under its CID, it is not this IR.
+    assert_eq!(
+        expand(&frame, Framing::Ir, &Mirrors::default(), &mut back),
+        Err(DropReason::NoContext)
+    );
+    let mut other = mirrors_of_v4_ir();
+    let mut note = Vec::new();
+    let v6 = FlowKey {
+        src: IpAddr::V6([1; 16].into()),
+        dst: IpAddr::V6([2; 16].into()),
+        src_port: 1,
+        dst_port: 2,
+    };
+    mirror::put_note(&Note::Context(9, Some(v6)), &mut note);
+    other.hear(&note);
+    assert_eq!(
+        expand(&frame, Framing::Ir, &other, &mut back),
+        Err(DropReason::Malformed)
+    );
+    // A compact SYN names no mirror.
+    assert!(!encode(
+        &ir,
+        Framing::Packet,
+        Some(MirrorRef::Cid(9)),
+        &mut frame
+    ));
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    let mut ir = Vec::new();
+    let mut x = 0x1234_5678u32;
+    for len in 0..80 {
+        for _ in 0..50 {
+            let frame: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    x as u8
+                })
+                .collect();
+            if expand(&frame, Framing::Ir, &Mirrors::default(), &mut ir).is_ok() {
+                let mut again = Vec::new();
+                if encode(&ir, Framing::Ir, None, &mut again) {
+                    let mut back = Vec::new();
+                    expand(&again, Framing::Ir, &Mirrors::default(), &mut back).unwrap();
+                    assert_eq!(back, ir);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! Tests of IR-S: round trips of SYN, SYN-ACK and RST segments against a base or a mirror,
+//! the frame's sizes, refusals of wrong bases and damage, arbitrary bytes.
+
+use super::*;
+use crate::codec::{Compressor, Decompressor, FrameKind};
+use crate::plus::format::IR_S;
+use crate::plus::{PlusCompressor, PlusDecompressor};
+use crate::taroc::{Repair, TarocConfig};
+use alloc::vec;
+
+/// An IPv4 SYN (or SYN-ACK if `ack` is not 0) from port `port` to 80 with `options`,
+/// TTL `ttl`.
+fn syn(port: u16, ack: u32, ttl: u8, options: &[u8]) -> Vec<u8> {
+    let syn_flags = if ack == 0 {
+        flags::SYN
+    } else {
+        flags::SYN | flags::ACK
+    };
+    segment(port, ack, ttl, options, syn_flags)
+}
+
+/// An IPv4 TCP segment with flags `tcp_flags` (see [`syn`]).
+fn segment(port: u16, ack: u32, ttl: u8, options: &[u8], tcp_flags: u8) -> Vec<u8> {
+    let len = 40 + options.len();
+    let mut p = vec![0x45, 0, 0, len as u8, 0x12, 0x34, 0x40, 0, ttl, 6, 0, 0];
+    p.extend_from_slice(&[198, 18, 0, 1, 198, 18, 0, 2]);
+    p.extend_from_slice(&port.to_be_bytes());
+    p.extend_from_slice(&[0, 80, 0x0A, 0xBC, 0xDE, 0xF0]);
+    p.extend_from_slice(&ack.to_be_bytes());
+    p.extend_from_slice(&[(((20 + options.len()) / 4) << 4) as u8, tcp_flags]);
+    p.extend_from_slice(&[0xFA, 0xF0, 0, 0, 0, 0]);
+    p.extend_from_slice(options);
+    crate::plus::tests::fill_checksums(&mut p);
+    p
+}
+
+/// Linux's SYN options with timestamps (TS echo `ecr`).
+fn linux_options(ecr: u32) -> Vec<u8> {
+    let mut o = vec![2, 4, 5, 0xB4, 4, 2, 8, 10, 0, 1, 2, 3];
+    o.extend_from_slice(&ecr.to_be_bytes());
+    o.extend_from_slice(&[1, 3, 3, 7]);
+    o
+}
+
+/// The template of a context of the same hosts (another port).
+fn base_template() -> Vec<u8> {
+    let p = syn(999, 0, 64, &[]);
+    let mut t = Vec::new();
+    read(&p, true).unwrap().template_into(&mut t);
+    t
+}
+
+fn round_trip(packet: &[u8]) -> Vec<u8> {
+    let p = parse(packet).expect("a handshake segment");
+    let mut frame = Vec::new();
+    assert!(write(&p, &base_template(), Base::Context(3), &mut frame));
+    let mut out = Vec::new();
+    assert_eq!(rebuild(&frame, &base_template(), &mut out), Ok(()));
+    assert_eq!(out, packet);
+    frame
+}
+
+#[test]
+fn syn_and_syn_ack_round_trip_compactly() {
+    // Linux's layout: MSS, TS value, window scale (and TS echo with ACK) go; 20 octets of
+    // options become 7 (11). The destination port is the base's, the source port 39,001
+    // above the base's (3 octets of difference).
+    let frame = round_trip(&syn(40_000, 0, 64, &linux_options(0)));
+    assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 2 + 2 + 7);
+    assert_eq!(frame[1] & (SOURCE_KEPT | DEST_KEPT), DEST_KEPT);
+    let frame = round_trip(&syn(40_000, 0x1111_2222, 64, &linux_options(9)));
+    assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 4 + 2 + 2 + 11);
+    // A port near the base's: one octet.
+    let frame = round_trip(&syn(1_030, 0, 64, &linux_options(0)));
+    assert_eq!(frame.len(), 2 + 2 + 1 + 4 + 2 + 2 + 2 + 7);
+    // Both ports kept, or a hash without a mirror: malformed.
+    for bits in [SOURCE_KEPT | DEST_KEPT, HASH] {
+        let mut bad = frame.clone();
+        bad[1] |= bits;
+        let mut out = Vec::new();
+        assert_eq!(
+            rebuild(&bad, &base_template(), &mut out),
+            Err(DropReason::Malformed)
+        );
+    }
+    // Other options go raw; other IP bytes (TTL) are sent.
+    let frame = round_trip(&syn(40_000, 0, 63, &[2, 4, 5, 0xB4]));
+    assert_eq!(frame.len(), 2 + 6 + 2 + 3 + 4 + 2 + 2 + 2 + 4);
+    // A SYN whose layout has a non-zero echo without ACK goes raw.
+    round_trip(&syn(40_000, 0, 64, &linux_options(5)));
+    // A reset, with and without ACK: no options.
+    let frame = round_trip(&segment(40_000, 7, 64, &[], flags::RST | flags::ACK));
+    assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 4 + 2 + 2);
+    round_trip(&segment(40_000, 0, 64, &[], flags::RST));
+    // SYN with RST or FIN is not a segment IR-S carries.
+    let both = segment(40_000, 0, 64, &[], flags::RST | flags::SYN);
+    assert!(parse(&both).is_none());
+    assert!(parse(&segment(40_000, 7, 64, &[], flags::FIN | flags::ACK)).is_none());
+}
+
+#[test]
+fn a_segment_goes_against_a_mirror_by_cid_or_by_hash() {
+    // The mirror is the flow opposite to `syn`'s: its template is `base_template`'s
+    // addresses and ports swapped back.
+    let packet = syn(40_000, 0, 64, &linux_options(0));
+    let p = parse(&packet).unwrap();
+    let mirror = mirror::reversed(&p.key);
+    let mut template = Vec::new();
+    mirror_template(&mirror, &mut template);
+    let mut own = Vec::new();
+    p.template_into(&mut own);
+    assert_eq!(template, own, "the usual IP header");
+    let mut out = Vec::new();
+    let mut by_cid = Vec::new();
+    for m in [MirrorRef::Cid(7), MirrorRef::Handshake(0xBEEF)] {
+        let mut frame = Vec::new();
+        assert!(write(&p, &template, Base::Mirror(m), &mut frame));
+        assert_eq!(base(&frame), Some(Base::Mirror(m)));
+        assert_eq!(rebuild(&frame, &template, &mut out), Ok(()));
+        assert_eq!(out, packet);
+        if let MirrorRef::Cid(_) = m {
+            by_cid = frame;
+        } else {
+            assert_eq!(frame.len(), by_cid.len() + 1, "the hash's second octet");
+            assert_eq!([frame[0], frame[2]], [0xBE, 0xEF]);
+        }
+    }
+    assert_eq!(base(&[7, HASH]), None);
+    assert_eq!(base(&[7, 0]), Some(Base::Context(7)));
+    // A mirror resolved to the reverse flow rebuilds the segment with both ends swapped,
+    // whose checksums are the same: the seal (of the identity, in order) refuses it.
+    let mut swapped = Vec::new();
+    mirror_template(&p.key, &mut swapped);
+    assert_eq!(
+        rebuild(&by_cid, &swapped, &mut out),
+        Err(DropReason::ChecksumMismatch)
+    );
+}
+
+#[test]
+fn a_wrong_base_or_damage_is_refused() {
+    let packet = syn(40_000, 0, 64, &linux_options(0));
+    let p = parse(&packet).unwrap();
+    let mut frame = Vec::new();
+    assert!(write(&p, &base_template(), Base::Context(3), &mut frame));
+    let mut out = Vec::new();
+    // A base whose TTL differs rebuilds another IP header: the seal catches it.
+    let mut other = base_template();
+    other[8] = 63;
+    assert_eq!(
+        rebuild(&frame, &other, &mut out),
+        Err(DropReason::ChecksumMismatch)
+    );
+    for cut in 0..frame.len() {
+        assert!(rebuild(&frame[..cut], &base_template(), &mut out).is_err());
+    }
+    // Octet 0 and the mirror bit, which name the base, are the caller's to resolve
+    // ([`base`]); any other flipped bit is refused.
+    for at in 1..frame.len() {
+        for bit in 0..8 {
+            if at == 1 && 1 << bit == MIRROR {
+                continue;
+            }
+            let mut bad = frame.clone();
+            bad[at] ^= 1 << bit;
+            let r = rebuild(&bad, &base_template(), &mut out);
+            assert!(r.is_err(), "octet {at} bit {bit} rebuilt {out:02x?}");
+        }
+    }
+}
+
+#[test]
+fn random_and_mutated_frames_never_panic() {
+    let template = base_template();
+    let valid = {
+        let p = syn(40_000, 0x1111_2222, 64, &linux_options(9));
+        let mut frame = Vec::new();
+        assert!(write(
+            &parse(&p).unwrap(),
+            &template,
+            Base::Context(0),
+            &mut frame
+        ));
+        frame
+    };
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut out = Vec::new();
+    for i in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Half mutate a valid frame (a few octets), half are random octets.
+        let frame: Vec<u8> = if i % 2 == 0 {
+            let mut f = valid.clone();
+            for k in 0..(x % 3 + 1) {
+                let at = (x >> (8 + 8 * k)) as usize % f.len();
+                f[at] ^= (x >> (40 + k)) as u8 | 1;
+            }
+            f.truncate(f.len() - (x >> 60) as usize % 3);
+            f
+        } else {
+            (0..(x % 64) as usize)
+                .map(|k| (x >> (k % 56)) as u8)
+                .collect()
+        };
+        // Refused or rebuilt and verified: either way, no panic.
+        let _ = rebuild(&frame, &template, &mut out);
+    }
+}
+
+#[test]
+fn a_syn_between_known_hosts_goes_ir_s() {
+    let config = TarocConfig {
+        repair: Repair::live(),
+        ..TarocConfig::default()
+    };
+    let mut c = PlusCompressor::new(config.clone());
+    let mut d = PlusDecompressor::new(config);
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut kinds = Vec::new();
+    let mut packets: Vec<Vec<u8>> = (0..4)
+        .map(|i| crate::plus::tests::segment(1000 + 100 * i, 77, 500 + i as u16, 9, 100))
+        .collect();
+    packets.push(syn(40_000, 0, 64, &linux_options(0)));
+    for p in &packets {
+        let kind = c.compress(p, &mut frame);
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+        assert_eq!(&out, p);
+        kinds.push(kind);
+    }
+    assert_eq!(kinds[4], FrameKind::Profile(IR_S));
+    // Without the base, the decompressor refuses it.
+    let mut fresh = PlusDecompressor::new(TarocConfig::default());
+    assert_eq!(
+        fresh.decompress(kinds[4], &frame, &mut out),
+        Err(DropReason::NoContext)
+    );
+}
