@@ -72,9 +72,11 @@ struct Record {
 pub struct CaptureReader<R> {
     name: String,
     source: R,
-    /// Bytes read but not yet consumed start at `start`.
+    /// Bytes read but not yet consumed are `buffer[start..filled]`; the buffer beyond `filled`
+    /// is room, zeroed once, that reads fill (so a refill does not zero it again).
     buffer: Vec<u8>,
     start: usize,
+    filled: usize,
     /// Whether the source has reported its end.
     at_end: bool,
     /// File offset of `buffer[start]`.
@@ -97,8 +99,9 @@ impl<R: Read> CaptureReader<R> {
         let mut reader = CaptureReader {
             name: name.into(),
             source,
-            buffer: Vec::with_capacity(CHUNK),
+            buffer: Vec::new(),
             start: 0,
+            filled: 0,
             at_end: false,
             offset: 0,
             format: Format::Pcap {
@@ -182,39 +185,39 @@ impl<R: Read> CaptureReader<R> {
 
     /// The unconsumed bytes in the buffer.
     fn window(&self) -> &[u8] {
-        &self.buffer[self.start..]
+        &self.buffer[self.start..self.filled]
     }
 
     /// Reads until at least `wanted` unconsumed bytes are buffered; false if the source ends
     /// first.
     fn fill(&mut self, wanted: usize) -> Result<bool, String> {
-        if self.buffer.len() - self.start >= wanted {
+        if self.filled - self.start >= wanted {
             return Ok(true);
         }
-        self.buffer.drain(..self.start);
+        self.buffer.copy_within(self.start..self.filled, 0);
+        self.filled -= self.start;
         self.start = 0;
-        while self.buffer.len() < wanted && !self.at_end {
-            let have = self.buffer.len();
-            let ask = CHUNK.max(wanted - have);
-            self.buffer.resize(have + ask, 0);
+        while self.filled < wanted && !self.at_end {
+            // Room for a chunk at least, beyond what is wanted.
+            let room = wanted.max(self.filled + CHUNK);
+            if self.buffer.len() < room {
+                self.buffer.resize(room, 0);
+            }
             let read = loop {
-                match self.source.read(&mut self.buffer[have..]) {
+                match self.source.read(&mut self.buffer[self.filled..]) {
                     Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                     other => break other,
                 }
             };
             match read {
                 Ok(n) => {
-                    self.buffer.truncate(have + n);
+                    self.filled += n;
                     self.at_end = n == 0;
                 }
-                Err(e) => {
-                    self.buffer.truncate(have);
-                    return Err(format!("cannot read: {e}"));
-                }
+                Err(e) => return Err(format!("cannot read: {e}")),
             }
         }
-        Ok(self.buffer.len() >= wanted)
+        Ok(self.filled >= wanted)
     }
 
     /// Marks `len` buffered bytes as consumed.
@@ -252,7 +255,7 @@ impl<R: Read> CaptureReader<R> {
                         Ok(len)
                     })
                     .map_err(|p| self.error(format!("bad pcapng section header: {p}")))?;
-                let window = &self.buffer[self.start..];
+                let window = &self.buffer[self.start..self.filled];
                 let (_, parser) = PcapNgParser::new(window).map_err(|e| {
                     self.error(format!("bad pcapng section header: {}", describe(&e)))
                 })?;
@@ -299,7 +302,7 @@ impl<R: Read> CaptureReader<R> {
 
     /// Ends the capture: cleanly if nothing is left, with a warning if `what` was cut short.
     fn end(&mut self, what: String) -> Result<Option<Record>, String> {
-        let left = self.buffer.len() - self.start;
+        let left = self.filled - self.start;
         if left > 0 {
             self.warning = Some(format!(
                 "cut short in the middle of {what} (its last {left} bytes); read the {} \
@@ -327,27 +330,27 @@ impl<R: Read> CaptureReader<R> {
         link_type: u32,
     ) -> Result<Option<Record>, String> {
         self.units += 1;
-        let where_ = format!("record {} at byte {}", self.units, self.offset);
+        // Only messages need it: not made for every record.
+        let (units, offset) = (self.units, self.offset);
+        let where_ = || format!("record {units} at byte {offset}");
         if !self.fill(16)? {
-            return self.end(where_);
+            return self.end(where_());
         }
-        let fields: Vec<u32> = self.window()[..16]
-            .chunks_exact(4)
-            .map(|field| {
-                let field = [field[0], field[1], field[2], field[3]];
-                match header.endianness {
-                    Endianness::Big => u32::from_be_bytes(field),
-                    Endianness::Little => u32::from_le_bytes(field),
-                }
-            })
-            .collect();
-        let (seconds, fraction, captured, original) = (fields[0], fields[1], fields[2], fields[3]);
+        let field = |i: usize| {
+            let b = &self.window()[4 * i..4 * i + 4];
+            let b = [b[0], b[1], b[2], b[3]];
+            match header.endianness {
+                Endianness::Big => u32::from_be_bytes(b),
+                Endianness::Little => u32::from_le_bytes(b),
+            }
+        };
+        let (seconds, fraction, captured, original) = (field(0), field(1), field(2), field(3));
         let captured = captured as usize;
         if captured > MAX_RECORD_LEN {
-            return Err(format!("corrupt {where_}: captured length {captured}"));
+            return Err(format!("corrupt {}: captured length {captured}", where_()));
         }
         if !self.fill(16 + captured)? {
-            return self.end(where_);
+            return self.end(where_());
         }
         let fraction = match header.ts_resolution {
             TsResolution::MicroSecond => Duration::from_micros(u64::from(fraction)),
@@ -366,7 +369,8 @@ impl<R: Read> CaptureReader<R> {
     fn next_pcapng_record(&mut self) -> Result<Option<Record>, String> {
         loop {
             self.units += 1;
-            let where_ = format!("block {} at byte {}", self.units, self.offset);
+            let (units, offset) = (self.units, self.offset);
+            let where_ = || format!("block {units} at byte {offset}");
             if !self.fill(1)? {
                 return Ok(None);
             }
@@ -376,11 +380,11 @@ impl<R: Read> CaptureReader<R> {
             let section = parser.section().endianness;
             let len = match self.pcapng_block_len(Some(section)) {
                 Ok(len) => len,
-                Err(_) if self.buffer.len() - self.start < 12 => return self.end(where_),
-                Err(problem) => return Err(format!("{where_}: {problem}")),
+                Err(_) if self.filled - self.start < 12 => return self.end(where_()),
+                Err(problem) => return Err(format!("{}: {problem}", where_())),
             };
             if !self.fill(len)? {
-                return self.end(where_);
+                return self.end(where_());
             }
             let Format::PcapNg { parser } = &mut self.format else {
                 unreachable!("a pcapng reader has a pcapng parser");
@@ -389,7 +393,7 @@ impl<R: Read> CaptureReader<R> {
             let window = &self.buffer[block_start..block_start + len];
             let (_, block) = parser
                 .next_block(window)
-                .map_err(|e| format!("{where_}: {}", describe(&e)))?;
+                .map_err(|e| format!("{}: {}", where_(), describe(&e)))?;
             // Where each packet block's data starts (after its fixed fields), the captured
             // length, the original length and the time stamp in ticks (simple packet blocks
             // have none: they take the last time seen).
@@ -417,10 +421,9 @@ impl<R: Read> CaptureReader<R> {
                 self.consume(len);
                 continue;
             };
-            let description = parser
-                .interfaces()
-                .get(interface as usize)
-                .ok_or_else(|| format!("{where_}: packet of undeclared interface {interface}"))?;
+            let description = parser.interfaces().get(interface as usize).ok_or_else(|| {
+                format!("{}: packet of undeclared interface {interface}", where_())
+            })?;
             if let Some(ticks) = ticks {
                 self.last_time = InterfaceClock::of(description).time(ticks);
             }
@@ -435,7 +438,7 @@ impl<R: Read> CaptureReader<R> {
             let link_type = u32::from(description.linktype);
             let frame_start = block_start + data_at;
             if frame_start + keep > block_start + len {
-                return Err(format!("{where_}: corrupt (data beyond the block)"));
+                return Err(format!("{}: corrupt (data beyond the block)", where_()));
             }
             self.consume(len);
             return Ok(Some(Record {

@@ -2,6 +2,7 @@
 //! decompressors, the oracle, and the counts of its [`SchemeResult`] (see the parent module for
 //! the model).
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use taroc_core::codec::pass_sibling_notes;
@@ -31,6 +32,16 @@ struct End {
     pending: Vec<Vec<u8>>,
     /// The compressor's clock, which never goes back.
     now: Duration,
+}
+
+/// Adds one to `name`'s count in `counts`; a name already counted allocates nothing.
+fn count(counts: &mut BTreeMap<String, u64>, name: &str) {
+    match counts.get_mut(name) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(name.to_string(), 1);
+        }
+    }
 }
 
 /// The time one clock read costs, measured: subtracted from every timed codec call.
@@ -185,10 +196,7 @@ impl<'v> Run<'v> {
             result.feedback_bytes += on_link as u64;
             result.link_bytes += on_link as u64;
             result.link_header_bytes += on_link as i64;
-            *result
-                .frames_by_kind
-                .entry(FrameKind::ContextState.name().to_string())
-                .or_default() += 1;
+            count(&mut result.frames_by_kind, FrameKind::ContextState.name());
             let fate = end.feedback_link.send(8 * on_link as u64);
             observer.feedback(*scheme, d, end.now, &message, fate);
             match fate {
@@ -214,10 +222,7 @@ impl<'v> Run<'v> {
         result.original_header_bytes += (packet.len() - payload) as u64;
         result.link_header_bytes += on_link as i64 - payload as i64;
         result.link_bytes += on_link as u64;
-        *result
-            .frames_by_kind
-            .entry(kind.name().to_string())
-            .or_default() += 1;
+        count(&mut result.frames_by_kind, kind.name());
         let flow = (d, FlowId::of(packet));
         observer.frame(*scheme, d, end.now, kind, frame);
         let sent = Sent {
@@ -287,10 +292,7 @@ impl<'v> Run<'v> {
                     result.other_refused += 1;
                     outages.frame(flow, end.now, FrameFate::Lost);
                 }
-                *result
-                    .drops_by_reason
-                    .entry(reason.name().to_string())
-                    .or_default() += 1;
+                count(&mut result.drops_by_reason, reason.name());
             }
         }
     }

@@ -230,15 +230,17 @@ impl Mirrors {
     /// How a new flow's IR frames name their mirror, if the sibling holds or handshook the
     /// reverse of `flow`: a CID it holds it under, else a handshake segment.
     pub fn find(&self, flow: &FlowKey) -> Option<MirrorRef> {
-        if let Some(cid) = self.find_reverse(flow) {
+        let reverse = reversed(flow);
+        if let Some(&cid) = self.by_flow.get(&reverse) {
             return Some(MirrorRef::Cid(cid));
         }
-        let reverse = reversed(flow);
+        // Hashes first: comparing flows costs more.
+        let hash = flow_hash(&reverse);
         self.handshakes
             .iter()
             .flatten()
-            .find(|(_, f)| *f == reverse)
-            .map(|&(hash, _)| MirrorRef::Handshake(hash))
+            .any(|(h, f)| *h == hash && *f == reverse)
+            .then_some(MirrorRef::Handshake(hash))
     }
 
     /// The flow a mirrored IR names with `mirror`, if the sibling holds it (of handshake
@@ -257,11 +259,6 @@ impl Mirrors {
     pub fn get(&self, cid: u8) -> Option<&FlowKey> {
         self.flows[usize::from(cid)].as_ref()
     }
-
-    /// A CID under which the sibling holds the reverse of `flow`, if any.
-    fn find_reverse(&self, flow: &FlowKey) -> Option<u8> {
-        self.by_flow.get(&reversed(flow)).copied()
-    }
 }
 
 /// The notes a codec has for its sibling, bounded whether or not anyone takes them: the CIDs
@@ -271,6 +268,9 @@ impl Mirrors {
 pub struct Outbox {
     changed: Changed,
     handshakes: VecDeque<FlowKey>,
+    /// Whether there may be a note: harnesses ask after every frame and nearly always find
+    /// none, which this answers without a search.
+    pending: bool,
 }
 
 /// The handshake notes an [`Outbox`] keeps for a sibling that does not take them.
@@ -280,6 +280,7 @@ impl Outbox {
     /// The flow CID `cid` holds changed.
     pub fn changed(&mut self, cid: u8) {
         self.changed.mark(cid);
+        self.pending = true;
     }
 
     /// A handshake segment of `flow` went, or was delivered.
@@ -288,16 +289,23 @@ impl Outbox {
             self.handshakes.pop_front();
         }
         self.handshakes.push_back(flow);
+        self.pending = true;
     }
 
     /// Writes the next note to `out` (`flow_of` tells the flow a CID holds now); false when
     /// there is none.
     pub fn take(&mut self, flow_of: impl Fn(u8) -> Option<FlowKey>, out: &mut Vec<u8>) -> bool {
+        if !self.pending {
+            return false;
+        }
         let note = match self.changed.take() {
             Some(cid) => Note::Context(cid, flow_of(cid)),
             None => match self.handshakes.pop_front() {
                 Some(flow) => Note::Handshake(flow),
-                None => return false,
+                None => {
+                    self.pending = false;
+                    return false;
+                }
             },
         };
         put_note(&note, out);
