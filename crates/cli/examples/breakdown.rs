@@ -5,8 +5,9 @@
 //! Each direction of the capture (forward: source address below destination address, as
 //! `taroc eval` splits them) goes through its own `taroc-plus` compressor; only CO frames are
 //! counted in the field table (full headers are in `taroc eval`'s totals); a second table counts
-//! every frame by the reason the compressor gave for its form, and the CO frames among them that
-//! carried a scaling note (a new stride or IP-ID behaviour).
+//! every frame by the reason the compressor gave for its form, the CO frames among them that
+//! carried a scaling note (a new stride or IP-ID behaviour) and the IR frames that were mirrored
+//! (named the opposite direction's flow instead of sending the addresses and ports).
 //!
 //! ```sh
 //! cargo run --release -p taroc-cli --example breakdown -- ../shared/captures/linux/a_bulk_v4_default.pcap
@@ -79,5 +80,7 @@ fn main() -> ExitCode {
     }
     let notes: u64 = compressors.iter().map(|c| c.stats().scaling_notes).sum();
     println!("{:<24} {notes:>8}", "compressed with a note");
+    let mirrored: u64 = compressors.iter().map(|c| c.stats().mirrored_irs).sum();
+    println!("{:<24} {mirrored:>8}", "IRs that were mirrored");
     ExitCode::SUCCESS
 }
