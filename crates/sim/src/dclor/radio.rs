@@ -362,4 +362,63 @@ mod tests {
         assert_eq!((second.done_at, second.frame.bytes.len()), (70, 20));
         assert_eq!(radio.stats, CodecStats::default(), "no codec, no counts");
     }
+
+    /// The radio passes the sibling notes at each end: `taroc-plus`'s ACKs (up) start from
+    /// the data flow (down) the mobile end verified, their three start IRs mirrored, and the
+    /// data flow's second and third IRs from the ACK flow.
+    #[test]
+    fn the_ends_share_their_flows() {
+        use crate::tcp::segment::{build, Endpoints, SegmentSpec};
+        let plus = Variant::by_name("taroc-plus").expect("taroc-plus");
+        let mut radio = Radio::new(1, Some(&plus), 1);
+        let server = Endpoints {
+            src: [10, 0, 0, 1].into(),
+            dst: [10, 0, 0, 3].into(),
+            src_port: 80,
+            dst_port: 40_000,
+        };
+        let spec = |seq: u32, ack: u32, payload_len: usize| SegmentSpec {
+            seq,
+            ack,
+            flags: 0x10,
+            window: 500,
+            timestamps: Some((1_000 + seq, 7)),
+            sack: &[],
+            payload_len,
+            payload_offset: u64::from(seq),
+        };
+        let at = Admitted {
+            ready: 0,
+            extra_delay: 0,
+        };
+        let mut mirrored = [0; 2];
+        for i in 0..6u32 {
+            for (dir, ep, s) in [
+                (Dir::Down, server, spec(100 * i, 1, 100)),
+                (Dir::Up, server.reversed(), spec(1, 100 * (i + 1), 0)),
+            ] {
+                let mut packet = Vec::new();
+                build(&ep, i as u16, &s, &mut packet);
+                let now = Time::from(i) * 1_000;
+                radio.push(0, dir, at, 0, 1, packet.clone());
+                let t = sent(radio.next(now, 0, dir, tx, 100));
+                radio.done(0, dir);
+                let frame = &t.frame.bytes;
+                mirrored[dir as usize] += usize::from(
+                    t.frame.kind == FrameKind::Profile(COMPACT_IR)
+                        && frame[1] & taroc_core::plus::format::ir::MIRRORED != 0,
+                );
+                let delivered = radio.receive(t.arrive_at, t.frame, &mut Vec::new());
+                assert_eq!(delivered, Some(packet));
+            }
+        }
+        assert_eq!(mirrored[Dir::Up as usize], 3, "the ACK flow's start IRs");
+        assert_eq!(
+            mirrored[Dir::Down as usize],
+            2,
+            "the data flow's but the first"
+        );
+    }
+
+    const COMPACT_IR: u8 = taroc_core::plus::format::COMPACT_IR;
 }
