@@ -27,10 +27,14 @@ use core::net::IpAddr;
 
 use taroc_wire::{checksum, protocol};
 
-use super::format::ir::{HANDSHAKE_MIRROR, MIRRORED};
-use super::mirror::{self, MirrorRef, Mirrors};
+use super::format::ir::MIRRORED;
+use super::mirror::{self, Mirrors};
 use crate::codec::DropReason;
 use crate::taroc::packet::{self, FlowKey};
+
+/// A compact IR's context-flags bit that is reserved (the IR's own bits and [`MIRRORED`] are
+/// the others): set, the frame is malformed.
+const RESERVED: u8 = 0x40;
 
 /// Shape bit: IPv6.
 pub const V: u8 = 0x80;
@@ -94,10 +98,10 @@ pub enum Framing {
 
 /// Writes the compact form of `ir` (an IR frame or a packet, as `framing` says) to `out` if it
 /// can express it and it is shorter; returns whether it did (`out` is cleared either way).
-/// With `mirror` (an IR frame's only), the frame names that flow of the sibling's instead of
-/// sending the addresses and ports, which must be the reverse of the mirror's flow
-/// ([`mirror`]).
-pub fn encode(ir: &[u8], framing: Framing, mirror: Option<MirrorRef>, out: &mut Vec<u8>) -> bool {
+/// With `mirror` (an IR frame's only: the [`mirror::flow_hash`] of a flow of the sibling's,
+/// the reverse of the packet's), the frame names that flow instead of sending the addresses and
+/// ports.
+pub fn encode(ir: &[u8], framing: Framing, mirror: Option<u16>, out: &mut Vec<u8>) -> bool {
     out.clear();
     let done = try_encode(ir, framing, mirror, out).is_some() && out.len() < ir.len();
     if !done {
@@ -106,12 +110,7 @@ pub fn encode(ir: &[u8], framing: Framing, mirror: Option<MirrorRef>, out: &mut 
     done
 }
 
-fn try_encode(
-    ir: &[u8],
-    framing: Framing,
-    mirror: Option<MirrorRef>,
-    out: &mut Vec<u8>,
-) -> Option<()> {
+fn try_encode(ir: &[u8], framing: Framing, mirror: Option<u16>, out: &mut Vec<u8>) -> Option<()> {
     if mirror.is_some() && framing != Framing::Ir {
         return None;
     }
@@ -167,11 +166,8 @@ fn try_encode(
     out.push(shape);
     if framing == Framing::Ir {
         match mirror {
-            Some(MirrorRef::Cid(cid)) => {
-                out.extend_from_slice(&[context[0] | MIRRORED, context[1], cid]);
-            }
-            Some(MirrorRef::Handshake(hash)) => {
-                out.extend_from_slice(&[context[0] | MIRRORED | HANDSHAKE_MIRROR, context[1]]);
+            Some(hash) => {
+                out.extend_from_slice(&[context[0] | MIRRORED, context[1]]);
                 out.extend_from_slice(&hash.to_be_bytes());
             }
             None => out.extend_from_slice(context),
@@ -263,26 +259,24 @@ pub fn expand(
     let (context, mirror) = match framing {
         Framing::Ir => {
             let context = take(2)?;
-            let mirror = match context[0] & (MIRRORED | HANDSHAKE_MIRROR) {
+            if context[0] & RESERVED != 0 {
+                return Err(DropReason::Malformed);
+            }
+            let mirror = match context[0] & MIRRORED {
                 0 => None,
-                MIRRORED => Some(MirrorRef::Cid(take(1)?[0])),
-                HANDSHAKE_MIRROR => return Err(DropReason::Malformed),
                 _ => {
                     let hash = take(2)?;
-                    Some(MirrorRef::Handshake(u16::from_be_bytes([hash[0], hash[1]])))
+                    Some(u16::from_be_bytes([hash[0], hash[1]]))
                 }
             };
-            (
-                [context[0] & !(MIRRORED | HANDSHAKE_MIRROR), context[1]],
-                mirror,
-            )
+            ([context[0] & !MIRRORED, context[1]], mirror)
         }
         Framing::Packet => ([0, 0], None),
     };
     let v4 = shape & V == 0;
     let mirror = match mirror {
-        Some(m) => {
-            let flow = mirrors.resolve(m).ok_or(DropReason::NoContext)?;
+        Some(hash) => {
+            let flow = mirrors.resolve(hash).ok_or(DropReason::NoContext)?;
             if flow.src.is_ipv4() != v4 {
                 return Err(DropReason::Malformed);
             }

@@ -14,7 +14,7 @@ use super::compact;
 use super::format::{self};
 use super::handshake;
 use super::ipid::{self, Behaviour, Detector};
-use super::mirror::{MirrorRef, Mirrors, Outbox};
+use super::mirror::{Mirrors, Outbox};
 use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
 use super::scaled::{Learner, Strides};
@@ -379,15 +379,10 @@ impl PlusCompressor {
 }
 
 impl PlusCompressor {
-    /// Writes the IR-S frame of handshake segment `p` against `mirror` (the reverse of a flow
-    /// the sibling decompressor verified or handshook, [`mirror`](super::mirror)); whether it
-    /// could.
-    fn write_mirrored_ir_s(
-        &mut self,
-        p: &TcpIpPacket<'_>,
-        mirror: MirrorRef,
-        out: &mut Vec<u8>,
-    ) -> bool {
+    /// Writes the IR-S frame of handshake segment `p` against the mirror of hash `mirror` (the
+    /// reverse of a flow the sibling decompressor verified or handshook,
+    /// [`mirror`](super::mirror)); whether it could.
+    fn write_mirrored_ir_s(&mut self, p: &TcpIpPacket<'_>, mirror: u16, out: &mut Vec<u8>) -> bool {
         let Some(flow) = self.mirrors.resolve(mirror) else {
             return false;
         };

@@ -126,12 +126,11 @@ pub mod ir {
     pub const ACK_STRIDE: u8 = 0x20;
     /// Every bit an IR defines.
     pub const ALL: u8 = 0x3F;
-    /// Compact IR: the addresses and ports are the reverse of a mirror's, named after the CID
-    /// ([`crate::plus::mirror`]); cleared in the IR frame it stands for.
+    /// Compact IR: the addresses and ports are the reverse of a mirror's, named after the CID by
+    /// the 16-bit hash of its flow ([`crate::plus::mirror`]); cleared in the IR frame it stands
+    /// for. (Bit `0x40` is reserved in a compact IR's context flags: set, the frame is
+    /// malformed.)
     pub const MIRRORED: u8 = 0x80;
-    /// Compact IR with [`MIRRORED`]: the mirror is a handshake segment, named by the 16-bit
-    /// hash of its flow (else a CID of the sibling's, one octet); cleared in the IR frame.
-    pub const HANDSHAKE_MIRROR: u8 = 0x40;
     /// IR-R: the context has timestamps.
     pub const TS: u8 = 0x20;
     /// IR-R: the six IP bytes are the base context's (they are not sent).

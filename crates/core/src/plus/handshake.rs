@@ -7,17 +7,17 @@
 //! | base CID | shape | IP bytes (6, unless I) | IP-ID (2, IPv4) | ports | sequence (4) |
 //! | TCP octets 12-13 | acknowledgment (4, if ACK) | window (2) | checksum XOR the seal (2) |
 //! | urgent pointer (2, if URG) | options (a layout's values, or raw if code 0) | payload |
-//!   shape: | I | P | Q | M | H | code (3 bits) |  I the six IP bytes are the base context's,
+//!   shape: | I | P | Q | M | 0 | code (3 bits) |  I the six IP bytes are the base context's,
 //!   P / Q the source / destination port is the base's and the other is coded against the
 //!   base's ([`ports`]; neither: both whole, 4 octets), code the options' layout
 //!   (LAYOUTS[code - 1]; 0 the options follow raw).
 //! ```
 //!
 //! With M the base is a *mirror* ([`super::mirror`]): no context of this direction, but the
-//! reverse of a flow the sibling codec holds (under the CID in the first octet) or handshook
-//! (with H: the first octet and one after the shape are the 16-bit hash of that handshake's
-//! flow). The base template is then [`mirror_template`]: the usual IP header between the
-//! mirror's addresses, reversed, and its ports, reversed.
+//! reverse of a flow the sibling codec holds or told of lately, named by the 16-bit hash of
+//! its flow (the first octet and one after the shape). The base template is then
+//! [`mirror_template`]: the usual IP header between the mirror's addresses, reversed, and its
+//! ports, reversed.
 
 use alloc::vec::Vec;
 
@@ -29,7 +29,7 @@ use taroc_wire::{ipv4, protocol};
 use core::net::IpAddr;
 
 use super::format::IR_R_IP_BYTES;
-use super::mirror::{self, MirrorRef};
+use super::mirror;
 use super::ports;
 use super::seal;
 use crate::codec::DropReason;
@@ -44,12 +44,12 @@ pub const SOURCE_KEPT: u8 = 0x40;
 /// Shape bit: the destination port is the base's ([`ports::Mode::DestKept`]).
 pub const DEST_KEPT: u8 = 0x20;
 
-/// Shape bit: the base is a mirror ([`mirror_template`]), named by the first octet.
+/// Shape bit: the base is a mirror ([`mirror_template`]), named by the hash of its flow: high
+/// octet first, low octet after the shape.
 pub const MIRROR: u8 = 0x10;
 
-/// Shape bit, with [`MIRROR`]: the mirror is a handshake segment, named by the 16-bit hash of
-/// its flow (high octet first, low octet after the shape).
-pub const HASH: u8 = 0x08;
+/// The shape's reserved bit: set, the frame is malformed.
+const RESERVED: u8 = 0x08;
 
 /// The shape's options code bits.
 const CODE: u8 = 0x07;
@@ -136,8 +136,8 @@ fn seal_of(p: &TcpIpPacket<'_>) -> u16 {
 pub enum Base {
     /// A context of this direction, by CID.
     Context(u8),
-    /// A mirror ([`MIRROR`]).
-    Mirror(MirrorRef),
+    /// A mirror ([`MIRROR`]), by the hash of its flow ([`mirror::flow_hash`]).
+    Mirror(u16),
 }
 
 /// The template an IR-S against a mirror of flow `mirror` (the sibling's) is coded against: the
@@ -197,10 +197,9 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base: Base, out: &mut Ve
     let mode = ports::mode(own_ports, base_ports);
     let (first, mut shape, second) = match base {
         Base::Context(cid) => (cid, code, None),
-        Base::Mirror(MirrorRef::Cid(cid)) => (cid, code | MIRROR, None),
-        Base::Mirror(MirrorRef::Handshake(hash)) => {
+        Base::Mirror(hash) => {
             let [high, low] = hash.to_be_bytes();
-            (high, code | MIRROR | HASH, Some(low))
+            (high, code | MIRROR, Some(low))
         }
     };
     for (on, bit) in [
@@ -259,11 +258,11 @@ fn fits(layout: &[u16], options: &[u8], ack: bool) -> bool {
 /// The base an IR-S frame names, if it is well-formed that far.
 pub fn base(frame: &[u8]) -> Option<Base> {
     Some(match *frame {
-        [_, shape, ..] if shape & (MIRROR | HASH) == HASH => return None,
-        [high, shape, low, ..] if shape & HASH != 0 => {
-            Base::Mirror(MirrorRef::Handshake(u16::from_be_bytes([high, low])))
+        [_, shape, ..] if shape & RESERVED != 0 => return None,
+        [high, shape, low, ..] if shape & MIRROR != 0 => {
+            Base::Mirror(u16::from_be_bytes([high, low]))
         }
-        [cid, shape, ..] if shape & MIRROR != 0 => Base::Mirror(MirrorRef::Cid(cid)),
+        [_, shape] if shape & MIRROR != 0 => return None,
         [cid, ..] => Base::Context(cid),
         [] => return None,
     })
@@ -279,13 +278,11 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
     let [_, shape, rest @ ..] = frame else {
         return Err(malformed);
     };
-    if shape & (SOURCE_KEPT | DEST_KEPT) == SOURCE_KEPT | DEST_KEPT
-        || shape & (MIRROR | HASH) == HASH
-    {
+    if shape & (SOURCE_KEPT | DEST_KEPT) == SOURCE_KEPT | DEST_KEPT || shape & RESERVED != 0 {
         return Err(malformed);
     }
     let mut take = Take(rest);
-    if shape & HASH != 0 {
+    if shape & MIRROR != 0 {
         take.bytes(1)?;
     }
     let (v4, header) = match (base_template.first(), base_template.len()) {

@@ -12,9 +12,13 @@
 //!
 //! Handshake segments (SYN, SYN-ACK, RST: IR-S frames and compact SYNs) set up no context, yet
 //! the flow's data follows them at once, often the other way (a SYN-ACK, then the client's
-//! data). So each codec also tells its sibling of the handshake segments it sent or delivered;
-//! each keeps the last [`HANDSHAKES`] it heard of, and a frame names one by a 16-bit hash of
-//! its flow ([`flow_hash`]).
+//! data). So each codec also tells its sibling of the handshake segments it sent or delivered.
+//!
+//! A frame names its mirror by the 16-bit hash of the mirror's flow ([`flow_hash`]), not by a
+//! CID: the far end resolves it among the flows its sibling holds now, then among the last
+//! [`RECENT`] flows its sibling told of (contexts set up, handshake segments). A CID would go
+//! stale: over a link that stalls, the far end's compressor may have given the CID to another
+//! flow before this end's decompressor heard of it, and the mirror's frames were refused.
 //!
 //! ```text
 //! note:  | 0 | CID | flow |    the CID holds that flow
@@ -31,8 +35,9 @@ use core::net::IpAddr;
 use crate::taroc::context::ALL_CIDS;
 use crate::taroc::packet::FlowKey;
 
-/// The handshake segments a codec remembers of its sibling's.
-pub const HANDSHAKES: usize = 16;
+/// The flows a codec remembers of those its sibling told of (contexts set up, handshake
+/// segments), besides those it holds now.
+pub const RECENT: usize = 32;
 
 /// The type octet of a note about a CID.
 const CONTEXT_NOTE: u8 = 0;
@@ -46,16 +51,6 @@ pub enum Note {
     Context(u8, Option<FlowKey>),
     /// A handshake segment of that flow went, or was delivered.
     Handshake(FlowKey),
-}
-
-/// How a mirrored IR names its mirror.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MirrorRef {
-    /// The flow the sibling holds under this CID.
-    Cid(u8),
-    /// The newest handshake segment the sibling heard of whose flow has this
-    /// [`flow_hash`].
-    Handshake(u16),
 }
 
 /// Writes `note` to `out`, cleared first.
@@ -139,7 +134,7 @@ fn parse_flow(flow: &[u8]) -> Option<FlowKey> {
 }
 
 /// The 16-bit hash of a flow, FNV-1a over the flow as notes carry it, its two halves XORed: a
-/// mirrored IR names a handshake segment's flow by it, and a mirrored compact IR's TCP checksum
+/// mirrored frame names its mirror's flow by it, and a mirrored compact IR's TCP checksum
 /// travels XORed with it (so that a mirror resolved to the reverse flow, whose packet has the
 /// same checksums with its ends swapped, does not verify). It depends on the order of the
 /// addresses and of the ports.
@@ -177,15 +172,17 @@ pub fn reversed(flow: &FlowKey) -> FlowKey {
     }
 }
 
-/// The flows a codec's sibling holds, by CID, and the last [`HANDSHAKES`] handshake segments
-/// it sent or delivered.
+/// The flows a codec's sibling holds, by CID, and the last [`RECENT`] flows it told of.
 #[derive(Debug, Clone)]
 pub struct Mirrors {
     flows: Vec<Option<FlowKey>>,
+    /// The [`flow_hash`] of each flow of `flows` (0 where there is none).
+    hashes: Vec<u16>,
     /// A CID of each flow of `flows`.
     by_flow: BTreeMap<FlowKey, u8>,
-    handshakes: [Option<(u16, FlowKey)>; HANDSHAKES],
-    /// Where the next handshake segment goes in `handshakes`.
+    /// The last flows told of, with their hashes: a ring.
+    recent: [Option<(u16, FlowKey)>; RECENT],
+    /// Where the next flow told of goes in `recent`.
     next: usize,
 }
 
@@ -193,8 +190,9 @@ impl Default for Mirrors {
     fn default() -> Mirrors {
         Mirrors {
             flows: alloc::vec![None; ALL_CIDS],
+            hashes: alloc::vec![0; ALL_CIDS],
             by_flow: BTreeMap::new(),
-            handshakes: [None; HANDSHAKES],
+            recent: [None; RECENT],
             next: 0,
         }
     }
@@ -214,50 +212,52 @@ impl Mirrors {
                         }
                     }
                 }
+                self.flows[usize::from(cid)] = flow;
+                self.hashes[usize::from(cid)] = flow.as_ref().map_or(0, flow_hash);
                 if let Some(flow) = flow {
                     self.by_flow.entry(flow).or_insert(cid);
+                    self.remember(flow);
                 }
-                self.flows[usize::from(cid)] = flow;
             }
-            Some(Note::Handshake(flow)) => {
-                self.handshakes[self.next] = Some((flow_hash(&flow), flow));
-                self.next = (self.next + 1) % HANDSHAKES;
-            }
+            Some(Note::Handshake(flow)) => self.remember(flow),
             None => {}
         }
     }
 
-    /// How a new flow's IR frames name their mirror, if the sibling holds or handshook the
-    /// reverse of `flow`: a CID it holds it under, else a handshake segment.
-    pub fn find(&self, flow: &FlowKey) -> Option<MirrorRef> {
+    /// Puts `flow` in the ring of recent flows.
+    fn remember(&mut self, flow: FlowKey) {
+        self.recent[self.next] = Some((flow_hash(&flow), flow));
+        self.next = (self.next + 1) % RECENT;
+    }
+
+    /// The hash a new flow's IR frames name their mirror by, if the sibling holds, or told of
+    /// lately, the reverse of `flow`.
+    pub fn find(&self, flow: &FlowKey) -> Option<u16> {
         let reverse = reversed(flow);
-        if let Some(&cid) = self.by_flow.get(&reverse) {
-            return Some(MirrorRef::Cid(cid));
-        }
-        // Hashes first: comparing flows costs more.
         let hash = flow_hash(&reverse);
-        self.handshakes
+        let known = self.by_flow.contains_key(&reverse)
+            || self
+                .recent
+                .iter()
+                .flatten()
+                .any(|(h, f)| *h == hash && *f == reverse);
+        known.then_some(hash)
+    }
+
+    /// The flow a mirrored frame names by `hash`, if the sibling holds it (under the lowest
+    /// CID) or told of it lately (the newest).
+    pub fn resolve(&self, hash: u16) -> Option<&FlowKey> {
+        let held = self
+            .hashes
             .iter()
-            .flatten()
-            .any(|(h, f)| *h == hash && *f == reverse)
-            .then_some(MirrorRef::Handshake(hash))
-    }
-
-    /// The flow a mirrored IR names with `mirror`, if the sibling holds it (of handshake
-    /// segments with the hash, the newest).
-    pub fn resolve(&self, mirror: MirrorRef) -> Option<&FlowKey> {
-        match mirror {
-            MirrorRef::Cid(cid) => self.get(cid),
-            MirrorRef::Handshake(hash) => (1..=HANDSHAKES)
-                .map(|back| (self.next + HANDSHAKES - back) % HANDSHAKES)
-                .find_map(|i| self.handshakes[i].as_ref().filter(|(h, _)| *h == hash))
-                .map(|(_, f)| f),
-        }
-    }
-
-    /// The flow the sibling holds under `cid`, if any.
-    pub fn get(&self, cid: u8) -> Option<&FlowKey> {
-        self.flows[usize::from(cid)].as_ref()
+            .zip(&self.flows)
+            .find_map(|(&h, f)| f.as_ref().filter(|_| h == hash));
+        held.or_else(|| {
+            (1..=RECENT)
+                .map(|back| (self.next + RECENT - back) % RECENT)
+                .find_map(|i| self.recent[i].as_ref().filter(|(h, _)| *h == hash))
+                .map(|(_, f)| f)
+        })
     }
 }
 
@@ -387,53 +387,50 @@ mod tests {
     }
 
     #[test]
-    fn mirrors_find_the_reverse_flow_and_forget_it() {
+    fn mirrors_find_the_reverse_flow_by_its_hash() {
         let mut mirrors = Mirrors::default();
         let mut note = Vec::new();
+        let hash = flow_hash(&v4_flow());
+        assert_ne!(hash, flow_hash(&reversed(&v4_flow())));
         put_note(&Note::Context(3, Some(v4_flow())), &mut note);
         mirrors.hear(&note);
-        assert_eq!(mirrors.get(3), Some(&v4_flow()));
-        assert_eq!(mirrors.find(&reversed(&v4_flow())), Some(MirrorRef::Cid(3)));
+        assert_eq!(mirrors.find(&reversed(&v4_flow())), Some(hash));
         assert_eq!(mirrors.find(&v4_flow()), None);
-        // Two CIDs with the flow: it stays found until both let it go.
-        put_note(&Note::Context(9, Some(v4_flow())), &mut note);
+        assert_eq!(mirrors.resolve(hash), Some(&v4_flow()));
+        assert_eq!(mirrors.resolve(hash ^ 1), None);
+        // The CID given to another flow: the flow is still known, from the recent ones.
+        put_note(&Note::Context(3, Some(v6_flow())), &mut note);
         mirrors.hear(&note);
-        put_note(&Note::Context(3, None), &mut note);
-        mirrors.hear(&note);
-        assert_eq!(mirrors.find(&reversed(&v4_flow())), Some(MirrorRef::Cid(9)));
-        put_note(&Note::Context(9, Some(v6_flow())), &mut note);
-        mirrors.hear(&note);
-        assert_eq!(mirrors.find(&reversed(&v4_flow())), None);
-        assert_eq!(mirrors.find(&reversed(&v6_flow())), Some(MirrorRef::Cid(9)));
+        assert_eq!(mirrors.find(&reversed(&v4_flow())), Some(hash));
+        assert_eq!(mirrors.resolve(hash), Some(&v4_flow()));
+        assert_eq!(mirrors.resolve(flow_hash(&v6_flow())), Some(&v6_flow()));
     }
 
     #[test]
-    fn handshakes_are_found_by_hash_the_newest_first_and_forgotten_in_turn() {
+    fn recent_flows_are_forgotten_in_turn_but_held_ones_are_not() {
         let mut mirrors = Mirrors::default();
         let mut note = Vec::new();
-        let hear = |mirrors: &mut Mirrors, note: &mut Vec<u8>, flow: FlowKey| {
-            put_note(&Note::Handshake(flow), note);
-            mirrors.hear(note);
+        let mut hear = |mirrors: &mut Mirrors, n: Note| {
+            put_note(&n, &mut note);
+            mirrors.hear(&note);
         };
-        hear(&mut mirrors, &mut note, v6_flow());
-        let hash = flow_hash(&v6_flow());
-        assert_ne!(hash, flow_hash(&reversed(&v6_flow())));
-        assert_eq!(
-            mirrors.find(&reversed(&v6_flow())),
-            Some(MirrorRef::Handshake(hash))
-        );
-        assert_eq!(
-            mirrors.resolve(MirrorRef::Handshake(hash)),
-            Some(&v6_flow())
-        );
-        assert_eq!(mirrors.resolve(MirrorRef::Handshake(hash ^ 1)), None);
-        for port in 0..HANDSHAKES as u16 {
+        hear(&mut mirrors, Note::Handshake(v6_flow()));
+        hear(&mut mirrors, Note::Context(7, Some(v4_flow())));
+        let (h6, h4) = (flow_hash(&v6_flow()), flow_hash(&v4_flow()));
+        assert_eq!(mirrors.find(&reversed(&v6_flow())), Some(h6));
+        for port in 0..RECENT as u16 {
             let mut other = v4_flow();
             other.src_port = port;
-            hear(&mut mirrors, &mut note, other);
+            hear(&mut mirrors, Note::Handshake(other));
         }
         assert_eq!(mirrors.find(&reversed(&v6_flow())), None, "forgotten");
-        assert_eq!(mirrors.resolve(MirrorRef::Handshake(hash)), None);
+        assert_eq!(mirrors.resolve(h6), None);
+        assert_eq!(
+            mirrors.find(&reversed(&v4_flow())),
+            Some(h4),
+            "held under CID 7"
+        );
+        assert_eq!(mirrors.resolve(h4), Some(&v4_flow()));
     }
 
     #[test]

@@ -181,8 +181,6 @@ fn mirrors_of_v4_ir() -> Mirrors {
     mirror::put_note(&Note::Context(9, Some(v4_ir_reverse())), &mut note);
     let mut mirrors = Mirrors::default();
     mirrors.hear(&note);
-    mirror::put_note(&Note::Handshake(v4_ir_reverse()), &mut note);
-    mirrors.hear(&note);
     mirrors
 }
 
@@ -203,59 +201,47 @@ fn a_mirrored_ir_drops_the_addresses_and_ports() {
     let mut back = Vec::new();
     let hash = mirror::flow_hash(&v4_ir_reverse());
     let mut frame = Vec::new();
-    assert!(encode(
-        &ir,
-        Framing::Ir,
-        Some(MirrorRef::Handshake(hash)),
-        &mut frame
-    ));
+    assert!(encode(&ir, Framing::Ir, Some(hash), &mut frame));
     assert_eq!(frame.len(), plain - 8 - 4 + 2);
-    assert_eq!(frame[1] & 0xC0, MIRRORED | HANDSHAKE_MIRROR);
+    assert_eq!(frame[1] & 0xC0, MIRRORED);
+    assert_eq!(frame[3..5], hash.to_be_bytes());
     expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back).expect("expands");
     assert_eq!(back, ir);
-    let mut no_hash = frame.clone();
-    no_hash[1] &= !MIRRORED;
+    // The reserved bit: malformed.
+    let mut reserved = frame.clone();
+    reserved[1] |= RESERVED;
     assert_eq!(
-        expand(&no_hash, Framing::Ir, &mirrors_of_v4_ir(), &mut back),
+        expand(&reserved, Framing::Ir, &mirrors_of_v4_ir(), &mut back),
         Err(DropReason::Malformed)
     );
-    assert!(encode(
-        &ir,
-        Framing::Ir,
-        Some(MirrorRef::Cid(9)),
-        &mut frame
-    ));
-    assert_eq!(frame.len(), plain - 8 - 4 + 1);
-    assert_eq!(frame[1] & 0xC0, MIRRORED);
-    assert_eq!(frame[3], 9);
-    expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back).expect("expands");
-    assert_eq!(back, ir);
-    // Without the mirror, or with another flow under its CID, it is not this IR.
+    // Without the mirror it is not this IR.
     assert_eq!(
         expand(&frame, Framing::Ir, &Mirrors::default(), &mut back),
         Err(DropReason::NoContext)
     );
-    let mut other = mirrors_of_v4_ir();
-    let mut note = Vec::new();
+    // A mirror of the other IP version: malformed.
     let v6 = FlowKey {
         src: IpAddr::V6([1; 16].into()),
         dst: IpAddr::V6([2; 16].into()),
         src_port: 1,
         dst_port: 2,
     };
+    let mut note = Vec::new();
     mirror::put_note(&Note::Context(9, Some(v6)), &mut note);
+    let mut other = Mirrors::default();
     other.hear(&note);
+    assert!(encode(
+        &ir,
+        Framing::Ir,
+        Some(mirror::flow_hash(&v6)),
+        &mut frame
+    ));
     assert_eq!(
         expand(&frame, Framing::Ir, &other, &mut back),
         Err(DropReason::Malformed)
     );
     // A compact SYN names no mirror.
-    assert!(!encode(
-        &ir,
-        Framing::Packet,
-        Some(MirrorRef::Cid(9)),
-        &mut frame
-    ));
+    assert!(!encode(&ir, Framing::Packet, Some(hash), &mut frame));
 }
 
 #[test]

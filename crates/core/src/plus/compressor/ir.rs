@@ -10,7 +10,6 @@ use super::co::{write_co, Coder};
 use super::Context;
 use crate::plus::compact;
 use crate::plus::format;
-use crate::plus::mirror::MirrorRef;
 use crate::plus::ports;
 use crate::plus::scaled::Strides;
 use crate::taroc::packet::{self, TcpIpPacket};
@@ -28,7 +27,7 @@ pub(super) fn write_ir(
     ctx: &mut Context,
     p: &TcpIpPacket<'_>,
     cid: u8,
-    mirror: Option<MirrorRef>,
+    mirror: Option<u16>,
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
 ) -> u8 {

@@ -73,8 +73,8 @@ fn syn_and_syn_ack_round_trip_compactly() {
     // A port near the base's: one octet.
     let frame = round_trip(&syn(1_030, 0, 64, &linux_options(0)));
     assert_eq!(frame.len(), 2 + 2 + 1 + 4 + 2 + 2 + 2 + 7);
-    // Both ports kept, or a hash without a mirror: malformed.
-    for bits in [SOURCE_KEPT | DEST_KEPT, HASH] {
+    // Both ports kept, or the reserved bit: malformed.
+    for bits in [SOURCE_KEPT | DEST_KEPT, RESERVED] {
         let mut bad = frame.clone();
         bad[1] |= bits;
         let mut out = Vec::new();
@@ -99,7 +99,7 @@ fn syn_and_syn_ack_round_trip_compactly() {
 }
 
 #[test]
-fn a_segment_goes_against_a_mirror_by_cid_or_by_hash() {
+fn a_segment_goes_against_a_mirror_named_by_its_hash() {
     // The mirror is the flow opposite to `syn`'s: its template is `base_template`'s
     // addresses and ports swapped back.
     let packet = syn(40_000, 0, 64, &linux_options(0));
@@ -111,28 +111,24 @@ fn a_segment_goes_against_a_mirror_by_cid_or_by_hash() {
     p.template_into(&mut own);
     assert_eq!(template, own, "the usual IP header");
     let mut out = Vec::new();
-    let mut by_cid = Vec::new();
-    for m in [MirrorRef::Cid(7), MirrorRef::Handshake(0xBEEF)] {
-        let mut frame = Vec::new();
-        assert!(write(&p, &template, Base::Mirror(m), &mut frame));
-        assert_eq!(base(&frame), Some(Base::Mirror(m)));
-        assert_eq!(rebuild(&frame, &template, &mut out), Ok(()));
-        assert_eq!(out, packet);
-        if let MirrorRef::Cid(_) = m {
-            by_cid = frame;
-        } else {
-            assert_eq!(frame.len(), by_cid.len() + 1, "the hash's second octet");
-            assert_eq!([frame[0], frame[2]], [0xBE, 0xEF]);
-        }
-    }
-    assert_eq!(base(&[7, HASH]), None);
+    let mut frame = Vec::new();
+    assert!(write(&p, &template, Base::Mirror(0xBEEF), &mut frame));
+    assert_eq!(base(&frame), Some(Base::Mirror(0xBEEF)));
+    assert_eq!([frame[0], frame[2]], [0xBE, 0xEF]);
+    assert_eq!(rebuild(&frame, &template, &mut out), Ok(()));
+    assert_eq!(out, packet);
+    let mut on_context = Vec::new();
+    assert!(write(&p, &template, Base::Context(7), &mut on_context));
+    assert_eq!(frame.len(), on_context.len() + 1, "the hash's second octet");
+    assert_eq!(base(&[7, RESERVED]), None);
+    assert_eq!(base(&[7, MIRROR]), None);
     assert_eq!(base(&[7, 0]), Some(Base::Context(7)));
     // A mirror resolved to the reverse flow rebuilds the segment with both ends swapped,
     // whose checksums are the same: the seal (of the identity, in order) refuses it.
     let mut swapped = Vec::new();
     mirror_template(&p.key, &mut swapped);
     assert_eq!(
-        rebuild(&by_cid, &swapped, &mut out),
+        rebuild(&frame, &swapped, &mut out),
         Err(DropReason::ChecksumMismatch)
     );
 }
