@@ -6,9 +6,9 @@
 //! are *siblings*. Each tells the other, by a sibling note that never crosses the link, which
 //! flow each of its CIDs holds: the compressor as it sets a context up (the far decompressor
 //! holds it once its IR frame arrives), the decompressor once a context's IR frame verified.
-//! A compressor whose new flow is the reverse of a flow its sibling decompressor verified sends
-//! that flow's CID; the far decompressor finds the flow under that CID in its own sibling
-//! compressor, which sent it.
+//! A compressor whose new flow is the reverse of a flow its sibling decompressor verified names
+//! that flow; the far decompressor finds it among the flows of its own sibling compressor,
+//! which sent it.
 //!
 //! Handshake segments (SYN, SYN-ACK, RST: IR-S frames and compact SYNs) set up no context, yet
 //! the flow's data follows them at once, often the other way (a SYN-ACK, then the client's
