@@ -244,19 +244,18 @@ impl Mirrors {
         known.then_some(hash)
     }
 
-    /// The flow a mirrored frame names by `hash`, if the sibling holds it (under the lowest
-    /// CID) or told of it lately (the newest).
+    /// The flow a mirrored frame names by `hash`: of the last [`RECENT`] the sibling told of,
+    /// the newest with that hash; failing that, of those it holds, the one under the lowest CID.
     pub fn resolve(&self, hash: u16) -> Option<&FlowKey> {
-        let held = self
-            .hashes
-            .iter()
-            .zip(&self.flows)
-            .find_map(|(&h, f)| f.as_ref().filter(|_| h == hash));
-        held.or_else(|| {
-            (1..=RECENT)
-                .map(|back| (self.next + RECENT - back) % RECENT)
-                .find_map(|i| self.recent[i].as_ref().filter(|(h, _)| *h == hash))
-                .map(|(_, f)| f)
+        let recent = (1..=RECENT)
+            .map(|back| (self.next + RECENT - back) % RECENT)
+            .find_map(|i| self.recent[i].as_ref().filter(|(h, _)| *h == hash))
+            .map(|(_, f)| f);
+        recent.or_else(|| {
+            self.hashes
+                .iter()
+                .zip(&self.flows)
+                .find_map(|(&h, f)| f.as_ref().filter(|_| h == hash))
         })
     }
 }
