@@ -238,8 +238,9 @@ impl Radio {
                 self.stats.frames += 1;
                 self.stats.wire_bytes += wire as u64;
                 self.stats.packet_bytes += packet_len as u64;
+                // A profile's own kinds count by the named kind they stand for.
                 if matches!(
-                    kind,
+                    kind.family(),
                     FrameKind::Ip | FrameKind::UncompressedTcp | FrameKind::FullHeader
                 ) {
                     self.stats.full_headers += 1;
