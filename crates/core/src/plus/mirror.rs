@@ -15,8 +15,8 @@
 //! data). So each codec also tells its sibling of the handshake segments it sent or delivered.
 //!
 //! A frame names its mirror by the 16-bit hash of the mirror's flow ([`flow_hash`]), not by a
-//! CID: the far end resolves it among the flows its sibling holds now, then among the last
-//! [`RECENT`] flows its sibling told of (contexts set up, handshake segments). A CID would go
+//! CID: the far end resolves it among the last [`RECENT`] flows its sibling told of (contexts
+//! set up, handshake segments), then among the flows its sibling holds now. A CID would go
 //! stale: over a link that stalls, the far end's compressor may have given the CID to another
 //! flow before this end's decompressor heard of it, and the mirror's frames were refused.
 //!
