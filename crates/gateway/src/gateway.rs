@@ -547,7 +547,7 @@ mod tests {
     #[test]
     fn the_ends_codecs_share_their_flows_so_the_reverse_flow_starts_from_its_mirror() {
         // taroc-plus's IR frames of the ACKs name the data flow instead of sending the
-        // addresses and ports (8 + 4 octets, less the mirror's CID): the pipeline passes the
+        // addresses and ports (8 + 4 octets, less the mirror's hash): the pipeline passes the
         // sibling notes at each end, on a transparent link and on one with a delay.
         let delayed = LinkConfig {
             rate_bps: 1_000_000,
@@ -583,7 +583,7 @@ mod tests {
             assert_eq!(c.incorrect_delivered, 0);
             assert_eq!(
                 alone_bytes - c.link_bytes,
-                3 * (8 + 4 - 1),
+                3 * (8 + 4 - 2),
                 "three start IRs"
             );
         }
