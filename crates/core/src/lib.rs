@@ -82,6 +82,8 @@ pub mod none;
 pub mod plus;
 pub mod scheme;
 pub mod taroc;
+#[cfg(test)]
+mod test_rng;
 pub mod variant;
 pub mod vj;
 

@@ -10,6 +10,7 @@ use crate::plus::handshake::MIRROR;
 use crate::plus::mirror::{self, Note};
 use crate::plus::{PlusCompressor, PlusDecompressor};
 use crate::taroc::packet::TcpIpPacket;
+use crate::test_rng::Rng;
 
 /// The codecs at one end of the link: the compressor of the direction it sends, the
 /// decompressor of the one it receives.
@@ -253,23 +254,6 @@ fn specification_mirror_vectors() {
         frames, expected_frames,
         "the document's vectors:\n{listing}"
     );
-}
-
-/// A small deterministic random stream (xorshift64*), so the soak test below is reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) % n
-    }
-
-    /// True with probability `percent` / 100.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
 }
 
 /// Connection `c`'s packets (client `10.9.c.1` port `40000 + c`, server `10.9.c.2` port 80;
