@@ -69,6 +69,13 @@
 //!
 //! A decompressor refuses what it cannot rebuild and verify with a [`DropReason`] (which
 //! implements `std::error::Error`) instead of delivering a wrong packet.
+//!
+//! Each end of a link runs the compressor of the direction it sends and the decompressor of the
+//! one it receives. A decompressor's feedback ([`Decompressor::take_feedback`]) crosses the link
+//! to the far end's compressor; an end's own two codecs also pass each other notes of the flows
+//! they hold ([`codec::pass_sibling_notes`], after every frame either sends or receives), which
+//! `taroc-plus` uses to start a flow from the opposite direction's. Without the notes every
+//! scheme works as well, and `taroc-plus` sends those starts whole.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
