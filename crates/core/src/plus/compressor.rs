@@ -17,6 +17,7 @@ use super::ipid::{self, Behaviour, Detector};
 use super::mirror::{Mirrors, Outbox};
 use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
+use super::receipt::{self, Issued};
 use super::scaled::{Learner, Strides};
 use super::window::{self, DerivedColumns, Scaler, Scaling};
 use crate::codec::{Compressor, FrameKind};
@@ -146,6 +147,9 @@ struct Context {
     /// The IR frames due answer a context request: full, never replicated (the decompressor
     /// may lack the base, or have lost the IR-Rs).
     full_only: bool,
+    /// The IR frames a receipt may name ([`receipt`]): those sent since the context last
+    /// (re)started or changed its scaling.
+    issued: Issued,
     watch: Watch,
 }
 
@@ -269,6 +273,19 @@ impl Compressor for PlusCompressor {
             self.lossy_at = Some(self.clock);
             return;
         }
+        if let Some(receipts) = receipt::parse(frame) {
+            for (cid, checksum) in receipts {
+                if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
+                    if ctx.issued.names(checksum) {
+                        // The decompressor holds the context as its IR frames set it up: the
+                        // start's (or the answer's) other IR frames, and notes, are not needed.
+                        (ctx.irs_due, ctx.notes_due, ctx.full_only) = (0, 0, false);
+                        self.stats.receipts_taken += 1;
+                    }
+                }
+            }
+            return;
+        }
         if let Some(cids) = other::parse_request(frame) {
             for &cid in cids {
                 if self.other.request(cid) {
@@ -284,6 +301,8 @@ impl Compressor for PlusCompressor {
             if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
                 ctx.watch.request();
                 ctx.co_run = 0;
+                // The decompressor lacks the context now, whatever IR frame it had.
+                ctx.issued.clear();
                 self.lossy_at = Some(self.clock);
                 self.stats.requests_received += 1;
             }
@@ -435,6 +454,7 @@ impl PlusCompressor {
             // request comes only after a refusal, so a clean link never pays for them).
             ctx.irs_due = ANSWER_IRS;
             ctx.full_only = true;
+            ctx.issued.clear();
         }
         why = why.or(repair);
         let kind = match why {
@@ -475,6 +495,7 @@ impl PlusCompressor {
             // The reverse of a flow the sibling decompressor verified: a mirrored compact IR,
             // unless the IR-R is shorter. It rests on no frame of this direction's.
             let mirror = replicate.then(|| self.mirrors.find(&p.key)).flatten();
+            let strides = ctx.strides;
             let mirrored = mirror.is_some()
                 && write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact)
                     == format::COMPACT_IR
@@ -488,6 +509,11 @@ impl PlusCompressor {
                 Some(k) => k,
                 None => (write_ir(ctx, p, cid, None, out, &mut self.compact), 0),
             };
+            if ctx.strides != strides {
+                // The IR frame dropped the strides (an urgent pointer in use).
+                ctx.issued.clear();
+            }
+            ctx.issued.sent(p.checksum);
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.full_only &= ctx.irs_due > 0;
             if outer_v4 {
@@ -525,6 +551,7 @@ impl PlusCompressor {
             // holds is a reference. Start again.
             self.stats.long_jumps += 1;
             ctx.irs_due = self.start_irs();
+            ctx.issued.clear();
         }
         kind.unwrap_or(FrameKind::Profile(full_kind))
     }
@@ -542,6 +569,7 @@ impl PlusCompressor {
     ///
     /// [`start_irs`]: PlusCompressor::start_irs
     fn scaling_changed(&self, ctx: &mut Context) {
+        ctx.issued.clear();
         if !self.config.repair.context_requests {
             ctx.irs_due = self.start_irs();
             return;

@@ -16,6 +16,7 @@ use super::note;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
 use super::ports;
+use super::receipt::Receipts;
 use super::scaled::{Learner, Strides};
 use super::window::Scaling;
 use crate::codec::{Decompressor, DropReason, FrameKind};
@@ -103,6 +104,8 @@ pub struct PlusDecompressor {
     mirrors: Mirrors,
     /// The notes for the sibling compressor.
     outbox: Outbox,
+    /// The IR receipts due ([`super::receipt`]).
+    receipts: Receipts,
 }
 
 impl PlusDecompressor {
@@ -125,6 +128,7 @@ impl PlusDecompressor {
             loss: LossWatch::new(config.repair.context_requests),
             mirrors: Mirrors::default(),
             outbox: Outbox::default(),
+            receipts: Receipts::new(config.repair.context_requests),
         }
     }
 
@@ -337,11 +341,10 @@ impl PlusDecompressor {
     }
 }
 
-// The kind bytes that name a CID follow the tunnel frame's.
-const _: () = assert!(cids::PREFIX == other::TUNNEL + 1);
-
-impl Decompressor for PlusDecompressor {
-    fn decompress(
+impl PlusDecompressor {
+    /// Decodes one frame of kind `kind` into `out` ([`Decompressor::decompress`] without the
+    /// receipts).
+    fn decompress_frame(
         &mut self,
         kind: FrameKind,
         frame: &[u8],
@@ -424,6 +427,7 @@ impl Decompressor for PlusDecompressor {
                 };
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);
+                    self.receipts.co(cid);
                 }
                 result
             }
@@ -434,6 +438,30 @@ impl Decompressor for PlusDecompressor {
         }
         result
     }
+}
+
+// The kind bytes that name a CID follow the tunnel frame's.
+const _: () = assert!(cids::PREFIX == other::TUNNEL + 1);
+
+impl Decompressor for PlusDecompressor {
+    /// Decodes one frame; a frame that set a context up (not a tunnel's inner frame alone: its
+    /// outer header may still fail) gets a receipt ([`super::receipt`]).
+    fn decompress(
+        &mut self,
+        kind: FrameKind,
+        frame: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        let outermost = self.tunnel_outer.is_none();
+        if outermost {
+            self.receipts.begin();
+        }
+        let result = self.decompress_frame(kind, frame, out);
+        if outermost {
+            self.receipts.end(result.is_ok(), out);
+        }
+        result
+    }
 
     fn set_time(&mut self, now: Duration) {
         self.requests.set_time(now);
@@ -441,7 +469,8 @@ impl Decompressor for PlusDecompressor {
     }
 
     /// Context requests ([`crate::taroc::repair`]), when they are on: the TCP contexts' first,
-    /// then the non-TCP contexts' ([`other::REQUEST_N`]).
+    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then IR receipts
+    /// ([`super::receipt`]) and loss notes.
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
         if self.requests.take(out) {
             return true;
@@ -450,7 +479,7 @@ impl Decompressor for PlusDecompressor {
             out[0] = other::REQUEST_N;
             return true;
         }
-        self.loss.take(out)
+        self.receipts.take(out) || self.loss.take(out)
     }
 
     /// The flows of the contexts set up or dropped, and the handshake segments, since the last

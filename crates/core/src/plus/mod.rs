@@ -31,6 +31,7 @@ pub mod note;
 pub mod other;
 pub mod outer;
 pub mod ports;
+pub mod receipt;
 pub mod scaled;
 pub mod seal;
 #[cfg(test)]

@@ -126,6 +126,8 @@ pub struct TarocStats {
     /// IR frames sent as mirrored compact IRs (`taroc-plus`: the addresses and ports named by
     /// the opposite direction's flow, [`crate::plus::mirror`]).
     pub mirrored_irs: u64,
+    /// IR receipts that ended a context's start early (`taroc-plus` only).
+    pub receipts_taken: u64,
 }
 
 impl TarocStats {

@@ -264,21 +264,28 @@ fn bursts_in_time_lose_frames() {
 /// The simulator passes the sibling notes at each end of the wireless link: `taroc-plus`'s
 /// ACK flow (mobile host to router) starts from the data flow its end's decompressor verified,
 /// its three start IRs mirrored ([`taroc_core::plus::mirror`]); the data flow's first IR has
-/// nothing to mirror, but its later ones (Tahoe sends one segment, then waits for its ACK) the
-/// ACK flow.
+/// nothing to mirror, but its second (Reno sends one segment, then waits for its ACK) the ACK
+/// flow, and the receipt of that IR frame, back over the ACK link, ends the data flow's start
+/// ([`taroc_core::plus::receipt`]).
 #[test]
 fn taroc_plus_acks_start_from_the_data_flows_mirror() {
     let s = quick("taroc-plus", 0.0, TcpVariant::Reno);
     let mut net = s.build().unwrap();
     net.run_until(5 * crate::event::SECOND);
     // Links: fixed to router, router to fixed, router to mobile (data), mobile to router (ACKs).
-    let mirrored = |link: usize| match &net.links[link].codec {
+    let stats = |link: usize| match &net.links[link].codec {
         crate::net::Codec::Real { compressor, .. } => match &**compressor {
-            taroc_core::AnyCompressor::Plus(c) => c.stats().mirrored_irs,
+            taroc_core::AnyCompressor::Plus(c) => c.stats().clone(),
             _ => panic!("taroc-plus"),
         },
         _ => panic!("a codec on the wireless link"),
     };
-    assert_eq!(mirrored(3), 3, "the ACK flow's start IRs");
-    assert_eq!(mirrored(2), 2, "the data flow's start IRs but the first");
+    assert_eq!(stats(3).mirrored_irs, 3, "the ACK flow's start IRs");
+    assert_eq!(stats(2).mirrored_irs, 1, "the data flow's second start IR");
+    assert!(
+        stats(2).receipts_taken >= 1,
+        "the data flow's start ended by a receipt"
+    );
+    let slow_start = stats(2).frames(taroc_core::taroc::Why::SlowStart);
+    assert_eq!(slow_start, 1, "the data flow's IR frames after its first");
 }

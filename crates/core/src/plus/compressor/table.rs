@@ -129,6 +129,7 @@ impl PlusCompressor {
             depth: 0,
             fin: false,
             full_only: false,
+            issued: Default::default(),
             watch: Watch::new(p, self.now),
         }));
         self.by_flow.insert(p.key, cid);

@@ -83,6 +83,8 @@ impl PlusDecompressor {
         let outer_ref = outer_offset(tunnel, p.fields.ip_id);
         self.requests.delivered(cid);
         self.installed = Some(cid);
+        let fresh = self.changes(cid, &p.key, strides, behaviour);
+        self.receipts.installed(cid, fresh);
         self.outbox.changed(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
@@ -251,6 +253,8 @@ impl PlusDecompressor {
         }
         let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.outbox.changed(cid);
+        let fresh = self.changes(cid, &ctx.key, ctx.strides, ctx.behaviour);
+        self.receipts.installed(cid, fresh);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,
             last_ip_id: d.fields.ip_id,
@@ -262,6 +266,15 @@ impl PlusDecompressor {
         });
         self.installed = Some(cid);
         Ok(())
+    }
+
+    /// Whether setting context `cid` up for flow `key` with `strides` and `behaviour` changes
+    /// what it holds (no context, another flow's, or other scaling): such an IR frame gets a
+    /// receipt even right after another ([`crate::plus::receipt`]).
+    fn changes(&self, cid: u8, key: &FlowKey, strides: Strides, behaviour: Behaviour) -> bool {
+        self.contexts[usize::from(cid)]
+            .as_ref()
+            .is_none_or(|c| c.key != *key || c.strides != strides || c.behaviour != behaviour)
     }
 
     /// Rebuilds an IR-S frame ([`handshake`]) against the base context or the mirror it names.

@@ -385,8 +385,8 @@ fn mirrors_never_deliver_wrong_and_every_connection_resumes() {
         }
         all_refused += refused;
         // Every connection's server starts from its client's flow, and most clients from the
-        // SYN-ACK.
-        assert!(mirrored >= 12, "seed {seed}: {mirrored} mirrored frames");
+        // SYN-ACK (receipts end some starts after their first IR frame).
+        assert!(mirrored >= 8, "seed {seed}: {mirrored} mirrored frames");
         for (c, &n) in delivered_late.iter().enumerate() {
             assert!(
                 n >= 7,

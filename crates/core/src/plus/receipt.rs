@@ -1,0 +1,221 @@
+//! IR receipts (spec section 7): the decompressor tells the compressor which IR frame set a
+//! context up, so that the compressor ends the context's start, or its answer to a context
+//! request, there instead of sending every IR frame still due.
+//!
+//! A start sends several IR frames back to back because any of them may be lost; once one is
+//! known to have arrived, the rest cost bytes and buy nothing. A receipt names the CID and the
+//! TCP checksum field of the packet the IR frame carried: the compressor keeps the checksums
+//! of the IR frames it sent since the context last (re)started or changed its scaling
+//! ([`Issued`]), and takes a receipt only for one of those. A receipt for an older IR frame
+//! (of a flow that had the CID before, or of strides since changed) names a checksum no longer
+//! kept, and is ignored. A lost receipt costs only the IR frames the start sends anyway.
+//!
+//! Feedback frame: `| 0x04 | CID | checksum (2) | CID | checksum (2) | ...`, at least one
+//! receipt, each CID once. Anything else is no receipt frame.
+
+use alloc::vec::Vec;
+
+/// The type octet of a receipt frame (context requests are `0x01` and `0x02`, loss notes
+/// `0x03`).
+pub const RECEIPT: u8 = 0x04;
+
+/// The receipts a frame holds, as (CID, TCP checksum field) pairs; `None` if `frame` is not
+/// a receipt frame.
+pub fn parse(frame: &[u8]) -> Option<impl Iterator<Item = (u8, u16)> + '_> {
+    match frame {
+        [RECEIPT, body @ ..] if !body.is_empty() && body.len() % 3 == 0 => Some(
+            body.chunks_exact(3)
+                .map(|r| (r[0], u16::from_be_bytes([r[1], r[2]]))),
+        ),
+        _ => None,
+    }
+}
+
+/// The IR frames a compressor context sent since its scaling or start last changed, by the
+/// TCP checksum field of their packets: what a receipt may name.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Issued {
+    checksums: [u16; Issued::KEPT],
+    len: u8,
+    next: u8,
+}
+
+impl Issued {
+    /// IR frames kept: more than a start's or a request's answer sends.
+    const KEPT: usize = 8;
+
+    /// Forgets every IR frame sent: the context restarts or changes what its IR frames set up.
+    pub(crate) fn clear(&mut self) {
+        (self.len, self.next) = (0, 0);
+    }
+
+    /// An IR frame of a packet with TCP checksum field `checksum` was sent.
+    pub(crate) fn sent(&mut self, checksum: u16) {
+        self.checksums[usize::from(self.next)] = checksum;
+        self.next = (self.next + 1) % Issued::KEPT as u8;
+        self.len = (self.len + 1).min(Issued::KEPT as u8);
+    }
+
+    /// Whether a receipt for `checksum` names one of the IR frames kept.
+    pub(crate) fn names(&self, checksum: u16) -> bool {
+        self.checksums[..usize::from(self.len)].contains(&checksum)
+    }
+}
+
+/// The decompressor's receipts: which are due, and which contexts need none.
+#[derive(Debug, Clone)]
+pub(crate) struct Receipts {
+    /// Whether receipts are sent (with context requests: they need the reverse channel).
+    on: bool,
+    /// The receipts not yet sent, one per CID.
+    due: Vec<(u8, u16)>,
+    /// The CIDs whose last frame was an IR frame already receipted: the repeats of a start
+    /// get none (the compressor keeps every IR frame of its start, so one receipt is enough).
+    quiet: [u64; 4],
+    /// The context the frame being decoded set up, if any, and whether it changed the
+    /// context's flow or scaling.
+    pending: Option<(u8, bool)>,
+}
+
+impl Receipts {
+    /// Receipts that are sent if `on`.
+    pub(crate) fn new(on: bool) -> Receipts {
+        Receipts {
+            on,
+            due: Vec::new(),
+            quiet: [0; 4],
+            pending: None,
+        }
+    }
+
+    /// A frame starts being decoded.
+    pub(crate) fn begin(&mut self) {
+        self.pending = None;
+    }
+
+    /// The frame being decoded set context `cid` up, changing its flow or scaling if `fresh`.
+    pub(crate) fn installed(&mut self, cid: u8, fresh: bool) {
+        self.pending = Some((cid, fresh));
+    }
+
+    /// The frame was decoded (its packet in `packet`, if `delivered`): a receipt is due for
+    /// the context it set up, unless that context's last frame was an IR frame already
+    /// receipted and this one changed nothing.
+    pub(crate) fn end(&mut self, delivered: bool, packet: &[u8]) {
+        let Some((cid, fresh)) = self.pending.take() else {
+            return;
+        };
+        let (word, bit) = (usize::from(cid / 64), 1u64 << (cid % 64));
+        if !self.on || !delivered || (self.quiet[word] & bit != 0 && !fresh) {
+            return;
+        }
+        let Some(checksum) = tcp_checksum(packet) else {
+            return;
+        };
+        self.quiet[word] |= bit;
+        match self.due.iter_mut().find(|(c, _)| *c == cid) {
+            Some(r) => r.1 = checksum,
+            None => self.due.push((cid, checksum)),
+        }
+    }
+
+    /// A CO frame of context `cid` came (delivered or not): its next IR frame gets a receipt.
+    pub(crate) fn co(&mut self, cid: u8) {
+        self.quiet[usize::from(cid / 64)] &= !(1u64 << (cid % 64));
+    }
+
+    /// Writes the receipts due as one feedback frame into `out`; whether there were any.
+    pub(crate) fn take(&mut self, out: &mut Vec<u8>) -> bool {
+        if self.due.is_empty() {
+            return false;
+        }
+        out.clear();
+        out.push(RECEIPT);
+        for (cid, checksum) in self.due.drain(..) {
+            out.push(cid);
+            out.extend_from_slice(&checksum.to_be_bytes());
+        }
+        true
+    }
+}
+
+/// The TCP checksum field of a verified TCP/IP packet.
+fn tcp_checksum(packet: &[u8]) -> Option<u16> {
+    let at = taroc_wire::ip::IpInfo::parse(packet).ok()?.transport_offset + 16;
+    Some(u16::from_be_bytes([*packet.get(at)?, *packet.get(at + 1)?]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn receipt_frames_parse_and_garbage_does_not() {
+        let frame = [RECEIPT, 3, 0xAB, 0xCD, 9, 0, 1];
+        let got: Vec<_> = parse(&frame).unwrap().collect();
+        assert_eq!(got, [(3, 0xABCD), (9, 1)]);
+        assert!(parse(&[RECEIPT]).is_none());
+        assert!(parse(&[RECEIPT, 1, 2]).is_none());
+        assert!(parse(&[0x01, 1, 2, 3]).is_none());
+        assert!(parse(&[]).is_none());
+    }
+
+    #[test]
+    fn issued_keeps_the_last_eight_until_cleared() {
+        let mut issued = Issued::default();
+        for c in 0..10 {
+            issued.sent(c);
+        }
+        assert!(!issued.names(1) && issued.names(2) && issued.names(9));
+        issued.clear();
+        assert!(!issued.names(9));
+    }
+
+    /// An IPv4 TCP packet whose checksum field is `checksum` (nothing here verifies it).
+    fn packet(checksum: u16) -> Vec<u8> {
+        let mut p = vec![0u8; 40];
+        p[0] = 0x45;
+        p[3] = 40;
+        p[9] = 6;
+        p[36..38].copy_from_slice(&checksum.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn one_receipt_per_start_another_after_a_co_frame_or_a_change() {
+        let mut r = Receipts::new(true);
+        let mut out = Vec::new();
+        let ir = |r: &mut Receipts, cid, fresh, checksum| {
+            r.begin();
+            r.installed(cid, fresh);
+            r.end(true, &packet(checksum));
+        };
+        ir(&mut r, 5, true, 0x1111);
+        ir(&mut r, 5, false, 0x2222);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [RECEIPT, 5, 0x11, 0x11]);
+        ir(&mut r, 5, false, 0x3333);
+        assert!(!r.take(&mut out), "a start's repeats get no receipt");
+        ir(&mut r, 5, true, 0x4444);
+        r.co(7);
+        r.co(5);
+        ir(&mut r, 5, false, 0x5555);
+        ir(&mut r, 7, false, 0x6666);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [RECEIPT, 5, 0x55, 0x55, 7, 0x66, 0x66]);
+    }
+
+    #[test]
+    fn nothing_is_receipted_when_off_or_refused() {
+        let mut r = Receipts::new(false);
+        r.begin();
+        r.installed(1, true);
+        r.end(true, &packet(1));
+        assert!(!r.take(&mut Vec::new()));
+        let mut r = Receipts::new(true);
+        r.begin();
+        r.installed(1, true);
+        r.end(false, &packet(1));
+        assert!(!r.take(&mut Vec::new()));
+    }
+}
