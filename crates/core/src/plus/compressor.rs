@@ -50,9 +50,14 @@ const START_REPEATS: u8 = 2;
 /// More IR frames a start sends on a link that loses frames ([`LOSSY_MEMORY`]): a flow whose
 /// every start frame was lost loses its next frames until a request comes back. Over seeds
 /// 1-60 on the many-flows capture, damage at 30 / 50% random loss went 1.226 / 6.746 ->
-/// 0.965 / 3.099 per 1000 (one more: 1.030 / 4.339). Once loss notes tell of the loss, it
-/// costs about 0.7 octets per packet there at 10-50% loss; nothing on a clean link.
-const LOSSY_START_REPEATS: u8 = 2;
+/// 0.965 / 3.099 per 1000 with two (three: 1.030 / 4.339). Since IR receipts ([`receipt`])
+/// end a start once one of its frames arrived, more cost less: with four instead of two,
+/// damage there at 20 / 30 / 50% went 0.034 / 0.261 / 2.270 -> 0.011 / 0.189 / 1.322 (bursty
+/// 1.712 / 2.850 / 7.746 -> 1.219 / 1.845 / 4.690), on the unseen one (seeds 1-5) at 30 / 50%
+/// 3.616 / 20.586 -> 2.301 / 14.639, for 0.07 / 0.19 octets per packet more on the shared
+/// capture at 10 / 30% loss and 0.65 / 1.17 on the unseen one (three: about half of each; six:
+/// 1.067 at 50%, bursty 2.938, for 0.05-0.9 octets more again). Nothing on a clean link.
+const LOSSY_START_REPEATS: u8 = 4;
 
 /// A start's IR frames go as full IRs, not IR-Rs, when the base has sent fewer CO frames than
 /// this since its last IR frame: a base that young may be one whose own start, or restart (a
