@@ -24,6 +24,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use taroc_core::plus::mirror::{self, Note};
+use taroc_core::plus::numbers::Numbers;
 use taroc_core::plus::{format, handshake, other};
 use taroc_core::taroc::packet::TcpIpPacket;
 use taroc_core::taroc::repair::parse_request;
@@ -360,15 +361,27 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
 /// The sibling notes ([`taroc_core::plus::mirror`]) the primed `taroc-plus` codecs hear first:
 /// the same notes tell the compressor what its sibling decompressor holds and the decompressor
 /// what its sibling compressor holds, as if each end's codecs had seen the flows of
-/// [`mirrored_priming_packets`] go the other way: one under CID 200, two handshakes.
+/// [`mirrored_priming_packets`] go the other way: one under CID 200, two handshakes, and a
+/// packet of each of the two segments' flows' opposites, which their mirrored compact IRs code
+/// their numbers against ([`taroc_core::plus::numbers`]).
 pub fn plus_sibling_notes() -> Vec<Vec<u8>> {
     let flows = mirrored_priming_packets();
     let reverse = |p: &[u8]| mirror::reversed(&TcpIpPacket::parse(p).expect("TCP").key);
     let handshake = handshake::parse(&flows[3]).expect("a SYN-ACK").key;
+    // The segments acknowledge 5 and start at 9,000 with TS value 7 and echo 8.
+    let reference = |checksum| Numbers {
+        checksum,
+        next_seq: 5,
+        ack: 8_990,
+        ts: Some((8, 6)),
+    };
+    let hash = |p: &[u8]| mirror::flow_hash(&reverse(p));
     [
         Note::Context(200, Some(reverse(&flows[0]))),
         Note::Handshake(mirror::reversed(&handshake)),
         Note::Handshake(reverse(&flows[4])),
+        Note::Numbers(hash(&flows[0]), reference(0x1234)),
+        Note::Numbers(hash(&flows[4]), reference(0x5678)),
     ]
     .iter()
     .map(|note| {

@@ -125,7 +125,7 @@ fn primed_plus_frames_include_scaling_notes() {
 /// with its sibling notes.
 #[test]
 fn primed_plus_frames_include_mirrored_frames() {
-    use taroc_core::plus::format::ir::MIRRORED;
+    use taroc_core::plus::format::ir::{MIRRORED, NUMBERED};
     use taroc_core::plus::handshake::MIRROR;
     let frames = logic::primed_plus_frames();
     let count = |kind: u8, bit: u8| {
@@ -135,6 +135,7 @@ fn primed_plus_frames_include_mirrored_frames() {
             .count()
     };
     assert_eq!(count(0x0E, MIRRORED), 6, "compact IRs");
+    assert_eq!(count(0x0E, NUMBERED), 6, "with numbers");
     assert_eq!(count(0x0B, MIRROR), 1, "IR-S");
 }
 

@@ -27,14 +27,21 @@ use core::net::IpAddr;
 
 use taroc_wire::{checksum, protocol};
 
-use super::format::ir::MIRRORED;
+use super::format::ir::{MIRRORED, NUMBERED};
 use super::mirror::{self, Mirrors};
+use super::numbers::{self, Numbers};
 use crate::codec::DropReason;
 use crate::taroc::packet::{self, FlowKey};
 
-/// A compact IR's context-flags bit that is reserved (the IR's own bits and [`MIRRORED`] are
-/// the others): set, the frame is malformed.
-const RESERVED: u8 = 0x40;
+/// The mirror a compact IR names instead of its addresses and ports ([`mirror`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Mirror<'a> {
+    /// The [`mirror::flow_hash`] of a flow of the sibling's, the reverse of the packet's.
+    pub hash: u16,
+    /// A packet of that flow the sibling delivered, to code the numbers against
+    /// ([`numbers`]), if there is one.
+    pub reference: Option<&'a Numbers>,
+}
 
 /// Shape bit: IPv6.
 pub const V: u8 = 0x80;
@@ -98,10 +105,10 @@ pub enum Framing {
 
 /// Writes the compact form of `ir` (an IR frame or a packet, as `framing` says) to `out` if it
 /// can express it and it is shorter; returns whether it did (`out` is cleared either way).
-/// With `mirror` (an IR frame's only: the [`mirror::flow_hash`] of a flow of the sibling's,
-/// the reverse of the packet's), the frame names that flow instead of sending the addresses and
-/// ports.
-pub fn encode(ir: &[u8], framing: Framing, mirror: Option<u16>, out: &mut Vec<u8>) -> bool {
+/// With `mirror` (an IR frame's only), the frame names that flow instead of sending the
+/// addresses and ports, and codes its numbers against the mirror's reference if it has one
+/// and that is shorter.
+pub fn encode(ir: &[u8], framing: Framing, mirror: Option<Mirror<'_>>, out: &mut Vec<u8>) -> bool {
     out.clear();
     let done = try_encode(ir, framing, mirror, out).is_some() && out.len() < ir.len();
     if !done {
@@ -110,7 +117,12 @@ pub fn encode(ir: &[u8], framing: Framing, mirror: Option<u16>, out: &mut Vec<u8
     done
 }
 
-fn try_encode(ir: &[u8], framing: Framing, mirror: Option<u16>, out: &mut Vec<u8>) -> Option<()> {
+fn try_encode(
+    ir: &[u8],
+    framing: Framing,
+    mirror: Option<Mirror<'_>>,
+    out: &mut Vec<u8>,
+) -> Option<()> {
     if mirror.is_some() && framing != Framing::Ir {
         return None;
     }
@@ -163,12 +175,28 @@ fn try_encode(ir: &[u8], framing: Framing, mirror: Option<u16>, out: &mut Vec<u8
     if tcp[18..20] != [0, 0] {
         shape |= U;
     }
+    // The numbers against the mirror's reference, if it has one and that is shorter.
+    let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let ts = (layout == 1).then(|| (be32(&options[4..8]), be32(&options[8..12])));
+    let numbered = mirror.and_then(|m| m.reference).and_then(|r| {
+        if layout > 1 || ts.is_some() != r.ts.is_some() {
+            return None;
+        }
+        let d = numbers::differences(r, be32(&tcp[4..8]), be32(&tcp[8..12]), ts);
+        let coded: usize = d.iter().flatten().map(|&d| numbers::signed_len(d)).sum();
+        let whole = 8 + if ts.is_some() { 8 } else { 0 };
+        (2 + coded < whole).then_some((r.checksum, d))
+    });
     out.push(shape);
     if framing == Framing::Ir {
         match mirror {
-            Some(hash) => {
-                out.extend_from_slice(&[context[0] | MIRRORED, context[1]]);
-                out.extend_from_slice(&hash.to_be_bytes());
+            Some(m) => {
+                let flag = if numbered.is_some() { NUMBERED } else { 0 };
+                out.extend_from_slice(&[context[0] | MIRRORED | flag, context[1]]);
+                out.extend_from_slice(&m.hash.to_be_bytes());
+                if let Some((checksum, _)) = numbered {
+                    out.extend_from_slice(&checksum.to_be_bytes());
+                }
             }
             None => out.extend_from_slice(context),
         }
@@ -186,7 +214,13 @@ fn try_encode(ir: &[u8], framing: Framing, mirror: Option<u16>, out: &mut Vec<u8
         out.extend_from_slice(if v4 { &ir[12..20] } else { &ir[8..40] });
         out.extend_from_slice(&tcp[..4]);
     }
-    out.extend_from_slice(&tcp[4..12]);
+    match numbered {
+        Some((_, [seq, ack, ..])) => {
+            numbers::put_signed(seq?, out);
+            numbers::put_signed(ack?, out);
+        }
+        None => out.extend_from_slice(&tcp[4..12]),
+    }
     out.extend_from_slice(&tcp[13..18]);
     if mirror.is_some() {
         // The checksum XOR the flow's hash: swapping both ends leaves the checksums as they were.
@@ -198,13 +232,19 @@ fn try_encode(ir: &[u8], framing: Framing, mirror: Option<u16>, out: &mut Vec<u8
     if shape & U != 0 {
         out.extend_from_slice(&tcp[18..20]);
     }
-    out.extend(
-        LAYOUTS[layout]
-            .iter()
-            .zip(options)
-            .filter(|(&l, _)| l == HOLE)
-            .map(|(_, &b)| b),
-    );
+    match numbered {
+        Some((_, [_, _, Some(val), Some(ecr)])) => {
+            numbers::put_signed(val, out);
+            numbers::put_signed(ecr, out);
+        }
+        _ => out.extend(
+            LAYOUTS[layout]
+                .iter()
+                .zip(options)
+                .filter(|(&l, _)| l == HOLE)
+                .map(|(_, &b)| b),
+        ),
+    }
     out.extend_from_slice(&ir[tcp_end..]);
     Some(())
 }
@@ -249,31 +289,30 @@ pub fn expand(
     ir: &mut Vec<u8>,
 ) -> Result<(), DropReason> {
     ir.clear();
-    let mut rest = frame;
-    let mut take = |n: usize| -> Result<&[u8], DropReason> {
-        let (head, tail) = rest.split_at_checked(n).ok_or(DropReason::Malformed)?;
-        rest = tail;
-        Ok(head)
-    };
-    let shape = take(1)?[0];
-    let (context, mirror) = match framing {
+    let mut r = Reader { rest: frame };
+    let shape = r.take(1)?[0];
+    let (context, mirror, reference) = match framing {
         Framing::Ir => {
-            let context = take(2)?;
-            if context[0] & RESERVED != 0 {
+            let context = r.take(2)?;
+            let (mirrored, numbered) = (context[0] & MIRRORED != 0, context[0] & NUMBERED != 0);
+            if numbered && !mirrored {
                 return Err(DropReason::Malformed);
             }
-            let mirror = match context[0] & MIRRORED {
-                0 => None,
-                _ => {
-                    let hash = take(2)?;
-                    Some(u16::from_be_bytes([hash[0], hash[1]]))
-                }
+            let mirror = match mirrored {
+                false => None,
+                true => Some(r.u16()?),
             };
-            ([context[0] & !MIRRORED, context[1]], mirror)
+            let reference = match numbered {
+                false => None,
+                true => Some(r.u16()?),
+            };
+            let flags = context[0] & !(MIRRORED | NUMBERED);
+            ([flags, context[1]], mirror, reference)
         }
-        Framing::Packet => ([0, 0], None),
+        Framing::Packet => ([0, 0], None, None),
     };
     let v4 = shape & V == 0;
+    let mirror_hash = mirror;
     let mirror = match mirror {
         Some(hash) => {
             let flow = mirrors.resolve(hash).ok_or(DropReason::NoContext)?;
@@ -284,12 +323,30 @@ pub fn expand(
         }
         None => None,
     };
-    let layout = LAYOUTS[usize::from((shape >> O_SHIFT) & 0x03)];
+    let layout_bits = usize::from((shape >> O_SHIFT) & 0x03);
+    let layout = LAYOUTS[layout_bits];
+    // The reference of a mirrored IR with numbers: the packet of the mirror's flow with that
+    // checksum that the sibling told of. Timestamps on both or neither.
+    let reference = match (reference, mirror_hash) {
+        (Some(checksum), Some(hash)) => {
+            if layout_bits > 1 {
+                return Err(DropReason::Malformed);
+            }
+            let numbers = mirrors
+                .numbers(hash, checksum)
+                .ok_or(DropReason::NoContext)?;
+            if numbers.ts.is_some() != (layout_bits == 1) {
+                return Err(DropReason::NoContext);
+            }
+            Some(*numbers)
+        }
+        _ => None,
+    };
     if !v4 && shape & (D | Z) != 0 {
         return Err(DropReason::Malformed);
     }
     let first: &[u8] = if shape & S != 0 {
-        take(if v4 { 1 } else { 4 })?
+        r.take(if v4 { 1 } else { 4 })?
     } else if v4 {
         &[0]
     } else {
@@ -299,7 +356,7 @@ pub fn expand(
         return Err(DropReason::Malformed);
     }
     let ttl = if shape & T != 0 {
-        take(1)?[0]
+        r.take(1)?[0]
     } else {
         USUAL_TTL
     };
@@ -309,7 +366,7 @@ pub fn expand(
         ir.extend_from_slice(if shape & Z != 0 {
             &[0, 0][..]
         } else {
-            take(2)?
+            r.take(2)?
         });
         ir.extend_from_slice(if shape & D != 0 { &[0, 0] } else { &DF });
         ir.extend_from_slice(&[ttl, protocol::TCP, 0, 0]);
@@ -321,27 +378,47 @@ pub fn expand(
     match &mirror {
         Some(flow) => put_flow(flow, ir),
         None => {
-            ir.extend_from_slice(take(if v4 { 8 } else { 32 })?);
-            ir.extend_from_slice(take(4)?);
+            ir.extend_from_slice(r.take(if v4 { 8 } else { 32 })?);
+            ir.extend_from_slice(r.take(4)?);
         }
     }
-    ir.extend_from_slice(take(8)?);
+    match &reference {
+        Some(n) => {
+            let seq = n.ack.wrapping_add(r.signed()?);
+            let ack = n.next_seq.wrapping_add(r.signed()?);
+            ir.extend_from_slice(&seq.to_be_bytes());
+            ir.extend_from_slice(&ack.to_be_bytes());
+        }
+        None => ir.extend_from_slice(r.take(8)?),
+    }
     ir.push((((TCP_LEN + layout.len()) / 4) as u8) << 4);
-    ir.extend_from_slice(take(5)?);
+    ir.extend_from_slice(r.take(5)?);
     if let Some(flow) = &mirror {
         let at = ir.len() - 2;
         let sealed = u16::from_be_bytes([ir[at], ir[at + 1]]) ^ mirror::flow_hash(flow);
         ir[at..].copy_from_slice(&sealed.to_be_bytes());
     }
     ir.extend_from_slice(if shape & U != 0 {
-        take(2)?
+        r.take(2)?
     } else {
         &[0, 0][..]
     });
-    for &l in layout {
-        ir.push(if l == HOLE { take(1)?[0] } else { l as u8 });
+    match reference.and_then(|n| n.ts) {
+        Some((val, ecr)) => {
+            // Layout 1: the Timestamps option's fixed octets, then its value and echo.
+            let ts_val = ecr.wrapping_add(r.signed()?);
+            let ts_ecr = val.wrapping_add(r.signed()?);
+            ir.extend(layout.iter().filter(|&&l| l != HOLE).map(|&l| l as u8));
+            ir.extend_from_slice(&ts_val.to_be_bytes());
+            ir.extend_from_slice(&ts_ecr.to_be_bytes());
+        }
+        None => {
+            for &l in layout {
+                ir.push(if l == HOLE { r.take(1)?[0] } else { l as u8 });
+            }
+        }
     }
-    ir.extend_from_slice(rest);
+    ir.extend_from_slice(r.rest);
     let len =
         u16::try_from(ir.len() - if v4 { 0 } else { 40 }).map_err(|_| DropReason::Malformed)?;
     let at = packet::length_field_offset(v4);
@@ -355,6 +432,33 @@ pub fn expand(
         ir[10..12].copy_from_slice(&checksum::checksum(&header).to_be_bytes());
     }
     Ok(())
+}
+
+/// Reads a compact frame's fields in order.
+struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    /// The next `n` octets.
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DropReason> {
+        let (head, tail) = self.rest.split_at_checked(n).ok_or(DropReason::Malformed)?;
+        self.rest = tail;
+        Ok(head)
+    }
+
+    /// The next two octets, big-endian.
+    fn u16(&mut self) -> Result<u16, DropReason> {
+        let b = self.take(2)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    /// The next signed number ([`numbers::put_signed`]).
+    fn signed(&mut self) -> Result<u32, DropReason> {
+        let (d, used) = numbers::get_signed(self.rest).ok_or(DropReason::Malformed)?;
+        self.rest = &self.rest[used..];
+        Ok(d)
+    }
 }
 
 /// The flow of a compact IR's packet `ir` (IPv4 without options or IPv6 without extension

@@ -14,7 +14,8 @@ use super::compact;
 use super::format::{self};
 use super::handshake;
 use super::ipid::{self, Behaviour, Detector};
-use super::mirror::{Mirrors, Outbox};
+use super::mirror::{self, Mirrors, Outbox};
+use super::numbers::Numbers;
 use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
 use super::receipt::{self, Issued};
@@ -155,8 +156,18 @@ struct Context {
     /// The IR frames a receipt may name ([`receipt`]): those sent since the context last
     /// (re)started or changed its scaling.
     issued: Issued,
+    /// The packets whose numbers went to the sibling decompressor ([`mirror`]), up to
+    /// [`NUMBERS_NOTED`].
+    numbers_noted: u8,
     watch: Watch,
 }
+
+/// A context's first this many packets go to the sibling decompressor with their numbers
+/// ([`crate::plus::numbers`]): a mirrored IR of the far end names one of them as its reference.
+/// The far end's compressor codes against the packets its decompressor delivered among the
+/// last [`mirror::NUMBERS_FRESH`] of its notes, so twice that many cover a link that loses
+/// half of them.
+const NUMBERS_NOTED: u8 = 64;
 
 /// A context that sent a FIN and then nothing for this many of the compressor's TCP packets
 /// is over: its CID may go to a new flow.
@@ -395,6 +406,8 @@ impl PlusCompressor {
         };
         // The sibling decompressor hears of it: the flow's data may go the other way next.
         self.outbox.handshake(p.key);
+        self.outbox
+            .numbers(mirror::flow_hash(&p.key), Numbers::of(&p));
         self.stats.count(Why::NoReference);
         self.stats
             .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
@@ -499,7 +512,13 @@ impl PlusCompressor {
             });
             // The reverse of a flow the sibling decompressor verified: a mirrored compact IR,
             // unless the IR-R is shorter. It rests on no frame of this direction's.
-            let mirror = replicate.then(|| self.mirrors.find(&p.key)).flatten();
+            let mirror = replicate
+                .then(|| self.mirrors.find(&p.key))
+                .flatten()
+                .map(|hash| compact::Mirror {
+                    hash,
+                    reference: self.mirrors.fresh_numbers(hash),
+                });
             let strides = ctx.strides;
             let mirrored = mirror.is_some()
                 && write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact)
@@ -529,6 +548,11 @@ impl PlusCompressor {
                 .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
         }
         ctx.watch.sent(p, self.now, !compressed);
+        if ctx.numbers_noted < NUMBERS_NOTED {
+            ctx.numbers_noted += 1;
+            self.outbox
+                .numbers(mirror::flow_hash(&p.key), Numbers::of(p));
+        }
         ctx.rescale();
         let mut derived = ctx.scaler.derive(&p.fields);
         if outer_v4 {

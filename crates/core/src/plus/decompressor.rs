@@ -11,8 +11,9 @@ use super::compact;
 use super::format::{self, ext, kind};
 use super::handshake;
 use super::ipid::Behaviour;
-use super::mirror::{Mirrors, Outbox};
+use super::mirror::{self, Mirrors, Outbox};
 use super::note;
+use super::numbers::Numbers;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
 use super::ports;
@@ -79,7 +80,15 @@ struct Context {
     /// them while the context has no strides: a guess at a stride whose IR frames were all
     /// lost ([`Learner::guess`]).
     learner: Learner,
+    /// Packets delivered since the context was set up, up to [`NUMBERS_NOTED`]: the first
+    /// go to the sibling compressor with their numbers ([`super::numbers`]).
+    delivered: u8,
 }
+
+/// A context's first this many packets delivered go to the sibling compressor with their
+/// numbers: a mirrored IR it sends may code its numbers against one of them (the far end's
+/// compressor keeps twice as many of the packets it sent, see the compressor's).
+const NUMBERS_NOTED: u8 = 32;
 
 /// The `taroc-plus` decompressor for one direction of a link.
 #[derive(Debug, Clone)]
@@ -106,6 +115,9 @@ pub struct PlusDecompressor {
     outbox: Outbox,
     /// The IR receipts due ([`super::receipt`]).
     receipts: Receipts,
+    /// The frame being decoded delivers a packet whose numbers go to the sibling compressor
+    /// ([`super::numbers`]): a handshake segment, or a packet of a young context.
+    numbers_due: bool,
 }
 
 impl PlusDecompressor {
@@ -129,6 +141,7 @@ impl PlusDecompressor {
             mirrors: Mirrors::default(),
             outbox: Outbox::default(),
             receipts: Receipts::new(config.repair.context_requests),
+            numbers_due: false,
         }
     }
 
@@ -342,6 +355,17 @@ impl PlusDecompressor {
 }
 
 impl PlusDecompressor {
+    /// A packet of context `cid` was delivered: its numbers go to the sibling compressor if
+    /// the context is young ([`NUMBERS_NOTED`]).
+    pub(super) fn count_delivered(&mut self, cid: u8) {
+        if let Some(ctx) = self.contexts[usize::from(cid)].as_mut() {
+            if ctx.delivered < NUMBERS_NOTED {
+                ctx.delivered += 1;
+                self.numbers_due = true;
+            }
+        }
+    }
+
     /// Decodes one frame of kind `kind` into `out` ([`Decompressor::decompress`] without the
     /// receipts).
     fn decompress_frame(
@@ -385,6 +409,7 @@ impl PlusDecompressor {
                 let result = self.ir_s(frame, out);
                 if let (Ok(()), Some(p)) = (&result, handshake::parse(out)) {
                     self.outbox.handshake(p.key);
+                    self.numbers_due = true;
                 }
                 result
             }
@@ -395,6 +420,7 @@ impl PlusDecompressor {
                         // The sibling compressor hears of it: the flow's data may go the other
                         // way next.
                         self.outbox.handshake(p.key);
+                        self.numbers_due = true;
                         Ok(())
                     },
                 )
@@ -428,6 +454,9 @@ impl PlusDecompressor {
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);
                     self.receipts.co(cid);
+                    if result.is_ok() {
+                        self.count_delivered(cid);
+                    }
                 }
                 result
             }
@@ -455,10 +484,16 @@ impl Decompressor for PlusDecompressor {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
             self.receipts.begin();
+            self.numbers_due = false;
         }
         let result = self.decompress_frame(kind, frame, out);
         if outermost {
             self.receipts.end(result.is_ok(), out);
+            if result.is_ok() && self.numbers_due {
+                if let Some((flow, numbers)) = Numbers::of_packet(out) {
+                    self.outbox.numbers(mirror::flow_hash(&flow), numbers);
+                }
+            }
         }
         result
     }

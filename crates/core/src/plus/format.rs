@@ -128,9 +128,12 @@ pub mod ir {
     pub const ALL: u8 = 0x3F;
     /// Compact IR: the addresses and ports are the reverse of a mirror's, named after the CID by
     /// the 16-bit hash of its flow ([`crate::plus::mirror`]); cleared in the IR frame it stands
-    /// for. (Bit `0x40` is reserved in a compact IR's context flags: set, the frame is
-    /// malformed.)
+    /// for.
     pub const MIRRORED: u8 = 0x80;
+    /// Compact IR (with [`MIRRORED`] only): the numbers are coded against a packet of the
+    /// mirror's flow, named after the hash by its TCP checksum ([`crate::plus::numbers`]);
+    /// cleared in the IR frame it stands for.
+    pub const NUMBERED: u8 = 0x40;
     /// IR-R: the context has timestamps.
     pub const TS: u8 = 0x20;
     /// IR-R: the six IP bytes are the base context's (they are not sent).

@@ -24,6 +24,8 @@
 //! note:  | 0 | CID | flow |    the CID holds that flow
 //!        | 0 | CID |           the CID holds no flow
 //!        | 1 | flow |          a handshake segment of that flow went (or was delivered)
+//!        | 2 | hash (2) | numbers |   a packet of a young flow went (or was delivered):
+//!                              its numbers ([`Numbers`], section 3.4)
 //! flow:  | version (4 or 6) | source address | destination address | source port |
 //!        | destination port |
 //! ```
@@ -32,6 +34,7 @@ use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 use core::net::IpAddr;
 
+use super::numbers::Numbers;
 use crate::taroc::context::ALL_CIDS;
 use crate::taroc::packet::FlowKey;
 
@@ -43,6 +46,17 @@ pub const RECENT: usize = 32;
 const CONTEXT_NOTE: u8 = 0;
 /// The type octet of a note about a handshake segment.
 const HANDSHAKE_NOTE: u8 = 1;
+/// The type octet of a note of a packet's numbers.
+const NUMBERS_NOTE: u8 = 2;
+
+/// The packets' numbers a codec remembers of those its sibling told of (a ring): a mirrored IR
+/// with numbers names its reference among them.
+pub const NUMBERS_KEPT: usize = 256;
+
+/// Of [`NUMBERS_KEPT`], the newest a compressor codes a mirrored IR's numbers against: the
+/// far end's compressor sent fewer than twice as many packets since (unless the link lost more
+/// than half of them), so it still has the reference.
+pub const NUMBERS_FRESH: usize = 64;
 
 /// What a sibling note says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +65,8 @@ pub enum Note {
     Context(u8, Option<FlowKey>),
     /// A handshake segment of that flow went, or was delivered.
     Handshake(FlowKey),
+    /// A packet of the flow of that [`flow_hash`] went, or was delivered, with these numbers.
+    Numbers(u16, Numbers),
 }
 
 /// Writes `note` to `out`, cleared first.
@@ -66,6 +82,11 @@ pub fn put_note(note: &Note, out: &mut Vec<u8>) {
         Note::Handshake(flow) => {
             out.push(HANDSHAKE_NOTE);
             put_flow(flow, out);
+        }
+        Note::Numbers(hash, numbers) => {
+            out.push(NUMBERS_NOTE);
+            out.extend_from_slice(&hash.to_be_bytes());
+            numbers.put(out);
         }
     }
 }
@@ -102,6 +123,10 @@ pub fn parse_note(note: &[u8]) -> Option<Note> {
         (&CONTEXT_NOTE, [cid]) => Some(Note::Context(*cid, None)),
         (&CONTEXT_NOTE, [cid, flow @ ..]) => Some(Note::Context(*cid, Some(parse_flow(flow)?))),
         (&HANDSHAKE_NOTE, flow) => Some(Note::Handshake(parse_flow(flow)?)),
+        (&NUMBERS_NOTE, [h0, h1, numbers @ ..]) => Some(Note::Numbers(
+            u16::from_be_bytes([*h0, *h1]),
+            Numbers::parse(numbers)?,
+        )),
         _ => None,
     }
 }
@@ -184,6 +209,11 @@ pub struct Mirrors {
     recent: [Option<(u16, FlowKey)>; RECENT],
     /// Where the next flow told of goes in `recent`.
     next: usize,
+    /// The numbers of the last packets told of, with their flows' hashes: a ring of
+    /// [`NUMBERS_KEPT`].
+    numbers: Vec<(u16, Numbers)>,
+    /// Where the next numbers go in `numbers`, once it is full.
+    next_numbers: usize,
 }
 
 impl Default for Mirrors {
@@ -194,6 +224,8 @@ impl Default for Mirrors {
             by_flow: BTreeMap::new(),
             recent: [None; RECENT],
             next: 0,
+            numbers: Vec::new(),
+            next_numbers: 0,
         }
     }
 }
@@ -220,6 +252,14 @@ impl Mirrors {
                 }
             }
             Some(Note::Handshake(flow)) => self.remember(flow),
+            Some(Note::Numbers(hash, numbers)) => {
+                if self.numbers.len() < NUMBERS_KEPT {
+                    self.numbers.push((hash, numbers));
+                } else {
+                    self.numbers[self.next_numbers] = (hash, numbers);
+                    self.next_numbers = (self.next_numbers + 1) % NUMBERS_KEPT;
+                }
+            }
             None => {}
         }
     }
@@ -242,6 +282,28 @@ impl Mirrors {
                 .flatten()
                 .any(|(h, f)| *h == hash && *f == reverse);
         known.then_some(hash)
+    }
+
+    /// The numbers told of, newest first.
+    fn numbers_newest_first(&self) -> impl Iterator<Item = &(u16, Numbers)> {
+        // Once the ring is full, those before `next_numbers` are the newest.
+        let (newest, oldest) = self.numbers.split_at(self.next_numbers);
+        newest.iter().rev().chain(oldest.iter().rev())
+    }
+
+    /// The reference a compressor codes a mirrored IR's numbers against, its mirror's flow of
+    /// hash `hash`: the newest numbers of that flow among the last [`NUMBERS_FRESH`] told of.
+    pub fn fresh_numbers(&self, hash: u16) -> Option<&Numbers> {
+        self.numbers_newest_first()
+            .take(NUMBERS_FRESH)
+            .find_map(|(h, n)| (*h == hash).then_some(n))
+    }
+
+    /// The reference a mirrored IR with numbers names: the newest numbers told of of the flow of
+    /// hash `hash` and of a packet with TCP checksum field `checksum`.
+    pub fn numbers(&self, hash: u16, checksum: u16) -> Option<&Numbers> {
+        self.numbers_newest_first()
+            .find_map(|(h, n)| (*h == hash && n.checksum == checksum).then_some(n))
     }
 
     /// The flow a mirrored frame names by `hash`: of the last [`RECENT`] the sibling told of,
@@ -267,6 +329,8 @@ impl Mirrors {
 pub struct Outbox {
     changed: Changed,
     handshakes: VecDeque<FlowKey>,
+    /// Packets' numbers, the last [`PENDING_NUMBERS`].
+    numbers: VecDeque<(u16, Numbers)>,
     /// Whether there may be a note: harnesses ask after every frame and nearly always find
     /// none, which this answers without a search.
     pending: bool,
@@ -274,6 +338,9 @@ pub struct Outbox {
 
 /// The handshake notes an [`Outbox`] keeps for a sibling that does not take them.
 pub const PENDING_HANDSHAKES: usize = 8;
+
+/// The numbers notes an [`Outbox`] keeps for a sibling that does not take them.
+pub const PENDING_NUMBERS: usize = 8;
 
 impl Outbox {
     /// The flow CID `cid` holds changed.
@@ -291,6 +358,15 @@ impl Outbox {
         self.pending = true;
     }
 
+    /// A packet of the flow of hash `hash` (a young one) went, or was delivered.
+    pub fn numbers(&mut self, hash: u16, numbers: Numbers) {
+        if self.numbers.len() == PENDING_NUMBERS {
+            self.numbers.pop_front();
+        }
+        self.numbers.push_back((hash, numbers));
+        self.pending = true;
+    }
+
     /// Writes the next note to `out` (`flow_of` tells the flow a CID holds now); false when
     /// there is none.
     pub fn take(&mut self, flow_of: impl Fn(u8) -> Option<FlowKey>, out: &mut Vec<u8>) -> bool {
@@ -301,10 +377,13 @@ impl Outbox {
             Some(cid) => Note::Context(cid, flow_of(cid)),
             None => match self.handshakes.pop_front() {
                 Some(flow) => Note::Handshake(flow),
-                None => {
-                    self.pending = false;
-                    return false;
-                }
+                None => match self.numbers.pop_front() {
+                    Some((hash, numbers)) => Note::Numbers(hash, numbers),
+                    None => {
+                        self.pending = false;
+                        return false;
+                    }
+                },
             },
         };
         put_note(&note, out);

@@ -28,6 +28,7 @@ pub mod handshake;
 pub mod ipid;
 pub mod mirror;
 pub mod note;
+pub mod numbers;
 pub mod other;
 pub mod outer;
 pub mod ports;

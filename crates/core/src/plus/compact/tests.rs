@@ -201,17 +201,22 @@ fn a_mirrored_ir_drops_the_addresses_and_ports() {
     let mut back = Vec::new();
     let hash = mirror::flow_hash(&v4_ir_reverse());
     let mut frame = Vec::new();
-    assert!(encode(&ir, Framing::Ir, Some(hash), &mut frame));
+    let m = Some(Mirror {
+        hash,
+        reference: None,
+    });
+    assert!(encode(&ir, Framing::Ir, m, &mut frame));
     assert_eq!(frame.len(), plain - 8 - 4 + 2);
     assert_eq!(frame[1] & 0xC0, MIRRORED);
     assert_eq!(frame[3..5], hash.to_be_bytes());
     expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back).expect("expands");
     assert_eq!(back, ir);
-    // The reserved bit: malformed.
-    let mut reserved = frame.clone();
-    reserved[1] |= RESERVED;
+    // Numbers without a mirror: malformed.
+    let mut unmirrored = Vec::new();
+    assert!(encode(&ir, Framing::Ir, None, &mut unmirrored));
+    unmirrored[1] |= NUMBERED;
     assert_eq!(
-        expand(&reserved, Framing::Ir, &mirrors_of_v4_ir(), &mut back),
+        expand(&unmirrored, Framing::Ir, &mirrors_of_v4_ir(), &mut back),
         Err(DropReason::Malformed)
     );
     // Without the mirror it is not this IR.
@@ -230,18 +235,76 @@ fn a_mirrored_ir_drops_the_addresses_and_ports() {
     mirror::put_note(&Note::Context(9, Some(v6)), &mut note);
     let mut other = Mirrors::default();
     other.hear(&note);
-    assert!(encode(
-        &ir,
-        Framing::Ir,
-        Some(mirror::flow_hash(&v6)),
-        &mut frame
-    ));
+    let m6 = Some(Mirror {
+        hash: mirror::flow_hash(&v6),
+        reference: None,
+    });
+    assert!(encode(&ir, Framing::Ir, m6, &mut frame));
     assert_eq!(
         expand(&frame, Framing::Ir, &other, &mut back),
         Err(DropReason::Malformed)
     );
     // A compact SYN names no mirror.
-    assert!(!encode(&ir, Framing::Packet, Some(hash), &mut frame));
+    assert!(!encode(&ir, Framing::Packet, m, &mut frame));
+}
+
+/// A packet of [`v4_ir_reverse`]'s flow that [`v4_ir`]'s packet follows: it acknowledges up to
+/// 5 octets before the IR's sequence number, the IR acknowledges all it sent, echoes its TS
+/// value and sends a TS value 10 above its echo.
+fn reference_of(ir: &[u8], ts: bool) -> Numbers {
+    let be32 = |at: usize| u32::from_be_bytes(ir[at..at + 4].try_into().unwrap());
+    Numbers {
+        checksum: 0xC0DE,
+        next_seq: be32(28),
+        ack: be32(24).wrapping_sub(5),
+        ts: ts.then(|| (be32(48), be32(44).wrapping_sub(10))),
+    }
+}
+
+#[test]
+fn a_mirrored_ir_codes_its_numbers_against_the_reference_it_names() {
+    let ir = v4_ir(&ts_options(), b"data");
+    let hash = mirror::flow_hash(&v4_ir_reverse());
+    let reference = reference_of(&ir, true);
+    let (mut plain, mut frame, mut back) = (Vec::new(), Vec::new(), Vec::new());
+    let m = |reference| Some(Mirror { hash, reference });
+    assert!(encode(&ir, Framing::Ir, m(None), &mut plain));
+    assert!(encode(&ir, Framing::Ir, m(Some(&reference)), &mut frame));
+    // The checksum naming the reference, then four one-octet differences instead of 16 octets.
+    assert_eq!(frame.len(), plain.len() + 2 + 4 - 16);
+    assert_eq!(frame[1] & 0xC0, MIRRORED | NUMBERED);
+    assert_eq!(frame[5..7], [0xC0, 0xDE]);
+    // The far end holds the mirror and was told of the reference (it sent that packet).
+    let mut mirrors = mirrors_of_v4_ir();
+    let mut note = Vec::new();
+    mirror::put_note(&Note::Numbers(hash, reference), &mut note);
+    mirrors.hear(&note);
+    expand(&frame, Framing::Ir, &mirrors, &mut back).expect("expands");
+    assert_eq!(back, ir);
+    // Without the reference (never told of it, or another packet's checksum): no context.
+    assert_eq!(
+        expand(&frame, Framing::Ir, &mirrors_of_v4_ir(), &mut back),
+        Err(DropReason::NoContext)
+    );
+    let mut other = frame.clone();
+    other[6] ^= 1;
+    assert_eq!(
+        expand(&other, Framing::Ir, &mirrors, &mut back),
+        Err(DropReason::NoContext)
+    );
+    // A reference without timestamps codes none for a packet with them: no numbers.
+    let bare = reference_of(&ir, false);
+    assert!(encode(&ir, Framing::Ir, m(Some(&bare)), &mut frame));
+    assert_eq!(frame, plain);
+    // Differences too large to save anything: no numbers either.
+    let far = Numbers {
+        next_seq: reference.next_seq.wrapping_add(1 << 30),
+        ack: reference.ack.wrapping_add(1 << 30),
+        ts: Some((0, 0)),
+        ..reference
+    };
+    assert!(encode(&ir, Framing::Ir, m(Some(&far)), &mut frame));
+    assert_eq!(frame, plain);
 }
 
 #[test]

@@ -18,7 +18,8 @@ use crate::taroc::stats::{TarocStats, Why};
 /// IR: the packet whole, its first length field carrying the context flags and the CID, and
 /// the strides after it if the context has any; sent as a compact IR ([`compact`]) where that
 /// is shorter (written to `scratch`, then swapped with `out`), naming `mirror` instead of its
-/// addresses and ports if given ([`crate::plus::mirror`]). Returns the kind byte
+/// addresses and ports if given ([`crate::plus::mirror`]), its numbers coded against the
+/// mirror's reference where that is shorter ([`crate::plus::numbers`]). Returns the kind byte
 /// ([`format::IR`] or [`format::COMPACT_IR`]).
 /// An IR frame is never longer than its packet: the context's stride (one at most, see
 /// [`Learner`](crate::plus::scaled::Learner)) travels in the TCP urgent pointer, which must be unused (URG clear, pointer 0);
@@ -27,7 +28,7 @@ pub(super) fn write_ir(
     ctx: &mut Context,
     p: &TcpIpPacket<'_>,
     cid: u8,
-    mirror: Option<u16>,
+    mirror: Option<compact::Mirror<'_>>,
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
 ) -> u8 {

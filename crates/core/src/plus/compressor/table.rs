@@ -130,6 +130,7 @@ impl PlusCompressor {
             fin: false,
             full_only: false,
             issued: Default::default(),
+            numbers_noted: 0,
             watch: Watch::new(p, self.now),
         }));
         self.by_flow.insert(p.key, cid);

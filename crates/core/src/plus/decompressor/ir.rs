@@ -101,6 +101,7 @@ impl PlusDecompressor {
                     ctx.learner.observe(p.payload_len(), p.fields.ack, strides);
                 } else {
                     ctx.learner = Learner::after(p.payload_len(), p.fields.ack);
+                    ctx.delivered = 0;
                 }
             }
             slot @ None => {
@@ -120,9 +121,11 @@ impl PlusDecompressor {
                     last_ip_id: p.fields.ip_id,
                     quotients: Quotients::default(),
                     learner: Learner::after(p.payload_len(), p.fields.ack),
+                    delivered: 0,
                 });
             }
         }
+        self.count_delivered(cid);
         Ok(())
     }
 
@@ -241,6 +244,7 @@ impl PlusDecompressor {
             last_ip_id: 0,
             quotients: Quotients::default(),
             learner: Learner::new(base.reference.ack),
+            delivered: 0,
         };
         let (e, body) = if k & kind::X != 0 {
             let (e, used) = ack::get_extension(body).ok_or(DropReason::Malformed)?;
@@ -265,6 +269,7 @@ impl PlusDecompressor {
             ..ctx
         });
         self.installed = Some(cid);
+        self.count_delivered(cid);
         Ok(())
     }
 

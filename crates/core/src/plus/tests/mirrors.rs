@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use super::{config, fill_checksums, fix_tcp_checksum, linux_syn, segment};
 use crate::codec::{pass_sibling_notes, Compressor, Decompressor, DropReason};
-use crate::plus::format::{self, ir::MIRRORED};
+use crate::plus::format::{self, ir::MIRRORED, ir::NUMBERED};
 use crate::plus::handshake::MIRROR;
 use crate::plus::mirror::{self, Note};
 use crate::plus::{PlusCompressor, PlusDecompressor};
@@ -80,12 +80,21 @@ fn the_reverse_flow_starts_from_its_mirror() {
         let (kind, frame, result) = send(&mut b, &mut a, &p);
         assert_eq!(result, Ok(()));
         assert_eq!(kind, format::COMPACT_IR, "start IR {i}");
-        assert_eq!(frame[1] & MIRRORED, MIRRORED, "start IR {i} is mirrored");
+        let flags = frame[1] & (MIRRORED | NUMBERED);
+        assert_eq!(
+            flags,
+            MIRRORED | NUMBERED,
+            "start IR {i} is mirrored, with numbers"
+        );
         // The same IR without a sibling's notes: 8 address and 4 port octets more, less the
-        // mirror's hash.
+        // mirror's hash; and 16 octets of numbers more, less the reference's checksum and the
+        // differences from the forward flow's last packet: the sequence number from its
+        // acknowledgment number (i, one octet), the acknowledgment number from its next
+        // sequence number (0, one), the TS value from its TS echo (648 + i, two) and the TS
+        // echo from its TS value (-55, one).
         let mut plain = Vec::new();
         unmirrored.c.compress(&p, &mut plain);
-        assert_eq!(plain.len(), frame.len() + 8 + 4 - 2);
+        assert_eq!(plain.len(), frame.len() + 8 + 4 - 2 + 16 - 2 - 5);
     }
     let (kind, _, result) = send(&mut b, &mut a, &reply(80, 1600, 43, 903, 0));
     assert_eq!(result, Ok(()));
