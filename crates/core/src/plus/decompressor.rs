@@ -118,6 +118,9 @@ pub struct PlusDecompressor {
     /// The frame being decoded delivers a packet whose numbers go to the sibling compressor
     /// ([`super::numbers`]): a handshake segment, or a packet of a young context.
     numbers_due: bool,
+    /// The flow and numbers of that packet (a tunnel frame's inner one), sent once the whole
+    /// frame is delivered.
+    numbers: Option<(FlowKey, Numbers)>,
 }
 
 impl PlusDecompressor {
@@ -142,6 +145,7 @@ impl PlusDecompressor {
             outbox: Outbox::default(),
             receipts: Receipts::new(config.repair.context_requests),
             numbers_due: false,
+            numbers: None,
         }
     }
 
@@ -484,15 +488,18 @@ impl Decompressor for PlusDecompressor {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
             self.receipts.begin();
-            self.numbers_due = false;
+            self.numbers = None;
         }
+        self.numbers_due = false;
         let result = self.decompress_frame(kind, frame, out);
+        // A tunnel frame's inner packet, or a plain one (a tunnel frame's whole packet is none).
+        if result.is_ok() && self.numbers_due {
+            self.numbers = Numbers::of_packet(out).or(self.numbers);
+        }
         if outermost {
-            self.receipts.end(result.is_ok(), out);
-            if result.is_ok() && self.numbers_due {
-                if let Some((flow, numbers)) = Numbers::of_packet(out) {
-                    self.outbox.numbers(mirror::flow_hash(&flow), numbers);
-                }
+            self.receipts.end(result.is_ok());
+            if let (Ok(()), Some((flow, numbers))) = (&result, self.numbers.take()) {
+                self.outbox.numbers(mirror::flow_hash(&flow), numbers);
             }
         }
         result

@@ -72,9 +72,9 @@ pub(crate) struct Receipts {
     /// The CIDs whose last frame was an IR frame already receipted: the repeats of a start
     /// get none (the compressor keeps every IR frame of its start, so one receipt is enough).
     quiet: [u64; 4],
-    /// The context the frame being decoded set up, if any, and whether it changed the
-    /// context's flow or scaling.
-    pending: Option<(u8, bool)>,
+    /// The context the frame being decoded set up, if any, whether it changed the context's
+    /// flow or scaling, and its packet's TCP checksum field.
+    pending: Option<(u8, bool, u16)>,
 }
 
 impl Receipts {
@@ -93,25 +93,23 @@ impl Receipts {
         self.pending = None;
     }
 
-    /// The frame being decoded set context `cid` up, changing its flow or scaling if `fresh`.
-    pub(crate) fn installed(&mut self, cid: u8, fresh: bool) {
-        self.pending = Some((cid, fresh));
+    /// The frame being decoded set context `cid` up with a packet of TCP checksum field
+    /// `checksum`, changing its flow or scaling if `fresh`.
+    pub(crate) fn installed(&mut self, cid: u8, fresh: bool, checksum: u16) {
+        self.pending = Some((cid, fresh, checksum));
     }
 
-    /// The frame was decoded (its packet in `packet`, if `delivered`): a receipt is due for
-    /// the context it set up, unless that context's last frame was an IR frame already
-    /// receipted and this one changed nothing.
-    pub(crate) fn end(&mut self, delivered: bool, packet: &[u8]) {
-        let Some((cid, fresh)) = self.pending.take() else {
+    /// The frame was decoded, its packet delivered if `delivered` (a tunnel frame's only once
+    /// its outer header was too): a receipt is due for the context it set up, unless that
+    /// context's last frame was an IR frame already receipted and this one changed nothing.
+    pub(crate) fn end(&mut self, delivered: bool) {
+        let Some((cid, fresh, checksum)) = self.pending.take() else {
             return;
         };
         let (word, bit) = (usize::from(cid / 64), 1u64 << (cid % 64));
         if !self.on || !delivered || (self.quiet[word] & bit != 0 && !fresh) {
             return;
         }
-        let Some(checksum) = tcp_checksum(packet) else {
-            return;
-        };
         self.quiet[word] |= bit;
         match self.due.iter_mut().find(|(c, _)| *c == cid) {
             Some(r) => r.1 = checksum,
@@ -137,12 +135,6 @@ impl Receipts {
         }
         true
     }
-}
-
-/// The TCP checksum field of a verified TCP/IP packet.
-fn tcp_checksum(packet: &[u8]) -> Option<u16> {
-    let at = taroc_wire::ip::IpInfo::parse(packet).ok()?.transport_offset + 16;
-    Some(u16::from_be_bytes([*packet.get(at)?, *packet.get(at + 1)?]))
 }
 
 #[cfg(test)]
@@ -171,24 +163,14 @@ mod tests {
         assert!(!issued.names(9));
     }
 
-    /// An IPv4 TCP packet whose checksum field is `checksum` (nothing here verifies it).
-    fn packet(checksum: u16) -> Vec<u8> {
-        let mut p = vec![0u8; 40];
-        p[0] = 0x45;
-        p[3] = 40;
-        p[9] = 6;
-        p[36..38].copy_from_slice(&checksum.to_be_bytes());
-        p
-    }
-
     #[test]
     fn one_receipt_per_start_another_after_a_co_frame_or_a_change() {
         let mut r = Receipts::new(true);
         let mut out = Vec::new();
         let ir = |r: &mut Receipts, cid, fresh, checksum| {
             r.begin();
-            r.installed(cid, fresh);
-            r.end(true, &packet(checksum));
+            r.installed(cid, fresh, checksum);
+            r.end(true);
         };
         ir(&mut r, 5, true, 0x1111);
         ir(&mut r, 5, false, 0x2222);
@@ -209,13 +191,13 @@ mod tests {
     fn nothing_is_receipted_when_off_or_refused() {
         let mut r = Receipts::new(false);
         r.begin();
-        r.installed(1, true);
-        r.end(true, &packet(1));
+        r.installed(1, true, 1);
+        r.end(true);
         assert!(!r.take(&mut Vec::new()));
         let mut r = Receipts::new(true);
         r.begin();
-        r.installed(1, true);
-        r.end(false, &packet(1));
+        r.installed(1, true, 1);
+        r.end(false);
         assert!(!r.take(&mut Vec::new()));
     }
 }

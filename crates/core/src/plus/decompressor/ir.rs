@@ -10,6 +10,7 @@ use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::handshake;
 use crate::plus::ipid::Behaviour;
+use crate::plus::numbers::Numbers;
 use crate::plus::outer::{Outer, Predictor};
 use crate::plus::ports;
 use crate::plus::scaled::{Learner, Strides};
@@ -84,7 +85,7 @@ impl PlusDecompressor {
         self.requests.delivered(cid);
         self.installed = Some(cid);
         let fresh = self.changes(cid, &p.key, strides, behaviour);
-        self.receipts.installed(cid, fresh);
+        self.receipts.installed(cid, fresh, p.checksum);
         self.outbox.changed(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
@@ -258,7 +259,8 @@ impl PlusDecompressor {
         let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.outbox.changed(cid);
         let fresh = self.changes(cid, &ctx.key, ctx.strides, ctx.behaviour);
-        self.receipts.installed(cid, fresh);
+        let checksum = Numbers::of_packet(out).map_or(0, |(_, n)| n.checksum);
+        self.receipts.installed(cid, fresh, checksum);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,
             last_ip_id: d.fields.ip_id,

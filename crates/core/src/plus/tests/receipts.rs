@@ -101,3 +101,26 @@ fn a_receipt_naming_another_cid_or_packet_counts_for_nothing() {
     assert_eq!(kinds, [format::COMPACT_IR; 2], "{kinds:02x?}");
     assert_eq!(c.stats().receipts_taken, 0);
 }
+
+#[test]
+fn a_tunnelled_ir_frame_s_receipt_names_its_inner_packet() {
+    // The tunnel's outer header gets its IR-N frames first; the first tunnel frame with an
+    // inner IR frame gets the receipt, naming the inner packet's TCP checksum.
+    let (mut c, mut d) = pair();
+    let (mut frame, mut out, mut receipt) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..6 {
+        let inner = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+        let packet = super::tunnel::tunnel_v6(&inner);
+        let kind = c.compress(&packet, &mut frame);
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+        assert_eq!(out, packet);
+        if d.take_feedback(&mut receipt) {
+            assert_eq!(receipt[..2], [RECEIPT, 0]);
+            assert_eq!(receipt[2..], inner[36..38], "packet {i}");
+            c.handle_feedback(&receipt);
+            assert_eq!(c.stats().receipts_taken, 1);
+            return;
+        }
+    }
+    panic!("no receipt");
+}
