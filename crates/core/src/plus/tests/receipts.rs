@@ -124,3 +124,14 @@ fn a_tunnelled_ir_frame_s_receipt_names_its_inner_packet() {
     }
     panic!("no receipt");
 }
+
+#[test]
+fn on_a_link_that_loses_frames_a_receipt_ends_no_start() {
+    // After a loss note the link loses frames: a start is seven IR frames, receipts or not.
+    let (mut c, mut d) = pair();
+    c.handle_feedback(&[format::LOSS_NOTE]);
+    let kinds = start(&mut c, &mut d, 0..9, true);
+    assert_eq!(kinds[..7], [format::COMPACT_IR; 7], "{kinds:02x?}");
+    assert!(all_co(&kinds[7..]), "{kinds:02x?}");
+    assert_eq!(c.stats().receipts_taken, 0);
+}
