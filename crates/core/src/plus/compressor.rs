@@ -88,7 +88,7 @@ const YOUNG_CHANGE_CO_RUN: u32 = 2;
 /// The link loses frames if a context request or a loss note
 /// ([`format::LOSS_NOTE`]) came in the compressor's last this many TCP packets; neither comes on
 /// a clean link (a note needs IP-IDs skipping often), which never pays [`LOSSY_START_REPEATS`].
-const LOSSY_MEMORY: u64 = 4096;
+pub(crate) const LOSSY_MEMORY: u64 = 4096;
 
 /// IR frames that answer a context request. Five, not a start's three: on the many-flows
 /// capture over seeds 1-60, damage at 50% random loss 8.19 -> 7.38 per 1000 (-10%), bursty

@@ -511,17 +511,22 @@ impl Decompressor for PlusDecompressor {
     }
 
     /// Context requests ([`crate::taroc::repair`]), when they are on: the TCP contexts' first,
-    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then IR receipts
-    /// ([`super::receipt`]) and loss notes.
+    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then loss notes, then IR receipts
+    /// ([`super::receipt`]; none for a while after a request or a loss note).
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
         if self.requests.take(out) {
+            self.receipts.lossy();
             return true;
         }
         if self.other_requests.take(out) {
             out[0] = other::REQUEST_N;
             return true;
         }
-        self.receipts.take(out) || self.loss.take(out)
+        if self.loss.take(out) {
+            self.receipts.lossy();
+            return true;
+        }
+        self.receipts.take(out)
     }
 
     /// The flows of the contexts set up or dropped, and the handshake segments, since the last

@@ -15,6 +15,8 @@
 
 use alloc::vec::Vec;
 
+use super::compressor::LOSSY_MEMORY;
+
 /// The type octet of a receipt frame (context requests are `0x01` and `0x02`, loss notes
 /// `0x03`).
 pub const RECEIPT: u8 = 0x04;
@@ -75,6 +77,10 @@ pub(crate) struct Receipts {
     /// The context the frame being decoded set up, if any, whether it changed the context's
     /// flow or scaling, and its packet's TCP checksum field.
     pending: Option<(u8, bool, u16)>,
+    /// Frames decoded so far.
+    frames: u64,
+    /// `frames` when the decompressor last sent a context request or a loss note.
+    lossy_at: Option<u64>,
 }
 
 impl Receipts {
@@ -85,12 +91,22 @@ impl Receipts {
             due: Vec::new(),
             quiet: [0; 4],
             pending: None,
+            frames: 0,
+            lossy_at: None,
         }
     }
 
     /// A frame starts being decoded.
     pub(crate) fn begin(&mut self) {
         self.pending = None;
+        self.frames += 1;
+    }
+
+    /// The decompressor sent a context request or a loss note: for the next
+    /// [`LOSSY_MEMORY`] frames it sends no receipt, as the compressor, which takes the link as
+    /// one that loses frames as long, takes none.
+    pub(crate) fn lossy(&mut self) {
+        self.lossy_at = Some(self.frames);
     }
 
     /// The frame being decoded set context `cid` up with a packet of TCP checksum field
@@ -107,7 +123,10 @@ impl Receipts {
             return;
         };
         let (word, bit) = (usize::from(cid / 64), 1u64 << (cid % 64));
-        if !self.on || !delivered || (self.quiet[word] & bit != 0 && !fresh) {
+        let lossy = self
+            .lossy_at
+            .is_some_and(|t| self.frames - t < LOSSY_MEMORY);
+        if !self.on || !delivered || lossy || (self.quiet[word] & bit != 0 && !fresh) {
             return;
         }
         self.quiet[word] |= bit;
@@ -185,6 +204,19 @@ mod tests {
         ir(&mut r, 7, false, 0x6666);
         assert!(r.take(&mut out));
         assert_eq!(out, [RECEIPT, 5, 0x55, 0x55, 7, 0x66, 0x66]);
+    }
+
+    #[test]
+    fn nothing_is_receipted_for_a_while_after_a_request_or_a_loss_note() {
+        let mut r = Receipts::new(true);
+        r.lossy();
+        // The frames after it: the LOSSY_MEMORY-th gets one again.
+        for i in 1..=LOSSY_MEMORY {
+            r.begin();
+            r.installed(1, true, 1);
+            r.end(true);
+            assert_eq!(r.take(&mut Vec::new()), i == LOSSY_MEMORY, "frame {i}");
+        }
     }
 
     #[test]
