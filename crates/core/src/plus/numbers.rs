@@ -48,6 +48,63 @@ impl Numbers {
     /// The flow and numbers of a TCP/IP packet (not a fragment); `None` for any other packet.
     /// Nothing is verified: the packet is one a decompressor delivered.
     pub fn of_packet(packet: &[u8]) -> Option<(FlowKey, Numbers)> {
+        Numbers::of_plain_packet(packet).or_else(|| Numbers::of_any_packet(packet))
+    }
+
+    /// [`Numbers::of_packet`] for the usual packet, read at fixed places: IPv4 without options
+    /// and not a fragment, or IPv6 without extension headers, TCP within the IP length.
+    fn of_plain_packet(packet: &[u8]) -> Option<(FlowKey, Numbers)> {
+        let be16 = |at: usize| Some(u16::from_be_bytes([*packet.get(at)?, *packet.get(at + 1)?]));
+        let (src, dst, tcp, end) = match *packet.first()? {
+            0x45 if packet.get(9) == Some(&taroc_wire::protocol::TCP) && be16(6)? & 0x3FFF == 0 => {
+                let a = |at: usize| -> Option<core::net::IpAddr> {
+                    let b: [u8; 4] = packet.get(at..at + 4)?.try_into().ok()?;
+                    Some(b.into())
+                };
+                (a(12)?, a(16)?, 20, usize::from(be16(2)?))
+            }
+            b if b >> 4 == 6 && packet.get(6) == Some(&taroc_wire::protocol::TCP) => {
+                let a = |at: usize| -> Option<core::net::IpAddr> {
+                    let b: [u8; 16] = packet.get(at..at + 16)?.try_into().ok()?;
+                    Some(b.into())
+                };
+                (a(8)?, a(24)?, 40, 40 + usize::from(be16(4)?))
+            }
+            _ => return None,
+        };
+        let be32 = |at: usize| -> Option<u32> {
+            Some(u32::from_be_bytes(packet.get(at..at + 4)?.try_into().ok()?))
+        };
+        let header = usize::from(packet.get(tcp + 12)? >> 4) * 4;
+        if header < 20 || end > packet.len() || tcp + header > end {
+            return None;
+        }
+        let options = &packet[tcp + 20..tcp + header];
+        let ts = match options {
+            // Linux's layout: NOP, NOP, Timestamps first.
+            [1, 1, 8, 10, ..] => Some((be32(tcp + 24)?, be32(tcp + 28)?)),
+            _ => taroc_wire::tcp::OptionIter::new(options).find_map(|o| match o {
+                Ok(TcpOption::Timestamps { val, ecr }) => Some((val, ecr)),
+                _ => None,
+            }),
+        };
+        let key = FlowKey {
+            src,
+            dst,
+            src_port: be16(tcp)?,
+            dst_port: be16(tcp + 2)?,
+        };
+        let numbers = Numbers {
+            checksum: be16(tcp + 16)?,
+            next_seq: next_seq(be32(tcp + 4)?, end - tcp - header, packet[tcp + 13]),
+            ack: be32(tcp + 8)?,
+            ts,
+        };
+        Some((key, numbers))
+    }
+
+    /// [`Numbers::of_packet`] for any packet the IP parser reads (options, extension headers).
+    fn of_any_packet(packet: &[u8]) -> Option<(FlowKey, Numbers)> {
         let ip = IpInfo::parse(packet).ok()?;
         if ip.protocol != taroc_wire::protocol::TCP || ip.fragment {
             return None;
@@ -217,6 +274,28 @@ mod tests {
             assert_eq!(Numbers::parse(&out), Some(n));
             assert_eq!(Numbers::parse(&out[1..]), None);
         }
+    }
+
+    #[test]
+    fn the_plain_and_the_general_reading_agree() {
+        use crate::plus::tests::{segment, segment_v6};
+        let mut packets = vec![segment(1000, 77, 5, 900, 100), segment_v6(7001, 5, 9, 0)];
+        // Timestamps after other options: the option walk.
+        let mut other_layout = segment(1, 2, 3, 4, 0);
+        other_layout[40..44].copy_from_slice(&[8, 10, 0, 0]);
+        other_layout[48..52].copy_from_slice(&[0, 0, 1, 1]);
+        packets.push(other_layout);
+        for p in &packets {
+            let plain = Numbers::of_plain_packet(p).expect("plain");
+            assert_eq!(Some(plain), Numbers::of_any_packet(p));
+            let parsed = TcpIpPacket::parse(p).map(|t| (t.key, Numbers::of(&t)));
+            if let Some(parsed) = parsed {
+                assert_eq!(plain, parsed);
+            }
+        }
+        // Truncated or not TCP: none.
+        assert_eq!(Numbers::of_plain_packet(&packets[0][..30]), None);
+        assert_eq!(Numbers::of_packet(&[0x45, 0, 0]), None);
     }
 
     #[test]

@@ -171,7 +171,7 @@ fn refusals_never_panic_or_deliver() {
 }
 
 /// An IPv6/TCP segment without options from 2001:db8::1 port `port`.
-fn segment_v6(port: u16, seq: u32, ack: u32, payload: usize) -> Vec<u8> {
+pub(super) fn segment_v6(port: u16, seq: u32, ack: u32, payload: usize) -> Vec<u8> {
     let len = 20 + payload;
     let mut p = vec![0x60, 0, 0, 0, (len >> 8) as u8, len as u8, 6, 64];
     p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
