@@ -6,7 +6,7 @@
 //! known to have arrived, the rest cost bytes and buy nothing. A receipt names the CID and the
 //! TCP checksum field of the packet the IR frame carried: the compressor keeps the checksums
 //! of the IR frames it sent since the context last (re)started or changed its scaling
-//! ([`Issued`]), and takes a receipt only for one of those. A receipt for an older IR frame
+//! (`Issued`), and takes a receipt only for one of those. A receipt for an older IR frame
 //! (of a flow that had the CID before, or of strides since changed) names a checksum no longer
 //! kept, and is ignored. A lost receipt costs only the IR frames the start sends anyway.
 //!
