@@ -11,7 +11,11 @@
 //! - the IPv4 Identification is coded as an offset from the scaled numbers, with sequential,
 //!   byte-swapped, zero and random behaviours detected per flow ([`ipid`]);
 //! - the window, the R-octet, the urgent pointer, SACK blocks and the CID are sent only when
-//!   present or changed, their presence in one extension octet.
+//!   present or changed, their presence in one extension octet;
+//! - a new flow's first IR frames name the opposite direction's flow instead of the addresses
+//!   and ports ([`mirror`]) and code their numbers against a packet of it ([`numbers`]);
+//! - with a reverse channel, the decompressor's IR receipts end a start at the IR frame that
+//!   arrived, on a link that does not lose frames ([`receipt`]).
 //!
 //! The liveness repairs of [`crate::taroc::repair`] (context requests, TCP distress, periodic
 //! refresh) apply unchanged. The wire format, the decompressor's rules and test vectors are in
