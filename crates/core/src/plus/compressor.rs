@@ -18,20 +18,21 @@ use super::mirror::{self, Mirrors, Outbox};
 use super::numbers::Numbers;
 use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
-use super::receipt::{self, Issued};
+use super::receipt::Issued;
 use super::scaled::{Learner, Strides};
 use super::window::{self, DerivedColumns, Scaler, Scaling};
 use crate::codec::{Compressor, FrameKind};
 use crate::taroc::context::{Identity, ALL_CIDS};
 use crate::taroc::cwnd::{AckTracker, SeqTracker};
 use crate::taroc::packet::{FlowKey, TcpIpPacket};
-use crate::taroc::repair::{self, Watch};
+use crate::taroc::repair::Watch;
 use crate::taroc::stats::{Part, TarocStats, Why};
 use crate::taroc::vsw::{Entry, Vsw};
 use crate::taroc::TarocConfig;
 
 mod bases;
 mod co;
+mod feedback;
 mod ir;
 mod table;
 mod tunnel;
@@ -153,7 +154,7 @@ struct Context {
     /// The IR frames due answer a context request: full, never replicated (the decompressor
     /// may lack the base, or have lost the IR-Rs).
     full_only: bool,
-    /// The IR frames a receipt may name ([`receipt`]): those sent since the context last
+    /// The IR frames a receipt may name ([`crate::plus::receipt`]): those sent since the context last
     /// (re)started or changed its scaling.
     issued: Issued,
     /// The packets whose numbers went to the sibling decompressor ([`mirror`]), up to
@@ -278,54 +279,12 @@ impl Compressor for PlusCompressor {
         self.now = self.now.max(now);
     }
 
-    /// Answers context requests ([`repair`]): each named context's next packets go IR (a
+    /// Answers context requests ([`crate::taroc::repair`]): each named context's next packets go IR (a
     /// TCP context's, type `0x01`) or IR-N (a non-TCP context's, [`other::REQUEST_N`]).
-    /// Ignored unless [`repair::Repair::context_requests`] is on.
+    /// Ignored unless [`crate::taroc::Repair::context_requests`] is on. Takes loss notes and
+    /// IR receipts too (spec section 7).
     fn handle_feedback(&mut self, frame: &[u8]) {
-        if !self.config.repair.context_requests {
-            return;
-        }
-        if frame == [format::LOSS_NOTE] {
-            self.lossy_at = Some(self.clock);
-            return;
-        }
-        if let Some(receipts) = receipt::parse(frame) {
-            if !self.takes_receipts() {
-                return;
-            }
-            for (cid, checksum) in receipts {
-                if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
-                    if ctx.issued.names(checksum) {
-                        // The decompressor holds the context as its IR frames set it up: the
-                        // start's (or the answer's) other IR frames, and notes, are not needed.
-                        (ctx.irs_due, ctx.notes_due, ctx.full_only) = (0, 0, false);
-                        self.stats.receipts_taken += 1;
-                    }
-                }
-            }
-            return;
-        }
-        if let Some(cids) = other::parse_request(frame) {
-            for &cid in cids {
-                if self.other.request(cid) {
-                    self.stats.requests_received += 1;
-                }
-            }
-            return;
-        }
-        let Some(cids) = repair::parse_request(frame) else {
-            return;
-        };
-        for &cid in cids {
-            if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
-                ctx.watch.request();
-                ctx.co_run = 0;
-                // The decompressor lacks the context now, whatever IR frame it had.
-                ctx.issued.clear();
-                self.lossy_at = Some(self.clock);
-                self.stats.requests_received += 1;
-            }
-        }
+        self.feedback(frame);
     }
 
     /// The flows of the contexts set up or dropped, and the handshake segments, since the last
@@ -616,24 +575,5 @@ impl PlusCompressor {
     fn start_irs(&self) -> u8 {
         let more = if self.lossy() { LOSSY_START_REPEATS } else { 0 };
         1 + START_REPEATS + more
-    }
-
-    /// Whether an IR receipt ([`receipt`]) ends a start: only on a clean link (not
-    /// [`lossy`](Self::lossy)). A link that loses frames may reorder them too (the DCLOR
-    /// study's radio reorders 12% of its packets), and a CO frame that arrives after newer ones
-    /// is refused if its numbers lie further below the newer reference than one-sided LSBs
-    /// reach (spec section 5.1: early in a flow, before a stride, 128 octets of acknowledgment
-    /// number with 10 LSBs), where the start's IR frame it would otherwise have been never is.
-    /// On that study (four seeds, `taroc-plus` alone) receipts ending every start took context
-    /// damage under the Eifel response from 1054 to 1627 frames (1032 to 1430 with RFC 4015's);
-    /// on clean links only, 1116 and 1063, the other responses within 3% of their own. On the
-    /// shared captures' random and bursty losses (seeds 1-60) it changed no damage figure.
-    fn takes_receipts(&self) -> bool {
-        !self.lossy()
-    }
-
-    /// Whether a context request or a loss note came in lately ([`LOSSY_MEMORY`]).
-    fn lossy(&self) -> bool {
-        self.lossy_at.is_some_and(|t| self.clock - t < LOSSY_MEMORY)
     }
 }
