@@ -361,7 +361,7 @@ impl PlusDecompressor {
 impl PlusDecompressor {
     /// A packet of context `cid` was delivered: its numbers go to the sibling compressor if
     /// the context is young ([`NUMBERS_NOTED`]).
-    pub(super) fn count_delivered(&mut self, cid: u8) {
+    fn count_delivered(&mut self, cid: u8) {
         if let Some(ctx) = self.contexts[usize::from(cid)].as_mut() {
             if ctx.delivered < NUMBERS_NOTED {
                 ctx.delivered += 1;

@@ -209,11 +209,9 @@ pub struct Mirrors {
     recent: [Option<(u16, FlowKey)>; RECENT],
     /// Where the next flow told of goes in `recent`.
     next: usize,
-    /// The numbers of the last packets told of, with their flows' hashes: a ring of
-    /// [`NUMBERS_KEPT`].
-    numbers: Vec<(u16, Numbers)>,
-    /// Where the next numbers go in `numbers`, once it is full.
-    next_numbers: usize,
+    /// The numbers of the last [`NUMBERS_KEPT`] packets told of, with their flows' hashes,
+    /// newest last.
+    numbers: VecDeque<(u16, Numbers)>,
 }
 
 impl Default for Mirrors {
@@ -224,8 +222,7 @@ impl Default for Mirrors {
             by_flow: BTreeMap::new(),
             recent: [None; RECENT],
             next: 0,
-            numbers: Vec::new(),
-            next_numbers: 0,
+            numbers: VecDeque::new(),
         }
     }
 }
@@ -253,12 +250,10 @@ impl Mirrors {
             }
             Some(Note::Handshake(flow)) => self.remember(flow),
             Some(Note::Numbers(hash, numbers)) => {
-                if self.numbers.len() < NUMBERS_KEPT {
-                    self.numbers.push((hash, numbers));
-                } else {
-                    self.numbers[self.next_numbers] = (hash, numbers);
-                    self.next_numbers = (self.next_numbers + 1) % NUMBERS_KEPT;
+                if self.numbers.len() == NUMBERS_KEPT {
+                    self.numbers.pop_front();
                 }
+                self.numbers.push_back((hash, numbers));
             }
             None => {}
         }
@@ -284,17 +279,12 @@ impl Mirrors {
         known.then_some(hash)
     }
 
-    /// The numbers told of, newest first.
-    fn numbers_newest_first(&self) -> impl Iterator<Item = &(u16, Numbers)> {
-        // Once the ring is full, those before `next_numbers` are the newest.
-        let (newest, oldest) = self.numbers.split_at(self.next_numbers);
-        newest.iter().rev().chain(oldest.iter().rev())
-    }
-
     /// The reference a compressor codes a mirrored IR's numbers against, its mirror's flow of
     /// hash `hash`: the newest numbers of that flow among the last [`NUMBERS_FRESH`] told of.
     pub fn fresh_numbers(&self, hash: u16) -> Option<&Numbers> {
-        self.numbers_newest_first()
+        self.numbers
+            .iter()
+            .rev()
             .take(NUMBERS_FRESH)
             .find_map(|(h, n)| (*h == hash).then_some(n))
     }
@@ -302,7 +292,9 @@ impl Mirrors {
     /// The reference a mirrored IR with numbers names: the newest numbers told of of the flow of
     /// hash `hash` and of a packet with TCP checksum field `checksum`.
     pub fn numbers(&self, hash: u16, checksum: u16) -> Option<&Numbers> {
-        self.numbers_newest_first()
+        self.numbers
+            .iter()
+            .rev()
             .find_map(|(h, n)| (*h == hash && n.checksum == checksum).then_some(n))
     }
 
@@ -532,6 +524,35 @@ mod tests {
             panic!("{:?}", notes[1]);
         };
         assert_eq!(oldest.src_port, 2, "the oldest two were dropped");
+    }
+
+    #[test]
+    fn numbers_are_kept_newest_first_and_fresh_only_among_the_last_told_of() {
+        let mut mirrors = Mirrors::default();
+        let mut note = Vec::new();
+        let mut hear = |m: &mut Mirrors, hash: u16, checksum: u16| {
+            let numbers = Numbers {
+                checksum,
+                next_seq: u32::from(checksum),
+                ack: 0,
+                ts: None,
+            };
+            put_note(&Note::Numbers(hash, numbers), &mut note);
+            m.hear(&note);
+        };
+        for c in 0..NUMBERS_KEPT as u16 + 10 {
+            hear(&mut mirrors, 7, c);
+        }
+        assert_eq!(mirrors.numbers(7, 9), None, "the oldest left the ring");
+        assert_eq!(mirrors.numbers(7, 10).map(|n| n.next_seq), Some(10));
+        assert_eq!(mirrors.numbers(8, 10), None, "another flow's hash");
+        assert_eq!(mirrors.fresh_numbers(7).map(|n| n.checksum), Some(265));
+        // Another flow's packets push the first flow's out of the fresh ones, not out of the ring.
+        for c in 0..NUMBERS_FRESH as u16 {
+            hear(&mut mirrors, 8, c);
+        }
+        assert_eq!(mirrors.fresh_numbers(7), None);
+        assert!(mirrors.numbers(7, 265).is_some());
     }
 
     #[test]

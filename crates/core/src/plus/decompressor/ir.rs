@@ -10,7 +10,6 @@ use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::handshake;
 use crate::plus::ipid::Behaviour;
-use crate::plus::numbers::Numbers;
 use crate::plus::outer::{Outer, Predictor};
 use crate::plus::ports;
 use crate::plus::scaled::{Learner, Strides};
@@ -259,7 +258,11 @@ impl PlusDecompressor {
         let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.outbox.changed(cid);
         let fresh = self.changes(cid, &ctx.key, ctx.strides, ctx.behaviour);
-        let checksum = Numbers::of_packet(out).map_or(0, |(_, n)| n.checksum);
+        // The rebuilt packet's TCP checksum field: its TCP header follows the plain IP header.
+        let at = header_len + 16;
+        let checksum = out
+            .get(at..at + 2)
+            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]));
         self.receipts.installed(cid, fresh, checksum);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,

@@ -135,3 +135,21 @@ fn on_a_link_that_loses_frames_a_receipt_ends_no_start() {
     assert!(all_co(&kinds[7..]), "{kinds:02x?}");
     assert_eq!(c.stats().receipts_taken, 0);
 }
+
+#[test]
+fn an_ir_r_frame_s_receipt_names_its_packet() {
+    // A second flow of the same hosts starts with an IR-R against the first; its receipt
+    // names the IR-R's packet, and ends its start.
+    let (mut c, mut d) = pair();
+    start(&mut c, &mut d, 0..12, true);
+    let p = segment_from(5002, 1000, 0, 10_000);
+    let (mut frame, mut out, mut receipt) = (Vec::new(), Vec::new(), Vec::new());
+    let kind = c.compress(&p, &mut frame);
+    assert_eq!(kind.to_byte(), format::IR_R_DEST_KEPT);
+    assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+    assert!(d.take_feedback(&mut receipt));
+    assert_eq!(receipt, [RECEIPT, 1, p[36], p[37]]);
+    let taken = c.stats().receipts_taken;
+    c.handle_feedback(&receipt);
+    assert_eq!(c.stats().receipts_taken, taken + 1);
+}
