@@ -363,7 +363,8 @@ pub fn primed_plus_frames() -> &'static [(FrameKind, Vec<u8>)] {
 /// what its sibling compressor holds, as if each end's codecs had seen the flows of
 /// [`mirrored_priming_packets`] go the other way: one under CID 200, two handshakes, and a
 /// packet of each of the two segments' flows' opposites, which their mirrored compact IRs code
-/// their numbers against ([`taroc_core::plus::numbers`]).
+/// their numbers against ([`taroc_core::plus::numbers`]), and the SYN the SYN-ACK answers,
+/// which its IR-S codes its acknowledgment number and TS echo against.
 pub fn plus_sibling_notes() -> Vec<Vec<u8>> {
     let flows = mirrored_priming_packets();
     let reverse = |p: &[u8]| mirror::reversed(&TcpIpPacket::parse(p).expect("TCP").key);
@@ -373,7 +374,16 @@ pub fn plus_sibling_notes() -> Vec<Vec<u8>> {
         checksum,
         next_seq: 5,
         ack: 8_990,
+        window: 500,
         ts: Some((8, 6)),
+    };
+    // The SYN the SYN-ACK answers: its ack and TS echo go as differences from these.
+    let syn = Numbers {
+        checksum: 0x9ABC,
+        next_seq: 0x0102_0304,
+        ack: 0,
+        window: 64_240,
+        ts: Some((3, 0)),
     };
     let hash = |p: &[u8]| mirror::flow_hash(&reverse(p));
     [
@@ -382,6 +392,7 @@ pub fn plus_sibling_notes() -> Vec<Vec<u8>> {
         Note::Handshake(reverse(&flows[4])),
         Note::Numbers(hash(&flows[0]), reference(0x1234)),
         Note::Numbers(hash(&flows[4]), reference(0x5678)),
+        Note::Numbers(mirror::flow_hash(&mirror::reversed(&handshake)), syn),
     ]
     .iter()
     .map(|note| {

@@ -126,7 +126,7 @@ fn primed_plus_frames_include_scaling_notes() {
 #[test]
 fn primed_plus_frames_include_mirrored_frames() {
     use taroc_core::plus::format::ir::{MIRRORED, NUMBERED};
-    use taroc_core::plus::handshake::MIRROR;
+    use taroc_core::plus::handshake::{self, EXTENDED, MIRROR};
     let frames = logic::primed_plus_frames();
     let count = |kind: u8, bit: u8| {
         frames
@@ -137,6 +137,13 @@ fn primed_plus_frames_include_mirrored_frames() {
     assert_eq!(count(0x0E, MIRRORED), 6, "compact IRs");
     assert_eq!(count(0x0E, NUMBERED), 6, "with numbers");
     assert_eq!(count(0x0B, MIRROR), 1, "IR-S");
+    // The IR-S codes its acknowledgment number and TS echo against the SYN (extension bit N).
+    let numbered_ir_s = frames.iter().any(|(k, f)| {
+        k.to_byte() == 0x0B
+            && f.get(1).is_some_and(|b| b & EXTENDED != 0)
+            && f.get(3).is_some_and(|e| e & handshake::NUMBERED != 0)
+    });
+    assert!(numbered_ir_s, "an IR-S with numbers");
 }
 
 /// `taroc_roundtrip`'s context requests (bit 14 of a record's length) reach `taroc-plus`'s

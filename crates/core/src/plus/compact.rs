@@ -178,14 +178,24 @@ fn try_encode(
     // The numbers against the mirror's reference, if it has one and that is shorter.
     let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
     let ts = (layout == 1).then(|| (be32(&options[4..8]), be32(&options[8..12])));
+    let window = u16::from_be_bytes([tcp[14], tcp[15]]);
+    let urgent = u16::from_be_bytes([tcp[18], tcp[19]]);
+    let usual_stride = usual_stride(tcp_end);
     let numbered = mirror.and_then(|m| m.reference).and_then(|r| {
         if layout > 1 || ts.is_some() != r.ts.is_some() {
             return None;
         }
         let d = numbers::differences(r, be32(&tcp[4..8]), be32(&tcp[8..12]), ts);
-        let coded: usize = d.iter().flatten().map(|&d| numbers::signed_len(d)).sum();
-        let whole = 8 + if ts.is_some() { 8 } else { 0 };
-        (2 + coded < whole).then_some((r.checksum, d))
+        let window = difference16(window, r.window);
+        let urgent = (shape & U != 0).then(|| difference16(urgent, usual_stride));
+        let coded: usize = d
+            .iter()
+            .flatten()
+            .chain([Some(window), urgent].iter().flatten())
+            .map(|&d| numbers::signed_len(d))
+            .sum();
+        let whole = 10 + if ts.is_some() { 8 } else { 0 } + if urgent.is_some() { 2 } else { 0 };
+        (2 + coded < whole).then_some((r.checksum, d, window, urgent))
     });
     out.push(shape);
     if framing == Framing::Ir {
@@ -194,7 +204,7 @@ fn try_encode(
                 let flag = if numbered.is_some() { NUMBERED } else { 0 };
                 out.extend_from_slice(&[context[0] | MIRRORED | flag, context[1]]);
                 out.extend_from_slice(&m.hash.to_be_bytes());
-                if let Some((checksum, _)) = numbered {
+                if let Some((checksum, ..)) = numbered {
                     out.extend_from_slice(&checksum.to_be_bytes());
                 }
             }
@@ -215,13 +225,18 @@ fn try_encode(
         out.extend_from_slice(&tcp[..4]);
     }
     match numbered {
-        Some((_, [seq, ack, ..])) => {
+        Some((_, [seq, ack, ..], window, _)) => {
             numbers::put_signed(seq?, out);
             numbers::put_signed(ack?, out);
+            out.push(tcp[13]);
+            numbers::put_signed(window, out);
+            out.extend_from_slice(&tcp[16..18]);
         }
-        None => out.extend_from_slice(&tcp[4..12]),
+        None => {
+            out.extend_from_slice(&tcp[4..12]);
+            out.extend_from_slice(&tcp[13..18]);
+        }
     }
-    out.extend_from_slice(&tcp[13..18]);
     if mirror.is_some() {
         // The checksum XOR the flow's hash: swapping both ends leaves the checksums as they were.
         let at = out.len() - 2;
@@ -229,11 +244,13 @@ fn try_encode(
             u16::from_be_bytes([out[at], out[at + 1]]) ^ mirror::flow_hash(&flow_of(ir, v4));
         out[at..].copy_from_slice(&sealed.to_be_bytes());
     }
-    if shape & U != 0 {
-        out.extend_from_slice(&tcp[18..20]);
+    match numbered {
+        Some((_, _, _, Some(urgent))) => numbers::put_signed(urgent, out),
+        _ if shape & U != 0 => out.extend_from_slice(&tcp[18..20]),
+        _ => {}
     }
     match numbered {
-        Some((_, [_, _, Some(val), Some(ecr)])) => {
+        Some((_, [_, _, Some(val), Some(ecr)], ..)) => {
             numbers::put_signed(val, out);
             numbers::put_signed(ecr, out);
         }
@@ -247,6 +264,24 @@ fn try_encode(
     }
     out.extend_from_slice(&ir[tcp_end..]);
     Some(())
+}
+
+/// The urgent pointer field (an IR's stride) a mirrored IR with numbers codes its own against,
+/// for a packet whose TCP header ends at `tcp_end`: the payload a 1500-octet packet with its
+/// headers carries (1448 for IPv4 with timestamps), the segment size of a bulk flow on an
+/// Ethernet path.
+fn usual_stride(tcp_end: usize) -> u16 {
+    1500u16.saturating_sub(tcp_end as u16)
+}
+
+/// `value - base` as a signed 16-bit difference, for [`numbers::put_signed`].
+fn difference16(value: u16, base: u16) -> u32 {
+    i32::from(value.wrapping_sub(base) as i16) as u32
+}
+
+/// `base` plus a difference [`difference16`] made.
+fn add16(base: u16, difference: u32) -> u16 {
+    base.wrapping_add(difference as u16)
 }
 
 /// Whether `options` are `layout`'s, its holes any octet.
@@ -391,18 +426,30 @@ pub fn expand(
         }
         None => ir.extend_from_slice(r.take(8)?),
     }
-    ir.push((((TCP_LEN + layout.len()) / 4) as u8) << 4);
-    ir.extend_from_slice(r.take(5)?);
+    let tcp_len = TCP_LEN + layout.len();
+    ir.push(((tcp_len / 4) as u8) << 4);
+    match &reference {
+        Some(n) => {
+            ir.push(r.take(1)?[0]);
+            ir.extend_from_slice(&add16(n.window, r.signed()?).to_be_bytes());
+            ir.extend_from_slice(r.take(2)?);
+        }
+        None => ir.extend_from_slice(r.take(5)?),
+    }
     if let Some(flow) = &mirror {
         let at = ir.len() - 2;
         let sealed = u16::from_be_bytes([ir[at], ir[at + 1]]) ^ mirror::flow_hash(flow);
         ir[at..].copy_from_slice(&sealed.to_be_bytes());
     }
-    ir.extend_from_slice(if shape & U != 0 {
-        r.take(2)?
-    } else {
-        &[0, 0][..]
-    });
+    let ip_len = if v4 { 20 } else { 40 };
+    match (&reference, shape & U != 0) {
+        (Some(_), true) => {
+            let usual = usual_stride(ip_len + tcp_len);
+            ir.extend_from_slice(&add16(usual, r.signed()?).to_be_bytes());
+        }
+        (None, true) => ir.extend_from_slice(r.take(2)?),
+        (_, false) => ir.extend_from_slice(&[0, 0]),
+    }
     match reference.and_then(|n| n.ts) {
         Some((val, ecr)) => {
             // Layout 1: the Timestamps option's fixed octets, then its value and echo.

@@ -353,13 +353,19 @@ impl PlusCompressor {
         let p = handshake::parse(packet)?;
         let on_base = self.handshake_base(&p).is_some_and(|(cid, base)| {
             let base_cid = handshake::Base::Context(cid);
-            handshake::write(&p, &base.identity.template, base_cid, out)
+            handshake::write(&p, &base.identity.template, base_cid, None, out)
         });
-        let on_mirror = |c: &mut Self, out: &mut Vec<u8>| {
-            let mirror = c.mirrors.find(&p.key);
-            mirror.is_some_and(|m| c.write_mirrored_ir_s(&p, m, out))
-        };
-        let kind = if on_base || on_mirror(self, out) {
+        // Against a mirror too, if it has one: with mirror numbers that is often shorter.
+        let mut mirrored = core::mem::take(&mut self.compact);
+        let on_mirror = self
+            .mirrors
+            .find(&p.key)
+            .is_some_and(|m| self.write_mirrored_ir_s(&p, m, &mut mirrored));
+        if on_mirror && (!on_base || mirrored.len() < out.len()) {
+            core::mem::swap(out, &mut mirrored);
+        }
+        self.compact = mirrored;
+        let kind = if on_base || on_mirror {
             format::IR_S
         } else if compact::encode(packet, compact::Framing::Packet, None, out) {
             format::COMPACT_SYN
@@ -386,7 +392,9 @@ impl PlusCompressor {
             return false;
         };
         handshake::mirror_template(flow, &mut self.mirrored);
-        handshake::write(p, &self.mirrored, handshake::Base::Mirror(mirror), out)
+        let reference = self.mirrors.fresh_numbers(mirror).copied();
+        let base = handshake::Base::Mirror(mirror);
+        handshake::write(p, &self.mirrored, base, reference.as_ref(), out)
     }
 
     /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile), `outer_id`

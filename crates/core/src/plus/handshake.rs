@@ -4,13 +4,17 @@
 //! its next segment, as before (IR-R from a base).
 //!
 //! ```text
-//! | base CID | shape | IP bytes (6, unless I) | IP-ID (2, IPv4) | ports | sequence (4) |
-//! | TCP octets 12-13 | acknowledgment (4, if ACK) | window (2) | checksum XOR the seal (2) |
-//! | urgent pointer (2, if URG) | options (a layout's values, or raw if code 0) | payload |
-//!   shape: | I | P | Q | M | 0 | code (3 bits) |  I the six IP bytes are the base context's,
+//! | base CID | shape | extension (if X) | reference's checksum (2, if N) |
+//! | IP bytes (6, unless I) | IP-ID (2, IPv4 unless Z) | ports | sequence (4) |
+//! | TCP octets 12-13 | acknowledgment (4, if ACK; a difference if N) | window (2) |
+//! | checksum XOR the seal (2) | urgent pointer (2, if URG) |
+//! | options (a layout's values, or raw if code 0; the TS echo a difference if N) | payload |
+//!   shape: | I | P | Q | M | X | code (3 bits) |  I the six IP bytes are the base context's,
 //!   P / Q the source / destination port is the base's and the other is coded against the
-//!   base's ([`ports`]; neither: both whole, 4 octets), code the options' layout
-//!   (LAYOUTS[code - 1]; 0 the options follow raw).
+//!   base's ([`ports`]; neither: both whole, 4 octets), X an extension octet follows, code the
+//!   options' layout (LAYOUTS[code - 1]; 0 the options follow raw).
+//!   extension: | Z | N | 0 0 0 0 0 0 |  Z the IPv4 Identification is 0 (not sent), N the
+//!   acknowledgment number and TS echo are coded against a reference (mirror numbers).
 //! ```
 //!
 //! With M the base is a *mirror* ([`super::mirror`]): no context of this direction, but the
@@ -18,6 +22,13 @@
 //! its flow (the first octet and one after the shape). The base template is then
 //! [`mirror_template`]: the usual IP header between the mirror's addresses, reversed, and its
 //! ports, reversed.
+//!
+//! With N (only with M and ACK) the frame names a *reference*, a packet of the mirror's flow by
+//! its TCP checksum field, as a mirrored compact IR with numbers does
+//! ([`super::numbers`]): its acknowledgment number goes as a signed variable-length difference
+//! from the reference's next sequence number, and its TS echo (with a layout that has it) as
+//! one from the reference's TS value. A SYN-ACK then codes both against its SYN: two octets
+//! where there were eight, less the reference's two.
 
 use alloc::vec::Vec;
 
@@ -30,6 +41,7 @@ use core::net::IpAddr;
 
 use super::format::IR_R_IP_BYTES;
 use super::mirror;
+use super::numbers::{get_signed, put_signed, signed_len, Numbers};
 use super::ports;
 use super::seal;
 use crate::codec::DropReason;
@@ -48,8 +60,17 @@ pub const DEST_KEPT: u8 = 0x20;
 /// octet first, low octet after the shape.
 pub const MIRROR: u8 = 0x10;
 
-/// The shape's reserved bit: set, the frame is malformed.
-const RESERVED: u8 = 0x08;
+/// Shape bit: an extension octet follows the shape (and the mirror hash's low octet).
+pub const EXTENDED: u8 = 0x08;
+
+/// Extension bit: the IPv4 Identification is 0 and not sent (Linux's SYN-ACK and RST).
+pub const ZERO_ID: u8 = 0x80;
+
+/// Extension bit: the acknowledgment number and TS echo are coded against a reference.
+pub const NUMBERED: u8 = 0x40;
+
+/// The extension's reserved bits: set (or no bit set at all), the frame is malformed.
+const EXTENSION_RESERVED: u8 = 0x3F;
 
 /// The shape's options code bits.
 const CODE: u8 = 0x07;
@@ -163,10 +184,18 @@ pub fn mirror_template(mirror: &FlowKey, out: &mut Vec<u8>) {
     out.extend_from_slice(&flow.dst_port.to_be_bytes());
 }
 
-/// Writes the IR-S frame of `p` (see [`parse`]) against `base`, of template `base_template`.
-/// `false` (and `out` unspecified) if the segment is one IR-S cannot carry: its template is not
-/// the base's but for the six IP bytes and the ports, or a field that must be 0 is not.
-pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base: Base, out: &mut Vec<u8>) -> bool {
+/// Writes the IR-S frame of `p` (see [`parse`]) against `base`, of template `base_template`,
+/// coding its acknowledgment number and TS echo against `reference` (a mirror's numbers, see
+/// [`super::numbers`]) where that is shorter. `false` (and `out` unspecified) if the segment is
+/// one IR-S cannot carry: its template is not the base's but for the six IP bytes and the
+/// ports, or a field that must be 0 is not.
+pub fn write(
+    p: &TcpIpPacket<'_>,
+    base_template: &[u8],
+    base: Base,
+    reference: Option<&Numbers>,
+    out: &mut Vec<u8>,
+) -> bool {
     out.clear();
     let b = p.bytes;
     let header = p.tcp_offset;
@@ -195,6 +224,26 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base: Base, out: &mut Ve
         .try_into()
         .expect("the length checked above");
     let mode = ports::mode(own_ports, base_ports);
+    let echo = ack && code == 1;
+    let numbered = match (base, reference) {
+        (Base::Mirror(_), Some(r)) if ack && (!echo || r.ts.is_some()) => {
+            let diffs = number_differences(p, r, echo);
+            let cost = 2 + diffs
+                .iter()
+                .flatten()
+                .map(|&d| signed_len(d))
+                .sum::<usize>();
+            (cost < if echo { 8 } else { 4 }).then_some((r.checksum, diffs))
+        }
+        _ => None,
+    };
+    let mut extension = 0;
+    if p.v4 && p.fields.ip_id == 0 {
+        extension |= ZERO_ID;
+    }
+    if numbered.is_some() {
+        extension |= NUMBERED;
+    }
     let (first, mut shape, second) = match base {
         Base::Context(cid) => (cid, code, None),
         Base::Mirror(hash) => {
@@ -206,6 +255,7 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base: Base, out: &mut Ve
         (base_ip, BASE_IP),
         (mode == ports::Mode::SourceKept, SOURCE_KEPT),
         (mode == ports::Mode::DestKept, DEST_KEPT),
+        (extension != 0, EXTENDED),
     ] {
         if on {
             shape |= bit;
@@ -213,17 +263,25 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base: Base, out: &mut Ve
     }
     out.extend_from_slice(&[first, shape]);
     out.extend(second);
+    if extension != 0 {
+        out.push(extension);
+    }
+    if let Some((checksum, _)) = numbered {
+        out.extend_from_slice(&checksum.to_be_bytes());
+    }
     if !base_ip {
         out.extend(ip_bytes.iter().map(|&at| b[at]));
     }
-    if p.v4 {
+    if p.v4 && extension & ZERO_ID == 0 {
         out.extend_from_slice(&b[ipv4::IDENT_OFFSET..ipv4::IDENT_OFFSET + 2]);
     }
     ports::put(out, mode, own_ports, base_ports);
     out.extend_from_slice(&tcp[4..8]);
     out.extend_from_slice(&tcp[12..14]);
-    if ack {
-        out.extend_from_slice(&tcp[8..12]);
+    match numbered {
+        Some((_, [Some(d), _])) => put_signed(d, out),
+        _ if ack => out.extend_from_slice(&tcp[8..12]),
+        _ => {}
     }
     out.extend_from_slice(&tcp[14..16]);
     let sealed = p.checksum ^ seal_of(p);
@@ -231,18 +289,38 @@ pub fn write(p: &TcpIpPacket<'_>, base_template: &[u8], base: Base, out: &mut Ve
     if urg {
         out.extend_from_slice(&tcp[18..20]);
     }
+    let echo_difference = numbered.and_then(|(_, [_, d])| d);
     match code {
         0 => out.extend_from_slice(options),
-        c => out.extend(
-            LAYOUTS[usize::from(c) - 1]
-                .iter()
-                .zip(options)
-                .filter(|&(&l, _)| l == VALUE || (l == ECHO && ack))
-                .map(|(_, &o)| o),
-        ),
+        c => {
+            let mut echo_sent = false;
+            for (&l, &o) in LAYOUTS[usize::from(c) - 1].iter().zip(options) {
+                match (l, echo_difference) {
+                    (VALUE, _) => out.push(o),
+                    (ECHO, Some(d)) if !echo_sent => {
+                        put_signed(d, out);
+                        echo_sent = true;
+                    }
+                    (ECHO, None) if ack => out.push(o),
+                    _ => {}
+                }
+            }
+        }
     }
     out.extend_from_slice(p.payload());
     true
+}
+
+/// The differences an IR-S with N sends for `p` against `reference`: its acknowledgment number
+/// from the reference's next sequence number, and (if `echo`, the layout having the TS echo)
+/// its TS echo from the reference's TS value.
+fn number_differences(p: &TcpIpPacket<'_>, reference: &Numbers, echo: bool) -> [Option<u32>; 2] {
+    let ack = p.fields.ack.wrapping_sub(reference.next_seq);
+    let ecr = reference
+        .ts
+        .filter(|_| echo)
+        .map(|(val, _)| p.fields.ts_ecr.wrapping_sub(val));
+    [Some(ack), ecr]
 }
 
 /// Whether `options` follow `layout` (with a zero echo unless `ack`).
@@ -258,7 +336,6 @@ fn fits(layout: &[u16], options: &[u8], ack: bool) -> bool {
 /// The base an IR-S frame names, if it is well-formed that far.
 pub fn base(frame: &[u8]) -> Option<Base> {
     Some(match *frame {
-        [_, shape, ..] if shape & RESERVED != 0 => return None,
         [high, shape, low, ..] if shape & MIRROR != 0 => {
             Base::Mirror(u16::from_be_bytes([high, low]))
         }
@@ -269,22 +346,45 @@ pub fn base(frame: &[u8]) -> Option<Base> {
 }
 
 /// Rebuilds the packet of the IR-S `frame` into `out` against the base context's template
-/// `base_template`. The packet is verified ([`parse`]) before
-/// it is returned: a wrong base, a wrong template or damage gives another seal, and the TCP
-/// checksum fails.
-pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+/// `base_template`; `reference` finds the numbers a frame with N names by their TCP checksum
+/// field (the mirror's, [`super::numbers`]). The packet is verified ([`parse`]) before it is
+/// returned: a wrong base, a wrong template, a wrong reference or damage gives another seal,
+/// and the TCP checksum fails.
+pub fn rebuild(
+    frame: &[u8],
+    base_template: &[u8],
+    reference: impl Fn(u16) -> Option<Numbers>,
+    out: &mut Vec<u8>,
+) -> Result<(), DropReason> {
     out.clear();
     let malformed = DropReason::Malformed;
     let [_, shape, rest @ ..] = frame else {
         return Err(malformed);
     };
-    if shape & (SOURCE_KEPT | DEST_KEPT) == SOURCE_KEPT | DEST_KEPT || shape & RESERVED != 0 {
+    if shape & (SOURCE_KEPT | DEST_KEPT) == SOURCE_KEPT | DEST_KEPT {
         return Err(malformed);
     }
     let mut take = Take(rest);
     if shape & MIRROR != 0 {
         take.bytes(1)?;
     }
+    let extension = if shape & EXTENDED != 0 {
+        take.bytes(1)?[0]
+    } else {
+        0
+    };
+    if shape & EXTENDED != 0 && (extension == 0 || extension & EXTENSION_RESERVED != 0) {
+        return Err(malformed);
+    }
+    let numbers = if extension & NUMBERED != 0 {
+        if shape & MIRROR == 0 {
+            return Err(malformed);
+        }
+        let c = take.bytes(2)?;
+        Some(reference(u16::from_be_bytes([c[0], c[1]])).ok_or(DropReason::NoContext)?)
+    } else {
+        None
+    };
     let (v4, header) = match (base_template.first(), base_template.len()) {
         (Some(0x45), 24) => (true, ipv4::MIN_HEADER_LEN),
         (Some(b), 44) if b >> 4 == 6 => (false, 40),
@@ -297,8 +397,15 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
             out[at] = byte;
         }
     }
+    if extension & ZERO_ID != 0 && !v4 {
+        return Err(malformed);
+    }
     if v4 {
-        let id = take.bytes(2)?;
+        let id = if extension & ZERO_ID != 0 {
+            &[0, 0][..]
+        } else {
+            take.bytes(2)?
+        };
         out[ipv4::IDENT_OFFSET..ipv4::IDENT_OFFSET + 2].copy_from_slice(id);
     }
     let mode = if shape & SOURCE_KEPT != 0 {
@@ -316,11 +423,17 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
     let octets = take.bytes(2)?;
     let tcp_flags = octets[1];
     let ack = tcp_flags & flags::ACK != 0;
-    if ack {
-        let a = take.bytes(4)?;
-        out.extend_from_slice(a);
-    } else {
-        out.extend_from_slice(&[0; 4]);
+    match numbers {
+        Some(_) if !ack => return Err(malformed),
+        Some(r) => {
+            let d = take.signed()?;
+            out.extend_from_slice(&r.next_seq.wrapping_add(d).to_be_bytes());
+        }
+        None if ack => {
+            let a = take.bytes(4)?;
+            out.extend_from_slice(a);
+        }
+        None => out.extend_from_slice(&[0; 4]),
     }
     let data_offset = usize::from(octets[0] >> 4) * 4;
     out.extend_from_slice(octets);
@@ -341,12 +454,30 @@ pub fn rebuild(frame: &[u8], base_template: &[u8], out: &mut Vec<u8>) -> Result<
             if layout.len() != option_len {
                 return Err(malformed);
             }
+            // With N the echo's four octets come from one difference.
+            let mut echo = match numbers {
+                Some(r) if ack && layout.contains(&ECHO) => {
+                    let (val, _) = r.ts.ok_or(DropReason::NoContext)?;
+                    Some(val.to_be_bytes())
+                }
+                _ => None,
+            };
+            let mut echo_at = 0;
             for &l in layout.iter() {
-                let byte = match l {
-                    VALUE => take.bytes(1)?[0],
-                    ECHO if ack => take.bytes(1)?[0],
-                    ECHO => 0,
-                    fixed => fixed as u8,
+                let byte = match (l, echo.as_mut()) {
+                    (VALUE, _) => take.bytes(1)?[0],
+                    (ECHO, Some(e)) => {
+                        if echo_at == 0 {
+                            let d = take.signed()?;
+                            let val = u32::from_be_bytes(*e).wrapping_add(d);
+                            *e = val.to_be_bytes();
+                        }
+                        echo_at += 1;
+                        e[echo_at - 1]
+                    }
+                    (ECHO, None) if ack => take.bytes(1)?[0],
+                    (ECHO, None) => 0,
+                    (fixed, _) => fixed as u8,
                 };
                 out.push(byte);
             }
@@ -379,6 +510,13 @@ impl<'a> Take<'a> {
         let (head, rest) = self.0.split_at_checked(n).ok_or(DropReason::Malformed)?;
         self.0 = rest;
         Ok(head)
+    }
+
+    /// The next signed variable-length number ([`get_signed`]).
+    fn signed(&mut self) -> Result<u32, DropReason> {
+        let (d, used) = get_signed(self.0).ok_or(DropReason::Malformed)?;
+        self.0 = &self.0[used..];
+        Ok(d)
     }
 }
 

@@ -535,6 +535,7 @@ mod tests {
                 checksum,
                 next_seq: u32::from(checksum),
                 ack: 0,
+                window: 0,
                 ts: None,
             };
             put_note(&Note::Numbers(hash, numbers), &mut note);

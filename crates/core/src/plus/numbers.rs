@@ -20,7 +20,7 @@ use taroc_wire::tcp::{flags, TcpOption, TcpSegment};
 use crate::taroc::packet::{FlowKey, TcpIpPacket};
 
 /// What a mirrored IR's numbers are coded against: a TCP packet's checksum field (which names
-/// it), its next sequence number, its acknowledgment number and its timestamps.
+/// it), its next sequence number, its acknowledgment number, its window and its timestamps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Numbers {
     /// The TCP checksum field.
@@ -30,6 +30,8 @@ pub struct Numbers {
     pub next_seq: u32,
     /// The acknowledgment number.
     pub ack: u32,
+    /// The window field.
+    pub window: u16,
     /// TS value and TS echo, if the packet has the Timestamps option.
     pub ts: Option<(u32, u32)>,
 }
@@ -41,6 +43,7 @@ impl Numbers {
             checksum: p.checksum,
             next_seq: next_seq(p.fields.seq, p.payload_len(), p.flags),
             ack: p.fields.ack,
+            window: p.fields.win,
             ts: p.ts.then_some((p.fields.ts_val, p.fields.ts_ecr)),
         }
     }
@@ -98,6 +101,7 @@ impl Numbers {
             checksum: be16(tcp + 16)?,
             next_seq: next_seq(be32(tcp + 4)?, end - tcp - header, packet[tcp + 13]),
             ack: be32(tcp + 8)?,
+            window: be16(tcp + 14)?,
             ts,
         };
         Some((key, numbers))
@@ -125,18 +129,20 @@ impl Numbers {
             checksum: tcp.checksum(),
             next_seq: next_seq(tcp.seq(), tcp.payload().len(), tcp.flags()),
             ack: tcp.ack(),
+            window: tcp.window(),
             ts,
         };
         Some((key, numbers))
     }
 
     /// Appends the numbers as a sibling note carries them: checksum (2), next sequence number
-    /// (4), acknowledgment number (4), then TS value and TS echo (4 each) if there are
-    /// timestamps.
+    /// (4), acknowledgment number (4), window (2), then TS value and TS echo (4 each) if there
+    /// are timestamps.
     pub fn put(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.checksum.to_be_bytes());
         out.extend_from_slice(&self.next_seq.to_be_bytes());
         out.extend_from_slice(&self.ack.to_be_bytes());
+        out.extend_from_slice(&self.window.to_be_bytes());
         if let Some((val, ecr)) = self.ts {
             out.extend_from_slice(&val.to_be_bytes());
             out.extend_from_slice(&ecr.to_be_bytes());
@@ -147,14 +153,15 @@ impl Numbers {
     pub fn parse(body: &[u8]) -> Option<Numbers> {
         let u32_at = |at: usize| Some(u32::from_be_bytes(body.get(at..at + 4)?.try_into().ok()?));
         let ts = match body.len() {
-            10 => None,
-            18 => Some((u32_at(10)?, u32_at(14)?)),
+            12 => None,
+            20 => Some((u32_at(12)?, u32_at(16)?)),
             _ => return None,
         };
         Some(Numbers {
             checksum: u16::from_be_bytes([body[0], body[1]]),
             next_seq: u32_at(2)?,
             ack: u32_at(6)?,
+            window: u16::from_be_bytes([body[10], body[11]]),
             ts,
         })
     }
@@ -267,6 +274,7 @@ mod tests {
                 checksum: 0xBEEF,
                 next_seq: 1001,
                 ack: 2002,
+                window: 3003,
                 ts,
             };
             let mut out = Vec::new();

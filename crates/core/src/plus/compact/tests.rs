@@ -257,6 +257,7 @@ fn reference_of(ir: &[u8], ts: bool) -> Numbers {
         checksum: 0xC0DE,
         next_seq: be32(28),
         ack: be32(24).wrapping_sub(5),
+        window: u16::from_be_bytes([ir[34], ir[35]]).wrapping_add(3),
         ts: ts.then(|| (be32(48), be32(44).wrapping_sub(10))),
     }
 }
@@ -270,8 +271,9 @@ fn a_mirrored_ir_codes_its_numbers_against_the_reference_it_names() {
     let m = |reference| Some(Mirror { hash, reference });
     assert!(encode(&ir, Framing::Ir, m(None), &mut plain));
     assert!(encode(&ir, Framing::Ir, m(Some(&reference)), &mut frame));
-    // The checksum naming the reference, then four one-octet differences instead of 16 octets.
-    assert_eq!(frame.len(), plain.len() + 2 + 4 - 16);
+    // The checksum naming the reference, then four one-octet differences instead of 16 octets,
+    // and the window as one octet of difference from the reference's (3 below it).
+    assert_eq!(frame.len(), plain.len() + 2 + 4 - 16 - 1);
     assert_eq!(frame[1] & 0xC0, MIRRORED | NUMBERED);
     assert_eq!(frame[5..7], [0xC0, 0xDE]);
     // The far end holds the mirror and was told of the reference (it sent that packet).

@@ -294,13 +294,15 @@ impl PlusDecompressor {
                 let base = self.contexts[usize::from(cid)]
                     .as_ref()
                     .ok_or(DropReason::NoContext)?;
-                handshake::rebuild(frame, &base.identity.template, out)
+                handshake::rebuild(frame, &base.identity.template, |_| None, out)
             }
             handshake::Base::Mirror(m) => {
                 let flow = self.mirrors.resolve(m).ok_or(DropReason::NoContext)?;
                 // The compact IR's buffer, free meanwhile, holds the template.
                 handshake::mirror_template(flow, &mut self.compact);
-                handshake::rebuild(frame, &self.compact, out)
+                let mirrors = &self.mirrors;
+                let reference = |checksum| mirrors.numbers(m, checksum).copied();
+                handshake::rebuild(frame, &self.compact, reference, out)
             }
         }
     }

@@ -53,9 +53,18 @@ fn base_template() -> Vec<u8> {
 fn round_trip(packet: &[u8]) -> Vec<u8> {
     let p = parse(packet).expect("a handshake segment");
     let mut frame = Vec::new();
-    assert!(write(&p, &base_template(), Base::Context(3), &mut frame));
+    assert!(write(
+        &p,
+        &base_template(),
+        Base::Context(3),
+        None,
+        &mut frame
+    ));
     let mut out = Vec::new();
-    assert_eq!(rebuild(&frame, &base_template(), &mut out), Ok(()));
+    assert_eq!(
+        rebuild(&frame, &base_template(), |_| None, &mut out),
+        Ok(())
+    );
     assert_eq!(out, packet);
     frame
 }
@@ -73,16 +82,14 @@ fn syn_and_syn_ack_round_trip_compactly() {
     // A port near the base's: one octet.
     let frame = round_trip(&syn(1_030, 0, 64, &linux_options(0)));
     assert_eq!(frame.len(), 2 + 2 + 1 + 4 + 2 + 2 + 2 + 7);
-    // Both ports kept, or the reserved bit: malformed.
-    for bits in [SOURCE_KEPT | DEST_KEPT, RESERVED] {
-        let mut bad = frame.clone();
-        bad[1] |= bits;
-        let mut out = Vec::new();
-        assert_eq!(
-            rebuild(&bad, &base_template(), &mut out),
-            Err(DropReason::Malformed)
-        );
-    }
+    // Both ports kept: malformed.
+    let mut bad = frame.clone();
+    bad[1] |= SOURCE_KEPT | DEST_KEPT;
+    let mut out = Vec::new();
+    assert_eq!(
+        rebuild(&bad, &base_template(), |_| None, &mut out),
+        Err(DropReason::Malformed)
+    );
     // Other options go raw; other IP bytes (TTL) are sent.
     let frame = round_trip(&syn(40_000, 0, 63, &[2, 4, 5, 0xB4]));
     assert_eq!(frame.len(), 2 + 6 + 2 + 3 + 4 + 2 + 2 + 2 + 4);
@@ -112,15 +119,20 @@ fn a_segment_goes_against_a_mirror_named_by_its_hash() {
     assert_eq!(template, own, "the usual IP header");
     let mut out = Vec::new();
     let mut frame = Vec::new();
-    assert!(write(&p, &template, Base::Mirror(0xBEEF), &mut frame));
+    assert!(write(&p, &template, Base::Mirror(0xBEEF), None, &mut frame));
     assert_eq!(base(&frame), Some(Base::Mirror(0xBEEF)));
     assert_eq!([frame[0], frame[2]], [0xBE, 0xEF]);
-    assert_eq!(rebuild(&frame, &template, &mut out), Ok(()));
+    assert_eq!(rebuild(&frame, &template, |_| None, &mut out), Ok(()));
     assert_eq!(out, packet);
     let mut on_context = Vec::new();
-    assert!(write(&p, &template, Base::Context(7), &mut on_context));
+    assert!(write(
+        &p,
+        &template,
+        Base::Context(7),
+        None,
+        &mut on_context
+    ));
     assert_eq!(frame.len(), on_context.len() + 1, "the hash's second octet");
-    assert_eq!(base(&[7, RESERVED]), None);
     assert_eq!(base(&[7, MIRROR]), None);
     assert_eq!(base(&[7, 0]), Some(Base::Context(7)));
     // A mirror resolved to the reverse flow rebuilds the segment with both ends swapped,
@@ -128,7 +140,7 @@ fn a_segment_goes_against_a_mirror_named_by_its_hash() {
     let mut swapped = Vec::new();
     mirror_template(&p.key, &mut swapped);
     assert_eq!(
-        rebuild(&frame, &swapped, &mut out),
+        rebuild(&frame, &swapped, |_| None, &mut out),
         Err(DropReason::ChecksumMismatch)
     );
 }
@@ -138,17 +150,23 @@ fn a_wrong_base_or_damage_is_refused() {
     let packet = syn(40_000, 0, 64, &linux_options(0));
     let p = parse(&packet).unwrap();
     let mut frame = Vec::new();
-    assert!(write(&p, &base_template(), Base::Context(3), &mut frame));
+    assert!(write(
+        &p,
+        &base_template(),
+        Base::Context(3),
+        None,
+        &mut frame
+    ));
     let mut out = Vec::new();
     // A base whose TTL differs rebuilds another IP header: the seal catches it.
     let mut other = base_template();
     other[8] = 63;
     assert_eq!(
-        rebuild(&frame, &other, &mut out),
+        rebuild(&frame, &other, |_| None, &mut out),
         Err(DropReason::ChecksumMismatch)
     );
     for cut in 0..frame.len() {
-        assert!(rebuild(&frame[..cut], &base_template(), &mut out).is_err());
+        assert!(rebuild(&frame[..cut], &base_template(), |_| None, &mut out).is_err());
     }
     // Octet 0 and the mirror bit, which name the base, are the caller's to resolve
     // ([`base`]); any other flipped bit is refused.
@@ -159,7 +177,7 @@ fn a_wrong_base_or_damage_is_refused() {
             }
             let mut bad = frame.clone();
             bad[at] ^= 1 << bit;
-            let r = rebuild(&bad, &base_template(), &mut out);
+            let r = rebuild(&bad, &base_template(), |_| None, &mut out);
             assert!(r.is_err(), "octet {at} bit {bit} rebuilt {out:02x?}");
         }
     }
@@ -175,6 +193,7 @@ fn random_and_mutated_frames_never_panic() {
             &parse(&p).unwrap(),
             &template,
             Base::Context(0),
+            None,
             &mut frame
         ));
         frame
@@ -199,8 +218,17 @@ fn random_and_mutated_frames_never_panic() {
                 .map(|k| (x >> (k % 56)) as u8)
                 .collect()
         };
-        // Refused or rebuilt and verified: either way, no panic.
-        let _ = rebuild(&frame, &template, &mut out);
+        // Refused or rebuilt and verified: either way, no panic (a frame with N finds
+        // numbers, with and without timestamps, or none).
+        let numbers = Numbers {
+            checksum: x as u16,
+            next_seq: (x >> 16) as u32,
+            ack: (x >> 24) as u32,
+            window: (x >> 32) as u16,
+            ts: (x & 4 != 0).then_some(((x >> 8) as u32, (x >> 40) as u32)),
+        };
+        let found = |_| (x & 8 != 0).then_some(numbers);
+        let _ = rebuild(&frame, &template, found, &mut out);
     }
 }
 
@@ -230,5 +258,115 @@ fn a_syn_between_known_hosts_goes_ir_s() {
     assert_eq!(
         fresh.decompress(kinds[4], &frame, &mut out),
         Err(DropReason::NoContext)
+    );
+}
+
+/// A SYN-ACK from the mirror's template's far end, answering `syn` (its sequence number plus
+/// one, its TS value echoed), with IP-ID `ip_id`.
+fn syn_ack_to(syn: &TcpIpPacket<'_>, ip_id: u16) -> Vec<u8> {
+    let mut options = linux_options(0);
+    options[12..16].copy_from_slice(&syn.fields.ts_val.to_be_bytes());
+    let mut p = syn_ack_template(syn, &options);
+    p[4..6].copy_from_slice(&ip_id.to_be_bytes());
+    crate::plus::tests::fill_checksums(&mut p);
+    p
+}
+
+/// The SYN-ACK's bytes before its IP-ID and checksums are set.
+fn syn_ack_template(syn: &TcpIpPacket<'_>, options: &[u8]) -> Vec<u8> {
+    let len = 40 + options.len();
+    let mut p = vec![0x45, 0, 0, len as u8, 0, 0, 0x40, 0, 64, 6, 0, 0];
+    p.extend_from_slice(&syn.bytes[16..20]);
+    p.extend_from_slice(&syn.bytes[12..16]);
+    p.extend_from_slice(&syn.key.dst_port.to_be_bytes());
+    p.extend_from_slice(&syn.key.src_port.to_be_bytes());
+    p.extend_from_slice(&0x5555_0000u32.to_be_bytes());
+    p.extend_from_slice(&syn.fields.seq.wrapping_add(1).to_be_bytes());
+    p.extend_from_slice(&[
+        (((20 + options.len()) / 4) << 4) as u8,
+        flags::SYN | flags::ACK,
+    ]);
+    p.extend_from_slice(&[0xFE, 0x88, 0, 0, 0, 0]);
+    p.extend_from_slice(options);
+    p
+}
+
+#[test]
+fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
+    let syn_packet = syn(40_000, 0, 64, &linux_options(0));
+    let syn_p = parse(&syn_packet).unwrap();
+    let reference = Numbers::of(&syn_p);
+    let packet = syn_ack_to(&syn_p, 0);
+    let p = parse(&packet).expect("a valid SYN-ACK");
+    let mut template = Vec::new();
+    mirror_template(&syn_p.key, &mut template);
+    let (mut plain, mut numbered, mut out) = (Vec::new(), Vec::new(), Vec::new());
+    assert!(write(&p, &template, Base::Mirror(0xBEEF), None, &mut plain));
+    assert!(write(
+        &p,
+        &template,
+        Base::Mirror(0xBEEF),
+        Some(&reference),
+        &mut numbered
+    ));
+    assert_eq!(plain[3], ZERO_ID, "IP-ID 0: an extension with Z alone");
+    assert_eq!(numbered[3], ZERO_ID | NUMBERED);
+    // The reference's checksum (2) and two one-octet differences for 8 octets.
+    assert_eq!(numbered.len() + 4, plain.len());
+    let found = |c: u16| (c == reference.checksum).then_some(reference);
+    assert_eq!(rebuild(&numbered, &template, found, &mut out), Ok(()));
+    assert_eq!(out, packet);
+    assert_eq!(rebuild(&plain, &template, |_| None, &mut out), Ok(()));
+    assert_eq!(out, packet);
+    // No such reference: no context. Another reference's numbers: the checksum fails.
+    assert_eq!(
+        rebuild(&numbered, &template, |_| None, &mut out),
+        Err(DropReason::NoContext)
+    );
+    let other = Numbers {
+        next_seq: reference.next_seq + 1,
+        ..reference
+    };
+    assert_eq!(
+        rebuild(&numbered, &template, |_| Some(other), &mut out),
+        Err(DropReason::ChecksumMismatch)
+    );
+    // A nonzero IP-ID is sent; against a context (no mirror) there are no numbers.
+    let with_id = syn_ack_to(&syn_p, 0x1234);
+    let p = parse(&with_id).unwrap();
+    assert!(write(
+        &p,
+        &template,
+        Base::Mirror(0xBEEF),
+        Some(&reference),
+        &mut numbered
+    ));
+    assert_eq!(numbered[3], NUMBERED);
+    assert_eq!(rebuild(&numbered, &template, found, &mut out), Ok(()));
+    assert_eq!(out, with_id);
+    assert!(write(
+        &p,
+        &template,
+        Base::Context(3),
+        Some(&reference),
+        &mut plain
+    ));
+    assert_eq!(plain[1] & EXTENDED, 0);
+    // Malformed: an extension with no flag or a reserved one, N without a mirror.
+    for (at, byte) in [(3, 0), (3, 0x01), (3, 0x20)] {
+        let mut bad = numbered.clone();
+        bad[at] = byte;
+        assert_eq!(
+            rebuild(&bad, &template, found, &mut out),
+            Err(DropReason::Malformed),
+            "extension {byte:#04x}"
+        );
+    }
+    let mut bad = numbered.clone();
+    bad[1] &= !MIRROR;
+    bad.remove(2);
+    assert_eq!(
+        rebuild(&bad, &template, found, &mut out),
+        Err(DropReason::Malformed)
     );
 }

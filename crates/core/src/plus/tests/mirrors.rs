@@ -91,10 +91,11 @@ fn the_reverse_flow_starts_from_its_mirror() {
         // differences from the forward flow's last packet: the sequence number from its
         // acknowledgment number (i, one octet), the acknowledgment number from its next
         // sequence number (0, one), the TS value from its TS echo (648 + i, two) and the TS
-        // echo from its TS value (-55, one).
+        // echo from its TS value (-55, one); and the window as its difference from that
+        // packet's (one octet for two).
         let mut plain = Vec::new();
         unmirrored.c.compress(&p, &mut plain);
-        assert_eq!(plain.len(), frame.len() + 8 + 4 - 2 + 16 - 2 - 5);
+        assert_eq!(plain.len(), frame.len() + 8 + 4 - 2 + 16 - 2 - 5 + 1);
     }
     let (kind, _, result) = send(&mut b, &mut a, &reply(80, 1600, 43, 903, 0));
     assert_eq!(result, Ok(()));
