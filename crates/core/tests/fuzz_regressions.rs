@@ -125,13 +125,21 @@ fn primed_plus_frames_include_scaling_notes() {
 /// with its sibling notes.
 #[test]
 fn primed_plus_frames_include_mirrored_frames() {
+    use taroc_core::plus::compact;
     use taroc_core::plus::format::ir::{MIRRORED, NUMBERED};
     use taroc_core::plus::handshake::{self, EXTENDED, MIRROR};
     let frames = logic::primed_plus_frames();
     let count = |kind: u8, bit: u8| {
         frames
             .iter()
-            .filter(|(k, f)| k.to_byte() == kind && f.get(1).is_some_and(|b| b & bit != 0))
+            .filter(|(k, f)| {
+                k.to_byte() == kind
+                    && if kind == 0x0E {
+                        compact::mirror_flags(f) & bit != 0
+                    } else {
+                        f.get(1).is_some_and(|b| b & bit != 0)
+                    }
+            })
             .count()
     };
     assert_eq!(count(0x0E, MIRRORED), 6, "compact IRs");

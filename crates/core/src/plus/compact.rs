@@ -11,8 +11,9 @@
 //! shape:  V T S D O O U Z
 //!   V IPv6; T TTL or hop limit sent (else 64); S TOS (IPv4) or the first four octets (IPv6)
 //!   sent (else 0, 0x60000000); D IPv4 DF clear (else set; fragment offset and MF 0);
-//!   O O TCP options: 0 none, 1 NOP NOP Timestamps (2 and 3 refused); U urgent pointer field
-//!   sent (else 0); Z IPv4 Identification 0 and not sent. D and Z are 0 on IPv6.
+//!   O O TCP options: 0 none, 1 NOP NOP Timestamps (2 and 3: Linux's SYN layouts, a compact
+//!   SYN's; in a compact IR, 3 marks the short mirrored form, [`SHORT`]); U urgent pointer
+//!   field sent (else 0); Z IPv4 Identification 0 and not sent. D and Z are 0 on IPv6.
 //! ```
 //!
 //! The rest is derived: IPv4 version and IHL 0x45, protocol (next header) 6, the TCP data
@@ -27,7 +28,10 @@ use core::net::IpAddr;
 
 use taroc_wire::{checksum, protocol};
 
-use super::format::ir::{MIRRORED, NUMBERED};
+use super::format::{
+    self,
+    ir::{MIRRORED, NUMBERED},
+};
 use super::mirror::{self, Mirrors};
 use super::numbers::{self, Numbers};
 use crate::codec::DropReason;
@@ -57,6 +61,18 @@ pub const O_SHIFT: u8 = 2;
 pub const U: u8 = 0x02;
 /// Shape bit: the IPv4 Identification is 0 and not sent.
 pub const Z: u8 = 0x01;
+
+/// Option-layout bits of a compact IR (never a compact SYN) that mark the *short mirrored
+/// form*: an IPv4 mirrored IR with numbers (context flags M and N), TTL 64, TOS 0, DF set, a
+/// nonzero IP-ID and Linux's NOP NOP Timestamps, whose stride (if it has one) is the usual one
+/// ([`usual_stride`]). Its shape octet then carries the context flags' other six bits,
+/// `K T E E 1 1 B B`, and no context-flags octet or stride difference follows:
+/// `| shape | CID | mirror's hash (2) | reference's checksum (2) | the rest as a numbered
+/// compact IR without the stride |`. (An IR carries no SYN layout, so the code is free there.)
+pub const SHORT: u8 = 3 << O_SHIFT;
+
+/// The context flags' bits the short form's shape carries where the long form has its own.
+const SHORT_FLAGS_HIGH: u8 = 0x3C;
 
 /// The TTL or hop limit a compact IR assumes unless bit [`T`].
 pub const USUAL_TTL: u8 = 64;
@@ -197,8 +213,24 @@ fn try_encode(
         let whole = 10 + if ts.is_some() { 8 } else { 0 } + if urgent.is_some() { 2 } else { 0 };
         (2 + coded < whole).then_some((r.checksum, d, window, urgent))
     });
-    out.push(shape);
-    if framing == Framing::Ir {
+    // The short mirrored form: a common mirrored IR with numbers, its stride the usual one.
+    let strided = context[0] & format::ir::STRIDES != 0;
+    let short = framing == Framing::Ir
+        && numbered.is_some()
+        && shape & !U == 1 << O_SHIFT
+        && context[0] & (MIRRORED | NUMBERED) == 0
+        && (shape & U != 0) == strided
+        && (!strided || urgent == usual_stride);
+    if short {
+        let flags = context[0];
+        out.push((flags & SHORT_FLAGS_HIGH) << 2 | SHORT | flags & 0x03);
+        out.push(context[1]);
+        out.extend_from_slice(&mirror?.hash.to_be_bytes());
+        out.extend_from_slice(&numbered?.0.to_be_bytes());
+    } else {
+        out.push(shape);
+    }
+    if framing == Framing::Ir && !short {
         match mirror {
             Some(m) => {
                 let flag = if numbered.is_some() { NUMBERED } else { 0 };
@@ -245,6 +277,7 @@ fn try_encode(
         out[at..].copy_from_slice(&sealed.to_be_bytes());
     }
     match numbered {
+        _ if short => {}
         Some((_, _, _, Some(urgent))) => numbers::put_signed(urgent, out),
         _ if shape & U != 0 => out.extend_from_slice(&tcp[18..20]),
         _ => {}
@@ -282,6 +315,25 @@ fn difference16(value: u16, base: u16) -> u32 {
 /// `base` plus a difference [`difference16`] made.
 fn add16(base: u16, difference: u32) -> u16 {
     base.wrapping_add(difference as u16)
+}
+
+/// The CID of a mirrored compact IR `frame` (either form), if it is one.
+pub fn mirrored_cid(frame: &[u8]) -> Option<u8> {
+    match *frame {
+        [shape, cid, ..] if shape & SHORT == SHORT => Some(cid),
+        [_, flags, cid, ..] if flags & MIRRORED != 0 => Some(cid),
+        _ => None,
+    }
+}
+
+/// The context flags' bits M and N ([`MIRRORED`], [`NUMBERED`]) of a compact IR `frame`:
+/// both in the short form ([`SHORT`]), else as its context flags have them.
+pub fn mirror_flags(frame: &[u8]) -> u8 {
+    match *frame {
+        [shape, ..] if shape & SHORT == SHORT => MIRRORED | NUMBERED,
+        [_, flags, ..] => flags & (MIRRORED | NUMBERED),
+        _ => 0,
+    }
 }
 
 /// Whether `options` are `layout`'s, its holes any octet.
@@ -325,8 +377,21 @@ pub fn expand(
 ) -> Result<(), DropReason> {
     ir.clear();
     let mut r = Reader { rest: frame };
-    let shape = r.take(1)?[0];
+    let mut shape = r.take(1)?[0];
+    let short = framing == Framing::Ir && shape & SHORT == SHORT;
     let (context, mirror, reference) = match framing {
+        Framing::Ir if short => {
+            // The short mirrored form: back to the long form's shape and context flags.
+            let flags = (shape >> 2) & SHORT_FLAGS_HIGH | shape & 0x03;
+            shape = 1 << O_SHIFT;
+            if flags & format::ir::STRIDES != 0 {
+                shape |= U;
+            }
+            let cid = r.take(1)?[0];
+            let mirror = r.u16()?;
+            let reference = r.u16()?;
+            ([flags, cid], Some(mirror), Some(reference))
+        }
         Framing::Ir => {
             let context = r.take(2)?;
             let (mirrored, numbered) = (context[0] & MIRRORED != 0, context[0] & NUMBERED != 0);
@@ -445,7 +510,8 @@ pub fn expand(
     match (&reference, shape & U != 0) {
         (Some(_), true) => {
             let usual = usual_stride(ip_len + tcp_len);
-            ir.extend_from_slice(&add16(usual, r.signed()?).to_be_bytes());
+            let difference = if short { 0 } else { r.signed()? };
+            ir.extend_from_slice(&add16(usual, difference).to_be_bytes());
         }
         (None, true) => ir.extend_from_slice(r.take(2)?),
         (_, false) => ir.extend_from_slice(&[0, 0]),

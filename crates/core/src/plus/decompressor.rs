@@ -388,10 +388,8 @@ impl PlusDecompressor {
                 self.compact = ir;
                 // A mirrored IR refused for its mirror (missing, or another flow's now) asks
                 // for the context: the IR frames that answer go unmirrored.
-                if let [_, flags, cid, ..] = *frame {
-                    if flags & format::ir::MIRRORED != 0 && result.is_err() {
-                        self.requests.record(cid, &result);
-                    }
+                if let Some(cid) = compact::mirrored_cid(frame).filter(|_| result.is_err()) {
+                    self.requests.record(cid, &result);
                 }
                 result
             }

@@ -407,7 +407,9 @@ mod tests {
                 let frame = &t.frame.bytes;
                 mirrored[dir as usize] += usize::from(
                     t.frame.kind == FrameKind::Profile(COMPACT_IR)
-                        && frame[1] & taroc_core::plus::format::ir::MIRRORED != 0,
+                        && taroc_core::plus::compact::mirror_flags(frame)
+                            & taroc_core::plus::format::ir::MIRRORED
+                            != 0,
                 );
                 let delivered = radio.receive(t.arrive_at, t.frame, &mut Vec::new());
                 assert_eq!(delivered, Some(packet));

@@ -273,9 +273,12 @@ fn a_mirrored_ir_codes_its_numbers_against_the_reference_it_names() {
     assert!(encode(&ir, Framing::Ir, m(Some(&reference)), &mut frame));
     // The checksum naming the reference, then four one-octet differences instead of 16 octets,
     // and the window as one octet of difference from the reference's (3 below it).
-    assert_eq!(frame.len(), plain.len() + 2 + 4 - 16 - 1);
-    assert_eq!(frame[1] & 0xC0, MIRRORED | NUMBERED);
-    assert_eq!(frame[5..7], [0xC0, 0xDE]);
+    // It goes in the short form: no context-flags octet (the shape carries them).
+    assert_eq!(frame.len(), plain.len() + 2 + 4 - 16 - 1 - 1);
+    assert_eq!(frame[0] & SHORT, SHORT);
+    assert_eq!(mirror_flags(&frame), MIRRORED | NUMBERED);
+    assert_eq!(mirrored_cid(&frame), Some(5));
+    assert_eq!(frame[4..6], [0xC0, 0xDE]);
     // The far end holds the mirror and was told of the reference (it sent that packet).
     let mut mirrors = mirrors_of_v4_ir();
     let mut note = Vec::new();
@@ -289,7 +292,7 @@ fn a_mirrored_ir_codes_its_numbers_against_the_reference_it_names() {
         Err(DropReason::NoContext)
     );
     let mut other = frame.clone();
-    other[6] ^= 1;
+    other[5] ^= 1;
     assert_eq!(
         expand(&other, Framing::Ir, &mirrors, &mut back),
         Err(DropReason::NoContext)
@@ -332,5 +335,67 @@ fn arbitrary_bytes_never_panic() {
                 }
             }
         }
+    }
+}
+
+/// [`v4_ir`] with a stride of `stride` (context flag T, the urgent pointer field) and TTL `ttl`.
+fn strided_v4_ir(stride: u16, ttl: u8) -> Vec<u8> {
+    let mut ir = v4_ir(&ts_options(), b"data");
+    ir[2] |= crate::plus::format::ir::STRIDES;
+    ir[38..40].copy_from_slice(&stride.to_be_bytes());
+    ir[8] = ttl;
+    ir[10..12].fill(0);
+    let mut header = [0u8; 20];
+    header.copy_from_slice(&ir[..20]);
+    header[2..4].copy_from_slice(&(ir.len() as u16).to_be_bytes());
+    ir[10..12].copy_from_slice(&checksum::checksum(&header).to_be_bytes());
+    ir
+}
+
+#[test]
+fn a_common_mirrored_ir_goes_in_the_short_form() {
+    let hash = mirror::flow_hash(&v4_ir_reverse());
+    let mut mirrors = mirrors_of_v4_ir();
+    let (mut frame, mut long, mut back) = (Vec::new(), Vec::new(), Vec::new());
+    // 1448: the usual stride of IPv4 with timestamps (1500 - 20 - 32).
+    let ir = strided_v4_ir(1448, 64);
+    let reference = reference_of(&ir, true);
+    let mut note = Vec::new();
+    mirror::put_note(&Note::Numbers(hash, reference), &mut note);
+    mirrors.hear(&note);
+    let m = Some(Mirror {
+        hash,
+        reference: Some(&reference),
+    });
+    assert!(encode(&ir, Framing::Ir, m, &mut frame));
+    // The shape carries K T E E and B B of the context flags (T and behaviour 2 here).
+    assert_eq!(frame[0], 0x40 | SHORT | 0x02);
+    assert_eq!(frame[1], 5, "the CID");
+    expand(&frame, Framing::Ir, &mirrors, &mut back).expect("expands");
+    assert_eq!(back, ir);
+    // Another stride: the long form, with the context flags and the stride's difference
+    // (12 above the usual one: one octet).
+    let other = strided_v4_ir(1460, 64);
+    let reference = reference_of(&other, true);
+    let m = Some(Mirror {
+        hash,
+        reference: Some(&reference),
+    });
+    assert!(encode(&other, Framing::Ir, m, &mut long));
+    assert_eq!(long[0] & SHORT, 1 << O_SHIFT);
+    assert_eq!(long[1] & (MIRRORED | NUMBERED), MIRRORED | NUMBERED);
+    assert_eq!(long.len(), frame.len() + 2);
+    // Another TTL: the long form too.
+    let ttl = strided_v4_ir(1448, 63);
+    let reference = reference_of(&ttl, true);
+    let m = Some(Mirror {
+        hash,
+        reference: Some(&reference),
+    });
+    assert!(encode(&ttl, Framing::Ir, m, &mut long));
+    assert_ne!(long[0] & SHORT, SHORT);
+    // Cut short, the short form is refused, never read past its end.
+    for cut in 0..frame.len() - 4 {
+        assert!(expand(&frame[..cut], Framing::Ir, &mirrors, &mut back).is_err());
     }
 }

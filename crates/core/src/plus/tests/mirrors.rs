@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use super::{config, fill_checksums, fix_tcp_checksum, linux_syn, segment};
 use crate::codec::{pass_sibling_notes, Compressor, Decompressor, DropReason};
+use crate::plus::compact;
 use crate::plus::format::{self, ir::MIRRORED, ir::NUMBERED};
 use crate::plus::handshake::MIRROR;
 use crate::plus::mirror::{self, Note};
@@ -80,7 +81,7 @@ fn the_reverse_flow_starts_from_its_mirror() {
         let (kind, frame, result) = send(&mut b, &mut a, &p);
         assert_eq!(result, Ok(()));
         assert_eq!(kind, format::COMPACT_IR, "start IR {i}");
-        let flags = frame[1] & (MIRRORED | NUMBERED);
+        let flags = compact::mirror_flags(&frame);
         assert_eq!(
             flags,
             MIRRORED | NUMBERED,
@@ -91,11 +92,12 @@ fn the_reverse_flow_starts_from_its_mirror() {
         // differences from the forward flow's last packet: the sequence number from its
         // acknowledgment number (i, one octet), the acknowledgment number from its next
         // sequence number (0, one), the TS value from its TS echo (648 + i, two) and the TS
-        // echo from its TS value (-55, one); and the window as its difference from that
-        // packet's (one octet for two).
+        // echo from its TS value (-55, one); the window as its difference from that
+        // packet's (one octet for two); and in the short form, whose shape carries the
+        // context flags (one octet).
         let mut plain = Vec::new();
         unmirrored.c.compress(&p, &mut plain);
-        assert_eq!(plain.len(), frame.len() + 8 + 4 - 2 + 16 - 2 - 5 + 1);
+        assert_eq!(plain.len(), frame.len() + 8 + 4 - 2 + 16 - 2 - 5 + 1 + 1);
     }
     let (kind, _, result) = send(&mut b, &mut a, &reply(80, 1600, 43, 903, 0));
     assert_eq!(result, Ok(()));
@@ -120,7 +122,7 @@ fn a_mirror_the_far_end_does_not_know_is_refused_then_repaired() {
         }
         let (kind, frame, result) = send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0));
         assert_eq!(kind, format::COMPACT_IR);
-        assert_eq!(frame[1] & MIRRORED, MIRRORED);
+        assert_eq!(compact::mirror_flags(&frame) & MIRRORED, MIRRORED);
         assert_eq!(result, Err(DropReason::NoContext), "{heard:?}");
         // The refusal asks for the context; the IR frames that answer are not mirrored.
         let mut request = Vec::new();
@@ -129,7 +131,7 @@ fn a_mirror_the_far_end_does_not_know_is_refused_then_repaired() {
         let (kind, frame, result) = send(&mut b, &mut a, &reply(78, 1600, 41, 901, 0));
         assert_eq!(result, Ok(()), "{heard:?}");
         assert_eq!(kind, format::COMPACT_IR);
-        assert_eq!(frame[1] & MIRRORED, 0);
+        assert_eq!(compact::mirror_flags(&frame) & MIRRORED, 0);
     }
 }
 
@@ -149,7 +151,10 @@ fn a_mirror_whose_cid_went_to_another_flow_is_still_found() {
     mirror::put_note(&Note::Context(0, other), &mut note);
     a.d.sibling_note(&note);
     let (kind, frame, result) = send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0));
-    assert_eq!((kind, frame[1] & MIRRORED), (format::COMPACT_IR, MIRRORED));
+    assert_eq!(
+        (kind, compact::mirror_flags(&frame) & MIRRORED),
+        (format::COMPACT_IR, MIRRORED)
+    );
     assert_eq!(result, Ok(()));
 }
 
@@ -166,7 +171,7 @@ fn without_notes_nothing_is_mirrored() {
     let p = reply(77, 1600, 40, 900, 0);
     let kind = b.c.compress(&p, &mut frame);
     assert_eq!(kind.to_byte(), format::COMPACT_IR);
-    assert_eq!(frame[1] & MIRRORED, 0);
+    assert_eq!(compact::mirror_flags(&frame) & MIRRORED, 0);
 }
 
 #[test]
@@ -189,7 +194,7 @@ fn a_syn_ack_and_the_data_after_it_start_from_the_handshake() {
     for i in 0..3 {
         let (kind, frame, result) = send(&mut a, &mut b, &segment(1000, 77, i, 501, 100));
         assert_eq!((kind, result), (format::COMPACT_IR, Ok(())), "{i}");
-        assert_eq!(frame[1] & MIRRORED, MIRRORED, "{i}");
+        assert_eq!(compact::mirror_flags(&frame) & MIRRORED, MIRRORED, "{i}");
     }
     // A far end that never heard of the handshake refuses them; nothing wrong is delivered.
     let mut deaf = End::new();
@@ -367,7 +372,7 @@ fn mirrors_never_deliver_wrong_and_every_connection_resumes() {
             let kind = from.c.compress(packet, &mut frame);
             from.share();
             mirrored += usize::from(match kind.to_byte() {
-                format::COMPACT_IR => frame[1] & MIRRORED != 0,
+                format::COMPACT_IR => compact::mirror_flags(&frame) & MIRRORED != 0,
                 format::IR_S => frame[1] & MIRROR != 0,
                 _ => false,
             });
