@@ -13,8 +13,9 @@
 //!   P / Q the source / destination port is the base's and the other is coded against the
 //!   base's ([`ports`]; neither: both whole, 4 octets), X an extension octet follows, code the
 //!   options' layout (LAYOUTS[code - 1]; 0 the options follow raw).
-//!   extension: | Z | N | 0 0 0 0 0 0 |  Z the IPv4 Identification is 0 (not sent), N the
-//!   acknowledgment number and TS echo are coded against a reference (mirror numbers).
+//!   extension: | Z | N | S | 0 0 0 0 0 |  Z the IPv4 Identification is 0 (not sent), N the
+//!   acknowledgment number and TS echo are coded against a reference (mirror numbers), S the
+//!   MSS is the usual one (1460 on IPv4, 1440 on IPv6; not sent).
 //! ```
 //!
 //! With M the base is a *mirror* ([`super::mirror`]): no context of this direction, but the
@@ -69,8 +70,18 @@ pub const ZERO_ID: u8 = 0x80;
 /// Extension bit: the acknowledgment number and TS echo are coded against a reference.
 pub const NUMBERED: u8 = 0x40;
 
+/// Extension bit: the MSS option's value is the usual one ([`usual_mss`]) and not sent (only
+/// with an option layout, codes 1 and 2, both of which start with the MSS option).
+pub const USUAL_MSS: u8 = 0x20;
+
 /// The extension's reserved bits: set (or no bit set at all), the frame is malformed.
-const EXTENSION_RESERVED: u8 = 0x3F;
+const EXTENSION_RESERVED: u8 = 0x1F;
+
+/// The MSS a segment of IP version `v4` or 6 announces on an Ethernet path: 1500 octets less
+/// the IP header (20 or 40) and the TCP header without options (20): 1460 or 1440.
+fn usual_mss(v4: bool) -> [u8; 2] {
+    (if v4 { 1460u16 } else { 1440 }).to_be_bytes()
+}
 
 /// The shape's options code bits.
 const CODE: u8 = 0x07;
@@ -81,15 +92,19 @@ const CODE: u8 = 0x07;
 const LAYOUTS: [&[u16]; 2] = [
     // MSS, SACK permitted, timestamps, NOP, window scale: Linux's SYN and SYN-ACK.
     &[
-        2, 4, VALUE, VALUE, 4, 2, 8, 10, VALUE, VALUE, VALUE, VALUE, ECHO, ECHO, ECHO, ECHO, 1, 3,
-        3, VALUE,
+        2, 4, MSS, MSS, 4, 2, 8, 10, VALUE, VALUE, VALUE, VALUE, ECHO, ECHO, ECHO, ECHO, 1, 3, 3,
+        VALUE,
     ],
     // MSS, NOP, NOP, SACK permitted, NOP, window scale: Linux's without timestamps.
-    &[2, 4, VALUE, VALUE, 1, 1, 4, 2, 1, 3, 3, VALUE],
+    &[2, 4, MSS, MSS, 1, 1, 4, 2, 1, 3, 3, VALUE],
 ];
 
 /// A hole of [`LAYOUTS`]: the octet is sent.
 const VALUE: u16 = 0x100;
+
+/// A hole of [`LAYOUTS`] in the MSS option's value: sent unless the extension has
+/// [`USUAL_MSS`].
+const MSS: u16 = 0x400;
 
 /// A hole of [`LAYOUTS`] in the timestamp echo: sent only with ACK, else 0.
 const ECHO: u16 = 0x200;
@@ -244,6 +259,10 @@ pub fn write(
     if numbered.is_some() {
         extension |= NUMBERED;
     }
+    let usual = code != 0 && options[2..4] == usual_mss(p.v4);
+    if usual {
+        extension |= USUAL_MSS;
+    }
     let (first, mut shape, second) = match base {
         Base::Context(cid) => (cid, code, None),
         Base::Mirror(hash) => {
@@ -297,6 +316,7 @@ pub fn write(
             for (&l, &o) in LAYOUTS[usize::from(c) - 1].iter().zip(options) {
                 match (l, echo_difference) {
                     (VALUE, _) => out.push(o),
+                    (MSS, _) if !usual => out.push(o),
                     (ECHO, Some(d)) if !echo_sent => {
                         put_signed(d, out);
                         echo_sent = true;
@@ -327,7 +347,7 @@ fn number_differences(p: &TcpIpPacket<'_>, reference: &Numbers, echo: bool) -> [
 fn fits(layout: &[u16], options: &[u8], ack: bool) -> bool {
     layout.len() == options.len()
         && layout.iter().zip(options).all(|(&l, &o)| match l {
-            VALUE => true,
+            VALUE | MSS => true,
             ECHO => ack || o == 0,
             fixed => u16::from(o) == fixed,
         })
@@ -374,6 +394,9 @@ pub fn rebuild(
         0
     };
     if shape & EXTENDED != 0 && (extension == 0 || extension & EXTENSION_RESERVED != 0) {
+        return Err(malformed);
+    }
+    if extension & USUAL_MSS != 0 && shape & CODE == 0 {
         return Err(malformed);
     }
     let numbers = if extension & NUMBERED != 0 {
@@ -463,9 +486,12 @@ pub fn rebuild(
                 _ => None,
             };
             let mut echo_at = 0;
+            let mut mss = usual_mss(v4).into_iter();
             for &l in layout.iter() {
                 let byte = match (l, echo.as_mut()) {
                     (VALUE, _) => take.bytes(1)?[0],
+                    (MSS, _) if extension & USUAL_MSS != 0 => mss.next().unwrap_or(0),
+                    (MSS, _) => take.bytes(1)?[0],
                     (ECHO, Some(e)) => {
                         if echo_at == 0 {
                             let d = take.signed()?;

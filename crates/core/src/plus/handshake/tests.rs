@@ -71,16 +71,24 @@ fn round_trip(packet: &[u8]) -> Vec<u8> {
 
 #[test]
 fn syn_and_syn_ack_round_trip_compactly() {
-    // Linux's layout: MSS, TS value, window scale (and TS echo with ACK) go; 20 octets of
-    // options become 7 (11). The destination port is the base's, the source port 39,001
-    // above the base's (3 octets of difference).
+    // Linux's layout: TS value, window scale (and TS echo with ACK) go, and the MSS unless it
+    // is the usual one (1460 here: an extension octet with S instead); 20 octets of options
+    // become 5 (9). The destination port is the base's, the source port 39,001 above the
+    // base's (3 octets of difference).
     let frame = round_trip(&syn(40_000, 0, 64, &linux_options(0)));
-    assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 2 + 2 + 7);
+    assert_eq!(frame.len(), 2 + 1 + 2 + 3 + 4 + 2 + 2 + 2 + 5);
     assert_eq!(frame[1] & (SOURCE_KEPT | DEST_KEPT), DEST_KEPT);
+    assert_eq!(frame[2], USUAL_MSS);
     let frame = round_trip(&syn(40_000, 0x1111_2222, 64, &linux_options(9)));
-    assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 4 + 2 + 2 + 11);
+    assert_eq!(frame.len(), 2 + 1 + 2 + 3 + 4 + 2 + 4 + 2 + 2 + 9);
+    // Another MSS is sent, with no extension.
+    let mut other_mss = linux_options(0);
+    other_mss[2..4].copy_from_slice(&1400u16.to_be_bytes());
+    let frame = round_trip(&syn(40_000, 0, 64, &other_mss));
+    assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 2 + 2 + 7);
+    assert_eq!(frame[1] & EXTENDED, 0);
     // A port near the base's: one octet.
-    let frame = round_trip(&syn(1_030, 0, 64, &linux_options(0)));
+    let frame = round_trip(&syn(1_030, 0, 64, &other_mss));
     assert_eq!(frame.len(), 2 + 2 + 1 + 4 + 2 + 2 + 2 + 7);
     // Both ports kept: malformed.
     let mut bad = frame.clone();
@@ -309,8 +317,8 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
         Some(&reference),
         &mut numbered
     ));
-    assert_eq!(plain[3], ZERO_ID, "IP-ID 0: an extension with Z alone");
-    assert_eq!(numbered[3], ZERO_ID | NUMBERED);
+    assert_eq!(plain[3], ZERO_ID | USUAL_MSS, "IP-ID 0, MSS 1460: Z and S");
+    assert_eq!(numbered[3], ZERO_ID | NUMBERED | USUAL_MSS);
     // The reference's checksum (2) and two one-octet differences for 8 octets.
     assert_eq!(numbered.len() + 4, plain.len());
     let found = |c: u16| (c == reference.checksum).then_some(reference);
@@ -341,7 +349,7 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
         Some(&reference),
         &mut numbered
     ));
-    assert_eq!(numbered[3], NUMBERED);
+    assert_eq!(numbered[3], NUMBERED | USUAL_MSS);
     assert_eq!(rebuild(&numbered, &template, found, &mut out), Ok(()));
     assert_eq!(out, with_id);
     assert!(write(
@@ -351,9 +359,10 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
         Some(&reference),
         &mut plain
     ));
-    assert_eq!(plain[1] & EXTENDED, 0);
-    // Malformed: an extension with no flag or a reserved one, N without a mirror.
-    for (at, byte) in [(3, 0), (3, 0x01), (3, 0x20)] {
+    assert_eq!(plain[2], USUAL_MSS, "no numbers against a context");
+    // Malformed: an extension with no flag or a reserved one, N without a mirror, S without
+    // an option layout.
+    for (at, byte) in [(3, 0), (3, 0x01), (3, 0x10)] {
         let mut bad = numbered.clone();
         bad[at] = byte;
         assert_eq!(
@@ -367,6 +376,12 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     bad.remove(2);
     assert_eq!(
         rebuild(&bad, &template, found, &mut out),
+        Err(DropReason::Malformed)
+    );
+    let mut raw = numbered.clone();
+    raw[1] &= !CODE;
+    assert_eq!(
+        rebuild(&raw, &template, found, &mut out),
         Err(DropReason::Malformed)
     );
 }
