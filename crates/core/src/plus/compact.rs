@@ -45,6 +45,9 @@ pub struct Mirror<'a> {
     /// A packet of that flow the sibling delivered, to code the numbers against
     /// ([`numbers`]), if there is one.
     pub reference: Option<&'a Numbers>,
+    /// Whether the reference's checksum alone names it (and so the mirror), as
+    /// [`Mirrors::names`] tells: the short form ([`SHORT`]) sends no hash.
+    pub named: bool,
 }
 
 /// Shape bit: IPv6.
@@ -65,10 +68,11 @@ pub const Z: u8 = 0x01;
 /// Option-layout bits of a compact IR (never a compact SYN) that mark the *short mirrored
 /// form*: an IPv4 mirrored IR with numbers (context flags M and N), TTL 64, TOS 0, DF set, a
 /// nonzero IP-ID and Linux's NOP NOP Timestamps, whose stride (if it has one) is the usual one
-/// ([`usual_stride`]). Its shape octet then carries the context flags' other six bits,
-/// `K T E E 1 1 B B`, and no context-flags octet or stride difference follows:
-/// `| shape | CID | mirror's hash (2) | reference's checksum (2) | the rest as a numbered
-/// compact IR without the stride |`. (An IR carries no SYN layout, so the code is free there.)
+/// ([`usual_stride`]) and whose reference the checksum alone names ([`Mirror::named`]). Its
+/// shape octet then carries the context flags' other six bits, `K T E E 1 1 B B`, and no
+/// context-flags octet, mirror hash or stride difference follows: `| shape | CID |
+/// reference's checksum (2) | the rest as a numbered compact IR without the stride |`, the
+/// mirror the reference's flow. (An IR carries no SYN layout, so the code is free there.)
 pub const SHORT: u8 = 3 << O_SHIFT;
 
 /// The context flags' bits the short form's shape carries where the long form has its own.
@@ -220,12 +224,12 @@ fn try_encode(
         && shape & !U == 1 << O_SHIFT
         && context[0] & (MIRRORED | NUMBERED) == 0
         && (shape & U != 0) == strided
-        && (!strided || urgent == usual_stride);
+        && (!strided || urgent == usual_stride)
+        && mirror.is_some_and(|m| m.named);
     if short {
         let flags = context[0];
         out.push((flags & SHORT_FLAGS_HIGH) << 2 | SHORT | flags & 0x03);
         out.push(context[1]);
-        out.extend_from_slice(&mirror?.hash.to_be_bytes());
         out.extend_from_slice(&numbered?.0.to_be_bytes());
     } else {
         out.push(shape);
@@ -388,8 +392,10 @@ pub fn expand(
                 shape |= U;
             }
             let cid = r.take(1)?[0];
-            let mirror = r.u16()?;
             let reference = r.u16()?;
+            let (mirror, _) = mirrors
+                .numbers_by_checksum(reference)
+                .ok_or(DropReason::NoContext)?;
             ([flags, cid], Some(mirror), Some(reference))
         }
         Framing::Ir => {

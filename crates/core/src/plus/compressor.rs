@@ -485,9 +485,13 @@ impl PlusCompressor {
             let mirror = replicate
                 .then(|| self.mirrors.find(&p.key))
                 .flatten()
-                .map(|hash| compact::Mirror {
-                    hash,
-                    reference: self.mirrors.fresh_numbers(hash),
+                .map(|hash| {
+                    let reference = self.mirrors.fresh_numbers(hash);
+                    compact::Mirror {
+                        hash,
+                        reference,
+                        named: reference.is_some_and(|r| self.mirrors.names(hash, r)),
+                    }
                 });
             let strides = ctx.strides;
             let mirrored = mirror.is_some()

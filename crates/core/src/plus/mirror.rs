@@ -298,6 +298,23 @@ impl Mirrors {
             .find_map(|(h, n)| (*h == hash && n.checksum == checksum).then_some(n))
     }
 
+    /// The newest numbers told of whose TCP checksum field is `checksum`, and their flow's hash:
+    /// the reference a short mirrored compact IR names, and through it its mirror
+    /// ([`super::compact::SHORT`]).
+    pub fn numbers_by_checksum(&self, checksum: u16) -> Option<(u16, &Numbers)> {
+        self.numbers
+            .iter()
+            .rev()
+            .find_map(|(h, n)| (n.checksum == checksum).then_some((*h, n)))
+    }
+
+    /// Whether `reference` (of the flow of hash `hash`) is what [`Mirrors::numbers_by_checksum`]
+    /// finds for its checksum: the newest told of with that checksum, so that the checksum alone
+    /// names it and its flow.
+    pub fn names(&self, hash: u16, reference: &Numbers) -> bool {
+        self.numbers_by_checksum(reference.checksum) == Some((hash, reference))
+    }
+
     /// The flow a mirrored frame names by `hash`: of the last [`RECENT`] the sibling told of,
     /// the newest with that hash; failing that, of those it holds, the one under the lowest CID.
     pub fn resolve(&self, hash: u16) -> Option<&FlowKey> {
@@ -554,6 +571,17 @@ mod tests {
         }
         assert_eq!(mirrors.fresh_numbers(7), None);
         assert!(mirrors.numbers(7, 265).is_some());
+        // A checksum alone names the newest numbers that have it, of whatever flow: once flow 8
+        // has a packet of checksum 100 too, that one, not flow 7's.
+        assert_eq!(mirrors.numbers_by_checksum(100).map(|(h, _)| h), Some(7));
+        let older = *mirrors.numbers(7, 100).unwrap();
+        assert!(mirrors.names(7, &older));
+        hear(&mut mirrors, 8, 100);
+        assert_eq!(mirrors.numbers_by_checksum(100).map(|(h, _)| h), Some(8));
+        assert!(!mirrors.names(7, &older));
+        let newer = *mirrors.numbers(8, 100).unwrap();
+        assert!(mirrors.names(8, &newer));
+        assert_eq!(mirrors.numbers_by_checksum(60_000), None);
     }
 
     #[test]

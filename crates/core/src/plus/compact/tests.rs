@@ -204,6 +204,7 @@ fn a_mirrored_ir_drops_the_addresses_and_ports() {
     let m = Some(Mirror {
         hash,
         reference: None,
+        named: false,
     });
     assert!(encode(&ir, Framing::Ir, m, &mut frame));
     assert_eq!(frame.len(), plain - 8 - 4 + 2);
@@ -238,6 +239,7 @@ fn a_mirrored_ir_drops_the_addresses_and_ports() {
     let m6 = Some(Mirror {
         hash: mirror::flow_hash(&v6),
         reference: None,
+        named: false,
     });
     assert!(encode(&ir, Framing::Ir, m6, &mut frame));
     assert_eq!(
@@ -268,17 +270,24 @@ fn a_mirrored_ir_codes_its_numbers_against_the_reference_it_names() {
     let hash = mirror::flow_hash(&v4_ir_reverse());
     let reference = reference_of(&ir, true);
     let (mut plain, mut frame, mut back) = (Vec::new(), Vec::new(), Vec::new());
-    let m = |reference| Some(Mirror { hash, reference });
+    let m = |reference| {
+        Some(Mirror {
+            hash,
+            reference,
+            named: true,
+        })
+    };
     assert!(encode(&ir, Framing::Ir, m(None), &mut plain));
     assert!(encode(&ir, Framing::Ir, m(Some(&reference)), &mut frame));
     // The checksum naming the reference, then four one-octet differences instead of 16 octets,
     // and the window as one octet of difference from the reference's (3 below it).
-    // It goes in the short form: no context-flags octet (the shape carries them).
-    assert_eq!(frame.len(), plain.len() + 2 + 4 - 16 - 1 - 1);
+    // It goes in the short form: no context-flags octet (the shape carries them) and no
+    // mirror hash (the reference names the mirror).
+    assert_eq!(frame.len(), plain.len() + 2 + 4 - 16 - 1 - 1 - 2);
     assert_eq!(frame[0] & SHORT, SHORT);
     assert_eq!(mirror_flags(&frame), MIRRORED | NUMBERED);
     assert_eq!(mirrored_cid(&frame), Some(5));
-    assert_eq!(frame[4..6], [0xC0, 0xDE]);
+    assert_eq!(frame[2..4], [0xC0, 0xDE]);
     // The far end holds the mirror and was told of the reference (it sent that packet).
     let mut mirrors = mirrors_of_v4_ir();
     let mut note = Vec::new();
@@ -292,11 +301,24 @@ fn a_mirrored_ir_codes_its_numbers_against_the_reference_it_names() {
         Err(DropReason::NoContext)
     );
     let mut other = frame.clone();
-    other[5] ^= 1;
+    other[3] ^= 1;
     assert_eq!(
         expand(&other, Framing::Ir, &mirrors, &mut back),
         Err(DropReason::NoContext)
     );
+    // A reference whose checksum alone does not name it (a newer one of another flow has
+    // it): the long form, with the mirror's hash.
+    let m_unnamed = Some(Mirror {
+        hash,
+        reference: Some(&reference),
+        named: false,
+    });
+    let mut long = Vec::new();
+    assert!(encode(&ir, Framing::Ir, m_unnamed, &mut long));
+    assert_eq!(long.len(), frame.len() + 1 + 2);
+    assert_eq!(long[1] & (MIRRORED | NUMBERED), MIRRORED | NUMBERED);
+    expand(&long, Framing::Ir, &mirrors, &mut back).expect("expands");
+    assert_eq!(back, ir);
     // A reference without timestamps codes none for a packet with them: no numbers.
     let bare = reference_of(&ir, false);
     assert!(encode(&ir, Framing::Ir, m(Some(&bare)), &mut frame));
@@ -366,6 +388,7 @@ fn a_common_mirrored_ir_goes_in_the_short_form() {
     let m = Some(Mirror {
         hash,
         reference: Some(&reference),
+        named: true,
     });
     assert!(encode(&ir, Framing::Ir, m, &mut frame));
     // The shape carries K T E E and B B of the context flags (T and behaviour 2 here).
@@ -380,17 +403,23 @@ fn a_common_mirrored_ir_goes_in_the_short_form() {
     let m = Some(Mirror {
         hash,
         reference: Some(&reference),
+        named: true,
     });
     assert!(encode(&other, Framing::Ir, m, &mut long));
     assert_eq!(long[0] & SHORT, 1 << O_SHIFT);
     assert_eq!(long[1] & (MIRRORED | NUMBERED), MIRRORED | NUMBERED);
-    assert_eq!(long.len(), frame.len() + 2);
+    assert_eq!(
+        long.len(),
+        frame.len() + 2 + 2,
+        "flags, stride difference, hash"
+    );
     // Another TTL: the long form too.
     let ttl = strided_v4_ir(1448, 63);
     let reference = reference_of(&ttl, true);
     let m = Some(Mirror {
         hash,
         reference: Some(&reference),
+        named: true,
     });
     assert!(encode(&ttl, Framing::Ir, m, &mut long));
     assert_ne!(long[0] & SHORT, SHORT);

@@ -94,10 +94,13 @@ fn the_reverse_flow_starts_from_its_mirror() {
         // sequence number (0, one), the TS value from its TS echo (648 + i, two) and the TS
         // echo from its TS value (-55, one); the window as its difference from that
         // packet's (one octet for two); and in the short form, whose shape carries the
-        // context flags (one octet).
+        // context flags (one octet) and whose reference names the mirror (the hash's two).
         let mut plain = Vec::new();
         unmirrored.c.compress(&p, &mut plain);
-        assert_eq!(plain.len(), frame.len() + 8 + 4 - 2 + 16 - 2 - 5 + 1 + 1);
+        assert_eq!(
+            plain.len(),
+            frame.len() + 8 + 4 - 2 + 16 - 2 - 5 + 1 + 1 + 2
+        );
     }
     let (kind, _, result) = send(&mut b, &mut a, &reply(80, 1600, 43, 903, 0));
     assert_eq!(result, Ok(()));
