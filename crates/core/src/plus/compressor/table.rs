@@ -58,6 +58,16 @@ impl PlusCompressor {
         let n = self.contexts.len();
         let cheap = n.min(CHEAP_CIDS);
         let usable = |i: usize| Some(i as u8) != avoid;
+        // CID 0 and the CIDs the kind byte names (short codes) cost no CID octet at all: take
+        // one of them, free or over, first.
+        let free_or_over = |i: usize| {
+            self.contexts[i]
+                .as_ref()
+                .is_none_or(|c| c.is_over(self.clock))
+        };
+        if let Some(i) = (0..n.min(3)).find(|&i| usable(i) && free_or_over(i)) {
+            return self.evict(i);
+        }
         if let Some(i) = (0..cheap).find(|&i| self.contexts[i].is_none() && usable(i)) {
             return i as u8;
         }
