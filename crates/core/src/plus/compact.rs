@@ -26,6 +26,7 @@ use alloc::vec::Vec;
 
 use core::net::IpAddr;
 
+use taroc_wire::tcp::flags::ACK;
 use taroc_wire::{checksum, protocol};
 
 use super::format::{
@@ -260,6 +261,12 @@ fn try_encode(
         out.extend_from_slice(if v4 { &ir[12..20] } else { &ir[8..40] });
         out.extend_from_slice(&tcp[..4]);
     }
+    // A compact SYN sends the flags first: without ACK, the acknowledgment number and the
+    // TS echo are 0 and not sent.
+    let bare_syn = framing == Framing::Packet && tcp[13] & ACK == 0;
+    if bare_syn && (tcp[8..12] != [0; 4] || layout == 2 && options[12..16] != [0; 4]) {
+        return None;
+    }
     match numbered {
         Some((_, [seq, ack, ..], window, _)) => {
             numbers::put_signed(seq?, out);
@@ -267,6 +274,14 @@ fn try_encode(
             out.push(tcp[13]);
             numbers::put_signed(window, out);
             out.extend_from_slice(&tcp[16..18]);
+        }
+        None if framing == Framing::Packet => {
+            out.push(tcp[13]);
+            out.extend_from_slice(&tcp[4..8]);
+            if !bare_syn {
+                out.extend_from_slice(&tcp[8..12]);
+            }
+            out.extend_from_slice(&tcp[14..18]);
         }
         None => {
             out.extend_from_slice(&tcp[4..12]);
@@ -295,8 +310,9 @@ fn try_encode(
             LAYOUTS[layout]
                 .iter()
                 .zip(options)
-                .filter(|(&l, _)| l == HOLE)
-                .map(|(_, &b)| b),
+                .enumerate()
+                .filter(|&(at, (&l, _))| l == HOLE && !(bare_syn && is_syn_echo(layout, at)))
+                .map(|(_, (_, &b))| b),
         ),
     }
     out.extend_from_slice(&ir[tcp_end..]);
@@ -338,6 +354,12 @@ pub fn mirror_flags(frame: &[u8]) -> u8 {
         [_, flags, ..] => flags & (MIRRORED | NUMBERED),
         _ => 0,
     }
+}
+
+/// Whether option octet `at` of layout `layout` is the TS echo of Linux's SYN layout (layout 2,
+/// octets 12 to 15), which a compact SYN without ACK does not send (it is 0).
+fn is_syn_echo(layout: usize, at: usize) -> bool {
+    layout == 2 && (12..16).contains(&at)
 }
 
 /// Whether `options` are `layout`'s, its holes any octet.
@@ -488,24 +510,34 @@ pub fn expand(
             ir.extend_from_slice(r.take(4)?);
         }
     }
+    let tcp_len = TCP_LEN + layout.len();
+    let data_offset = ((tcp_len / 4) as u8) << 4;
+    let mut bare_syn = false;
     match &reference {
         Some(n) => {
             let seq = n.ack.wrapping_add(r.signed()?);
             let ack = n.next_seq.wrapping_add(r.signed()?);
             ir.extend_from_slice(&seq.to_be_bytes());
             ir.extend_from_slice(&ack.to_be_bytes());
-        }
-        None => ir.extend_from_slice(r.take(8)?),
-    }
-    let tcp_len = TCP_LEN + layout.len();
-    ir.push(((tcp_len / 4) as u8) << 4);
-    match &reference {
-        Some(n) => {
+            ir.push(data_offset);
             ir.push(r.take(1)?[0]);
             ir.extend_from_slice(&add16(n.window, r.signed()?).to_be_bytes());
             ir.extend_from_slice(r.take(2)?);
         }
-        None => ir.extend_from_slice(r.take(5)?),
+        None if framing == Framing::Packet => {
+            // The flags first; without ACK, no acknowledgment number (0).
+            let tcp_flags = r.take(1)?[0];
+            bare_syn = tcp_flags & ACK == 0;
+            ir.extend_from_slice(r.take(4)?);
+            ir.extend_from_slice(if bare_syn { &[0; 4][..] } else { r.take(4)? });
+            ir.extend_from_slice(&[data_offset, tcp_flags]);
+            ir.extend_from_slice(r.take(4)?);
+        }
+        None => {
+            ir.extend_from_slice(r.take(8)?);
+            ir.push(data_offset);
+            ir.extend_from_slice(r.take(5)?);
+        }
     }
     if let Some(flow) = &mirror {
         let at = ir.len() - 2;
@@ -532,8 +564,12 @@ pub fn expand(
             ir.extend_from_slice(&ts_ecr.to_be_bytes());
         }
         None => {
-            for &l in layout {
-                ir.push(if l == HOLE { r.take(1)?[0] } else { l as u8 });
+            for (at, &l) in layout.iter().enumerate() {
+                ir.push(match l {
+                    HOLE if bare_syn && is_syn_echo(layout_bits, at) => 0,
+                    HOLE => r.take(1)?[0],
+                    fixed => fixed as u8,
+                });
             }
         }
     }

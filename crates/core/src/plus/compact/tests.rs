@@ -120,6 +120,55 @@ fn syn_packets_round_trip_with_linux_options() {
     ));
 }
 
+/// `packet` (an IPv4 one of [`v4_ir`]'s) with TCP flags `tcp_flags` and acknowledgment
+/// number `ack` (the compact form is a transform of the octets: no checksum is checked).
+fn with_flags(mut packet: Vec<u8>, tcp_flags: u8, ack: u32) -> Vec<u8> {
+    packet[33] = tcp_flags;
+    packet[28..32].copy_from_slice(&ack.to_be_bytes());
+    packet
+}
+
+#[test]
+fn a_syn_without_ack_leaves_out_its_ack_and_echo() {
+    let linux = [
+        2, 4, 5, 0xb4, 4, 2, 8, 10, 1, 2, 3, 4, 0, 0, 0, 0, 1, 3, 3, 7,
+    ];
+    let with_ack = as_packet(v4_ir(&linux, &[]));
+    let syn = with_flags(with_ack.clone(), 0x02, 0);
+    let (mut long, mut short, mut back) = (Vec::new(), Vec::new(), Vec::new());
+    assert!(encode(&with_ack, Framing::Packet, None, &mut long));
+    assert!(encode(&syn, Framing::Packet, None, &mut short));
+    // The acknowledgment number (4) and the TS echo (4) are 0 and not sent.
+    assert_eq!(short.len() + 8, long.len());
+    for (frame, packet) in [(&short, &syn), (&long, &with_ack)] {
+        expand(frame, Framing::Packet, &Mirrors::default(), &mut back).unwrap();
+        assert_eq!(&back, packet);
+    }
+    // Without timestamps only the acknowledgment number goes.
+    let no_ts = [2, 4, 5, 0xb4, 1, 1, 4, 2, 1, 3, 3, 7];
+    let bare = with_flags(as_packet(v4_ir(&no_ts, &[])), 0x02, 0);
+    assert!(encode(&bare, Framing::Packet, None, &mut short));
+    expand(&short, Framing::Packet, &Mirrors::default(), &mut back).unwrap();
+    assert_eq!(back, bare);
+    // A SYN without ACK whose acknowledgment number or echo is not 0 has no compact form.
+    let odd_ack = with_flags(with_ack.clone(), 0x02, 7);
+    assert!(!encode(&odd_ack, Framing::Packet, None, &mut short));
+    let mut odd_echo = syn.clone();
+    odd_echo[40 + 15] = 1;
+    assert!(!encode(&odd_echo, Framing::Packet, None, &mut short));
+    // Cut short, a compact SYN is refused.
+    assert!(encode(&syn, Framing::Packet, None, &mut short));
+    for cut in 0..short.len() {
+        assert!(expand(
+            &short[..cut],
+            Framing::Packet,
+            &Mirrors::default(),
+            &mut back
+        )
+        .is_err());
+    }
+}
+
 #[test]
 fn what_it_cannot_express_stays_an_ir() {
     let mut out = Vec::new();
