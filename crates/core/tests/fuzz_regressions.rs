@@ -149,7 +149,7 @@ fn primed_plus_frames_include_mirrored_frames() {
     let numbered_ir_s = frames.iter().any(|(k, f)| {
         k.to_byte() == 0x0B
             && f.get(1).is_some_and(|b| b & EXTENDED != 0)
-            && f.get(3).is_some_and(|e| e & handshake::NUMBERED != 0)
+            && f.get(2).is_some_and(|e| e & handshake::NUMBERED != 0)
     });
     assert!(numbered_ir_s, "an IR-S with numbers");
 }

@@ -393,8 +393,10 @@ impl PlusCompressor {
         };
         handshake::mirror_template(flow, &mut self.mirrored);
         let reference = self.mirrors.fresh_numbers(mirror).copied();
+        let named = reference.is_some_and(|r| self.mirrors.names(mirror, &r));
         let base = handshake::Base::Mirror(mirror);
-        handshake::write(p, &self.mirrored, base, reference.as_ref(), out)
+        let reference = reference.as_ref().map(|r| (r, named));
+        handshake::write(p, &self.mirrored, base, reference, out)
     }
 
     /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile), `outer_id`

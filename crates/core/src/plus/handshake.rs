@@ -4,7 +4,9 @@
 //! its next segment, as before (IR-R from a base).
 //!
 //! ```text
-//! | base CID | shape | extension (if X) | reference's checksum (2, if N) |
+//! | base CID | shape | extension (if X) | hash low octet (if M) |
+//! | reference's checksum (2, if N; with R its high octet first, its low octet after the
+//!   extension, in the base CID's and the hash's places) |
 //! | IP bytes (6, unless I) | IP-ID (2, IPv4 unless Z) | ports | sequence (4) |
 //! | TCP octets 12-13 | acknowledgment (4, if ACK; a difference if N) | window (2) |
 //! | checksum XOR the seal (2) | urgent pointer (2, if URG) |
@@ -13,9 +15,10 @@
 //!   P / Q the source / destination port is the base's and the other is coded against the
 //!   base's ([`ports`]; neither: both whole, 4 octets), X an extension octet follows, code the
 //!   options' layout (LAYOUTS[code - 1]; 0 the options follow raw).
-//!   extension: | Z | N | S | 0 0 0 0 0 |  Z the IPv4 Identification is 0 (not sent), N the
+//!   extension: | Z | N | S | R | 0 0 0 0 |  Z the IPv4 Identification is 0 (not sent), N the
 //!   acknowledgment number and TS echo are coded against a reference (mirror numbers), S the
-//!   MSS is the usual one (1460 on IPv4, 1440 on IPv6; not sent).
+//!   MSS is the usual one (1460 on IPv4, 1440 on IPv6; not sent), R (with M and N) the
+//!   reference names the mirror: no hash.
 //! ```
 //!
 //! With M the base is a *mirror* ([`super::mirror`]): no context of this direction, but the
@@ -74,8 +77,13 @@ pub const NUMBERED: u8 = 0x40;
 /// with an option layout, codes 1 and 2, both of which start with the MSS option).
 pub const USUAL_MSS: u8 = 0x20;
 
+/// Extension bit (with [`MIRROR`] and [`NUMBERED`] only): the reference's checksum alone names
+/// it, and its flow is the mirror: no hash is sent, the frame's first octet is the checksum's
+/// high octet and its low octet follows the extension.
+pub const NAMED: u8 = 0x10;
+
 /// The extension's reserved bits: set (or no bit set at all), the frame is malformed.
-const EXTENSION_RESERVED: u8 = 0x1F;
+const EXTENSION_RESERVED: u8 = 0x0F;
 
 /// The MSS a segment of IP version `v4` or 6 announces on an Ethernet path: 1500 octets less
 /// the IP header (20 or 40) and the TCP header without options (20): 1460 or 1440.
@@ -174,6 +182,10 @@ pub enum Base {
     Context(u8),
     /// A mirror ([`MIRROR`]), by the hash of its flow ([`mirror::flow_hash`]).
     Mirror(u16),
+    /// A mirror named by the reference the frame's numbers are coded against ([`NAMED`]), by
+    /// that reference's TCP checksum field: the newest numbers of any flow with it
+    /// ([`super::mirror::Mirrors::numbers_by_checksum`]).
+    Reference(u16),
 }
 
 /// The template an IR-S against a mirror of flow `mirror` (the sibling's) is coded against: the
@@ -199,16 +211,17 @@ pub fn mirror_template(mirror: &FlowKey, out: &mut Vec<u8>) {
     out.extend_from_slice(&flow.dst_port.to_be_bytes());
 }
 
-/// Writes the IR-S frame of `p` (see [`parse`]) against `base`, of template `base_template`,
-/// coding its acknowledgment number and TS echo against `reference` (a mirror's numbers, see
-/// [`super::numbers`]) where that is shorter. `false` (and `out` unspecified) if the segment is
+/// Writes the IR-S frame of `p` (see [`parse`]) against `base` (a context or a mirror by its
+/// hash), of template `base_template`, coding its acknowledgment number and TS echo against
+/// `reference` (a mirror's numbers, see [`super::numbers`], and whether its checksum alone
+/// names it, [`NAMED`]) where that is shorter. `false` (and `out` unspecified) if the segment is
 /// one IR-S cannot carry: its template is not the base's but for the six IP bytes and the
 /// ports, or a field that must be 0 is not.
 pub fn write(
     p: &TcpIpPacket<'_>,
     base_template: &[u8],
     base: Base,
-    reference: Option<&Numbers>,
+    reference: Option<(&Numbers, bool)>,
     out: &mut Vec<u8>,
 ) -> bool {
     out.clear();
@@ -240,7 +253,8 @@ pub fn write(
         .expect("the length checked above");
     let mode = ports::mode(own_ports, base_ports);
     let echo = ack && code == 1;
-    let numbered = match (base, reference) {
+    let named = reference.is_some_and(|(_, named)| named);
+    let numbered = match (base, reference.map(|(r, _)| r)) {
         (Base::Mirror(_), Some(r)) if ack && (!echo || r.ts.is_some()) => {
             let diffs = number_differences(p, r, echo);
             let cost = 2 + diffs
@@ -258,14 +272,21 @@ pub fn write(
     }
     if numbered.is_some() {
         extension |= NUMBERED;
+        if named {
+            extension |= NAMED;
+        }
     }
     let usual = code != 0 && options[2..4] == usual_mss(p.v4);
     if usual {
         extension |= USUAL_MSS;
     }
-    let (first, mut shape, second) = match base {
-        Base::Context(cid) => (cid, code, None),
-        Base::Mirror(hash) => {
+    let (first, mut shape, second) = match (base, numbered) {
+        (Base::Context(cid), _) => (cid, code, None),
+        (Base::Mirror(_), Some((checksum, _))) if extension & NAMED != 0 => {
+            let [high, low] = checksum.to_be_bytes();
+            (high, code | MIRROR, Some(low))
+        }
+        (Base::Mirror(hash) | Base::Reference(hash), _) => {
             let [high, low] = hash.to_be_bytes();
             (high, code | MIRROR, Some(low))
         }
@@ -281,12 +302,15 @@ pub fn write(
         }
     }
     out.extend_from_slice(&[first, shape]);
-    out.extend(second);
     if extension != 0 {
         out.push(extension);
     }
-    if let Some((checksum, _)) = numbered {
-        out.extend_from_slice(&checksum.to_be_bytes());
+    // The hash's low octet, or with NAMED the checksum's.
+    out.extend(second);
+    match numbered {
+        Some(_) if extension & NAMED != 0 => {}
+        Some((checksum, _)) => out.extend_from_slice(&checksum.to_be_bytes()),
+        None => {}
     }
     if !base_ip {
         out.extend(ip_bytes.iter().map(|&at| b[at]));
@@ -356,10 +380,18 @@ fn fits(layout: &[u16], options: &[u8], ack: bool) -> bool {
 /// The base an IR-S frame names, if it is well-formed that far.
 pub fn base(frame: &[u8]) -> Option<Base> {
     Some(match *frame {
-        [high, shape, low, ..] if shape & MIRROR != 0 => {
+        [high, shape, extension, low, ..] if shape & MIRROR != 0 && shape & EXTENDED != 0 => {
+            let named = u16::from_be_bytes([high, low]);
+            if extension & NAMED != 0 {
+                Base::Reference(named)
+            } else {
+                Base::Mirror(named)
+            }
+        }
+        [high, shape, low, ..] if shape & MIRROR != 0 && shape & EXTENDED == 0 => {
             Base::Mirror(u16::from_be_bytes([high, low]))
         }
-        [_, shape] if shape & MIRROR != 0 => return None,
+        [_, shape, ..] if shape & MIRROR != 0 => return None,
         [cid, ..] => Base::Context(cid),
         [] => return None,
     })
@@ -385,10 +417,13 @@ pub fn rebuild(
         return Err(malformed);
     }
     let mut take = Take(rest);
-    if shape & MIRROR != 0 {
-        take.bytes(1)?;
-    }
     let extension = if shape & EXTENDED != 0 {
+        take.bytes(1)?[0]
+    } else {
+        0
+    };
+    // The hash's low octet, or with NAMED the reference's checksum's.
+    let low = if shape & MIRROR != 0 {
         take.bytes(1)?[0]
     } else {
         0
@@ -399,12 +434,20 @@ pub fn rebuild(
     if extension & USUAL_MSS != 0 && shape & CODE == 0 {
         return Err(malformed);
     }
+    if extension & NAMED != 0 && extension & NUMBERED == 0 {
+        return Err(malformed);
+    }
     let numbers = if extension & NUMBERED != 0 {
         if shape & MIRROR == 0 {
             return Err(malformed);
         }
-        let c = take.bytes(2)?;
-        Some(reference(u16::from_be_bytes([c[0], c[1]])).ok_or(DropReason::NoContext)?)
+        let checksum = if extension & NAMED != 0 {
+            u16::from_be_bytes([frame[0], low])
+        } else {
+            let c = take.bytes(2)?;
+            u16::from_be_bytes([c[0], c[1]])
+        };
+        Some(reference(checksum).ok_or(DropReason::NoContext)?)
     } else {
         None
     };

@@ -296,6 +296,17 @@ impl PlusDecompressor {
                     .ok_or(DropReason::NoContext)?;
                 handshake::rebuild(frame, &base.identity.template, |_| None, out)
             }
+            handshake::Base::Reference(checksum) => {
+                let (hash, numbers) = self
+                    .mirrors
+                    .numbers_by_checksum(checksum)
+                    .map(|(h, n)| (h, *n))
+                    .ok_or(DropReason::NoContext)?;
+                let flow = self.mirrors.resolve(hash).ok_or(DropReason::NoContext)?;
+                handshake::mirror_template(flow, &mut self.compact);
+                let reference = |c: u16| (c == checksum).then_some(numbers);
+                handshake::rebuild(frame, &self.compact, reference, out)
+            }
             handshake::Base::Mirror(m) => {
                 let flow = self.mirrors.resolve(m).ok_or(DropReason::NoContext)?;
                 // The compact IR's buffer, free meanwhile, holds the template.

@@ -129,7 +129,8 @@ fn a_segment_goes_against_a_mirror_named_by_its_hash() {
     let mut frame = Vec::new();
     assert!(write(&p, &template, Base::Mirror(0xBEEF), None, &mut frame));
     assert_eq!(base(&frame), Some(Base::Mirror(0xBEEF)));
-    assert_eq!([frame[0], frame[2]], [0xBE, 0xEF]);
+    // The extension (S: the MSS is 1460) follows the shape, then the hash's low octet.
+    assert_eq!([frame[0], frame[2], frame[3]], [0xBE, USUAL_MSS, 0xEF]);
     assert_eq!(rebuild(&frame, &template, |_| None, &mut out), Ok(()));
     assert_eq!(out, packet);
     let mut on_context = Vec::new();
@@ -314,15 +315,32 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
         &p,
         &template,
         Base::Mirror(0xBEEF),
-        Some(&reference),
+        Some((&reference, false)),
         &mut numbered
     ));
-    assert_eq!(plain[3], ZERO_ID | USUAL_MSS, "IP-ID 0, MSS 1460: Z and S");
-    assert_eq!(numbered[3], ZERO_ID | NUMBERED | USUAL_MSS);
+    // The extension follows the shape, then the hash's low octet.
+    assert_eq!(plain[2], ZERO_ID | USUAL_MSS, "IP-ID 0, MSS 1460: Z and S");
+    assert_eq!(numbered[2], ZERO_ID | NUMBERED | USUAL_MSS);
+    assert_eq!(base(&numbered), Some(Base::Mirror(0xBEEF)));
     // The reference's checksum (2) and two one-octet differences for 8 octets.
     assert_eq!(numbered.len() + 4, plain.len());
     let found = |c: u16| (c == reference.checksum).then_some(reference);
     assert_eq!(rebuild(&numbered, &template, found, &mut out), Ok(()));
+    assert_eq!(out, packet);
+    // A reference its checksum alone names (R): no hash, the checksum in its place.
+    let mut named = Vec::new();
+    let with_reference = Some((&reference, true));
+    assert!(write(
+        &p,
+        &template,
+        Base::Mirror(0xBEEF),
+        with_reference,
+        &mut named
+    ));
+    assert_eq!(named[2] & NAMED, NAMED);
+    assert_eq!(named.len() + 2, numbered.len());
+    assert_eq!(base(&named), Some(Base::Reference(reference.checksum)));
+    assert_eq!(rebuild(&named, &template, found, &mut out), Ok(()));
     assert_eq!(out, packet);
     assert_eq!(rebuild(&plain, &template, |_| None, &mut out), Ok(()));
     assert_eq!(out, packet);
@@ -346,23 +364,23 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
         &p,
         &template,
         Base::Mirror(0xBEEF),
-        Some(&reference),
+        Some((&reference, false)),
         &mut numbered
     ));
-    assert_eq!(numbered[3], NUMBERED | USUAL_MSS);
+    assert_eq!(numbered[2], NUMBERED | USUAL_MSS);
     assert_eq!(rebuild(&numbered, &template, found, &mut out), Ok(()));
     assert_eq!(out, with_id);
     assert!(write(
         &p,
         &template,
         Base::Context(3),
-        Some(&reference),
+        Some((&reference, true)),
         &mut plain
     ));
     assert_eq!(plain[2], USUAL_MSS, "no numbers against a context");
-    // Malformed: an extension with no flag or a reserved one, N without a mirror, S without
-    // an option layout.
-    for (at, byte) in [(3, 0), (3, 0x01), (3, 0x10)] {
+    // Malformed: an extension with no flag or a reserved one, R without N, N without a
+    // mirror, S without an option layout.
+    for (at, byte) in [(2, 0), (2, 0x01), (2, 0x08), (2, 0x10)] {
         let mut bad = numbered.clone();
         bad[at] = byte;
         assert_eq!(
@@ -373,7 +391,7 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     }
     let mut bad = numbered.clone();
     bad[1] &= !MIRROR;
-    bad.remove(2);
+    bad.remove(3);
     assert_eq!(
         rebuild(&bad, &template, found, &mut out),
         Err(DropReason::Malformed)
