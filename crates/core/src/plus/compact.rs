@@ -346,6 +346,22 @@ pub fn mirrored_cid(frame: &[u8]) -> Option<u8> {
     }
 }
 
+/// The reference a compact IR `frame` with numbers names, as (the mirror's flow hash, the
+/// reference's TCP checksum field), the short form's hash found by its checksum in `mirrors`;
+/// `None` for a frame without numbers. Read after the frame verified: the far end delivered
+/// that packet ([`super::receipt`]).
+pub fn reference_of(frame: &[u8], mirrors: &Mirrors) -> Option<(u16, u16)> {
+    let be16 = |at: usize| Some(u16::from_be_bytes([*frame.get(at)?, *frame.get(at + 1)?]));
+    match *frame {
+        [shape, ..] if shape & SHORT == SHORT => {
+            let checksum = be16(2)?;
+            Some((mirrors.numbers_by_checksum(checksum)?.0, checksum))
+        }
+        [_, flags, ..] if flags & NUMBERED != 0 => Some((be16(3)?, be16(5)?)),
+        _ => None,
+    }
+}
+
 /// The context flags' bits M and N ([`MIRRORED`], [`NUMBERED`]) of a compact IR `frame`:
 /// both in the short form ([`SHORT`]), else as its context flags have them.
 pub fn mirror_flags(frame: &[u8]) -> u8 {

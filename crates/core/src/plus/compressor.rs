@@ -57,8 +57,8 @@ const START_REPEATS: u8 = 2;
 /// went 0.034 / 0.254 / 2.151 -> 0.011 / 0.183 / 1.212 (bursty 1.643 / 2.739 / 7.591 -> 1.151 /
 /// 1.735 / 4.525), on the unseen one (seeds 1-5) at 30 / 50% 3.616 / 20.586 -> 2.301 /
 /// 14.639, for 0.41 / 0.43 octets per packet more on the shared capture at 10 / 30% loss and
-/// 0.80 / 1.24 on the unseen one. Nothing on a clean link. (A receipt does not end a start
-/// on such a link: see [`PlusCompressor::takes_receipts`].)
+/// 0.80 / 1.24 on the unseen one. Nothing on a clean link. (A reference receipt does not end
+/// a start on such a link: see [`PlusCompressor::takes_receipts`].)
 const LOSSY_START_REPEATS: u8 = 4;
 
 /// A start's IR frames go as full IRs, not IR-Rs, when the base has sent fewer CO frames than
@@ -154,8 +154,8 @@ struct Context {
     /// The IR frames due answer a context request: full, never replicated (the decompressor
     /// may lack the base, or have lost the IR-Rs).
     full_only: bool,
-    /// The IR frames a receipt may name ([`crate::plus::receipt`]): those sent since the context last
-    /// (re)started or changed its scaling.
+    /// The IR frames a reference receipt may name ([`crate::plus::receipt`]): those sent since
+    /// the context last (re)started or changed its scaling.
     issued: Issued,
     /// The packets whose numbers went to the sibling decompressor ([`mirror`]), up to
     /// [`NUMBERS_NOTED`].
@@ -281,8 +281,8 @@ impl Compressor for PlusCompressor {
 
     /// Answers context requests ([`crate::taroc::repair`]): each named context's next packets go IR (a
     /// TCP context's, type `0x01`) or IR-N (a non-TCP context's, [`other::REQUEST_N`]).
-    /// Ignored unless [`crate::taroc::Repair::context_requests`] is on. Takes loss notes and
-    /// IR receipts too (spec section 7).
+    /// Ignored unless [`crate::taroc::Repair::context_requests`] is on. Takes loss notes too
+    /// (spec section 7).
     fn handle_feedback(&mut self, frame: &[u8]) {
         self.feedback(frame);
     }
@@ -296,7 +296,10 @@ impl Compressor for PlusCompressor {
     }
 
     fn sibling_note(&mut self, note: &[u8]) {
-        self.mirrors.hear(note);
+        match mirror::parse_note(note) {
+            Some(mirror::Note::Referenced(hash, checksum)) => self.referenced(hash, checksum),
+            _ => self.mirrors.hear(note),
+        }
     }
 
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
@@ -409,7 +412,6 @@ impl PlusCompressor {
         outer_id: u16,
         out: &mut Vec<u8>,
     ) -> FrameKind {
-        let config = &self.config;
         // The context keeps an IPv4 outer header, whose Identification its frames code.
         let outer_v4 = ctx.outer.as_ref().is_some_and(Outer::is_v4);
         ctx.last_used = self.clock;
@@ -426,6 +428,7 @@ impl PlusCompressor {
             self.scaling_changed(ctx);
         }
         ctx.rescale();
+        let config = &self.config;
 
         let mut why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)

@@ -17,7 +17,6 @@ use super::numbers::Numbers;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
 use super::ports;
-use super::receipt::Receipts;
 use super::scaled::{Learner, Strides};
 use super::window::Scaling;
 use crate::codec::{Decompressor, DropReason, FrameKind};
@@ -113,8 +112,6 @@ pub struct PlusDecompressor {
     mirrors: Mirrors,
     /// The notes for the sibling compressor.
     outbox: Outbox,
-    /// The IR receipts due ([`super::receipt`]).
-    receipts: Receipts,
     /// The frame being decoded delivers a packet whose numbers go to the sibling compressor
     /// ([`super::numbers`]): a handshake segment, or a packet of a young context.
     numbers_due: bool,
@@ -143,7 +140,6 @@ impl PlusDecompressor {
             loss: LossWatch::new(config.repair.context_requests),
             mirrors: Mirrors::default(),
             outbox: Outbox::default(),
-            receipts: Receipts::new(config.repair.context_requests),
             numbers_due: false,
             numbers: None,
         }
@@ -371,7 +367,7 @@ impl PlusDecompressor {
     }
 
     /// Decodes one frame of kind `kind` into `out` ([`Decompressor::decompress`] without the
-    /// receipts).
+    /// numbers notes).
     fn decompress_frame(
         &mut self,
         kind: FrameKind,
@@ -386,6 +382,13 @@ impl PlusDecompressor {
                 let result = compact::expand(frame, compact::Framing::Ir, &self.mirrors, &mut ir)
                     .and_then(|()| self.ir(&ir, out));
                 self.compact = ir;
+                // The far end delivered the packet its numbers name: the sibling compressor
+                // hears of it (a reference receipt, `super::receipt`).
+                if let Some((hash, checksum)) =
+                    compact::reference_of(frame, &self.mirrors).filter(|_| result.is_ok())
+                {
+                    self.outbox.referenced(hash, checksum);
+                }
                 // A mirrored IR refused for its mirror (missing, or another flow's now) asks
                 // for the context: the IR frames that answer go unmirrored.
                 if let Some(cid) = compact::mirrored_cid(frame).filter(|_| result.is_err()) {
@@ -412,6 +415,13 @@ impl PlusDecompressor {
                 if let (Ok(()), Some(p)) = (&result, handshake::parse(out)) {
                     self.outbox.handshake(p.key);
                     self.numbers_due = true;
+                    let reference = handshake::reference_of(frame).and_then(|(hash, c)| {
+                        let hash = hash.or_else(|| Some(self.mirrors.numbers_by_checksum(c)?.0));
+                        Some((hash?, c))
+                    });
+                    if let Some((hash, checksum)) = reference {
+                        self.outbox.referenced(hash, checksum);
+                    }
                 }
                 result
             }
@@ -455,7 +465,6 @@ impl PlusDecompressor {
                 };
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);
-                    self.receipts.co(cid);
                     if result.is_ok() {
                         self.count_delivered(cid);
                     }
@@ -475,8 +484,9 @@ impl PlusDecompressor {
 const _: () = assert!(cids::PREFIX == other::TUNNEL + 1);
 
 impl Decompressor for PlusDecompressor {
-    /// Decodes one frame; a frame that set a context up (not a tunnel's inner frame alone: its
-    /// outer header may still fail) gets a receipt ([`super::receipt`]).
+    /// Decodes one frame; the numbers of its packet (a tunnel frame's inner packet, once the
+    /// whole frame is delivered) go to the sibling compressor if they are due
+    /// ([`super::numbers`]).
     fn decompress(
         &mut self,
         kind: FrameKind,
@@ -485,7 +495,6 @@ impl Decompressor for PlusDecompressor {
     ) -> Result<(), DropReason> {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
-            self.receipts.begin();
             self.numbers = None;
         }
         self.numbers_due = false;
@@ -495,7 +504,6 @@ impl Decompressor for PlusDecompressor {
             self.numbers = Numbers::of_packet(out).or(self.numbers);
         }
         if outermost {
-            self.receipts.end(result.is_ok());
             if let (Ok(()), Some((flow, numbers))) = (&result, self.numbers.take()) {
                 self.outbox.numbers(mirror::flow_hash(&flow), numbers);
             }
@@ -509,22 +517,16 @@ impl Decompressor for PlusDecompressor {
     }
 
     /// Context requests ([`crate::taroc::repair`]), when they are on: the TCP contexts' first,
-    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then loss notes, then IR receipts
-    /// ([`super::receipt`]; none for a while after a request or a loss note).
+    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then loss notes.
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
         if self.requests.take(out) {
-            self.receipts.lossy();
             return true;
         }
         if self.other_requests.take(out) {
             out[0] = other::REQUEST_N;
             return true;
         }
-        if self.loss.take(out) {
-            self.receipts.lossy();
-            return true;
-        }
-        self.receipts.take(out)
+        self.loss.take(out)
     }
 
     /// The flows of the contexts set up or dropped, and the handshake segments, since the last

@@ -397,6 +397,28 @@ pub fn base(frame: &[u8]) -> Option<Base> {
     })
 }
 
+/// The reference an IR-S `frame` with numbers ([`NUMBERED`]) names by its TCP checksum field,
+/// and the mirror's flow hash unless the reference names it ([`NAMED`]: then `None`); `None`
+/// for a frame without numbers.
+pub fn reference_of(frame: &[u8]) -> Option<(Option<u16>, u16)> {
+    let &[first, shape, extension, low, ref rest @ ..] = frame else {
+        return None;
+    };
+    if shape & MIRROR == 0 || shape & EXTENDED == 0 || extension & NUMBERED == 0 {
+        return None;
+    }
+    if extension & NAMED != 0 {
+        return Some((None, u16::from_be_bytes([first, low])));
+    }
+    let &[c0, c1, ..] = rest else {
+        return None;
+    };
+    Some((
+        Some(u16::from_be_bytes([first, low])),
+        u16::from_be_bytes([c0, c1]),
+    ))
+}
+
 /// Rebuilds the packet of the IR-S `frame` into `out` against the base context's template
 /// `base_template`; `reference` finds the numbers a frame with N names by their TCP checksum
 /// field (the mirror's, [`super::numbers`]). The packet is verified ([`parse`]) before it is

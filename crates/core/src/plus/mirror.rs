@@ -49,6 +49,11 @@ const HANDSHAKE_NOTE: u8 = 1;
 /// The type octet of a note of a packet's numbers.
 const NUMBERS_NOTE: u8 = 2;
 
+/// Note type: the far end delivered a packet of the sibling compressor's flow, named by the
+/// flow's hash and the packet's TCP checksum field (a mirrored frame coded its numbers against
+/// it).
+const REFERENCED_NOTE: u8 = 3;
+
 /// The packets' numbers a codec remembers of those its sibling told of (a ring): a mirrored IR
 /// with numbers names its reference among them.
 pub const NUMBERS_KEPT: usize = 256;
@@ -67,6 +72,11 @@ pub enum Note {
     Handshake(FlowKey),
     /// A packet of the flow of that [`flow_hash`] went, or was delivered, with these numbers.
     Numbers(u16, Numbers),
+    /// A frame from the far end named, as the reference of its numbers ([`super::numbers`]),
+    /// the packet of the flow of that [`flow_hash`] with that TCP checksum field, which the
+    /// sibling compressor sent: the far end delivered it (a *reference receipt*,
+    /// [`super::receipt`]).
+    Referenced(u16, u16),
 }
 
 /// Writes `note` to `out`, cleared first.
@@ -87,6 +97,11 @@ pub fn put_note(note: &Note, out: &mut Vec<u8>) {
             out.push(NUMBERS_NOTE);
             out.extend_from_slice(&hash.to_be_bytes());
             numbers.put(out);
+        }
+        Note::Referenced(hash, checksum) => {
+            out.push(REFERENCED_NOTE);
+            out.extend_from_slice(&hash.to_be_bytes());
+            out.extend_from_slice(&checksum.to_be_bytes());
         }
     }
 }
@@ -126,6 +141,10 @@ pub fn parse_note(note: &[u8]) -> Option<Note> {
         (&NUMBERS_NOTE, [h0, h1, numbers @ ..]) => Some(Note::Numbers(
             u16::from_be_bytes([*h0, *h1]),
             Numbers::parse(numbers)?,
+        )),
+        (&REFERENCED_NOTE, [h0, h1, c0, c1]) => Some(Note::Referenced(
+            u16::from_be_bytes([*h0, *h1]),
+            u16::from_be_bytes([*c0, *c1]),
         )),
         _ => None,
     }
@@ -255,7 +274,8 @@ impl Mirrors {
                 }
                 self.numbers.push_back((hash, numbers));
             }
-            None => {}
+            // The compressor's to act on ([`super::receipt`]).
+            Some(Note::Referenced(..)) | None => {}
         }
     }
 
@@ -340,6 +360,8 @@ pub struct Outbox {
     handshakes: VecDeque<FlowKey>,
     /// Packets' numbers, the last [`PENDING_NUMBERS`].
     numbers: VecDeque<(u16, Numbers)>,
+    /// The last reference a frame from the far end named (flow hash, TCP checksum field).
+    referenced: Option<(u16, u16)>,
     /// Whether there may be a note: harnesses ask after every frame and nearly always find
     /// none, which this answers without a search.
     pending: bool,
@@ -376,6 +398,13 @@ impl Outbox {
         self.pending = true;
     }
 
+    /// A frame from the far end named the packet of the flow of hash `hash` with TCP checksum
+    /// field `checksum` as its reference ([`Note::Referenced`]).
+    pub fn referenced(&mut self, hash: u16, checksum: u16) {
+        self.referenced = Some((hash, checksum));
+        self.pending = true;
+    }
+
     /// Writes the next note to `out` (`flow_of` tells the flow a CID holds now); false when
     /// there is none.
     pub fn take(&mut self, flow_of: impl Fn(u8) -> Option<FlowKey>, out: &mut Vec<u8>) -> bool {
@@ -388,10 +417,13 @@ impl Outbox {
                 Some(flow) => Note::Handshake(flow),
                 None => match self.numbers.pop_front() {
                     Some((hash, numbers)) => Note::Numbers(hash, numbers),
-                    None => {
-                        self.pending = false;
-                        return false;
-                    }
+                    None => match self.referenced.take() {
+                        Some((hash, checksum)) => Note::Referenced(hash, checksum),
+                        None => {
+                            self.pending = false;
+                            return false;
+                        }
+                    },
                 },
             },
         };

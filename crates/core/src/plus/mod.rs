@@ -14,8 +14,8 @@
 //!   present or changed, their presence in one extension octet;
 //! - a new flow's first IR frames name the opposite direction's flow instead of the addresses
 //!   and ports ([`mirror`]) and code their numbers against a packet of it ([`numbers`]);
-//! - with a reverse channel, the decompressor's IR receipts end a start at the IR frame that
-//!   arrived, on a link that does not lose frames ([`receipt`]).
+//! - a start ends once a frame from the far end codes its numbers against one of the start's
+//!   IR frames, on a link that does not lose frames: a reference receipt ([`receipt`]).
 //!
 //! The liveness repairs of [`crate::taroc::repair`] (context requests, TCP distress, periodic
 //! refresh) apply unchanged. The wire format, the decompressor's rules and test vectors are in

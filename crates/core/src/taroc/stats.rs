@@ -126,8 +126,9 @@ pub struct TarocStats {
     /// IR frames sent as mirrored compact IRs (`taroc-plus`: the addresses and ports named by
     /// the opposite direction's flow, [`crate::plus::mirror`]).
     pub mirrored_irs: u64,
-    /// IR receipts that ended a context's start early (`taroc-plus` only).
-    pub receipts_taken: u64,
+    /// Reference receipts that ended a context's start early: a frame from the far end named
+    /// one of its IR frames' packets as its reference (`taroc-plus` only).
+    pub reference_receipts: u64,
 }
 
 impl TarocStats {

@@ -265,8 +265,8 @@ fn bursts_in_time_lose_frames() {
 /// ACK flow (mobile host to router) starts from the data flow its end's decompressor verified,
 /// its three start IRs mirrored ([`taroc_core::plus::mirror`]); the data flow's first IR has
 /// nothing to mirror, but its second (Reno sends one segment, then waits for its ACK) the ACK
-/// flow, and the receipt of that IR frame, back over the ACK link, ends the data flow's start
-/// ([`taroc_core::plus::receipt`]).
+/// flow; and the ACK flow's first IR frame, coded against the data flow's first segment, ends
+/// the data flow's start: a reference receipt ([`taroc_core::plus::receipt`]).
 #[test]
 fn taroc_plus_acks_start_from_the_data_flows_mirror() {
     let s = quick("taroc-plus", 0.0, TcpVariant::Reno);
@@ -283,8 +283,8 @@ fn taroc_plus_acks_start_from_the_data_flows_mirror() {
     assert_eq!(stats(3).mirrored_irs, 3, "the ACK flow's start IRs");
     assert_eq!(stats(2).mirrored_irs, 1, "the data flow's second start IR");
     assert!(
-        stats(2).receipts_taken >= 1,
-        "the data flow's start ended by a receipt"
+        stats(2).reference_receipts >= 1,
+        "the data flow's start ended by a reference receipt"
     );
     let slow_start = stats(2).frames(taroc_core::taroc::Why::SlowStart);
     assert_eq!(slow_start, 1, "the data flow's IR frames after its first");

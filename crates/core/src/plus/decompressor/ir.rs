@@ -83,8 +83,6 @@ impl PlusDecompressor {
         let outer_ref = outer_offset(tunnel, p.fields.ip_id);
         self.requests.delivered(cid);
         self.installed = Some(cid);
-        let fresh = self.changes(cid, &p.key, strides, behaviour);
-        self.receipts.installed(cid, fresh, p.checksum);
         self.outbox.changed(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
@@ -257,13 +255,6 @@ impl PlusDecompressor {
         }
         let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.outbox.changed(cid);
-        let fresh = self.changes(cid, &ctx.key, ctx.strides, ctx.behaviour);
-        // The rebuilt packet's TCP checksum field: its TCP header follows the plain IP header.
-        let at = header_len + 16;
-        let checksum = out
-            .get(at..at + 2)
-            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]));
-        self.receipts.installed(cid, fresh, checksum);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,
             last_ip_id: d.fields.ip_id,
@@ -276,15 +267,6 @@ impl PlusDecompressor {
         self.installed = Some(cid);
         self.count_delivered(cid);
         Ok(())
-    }
-
-    /// Whether setting context `cid` up for flow `key` with `strides` and `behaviour` changes
-    /// what it holds (no context, another flow's, or other scaling): such an IR frame gets a
-    /// receipt even right after another ([`crate::plus::receipt`]).
-    fn changes(&self, cid: u8, key: &FlowKey, strides: Strides, behaviour: Behaviour) -> bool {
-        self.contexts[usize::from(cid)]
-            .as_ref()
-            .is_none_or(|c| c.key != *key || c.strides != strides || c.behaviour != behaviour)
     }
 
     /// Rebuilds an IR-S frame ([`handshake`]) against the base context or the mirror it names.

@@ -15,13 +15,13 @@ use crate::test_rng::Rng;
 
 /// The codecs at one end of the link: the compressor of the direction it sends, the
 /// decompressor of the one it receives.
-struct End {
-    c: PlusCompressor,
-    d: PlusDecompressor,
+pub(super) struct End {
+    pub(super) c: PlusCompressor,
+    pub(super) d: PlusDecompressor,
 }
 
 impl End {
-    fn new() -> End {
+    pub(super) fn new() -> End {
         End {
             c: PlusCompressor::new(config()),
             d: PlusDecompressor::new(config()),
@@ -35,7 +35,11 @@ impl End {
 
 /// Sends `packet` from `from` to `to` as the harnesses do (notes passed at both ends); returns
 /// the frame's kind byte and bytes and the decompressor's verdict.
-fn send(from: &mut End, to: &mut End, packet: &[u8]) -> (u8, Vec<u8>, Result<(), DropReason>) {
+pub(super) fn send(
+    from: &mut End,
+    to: &mut End,
+    packet: &[u8],
+) -> (u8, Vec<u8>, Result<(), DropReason>) {
     let mut frame = Vec::new();
     let kind = from.c.compress(packet, &mut frame);
     from.share();
@@ -49,7 +53,7 @@ fn send(from: &mut End, to: &mut End, packet: &[u8]) -> (u8, Vec<u8>, Result<(),
 }
 
 /// [`segment`] of the opposite direction: addresses and ports swapped.
-fn reply(seq: u32, ack: u32, id: u16, ts: u32, payload: usize) -> Vec<u8> {
+pub(super) fn reply(seq: u32, ack: u32, id: u16, ts: u32, payload: usize) -> Vec<u8> {
     let mut p = segment(seq, ack, id, ts, payload);
     let (src, dst) = (p[12..16].to_vec(), p[16..20].to_vec());
     p[12..16].copy_from_slice(&dst);
@@ -403,7 +407,7 @@ fn mirrors_never_deliver_wrong_and_every_connection_resumes() {
         }
         all_refused += refused;
         // Every connection's server starts from its client's flow, and most clients from the
-        // SYN-ACK (receipts end some starts after their first IR frame).
+        // SYN-ACK (reference receipts end some starts after their first IR frame).
         assert!(mirrored >= 8, "seed {seed}: {mirrored} mirrored frames");
         for (c, &n) in delivered_late.iter().enumerate() {
             assert!(

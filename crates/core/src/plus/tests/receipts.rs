@@ -1,29 +1,34 @@
-//! IR receipts ([`crate::plus::receipt`]): a start ends at the IR frame a receipt names, and
-//! only a receipt for an IR frame of the context's current start counts.
+//! Reference receipts ([`crate::plus::receipt`]): a start ends once a frame from the far end
+//! codes its numbers against one of the start's IR frames' packets, and only then.
 
 use alloc::vec::Vec;
 
-use super::{all_co, pair, segment_from, send};
+use super::mirrors::{reply, send, End};
+use super::segment;
 use crate::codec::{Compressor, Decompressor};
-use crate::plus::receipt::RECEIPT;
-use crate::plus::{format, PlusCompressor, PlusDecompressor};
+use crate::plus::format;
 
-/// Sends packets `range` of the flow from port 5001, passing the decompressor's feedback back
-/// if `feedback`: their kind bytes.
-fn start(
-    c: &mut PlusCompressor,
-    d: &mut PlusDecompressor,
-    range: core::ops::Range<u32>,
-    feedback: bool,
-) -> Vec<u8> {
-    let (mut frame, mut message) = (Vec::new(), Vec::new());
-    range
+/// A's data segment `i` (100 octets from sequence number 1000, acknowledging 77; IP-IDs from
+/// 100, so that the IP-ID behaviour is sequential from the first).
+fn data(i: u32) -> Vec<u8> {
+    segment(1000 + 100 * i, 77, 100 + i as u16, 500 + i, 100)
+}
+
+/// B's pure ACK of A's data up to `ack`, its `n`-th.
+fn ack_of(ack: u32, n: u32) -> Vec<u8> {
+    reply(77, ack, 40 + n as u16, 900 + n, 0)
+}
+
+/// A sends its data segments 0 to 5, B acknowledging each right after it if `acks`: A's kind
+/// bytes.
+fn exchange(a: &mut End, b: &mut End, acks: bool) -> Vec<u8> {
+    (0..6)
         .map(|i| {
-            let kind = send(c, d, 5001, i, &mut frame);
-            while d.take_feedback(&mut message) {
-                if feedback {
-                    c.handle_feedback(&message);
-                }
+            let (kind, _, result) = send(a, b, &data(i));
+            assert_eq!(result, Ok(()));
+            if acks {
+                let (_, _, result) = send(b, a, &ack_of(1100 + 100 * i, i));
+                assert_eq!(result, Ok(()));
             }
             kind
         })
@@ -31,125 +36,46 @@ fn start(
 }
 
 #[test]
-fn a_receipt_ends_a_start_at_the_ir_frame_it_names() {
-    // The second packet teaches the sequence stride, which goes in an IR frame (the start had
-    // only just ended); its receipt ends that too.
-    let (mut c, mut d) = pair();
-    let kinds = start(&mut c, &mut d, 0..6, true);
-    assert_eq!(kinds[..2], [format::COMPACT_IR; 2], "{kinds:02x?}");
-    assert!(all_co(&kinds[2..]), "{kinds:02x?}");
-    assert_eq!(c.stats().receipts_taken, 2);
-    // Without the receipts back, the start sends its three IR frames.
-    let (mut c, mut d) = pair();
-    let kinds = start(&mut c, &mut d, 0..6, false);
+fn a_far_end_frame_naming_a_start_s_ir_frame_ends_the_start() {
+    let (mut a, mut b) = (End::new(), End::new());
+    let kinds = exchange(&mut a, &mut b, true);
+    // B's first ACK starts B's flow with a mirrored IR frame whose numbers are coded against
+    // A's first segment, an IR frame of A's start, named by its checksum: A's start ends there,
+    // and its second segment goes CO.
+    assert_eq!(kinds[0], format::COMPACT_IR, "{kinds:02x?}");
+    assert!(kinds[1..].iter().all(|&k| k >= format::CO), "{kinds:02x?}");
+    assert_eq!(a.c.stats().reference_receipts, 1);
+    // Nothing crosses the link for it: no feedback frame at all.
+    let mut feedback = Vec::new();
+    assert!(!b.d.take_feedback(&mut feedback));
+    // Without B's frames the start sends its three IR frames.
+    let (mut a, mut b) = (End::new(), End::new());
+    let kinds = exchange(&mut a, &mut b, false);
     assert_eq!(kinds[..3], [format::COMPACT_IR; 3], "{kinds:02x?}");
-    assert!(all_co(&kinds[3..]), "{kinds:02x?}");
+    assert!(kinds[3..].iter().all(|&k| k >= format::CO), "{kinds:02x?}");
+    assert_eq!(a.c.stats().reference_receipts, 0);
 }
 
 #[test]
-fn a_start_s_repeats_get_no_receipt_of_their_own() {
-    let (mut c, mut d) = pair();
-    let mut frame = Vec::new();
-    for i in 0..3 {
-        send(&mut c, &mut d, 5001, i, &mut frame);
-    }
-    let mut receipts = Vec::new();
-    let mut message = Vec::new();
-    while d.take_feedback(&mut message) {
-        receipts.push(message.clone());
-    }
-    // One receipt: CID 0 and the TCP checksum of the second packet, whose IR frame brought
-    // the stride (a change: a receipt again, which replaced the first one's while it waited),
-    // none for the third.
-    let second = segment_from(5001, 1000 + 256, 1, 10_001);
-    assert_eq!(receipts, [[RECEIPT, 0, second[36], second[37]]]);
+fn a_reference_to_a_packet_of_no_current_start_ends_nothing() {
+    let (mut a, mut b) = (End::new(), End::new());
+    exchange(&mut a, &mut b, false);
+    // A context request restarts A's context: the answer's IR frames are another start, which
+    // B's first frame (naming A's last segment before the request, a CO frame's) does not end;
+    // on a clean link one naming an answer's IR frame would.
+    a.c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
+    let kinds: Vec<u8> = (6..11).map(|i| send(&mut a, &mut b, &data(i)).0).collect();
+    assert!(kinds.iter().all(|&k| k < format::CO), "{kinds:02x?}");
+    assert_eq!(a.c.stats().reference_receipts, 0);
 }
 
 #[test]
-fn a_receipt_for_an_ir_frame_before_a_restart_counts_for_nothing() {
-    let (mut c, mut d) = pair();
-    let mut frame = Vec::new();
-    send(&mut c, &mut d, 5001, 0, &mut frame);
-    let mut stale = Vec::new();
-    assert!(d.take_feedback(&mut stale));
-    // A context request restarts the context (five IR frames) before the receipt arrives,
-    // and after the answer's first IR frame.
-    c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
-    let mut kinds = start(&mut c, &mut d, 1..2, false);
-    c.handle_feedback(&stale);
-    kinds.extend(start(&mut c, &mut d, 2..8, false));
-    assert_eq!(kinds[..5], [format::COMPACT_IR; 5], "{kinds:02x?}");
-    assert!(all_co(&kinds[5..]), "{kinds:02x?}");
-    assert_eq!(c.stats().receipts_taken, 0);
-}
-
-#[test]
-fn a_receipt_naming_another_cid_or_packet_counts_for_nothing() {
-    let (mut c, mut d) = pair();
-    let mut frame = Vec::new();
-    send(&mut c, &mut d, 5001, 0, &mut frame);
-    let mut receipt = Vec::new();
-    assert!(d.take_feedback(&mut receipt));
-    let mut other_cid = receipt.clone();
-    other_cid[1] = 1;
-    let mut other_packet = receipt.clone();
-    other_packet[3] ^= 1;
-    for wrong in [other_cid, other_packet, receipt[..3].to_vec()] {
-        c.handle_feedback(&wrong);
-    }
-    let kinds = start(&mut c, &mut d, 1..3, false);
-    assert_eq!(kinds, [format::COMPACT_IR; 2], "{kinds:02x?}");
-    assert_eq!(c.stats().receipts_taken, 0);
-}
-
-#[test]
-fn a_tunnelled_ir_frame_s_receipt_names_its_inner_packet() {
-    // The tunnel's outer header gets its IR-N frames first; the first tunnel frame with an
-    // inner IR frame gets the receipt, naming the inner packet's TCP checksum.
-    let (mut c, mut d) = pair();
-    let (mut frame, mut out, mut receipt) = (Vec::new(), Vec::new(), Vec::new());
-    for i in 0..6 {
-        let inner = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
-        let packet = super::tunnel::tunnel_v6(&inner);
-        let kind = c.compress(&packet, &mut frame);
-        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
-        assert_eq!(out, packet);
-        if d.take_feedback(&mut receipt) {
-            assert_eq!(receipt[..2], [RECEIPT, 0]);
-            assert_eq!(receipt[2..], inner[36..38], "packet {i}");
-            c.handle_feedback(&receipt);
-            assert_eq!(c.stats().receipts_taken, 1);
-            return;
-        }
-    }
-    panic!("no receipt");
-}
-
-#[test]
-fn on_a_link_that_loses_frames_a_receipt_ends_no_start() {
-    // After a loss note the link loses frames: a start is seven IR frames, receipts or not.
-    let (mut c, mut d) = pair();
-    c.handle_feedback(&[format::LOSS_NOTE]);
-    let kinds = start(&mut c, &mut d, 0..9, true);
-    assert_eq!(kinds[..7], [format::COMPACT_IR; 7], "{kinds:02x?}");
-    assert!(all_co(&kinds[7..]), "{kinds:02x?}");
-    assert_eq!(c.stats().receipts_taken, 0);
-}
-
-#[test]
-fn an_ir_r_frame_s_receipt_names_its_packet() {
-    // A second flow of the same hosts starts with an IR-R against the first; its receipt
-    // names the IR-R's packet, and ends its start.
-    let (mut c, mut d) = pair();
-    start(&mut c, &mut d, 0..12, true);
-    let p = segment_from(5002, 1000, 0, 10_000);
-    let (mut frame, mut out, mut receipt) = (Vec::new(), Vec::new(), Vec::new());
-    let kind = c.compress(&p, &mut frame);
-    assert_eq!(kind.to_byte(), format::IR_R_DEST_KEPT);
-    assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
-    assert!(d.take_feedback(&mut receipt));
-    assert_eq!(receipt, [RECEIPT, 1, p[36], p[37]]);
-    let taken = c.stats().receipts_taken;
-    c.handle_feedback(&receipt);
-    assert_eq!(c.stats().receipts_taken, taken + 1);
+fn no_reference_receipt_on_a_link_that_loses_frames() {
+    let (mut a, mut b) = (End::new(), End::new());
+    // A loss note makes the link one that loses frames: the start sends every IR frame due
+    // (seven on such a link), named by the far end or not.
+    a.c.handle_feedback(&[format::LOSS_NOTE]);
+    let kinds = exchange(&mut a, &mut b, true);
+    assert!(kinds.iter().all(|&k| k < format::CO), "{kinds:02x?}");
+    assert_eq!(a.c.stats().reference_receipts, 0);
 }
