@@ -636,6 +636,15 @@ pub fn taroc_plus_decompress(data: &[u8]) {
             if feedback == [taroc_core::plus::format::LOSS_NOTE] {
                 continue;
             }
+            // IR receipts: (CID, checksum) triples, each CID once.
+            if let Some(receipts) = taroc_core::plus::receipt::parse(&feedback) {
+                let mut seen = [false; 256];
+                for (cid, _) in receipts {
+                    assert!(!seen[usize::from(cid)], "CID {cid} receipted twice");
+                    seen[usize::from(cid)] = true;
+                }
+                continue;
+            }
             let cids = match feedback.split_first() {
                 Some((&other::REQUEST_N, cids)) if !cids.is_empty() && cids.len() <= 256 => cids,
                 _ => parse_request(&feedback)
@@ -806,10 +815,12 @@ fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, requests: bool, 
                 "packet {index} ({kind:?}) dropped on a clean link: {reason:?}\n  packet {packet:02x?}\n  frame  {frame:02x?}"
             ),
         }
-        // On a clean link the only feedback is taroc-plus's loss notes (the packets' own
-        // IP-IDs may skip, as after a sender's queue drops); the compressor takes them.
+        // On a clean link the only feedback is taroc-plus's: loss notes (the packets' own
+        // IP-IDs may skip, as after a sender's queue drops) and IR receipts; the compressor
+        // takes them.
         while d.take_feedback(&mut feedback) {
-            let plus_feedback = feedback == [taroc_core::plus::format::LOSS_NOTE];
+            let plus_feedback = feedback == [taroc_core::plus::format::LOSS_NOTE]
+                || taroc_core::plus::receipt::parse(&feedback).is_some();
             assert!(
                 scheme == Scheme::Plus && plus_feedback,
                 "packet {index}: feedback on a clean link: {feedback:02x?}"

@@ -17,6 +17,7 @@ use super::numbers::Numbers;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
 use super::ports;
+use super::receipt::Receipts;
 use super::scaled::{Learner, Strides};
 use super::window::Scaling;
 use crate::codec::{Decompressor, DropReason, FrameKind};
@@ -112,6 +113,8 @@ pub struct PlusDecompressor {
     mirrors: Mirrors,
     /// The notes for the sibling compressor.
     outbox: Outbox,
+    /// The IR receipts due ([`super::receipt`]).
+    receipts: Receipts,
     /// The frame being decoded delivers a packet whose numbers go to the sibling compressor
     /// ([`super::numbers`]): a handshake segment, or a packet of a young context.
     numbers_due: bool,
@@ -140,6 +143,7 @@ impl PlusDecompressor {
             loss: LossWatch::new(config.repair.context_requests),
             mirrors: Mirrors::default(),
             outbox: Outbox::default(),
+            receipts: Receipts::new(config.repair.context_requests),
             numbers_due: false,
             numbers: None,
         }
@@ -367,7 +371,7 @@ impl PlusDecompressor {
     }
 
     /// Decodes one frame of kind `kind` into `out` ([`Decompressor::decompress`] without the
-    /// numbers notes).
+    /// numbers notes and receipts).
     fn decompress_frame(
         &mut self,
         kind: FrameKind,
@@ -465,6 +469,7 @@ impl PlusDecompressor {
                 };
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);
+                    self.receipts.co(cid);
                     if result.is_ok() {
                         self.count_delivered(cid);
                     }
@@ -486,7 +491,8 @@ const _: () = assert!(cids::PREFIX == other::TUNNEL + 1);
 impl Decompressor for PlusDecompressor {
     /// Decodes one frame; the numbers of its packet (a tunnel frame's inner packet, once the
     /// whole frame is delivered) go to the sibling compressor if they are due
-    /// ([`super::numbers`]).
+    /// ([`super::numbers`]), and a frame that set a context up again (not a tunnel's inner frame
+    /// alone: its outer header may still fail) gets a receipt ([`super::receipt`]).
     fn decompress(
         &mut self,
         kind: FrameKind,
@@ -495,6 +501,7 @@ impl Decompressor for PlusDecompressor {
     ) -> Result<(), DropReason> {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
+            self.receipts.begin();
             self.numbers = None;
         }
         self.numbers_due = false;
@@ -504,6 +511,7 @@ impl Decompressor for PlusDecompressor {
             self.numbers = Numbers::of_packet(out).or(self.numbers);
         }
         if outermost {
+            self.receipts.end(result.is_ok());
             if let (Ok(()), Some((flow, numbers))) = (&result, self.numbers.take()) {
                 self.outbox.numbers(mirror::flow_hash(&flow), numbers);
             }
@@ -517,16 +525,22 @@ impl Decompressor for PlusDecompressor {
     }
 
     /// Context requests ([`crate::taroc::repair`]), when they are on: the TCP contexts' first,
-    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then loss notes.
+    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then loss notes, then IR receipts
+    /// ([`super::receipt`]; none for a while after a request or a loss note).
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
         if self.requests.take(out) {
+            self.receipts.lossy();
             return true;
         }
         if self.other_requests.take(out) {
             out[0] = other::REQUEST_N;
             return true;
         }
-        self.loss.take(out)
+        if self.loss.take(out) {
+            self.receipts.lossy();
+            return true;
+        }
+        self.receipts.take(out)
     }
 
     /// The flows of the contexts set up or dropped, and the handshake segments, since the last

@@ -129,6 +129,9 @@ pub struct TarocStats {
     /// Reference receipts that ended a context's start early: a frame from the far end named
     /// one of its IR frames' packets as its reference (`taroc-plus` only).
     pub reference_receipts: u64,
+    /// IR receipts (feedback) that ended a context's restart or answer early (`taroc-plus`
+    /// only).
+    pub receipts_taken: u64,
 }
 
 impl TarocStats {

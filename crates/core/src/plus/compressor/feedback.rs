@@ -1,11 +1,12 @@
 //! What the compressor does with feedback from the decompressor of its direction (spec
-//! section 7), context requests and loss notes, and with reference receipts from its sibling
-//! decompressor ([`crate::plus::receipt`]).
+//! section 7), context requests, loss notes and IR receipts, and with reference receipts from
+//! its sibling decompressor ([`crate::plus::receipt`]).
 
 use super::{PlusCompressor, LOSSY_MEMORY};
 use crate::plus::format;
 use crate::plus::mirror;
 use crate::plus::other;
+use crate::plus::receipt;
 use crate::taroc::repair;
 
 impl PlusCompressor {
@@ -16,6 +17,22 @@ impl PlusCompressor {
         }
         if frame == [format::LOSS_NOTE] {
             self.lossy_at = Some(self.clock);
+            return;
+        }
+        if let Some(receipts) = receipt::parse(frame) {
+            if !self.takes_receipts() {
+                return;
+            }
+            for (cid, checksum) in receipts {
+                if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
+                    if ctx.issued.names(checksum) {
+                        // The decompressor holds the context as its IR frames set it up: the
+                        // start's (or the answer's) other IR frames, and notes, are not needed.
+                        (ctx.irs_due, ctx.notes_due, ctx.full_only) = (0, 0, false);
+                        self.stats.receipts_taken += 1;
+                    }
+                }
+            }
             return;
         }
         if let Some(cids) = other::parse_request(frame) {
@@ -60,7 +77,7 @@ impl PlusCompressor {
         }
     }
 
-    /// Whether a reference receipt ([`crate::plus::receipt`]) ends a start: only on a clean
+    /// Whether a receipt ([`crate::plus::receipt`]) ends a start: only on a clean
     /// link (not [`lossy`](Self::lossy)). A link that loses frames may reorder them too (the
     /// DCLOR study's radio reorders 12% of its packets), and a CO frame that arrives after
     /// newer ones is refused if its numbers lie further below the newer reference than

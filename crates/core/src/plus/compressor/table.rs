@@ -59,13 +59,15 @@ impl PlusCompressor {
         let cheap = n.min(CHEAP_CIDS);
         let usable = |i: usize| Some(i as u8) != avoid;
         // CID 0 and the CIDs the kind byte names (short codes) cost no CID octet at all: take
-        // one of them, free or over, first.
+        // one of them, free or over, first; not on a link that loses frames (which may reorder
+        // them too: an old flow's late frame then meets a new flow's context sooner).
         let free_or_over = |i: usize| {
             self.contexts[i]
                 .as_ref()
                 .is_none_or(|c| c.is_over(self.clock))
         };
-        if let Some(i) = (0..n.min(3)).find(|&i| usable(i) && free_or_over(i)) {
+        let cheapest = if self.lossy() { 0 } else { n.min(3) };
+        if let Some(i) = (0..cheapest).find(|&i| usable(i) && free_or_over(i)) {
             return self.evict(i);
         }
         if let Some(i) = (0..cheap).find(|&i| self.contexts[i].is_none() && usable(i)) {

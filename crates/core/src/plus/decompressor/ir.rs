@@ -83,6 +83,9 @@ impl PlusDecompressor {
         let outer_ref = outer_offset(tunnel, p.fields.ip_id);
         self.requests.delivered(cid);
         self.installed = Some(cid);
+        let fresh = self.changes(cid, &p.key, strides, behaviour);
+        let again = self.holds(cid, &p.key);
+        self.receipts.installed(cid, fresh, p.checksum, again);
         self.outbox.changed(cid);
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
@@ -255,6 +258,14 @@ impl PlusDecompressor {
         }
         let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.outbox.changed(cid);
+        let fresh = self.changes(cid, &ctx.key, ctx.strides, ctx.behaviour);
+        let again = self.holds(cid, &ctx.key);
+        // The rebuilt packet's TCP checksum field: its TCP header follows the plain IP header.
+        let at = header_len + 16;
+        let checksum = out
+            .get(at..at + 2)
+            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]));
+        self.receipts.installed(cid, fresh, checksum, again);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,
             last_ip_id: d.fields.ip_id,
@@ -267,6 +278,22 @@ impl PlusDecompressor {
         self.installed = Some(cid);
         self.count_delivered(cid);
         Ok(())
+    }
+
+    /// Whether context `cid` holds flow `key`.
+    fn holds(&self, cid: u8, key: &FlowKey) -> bool {
+        self.contexts[usize::from(cid)]
+            .as_ref()
+            .is_some_and(|c| c.key == *key)
+    }
+
+    /// Whether setting context `cid` up for flow `key` with `strides` and `behaviour` changes
+    /// what it holds (no context, another flow's, or other scaling): such an IR frame gets a
+    /// receipt even right after another ([`crate::plus::receipt`]).
+    fn changes(&self, cid: u8, key: &FlowKey, strides: Strides, behaviour: Behaviour) -> bool {
+        self.contexts[usize::from(cid)]
+            .as_ref()
+            .is_none_or(|c| c.key != *key || c.strides != strides || c.behaviour != behaviour)
     }
 
     /// Rebuilds an IR-S frame ([`handshake`]) against the base context or the mirror it names.

@@ -1,5 +1,6 @@
-//! Reference receipts ([`crate::plus::receipt`]): a start ends once a frame from the far end
-//! codes its numbers against one of the start's IR frames' packets, and only then.
+//! Receipts ([`crate::plus::receipt`]): a start ends once a frame from the far end codes its
+//! numbers against one of the start's IR frames' packets (a reference receipt), and only then;
+//! an IR frame that sets a held flow up again ends at an IR receipt (feedback).
 
 use alloc::vec::Vec;
 
@@ -78,4 +79,52 @@ fn no_reference_receipt_on_a_link_that_loses_frames() {
     let kinds = exchange(&mut a, &mut b, true);
     assert!(kinds.iter().all(|&k| k < format::CO), "{kinds:02x?}");
     assert_eq!(a.c.stats().reference_receipts, 0);
+}
+
+/// Sends packets `range` of the flow from port 5001 (256-octet segments: the second teaches
+/// the sequence stride), passing the decompressor's feedback back if `feedback`: their kind
+/// bytes.
+fn start(
+    c: &mut crate::plus::PlusCompressor,
+    d: &mut crate::plus::PlusDecompressor,
+    range: core::ops::Range<u32>,
+    feedback: bool,
+) -> Vec<u8> {
+    let (mut frame, mut message) = (Vec::new(), Vec::new());
+    range
+        .map(|i| {
+            let kind = super::send(c, d, 5001, i, &mut frame);
+            while d.take_feedback(&mut message) {
+                if feedback {
+                    c.handle_feedback(&message);
+                }
+            }
+            kind
+        })
+        .collect()
+}
+
+#[test]
+fn an_ir_frame_that_sets_a_held_flow_up_again_gets_an_ir_receipt() {
+    // The second packet teaches the sequence stride, which goes in an IR frame (the start had
+    // only just ended): that frame sets up again the flow the decompressor holds, with other
+    // strides, and gets an IR receipt (a feedback frame), which ends the change's IR frames and
+    // notes.
+    let (mut c, mut d) = super::pair();
+    let kinds = start(&mut c, &mut d, 0..6, true);
+    assert_eq!(kinds[..2], [format::COMPACT_IR; 2], "{kinds:02x?}");
+    assert!(kinds[2..].iter().all(|&k| k >= format::CO), "{kinds:02x?}");
+    assert_eq!(c.stats().receipts_taken, 1);
+    // The new flow's own start got none: without feedback, the start's three IR frames.
+    let (mut c, mut d) = super::pair();
+    let kinds = start(&mut c, &mut d, 0..6, false);
+    assert_eq!(kinds[..3], [format::COMPACT_IR; 3], "{kinds:02x?}");
+    let (mut c, mut d) = super::pair();
+    let mut frame = Vec::new();
+    super::send(&mut c, &mut d, 5001, 0, &mut frame);
+    let mut message = Vec::new();
+    assert!(
+        !d.take_feedback(&mut message),
+        "no receipt for a new flow's start"
+    );
 }
