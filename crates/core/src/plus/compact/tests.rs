@@ -427,7 +427,7 @@ fn strided_v4_ir(stride: u16, ttl: u8) -> Vec<u8> {
 fn a_common_mirrored_ir_goes_in_the_short_form() {
     let hash = mirror::flow_hash(&v4_ir_reverse());
     let mut mirrors = mirrors_of_v4_ir();
-    let (mut frame, mut long, mut back) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut frame, mut back) = (Vec::new(), Vec::new());
     // 1448: the usual stride of IPv4 with timestamps (1500 - 20 - 32).
     let ir = strided_v4_ir(1448, 64);
     let reference = reference_of(&ir, true);
@@ -447,14 +447,18 @@ fn a_common_mirrored_ir_goes_in_the_short_form() {
     assert_eq!(back, ir);
     // Another stride: the long form, with the context flags and the stride's difference
     // (12 above the usual one: one octet).
-    let other = strided_v4_ir(1460, 64);
-    let reference = reference_of(&other, true);
-    let m = Some(Mirror {
-        hash,
-        reference: Some(&reference),
-        named: true,
-    });
-    assert!(encode(&other, Framing::Ir, m, &mut long));
+    let named = |ir: &[u8]| {
+        let reference = reference_of(ir, true);
+        let m = Some(Mirror {
+            hash,
+            reference: Some(&reference),
+            named: true,
+        });
+        let mut out = Vec::new();
+        assert!(encode(ir, Framing::Ir, m, &mut out));
+        out
+    };
+    let long = named(&strided_v4_ir(1460, 64));
     assert_eq!(long[0] & SHORT, 1 << O_SHIFT);
     assert_eq!(long[1] & (MIRRORED | NUMBERED), MIRRORED | NUMBERED);
     assert_eq!(
@@ -463,15 +467,7 @@ fn a_common_mirrored_ir_goes_in_the_short_form() {
         "flags, stride difference, hash"
     );
     // Another TTL: the long form too.
-    let ttl = strided_v4_ir(1448, 63);
-    let reference = reference_of(&ttl, true);
-    let m = Some(Mirror {
-        hash,
-        reference: Some(&reference),
-        named: true,
-    });
-    assert!(encode(&ttl, Framing::Ir, m, &mut long));
-    assert_ne!(long[0] & SHORT, SHORT);
+    assert_ne!(named(&strided_v4_ir(1448, 63))[0] & SHORT, SHORT);
     // Cut short, the short form is refused, never read past its end.
     for cut in 0..frame.len() - 4 {
         assert!(expand(&frame[..cut], Framing::Ir, &mirrors, &mut back).is_err());

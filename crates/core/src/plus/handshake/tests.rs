@@ -50,16 +50,28 @@ fn base_template() -> Vec<u8> {
     t
 }
 
+/// [`write`] against [`base_template`] as CID 3, without numbers.
+fn on_base(p: &TcpIpPacket<'_>, frame: &mut Vec<u8>) -> bool {
+    write(p, &base_template(), Base::Context(3), None, frame)
+}
+
+/// The IR-S frame of `p` against `base` of template `template`, with numbers against
+/// `reference` if given (asserting that IR-S carries `p`).
+fn written(
+    p: &TcpIpPacket<'_>,
+    template: &[u8],
+    base: Base,
+    reference: Option<(&Numbers, bool)>,
+) -> Vec<u8> {
+    let mut frame = Vec::new();
+    assert!(write(p, template, base, reference, &mut frame));
+    frame
+}
+
 fn round_trip(packet: &[u8]) -> Vec<u8> {
     let p = parse(packet).expect("a handshake segment");
     let mut frame = Vec::new();
-    assert!(write(
-        &p,
-        &base_template(),
-        Base::Context(3),
-        None,
-        &mut frame
-    ));
+    assert!(on_base(&p, &mut frame));
     let mut out = Vec::new();
     assert_eq!(
         rebuild(&frame, &base_template(), |_| None, &mut out),
@@ -126,21 +138,13 @@ fn a_segment_goes_against_a_mirror_named_by_its_hash() {
     p.template_into(&mut own);
     assert_eq!(template, own, "the usual IP header");
     let mut out = Vec::new();
-    let mut frame = Vec::new();
-    assert!(write(&p, &template, Base::Mirror(0xBEEF), None, &mut frame));
+    let frame = written(&p, &template, Base::Mirror(0xBEEF), None);
     assert_eq!(base(&frame), Some(Base::Mirror(0xBEEF)));
     // The extension (S: the MSS is 1460) follows the shape, then the hash's low octet.
     assert_eq!([frame[0], frame[2], frame[3]], [0xBE, USUAL_MSS, 0xEF]);
     assert_eq!(rebuild(&frame, &template, |_| None, &mut out), Ok(()));
     assert_eq!(out, packet);
-    let mut on_context = Vec::new();
-    assert!(write(
-        &p,
-        &template,
-        Base::Context(7),
-        None,
-        &mut on_context
-    ));
+    let on_context = written(&p, &template, Base::Context(7), None);
     assert_eq!(frame.len(), on_context.len() + 1, "the hash's second octet");
     assert_eq!(base(&[7, MIRROR]), None);
     assert_eq!(base(&[7, 0]), Some(Base::Context(7)));
@@ -159,13 +163,7 @@ fn a_wrong_base_or_damage_is_refused() {
     let packet = syn(40_000, 0, 64, &linux_options(0));
     let p = parse(&packet).unwrap();
     let mut frame = Vec::new();
-    assert!(write(
-        &p,
-        &base_template(),
-        Base::Context(3),
-        None,
-        &mut frame
-    ));
+    assert!(on_base(&p, &mut frame));
     let mut out = Vec::new();
     // A base whose TTL differs rebuilds another IP header: the seal catches it.
     let mut other = base_template();
@@ -309,15 +307,10 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     let p = parse(&packet).expect("a valid SYN-ACK");
     let mut template = Vec::new();
     mirror_template(&syn_p.key, &mut template);
-    let (mut plain, mut numbered, mut out) = (Vec::new(), Vec::new(), Vec::new());
-    assert!(write(&p, &template, Base::Mirror(0xBEEF), None, &mut plain));
-    assert!(write(
-        &p,
-        &template,
-        Base::Mirror(0xBEEF),
-        Some((&reference, false)),
-        &mut numbered
-    ));
+    let mut out = Vec::new();
+    let plain = written(&p, &template, Base::Mirror(0xBEEF), None);
+    let unnamed = Some((&reference, false));
+    let numbered = written(&p, &template, Base::Mirror(0xBEEF), unnamed);
     // The extension follows the shape, then the hash's low octet.
     assert_eq!(plain[2], ZERO_ID | USUAL_MSS, "IP-ID 0, MSS 1460: Z and S");
     assert_eq!(numbered[2], ZERO_ID | NUMBERED | USUAL_MSS);
@@ -328,15 +321,8 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     assert_eq!(rebuild(&numbered, &template, found, &mut out), Ok(()));
     assert_eq!(out, packet);
     // A reference its checksum alone names (R): no hash, the checksum in its place.
-    let mut named = Vec::new();
     let with_reference = Some((&reference, true));
-    assert!(write(
-        &p,
-        &template,
-        Base::Mirror(0xBEEF),
-        with_reference,
-        &mut named
-    ));
+    let named = written(&p, &template, Base::Mirror(0xBEEF), with_reference);
     assert_eq!(named[2] & NAMED, NAMED);
     assert_eq!(named.len() + 2, numbered.len());
     assert_eq!(base(&named), Some(Base::Reference(reference.checksum)));
@@ -360,23 +346,11 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     // A nonzero IP-ID is sent; against a context (no mirror) there are no numbers.
     let with_id = syn_ack_to(&syn_p, 0x1234);
     let p = parse(&with_id).unwrap();
-    assert!(write(
-        &p,
-        &template,
-        Base::Mirror(0xBEEF),
-        Some((&reference, false)),
-        &mut numbered
-    ));
+    let numbered = written(&p, &template, Base::Mirror(0xBEEF), unnamed);
     assert_eq!(numbered[2], NUMBERED | USUAL_MSS);
     assert_eq!(rebuild(&numbered, &template, found, &mut out), Ok(()));
     assert_eq!(out, with_id);
-    assert!(write(
-        &p,
-        &template,
-        Base::Context(3),
-        Some((&reference, true)),
-        &mut plain
-    ));
+    let plain = written(&p, &template, Base::Context(3), with_reference);
     assert_eq!(plain[2], USUAL_MSS, "no numbers against a context");
     // Malformed: an extension with no flag or a reserved one, R without N, N without a
     // mirror, S without an option layout.
