@@ -69,7 +69,7 @@ pub const Z: u8 = 0x01;
 /// Option-layout bits of a compact IR (never a compact SYN) that mark the *short mirrored
 /// form*: an IPv4 mirrored IR with numbers (context flags M and N), TTL 64, TOS 0, DF set, a
 /// nonzero IP-ID and Linux's NOP NOP Timestamps, whose stride (if it has one) is the usual one
-/// ([`usual_stride`]) and whose reference the checksum alone names ([`Mirror::named`]). Its
+/// (1500 octets less the IR's IP and TCP headers) and whose reference the checksum alone names ([`Mirror::named`]). Its
 /// shape octet then carries the context flags' other six bits, `K T E E 1 1 B B`, and no
 /// context-flags octet, mirror hash or stride difference follows: `| shape | CID |
 /// reference's checksum (2) | the rest as a numbered compact IR without the stride |`, the

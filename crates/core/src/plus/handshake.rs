@@ -73,7 +73,8 @@ pub const ZERO_ID: u8 = 0x80;
 /// Extension bit: the acknowledgment number and TS echo are coded against a reference.
 pub const NUMBERED: u8 = 0x40;
 
-/// Extension bit: the MSS option's value is the usual one ([`usual_mss`]) and not sent (only
+/// Extension bit: the MSS option's value is the usual one (1500 octets less the IP header and
+/// a bare TCP header: 1460 on IPv4, 1440 on IPv6) and not sent (only
 /// with an option layout, codes 1 and 2, both of which start with the MSS option).
 pub const USUAL_MSS: u8 = 0x20;
 

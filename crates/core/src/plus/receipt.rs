@@ -3,7 +3,7 @@
 //! sending every IR frame and scaling note still due. A start sends several IR frames back to
 //! back because any of them may be lost; once one is known to have arrived, the rest cost bytes
 //! and buy nothing. The compressor keeps the TCP checksums of the IR frames it sent since the
-//! context last (re)started or changed its scaling ([`Issued`]) and ends the start at a receipt
+//! context last (re)started or changed its scaling (`Issued`) and ends the start at a receipt
 //! for one of those only; a receipt for an older IR frame (of a flow that had the CID before, or
 //! of strides since changed) names a checksum no longer kept, and is ignored.
 //!
