@@ -346,22 +346,6 @@ pub fn mirrored_cid(frame: &[u8]) -> Option<u8> {
     }
 }
 
-/// The reference a compact IR `frame` with numbers names, as (the mirror's flow hash, the
-/// reference's TCP checksum field), the short form's hash found by its checksum in `mirrors`;
-/// `None` for a frame without numbers. Read after the frame verified: the far end delivered
-/// that packet ([`super::receipt`]).
-pub fn reference_of(frame: &[u8], mirrors: &Mirrors) -> Option<(u16, u16)> {
-    let be16 = |at: usize| Some(u16::from_be_bytes([*frame.get(at)?, *frame.get(at + 1)?]));
-    match *frame {
-        [shape, ..] if shape & SHORT == SHORT => {
-            let checksum = be16(2)?;
-            Some((mirrors.numbers_by_checksum(checksum)?.0, checksum))
-        }
-        [_, flags, ..] if flags & NUMBERED != 0 => Some((be16(3)?, be16(5)?)),
-        _ => None,
-    }
-}
-
 /// The context flags' bits M and N ([`MIRRORED`], [`NUMBERED`]) of a compact IR `frame`:
 /// both in the short form ([`SHORT`]), else as its context flags have them.
 pub fn mirror_flags(frame: &[u8]) -> u8 {
@@ -411,12 +395,15 @@ fn header_checksum_is_derived(ir: &[u8]) -> bool {
 /// `ir`, a mirrored one's addresses and ports from `mirrors`. Refuses a malformed frame
 /// (truncated, an IPv4-only bit on IPv6, an IPv6 version other than 6, too long, a mirror of the
 /// other IP version) and one naming a mirror the sibling does not hold ([`DropReason::NoContext`]).
+/// Returns the reference a frame with numbers names, as (the mirror's flow hash, the reference's
+/// TCP checksum field): once the IR verifies, the far end delivered that packet
+/// ([`super::receipt`]).
 pub fn expand(
     frame: &[u8],
     framing: Framing,
     mirrors: &Mirrors,
     ir: &mut Vec<u8>,
-) -> Result<(), DropReason> {
+) -> Result<Option<(u16, u16)>, DropReason> {
     ir.clear();
     let mut r = Reader { rest: frame };
     let mut shape = r.take(1)?[0];
@@ -471,6 +458,7 @@ pub fn expand(
     let layout = LAYOUTS[layout_bits];
     // The reference of a mirrored IR with numbers: the packet of the mirror's flow with that
     // checksum that the sibling told of. Timestamps on both or neither.
+    let named = mirror_hash.zip(reference);
     let reference = match (reference, mirror_hash) {
         (Some(checksum), Some(hash)) => {
             if layout_bits > 1 {
@@ -602,7 +590,7 @@ pub fn expand(
         header[at..at + 2].copy_from_slice(&len.to_be_bytes());
         ir[10..12].copy_from_slice(&checksum::checksum(&header).to_be_bytes());
     }
-    Ok(())
+    Ok(named)
 }
 
 /// Reads a compact frame's fields in order.

@@ -192,6 +192,13 @@ impl Context {
         }
     }
 
+    /// A receipt ([`crate::plus::receipt`]) says the far end holds the context as its IR frames
+    /// set it up: the start's (or a request's answer's) other IR frames and scaling notes are
+    /// not needed.
+    fn end_start(&mut self) {
+        (self.irs_due, self.notes_due, self.full_only) = (0, 0, false);
+    }
+
     /// Whether the flow looks over at `clock` (see [`IDLE_AFTER_FIN`], [`IDLE`]).
     fn is_over(&self, clock: u64) -> bool {
         let idle = clock.saturating_sub(self.last_used);

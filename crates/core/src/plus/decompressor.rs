@@ -383,16 +383,15 @@ impl PlusDecompressor {
             FrameKind::Profile(format::IR) => self.ir(frame, out),
             FrameKind::Profile(format::COMPACT_IR) => {
                 let mut ir = core::mem::take(&mut self.compact);
-                let result = compact::expand(frame, compact::Framing::Ir, &self.mirrors, &mut ir)
-                    .and_then(|()| self.ir(&ir, out));
+                let expanded = compact::expand(frame, compact::Framing::Ir, &self.mirrors, &mut ir);
+                let result = expanded.and_then(|named| self.ir(&ir, out).map(|()| named));
                 self.compact = ir;
                 // The far end delivered the packet its numbers name: the sibling compressor
                 // hears of it (a reference receipt, `super::receipt`).
-                if let Some((hash, checksum)) =
-                    compact::reference_of(frame, &self.mirrors).filter(|_| result.is_ok())
-                {
+                if let Ok(Some((hash, checksum))) = result {
                     self.outbox.referenced(hash, checksum);
                 }
+                let result = result.map(drop);
                 // A mirrored IR refused for its mirror (missing, or another flow's now) asks
                 // for the context: the IR frames that answer go unmirrored.
                 if let Some(cid) = compact::mirrored_cid(frame).filter(|_| result.is_err()) {
@@ -419,19 +418,12 @@ impl PlusDecompressor {
                 if let (Ok(()), Some(p)) = (&result, handshake::parse(out)) {
                     self.outbox.handshake(p.key);
                     self.numbers_due = true;
-                    let reference = handshake::reference_of(frame).and_then(|(hash, c)| {
-                        let hash = hash.or_else(|| Some(self.mirrors.numbers_by_checksum(c)?.0));
-                        Some((hash?, c))
-                    });
-                    if let Some((hash, checksum)) = reference {
-                        self.outbox.referenced(hash, checksum);
-                    }
                 }
                 result
             }
             FrameKind::Profile(format::COMPACT_SYN) => {
                 compact::expand(frame, compact::Framing::Packet, &self.mirrors, out).and_then(
-                    |()| {
+                    |_| {
                         let p = handshake::parse(out).ok_or(DropReason::ChecksumMismatch)?;
                         // The sibling compressor hears of it: the flow's data may go the other
                         // way next.

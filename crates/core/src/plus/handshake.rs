@@ -217,7 +217,8 @@ pub fn mirror_template(mirror: &FlowKey, out: &mut Vec<u8>) {
 /// `reference` (a mirror's numbers, see [`super::numbers`], and whether its checksum alone
 /// names it, [`NAMED`]) where that is shorter. `false` (and `out` unspecified) if the segment is
 /// one IR-S cannot carry: its template is not the base's but for the six IP bytes and the
-/// ports, or a field that must be 0 is not.
+/// ports, or a field that must be 0 is not; and for a [`Base::Reference`] (what a decompressor
+/// reads, never a base to write against).
 pub fn write(
     p: &TcpIpPacket<'_>,
     base_template: &[u8],
@@ -281,16 +282,19 @@ pub fn write(
     if usual {
         extension |= USUAL_MSS;
     }
+    // A mirror goes by its hash, or with R by the reference's checksum, in the same octets
+    // (the compressor names a mirror by hash: R is its own choice, never the caller's).
     let (first, mut shape, second) = match (base, numbered) {
         (Base::Context(cid), _) => (cid, code, None),
-        (Base::Mirror(_), Some((checksum, _))) if extension & NAMED != 0 => {
-            let [high, low] = checksum.to_be_bytes();
+        (Base::Mirror(hash), numbered) => {
+            let named = match numbered {
+                Some((checksum, _)) if extension & NAMED != 0 => checksum,
+                _ => hash,
+            };
+            let [high, low] = named.to_be_bytes();
             (high, code | MIRROR, Some(low))
         }
-        (Base::Mirror(hash) | Base::Reference(hash), _) => {
-            let [high, low] = hash.to_be_bytes();
-            (high, code | MIRROR, Some(low))
-        }
+        (Base::Reference(_), _) => return false,
     };
     for (on, bit) in [
         (base_ip, BASE_IP),
@@ -398,10 +402,9 @@ pub fn base(frame: &[u8]) -> Option<Base> {
     })
 }
 
-/// The reference an IR-S `frame` with numbers ([`NUMBERED`]) names by its TCP checksum field,
-/// and the mirror's flow hash unless the reference names it ([`NAMED`]: then `None`); `None`
-/// for a frame without numbers.
-pub fn reference_of(frame: &[u8]) -> Option<(Option<u16>, u16)> {
+/// The TCP checksum field of the reference an IR-S `frame` with numbers ([`NUMBERED`])
+/// names; `None` for a frame without numbers.
+pub fn reference_checksum(frame: &[u8]) -> Option<u16> {
     let &[first, shape, extension, low, ref rest @ ..] = frame else {
         return None;
     };
@@ -409,15 +412,12 @@ pub fn reference_of(frame: &[u8]) -> Option<(Option<u16>, u16)> {
         return None;
     }
     if extension & NAMED != 0 {
-        return Some((None, u16::from_be_bytes([first, low])));
+        return Some(u16::from_be_bytes([first, low]));
     }
     let &[c0, c1, ..] = rest else {
         return None;
     };
-    Some((
-        Some(u16::from_be_bytes([first, low])),
-        u16::from_be_bytes([c0, c1]),
-    ))
+    Some(u16::from_be_bytes([c0, c1]))
 }
 
 /// Rebuilds the packet of the IR-S `frame` into `out` against the base context's template

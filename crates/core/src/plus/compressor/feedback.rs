@@ -26,9 +26,7 @@ impl PlusCompressor {
             for (cid, checksum) in receipts {
                 if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
                     if ctx.issued.names(checksum) {
-                        // The decompressor holds the context as its IR frames set it up: the
-                        // start's (or the answer's) other IR frames, and notes, are not needed.
-                        (ctx.irs_due, ctx.notes_due, ctx.full_only) = (0, 0, false);
+                        ctx.end_start();
                         self.stats.receipts_taken += 1;
                     }
                 }
@@ -72,7 +70,7 @@ impl PlusCompressor {
                 && mirror::flow_hash(&ctx.key) == hash
         });
         if let Some(ctx) = named {
-            (ctx.irs_due, ctx.notes_due, ctx.full_only) = (0, 0, false);
+            ctx.end_start();
             self.stats.reference_receipts += 1;
         }
     }

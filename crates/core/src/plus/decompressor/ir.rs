@@ -296,7 +296,9 @@ impl PlusDecompressor {
             .is_none_or(|c| c.key != *key || c.strides != strides || c.behaviour != behaviour)
     }
 
-    /// Rebuilds an IR-S frame ([`handshake`]) against the base context or the mirror it names.
+    /// Rebuilds an IR-S frame ([`handshake`]) against the base context or the mirror it names;
+    /// the reference a frame with numbers names goes to the sibling compressor once it verified
+    /// (a reference receipt, [`crate::plus::receipt`]).
     pub(super) fn ir_s(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
         match handshake::base(frame).ok_or(DropReason::Malformed)? {
             handshake::Base::Context(cid) => {
@@ -314,7 +316,9 @@ impl PlusDecompressor {
                 let flow = self.mirrors.resolve(hash).ok_or(DropReason::NoContext)?;
                 handshake::mirror_template(flow, &mut self.compact);
                 let reference = |c: u16| (c == checksum).then_some(numbers);
-                handshake::rebuild(frame, &self.compact, reference, out)
+                handshake::rebuild(frame, &self.compact, reference, out)?;
+                self.outbox.referenced(hash, checksum);
+                Ok(())
             }
             handshake::Base::Mirror(m) => {
                 let flow = self.mirrors.resolve(m).ok_or(DropReason::NoContext)?;
@@ -322,7 +326,11 @@ impl PlusDecompressor {
                 handshake::mirror_template(flow, &mut self.compact);
                 let mirrors = &self.mirrors;
                 let reference = |checksum| mirrors.numbers(m, checksum).copied();
-                handshake::rebuild(frame, &self.compact, reference, out)
+                handshake::rebuild(frame, &self.compact, reference, out)?;
+                if let Some(checksum) = handshake::reference_checksum(frame) {
+                    self.outbox.referenced(m, checksum);
+                }
+                Ok(())
             }
         }
     }

@@ -326,6 +326,8 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     assert_eq!(named[2] & NAMED, NAMED);
     assert_eq!(named.len() + 2, numbered.len());
     assert_eq!(base(&named), Some(Base::Reference(reference.checksum)));
+    // A base named by its reference is what a decompressor reads, never one to write against.
+    assert!(!write(&p, &template, Base::Reference(1), None, &mut out));
     assert_eq!(rebuild(&named, &template, found, &mut out), Ok(()));
     assert_eq!(out, packet);
     assert_eq!(rebuild(&plain, &template, |_| None, &mut out), Ok(()));
