@@ -91,6 +91,8 @@ impl FrameKind {
         match self {
             // From 0x21: `taroc-plus`'s kind bytes that name a CID and a CO frame's kind.
             FrameKind::Profile(byte) if byte > 0x20 => FrameKind::CompressedTcp,
+            // `taroc-plus`'s packed IR, in a byte its CO-N frames never use.
+            FrameKind::Profile(0x16) => FrameKind::UncompressedTcp,
             FrameKind::Profile(byte) if byte >= FrameKind::PROFILE_NON_TCP => {
                 FrameKind::CompressedNonTcp
             }

@@ -15,7 +15,7 @@ use super::format::{self};
 use super::handshake;
 use super::ipid::{self, Behaviour, Detector};
 use super::mirror::{self, Mirrors, Outbox};
-use super::numbers::Numbers;
+use super::numbers::{self, Numbers};
 use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
 use super::receipt::Issued;
@@ -24,7 +24,7 @@ use super::window::{self, DerivedColumns, Scaler, Scaling};
 use crate::codec::{Compressor, FrameKind};
 use crate::taroc::context::{Identity, ALL_CIDS};
 use crate::taroc::cwnd::{AckTracker, SeqTracker};
-use crate::taroc::packet::{FlowKey, TcpIpPacket};
+use crate::taroc::packet::{Fields, FlowKey, TcpIpPacket};
 use crate::taroc::repair::Watch;
 use crate::taroc::stats::{Part, TarocStats, Why};
 use crate::taroc::vsw::{Entry, Vsw};
@@ -304,7 +304,9 @@ impl Compressor for PlusCompressor {
 
     fn sibling_note(&mut self, note: &[u8]) {
         match mirror::parse_note(note) {
-            Some(mirror::Note::Referenced(hash, checksum)) => self.referenced(hash, checksum),
+            Some(mirror::Note::Referenced(hash, checksum, next_seq, ack)) => {
+                self.referenced(hash, checksum, next_seq, ack)
+            }
             _ => self.mirrors.hear(note),
         }
     }
@@ -437,11 +439,18 @@ impl PlusCompressor {
         ctx.rescale();
         let config = &self.config;
 
+        // The window keeps each packet with its next sequence number in place of its own: what
+        // a later packet's is coded against, and the decompressor's order (spec section 5.2).
+        let sent = Fields {
+            seq: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
+            ..p.fields
+        };
+        let len = sent.seq.wrapping_sub(p.fields.seq);
         let mut why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
             Some(Why::SlowStart)
-        } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(p.fields.seq) {
+        } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
             Some(Why::Retransmission)
         } else {
             None
@@ -506,15 +515,15 @@ impl PlusCompressor {
                     }
                 });
             let strides = ctx.strides;
-            let mirrored = mirror.is_some()
-                && write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact)
-                    == format::COMPACT_IR
-                && replicated.is_none_or(|_| self.mirrored.len() < out.len());
+            let mirrored = mirror
+                .map(|_| write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact))
+                .filter(|&k| k != format::IR)
+                .filter(|_| replicated.is_none_or(|_| self.mirrored.len() < out.len()));
             (full_kind, ctx.depth) = match replicated {
-                _ if mirrored => {
+                _ if mirrored.is_some() => {
                     core::mem::swap(out, &mut self.mirrored);
                     self.stats.mirrored_irs += 1;
-                    (format::COMPACT_IR, 0)
+                    (mirrored.unwrap_or(format::COMPACT_IR), 0)
                 }
                 Some(k) => k,
                 None => (write_ir(ctx, p, cid, None, out, &mut self.compact), 0),
@@ -540,18 +549,18 @@ impl PlusCompressor {
                 .numbers(mirror::flow_hash(&p.key), Numbers::of(p));
         }
         ctx.rescale();
-        let mut derived = ctx.scaler.derive(&p.fields);
+        let mut derived = ctx.scaler.derive_entry(&sent, len);
         if outer_v4 {
             derived = derived.with_outer(outer_id.wrapping_sub(p.fields.ip_id));
         }
         let derived = if ctx.behaviour.is_counter() {
-            ipid::window_offset(&ctx.vsw, &p.fields, derived, compressed)
+            ipid::window_offset(&ctx.vsw, &sent, derived, compressed)
         } else {
             derived
         };
         ctx.vsw.push_with(
             Entry {
-                fields: p.fields,
+                fields: sent,
                 has_payload: p.payload_len() > 0,
                 uncompressed: !compressed,
             },

@@ -15,6 +15,7 @@ use super::mirror::{self, Mirrors, Outbox};
 use super::note;
 use super::numbers::Numbers;
 use super::other::{self, OtherDecompressor};
+use super::packed;
 use super::outer::{Outer, Predictor};
 use super::ports;
 use super::receipt::Receipts;
@@ -71,6 +72,10 @@ struct Context {
     behaviour: Behaviour,
     strides: Strides,
     reference: packet::Fields,
+    /// The reference's next sequence number (its sequence number plus its payload's length,
+    /// plus one for FIN): what a CO frame's sequence number is decoded against, and with the
+    /// acknowledgment number the order of references (spec section 5.7).
+    next: u32,
     /// The IP-ID of the flow's last delivered packet (older ones, which do not become the
     /// reference, included).
     last_ip_id: u16,
@@ -107,6 +112,8 @@ pub struct PlusDecompressor {
     installed: Option<u8>,
     /// The IR frame a compact IR stands for ([`compact::expand`]).
     compact: Vec<u8>,
+    /// The short mirrored compact IR a packed IR stands for ([`packed::unpack`]).
+    packed: Vec<u8>,
     /// When a loss note is due ([`loss`]).
     loss: LossWatch,
     /// The flows the sibling compressor holds ([`mirror`]): mirrored compact IRs name them.
@@ -140,6 +147,7 @@ impl PlusDecompressor {
             tunnel_outer: None,
             installed: None,
             compact: Vec::new(),
+            packed: Vec::new(),
             loss: LossWatch::new(config.repair.context_requests),
             mirrors: Mirrors::default(),
             outbox: Outbox::default(),
@@ -253,7 +261,7 @@ impl PlusDecompressor {
                 let decoded = decode_body(ctx, k, x, rest, out);
                 let reference = decoded
                     .as_ref()
-                    .is_ok_and(|d| !is_older(d.fields.seq, d.fields.ack, r.seq, r.ack));
+                    .is_ok_and(|d| !is_older(d.next, d.fields.ack, ctx.next, r.ack));
                 if !reference {
                     (ctx.strides, ctx.behaviour) = kept;
                 }
@@ -275,8 +283,9 @@ impl PlusDecompressor {
             }
         }
         // A verified packet becomes the reference unless it is older than the current one.
-        if !is_older(fields.seq, fields.ack, r.seq, r.ack) {
+        if !is_older(d.next, fields.ack, ctx.next, r.ack) {
             ctx.reference = fields;
+            ctx.next = d.next;
             ctx.quotients = quotients;
             ctx.outer_ref = d.outer_id.wrapping_sub(fields.ip_id);
         }
@@ -314,6 +323,7 @@ impl PlusDecompressor {
                 k @ FrameKind::Profile(
                     format::IR
                     | format::COMPACT_IR
+                    | format::PACKED_IR
                     | format::IR_R
                     | format::IR_R_SOURCE_KEPT
                     | format::IR_R_DEST_KEPT,
@@ -381,6 +391,14 @@ impl PlusDecompressor {
         let result = match kind {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::Profile(format::IR) => self.ir(frame, out),
+            FrameKind::Profile(format::PACKED_IR) => {
+                let mut short = core::mem::take(&mut self.packed);
+                let result = packed::unpack(frame, &mut short).and_then(|()| {
+                    self.decompress_frame(FrameKind::Profile(format::COMPACT_IR), &short, out)
+                });
+                self.packed = short;
+                result
+            }
             FrameKind::Profile(format::COMPACT_IR) => {
                 let mut ir = core::mem::take(&mut self.compact);
                 let expanded = compact::expand(frame, compact::Framing::Ir, &self.mirrors, &mut ir);
@@ -389,7 +407,9 @@ impl PlusDecompressor {
                 // The far end delivered the packet its numbers name: the sibling compressor
                 // hears of it (a reference receipt, `super::receipt`).
                 if let Ok(Some((hash, checksum))) = result {
-                    self.outbox.referenced(hash, checksum);
+                    if let Some(numbers) = self.mirrors.numbers(hash, checksum) {
+                        self.outbox.referenced(hash, numbers);
+                    }
                 }
                 let result = result.map(drop);
                 // A mirrored IR refused for its mirror (missing, or another flow's now) asks

@@ -70,12 +70,16 @@ pub const COMPACT_IR: u8 = FrameKind::PROFILE_FIRST + 6;
 /// an IR-S, coded as a compact IR codes a packet ([`super::compact`]); it sets up no context.
 pub const COMPACT_SYN: u8 = FrameKind::PROFILE_FIRST + 7;
 
-/// Whether `kind` is the kind byte of a frame that sets a TCP context up (IR, compact IR or an
-/// IR-R): the frames a tunnel frame may carry besides CO frames.
+/// The kind byte of a packed IR: a short mirrored compact IR in two octets fewer
+/// ([`super::packed`]). It is one of the CO-N kind bytes that CO-N refuses (I = 3, section 8).
+pub const PACKED_IR: u8 = FrameKind::PROFILE_NON_TCP | 0x06;
+
+/// Whether `kind` is the kind byte of a frame that sets a TCP context up (IR, compact IR,
+/// packed IR or an IR-R): the frames a tunnel frame may carry besides CO frames.
 pub fn is_ir(kind: u8) -> bool {
     matches!(
         kind,
-        IR | COMPACT_IR | IR_R | IR_R_SOURCE_KEPT | IR_R_DEST_KEPT
+        IR | COMPACT_IR | PACKED_IR | IR_R | IR_R_SOURCE_KEPT | IR_R_DEST_KEPT
     )
 }
 

@@ -74,9 +74,9 @@ pub enum Note {
     Numbers(u16, Numbers),
     /// A frame from the far end named, as the reference of its numbers ([`super::numbers`]),
     /// the packet of the flow of that [`flow_hash`] with that TCP checksum field, which the
-    /// sibling compressor sent: the far end delivered it (a *reference receipt*,
-    /// [`super::receipt`]).
-    Referenced(u16, u16),
+    /// sibling compressor sent, and that packet's next sequence number and acknowledgment
+    /// number: the far end delivered it (a *reference receipt*, [`super::receipt`]).
+    Referenced(u16, u16, u32, u32),
 }
 
 /// Writes `note` to `out`, cleared first.
@@ -98,10 +98,12 @@ pub fn put_note(note: &Note, out: &mut Vec<u8>) {
             out.extend_from_slice(&hash.to_be_bytes());
             numbers.put(out);
         }
-        Note::Referenced(hash, checksum) => {
+        Note::Referenced(hash, checksum, next_seq, ack) => {
             out.push(REFERENCED_NOTE);
             out.extend_from_slice(&hash.to_be_bytes());
             out.extend_from_slice(&checksum.to_be_bytes());
+            out.extend_from_slice(&next_seq.to_be_bytes());
+            out.extend_from_slice(&ack.to_be_bytes());
         }
     }
 }
@@ -142,10 +144,14 @@ pub fn parse_note(note: &[u8]) -> Option<Note> {
             u16::from_be_bytes([*h0, *h1]),
             Numbers::parse(numbers)?,
         )),
-        (&REFERENCED_NOTE, [h0, h1, c0, c1]) => Some(Note::Referenced(
-            u16::from_be_bytes([*h0, *h1]),
-            u16::from_be_bytes([*c0, *c1]),
-        )),
+        (&REFERENCED_NOTE, [h0, h1, c0, c1, n0, n1, n2, n3, a0, a1, a2, a3]) => {
+            Some(Note::Referenced(
+                u16::from_be_bytes([*h0, *h1]),
+                u16::from_be_bytes([*c0, *c1]),
+                u32::from_be_bytes([*n0, *n1, *n2, *n3]),
+                u32::from_be_bytes([*a0, *a1, *a2, *a3]),
+            ))
+        }
         _ => None,
     }
 }
@@ -360,8 +366,9 @@ pub struct Outbox {
     handshakes: VecDeque<FlowKey>,
     /// Packets' numbers, the last [`PENDING_NUMBERS`].
     numbers: VecDeque<(u16, Numbers)>,
-    /// The last reference a frame from the far end named (flow hash, TCP checksum field).
-    referenced: Option<(u16, u16)>,
+    /// The last reference a frame from the far end named (flow hash, TCP checksum field, next
+    /// sequence number, acknowledgment number).
+    referenced: Option<(u16, u16, u32, u32)>,
     /// Whether there may be a note: harnesses ask after every frame and nearly always find
     /// none, which this answers without a search.
     pending: bool,
@@ -398,10 +405,10 @@ impl Outbox {
         self.pending = true;
     }
 
-    /// A frame from the far end named the packet of the flow of hash `hash` with TCP checksum
-    /// field `checksum` as its reference ([`Note::Referenced`]).
-    pub fn referenced(&mut self, hash: u16, checksum: u16) {
-        self.referenced = Some((hash, checksum));
+    /// A frame from the far end named the packet of the flow of hash `hash` with `numbers` as
+    /// its reference ([`Note::Referenced`]).
+    pub fn referenced(&mut self, hash: u16, numbers: &Numbers) {
+        self.referenced = Some((hash, numbers.checksum, numbers.next_seq, numbers.ack));
         self.pending = true;
     }
 
@@ -418,7 +425,7 @@ impl Outbox {
                 None => match self.numbers.pop_front() {
                     Some((hash, numbers)) => Note::Numbers(hash, numbers),
                     None => match self.referenced.take() {
-                        Some((hash, checksum)) => Note::Referenced(hash, checksum),
+                        Some((h, c, n, a)) => Note::Referenced(h, c, n, a),
                         None => {
                             self.pending = false;
                             return false;

@@ -35,6 +35,7 @@ pub mod note;
 pub mod numbers;
 pub mod other;
 pub mod outer;
+pub mod packed;
 pub mod ports;
 pub mod receipt;
 pub mod scaled;

@@ -168,7 +168,7 @@ impl Numbers {
 }
 
 /// The sequence number after a segment of `payload` octets at `seq` with TCP flags `tcp_flags`.
-fn next_seq(seq: u32, payload: usize, tcp_flags: u8) -> u32 {
+pub fn next_seq(seq: u32, payload: usize, tcp_flags: u8) -> u32 {
     let control = u32::from(tcp_flags & flags::SYN != 0) + u32::from(tcp_flags & flags::FIN != 0);
     seq.wrapping_add(payload as u32).wrapping_add(control)
 }

@@ -125,6 +125,10 @@ pub struct Derived {
     /// A tunnelled context's `outer IP-ID - inner IP-ID` (section 8.1; 0 for others). No
     /// scaling derives it: [`rescale`] keeps it.
     outer: u16,
+    /// The sequence space the packet took (its payload, plus one for FIN): a window entry's
+    /// sequence number is its *next* sequence number, what a later packet's is coded against
+    /// (section 5.2), and its IP-ID offset is of the number less this.
+    len: u32,
 }
 
 impl Derived {
@@ -167,6 +171,7 @@ pub struct DerivedColumns {
     gap: Vec<u32>,
     offset: Vec<u16>,
     outer: Vec<u16>,
+    len: Vec<u32>,
     /// Which columns are in order (the `DERIVED_*` bits; all but the gaps and outer offsets).
     order: ColumnOrder,
 }
@@ -188,6 +193,7 @@ pub struct DerivedSlices<'a> {
     gap: &'a [u32],
     offset: &'a [u16],
     outer: &'a [u16],
+    len: &'a [u32],
     order: &'a ColumnOrder,
 }
 
@@ -222,6 +228,10 @@ macro_rules! each_derived {
         }
         {
             let ($v, $x) = (&mut c.outer, d.outer);
+            $body;
+        }
+        {
+            let ($v, $x) = (&mut c.len, d.len);
             $body;
         }
     }};
@@ -270,6 +280,7 @@ impl Extras for DerivedColumns {
             gap: self.gap[i],
             offset: self.offset[i],
             outer: self.outer[i],
+            len: self.len[i],
         }
     }
 
@@ -304,6 +315,7 @@ impl Extras for DerivedColumns {
             gap: &self.gap[from..],
             offset: &self.offset[from..],
             outer: &self.outer[from..],
+            len: &self.len[from..],
             order: &self.order,
         }
     }
@@ -319,7 +331,7 @@ impl DerivedSlices<'_> {
 /// Derives every window entry's extras anew under `scaler` (a context's strides or IP-ID
 /// behaviour changed), keeping their outer offsets, which no scaling derives.
 pub fn rescale(vsw: &mut Vsw<DerivedColumns>, scaler: &Scaler) {
-    vsw.refresh_extras(|f, old| scaler.derive(f).with_outer(old.outer));
+    vsw.refresh_extras(|f, old| scaler.derive_entry(f, old.len).with_outer(old.outer));
 }
 
 /// The span from every window entry's outer offset ([`Derived::with_outer`]) to `outer`.
@@ -356,13 +368,30 @@ impl Scaler {
         self.scaling
     }
 
-    /// The derived values of `f`.
+    /// The derived values of a packet to be coded, of fields `f`.
     pub fn derive(&self, f: &Fields) -> Derived {
         let (seq_q, seq_r) = self.ds.div_rem(f.seq);
+        self.derive_with(f, (seq_q, seq_r), seq_q, 0)
+    }
+
+    /// The derived values of a window entry, whose fields `f` hold its next sequence number,
+    /// `len` above its own ([`Derived::len`]): the quotient and residue of the next
+    /// sequence number, the IP-ID offset of the packet's own.
+    pub fn derive_entry(&self, f: &Fields, len: u32) -> Derived {
+        let (seq_q, seq_r) = self.ds.div_rem(f.seq);
+        let own_q = if len == 0 {
+            seq_q
+        } else {
+            self.ds.div_rem(f.seq.wrapping_sub(len)).0
+        };
+        self.derive_with(f, (seq_q, seq_r), own_q, len)
+    }
+
+    fn derive_with(&self, f: &Fields, (seq_q, seq_r): (u32, u32), own_q: u32, len: u32) -> Derived {
         let (ack_q, ack_r) = self.da.div_rem(f.ack);
         let b = self.scaling.behaviour;
         let qs = if self.scaling.strides.seq != 0 {
-            seq_q
+            own_q
         } else {
             0
         };
@@ -374,6 +403,7 @@ impl Scaler {
             gap: f.ts_val.wrapping_sub(f.ts_ecr),
             offset: ipid::offset(b.counter(f.ip_id), qs),
             outer: 0,
+            len,
         }
     }
 }
@@ -391,7 +421,11 @@ pub fn needs(
     let mut spans = if derived_by == scaler.scaling {
         DerivedSpans::of_columns(vsw.extras(), me, scaler.scaling)
     } else {
-        let derived = vsw.entries().map(|e| scaler.derive(&e.fields));
+        let lens = vsw.extras().len;
+        let derived = vsw
+            .entries()
+            .zip(lens)
+            .map(|(e, &len)| scaler.derive_entry(&e.fields, len));
         DerivedSpans::of_each(derived, me)
     };
     let strides = scaler.scaling.strides;

@@ -132,6 +132,9 @@ pub struct TarocStats {
     /// IR receipts (feedback) that ended a context's restart or answer early (`taroc-plus`
     /// only).
     pub receipts_taken: u64,
+    /// Window entries dropped because a reference receipt showed the decompressor holds a
+    /// newer reference (`taroc-plus` only).
+    pub window_receipts: u64,
 }
 
 impl TarocStats {

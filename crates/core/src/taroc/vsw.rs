@@ -353,6 +353,29 @@ impl<X: Extras> Vsw<X> {
         }
     }
 
+    /// The decompressor is known to hold the entry `(seq, ack)` or a newer one as its reference
+    /// (`taroc-plus`: a reference receipt): drops the oldest entries while they are older than
+    /// it ([`is_older`]), which the decompressor can no longer hold. Nothing if no entry is
+    /// `(seq, ack)`. The number of entries dropped.
+    pub fn drop_older_than_held(&mut self, seq: u32, ack: u32) -> usize {
+        let c = &self.columns;
+        let (seqs, acks) = (&c.seq[c.start..], &c.ack[c.start..]);
+        let held = seqs.iter().zip(acks).any(|(&s, &a)| (s, a) == (seq, ack));
+        if !held {
+            return 0;
+        }
+        let older = seqs
+            .iter()
+            .zip(acks)
+            .take_while(|&(&s, &a)| is_older(s, a, seq, ack))
+            .count();
+        if older > 0 {
+            self.columns.start += older;
+            self.columns.removed();
+        }
+        older
+    }
+
     /// Whether a packet falls behind the window: older than every entry, in sequence number or
     /// in acknowledgment number (draft section 7.1.2 a).
     pub fn is_behind(&self, fields: &Fields) -> bool {

@@ -57,10 +57,21 @@ impl PlusCompressor {
     }
 
     /// A frame from the far end named this compressor's packet of the flow of hash `hash` with
-    /// TCP checksum field `checksum` as its reference: if that is an IR frame of its context's
-    /// current start, the far end holds the context, and the start's (or a request's answer's)
-    /// other IR frames and scaling notes are not needed (a reference receipt).
-    pub(super) fn referenced(&mut self, hash: u16, checksum: u16) {
+    /// TCP checksum field `checksum`, next sequence number `next_seq` and acknowledgment number
+    /// `ack` as its reference (a reference receipt): the far end's decompressor holds that
+    /// packet or a newer one as its reference, so the window's entries older than it go. If
+    /// the packet is an IR frame of its context's current start, the far end holds the
+    /// context, and the start's (or a request's answer's) other IR frames and scaling notes
+    /// are not needed.
+    pub(super) fn referenced(&mut self, hash: u16, checksum: u16, next_seq: u32, ack: u32) {
+        let held = self
+            .contexts
+            .iter_mut()
+            .flatten()
+            .filter(|ctx| mirror::flow_hash(&ctx.key) == hash);
+        for ctx in held {
+            self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;
+        }
         if !self.takes_receipts() {
             return;
         }

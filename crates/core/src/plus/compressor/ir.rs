@@ -10,6 +10,7 @@ use super::co::{write_co, Coder};
 use super::Context;
 use crate::plus::compact;
 use crate::plus::format;
+use crate::plus::packed;
 use crate::plus::ports;
 use crate::plus::scaled::Strides;
 use crate::taroc::packet::{self, TcpIpPacket};
@@ -20,7 +21,7 @@ use crate::taroc::stats::{TarocStats, Why};
 /// is shorter (written to `scratch`, then swapped with `out`), naming `mirror` instead of its
 /// addresses and ports if given ([`crate::plus::mirror`]), its numbers coded against the
 /// mirror's reference where that is shorter ([`crate::plus::numbers`]). Returns the kind byte
-/// ([`format::IR`] or [`format::COMPACT_IR`]).
+/// ([`format::IR`], [`format::COMPACT_IR`] or [`format::PACKED_IR`]).
 /// An IR frame is never longer than its packet: the context's stride (one at most, see
 /// [`Learner`](crate::plus::scaled::Learner)) travels in the TCP urgent pointer, which must be unused (URG clear, pointer 0);
 /// if it is not, the context drops its strides.
@@ -53,12 +54,14 @@ pub(super) fn write_ir(
     let at = packet::length_field_offset(p.v4);
     out[at] = flags;
     out[at + 1] = cid;
-    if compact::encode(out, compact::Framing::Ir, mirror, scratch) {
-        core::mem::swap(out, scratch);
-        format::COMPACT_IR
-    } else {
-        format::IR
+    if !compact::encode(out, compact::Framing::Ir, mirror, scratch) {
+        return format::IR;
     }
+    if packed::pack(scratch, out) {
+        return format::PACKED_IR;
+    }
+    core::mem::swap(out, scratch);
+    format::COMPACT_IR
 }
 
 /// IR-R: a new context replicated from `base` (of `base_cid`); its kind byte ([`format::IR_R`]

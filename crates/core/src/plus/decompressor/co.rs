@@ -13,6 +13,7 @@ use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
 use crate::plus::note;
+use crate::plus::numbers;
 use crate::plus::outer::{Layout, NEAR_BITS};
 use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
@@ -31,6 +32,9 @@ pub(super) struct Decoded {
     pub(super) quotients: Quotients,
     /// Its payload's length.
     pub(super) payload: usize,
+    /// Its next sequence number (the sequence number plus the payload's length, plus one for
+    /// FIN).
+    pub(super) next: u32,
     /// The IPv4 Identification of a tunnelled context's outer header (0 for others).
     pub(super) outer_id: u16,
 }
@@ -61,10 +65,11 @@ pub(super) fn decode_body(
             return Err(DropReason::ChecksumMismatch);
         }
         let seq_rq = ctx.quotients.seq.of(r.seq, ctx.strides.seq);
+        let next_q = ctx.quotients.next.of(ctx.next, ctx.strides.seq);
         let seq_q;
         (fields.seq, seq_q) = number(
             &mut bits,
-            (r.seq, seq_rq),
+            (ctx.next, next_q),
             s_class,
             seq_scaled,
             ctx.strides.seq,
@@ -235,8 +240,12 @@ pub(super) fn decode_body(
             return Err(DropReason::ChecksumMismatch);
         }
         let mut found = ctx.quotients;
+        let next = numbers::next_seq(fields.seq, payload.len(), tcp_flags);
         if let Some(q) = seq_q {
             found.seq = Quotient::known(fields.seq, ctx.strides.seq, q);
+            if next == fields.seq {
+                found.next = found.seq;
+            }
         }
         if let Some(q) = ack_q.filter(|_| ack_scaled) {
             found.ack = Quotient::known(fields.ack, ctx.strides.ack, q);
@@ -245,6 +254,7 @@ pub(super) fn decode_body(
             fields,
             quotients: found,
             payload: payload.len(),
+            next,
             outer_id,
         })
     }

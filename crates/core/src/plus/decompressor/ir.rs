@@ -9,6 +9,7 @@ use crate::codec::DropReason;
 use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::handshake;
+use crate::plus::numbers;
 use crate::plus::ipid::Behaviour;
 use crate::plus::outer::{Outer, Predictor};
 use crate::plus::ports;
@@ -96,6 +97,8 @@ impl PlusDecompressor {
                 ctx.outer_ref = outer_ref;
                 ctx.identity_hash = seal::identity_hash(&ctx.identity, outer.as_ref());
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
+                ctx.next = numbers::next_seq(p.fields.seq, p.payload_len(), p.flags);
+                ctx.quotients = Quotients::default();
                 ctx.last_ip_id = p.fields.ip_id;
                 (ctx.behaviour, ctx.strides) = (behaviour, strides);
                 if same_flow {
@@ -119,6 +122,7 @@ impl PlusDecompressor {
                     behaviour,
                     strides,
                     reference: p.fields,
+                    next: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
                     last_ip_id: p.fields.ip_id,
                     quotients: Quotients::default(),
                     learner: Learner::after(p.payload_len(), p.fields.ack),
@@ -242,6 +246,7 @@ impl PlusDecompressor {
             behaviour,
             strides,
             reference: base.reference,
+            next: base.next,
             last_ip_id: 0,
             quotients: Quotients::default(),
             learner: Learner::new(base.reference.ack),
@@ -268,6 +273,7 @@ impl PlusDecompressor {
         self.receipts.installed(cid, fresh, checksum, again);
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,
+            next: d.next,
             last_ip_id: d.fields.ip_id,
             quotients: d.quotients,
             learner: Learner::after(d.payload, d.fields.ack),
@@ -317,7 +323,7 @@ impl PlusDecompressor {
                 handshake::mirror_template(flow, &mut self.compact);
                 let reference = |c: u16| (c == checksum).then_some(numbers);
                 handshake::rebuild(frame, &self.compact, reference, out)?;
-                self.outbox.referenced(hash, checksum);
+                self.outbox.referenced(hash, &numbers);
                 Ok(())
             }
             handshake::Base::Mirror(m) => {
@@ -327,8 +333,10 @@ impl PlusDecompressor {
                 let mirrors = &self.mirrors;
                 let reference = |checksum| mirrors.numbers(m, checksum).copied();
                 handshake::rebuild(frame, &self.compact, reference, out)?;
-                if let Some(checksum) = handshake::reference_checksum(frame) {
-                    self.outbox.referenced(m, checksum);
+                let numbers = handshake::reference_checksum(frame)
+                    .and_then(|checksum| self.mirrors.numbers(m, checksum));
+                if let Some(numbers) = numbers {
+                    self.outbox.referenced(m, numbers);
                 }
                 Ok(())
             }

@@ -1,4 +1,4 @@
-//! The reference's sequence and acknowledgment numbers over their strides, kept from the frame
+//! The reference's sequence, next sequence and acknowledgment numbers over their strides, kept from the frame
 //! that made them the reference: a scaled number decodes against its reference's quotient, which
 //! would otherwise cost a hardware division per number per frame.
 
@@ -39,6 +39,8 @@ pub(super) struct Quotients {
     pub(super) seq: Quotient,
     /// The acknowledgment number's.
     pub(super) ack: Quotient,
+    /// The next sequence number's (what a sequence number is decoded against).
+    pub(super) next: Quotient,
 }
 
 #[cfg(test)]
