@@ -85,8 +85,8 @@ mod tests {
     /// differences, ACK|PSH, a window difference, the checksum, two timestamp differences
     /// (the first of two octets) and a payload octet.
     const SHORT_FORM: [u8; 17] = [
-        0x4C, 0x02, 0xC7, 0xF6, 0x4D, 0x01, 0x00, 0x00, 0x18, 0x02, 0xAF, 0xD6, 0xA4, 0x01,
-        0x00, 0x55, 0x66,
+        0x4C, 0x02, 0xC7, 0xF6, 0x4D, 0x01, 0x00, 0x00, 0x18, 0x02, 0xAF, 0xD6, 0xA4, 0x01, 0x00,
+        0x55, 0x66,
     ];
 
     #[test]
@@ -134,6 +134,9 @@ mod tests {
             Err(DropReason::Malformed)
         );
         // Nothing after the differences: no room for what follows the flags.
-        assert_eq!(unpack(&[0x02, 1, 2, 3, 4, 0, 0], &mut out), Err(DropReason::Malformed));
+        assert_eq!(
+            unpack(&[0x02, 1, 2, 3, 4, 0, 0], &mut out),
+            Err(DropReason::Malformed)
+        );
     }
 }

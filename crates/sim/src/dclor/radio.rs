@@ -405,11 +405,13 @@ mod tests {
                 let t = sent(radio.next(now, 0, dir, tx, 100));
                 radio.done(0, dir);
                 let frame = &t.frame.bytes;
+                // A packed IR is always mirrored (a short mirrored compact IR, spec 3.5).
                 mirrored[dir as usize] += usize::from(
-                    t.frame.kind == FrameKind::Profile(COMPACT_IR)
-                        && taroc_core::plus::compact::mirror_flags(frame)
-                            & taroc_core::plus::format::ir::MIRRORED
-                            != 0,
+                    t.frame.kind == FrameKind::Profile(PACKED_IR)
+                        || t.frame.kind == FrameKind::Profile(COMPACT_IR)
+                            && taroc_core::plus::compact::mirror_flags(frame)
+                                & taroc_core::plus::format::ir::MIRRORED
+                                != 0,
                 );
                 let delivered = radio.receive(t.arrive_at, t.frame, &mut Vec::new());
                 assert_eq!(delivered, Some(packet));
@@ -424,4 +426,5 @@ mod tests {
     }
 
     const COMPACT_IR: u8 = taroc_core::plus::format::COMPACT_IR;
+    const PACKED_IR: u8 = taroc_core::plus::format::PACKED_IR;
 }

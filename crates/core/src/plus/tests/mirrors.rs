@@ -9,6 +9,7 @@ use crate::plus::compact;
 use crate::plus::format::{self, ir::MIRRORED, ir::NUMBERED};
 use crate::plus::handshake::MIRROR;
 use crate::plus::mirror::{self, Note};
+use crate::plus::packed;
 use crate::plus::{PlusCompressor, PlusDecompressor};
 use crate::taroc::packet::TcpIpPacket;
 use crate::test_rng::Rng;
@@ -52,6 +53,19 @@ pub(super) fn send(
     (kind.to_byte(), frame, result)
 }
 
+/// A frame as the compact IR it stands for: a packed IR unpacked to its short mirrored form
+/// ([`packed::unpack`]), any other frame as it is.
+fn unpacked(
+    (kind, frame, result): (u8, Vec<u8>, Result<(), DropReason>),
+) -> (u8, Vec<u8>, Result<(), DropReason>) {
+    if kind != format::PACKED_IR {
+        return (kind, frame, result);
+    }
+    let mut short = Vec::new();
+    packed::unpack(&frame, &mut short).expect("a packed IR the compressor wrote");
+    (format::COMPACT_IR, short, result)
+}
+
 /// [`segment`] of the opposite direction: addresses and ports swapped.
 pub(super) fn reply(seq: u32, ack: u32, id: u16, ts: u32, payload: usize) -> Vec<u8> {
     let mut p = segment(seq, ack, id, ts, payload);
@@ -82,9 +96,15 @@ fn the_reverse_flow_starts_from_its_mirror() {
     let mut unmirrored = End::new();
     for i in 0..3 {
         let p = reply(77 + i, 1600, 40 + i as u16, 900 + i, 0);
-        let (kind, frame, result) = send(&mut b, &mut a, &p);
+        let (kind, packed_frame, result) = send(&mut b, &mut a, &p);
         assert_eq!(result, Ok(()));
-        assert_eq!(kind, format::COMPACT_IR, "start IR {i}");
+        assert_eq!(kind, format::PACKED_IR, "start IR {i}");
+        let (_, frame, _) = unpacked((kind, packed_frame.clone(), result));
+        assert_eq!(
+            packed_frame.len() + 2,
+            frame.len(),
+            "two octets fewer packed"
+        );
         let flags = compact::mirror_flags(&frame);
         assert_eq!(
             flags,
@@ -127,7 +147,7 @@ fn a_mirror_the_far_end_does_not_know_is_refused_then_repaired() {
             mirror::put_note(&Note::Context(0, Some(flow)), &mut note);
             a.d.sibling_note(&note);
         }
-        let (kind, frame, result) = send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0));
+        let (kind, frame, result) = unpacked(send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0)));
         assert_eq!(kind, format::COMPACT_IR);
         assert_eq!(compact::mirror_flags(&frame) & MIRRORED, MIRRORED);
         assert_eq!(result, Err(DropReason::NoContext), "{heard:?}");
@@ -157,7 +177,7 @@ fn a_mirror_whose_cid_went_to_another_flow_is_still_found() {
     let mut note = Vec::new();
     mirror::put_note(&Note::Context(0, other), &mut note);
     a.d.sibling_note(&note);
-    let (kind, frame, result) = send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0));
+    let (kind, frame, result) = unpacked(send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0)));
     assert_eq!(
         (kind, compact::mirror_flags(&frame) & MIRRORED),
         (format::COMPACT_IR, MIRRORED)
@@ -199,7 +219,7 @@ fn a_syn_ack_and_the_data_after_it_start_from_the_handshake() {
     assert_eq!(frame[1] & MIRROR, MIRROR);
     // The client's data: mirrored IRs, against the SYN-ACK.
     for i in 0..3 {
-        let (kind, frame, result) = send(&mut a, &mut b, &segment(1000, 77, i, 501, 100));
+        let (kind, frame, result) = unpacked(send(&mut a, &mut b, &segment(1000, 77, i, 501, 100)));
         assert_eq!((kind, result), (format::COMPACT_IR, Ok(())), "{i}");
         assert_eq!(compact::mirror_flags(&frame) & MIRRORED, MIRRORED, "{i}");
     }
@@ -380,6 +400,7 @@ fn mirrors_never_deliver_wrong_and_every_connection_resumes() {
             from.share();
             mirrored += usize::from(match kind.to_byte() {
                 format::COMPACT_IR => compact::mirror_flags(&frame) & MIRRORED != 0,
+                format::PACKED_IR => true,
                 format::IR_S => frame[1] & MIRROR != 0,
                 _ => false,
             });
