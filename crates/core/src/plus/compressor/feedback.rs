@@ -63,7 +63,15 @@ impl PlusCompressor {
     /// the packet is an IR frame of its context's current start, the far end holds the
     /// context, and the start's (or a request's answer's) other IR frames and scaling notes
     /// are not needed.
+    ///
+    /// Only on a clean link ([`takes_receipts`](Self::takes_receipts)): an IR frame always
+    /// becomes the decompressor's reference, so on a link that reorders, an older IR frame of
+    /// the start that arrives after the receipt's would bring back a reference the window no
+    /// longer holds.
     pub(super) fn referenced(&mut self, hash: u16, checksum: u16, next_seq: u32, ack: u32) {
+        if !self.takes_receipts() {
+            return;
+        }
         let held = self
             .contexts
             .iter_mut()
@@ -71,9 +79,6 @@ impl PlusCompressor {
             .filter(|ctx| mirror::flow_hash(&ctx.key) == hash);
         for ctx in held {
             self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;
-        }
-        if !self.takes_receipts() {
-            return;
         }
         let named = self.contexts.iter_mut().flatten().find(|ctx| {
             (ctx.irs_due > 0 || ctx.notes_due > 0)

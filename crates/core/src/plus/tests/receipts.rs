@@ -128,3 +128,52 @@ fn an_ir_frame_that_sets_a_held_flow_up_again_gets_an_ir_receipt() {
         "no receipt for a new flow's start"
     );
 }
+
+/// A's pure ACK and its 100-octet request (both at sequence number 1000), then B's reply,
+/// which codes its numbers against the request (a reference receipt) if `replies`, then A's
+/// pure ACKs at 1100: the CO kind bytes of A's first three CO frames.
+fn request_then_acks(replies: bool) -> (Vec<u8>, u64) {
+    let (mut a, mut b) = (End::new(), End::new());
+    let (_, _, result) = send(&mut a, &mut b, &segment(1000, 77, 100, 500, 0));
+    assert_eq!(result, Ok(()));
+    let (_, _, result) = send(&mut a, &mut b, &segment(1000, 77, 101, 501, 100));
+    assert_eq!(result, Ok(()));
+    if replies {
+        let (kind, _, result) = send(&mut b, &mut a, &reply(77, 1100, 40, 900, 0));
+        assert_eq!((kind, result), (format::PACKED_IR, Ok(())));
+    }
+    let kinds = (0..6)
+        .map(|n| {
+            let (kind, _, result) = send(
+                &mut a,
+                &mut b,
+                &segment(1100, 77 + n, 102 + n as u16, 502 + n, 0),
+            );
+            assert_eq!(result, Ok(()));
+            kind
+        })
+        .filter(|&k| k >= format::CO)
+        .take(3)
+        .collect();
+    (kinds, a.c.stats().window_receipts)
+}
+
+#[test]
+fn a_reference_receipt_drops_the_window_entries_the_far_end_cannot_hold() {
+    let sequence_class = |k: u8| (k >> format::kind::S_SHIFT) & 0x03;
+    // B's reply names A's request: A's pure ACK before it leaves the window, and the ACKs
+    // after it, whose sequence number is the request's next one, send none.
+    let (kinds, dropped) = request_then_acks(true);
+    assert_eq!(dropped, 1);
+    assert!(
+        kinds.iter().all(|&k| sequence_class(k) == 0),
+        "{kinds:02x?}"
+    );
+    // Without the receipt the pure ACK stays, 100 below: 10 bits of sequence number.
+    let (kinds, dropped) = request_then_acks(false);
+    assert_eq!(dropped, 0);
+    assert!(
+        kinds.iter().all(|&k| sequence_class(k) == 1),
+        "{kinds:02x?}"
+    );
+}
