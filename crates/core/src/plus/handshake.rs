@@ -83,8 +83,43 @@ pub const USUAL_MSS: u8 = 0x20;
 /// high octet and its low octet follows the extension.
 pub const NAMED: u8 = 0x10;
 
+/// Extension bit: the window is the usual one for the segment ([`usual_window`]) and not sent.
+pub const USUAL_WINDOW: u8 = 0x08;
+
+/// Extension bits: the TCP flags' code ([`FLAGS`]); nonzero, TCP octets 12 and 13 (data
+/// offset and flags) are not sent: the flags are the code's, the data offset that of the
+/// option layout (5 without one).
+pub const FLAGS_CODE: u8 = 0x06;
+
+/// The TCP flags a nonzero [`FLAGS_CODE`] stands for (codes 1, 2, 3).
+const FLAGS: [u8; 3] = [flags::SYN, flags::SYN | flags::ACK, flags::RST];
+
 /// The extension's reserved bits: set (or no bit set at all), the frame is malformed.
-const EXTENSION_RESERVED: u8 = 0x0F;
+const EXTENSION_RESERVED: u8 = 0x01;
+
+/// The window Linux announces in a segment of IP version `v4` or 6 with TCP flags `tcp_flags`
+/// and option layout `code` on an Ethernet path: 0 in a RST; else 65535 rounded down to a
+/// multiple of the segment size, the usual MSS ([`usual_mss`]) less the 12 octets of the
+/// Timestamps option in a SYN-ACK that has it (layout 1): 64240 and 65160 on IPv4, 64800 and
+/// 64260 on IPv6.
+fn usual_window(v4: bool, tcp_flags: u8, code: u8) -> [u8; 2] {
+    if tcp_flags & flags::RST != 0 {
+        return [0, 0];
+    }
+    let timestamps = tcp_flags & flags::ACK != 0 && code == 1;
+    let size = u16::from_be_bytes(usual_mss(v4)) - if timestamps { 12 } else { 0 };
+    (u16::MAX - u16::MAX % size).to_be_bytes()
+}
+
+/// The TCP data offset octet of a segment with option layout `code` (0: no options) and no
+/// other options: what a nonzero [`FLAGS_CODE`] leaves out.
+fn layout_data_offset(code: u8) -> Option<u8> {
+    let options = match code {
+        0 => 0,
+        c => LAYOUTS.get(usize::from(c) - 1)?.len(),
+    };
+    Some(((20 + options) / 4) as u8 * 16)
+}
 
 /// The MSS a segment of IP version `v4` or 6 announces on an Ethernet path: 1500 octets less
 /// the IP header (20 or 40) and the TCP header without options (20): 1460 or 1440.
@@ -282,6 +317,17 @@ pub fn write(
     if usual {
         extension |= USUAL_MSS;
     }
+    let window = [tcp[14], tcp[15]];
+    if window == usual_window(p.v4, tcp[13], code) {
+        extension |= USUAL_WINDOW;
+    }
+    // Octets 12 and 13 left out: no options but the layout's (a raw layout: none at all).
+    let flags_code = FLAGS
+        .iter()
+        .position(|&f| f == tcp[13])
+        .filter(|_| Some(tcp[12]) == layout_data_offset(code) && (code != 0 || options.is_empty()))
+        .map_or(0, |i| i as u8 + 1);
+    extension |= flags_code << 1;
     // A mirror goes by its hash, or with R by the reference's checksum, in the same octets
     // (the compressor names a mirror by hash: R is its own choice, never the caller's).
     let (first, mut shape, second) = match (base, numbered) {
@@ -325,13 +371,17 @@ pub fn write(
     }
     ports::put(out, mode, own_ports, base_ports);
     out.extend_from_slice(&tcp[4..8]);
-    out.extend_from_slice(&tcp[12..14]);
+    if flags_code == 0 {
+        out.extend_from_slice(&tcp[12..14]);
+    }
     match numbered {
         Some((_, [Some(d), _])) => put_signed(d, out),
         _ if ack => out.extend_from_slice(&tcp[8..12]),
         _ => {}
     }
-    out.extend_from_slice(&tcp[14..16]);
+    if extension & USUAL_WINDOW == 0 {
+        out.extend_from_slice(&window);
+    }
     let sealed = p.checksum ^ seal_of(p);
     out.extend_from_slice(&sealed.to_be_bytes());
     if urg {
@@ -509,7 +559,14 @@ pub fn rebuild(
     take.bytes(used)?;
     out.extend_from_slice(&own_ports);
     out.extend_from_slice(take.bytes(4)?);
-    let octets = take.bytes(2)?;
+    let code = shape & CODE;
+    let octets: [u8; 2] = match (extension & FLAGS_CODE) >> 1 {
+        0 => take.bytes(2)?.try_into().map_err(|_| malformed)?,
+        f => [
+            layout_data_offset(code).ok_or(malformed)?,
+            FLAGS[usize::from(f) - 1],
+        ],
+    };
     let tcp_flags = octets[1];
     let ack = tcp_flags & flags::ACK != 0;
     match numbers {
@@ -525,8 +582,12 @@ pub fn rebuild(
         None => out.extend_from_slice(&[0; 4]),
     }
     let data_offset = usize::from(octets[0] >> 4) * 4;
-    out.extend_from_slice(octets);
-    out.extend_from_slice(take.bytes(2)?);
+    out.extend_from_slice(&octets);
+    if extension & USUAL_WINDOW != 0 {
+        out.extend_from_slice(&usual_window(v4, tcp_flags, code));
+    } else {
+        out.extend_from_slice(take.bytes(2)?);
+    }
     let sealed = take.bytes(2)?;
     let sealed = u16::from_be_bytes([sealed[0], sealed[1]]);
     out.extend_from_slice(&[0; 2]);

@@ -84,24 +84,34 @@ fn round_trip(packet: &[u8]) -> Vec<u8> {
 #[test]
 fn syn_and_syn_ack_round_trip_compactly() {
     // Linux's layout: TS value, window scale (and TS echo with ACK) go, and the MSS unless it
-    // is the usual one (1460 here: an extension octet with S instead); 20 octets of options
+    // is the usual one (1460 here: S in the extension octet instead); 20 octets of options
     // become 5 (9). The destination port is the base's, the source port 39,001 above the
-    // base's (3 octets of difference).
+    // base's (3 octets of difference). The flags (SYN) and the data offset (the layout's) go
+    // as a flags code, and the window, 64240, is the usual one for a SYN (W).
+    let syn_code = 1 << 1;
     let frame = round_trip(&syn(40_000, 0, 64, &linux_options(0)));
-    assert_eq!(frame.len(), 2 + 1 + 2 + 3 + 4 + 2 + 2 + 2 + 5);
+    assert_eq!(frame.len(), 2 + 1 + 2 + 3 + 4 + 2 + 5);
     assert_eq!(frame[1] & (SOURCE_KEPT | DEST_KEPT), DEST_KEPT);
-    assert_eq!(frame[2], USUAL_MSS);
+    assert_eq!(frame[2], USUAL_MSS | USUAL_WINDOW | syn_code);
+    // A SYN-ACK's usual window is 65160 (the segment size less the timestamps): 64240 is sent.
     let frame = round_trip(&syn(40_000, 0x1111_2222, 64, &linux_options(9)));
-    assert_eq!(frame.len(), 2 + 1 + 2 + 3 + 4 + 2 + 4 + 2 + 2 + 9);
-    // Another MSS is sent, with no extension.
+    assert_eq!(frame.len(), 2 + 1 + 2 + 3 + 4 + 4 + 2 + 2 + 9);
+    assert_eq!(frame[2], USUAL_MSS | 2 << 1);
+    // Another MSS is sent.
     let mut other_mss = linux_options(0);
     other_mss[2..4].copy_from_slice(&1400u16.to_be_bytes());
     let frame = round_trip(&syn(40_000, 0, 64, &other_mss));
-    assert_eq!(frame.len(), 2 + 2 + 3 + 4 + 2 + 2 + 2 + 7);
-    assert_eq!(frame[1] & EXTENDED, 0);
+    assert_eq!(frame.len(), 2 + 1 + 2 + 3 + 4 + 2 + 7);
+    assert_eq!(frame[2], USUAL_WINDOW | syn_code);
+    // Flags no code stands for (SYN with ECE and CWR, as an ECN-capable SYN has them) go in
+    // TCP octets 12 and 13.
+    let ecn_syn = segment(40_000, 0, 64, &linux_options(0), flags::SYN | 0xC0);
+    let frame = round_trip(&ecn_syn);
+    assert_eq!(frame.len(), 2 + 1 + 2 + 3 + 4 + 2 + 2 + 5);
+    assert_eq!(frame[2] & FLAGS_CODE, 0);
     // A port near the base's: one octet.
     let frame = round_trip(&syn(1_030, 0, 64, &other_mss));
-    assert_eq!(frame.len(), 2 + 2 + 1 + 4 + 2 + 2 + 2 + 7);
+    assert_eq!(frame.len(), 2 + 1 + 2 + 1 + 4 + 2 + 7);
     // Both ports kept: malformed.
     let mut bad = frame.clone();
     bad[1] |= SOURCE_KEPT | DEST_KEPT;
@@ -112,7 +122,9 @@ fn syn_and_syn_ack_round_trip_compactly() {
     );
     // Other options go raw; other IP bytes (TTL) are sent.
     let frame = round_trip(&syn(40_000, 0, 63, &[2, 4, 5, 0xB4]));
-    assert_eq!(frame.len(), 2 + 6 + 2 + 3 + 4 + 2 + 2 + 2 + 4);
+    // (No flags code: a data offset no layout gives. The usual window: an extension with W.)
+    assert_eq!(frame.len(), 2 + 1 + 6 + 2 + 3 + 4 + 2 + 2 + 4);
+    assert_eq!(frame[2], USUAL_WINDOW);
     // A SYN whose layout has a non-zero echo without ACK goes raw.
     round_trip(&syn(40_000, 0, 64, &linux_options(5)));
     // A reset, with and without ACK: no options.
@@ -140,8 +152,12 @@ fn a_segment_goes_against_a_mirror_named_by_its_hash() {
     let mut out = Vec::new();
     let frame = written(&p, &template, Base::Mirror(0xBEEF), None);
     assert_eq!(base(&frame), Some(Base::Mirror(0xBEEF)));
-    // The extension (S: the MSS is 1460) follows the shape, then the hash's low octet.
-    assert_eq!([frame[0], frame[2], frame[3]], [0xBE, USUAL_MSS, 0xEF]);
+    // The extension (S: the MSS is 1460; W; the SYN's flags code) follows the shape, then the
+    // hash's low octet.
+    assert_eq!(
+        [frame[0], frame[2], frame[3]],
+        [0xBE, USUAL_MSS | USUAL_WINDOW | 1 << 1, 0xEF]
+    );
     assert_eq!(rebuild(&frame, &template, |_| None, &mut out), Ok(()));
     assert_eq!(out, packet);
     let on_context = written(&p, &template, Base::Context(7), None);
@@ -312,8 +328,14 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     let unnamed = Some((&reference, false));
     let numbered = written(&p, &template, Base::Mirror(0xBEEF), unnamed);
     // The extension follows the shape, then the hash's low octet.
-    assert_eq!(plain[2], ZERO_ID | USUAL_MSS, "IP-ID 0, MSS 1460: Z and S");
-    assert_eq!(numbered[2], ZERO_ID | NUMBERED | USUAL_MSS);
+    // The SYN-ACK's flags code (2); its window, 65160, is the usual one.
+    let extra = USUAL_WINDOW | 2 << 1;
+    assert_eq!(
+        plain[2],
+        ZERO_ID | USUAL_MSS | extra,
+        "IP-ID 0, MSS 1460: Z and S"
+    );
+    assert_eq!(numbered[2], ZERO_ID | NUMBERED | USUAL_MSS | extra);
     assert_eq!(base(&numbered), Some(Base::Mirror(0xBEEF)));
     // The reference's checksum (2) and two one-octet differences for 8 octets.
     assert_eq!(numbered.len() + 4, plain.len());
@@ -349,14 +371,18 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     let with_id = syn_ack_to(&syn_p, 0x1234);
     let p = parse(&with_id).unwrap();
     let numbered = written(&p, &template, Base::Mirror(0xBEEF), unnamed);
-    assert_eq!(numbered[2], NUMBERED | USUAL_MSS);
+    assert_eq!(numbered[2], NUMBERED | USUAL_MSS | USUAL_WINDOW | 2 << 1);
     assert_eq!(rebuild(&numbered, &template, found, &mut out), Ok(()));
     assert_eq!(out, with_id);
     let plain = written(&p, &template, Base::Context(3), with_reference);
-    assert_eq!(plain[2], USUAL_MSS, "no numbers against a context");
+    assert_eq!(
+        plain[2],
+        USUAL_MSS | USUAL_WINDOW | 2 << 1,
+        "no numbers against a context"
+    );
     // Malformed: an extension with no flag or a reserved one, R without N, N without a
     // mirror, S without an option layout.
-    for (at, byte) in [(2, 0), (2, 0x01), (2, 0x08), (2, 0x10)] {
+    for (at, byte) in [(2, 0), (2, 0x01), (2, 0x10)] {
         let mut bad = numbered.clone();
         bad[at] = byte;
         assert_eq!(
