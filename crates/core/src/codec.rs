@@ -305,5 +305,14 @@ mod tests {
             FrameKind::CompressedNonTcp
         );
         assert_eq!(FrameKind::Profile(0x40).family(), FrameKind::CompressedTcp);
+        // `taroc-plus`'s packed IR, among the CO-N bytes: a full header.
+        assert_eq!(
+            FrameKind::Profile(0x16).family(),
+            FrameKind::UncompressedTcp
+        );
+        assert_eq!(
+            FrameKind::Profile(0x17).family(),
+            FrameKind::CompressedNonTcp
+        );
     }
 }
