@@ -33,7 +33,7 @@ mod ir;
 mod loss;
 mod quotients;
 
-use co::{decode_body, guess_stride};
+use co::{decode_body, guess_stride, Decoded};
 use loss::LossWatch;
 use quotients::Quotients;
 
@@ -261,7 +261,7 @@ impl PlusDecompressor {
                 let decoded = decode_body(ctx, k, x, rest, out);
                 let reference = decoded
                     .as_ref()
-                    .is_ok_and(|d| !is_older(d.next, d.fields.ack, ctx.next, r.ack));
+                    .is_ok_and(|d| takes_over(d, (ctx.next, r.ack)));
                 if !reference {
                     (ctx.strides, ctx.behaviour) = kept;
                 }
@@ -283,7 +283,7 @@ impl PlusDecompressor {
             }
         }
         // A verified packet becomes the reference unless it is older than the current one.
-        if !is_older(d.next, fields.ack, ctx.next, r.ack) {
+        if takes_over(&d, (ctx.next, r.ack)) {
             ctx.reference = fields;
             ctx.next = d.next;
             ctx.quotients = quotients;
@@ -295,6 +295,15 @@ impl PlusDecompressor {
             .delivered(ctx.behaviour == Behaviour::Sequential, gap);
         Ok(())
     }
+}
+
+/// Whether the verified packet `d` becomes a context's reference (spec section 5.7, step 6):
+/// unless it is older, by next sequence number and then acknowledgment number. (A pure ACK and
+/// a segment with the same sequence and acknowledgment numbers: the segment is the newer, in
+/// whichever order they arrive; the compressor's window keeps next sequence numbers to match.)
+/// `reference` is the reference's next sequence number and acknowledgment number.
+fn takes_over(d: &Decoded, (next, ack): (u32, u32)) -> bool {
+    !is_older(d.next, d.fields.ack, next, ack)
 }
 
 /// The kind bytes of CO frames.
@@ -565,5 +574,39 @@ impl Decompressor for PlusDecompressor {
 
     fn sibling_note(&mut self, note: &[u8]) {
         self.mirrors.hear(note);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A decoded packet at sequence number `seq` with `payload` octets, acknowledging `ack`.
+    fn decoded(seq: u32, payload: usize, ack: u32) -> Decoded {
+        Decoded {
+            fields: packet::Fields {
+                seq,
+                ack,
+                ..packet::Fields::default()
+            },
+            quotients: Quotients::default(),
+            payload,
+            next: seq + payload as u32,
+            outer_id: 0,
+        }
+    }
+
+    #[test]
+    fn references_go_by_next_sequence_number_then_acknowledgment_number() {
+        // The reference: a 100-octet segment at 1000, acknowledging 77.
+        let reference = (1100, 77);
+        // A pure ACK with the segment's numbers, arriving after it, is older: the segment
+        // stays (by sequence number alone the two would tie, and the ACK would take over).
+        assert!(!takes_over(&decoded(1000, 0, 77), reference));
+        // The segment again, the ACK after it, a later acknowledgment: each takes over.
+        assert!(takes_over(&decoded(1000, 100, 77), reference));
+        assert!(takes_over(&decoded(1100, 0, 77), reference));
+        assert!(takes_over(&decoded(1100, 0, 78), reference));
+        assert!(!takes_over(&decoded(1100, 0, 76), reference));
     }
 }

@@ -83,10 +83,12 @@ pub const USUAL_MSS: u8 = 0x20;
 /// high octet and its low octet follows the extension.
 pub const NAMED: u8 = 0x10;
 
-/// Extension bit: the window is the usual one for the segment ([`usual_window`]) and not sent.
+/// Extension bit: the window is the usual one for the segment and not sent: 0 in a RST, else
+/// 65535 rounded down to a multiple of the usual MSS, less 12 in a SYN-ACK with timestamps
+/// (64240 in a SYN, 65160 in a SYN-ACK on IPv4).
 pub const USUAL_WINDOW: u8 = 0x08;
 
-/// Extension bits: the TCP flags' code ([`FLAGS`]); nonzero, TCP octets 12 and 13 (data
+/// Extension bits: the TCP flags' code (1 SYN, 2 SYN and ACK, 3 RST); nonzero, TCP octets 12 and 13 (data
 /// offset and flags) are not sent: the flags are the code's, the data offset that of the
 /// option layout (5 without one).
 pub const FLAGS_CODE: u8 = 0x06;

@@ -375,7 +375,7 @@ impl Scaler {
     }
 
     /// The derived values of a window entry, whose fields `f` hold its next sequence number,
-    /// `len` above its own ([`Derived::len`]): the quotient and residue of the next
+    /// `len` above its own (its payload, plus one for FIN): the quotient and residue of the next
     /// sequence number, the IP-ID offset of the packet's own.
     pub fn derive_entry(&self, f: &Fields, len: u32) -> Derived {
         let (seq_q, seq_r) = self.ds.div_rem(f.seq);
