@@ -88,9 +88,9 @@ pub const NAMED: u8 = 0x10;
 /// (64240 in a SYN, 65160 in a SYN-ACK on IPv4).
 pub const USUAL_WINDOW: u8 = 0x08;
 
-/// Extension bits: the TCP flags' code (1 SYN, 2 SYN and ACK, 3 RST); nonzero, TCP octets 12 and 13 (data
-/// offset and flags) are not sent: the flags are the code's, the data offset that of the
-/// option layout (5 without one).
+/// Extension bits: the TCP flags' code (1 SYN, 2 SYN and ACK, 3 RST); nonzero, TCP octets
+/// 12 and 13 (data offset and flags) are not sent: the flags are the code's, the data offset
+/// that of the option layout (5 without one).
 pub const FLAGS_CODE: u8 = 0x06;
 
 /// The TCP flags a nonzero [`FLAGS_CODE`] stands for (codes 1, 2, 3).
