@@ -60,6 +60,10 @@ impl FrameKind {
     /// Profile bytes from here on stand in for [`FrameKind::CompressedNonTcp`]
     /// (below: [`FrameKind::UncompressedTcp`], full headers).
     pub const PROFILE_NON_TCP: u8 = 0x10;
+    /// The one profile byte among the [`FrameKind::PROFILE_NON_TCP`] ones that stands in for
+    /// [`FrameKind::UncompressedTcp`] (`taroc-plus`'s packed IR, in a byte its CO-N frames never
+    /// use).
+    pub const PROFILE_NON_TCP_FULL: u8 = 0x16;
     /// Profile bytes from here on stand in for [`FrameKind::CompressedTcp`].
     pub const PROFILE_TCP: u8 = 0x40;
 
@@ -91,8 +95,7 @@ impl FrameKind {
         match self {
             // From 0x21: `taroc-plus`'s kind bytes that name a CID and a CO frame's kind.
             FrameKind::Profile(byte) if byte > 0x20 => FrameKind::CompressedTcp,
-            // `taroc-plus`'s packed IR, in a byte its CO-N frames never use.
-            FrameKind::Profile(0x16) => FrameKind::UncompressedTcp,
+            FrameKind::Profile(FrameKind::PROFILE_NON_TCP_FULL) => FrameKind::UncompressedTcp,
             FrameKind::Profile(byte) if byte >= FrameKind::PROFILE_NON_TCP => {
                 FrameKind::CompressedNonTcp
             }
@@ -296,23 +299,15 @@ mod tests {
             assert_eq!(kind.to_byte(), byte);
             assert!(FrameKind::ALL.contains(&kind.family()));
         }
-        assert_eq!(
-            FrameKind::Profile(0x08).family(),
-            FrameKind::UncompressedTcp
-        );
-        assert_eq!(
-            FrameKind::Profile(0x10).family(),
-            FrameKind::CompressedNonTcp
-        );
-        assert_eq!(FrameKind::Profile(0x40).family(), FrameKind::CompressedTcp);
-        // `taroc-plus`'s packed IR, among the CO-N bytes: a full header.
-        assert_eq!(
-            FrameKind::Profile(0x16).family(),
-            FrameKind::UncompressedTcp
-        );
-        assert_eq!(
-            FrameKind::Profile(0x17).family(),
-            FrameKind::CompressedNonTcp
-        );
+        // 0x16, `taroc-plus`'s packed IR among the CO-N bytes, is a full header.
+        for (byte, family) in [
+            (0x08, FrameKind::UncompressedTcp),
+            (0x10, FrameKind::CompressedNonTcp),
+            (0x16, FrameKind::UncompressedTcp),
+            (0x17, FrameKind::CompressedNonTcp),
+            (0x40, FrameKind::CompressedTcp),
+        ] {
+            assert_eq!(FrameKind::Profile(byte).family(), family, "{byte:#04x}");
+        }
     }
 }

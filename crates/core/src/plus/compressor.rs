@@ -307,7 +307,8 @@ impl Compressor for PlusCompressor {
             Some(mirror::Note::Referenced(hash, checksum, next_seq, ack)) => {
                 self.referenced(hash, checksum, next_seq, ack)
             }
-            _ => self.mirrors.hear(note),
+            Some(other) => self.mirrors.hear_note(other),
+            None => {}
         }
     }
 
@@ -519,14 +520,14 @@ impl PlusCompressor {
                 .map(|_| write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact))
                 .filter(|&k| k != format::IR)
                 .filter(|_| replicated.is_none_or(|_| self.mirrored.len() < out.len()));
-            (full_kind, ctx.depth) = match replicated {
-                _ if mirrored.is_some() => {
+            (full_kind, ctx.depth) = match (mirrored, replicated) {
+                (Some(kind), _) => {
                     core::mem::swap(out, &mut self.mirrored);
                     self.stats.mirrored_irs += 1;
-                    (mirrored.unwrap_or(format::COMPACT_IR), 0)
+                    (kind, 0)
                 }
-                Some(k) => k,
-                None => (write_ir(ctx, p, cid, None, out, &mut self.compact), 0),
+                (None, Some(k)) => k,
+                (None, None) => (write_ir(ctx, p, cid, None, out, &mut self.compact), 0),
             };
             if ctx.strides != strides {
                 // The IR frame dropped the strides (an urgent pointer in use).

@@ -72,7 +72,10 @@ pub const COMPACT_SYN: u8 = FrameKind::PROFILE_FIRST + 7;
 
 /// The kind byte of a packed IR: a short mirrored compact IR in two octets fewer
 /// ([`super::packed`]). It is one of the CO-N kind bytes that CO-N refuses (I = 3, section 8).
-pub const PACKED_IR: u8 = FrameKind::PROFILE_NON_TCP | 0x06;
+pub const PACKED_IR: u8 = FrameKind::PROFILE_NON_TCP_FULL;
+
+/// The packed IR's byte is a CO-N kind byte with I = 3 (refused as CO-N), C and F clear.
+const _: () = assert!(PACKED_IR == FrameKind::PROFILE_NON_TCP | 0x06);
 
 /// Whether `kind` is the kind byte of a frame that sets a TCP context up (IR, compact IR,
 /// packed IR or an IR-R): the frames a tunnel frame may carry besides CO frames.

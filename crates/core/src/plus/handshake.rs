@@ -323,11 +323,12 @@ pub fn write(
     if window == usual_window(p.v4, tcp[13], code) {
         extension |= USUAL_WINDOW;
     }
-    // Octets 12 and 13 left out: no options but the layout's (a raw layout: none at all).
+    // Octets 12 and 13 left out: no options but the layout's (without a layout, none at all:
+    // a data offset of 5).
     let flags_code = FLAGS
         .iter()
         .position(|&f| f == tcp[13])
-        .filter(|_| Some(tcp[12]) == layout_data_offset(code) && (code != 0 || options.is_empty()))
+        .filter(|_| Some(tcp[12]) == layout_data_offset(code))
         .map_or(0, |i| i as u8 + 1);
     extension |= flags_code << 1;
     // A mirror goes by its hash, or with R by the reference's checksum, in the same octets

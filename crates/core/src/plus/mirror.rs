@@ -255,8 +255,15 @@ impl Default for Mirrors {
 impl Mirrors {
     /// Takes in a sibling note; a malformed one is ignored.
     pub fn hear(&mut self, note: &[u8]) {
-        match parse_note(note) {
-            Some(Note::Context(cid, flow)) => {
+        if let Some(note) = parse_note(note) {
+            self.hear_note(note);
+        }
+    }
+
+    /// [`Mirrors::hear`] for a note already parsed.
+    pub fn hear_note(&mut self, note: Note) {
+        match note {
+            Note::Context(cid, flow) => {
                 if let Some(old) = self.flows[usize::from(cid)].take() {
                     if self.by_flow.get(&old) == Some(&cid) {
                         self.by_flow.remove(&old);
@@ -273,15 +280,15 @@ impl Mirrors {
                     self.remember(flow);
                 }
             }
-            Some(Note::Handshake(flow)) => self.remember(flow),
-            Some(Note::Numbers(hash, numbers)) => {
+            Note::Handshake(flow) => self.remember(flow),
+            Note::Numbers(hash, numbers) => {
                 if self.numbers.len() == NUMBERS_KEPT {
                     self.numbers.pop_front();
                 }
                 self.numbers.push_back((hash, numbers));
             }
             // The compressor's to act on ([`super::receipt`]).
-            Some(Note::Referenced(..)) | None => {}
+            Note::Referenced(..) => {}
         }
     }
 

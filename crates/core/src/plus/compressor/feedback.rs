@@ -72,22 +72,17 @@ impl PlusCompressor {
         if !self.takes_receipts() {
             return;
         }
-        let held = self
-            .contexts
-            .iter_mut()
-            .flatten()
-            .filter(|ctx| mirror::flow_hash(&ctx.key) == hash);
-        for ctx in held {
+        let mut ended = false;
+        for ctx in self.contexts.iter_mut().flatten() {
+            if mirror::flow_hash(&ctx.key) != hash {
+                continue;
+            }
             self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;
-        }
-        let named = self.contexts.iter_mut().flatten().find(|ctx| {
-            (ctx.irs_due > 0 || ctx.notes_due > 0)
-                && ctx.issued.names(checksum)
-                && mirror::flow_hash(&ctx.key) == hash
-        });
-        if let Some(ctx) = named {
-            ctx.end_start();
-            self.stats.reference_receipts += 1;
+            if !ended && (ctx.irs_due > 0 || ctx.notes_due > 0) && ctx.issued.names(checksum) {
+                ctx.end_start();
+                self.stats.reference_receipts += 1;
+                ended = true;
+            }
         }
     }
 

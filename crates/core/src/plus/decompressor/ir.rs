@@ -98,7 +98,6 @@ impl PlusDecompressor {
                 ctx.identity_hash = seal::identity_hash(&ctx.identity, outer.as_ref());
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 ctx.next = numbers::next_seq(p.fields.seq, p.payload_len(), p.flags);
-                ctx.quotients = Quotients::default();
                 ctx.last_ip_id = p.fields.ip_id;
                 (ctx.behaviour, ctx.strides) = (behaviour, strides);
                 if same_flow {

@@ -1,6 +1,6 @@
-//! The reference's sequence, next sequence and acknowledgment numbers over their strides, kept from the frame
-//! that made them the reference: a scaled number decodes against its reference's quotient, which
-//! would otherwise cost a hardware division per number per frame.
+//! The reference's sequence, next sequence and acknowledgment numbers over their strides, kept
+//! from the frame that made them the reference: a scaled number decodes against its reference's
+//! quotient, which would otherwise cost a hardware division per number per frame.
 
 use crate::plus::scaled::quotient;
 
