@@ -122,11 +122,14 @@ impl<'a> BitReader<'a> {
         let rest = self.data.get(self.bit / 8..).unwrap_or(&[]);
         let word = match rest.first_chunk::<8>() {
             Some(eight) => u64::from_be_bytes(*eight),
-            None => {
-                let mut eight = [0u8; 8];
-                eight[..rest.len()].copy_from_slice(rest);
-                u64::from_be_bytes(eight)
-            }
+            // The last bytes of a frame (a pure ACK's bit field ends it): gathered byte by
+            // byte, since copying them into a zeroed word and loading it stalls the load on
+            // the copy's smaller stores.
+            None => rest
+                .iter()
+                .fold(0u64, |word, &b| word << 8 | u64::from(b))
+                .checked_shl(64 - 8 * rest.len() as u32)
+                .unwrap_or(0),
         };
         word << (self.bit % 8)
     }
