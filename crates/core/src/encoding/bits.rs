@@ -122,14 +122,16 @@ impl<'a> BitReader<'a> {
         let rest = self.data.get(self.bit / 8..).unwrap_or(&[]);
         let word = match rest.first_chunk::<8>() {
             Some(eight) => u64::from_be_bytes(*eight),
-            // The last bytes of a frame (a pure ACK's bit field ends it): gathered byte by
-            // byte, since copying them into a zeroed word and loading it stalls the load on
-            // the copy's smaller stores.
-            None => rest
-                .iter()
-                .fold(0u64, |word, &b| word << 8 | u64::from(b))
-                .checked_shl(64 - 8 * rest.len() as u32)
-                .unwrap_or(0),
+            // The last bytes of the data (a pure ACK's bit field ends its frame): the data's
+            // last eight bytes shifted up, or, for shorter data, gathered byte by byte (a copy
+            // into a zeroed word would stall the word's load on the copy's smaller stores).
+            None => {
+                let word = match self.data.last_chunk::<8>() {
+                    Some(last) => u64::from_be_bytes(*last),
+                    None => rest.iter().fold(0, |word, &b| word << 8 | u64::from(b)),
+                };
+                word.checked_shl(64 - 8 * rest.len() as u32).unwrap_or(0)
+            }
         };
         word << (self.bit % 8)
     }
@@ -212,6 +214,29 @@ mod tests {
                 assert_eq!(r.get(n), want, "{n} bits at {at}");
                 at = (at + n_bits).min(8 * data.len());
                 assert_eq!(r.bytes_consumed(), at.div_ceil(8));
+            }
+        }
+    }
+
+    #[test]
+    fn the_window_is_zero_past_the_end_of_data_of_any_length() {
+        let all: Vec<u8> = (0..12u32).map(|i| (i * 0xB5 + 0x2F) as u8).collect();
+        for len in 0..=all.len() {
+            let data = &all[..len];
+            let bit = |i: usize| {
+                data.get(i / 8)
+                    .map_or(0, |b| u64::from((b >> (7 - i % 8)) & 1))
+            };
+            for at in 0..=8 * len {
+                let mut r = BitReader::new(data);
+                r.bit = at;
+                let want = (0..64).fold(0u64, |w, i| (w << 1) | bit(at + i));
+                let unspecified = 64 - u32::from(WINDOW_BITS);
+                assert_eq!(
+                    r.window() >> unspecified,
+                    want >> unspecified,
+                    "{len} bytes, bit {at}"
+                );
             }
         }
     }
