@@ -3,6 +3,11 @@
 //! `cargo bench -p taroc-core --bench codec`. For each capture, every benchmark processes the
 //! whole capture per iteration and reports time per packet (throughput in packets):
 //! - `memcpy`: copy each packet into a reused buffer, the denominator of every ratio;
+//! - `verified_copy`: each packet copied twice (into a frame, out of it) and its TCP or UDP
+//!   checksum verified on the second copy, with no header coding at all: the byte work of a
+//!   scheme whose decompressor verifies the checksum before it delivers (issue 11 requires it
+//!   of taroc-plus, whose compressor also checks its input; VJ checks nothing), the floor
+//!   under taroc-plus's compress + decompress;
 //! - `<scheme>/compress`: fresh compressors of every scheme per iteration (one per link
 //!   direction);
 //! - `<scheme>/decompress` (vj, iphc, taroc, taroc-plus): fresh decompressors per iteration, on
@@ -28,6 +33,9 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
+use taroc_wire::checksum::transport_verifies;
+use taroc_wire::ip::IpInfo;
+use taroc_wire::protocol;
 
 const CAPTURES: [&str; 8] = [
     "a_bulk_v4_default.pcap",
@@ -55,6 +63,16 @@ fn compress_all(scheme: Scheme, packets: &[(usize, Vec<u8>)]) -> Vec<(usize, Fra
             (*dir, kind, frame)
         })
         .collect()
+}
+
+/// Whether a TCP or UDP packet's transport checksum verifies (`false` for other packets).
+fn verifies(packet: &[u8]) -> bool {
+    let Ok(ip) = IpInfo::parse(packet) else {
+        return false;
+    };
+    let transport = matches!(ip.protocol, protocol::TCP | protocol::UDP);
+    let segment = packet.get(ip.transport_offset..ip.declared_len.min(packet.len()));
+    transport && segment.is_some_and(|s| transport_verifies(ip.src, ip.dst, ip.protocol, s))
 }
 
 /// The benchmark thread's time on the CPU.
@@ -125,6 +143,21 @@ fn codec<M: Measurement>(crit: &mut Criterion<M>) {
                     buf.clear();
                     buf.extend_from_slice(p);
                     black_box(&buf);
+                }
+            })
+        });
+
+        let verified = packets.iter().filter(|(_, p)| verifies(p)).count();
+        eprintln!("{label}: {verified} of {n} packets have a TCP or UDP checksum that verifies");
+        group.bench_function("verified_copy", |b| {
+            let (mut frame, mut out) = (Vec::with_capacity(2048), Vec::with_capacity(2048));
+            b.iter(|| {
+                for (_, p) in &packets {
+                    frame.clear();
+                    frame.extend_from_slice(p);
+                    out.clear();
+                    out.extend_from_slice(black_box(&frame));
+                    black_box(verifies(&out));
                 }
             })
         });
