@@ -1,0 +1,137 @@
+//! Flow starts: a new flow replicated from a base context of its hosts, which bases qualify,
+//! and how many IR frames a start sends on a lossy link (and the loss note that tells the
+//! compressor so).
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::{all_co, base_of_a_new_flow, config, pair, segment_from, send, sends};
+use crate::codec::{Compressor, Decompressor};
+use crate::plus::{PlusCompressor, PlusDecompressor};
+
+#[test]
+fn a_new_flow_replicates_the_oldest_of_its_hosts_surest_contexts() {
+    // A starts from full IRs, B from copies of A, then a context request for both makes each
+    // start again from full IRs; each then sends eight CO frames. The decompressor is as
+    // likely to hold either, and a new flow C takes the older, A (taking the newest, one lost
+    // start broke each later one).
+    let (mut c, mut d) = pair();
+    let a: Vec<u8> = sends(&mut c, &mut d, 5001, 0..12);
+    let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..12);
+    assert_eq!(b[0], crate::plus::format::IR_R_DEST_KEPT, "{b:02x?}");
+    c.handle_feedback(&[crate::taroc::repair::REQUEST, 0, 1]);
+    let a2: Vec<u8> = sends(&mut c, &mut d, 5001, 12..25);
+    let b2: Vec<u8> = sends(&mut c, &mut d, 5002, 12..25);
+    for kinds in [&a2, &b2] {
+        assert_eq!(
+            kinds[..5],
+            [crate::plus::format::COMPACT_IR; 5],
+            "{kinds:02x?}"
+        );
+        assert!(all_co(&kinds[5..]), "{kinds:02x?}");
+    }
+    assert!(all_co(&a[4..]) && all_co(&b[4..]), "{a:02x?} {b:02x?}");
+    assert_eq!(base_of_a_new_flow(&mut c, &mut d), 0, "A");
+}
+
+#[test]
+fn a_new_flow_replicates_a_root_before_a_copy() {
+    // B is a copy of A (old enough to be copied in every IR frame), which may have been lost
+    // with it; though B has sent more CO frames since, C takes A, whose context rests on no
+    // other.
+    let (mut c, mut d) = pair();
+    let a: Vec<u8> = sends(&mut c, &mut d, 5001, 0..12);
+    let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..16);
+    assert!(all_co(&a[4..]) && all_co(&b[4..]), "{a:02x?} {b:02x?}");
+    assert_eq!(b[0], crate::plus::format::IR_R_DEST_KEPT, "{b:02x?}");
+    assert_eq!(base_of_a_new_flow(&mut c, &mut d), 0, "A");
+}
+
+#[test]
+fn a_start_from_a_young_base_is_all_full_irs() {
+    // A has sent `co` CO frames since its IRs: with 7 it is young, and a new flow's start goes
+    // as full IRs; with 8, as copies of A.
+    for co in [7u32, 8] {
+        let (mut c, mut d) = pair();
+        let mut frame = Vec::new();
+        let mut a = Vec::new();
+        while a.iter().filter(|&&k| all_co(&[k])).count() < co as usize {
+            a.push(send(&mut c, &mut d, 5001, a.len() as u32, &mut frame));
+        }
+        let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..8);
+        let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
+        assert!(starts >= 3 && all_co(&b[starts..]), "{b:02x?}");
+        let expected = if co < 8 {
+            crate::plus::format::COMPACT_IR
+        } else {
+            crate::plus::format::IR_R_DEST_KEPT
+        };
+        assert!(b[..starts].iter().all(|&k| k == expected), "{co}: {b:02x?}");
+    }
+}
+
+#[test]
+fn on_a_lossy_link_a_start_has_four_more_ir_frames() {
+    // After a context request (for A: answered by five IRs), the link is lossy: a new flow's
+    // start has four more IR frames.
+    let mut clean_starts = 0;
+    for lossy in [false, true] {
+        let (mut c, mut d) = pair();
+        let mut frame = Vec::new();
+        for i in 0..12 {
+            if lossy && i == 6 {
+                c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
+            }
+            let kind = send(&mut c, &mut d, 5001, i, &mut frame);
+            if i >= 6 {
+                assert_eq!(lossy && i < 11, !all_co(&[kind]), "A, packet {i}");
+            }
+        }
+        let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..9);
+        let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
+        if lossy {
+            assert_eq!(starts, clean_starts + 4, "{b:02x?}");
+        }
+        clean_starts = starts;
+        assert!(all_co(&b[starts..]), "{b:02x?}");
+    }
+}
+
+#[test]
+fn a_decompressor_that_sees_ip_ids_skip_sends_a_loss_note() {
+    // A bulk flow with a sequential IP-ID over a link that loses every `every`-th frame: with
+    // one loss in 8 frames the decompressor sees 8 gaps within 128 frames and sends a loss
+    // note (three copies, back to back), which turns the compressor's starts to seven IR frames; with one in 40, none; with
+    // context requests off, none either.
+    for (every, requests, noted) in [(8u32, true, true), (40, true, false), (8, false, false)] {
+        let mut config = config();
+        config.repair.context_requests = requests;
+        let mut c = PlusCompressor::new(config.clone());
+        let mut d = PlusDecompressor::new(config);
+        let (mut frame, mut out, mut feedback) = (Vec::new(), Vec::new(), Vec::new());
+        let mut notes = Vec::new();
+        for i in 0..300u32 {
+            let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+            let kind = c.compress(&p, &mut frame);
+            if i < 20 || i % every != 0 {
+                assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+                assert_eq!(out, p);
+            }
+            while d.take_feedback(&mut feedback) {
+                if feedback[0] != crate::plus::receipt::RECEIPT {
+                    notes.push(feedback.clone());
+                }
+                c.handle_feedback(&feedback);
+            }
+        }
+        let expected: Vec<Vec<u8>> = if noted {
+            vec![vec![crate::plus::format::LOSS_NOTE]; 3]
+        } else {
+            Vec::new()
+        };
+        assert_eq!(notes, expected, "one in {every}, requests {requests}");
+        let b = sends(&mut c, &mut d, 5002, 0..9);
+        let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
+        assert_eq!(starts >= 7, noted, "{b:02x?}");
+    }
+}
