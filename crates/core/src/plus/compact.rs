@@ -33,9 +33,8 @@ use super::format::{
     self,
     ir::{MIRRORED, NUMBERED},
 };
-use super::mirror::{self, Mirrors};
+use super::mirror;
 use super::numbers::{self, Numbers};
-use crate::codec::DropReason;
 use crate::taroc::packet::{self, FlowKey};
 
 /// The mirror a compact IR names instead of its addresses and ports ([`mirror`]).
@@ -47,7 +46,7 @@ pub struct Mirror<'a> {
     /// ([`numbers`]), if there is one.
     pub reference: Option<&'a Numbers>,
     /// Whether the reference's checksum alone names it (and so the mirror), as
-    /// [`Mirrors::names`] tells: the short form ([`SHORT`]) sends no hash.
+    /// [`mirror::Mirrors::names`] tells: the short form ([`SHORT`]) sends no hash.
     pub named: bool,
 }
 

@@ -45,11 +45,10 @@ use core::net::IpAddr;
 
 use super::format::IR_R_IP_BYTES;
 use super::mirror;
-use super::numbers::{get_signed, put_signed, signed_len, Numbers};
+use super::numbers::{put_signed, signed_len, Numbers};
 use super::ports;
 use super::seal;
-use crate::codec::DropReason;
-use crate::taroc::packet::{length_field_offset, FlowKey, TcpIpPacket};
+use crate::taroc::packet::{FlowKey, TcpIpPacket};
 
 /// Shape bit: the six IP bytes are the base context's (none follow).
 pub const BASE_IP: u8 = 0x80;

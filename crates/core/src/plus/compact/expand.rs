@@ -3,7 +3,23 @@
 
 use alloc::vec::Vec;
 
-use super::*;
+use core::net::IpAddr;
+
+use taroc_wire::tcp::flags::ACK;
+use taroc_wire::{checksum, protocol};
+
+use super::{
+    add16, is_syn_echo, usual_stride, Framing, D, DF, HOLE, LAYOUTS, O_SHIFT, S, SHORT,
+    SHORT_FLAGS_HIGH, T, TCP_LEN, U, USUAL_TTL, V, V4_FIRST, V6_FIRST, Z,
+};
+use crate::codec::DropReason;
+use crate::plus::format::{
+    self,
+    ir::{MIRRORED, NUMBERED},
+};
+use crate::plus::mirror::{self, Mirrors};
+use crate::plus::numbers;
+use crate::taroc::packet::{self, FlowKey};
 
 /// Rebuilds the IR frame (or packet, as `framing` says) a compact `frame` stands for into
 /// `ir`, a mirrored one's addresses and ports from `mirrors`. Refuses a malformed frame

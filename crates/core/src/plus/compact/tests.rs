@@ -2,7 +2,8 @@
 //! cannot express, refusals of malformed frames, arbitrary bytes, and mirrored frames.
 
 use super::*;
-use crate::plus::mirror::Note;
+use crate::codec::DropReason;
+use crate::plus::mirror::{Mirrors, Note};
 
 /// A TCP/IPv4 packet with the given TCP options and payload, as an IR frame (context
 /// flags 0x02, CID 5).

@@ -4,7 +4,19 @@
 
 use alloc::vec::Vec;
 
-use super::*;
+use taroc_wire::ipv4;
+use taroc_wire::tcp::flags;
+
+use super::{
+    layout_data_offset, parse, read, seal_of, usual_mss, usual_window, Base, BASE_IP, CODE,
+    DEST_KEPT, ECHO, EXTENDED, EXTENSION_RESERVED, FLAGS, FLAGS_CODE, LAYOUTS, MIRROR, MSS, NAMED,
+    NUMBERED, SOURCE_KEPT, USUAL_MSS, USUAL_WINDOW, VALUE, ZERO_ID,
+};
+use crate::codec::DropReason;
+use crate::plus::format::IR_R_IP_BYTES;
+use crate::plus::numbers::{get_signed, Numbers};
+use crate::plus::ports;
+use crate::taroc::packet::length_field_offset;
 
 /// The base an IR-S frame names, if it is well-formed that far.
 pub fn base(frame: &[u8]) -> Option<Base> {

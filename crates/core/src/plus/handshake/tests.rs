@@ -2,7 +2,7 @@
 //! the frame's sizes, refusals of wrong bases and damage, arbitrary bytes.
 
 use super::*;
-use crate::codec::{Compressor, Decompressor, FrameKind};
+use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::plus::format::IR_S;
 use crate::plus::{PlusCompressor, PlusDecompressor};
 use crate::taroc::{Repair, TarocConfig};
