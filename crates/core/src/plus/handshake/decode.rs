@@ -183,7 +183,7 @@ pub fn rebuild(
         out.extend_from_slice(&[0; 2]);
     }
     let option_len = data_offset.checked_sub(20).ok_or(malformed)?;
-    match shape & CODE {
+    match code {
         0 => out.extend_from_slice(take.bytes(option_len)?),
         code => {
             let layout = LAYOUTS.get(usize::from(code) - 1).ok_or(malformed)?;

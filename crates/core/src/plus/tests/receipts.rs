@@ -131,7 +131,8 @@ fn an_ir_frame_that_sets_a_held_flow_up_again_gets_an_ir_receipt() {
 
 /// A's pure ACK and its 100-octet request (both at sequence number 1000), then B's reply,
 /// which codes its numbers against the request (a reference receipt) if `replies`, then A's
-/// pure ACKs at 1100: the CO kind bytes of A's first three CO frames.
+/// pure ACKs at 1100: the CO kind bytes of A's first three CO frames, and how many window
+/// entries A's compressor dropped for reference receipts.
 fn request_then_acks(replies: bool) -> (Vec<u8>, u64) {
     let (mut a, mut b) = (End::new(), End::new());
     let (_, _, result) = send(&mut a, &mut b, &segment(1000, 77, 100, 500, 0));
