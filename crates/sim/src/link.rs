@@ -9,11 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::{Time, SECOND};
 
-/// How bit errors happen on one direction of a link.
+/// How bit errors happen on one direction of a link. As a table (a scenario file's
+/// `[errors]`), `kind` names the model and the other keys are its fields: a key the model does
+/// not have is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ErrorModel {
     /// No bit errors.
+    #[serde(deserialize_with = "no_fields")]
     None,
     /// Independent bit errors with probability `ber` per bit.
     Ber {
@@ -47,6 +50,17 @@ pub enum ErrorModel {
         /// Mean time in the bad state, seconds.
         mean_bad_s: f64,
     },
+}
+
+/// A model with no field, as a table: `kind` alone (serde would ignore any other key of a
+/// unit variant).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoFields {}
+
+/// Reads the fields of [`ErrorModel::None`]: none, so any key is refused.
+fn no_fields<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    NoFields::deserialize(deserializer).map(|NoFields {}| ())
 }
 
 impl ErrorModel {

@@ -81,6 +81,7 @@ pub struct Scenario {
     /// The hosts' interface queue limits, packets.
     pub host_queue: usize,
     /// Bit errors on the wireless link, router -> mobile (data).
+    #[serde(deserialize_with = "errors_table")]
     pub errors: ErrorModel,
     /// Whether the mobile -> router direction (ACKs, feedback) has the same bit errors.
     pub errors_on_ack_path: bool,
@@ -330,9 +331,20 @@ impl Scenario {
     }
 }
 
+/// Reads the `[errors]` table, naming it in any error (an unknown key, a missing `kind`).
+fn errors_table<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<ErrorModel, D::Error> {
+    ErrorModel::deserialize(deserializer)
+        .map_err(|e| serde::de::Error::custom(format!("table [errors]: {e}")))
+}
+
 /// A TOML error on one line: where (line and column) and what.
 fn toml_error(text: &str, error: &toml::de::Error) -> String {
-    let message = error.message().trim().replace('\n', "; ");
+    let mut message = error.message().trim().replace('\n', "; ");
+    // A nested table names itself ([`errors_table`]); an unknown key left unnamed is the top
+    // level's.
+    if message.starts_with("unknown field") {
+        message = format!("top-level table: {message}");
+    }
     let Some(span) = error.span() else {
         return message;
     };

@@ -109,6 +109,37 @@ fn toml_round_trip_and_clear_errors() {
     assert!(!e.contains('\n'), "{e}");
 }
 
+/// A key no table knows is refused, wherever it is: at the top level and in `[errors]`
+/// (whatever its `kind`, `none` included, in a table or inline), naming the key and the table.
+#[test]
+fn unknown_keys_are_refused_in_every_table() {
+    let err = |t: &str| Scenario::from_toml(t).unwrap_err();
+    let e = err("mtu = 296\nmtuu = 3\n");
+    assert!(
+        e.contains("`mtuu`") && e.contains("top-level table") && e.starts_with("line 2"),
+        "{e}"
+    );
+    for text in [
+        "[errors]\nkind = \"ber\"\nber = 1e-5\nduration_s = 50.0\n",
+        "[errors]\nkind = \"none\"\nduration_s = 50.0\n",
+        "[errors]\nkind = \"gilbert_elliott_time\"\ngood_ber = 0.0\nbad_ber = 1.0\n\
+         mean_good_s = 1.0\nmean_bad_s = 1.0\nduration_s = 50.0\n",
+        "errors = { kind = \"ber\", ber = 1e-5, duration_s = 50.0 }\n",
+        "errors.kind = \"ber\"\nerrors.ber = 1e-5\nerrors.duration_s = 50.0\n",
+    ] {
+        let e = err(text);
+        assert!(
+            e.contains("`duration_s`") && e.contains("table [errors]") && !e.contains('\n'),
+            "{text}: {e}"
+        );
+    }
+    // The known keys still read.
+    let s = Scenario::from_toml("[errors]\nkind = \"none\"\n").unwrap();
+    assert_eq!(s.errors, ErrorModel::None);
+    let s = Scenario::from_toml("[errors]\nkind = \"ber\"\nber = 1e-5\n").unwrap();
+    assert_eq!(s.errors, ErrorModel::Ber { ber: 1e-5 });
+}
+
 /// A file's missing fields take the command line's defaults: a file with only `mtu = 296`
 /// runs TAROC (it once ran `none`), and every other field is `taroc sim`'s default.
 #[test]
