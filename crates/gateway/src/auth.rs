@@ -19,8 +19,8 @@
 //! - `kind`: the [`FrameKind`] byte (0x00..=0x06, or a profile's own 0x08..=0x7F), or
 //!   [`HELLO`] (0x07, long form only, no frame); its top bit (0x80) marks the long form.
 //!   Numbers are big-endian.
-//! - `echo`: the sender id of the peer run whose long frame this gateway last took as the
-//!   freshest ([`Opener::echo`]), 0 if none yet.
+//! - `echo`: the sender id of the peer's run this gateway takes frames of, or of a run it
+//!   heard and wants to be heard by ([`Opener::echo`], [`Session::hello`]), 0 if none yet.
 //! - `tag`: the first T bytes (`--tag-len`, 4..=16, default 8; both ends must agree) of the
 //!   BLAKE3 keyed hash, in extendable-output mode, of
 //!   `T (1 byte) ‖ sender id (8) ‖ full counter (8) ‖ kind byte as sent (1) ‖ echo (8, long
@@ -56,33 +56,48 @@
 //! than the window is [`Rejection::Replayed`].
 //!
 //! Freshness across runs: a receiver that restarts remembers nothing, so a counter cannot tell
-//! it whether a long frame was made before or after it started. The echo can. The *echo
-//! candidate* is the sender id of the authentic long frame with the highest counter seen from
-//! anyone (counters start at the wall clock, so a later run's are higher): every authentic
-//! long frame above that counter makes its sender the candidate, even when its content is then
-//! refused, and an old frame replayed (a lower counter) cannot displace it. The content of a
-//! long frame of a sender that is not the current peer is accepted only if the frame echoes
-//! our own sender id, which no frame made before our start can (ids are random per start):
-//! otherwise it is [`Rejection::Stale`]; if it echoes us but its sender is not the candidate
-//! (an earlier run of the peer, whose frames a later run has followed), it is
-//! [`Rejection::Replayed`]. Accepted, its sender becomes the peer, with a replay window that
-//! starts at the highest counter seen from it, so none of its frames refused as stale can be
-//! accepted later. The current peer's frames need no echo. A hello that echoes 0 (its sender
-//! has heard no one yet, as at start) has no content to refuse: it is taken as a hello (the
-//! candidate learned from it like from any long frame) without making its sender the peer.
+//! it whether a long frame was made before or after it started. The echo can: sender ids are
+//! random per start, so no frame made before our start echoes our id. The content of a long
+//! frame of a sender that is not the current peer is accepted only if the frame echoes our own
+//! sender id (otherwise [`Rejection::Stale`]) and its counter is above every counter of the
+//! current peer's (otherwise [`Rejection::Replayed`]: an earlier run of the peer, which heard
+//! us but which a later run has followed; counters start at the sender's wall clock, so a later
+//! run's are higher). Accepted, its sender becomes the peer, with a replay window that starts
+//! at the highest counter seen from it, so none of its frames refused as stale can be accepted
+//! later. The current peer's frames need no echo. A hello that echoes 0 (its sender has heard
+//! no one yet, as at start) has no content to refuse: it is taken as a hello without making its
+//! sender the peer.
 //!
-//! Liveness: a gateway learns the candidate from any authentic long frame, and its next frame
-//! after the candidate changed is long, so it echoes the news. A *hello* ([`Sealer::hello`])
-//! is a long frame with no content and its own kind value ([`HELLO`], never passed to a
-//! codec): authenticated, counted and replay-checked like any frame. A gateway sends one at
-//! start, and ([`Session::open`]) whenever the candidate changes, whenever a frame is refused
-//! as stale, on a short frame while it has no peer, and on a hello while the candidate is not
-//! its peer, at most one per [`HELLO_EVERY`] ns.
-//! So two gateways that start together, or a restarted one and its peer, each accept the
-//! other about one round trip after the later one starts, even if only one of them has
-//! traffic to send. The data path ([`crate::udp`]) also holds a new run's first packets in the
-//! kernel (it does not read its TUN device) until it has heard the peer or
-//! [`crate::udp::START_WAIT`] passed, so that they do not go out before they can echo it.
+//! What a gateway echoes in its data frames' long form: the *candidate*, the sender of the
+//! authentic long frame with the highest counter seen above the peer's counters, or without one
+//! the peer. A later run of the peer becomes the candidate, and must hear it before it takes
+//! our frames. The candidate may also be a replayed frame of an earlier run of *this* gateway,
+//! which no receiver can tell from a peer's (its counter, from this gateway's clock, may stand
+//! above those of a peer whose clock is behind, or that started earlier). So the candidate
+//! never decides the peer (the peer's frames need no echo, so echoing a candidate costs the
+//! peer nothing), and hellos that could echo either echo the peer and the candidate in turn. That a replay cannot wedge
+//! the link follows: of two gateways A and B, at most one is fooled at a time, whatever their
+//! clocks' offset s (B's clock minus A's). For A to be fooled, an earlier run of A must count
+//! above B's current run: it started after B's current run, `a_old + 0 > b_cur + s`; for B,
+//! `b_old + s > a_cur`. Both at once would give `b_old + s > a_cur > a_old > b_cur + s`, yet
+//! `b_cur > b_old`. The gateway not fooled has the other's current run as its candidate (the
+//! other's earlier runs count lower, on the same clock) and echoes it; the other takes it as its
+//! peer (the hello echoes it) and echoes it back. The adversarial test (`tests/adversary.rs`:
+//! random restarts, loss, reordering, replays of any datagram of either side to either side,
+//! forgeries) measures the time to resume once restarts stop, and holds it below four hello
+//! intervals.
+//!
+//! Liveness: a gateway owes its peer a hello ([`Session::open`], sent by [`Session::hello`] at
+//! most one per [`HELLO_EVERY`] ns on average, and kept owed until it goes) whenever its echo or its
+//! candidate changes, a frame is refused as stale, a short frame comes while it has no peer,
+//! or a hello comes while it has no peer or has a candidate. A *hello* is a long frame with no
+//! content and its own kind value ([`HELLO`], never passed to a codec): authenticated, counted
+//! and replay-checked like any frame. A gateway sends one at start. So two gateways that start
+//! together, or a restarted one and its peer, each accept the other about one round trip after
+//! the later one starts, even if only one of them has traffic to send. The data path
+//! ([`crate::udp`]) also holds a new run's first packets in the kernel (it does not read its
+//! TUN device) until it has heard the peer or [`crate::udp::START_WAIT`] passed, so that they do
+//! not go out before they can echo it, and restarts its codecs only when its peer changes.
 //!
 //! ## What it does not protect
 //!
@@ -132,8 +147,12 @@ pub const LONG_HEADER: usize = 25;
 /// profiles' own, e.g. `taroc-plus`'s CO kind bytes up to 0x7F).
 pub const HELLO: u8 = 0x07;
 
-/// At most one hello per this long, ns.
+/// At most one hello per this long on average, ns, with bursts of [`HELLO_BURST`].
 pub const HELLO_EVERY: u64 = 50_000_000;
+
+/// Hellos that may go back to back (a start's hello, then the answer to the peer's): a token
+/// bucket of this many, refilled one per [`HELLO_EVERY`].
+pub const HELLO_BURST: u64 = 3;
 
 /// The first this many frames after a start go in the long form.
 pub const LONG_AT_START: u64 = 16;
@@ -276,7 +295,9 @@ pub struct Sealer {
     last_sent: Option<u64>,
     echo: u64,
     echo_changed: bool,
-    last_hello: Option<u64>,
+    /// When the hello bucket is full again (the virtual time of the generic cell rate
+    /// algorithm), ns.
+    hello_full_at: u64,
 }
 
 impl Sealer {
@@ -293,7 +314,7 @@ impl Sealer {
             last_sent: None,
             echo: 0,
             echo_changed: false,
-            last_hello: None,
+            hello_full_at: 0,
         }
     }
 
@@ -322,7 +343,7 @@ impl Sealer {
             || self
                 .last_sent
                 .is_none_or(|last| now.saturating_sub(last) >= LONG_AFTER_IDLE);
-        self.write(kind.to_byte(), long, frame, out);
+        self.write(kind.to_byte(), long.then_some(self.echo), frame, out);
         if long {
             self.echo_changed = false;
         }
@@ -330,38 +351,39 @@ impl Sealer {
         self.last_sent = Some(now);
     }
 
-    /// Writes a hello (a long frame of kind [`HELLO`] with no content) into `out`, unless one
-    /// was written less than [`HELLO_EVERY`] ns before `now`: then returns false and leaves
-    /// `out` alone.
-    pub fn hello(&mut self, now: u64, out: &mut Vec<u8>) -> bool {
-        if self
-            .last_hello
-            .is_some_and(|last| now.saturating_sub(last) < HELLO_EVERY)
-        {
+    /// Writes a hello (a long frame of kind [`HELLO`] with no content) that echoes `echo`
+    /// into `out`, unless [`HELLO_BURST`] hellos went in the last [`HELLO_EVERY`]s (more
+    /// precisely, the token bucket is empty): then returns false and leaves `out` alone.
+    pub fn hello(&mut self, now: u64, echo: u64, out: &mut Vec<u8>) -> bool {
+        if now < self.next_hello_at() {
             return false;
         }
-        self.last_hello = Some(now);
-        self.write(HELLO, true, &[], out);
+        self.hello_full_at = self.hello_full_at.max(now).saturating_add(HELLO_EVERY);
+        self.write(HELLO, Some(echo), &[], out);
         true
     }
 
-    /// Writes a datagram with the next counter. Hellos leave the data frames' schedule of
-    /// forms alone (a data frame after a pause stays long, and so does the first after the
-    /// echo changed, even if a hello went out meanwhile).
-    fn write(&mut self, kind: u8, long: bool, frame: &[u8], out: &mut Vec<u8>) {
+    /// The earliest time (ns) the next hello may go: when the bucket holds a token again.
+    pub fn next_hello_at(&self) -> u64 {
+        self.hello_full_at
+            .saturating_sub((HELLO_BURST - 1) * HELLO_EVERY)
+    }
+
+    /// Writes a datagram with the next counter: the long form with `echo`, or the short form.
+    /// Hellos leave the data frames' schedule of forms alone (a data frame after a pause stays
+    /// long, and so does the first after the echo changed, even if a hello went out meanwhile).
+    fn write(&mut self, kind: u8, echo: Option<u64>, frame: &[u8], out: &mut Vec<u8>) {
         let counter = self.counter;
         out.clear();
-        let echo = if long {
+        if let Some(echo) = echo {
             out.push(kind | LONG);
             out.extend_from_slice(&self.id.to_be_bytes());
             out.extend_from_slice(&counter.to_be_bytes());
-            out.extend_from_slice(&self.echo.to_be_bytes());
-            Some(self.echo)
+            out.extend_from_slice(&echo.to_be_bytes());
         } else {
             out.push(kind);
             out.extend_from_slice(&(counter as u16).to_be_bytes());
-            None
-        };
+        }
         out.extend_from_slice(frame);
         let t = tag(
             &self.mac_key,
@@ -400,9 +422,9 @@ pub struct Opener {
     own_id: u64,
     max_frame: usize,
     peer: Option<Peer>,
-    /// The echo candidate: the sender id and counter of the authentic long frame with the
-    /// highest counter seen.
-    freshest: Option<(u64, u64)>,
+    /// The candidate: the sender id and counter of the authentic long frame with the highest
+    /// counter seen from a sender that is not the peer, above the peer's highest counter.
+    candidate: Option<(u64, u64)>,
 }
 
 impl Opener {
@@ -415,19 +437,25 @@ impl Opener {
             own_id,
             max_frame,
             peer: None,
-            freshest: None,
+            candidate: None,
         }
     }
 
-    /// The sender id of the peer, once a long frame of it was accepted.
+    /// The sender id of the peer, once a long frame of it that echoes us was accepted.
     pub fn peer_id(&self) -> Option<u64> {
         self.peer.as_ref().map(|p| p.id)
     }
 
-    /// The echo our long frames carry: the sender id of the authentic long frame with the
-    /// highest counter seen (its content accepted or not), 0 if none yet.
+    /// The sender id of the candidate: the authentic long frame with the highest counter from
+    /// a sender other than the peer, above every counter of the peer's.
+    pub fn candidate_id(&self) -> Option<u64> {
+        self.candidate.map(|(id, _)| id)
+    }
+
+    /// The echo our data frames carry: the candidate's sender id (news for a later run of the
+    /// peer), or the peer's, 0 if neither.
     pub fn echo(&self) -> u64 {
-        self.freshest.map_or(0, |(id, _)| id)
+        self.candidate_id().or(self.peer_id()).unwrap_or(0)
     }
 
     /// What a datagram carries, if it is an authentic, fresh frame or hello of the peer.
@@ -474,10 +502,7 @@ impl Opener {
             if !verifies(peer.id, counter, None) {
                 return Err(Rejection::Unsynced);
             }
-            let window = &mut self.peer.as_mut().ok_or(Rejection::Unsynced)?.window;
-            if !window.accept(counter) {
-                return Err(Rejection::Replayed);
-            }
+            self.peer_accepts(counter)?;
         }
         Ok(match kind {
             Some(kind) => Opened::Frame(kind, frame),
@@ -485,11 +510,23 @@ impl Opener {
         })
     }
 
-    /// Freshness of an authentic long frame (or `hello`) of another sender than us: learns the
-    /// echo candidate, then accepts the frame's content if it is the peer's and new, or if it
-    /// echoes us and comes from the candidate (which then becomes the peer). A hello that
-    /// echoes no one asks for our id and has no content to refuse: it is taken, and its sender
-    /// does not become the peer.
+    /// Counter `counter` of the peer, authentic: accepted if new ([`ReplayWindow`]); a
+    /// candidate the peer's counters have passed is dropped.
+    fn peer_accepts(&mut self, counter: u64) -> Result<(), Rejection> {
+        let peer = self.peer.as_mut().ok_or(Rejection::Unsynced)?;
+        if !peer.window.accept(counter) {
+            return Err(Rejection::Replayed);
+        }
+        let highest = peer.window.highest();
+        self.candidate = self.candidate.filter(|&(_, c)| c > highest);
+        Ok(())
+    }
+
+    /// Freshness of an authentic long frame (or `hello`) of another sender than us: the peer's
+    /// if new; otherwise learns the candidate, and accepts the frame's content only if it
+    /// echoes us and its counter is above every counter of the peer's (a later run of the
+    /// peer), making its sender the peer. A hello that echoes no one asks for our id and has no
+    /// content to refuse: it is taken, and its sender does not become the peer.
     fn fresh_long(
         &mut self,
         id: u64,
@@ -497,15 +534,13 @@ impl Opener {
         echo: u64,
         hello: bool,
     ) -> Result<(), Rejection> {
-        if self.freshest.is_none_or(|(_, highest)| counter > highest) {
-            self.freshest = Some((id, counter));
+        if self.peer_id() == Some(id) {
+            return self.peer_accepts(counter);
         }
-        if let Some(peer) = self.peer.as_mut().filter(|peer| peer.id == id) {
-            return if peer.window.accept(counter) {
-                Ok(())
-            } else {
-                Err(Rejection::Replayed)
-            };
+        let floor = self.peer.as_ref().map(|p| p.window.highest());
+        let above_peer = floor.is_none_or(|highest| counter > highest);
+        if above_peer && self.candidate.is_none_or(|(_, c)| counter > c) {
+            self.candidate = Some((id, counter));
         }
         if hello && echo == 0 {
             return Ok(());
@@ -513,26 +548,38 @@ impl Opener {
         if echo != self.own_id || echo == 0 {
             return Err(Rejection::Stale);
         }
-        match self.freshest {
-            Some((candidate, highest)) if candidate == id => {
-                self.peer = Some(Peer {
-                    id,
-                    window: ReplayWindow::new(highest),
-                });
-                Ok(())
-            }
-            _ => Err(Rejection::Replayed),
+        if !above_peer {
+            // An earlier run of the peer: it heard us, but a later run has followed it.
+            return Err(Rejection::Replayed);
         }
+        // Frames of this run seen before (refused as stale) are not taken later.
+        let first = match self.candidate {
+            Some((candidate, highest)) if candidate == id => highest.max(counter),
+            _ => counter,
+        };
+        self.peer = Some(Peer {
+            id,
+            window: ReplayWindow::new(first),
+        });
+        self.candidate = self
+            .candidate
+            .filter(|&(c, highest)| c != id && highest > first);
+        Ok(())
     }
 }
 
-/// One gateway's end of the link: its [`Sealer`] and [`Opener`], and when to send a hello.
+/// One gateway's end of the link: its [`Sealer`] and [`Opener`], and the hello it owes the
+/// peer.
 #[derive(Debug, Clone)]
 pub struct Session {
     /// The sending end.
     pub sealer: Sealer,
     /// The receiving end.
     pub opener: Opener,
+    /// The hello owed, if one is.
+    owed: Option<Owed>,
+    /// Which of the peer and the candidate the next owed hello echoes when it could be either.
+    alternate: bool,
 }
 
 impl Session {
@@ -542,25 +589,97 @@ impl Session {
         Session {
             sealer: Sealer::new(config, id, first_counter),
             opener: Opener::new(config, id, max_frame),
+            owed: None,
+            alternate: false,
         }
     }
 
     /// Opens `datagram` ([`Opener::open`]), passes the echo on to the sealer, and says whether
-    /// to send the peer a hello ([`Sealer::hello`]): when the echo changed (it tells the peer we
-    /// heard its new run), when the datagram was refused as stale (the peer, or a later run of
-    /// it, has not heard from this run of ours), when a short frame came while we have no
-    /// peer (we restarted, and the peer's next long frame may be far), or when a hello came
-    /// while the freshest sender we heard is not yet our peer (it may not have heard us).
+    /// a hello is owed ([`Session::hello`] sends it). One is owed when the peer changed to one
+    /// we did not echo yet (the hello echoes it: it takes our frames once it hears us), when
+    /// the echo or the
+    /// candidate changed (a later run of the peer must hear us before it takes our frames);
+    /// when the
+    /// datagram was refused as stale (its sender has not heard this run of ours); when a
+    /// short frame came while we have no peer (we restarted, and the peer's next long frame
+    /// may be far); or when a hello came while we have no peer or have a candidate.
     pub fn open<'a>(&mut self, datagram: &'a [u8]) -> (Result<Opened<'a>, Rejection>, bool) {
+        let (peer, candidate) = (self.opener.peer_id(), self.opener.candidate_id());
+        let echo = self.opener.echo();
         let opened = self.opener.open(datagram);
-        let changed = self.sealer.set_echo(self.opener.echo());
-        let unheard = self.opener.peer_id() != Some(self.opener.echo());
-        let hello = changed
-            || opened == Err(Rejection::Stale)
-            || (opened == Err(Rejection::Unsynced) && self.opener.peer_id().is_none())
-            || (opened == Ok(Opened::Hello) && unheard);
-        (opened, hello)
+        let echo_changed = self.sealer.set_echo(self.opener.echo());
+        let (now_peer, now_candidate) = (self.opener.peer_id(), self.opener.candidate_id());
+        let owed = if let Some(new) = now_peer.filter(|&p| Some(p) != peer && p != echo) {
+            Some(Owed::Echo(new))
+        } else if echo_changed {
+            Some(Owed::Echo(self.opener.echo()))
+        } else if let Some(new) = now_candidate.filter(|&c| Some(c) != candidate) {
+            Some(Owed::Echo(new))
+        } else if opened == Err(Rejection::Stale)
+            || (opened == Err(Rejection::Unsynced) && now_peer.is_none())
+            || (opened == Ok(Opened::Hello) && (now_peer.is_none() || now_candidate.is_some()))
+        {
+            Some(Owed::Either)
+        } else {
+            None
+        };
+        // A hello owed for news keeps its echo until it goes.
+        if owed.is_some() && !matches!(self.owed, Some(Owed::Echo(_))) {
+            self.owed = owed;
+        }
+        (opened, self.owed.is_some())
     }
+
+    /// The echo of a hello that could carry either: the peer and the candidate in turn, hello
+    /// by hello, when there are both (the candidate may be a later run of the peer, or a
+    /// replayed frame of an earlier run of ours, which no frame can tell apart), else whichever
+    /// there is.
+    fn either(&mut self) -> u64 {
+        match (self.opener.peer_id(), self.opener.candidate_id()) {
+            (Some(peer), Some(candidate)) => {
+                self.alternate = !self.alternate;
+                if self.alternate {
+                    candidate
+                } else {
+                    peer
+                }
+            }
+            (peer, candidate) => peer.or(candidate).unwrap_or(0),
+        }
+    }
+
+    /// When the owed hello may go (ns), if one is owed.
+    pub fn hello_due(&self) -> Option<u64> {
+        self.owed.map(|_| self.sealer.next_hello_at())
+    }
+
+    /// Writes the owed hello into `out` if one is owed and [`HELLO_EVERY`] has passed since the
+    /// last; whether it did.
+    pub fn hello(&mut self, now: u64, out: &mut Vec<u8>) -> bool {
+        let echo = match self.owed {
+            None => return false,
+            Some(_) if now < self.sealer.next_hello_at() => return false,
+            Some(Owed::Echo(echo)) => echo,
+            Some(Owed::Either) => self.either(),
+        };
+        self.owed = None;
+        self.sealer.hello(now, echo, out)
+    }
+
+    /// Owes a hello that echoes what our data frames echo (as at start, when the peer has not
+    /// been heard yet).
+    pub fn owe_hello(&mut self) {
+        self.owed = Some(Owed::Echo(self.opener.echo()));
+    }
+}
+
+/// A hello owed to the peer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owed {
+    /// One that echoes this sender id (news: the echo or the candidate changed).
+    Echo(u64),
+    /// One that echoes the peer or the candidate ([`Session::either`]).
+    Either,
 }
 
 #[cfg(test)]

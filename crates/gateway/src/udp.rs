@@ -192,8 +192,17 @@ impl Endpoint {
     }
 
     /// Announces this gateway to the peer (authenticated link only): a hello, so that the
-    /// peer tells us its sender id before our first frame needs it. Call once at start.
+    /// peer tells us its sender id before our first frame needs it. Call at start, and again
+    /// while waiting to hear the peer (at most one hello per [`crate::auth::HELLO_EVERY`]).
     pub fn start<S: FnMut(&[u8]) -> bool>(&mut self, now: u64, send: &mut S) {
+        if let Framing::Authenticated(session) = &mut self.framing {
+            session.owe_hello();
+        }
+        self.send_hello(now, send);
+    }
+
+    /// Sends the hello owed to the peer, if one is and may go by `now`.
+    fn send_hello<S: FnMut(&[u8]) -> bool>(&mut self, now: u64, send: &mut S) {
         send_hello(
             &mut self.framing,
             &mut self.datagram,
@@ -217,9 +226,13 @@ impl Endpoint {
         &self.counters
     }
 
-    /// When the emulated link next has something to do (ns), if any.
+    /// When the emulated link next has something to do, or an owed hello may go (ns), if
+    /// ever.
     pub fn next_event(&self) -> Option<u64> {
-        self.link.next_event()
+        match (self.link.next_event(), self.framing.hello_due()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Counts an error the socket reported on receiving: an ICMP error of an earlier send
@@ -296,19 +309,25 @@ impl Endpoint {
         );
     }
 
-    /// An authentic frame or hello of a new run of the peer came, fresher than any of the run
-    /// we knew (the peer started, or restarted and lost its codecs' state): both codecs start
-    /// afresh, before any frame of ours could reach the new run compressed against contexts it
-    /// lacks. Our compressor's contexts are unknown to the new run's decompressor, so every
-    /// flow's next packet would be refused and lost (and TCP, which backs off while the peer is
-    /// down, may send that packet only after a doubled retransmission timeout); a fresh
+    /// A run of the peer became the peer: an authentic long frame of it that echoes this run of
+    /// ours and, if we had a peer, is fresher than any frame of the run we knew. A forger cannot
+    /// cause this, and neither can a replayer: no frame made before this run of ours echoes it,
+    /// and a frame of an earlier run of the peer is not fresher than the run we know.
+    ///
+    /// If it replaces a run we knew (the peer restarted and lost its codecs' state), both codecs
+    /// start afresh. Our compressor's contexts are unknown to the new run's decompressor, so
+    /// every flow's next packet would be refused and lost (and TCP, which backs off while the
+    /// peer is down, may send that packet only after a doubled retransmission timeout); a fresh
     /// compressor sends it as a context set-up instead. Our decompressor's contexts are of the
-    /// old run's compressor, which the new run replaces one by one anyway. Only an authentic
-    /// frame of the peer's key that is fresher than any of the old run makes a new run, so a
-    /// forger cannot cause this.
-    fn take_up_peer_run(&mut self) {
-        self.compressor = self.variants[0].compressor();
-        self.decompressor = self.variants[1].decompressor();
+    /// old run's compressor, and it has taken no frame of the new run yet. The first peer of
+    /// this run of ours leaves the codecs alone: our packets may have gone to it already (it
+    /// takes them once they echo it), and its answers may be coded against what our codecs
+    /// learnt from them (a SYN-ACK against our SYN's mirror).
+    fn take_up_peer_run(&mut self, replaces: bool) {
+        if replaces {
+            self.compressor = self.variants[0].compressor();
+            self.decompressor = self.variants[1].decompressor();
+        }
         self.counters[1].peer_runs += 1;
     }
 
@@ -321,13 +340,13 @@ impl Endpoint {
         send: &mut S,
         write: &mut W,
     ) {
-        let heard = self.framing.freshest_peer_run();
+        let heard = self.framing.peer_run();
         let (opened, hello) = self.framing.open(from, self.peer, self.link_mtu, datagram);
         if hello {
-            self.start(now, send);
+            self.send_hello(now, send);
         }
-        if self.framing.freshest_peer_run() != heard {
-            self.take_up_peer_run();
+        if self.framing.peer_run() != heard {
+            self.take_up_peer_run(heard != 0);
         }
         let (kind, frame) = match opened {
             Ok(Opened::Frame(kind, frame)) => (kind, frame),
@@ -392,8 +411,10 @@ impl Endpoint {
         self.pump(now);
     }
 
-    /// Sends what the emulated link has let through by `now`.
+    /// Sends what the emulated link has let through by `now`, and the hello owed to the peer
+    /// if it may go.
     pub fn poll<S: FnMut(&[u8]) -> bool>(&mut self, now: u64, send: &mut S) {
+        self.send_hello(now, send);
         self.pump(now);
         for _ in 0..4096 {
             let Some(arrival) = self.link.receive(now) else {
@@ -418,7 +439,8 @@ impl Endpoint {
 
 /// Introduces two endpoints to each other without I/O, as their hellos at start do over a
 /// link (for tests and benchmarks that carry datagrams between endpoints themselves):
-/// `addrs[i]` is endpoint `i`'s address. Each counts the other's first hello as stale.
+/// `addrs[i]` is endpoint `i`'s address. Each answers the other's first hello with one that
+/// echoes it.
 pub fn introduce(mut ends: [&mut Endpoint; 2], now: u64, addrs: [SocketAddr; 2]) {
     let mut to: [Vec<Vec<u8>>; 2] = [Vec::new(), Vec::new()];
     for (i, end) in ends.iter_mut().enumerate() {

@@ -2,6 +2,7 @@
 
 use super::*;
 
+mod adversary;
 mod restarts;
 
 const START: u64 = 1_700_000_000_000_000_000;
@@ -206,13 +207,16 @@ fn an_old_long_frame_after_a_sender_restart_is_refused() {
         assert!(opens(&mut opener, d).is_ok());
     }
     // The sender restarts one second later: a new id, a counter above the old ones. Its first
-    // frame cannot echo the receiver yet: stale, but it makes the new run the echo candidate.
+    // frame cannot echo the receiver yet: stale, but it makes the new run the candidate.
     let mut after = Sealer::new(&c, 11, START + 1_000_000_000);
     assert_eq!(
         opens(&mut opener, &seal(&mut after, 0, 0)),
         Err(Rejection::Stale)
     );
-    assert_eq!((opener.peer_id(), opener.echo()), (Some(10), 11));
+    assert_eq!(
+        (opener.peer_id(), opener.candidate_id()),
+        (Some(10), Some(11))
+    );
     // Once it has heard the receiver, its frames are accepted.
     after.set_echo(2);
     assert!(opens(&mut opener, &seal(&mut after, MS, 1)).is_ok());

@@ -26,12 +26,20 @@ impl Framing {
         }
     }
 
-    /// The sender id of the freshest run of the peer heard (authenticated link; 0 before
+    /// The sender id of the peer's run whose frames are taken (authenticated link; 0 before
     /// any, and always without authentication).
-    pub(super) fn freshest_peer_run(&self) -> u64 {
+    pub(super) fn peer_run(&self) -> u64 {
         match self {
             Framing::Insecure => 0,
-            Framing::Authenticated(session) => session.opener.echo(),
+            Framing::Authenticated(session) => session.opener.peer_id().unwrap_or(0),
+        }
+    }
+
+    /// When a hello owed to the peer may go (ns), if one is (authenticated link only).
+    pub(super) fn hello_due(&self) -> Option<u64> {
+        match self {
+            Framing::Insecure => None,
+            Framing::Authenticated(session) => session.hello_due(),
         }
     }
 
@@ -61,8 +69,8 @@ impl Framing {
     }
 }
 
-/// Sends a hello (authenticated link only, at most one per [`crate::auth::HELLO_EVERY`]),
-/// counting in `counters` (the send direction's).
+/// Sends the hello owed to the peer, if one is (authenticated link only, at most one per
+/// [`crate::auth::HELLO_EVERY`]), counting in `counters` (the send direction's).
 pub(super) fn send_hello<S: FnMut(&[u8]) -> bool>(
     framing: &mut Framing,
     datagram: &mut Vec<u8>,
@@ -73,7 +81,7 @@ pub(super) fn send_hello<S: FnMut(&[u8]) -> bool>(
     let Framing::Authenticated(session) = framing else {
         return;
     };
-    if !session.sealer.hello(now, datagram) {
+    if !session.hello(now, datagram) {
         return;
     }
     counters.hellos_sent += 1;

@@ -10,7 +10,7 @@ type Outcome = Result<Option<usize>, Rejection>;
 fn deliver(to: &mut Session, now: u64, datagram: &[u8], back: &mut Vec<Vec<u8>>) -> Outcome {
     let (opened, hello) = to.open(datagram);
     let mut out = Vec::new();
-    if hello && to.sealer.hello(now, &mut out) {
+    if hello && to.hello(now, &mut out) {
         back.push(out);
     }
     opened.map(|opened| match opened {
@@ -223,6 +223,8 @@ fn a_restarted_sender_is_accepted_once_its_frames_echo_the_receiver() {
     assert_eq!(link.outcomes[1][0], Err(Rejection::Stale));
     assert_eq!(link.frames(1), 49, "{:?}", link.outcomes[1]);
     assert_eq!(link.ends[1].opener.peer_id(), Some(11));
+    // A hello the receiver still owes the new peer (held back by the hello interval) goes.
+    let _ = link.ends[1].hello(4000 * MS, &mut Vec::new());
     // The first run's frames replayed: refused, the peer and echo unchanged.
     let mut back = Vec::new();
     for d in &recorded {
@@ -242,14 +244,21 @@ fn hellos_are_authenticated_replay_checked_and_never_frames() {
     let c = config(8);
     let mut a = Session::new(&c, 1, START, 1500);
     let mut b = Session::new(&c, 2, START + 5, 1500);
-    b.sealer.set_echo(1);
     let mut hello = Vec::new();
-    assert!(b.sealer.hello(0, &mut hello));
+    assert!(b.sealer.hello(0, 1, &mut hello));
     assert_eq!((hello[0], hello.len()), (HELLO | LONG, LONG_HEADER + 8));
-    // At most one per HELLO_EVERY.
+    // At most HELLO_BURST back to back, then one per HELLO_EVERY.
     let mut again = Vec::new();
-    assert!(!b.sealer.hello(HELLO_EVERY - 1, &mut again));
+    for _ in 1..HELLO_BURST {
+        assert!(b.sealer.hello(1, 1, &mut again));
+    }
+    again.clear();
+    assert!(!b.sealer.hello(2, 1, &mut again));
     assert!(again.is_empty());
+    assert_eq!(b.sealer.next_hello_at(), HELLO_EVERY);
+    assert!(!b.sealer.hello(HELLO_EVERY - 1, 1, &mut again));
+    assert!(b.sealer.hello(HELLO_EVERY, 1, &mut again));
+    assert!(!b.sealer.hello(HELLO_EVERY + 1, 1, &mut again));
     // Forged, short, or with content: refused before the tag or by it.
     let mut forged = hello.clone();
     forged[20] ^= 1;
@@ -269,17 +278,18 @@ fn hellos_are_authenticated_replay_checked_and_never_frames() {
     );
     assert_eq!(a.opener.peer_id(), Some(2));
     // Replayed: refused, nothing changes, and it draws no hello from an end that has its peer.
+    assert!(a.hello(0, &mut Vec::new()), "the hello owed goes");
     let (r, wants_hello) = a.open(&hello);
     assert_eq!((r, wants_hello), (Err(Rejection::Replayed), false));
     assert_eq!((a.opener.peer_id(), a.opener.echo()), (Some(2), 2));
     // A hello that echoes no one (as at start) is taken from anyone and makes no one the peer.
     let mut asking = Vec::new();
-    assert!(Sealer::new(&c, 5, START + 7).hello(0, &mut asking));
+    assert!(Sealer::new(&c, 5, START + 7).hello(0, 0, &mut asking));
     let mut d = Session::new(&c, 6, START + 8, 1500);
     assert_eq!(d.open(&asking), (Ok(Opened::Hello), true), "answered");
     assert_eq!((d.opener.peer_id(), d.opener.echo()), (None, 5));
-    // Replayed to a restarted a (id 3): stale (it echoes a's earlier run). A flood of them draws one hello per
-    // HELLO_EVERY, sent to the configured peer, and changes the echo once.
+    // Replayed to a restarted a (id 3): stale (it echoes a's earlier run). A flood of them draws
+    // HELLO_BURST hellos, then one per HELLO_EVERY, sent to the configured peer, and changes the echo once.
     let mut a = Session::new(&c, 3, START + 9, 1500);
     let mut back = Vec::new();
     for k in 0..100 {
@@ -294,6 +304,99 @@ fn hellos_are_authenticated_replay_checked_and_never_frames() {
             "{k}: {r:?}"
         );
     }
-    assert_eq!(back.len(), 2, "100 ms of replays, one hello per 50 ms");
+    assert_eq!(
+        back.len() as u64,
+        HELLO_BURST + 1,
+        "100 ms of replays: a burst, then one hello per 50 ms"
+    );
     assert_eq!((a.opener.peer_id(), a.opener.echo()), (None, 2));
+}
+
+/// A restarted gateway's start: it owes a hello, which goes.
+fn restart(link: &mut Link, end: usize, session: Session, now: u64) {
+    link.ends[end] = session;
+    link.ends[end].owe_hello();
+    let mut out = Vec::new();
+    assert!(link.ends[end].hello(now, &mut out));
+    link.to[1 - end].push(out);
+}
+
+#[test]
+fn a_long_frame_of_its_own_earlier_run_neither_wedges_a_restarted_end_nor_unpairs_it() {
+    let c = config(8);
+    // End 1's first run (id 2) starts a second after end 0 (id 1): its counters stay above
+    // every counter end 0 sends. Both talk; an eavesdropper keeps one of end 1's long frames.
+    let mut link = Link::new([
+        Session::new(&c, 1, START, 1500),
+        Session::new(&c, 2, START + 1_000_000_000, 1500),
+    ]);
+    let mut kept = Vec::new();
+    for i in 0..200 {
+        link.send(0, i as u64 * MS, i);
+        link.send(1, i as u64 * MS, i);
+        if i == 5 {
+            kept = link.to[0].last().cloned().expect("end 1's frame");
+        }
+        link.settle(i as u64 * MS);
+    }
+    assert_ne!(kept[0] & LONG, 0, "end 1's first frames are long");
+    assert_eq!((link.frames(0), link.frames(1)), (199, 199));
+    // End 1 restarts (id 3); the moment its hello goes, the eavesdropper sends it the kept
+    // frame of its own earlier run.
+    restart(
+        &mut link,
+        1,
+        Session::new(&c, 3, START + 2_000_000_000, 1500),
+        300 * MS,
+    );
+    let mut back = Vec::new();
+    assert_eq!(
+        deliver(&mut link.ends[1], 300 * MS, &kept, &mut back),
+        Err(Rejection::Stale)
+    );
+    link.to[0].extend(back);
+    for outcomes in &mut link.outcomes {
+        outcomes.clear();
+    }
+    // Both ends send; within two hello intervals each takes the other's, and every one after.
+    let resumed = 400 + 2 * HELLO_EVERY / MS + 5;
+    for i in 0..300 {
+        let now = (400 + i as u64) * MS;
+        link.send(0, now, i);
+        link.send(1, now, i);
+        link.settle(now);
+        for end in 0..2 {
+            let mut out = Vec::new();
+            if link.ends[end].hello(now, &mut out) {
+                link.to[1 - end].push(out);
+            }
+        }
+        link.settle(now);
+        if now >= resumed * MS {
+            for end in 0..2 {
+                let last = link.outcomes[end].iter().rev().find(|o| o != &&Ok(None));
+                assert!(matches!(last, Some(Ok(Some(_)))), "{i}: {last:?}");
+            }
+        }
+    }
+    assert_eq!(link.ends[0].opener.peer_id(), Some(3));
+    assert_eq!(link.ends[1].opener.peer_id(), Some(1));
+    // Paired, the same replay changes no peer (a gateway restarts its codecs only when its
+    // peer changes) and the frames go on.
+    for end in 0..2 {
+        let peer = link.ends[end].opener.peer_id();
+        let _ = deliver(&mut link.ends[end], 800 * MS, &kept, &mut Vec::new());
+        assert_eq!(link.ends[end].opener.peer_id(), peer);
+    }
+    let taken = (link.frames(0), link.frames(1));
+    for i in 300..310 {
+        let now = (800 + i as u64) * MS;
+        link.send(0, now, i);
+        link.send(1, now, i);
+        link.settle(now);
+    }
+    assert_eq!(
+        (link.frames(0), link.frames(1)),
+        (taken.0 + 10, taken.1 + 10)
+    );
 }
