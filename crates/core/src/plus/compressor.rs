@@ -33,6 +33,7 @@ use crate::taroc::TarocConfig;
 mod bases;
 mod co;
 mod feedback;
+mod handshakes;
 mod ir;
 mod table;
 mod tunnel;
@@ -243,6 +244,8 @@ pub struct PlusCompressor {
     mirrors: Mirrors,
     /// The notes for the sibling decompressor.
     outbox: Outbox,
+    /// The handshake segments lately coded against a base.
+    handshakes: handshakes::Handshakes,
 }
 
 impl PlusCompressor {
@@ -267,6 +270,7 @@ impl PlusCompressor {
             mirrored: Vec::new(),
             mirrors: Mirrors::default(),
             outbox: Outbox::default(),
+            handshakes: handshakes::Handshakes::default(),
         }
     }
 
@@ -361,24 +365,29 @@ impl PlusCompressor {
 
     /// A SYN, SYN-ACK or RST between hosts that have a context goes IR-S, coded against that
     /// context ([`handshake`]); without one, a compact SYN ([`compact`]) if that is shorter.
-    /// `None` if the packet is not such a segment or neither frame can carry it.
+    /// A segment sent again goes without a base ([`handshakes`]). `None` if the packet is not
+    /// such a segment or neither frame can carry it.
     fn compress_handshake(&mut self, packet: &[u8], out: &mut Vec<u8>) -> Option<FrameKind> {
         let p = handshake::parse(packet)?;
-        let on_base = self.handshake_base(&p).is_some_and(|(cid, base)| {
-            let base_cid = handshake::Base::Context(cid);
-            handshake::write(&p, &base.identity.template, base_cid, None, out)
-        });
+        let again = self.handshakes.sent_before(&p);
+        let on_base = !again
+            && self.handshake_base(&p).is_some_and(|(cid, base)| {
+                let base_cid = handshake::Base::Context(cid);
+                handshake::write(&p, &base.identity.template, base_cid, None, out)
+            });
         // Against a mirror too, if it has one: with mirror numbers that is often shorter.
         let mut mirrored = core::mem::take(&mut self.compact);
-        let on_mirror = self
-            .mirrors
-            .find(&p.key)
-            .is_some_and(|m| self.write_mirrored_ir_s(&p, m, &mut mirrored));
+        let on_mirror = !again
+            && self
+                .mirrors
+                .find(&p.key)
+                .is_some_and(|m| self.write_mirrored_ir_s(&p, m, &mut mirrored));
         if on_mirror && (!on_base || mirrored.len() < out.len()) {
             core::mem::swap(out, &mut mirrored);
         }
         self.compact = mirrored;
         let kind = if on_base || on_mirror {
+            self.handshakes.note(&p);
             format::IR_S
         } else if compact::encode(packet, compact::Framing::Packet, None, out) {
             format::COMPACT_SYN

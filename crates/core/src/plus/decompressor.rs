@@ -444,6 +444,13 @@ impl PlusDecompressor {
             }
             FrameKind::Profile(format::IR_S) => {
                 let result = self.ir_s(frame, out);
+                // Refused against a base context (lost, or never had after a restart): ask for
+                // it. The segment's retransmission goes without a base anyway.
+                if let (Err(_), Some(handshake::Base::Context(cid))) =
+                    (&result, handshake::base(frame))
+                {
+                    self.requests.record(cid, &result);
+                }
                 if let (Ok(()), Some(p)) = (&result, handshake::parse(out)) {
                     self.outbox.handshake(p.key);
                     self.numbers_due = true;

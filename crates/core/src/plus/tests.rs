@@ -13,6 +13,7 @@ use crate::taroc::{Repair, TarocConfig};
 mod mirrors;
 mod notes;
 mod receipts;
+mod restarts;
 mod starts;
 mod strides;
 mod tunnel;

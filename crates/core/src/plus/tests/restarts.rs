@@ -1,0 +1,75 @@
+//! New connections after the far end's decompressor restarted: a SYN between hosts that
+//! have a context goes IR-S against it, which the restarted decompressor lacks; its
+//! retransmission goes without a base and sets the connection up, with or without context
+//! requests.
+
+use alloc::vec::Vec;
+
+use super::mirrors::{send, End};
+use super::{config, linux_syn, segment};
+use crate::codec::{Decompressor, DropReason};
+use crate::plus::format;
+use crate::plus::PlusDecompressor;
+use crate::taroc::{Repair, TarocConfig};
+
+#[test]
+fn a_retransmitted_syn_reaches_a_restarted_decompressor_with_or_without_requests() {
+    for requests in [true, false] {
+        let config = TarocConfig {
+            repair: Repair {
+                context_requests: requests,
+                ..config().repair
+            },
+            ..config()
+        };
+        let (mut a, mut b) = (End::new(), End::new());
+        a.c = crate::plus::PlusCompressor::new(config.clone());
+        b.d = PlusDecompressor::new(config.clone());
+        // A flow between the two hosts, carried.
+        for i in 0..6 {
+            let (_, _, result) = send(
+                &mut a,
+                &mut b,
+                &segment(1000 + 100 * i, 77, i as u16, 500 + i, 100),
+            );
+            assert_eq!(result, Ok(()));
+        }
+        // B restarts; A opens a new connection between the same hosts.
+        b.d = PlusDecompressor::new(config.clone());
+        let syn = linux_syn(
+            9,
+            [198, 18, 0, 1],
+            [198, 18, 0, 2],
+            [0x13, 0x8a, 0, 80],
+            5000,
+            900,
+        );
+        let (kind, _, result) = send(&mut a, &mut b, &syn);
+        assert_eq!((kind, result), (format::IR_S, Err(DropReason::NoContext)));
+        // With requests, the refusal asks for the base context.
+        let mut request = Vec::new();
+        assert_eq!(
+            b.d.take_feedback(&mut request),
+            requests,
+            "requests {requests}"
+        );
+        // The SYN's retransmission goes without a base and is delivered.
+        let (kind, _, result) = send(&mut a, &mut b, &syn);
+        assert_eq!(
+            (kind, result),
+            (format::COMPACT_SYN, Ok(())),
+            "requests {requests}"
+        );
+        // A new SYN of another connection goes IR-S again.
+        let syn = linux_syn(
+            10,
+            [198, 18, 0, 1],
+            [198, 18, 0, 2],
+            [0x13, 0x8b, 0, 80],
+            9000,
+            950,
+        );
+        let (kind, _, _) = send(&mut a, &mut b, &syn);
+        assert_eq!(kind, format::IR_S);
+    }
+}
