@@ -13,12 +13,16 @@
 //! address the gateway expects, a genuine spoofed frame (on loopback, without raw sockets).
 //!
 //! The relay also notes the context identifiers (CIDs) it sees in each direction
-//! ([`crate::forge::cid_of`]), so that forgeries can aim at the contexts in use.
+//! ([`crate::forge::cid_of`]), so that forgeries can aim at the contexts in use. As an
+//! eavesdropper would, it can record the datagrams of a direction ([`Relay::start_recording`])
+//! and replay one of them later, at once ([`Relay::inject`]) or the moment the next datagram of
+//! a direction passes ([`Relay::inject_after_next`]: right after a restarted gateway's first
+//! hello, say).
 
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -31,6 +35,30 @@ use crate::{forge, Error};
 /// Direction of datagrams from gateway A to gateway B (index 0) or from B to A (index 1); the
 /// same index names the gateway the datagrams come from.
 pub const DIRECTIONS: [&str; 2] = ["a->b", "b->a"];
+
+/// Datagrams a recording keeps per direction (the first ones): a bound on its memory, about
+/// 6 MB at the largest datagrams.
+pub const RECORD_LIMIT: usize = 4096;
+
+/// An injection armed to follow the next datagram of a direction ([`Relay::inject_after_next`]).
+#[derive(Debug)]
+struct Armed {
+    /// The direction whose next forwarded datagram sets it off.
+    direction: usize,
+    /// The gateway the datagram goes to.
+    side: usize,
+    datagram: Vec<u8>,
+}
+
+/// What the relay thread records and injects on its owner's behalf.
+#[derive(Debug, Default)]
+struct Eavesdropper {
+    /// The datagrams recorded per direction, while [`Shared::recording`] is set.
+    recorded: [Vec<Vec<u8>>; 2],
+    armed: Option<Armed>,
+    /// The datagram after which the armed injection went.
+    went_after: Option<Vec<u8>>,
+}
 
 /// What the relay thread and its owner share.
 #[derive(Debug, Default)]
@@ -45,6 +73,56 @@ struct Shared {
     foreign: AtomicU64,
     /// The CIDs seen per direction, a bit per CID.
     cids: [[AtomicU64; 4]; 2],
+    /// Whether the datagrams of each direction are recorded.
+    recording: [AtomicBool; 2],
+    /// Whether an injection is armed (the relay thread looks at [`Shared::eavesdropper`] only
+    /// then, or while recording).
+    armed: AtomicBool,
+    eavesdropper: Mutex<Eavesdropper>,
+}
+
+impl Shared {
+    /// The eavesdropper's state (a panic elsewhere while it was held leaves it usable).
+    fn eavesdropper(&self) -> MutexGuard<'_, Eavesdropper> {
+        self.eavesdropper
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A datagram of direction `from` was forwarded: records it if recording, and sends the
+    /// armed injection if this datagram sets it off.
+    fn forwarded(
+        &self,
+        from: usize,
+        datagram: &[u8],
+        faces: &[Arc<UdpSocket>; 2],
+        gateways: [SocketAddr; 2],
+    ) {
+        let recording = self.recording[from].load(Ordering::Relaxed);
+        if !recording && !self.armed.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut eavesdropper = self.eavesdropper();
+        if recording && eavesdropper.recorded[from].len() < RECORD_LIMIT {
+            eavesdropper.recorded[from].push(datagram.to_vec());
+        }
+        if eavesdropper
+            .armed
+            .as_ref()
+            .is_some_and(|armed| armed.direction == from)
+        {
+            if let Some(armed) = eavesdropper.armed.take() {
+                self.armed.store(false, Ordering::Relaxed);
+                if faces[armed.side]
+                    .send_to(&armed.datagram, gateways[armed.side])
+                    .is_ok()
+                {
+                    self.injected[armed.side].fetch_add(1, Ordering::Relaxed);
+                }
+                eavesdropper.went_after = Some(datagram.to_vec());
+            }
+        }
+    }
 }
 
 /// The relay's counters, per direction.
@@ -133,6 +211,39 @@ impl Relay {
         Ok(())
     }
 
+    /// Starts recording the datagrams of `direction` that the relay forwards (the first
+    /// [`RECORD_LIMIT`]), forgetting any recorded before.
+    pub fn start_recording(&self, direction: usize) {
+        self.shared.eavesdropper().recorded[direction].clear();
+        self.shared.recording[direction].store(true, Ordering::Relaxed);
+    }
+
+    /// Stops recording `direction`; the datagrams recorded, in the order they were forwarded.
+    pub fn take_recorded(&self, direction: usize) -> Vec<Vec<u8>> {
+        self.shared.recording[direction].store(false, Ordering::Relaxed);
+        std::mem::take(&mut self.shared.eavesdropper().recorded[direction])
+    }
+
+    /// Arms an injection: the moment the relay has forwarded the next datagram of `direction`,
+    /// it sends `datagram` to gateway `side` as [`Relay::inject`] does (replacing any injection
+    /// still armed). [`Relay::injected_after`] tells when it went.
+    pub fn inject_after_next(&self, direction: usize, side: usize, datagram: Vec<u8>) {
+        let mut eavesdropper = self.shared.eavesdropper();
+        eavesdropper.armed = Some(Armed {
+            direction,
+            side,
+            datagram,
+        });
+        eavesdropper.went_after = None;
+        self.shared.armed.store(true, Ordering::Relaxed);
+    }
+
+    /// The datagram after which the injection of [`Relay::inject_after_next`] went, once it
+    /// went.
+    pub fn injected_after(&self) -> Option<Vec<u8>> {
+        self.shared.eavesdropper().went_after.clone()
+    }
+
     /// The CIDs seen so far in the datagrams of `direction`.
     pub fn cids_seen(&self, direction: usize) -> Vec<u8> {
         let words = self.shared.cids[direction]
@@ -214,6 +325,7 @@ fn relay(
                 shared.forwarded[from].fetch_add(1, Ordering::Relaxed);
                 // A gateway that is down (restarting) loses what is sent to it meanwhile.
                 let _ = faces[to].send_to(datagram, gateways[to]);
+                shared.forwarded(from, datagram, faces, gateways);
             }
         }
     }
@@ -277,5 +389,48 @@ mod tests {
         assert_eq!(c.dropped, [2, 0]);
         assert_eq!(c.injected, [0, 1]);
         assert_eq!(c.foreign, 1);
+    }
+
+    #[test]
+    fn records_a_direction_and_injects_after_its_next_datagram() {
+        let (a, b) = (socket(), socket());
+        let taroc = Variant::by_name("taroc").unwrap();
+        let relay = Relay::start(
+            [a.local_addr().unwrap(), b.local_addr().unwrap()],
+            [taroc.clone(), taroc],
+        )
+        .unwrap();
+        let (face_a, face_b) = (relay.face(0).unwrap(), relay.face(1).unwrap());
+        b.send_to(b"before", face_b).unwrap();
+        assert_eq!(receive(&a).0, b"before".to_vec());
+        relay.start_recording(1);
+        for datagram in [&b"one"[..], b"two"] {
+            b.send_to(datagram, face_b).unwrap();
+            assert_eq!(receive(&a).0, datagram.to_vec());
+        }
+        a.send_to(b"not recorded", face_a).unwrap();
+        assert_eq!(receive(&b).0, b"not recorded".to_vec());
+        assert_eq!(
+            relay.take_recorded(1),
+            vec![b"one".to_vec(), b"two".to_vec()]
+        );
+        assert!(relay.take_recorded(1).is_empty());
+
+        relay.inject_after_next(1, 1, b"one".to_vec());
+        assert_eq!(relay.injected_after(), None);
+        // A datagram of the other direction does not set it off.
+        a.send_to(b"a again", face_a).unwrap();
+        assert_eq!(receive(&b).0, b"a again".to_vec());
+        assert_eq!(relay.counters().injected, [0, 0]);
+        b.send_to(b"hello", face_b).unwrap();
+        assert_eq!(receive(&a).0, b"hello".to_vec());
+        // The replay comes back to B from the address B takes for its peer's.
+        assert_eq!(receive(&b), (b"one".to_vec(), face_b));
+        assert_eq!(relay.injected_after(), Some(b"hello".to_vec()));
+        // Once only.
+        b.send_to(b"later", face_b).unwrap();
+        assert_eq!(receive(&a).0, b"later".to_vec());
+        assert_eq!(relay.counters().injected, [0, 1]);
+        assert!(relay.take_recorded(1).is_empty());
     }
 }
