@@ -20,12 +20,15 @@
 //! In [`Mode::Udp`] the two gateways talk through a relay ([`crate::relay`]), and a run may be
 //! *disturbed* ([`run_disturbed`], [`crate::disturb`]): a gateway restarted mid-transfer, a
 //! burst of frames lost, forged frames injected. Each gateway is a thread that can be stopped
-//! and started again with fresh codec state on the same TUN device and UDP address.
+//! and started again with fresh codec state on the same TUN device and UDP address. A
+//! [`LivePair`] keeps the two gateways running between steps a test takes in turn (transfers,
+//! restarts, replays).
 
 use std::fs;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
+use std::time::Duration;
 
 use serde::Serialize;
 use taroc_core::variant::Variant;
@@ -40,8 +43,10 @@ use crate::transfer::{self, TransferConfig, TransferResult, Watch};
 use crate::tun::{Tun, TunConfig};
 use crate::Error;
 
+mod live;
 mod threads;
 
+pub use live::{LivePair, LiveReport, TRANSFER_PORT};
 pub(crate) use threads::UdpGateway;
 use threads::{UdpPair, Worker};
 
@@ -275,61 +280,22 @@ pub fn run_disturbed(scenario: &Scenario, plan: &[Planned]) -> Result<Outcome, E
             "disturbances need the UDP mode (a relay between two gateways)",
         ));
     }
-    if scenario.ip_version == IpVersion::V6 && scenario.tun_mtu < 1280 {
-        return Err(Error::new(format!(
-            "IPv6 needs an MTU of at least 1280 (asked for {})",
-            scenario.tun_mtu
-        )));
-    }
-    let config = PipelineConfig {
-        variants: scenario.variants.clone(),
-        links: [scenario.link.clone(), scenario.link.clone()],
-        tun_mtu: scenario.tun_mtu as usize,
-        seed: scenario.seed,
-        verify_checksums: true,
-    };
-    config.check()?;
-    let (ns_a, ns_b) = create_pair()?;
-    let namespaces = [ns_a.name().to_owned(), ns_b.name().to_owned()];
-    let mut tuns = Vec::new();
-    for (side, ns) in namespaces.iter().enumerate() {
-        let tun = Tun::open(&TunConfig {
-            name: "taroc0".into(),
-            mtu: scenario.tun_mtu,
-            netns: Some(ns.clone()),
-        })?;
-        let ip = scenario.ip_version;
-        let address = format!("{}/{}", ip.address(side), ip.prefix());
-        let mut args = vec!["-n", ns, "address", "add", &address, "dev", "taroc0"];
-        if ip == IpVersion::V6 {
-            args.push("nodad");
-        }
-        netns::ip(&args)?;
-        sysctl(
-            ns,
-            "ipv4/tcp_timestamps",
-            if scenario.timestamps { "1" } else { "0" },
-        )?;
-        if let Some(cc) = &scenario.congestion_control {
-            sysctl(ns, "ipv4/tcp_congestion_control", cc)?;
-        }
-        tuns.push(tun);
-    }
-    let congestion_control = read_sysctl(&namespaces[0], "ipv4/tcp_congestion_control")?;
-    let tun_b = tuns.pop().ok_or_else(|| Error::new("TUN B missing"))?;
-    let tun_a = tuns.pop().ok_or_else(|| Error::new("TUN A missing"))?;
-
+    let config = pipeline_config(scenario);
+    let Prepared {
+        netns,
+        tuns,
+        congestion_control,
+    } = prepare(scenario)?;
     let mut outcome = Outcome {
         transfer: TransferResult::default(),
         report: RunReport::default(),
-        namespaces,
+        namespaces: netns.each_ref().map(|ns| ns.name().to_owned()),
         congestion_control,
         applied: Vec::new(),
         relay: None,
         probes_delivered: [0; 2],
     };
     let options = LoopOptions::default();
-    let tuns = [tun_a, tun_b];
     match scenario.mode {
         Mode::Udp => run_udp(scenario, plan, tuns, &options, &mut outcome)?,
         Mode::Emulated => {
@@ -348,8 +314,75 @@ pub fn run_disturbed(scenario: &Scenario, plan: &[Planned]) -> Result<Outcome, E
             outcome.report = worker.finish()?;
         }
     }
-    drop((ns_a, ns_b));
+    drop(netns);
     Ok(outcome)
+}
+
+/// The settings of the emulated gateway of `scenario` (also those its UDP gateways are
+/// checked against).
+fn pipeline_config(scenario: &Scenario) -> PipelineConfig {
+    PipelineConfig {
+        variants: scenario.variants.clone(),
+        links: [scenario.link.clone(), scenario.link.clone()],
+        tun_mtu: scenario.tun_mtu as usize,
+        seed: scenario.seed,
+        verify_checksums: true,
+    }
+}
+
+/// Two fresh namespaces, each with a TUN device `taroc0` addressed and its TCP set up as a
+/// scenario says. Drop the TUN devices (and whatever uses them) before the namespaces.
+struct Prepared {
+    /// A and B.
+    netns: [Netns; 2],
+    /// The TUN device in A and in B.
+    tuns: [Tun; 2],
+    /// The congestion control in use in A.
+    congestion_control: String,
+}
+
+/// Checks `scenario` and makes its namespaces and TUN devices.
+fn prepare(scenario: &Scenario) -> Result<Prepared, Error> {
+    if scenario.ip_version == IpVersion::V6 && scenario.tun_mtu < 1280 {
+        return Err(Error::new(format!(
+            "IPv6 needs an MTU of at least 1280 (asked for {})",
+            scenario.tun_mtu
+        )));
+    }
+    pipeline_config(scenario).check()?;
+    let (ns_a, ns_b) = create_pair()?;
+    let mut tuns = Vec::new();
+    for (side, ns) in [ns_a.name(), ns_b.name()].into_iter().enumerate() {
+        let tun = Tun::open(&TunConfig {
+            name: "taroc0".into(),
+            mtu: scenario.tun_mtu,
+            netns: Some(ns.to_owned()),
+        })?;
+        let ip = scenario.ip_version;
+        let address = format!("{}/{}", ip.address(side), ip.prefix());
+        let mut args = vec!["-n", ns, "address", "add", &address, "dev", "taroc0"];
+        if ip == IpVersion::V6 {
+            args.push("nodad");
+        }
+        netns::ip(&args)?;
+        sysctl(
+            ns,
+            "ipv4/tcp_timestamps",
+            if scenario.timestamps { "1" } else { "0" },
+        )?;
+        if let Some(cc) = &scenario.congestion_control {
+            sysctl(ns, "ipv4/tcp_congestion_control", cc)?;
+        }
+        tuns.push(tun);
+    }
+    let congestion_control = read_sysctl(ns_a.name(), "ipv4/tcp_congestion_control")?;
+    let tun_b = tuns.pop().ok_or_else(|| Error::new("TUN B missing"))?;
+    let tun_a = tuns.pop().ok_or_else(|| Error::new("TUN A missing"))?;
+    Ok(Prepared {
+        netns: [ns_a, ns_b],
+        tuns: [tun_a, tun_b],
+        congestion_control,
+    })
 }
 
 /// The transfer of `scenario` from namespace A to a listener in B, shown in `watch`.
@@ -382,7 +415,7 @@ fn run_udp(
         probe_socket(&namespaces[0], scenario.ip_version.address(0))?,
         probe_socket(&namespaces[1], scenario.ip_version.address(1))?,
     ];
-    let mut pair = UdpPair::start(scenario, tuns, options)?;
+    let mut pair = UdpPair::start(scenario, tuns, options, Duration::ZERO)?;
     let [forward, reverse] = scenario.variants.clone();
     // Gateway A decompresses what B sends (the reverse scheme), B what A sends.
     let victims = [

@@ -106,21 +106,13 @@ impl Shared {
         if recording && eavesdropper.recorded[from].len() < RECORD_LIMIT {
             eavesdropper.recorded[from].push(datagram.to_vec());
         }
-        if eavesdropper
-            .armed
-            .as_ref()
-            .is_some_and(|armed| armed.direction == from)
-        {
-            if let Some(armed) = eavesdropper.armed.take() {
-                self.armed.store(false, Ordering::Relaxed);
-                if faces[armed.side]
-                    .send_to(&armed.datagram, gateways[armed.side])
-                    .is_ok()
-                {
-                    self.injected[armed.side].fetch_add(1, Ordering::Relaxed);
-                }
-                eavesdropper.went_after = Some(datagram.to_vec());
+        if let Some(armed) = eavesdropper.armed.take_if(|armed| armed.direction == from) {
+            self.armed.store(false, Ordering::Relaxed);
+            let to = gateways[armed.side];
+            if faces[armed.side].send_to(&armed.datagram, to).is_ok() {
+                self.injected[armed.side].fetch_add(1, Ordering::Relaxed);
             }
+            eavesdropper.went_after = Some(datagram.to_vec());
         }
     }
 }

@@ -98,11 +98,16 @@ impl UdpGateway {
     }
 
     /// Stops the thread (if running) and keeps its report.
-    fn stop(&mut self) -> Result<(), Error> {
+    pub(super) fn stop(&mut self) -> Result<(), Error> {
         if let Some(worker) = self.worker.take() {
             self.reports.push(worker.finish()?);
         }
         Ok(())
+    }
+
+    /// Whether the gateway's thread runs (it was not stopped, or was started again).
+    pub(super) fn is_running(&self) -> bool {
+        self.worker.is_some()
     }
 
     /// Stops the gateway, waits `down`, and starts a fresh one (new compressor and
@@ -112,6 +117,15 @@ impl UdpGateway {
     pub(crate) fn restart(&mut self, down: Duration) -> Result<(), Error> {
         self.stop()?;
         std::thread::sleep(down);
+        self.start_again()
+    }
+
+    /// Starts a fresh gateway (new codec state, a new sender id on an authenticated link) on
+    /// the TUN device and UDP address of the one stopped ([`UdpGateway::stop`]).
+    pub(super) fn start_again(&mut self) -> Result<(), Error> {
+        if self.is_running() {
+            return Err(Error::new("the gateway runs already"));
+        }
         // The port was free a moment ago; another socket may have taken it meanwhile (unlikely
         // for a port the kernel chose at random): retry for a second.
         let deadline = Instant::now() + Duration::from_secs(1);
@@ -132,11 +146,16 @@ impl UdpGateway {
         self.spawn(socket)
     }
 
-    /// Stops the gateway; its reports, added up over its restarts.
-    fn finish(mut self) -> Result<RunReport, Error> {
+    /// Stops the gateway; the report of each of its runs, in order.
+    pub(super) fn finish_runs(mut self) -> Result<Vec<RunReport>, Error> {
         self.stop()?;
+        Ok(self.reports)
+    }
+
+    /// Stops the gateway; its reports, added up over its restarts.
+    fn finish(self) -> Result<RunReport, Error> {
         let mut total = RunReport::default();
-        for report in &self.reports {
+        for report in &self.finish_runs()? {
             for (sum, counters) in total.counters.iter_mut().zip(&report.counters) {
                 sum.add(counters);
             }
@@ -160,10 +179,12 @@ pub(super) struct UdpPair {
 }
 
 impl UdpPair {
+    /// Starts the relay and both gateways of `scenario` on `tuns`, B `stagger` after A.
     pub(super) fn start(
         scenario: &Scenario,
         tuns: [Tun; 2],
         options: &LoopOptions,
+        stagger: Duration,
     ) -> Result<UdpPair, Error> {
         let sockets = [bind_loopback()?, bind_loopback()?];
         let local = |s: &UdpSocket| {
@@ -185,6 +206,9 @@ impl UdpPair {
         };
         let mut gateways = Vec::with_capacity(2);
         for (side, (tun, socket)) in tuns.into_iter().zip(sockets).enumerate() {
+            if side == 1 && !stagger.is_zero() {
+                std::thread::sleep(stagger);
+            }
             let config = UdpConfig {
                 listen: addresses[side],
                 peer: relay.face(side)?,
@@ -202,6 +226,14 @@ impl UdpPair {
             .try_into()
             .map_err(|_| Error::new("two gateways expected"))?;
         Ok(UdpPair { gateways, relay })
+    }
+
+    /// Stops the relay and both gateways; the reports of each gateway's runs, in order.
+    pub(super) fn finish_runs(self) -> Result<([Vec<RunReport>; 2], RelayCounters), Error> {
+        let relay = self.relay.counters();
+        drop(self.relay);
+        let [a, b] = self.gateways;
+        Ok(([a.finish_runs()?, b.finish_runs()?], relay))
     }
 
     /// Stops both gateways and the relay; the report of the directions a->b and b->a.
