@@ -9,19 +9,27 @@
 //! the frames that followed it: the restarted gateway must refuse every one (stale, unsynced),
 //! and a transfer after it must arrive intact.
 //!
+//! Two more replay to a gateway a long frame of its OWN earlier run (B starts after A, so its
+//! counters, from the wall clock, count above A's), recorded by the harness's relay
+//! ([`harness::LivePair`]): to the restarted B the moment its new run says hello, then
+//! transfers 1 s and 10 s after the restart must arrive intact; and to B (and A) after the
+//! restarted B and A have paired and carried a transfer, then a transfer must arrive intact and
+//! neither gateway may count a new peer run (B's codecs must not restart).
+//!
 //! Needs root, /dev/net/tun and iproute2. Without them the test prints why and passes, unless
 //! the environment variable `CI` is set: then it fails (CI runs as root and must run it).
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use taroc_core::variant::Variant;
 use taroc_gateway::auth::{AuthConfig, DEFAULT_TAG_LEN, HELLO, LONG};
 use taroc_gateway::counters::Counters;
 use taroc_gateway::gateway::LoopOptions;
-use taroc_gateway::harness;
+use taroc_gateway::gateway::RunReport;
+use taroc_gateway::harness::{self, IpVersion, LivePair, LiveReport, Mode, Scenario};
 use taroc_gateway::link::LinkConfig;
 use taroc_gateway::netns::{self, Netns};
 use taroc_gateway::socket;
@@ -452,5 +460,203 @@ fn a_replayed_long_frame_of_before_a_restart_is_refused_right_after_it() -> Resu
         a_to_b.load(Ordering::Relaxed)
     );
     drop(rig);
+    Ok(())
+}
+
+/// B starts this long after A in the replays of a gateway's own earlier run: B's counters, from
+/// the wall clock at its start, then count above A's, and so does a replayed frame of B's
+/// earlier run. That is the case where the restarted B could take the replay for news of a
+/// run fresher than its peer's.
+const STAGGER: Duration = Duration::from_millis(100);
+
+/// How long a restarted gateway stays down.
+const DOWN: Duration = Duration::from_millis(500);
+
+/// Bytes of each transfer of the replays of a gateway's own earlier run.
+const REPLAY_TRANSFER_BYTES: u64 = 200 << 10;
+
+/// Each transfer of the replays of a gateway's own earlier run must complete within this, from
+/// its start (connecting included) to the end of its stream; it is also the transfer's time
+/// limit. Undisturbed, 200 KiB take about 0.3 s at 8 Mbit/s; the bound leaves room for a busy
+/// machine and for the SYN retransmissions at 1, 3 and 7 s (Linux's first retransmission
+/// timeout of 1 s, doubling) if the first SYNs are lost, but not for a link that does not work.
+const TRANSFER_BOUND: Duration = Duration::from_secs(15);
+
+/// When the transfers after a replay at a restart start, after the restart.
+const AFTER_RESTART: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(10)];
+
+/// Two authenticated UDP gateways with `taroc-repair` both ways, 8 Mbit/s and 2 ms each way,
+/// MTU 1280, through the harness's relay.
+fn live_scenario(seed: u64) -> Scenario {
+    let variant = Variant::by_name("taroc-repair").expect("a variant");
+    Scenario {
+        variants: [variant.clone(), variant],
+        link: LinkConfig {
+            rate_bps: 8_000_000,
+            delay: Duration::from_millis(2),
+            queue: 100,
+            mtu: MTU,
+            slots: 1024,
+            ..LinkConfig::default()
+        },
+        tun_mtu: MTU as u32,
+        ip_version: IpVersion::V4,
+        timestamps: true,
+        congestion_control: None,
+        transfer: transfer_config(seed),
+        seed,
+        mode: Mode::Udp,
+        authenticated: true,
+    }
+}
+
+/// A transfer of [`REPLAY_TRANSFER_BYTES`] of the stream of `seed`, within [`TRANSFER_BOUND`].
+fn transfer_config(seed: u64) -> TransferConfig {
+    TransferConfig {
+        bytes: REPLAY_TRANSFER_BYTES,
+        seed,
+        time_limit: TRANSFER_BOUND,
+    }
+}
+
+/// A transfer through `live` and how long it took from its start, connecting included.
+fn timed_transfer(
+    live: &LivePair,
+    seed: u64,
+) -> Result<(transfer::TransferResult, Duration), Error> {
+    let started = Instant::now();
+    let result = live.transfer(&transfer_config(seed))?;
+    Ok((result, started.elapsed()))
+}
+
+/// Starts a live pair (B [`STAGGER`] after A), carries a transfer while recording what B
+/// sends, and returns the pair and the last long-form data frame (not a hello) B sent: a frame
+/// of B's first run that echoes A.
+fn pair_and_record_b(seed: u64) -> Result<(LivePair, Vec<u8>), Error> {
+    let live = LivePair::start(&live_scenario(seed), STAGGER)?;
+    live.relay().start_recording(1);
+    let (first, took) = timed_transfer(&live, seed)?;
+    let recorded = live.relay().take_recorded(1);
+    assert!(first.is_intact(), "the first transfer: {first:?}");
+    assert!(took <= TRANSFER_BOUND, "the first transfer took {took:?}");
+    let old = recorded
+        .iter()
+        .rev()
+        .find(|d| d[0] & LONG != 0 && d[0] != HELLO | LONG)
+        .cloned()
+        .unwrap_or_else(|| panic!("no long data frame among B's {} datagrams", recorded.len()));
+    Ok((live, old))
+}
+
+/// The reports of gateway `side`'s runs, checked to be `runs` many.
+fn runs(report: &LiveReport, side: usize, runs: usize) -> &[RunReport] {
+    let reports = &report.runs[side];
+    assert_eq!(reports.len(), runs, "runs of gateway {side}");
+    reports
+}
+
+#[test]
+fn a_replay_of_its_own_earlier_run_the_moment_a_restarted_gateway_says_hello_is_harmless(
+) -> Result<(), Error> {
+    if !harness::environment_or_skip("auth netns own replay at restart") {
+        return Ok(());
+    }
+    let (mut live, old) = pair_and_record_b(11)?;
+    live.stop(1)?;
+    std::thread::sleep(DOWN);
+    // B is down: the next datagram from its address is the new run's first, its hello.
+    live.relay().inject_after_next(1, 1, old.clone());
+    live.start_again(1)?;
+    let restarted = Instant::now();
+    while live.relay().injected_after().is_none() && restarted.elapsed() < TRANSFER_BOUND {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let went_after = live.relay().injected_after();
+    let mut transfers = Vec::new();
+    for (i, at) in AFTER_RESTART.into_iter().enumerate() {
+        std::thread::sleep(at.saturating_sub(restarted.elapsed()));
+        transfers.push(timed_transfer(&live, 12 + i as u64)?);
+    }
+    let report = live.finish()?;
+    let (a, b) = (&runs(&report, 0, 1)[0], &runs(&report, 1, 2)[1]);
+    for ((t, took), at) in transfers.iter().zip(AFTER_RESTART) {
+        println!(
+            "transfer {:.0} s after B's restart: intact {}, {} bytes in {:.3} s (connecting \
+             included)",
+            at.as_secs_f64(),
+            t.is_intact(),
+            t.bytes_received,
+            took.as_secs_f64()
+        );
+    }
+    println!(
+        "replayed to the restarted B: B's own earlier long frame (kind {:#04x}) right after {:?}; \
+         restarted B refused {:?}, peer runs heard: A {}, restarted B {}",
+        old[0],
+        went_after.as_ref().map(|d| format!("kind {:#04x}", d[0])),
+        b.counters[1].rejected,
+        a.counters[1].peer_runs,
+        b.counters[1].peer_runs,
+    );
+    assert_eq!(
+        went_after.map(|d| d[0]),
+        Some(HELLO | LONG),
+        "the replay must follow the restarted B's hello"
+    );
+    assert_eq!(report.relay.injected, [0, 1]);
+    for ((t, took), at) in transfers.iter().zip(AFTER_RESTART) {
+        assert!(
+            t.is_intact(),
+            "the transfer {at:?} after the restart: {t:?}"
+        );
+        assert!(
+            *took <= TRANSFER_BOUND,
+            "{at:?} after the restart: {took:?}"
+        );
+    }
+    // The replay echoes A, not the restarted B: stale, never its content.
+    assert!(b.counters[1].rejected.stale >= 1, "{:?}", b.counters[1]);
+    // The restarted B took A as its peer once; A took B's two runs, one after the other.
+    assert_eq!((a.counters[1].peer_runs, b.counters[1].peer_runs), (2, 1));
+    Ok(())
+}
+
+#[test]
+fn a_replay_of_its_own_earlier_run_after_pairing_restarts_nothing() -> Result<(), Error> {
+    if !harness::environment_or_skip("auth netns own replay after pairing") {
+        return Ok(());
+    }
+    let (mut live, old) = pair_and_record_b(21)?;
+    live.restart(1, DOWN)?;
+    let (paired, paired_took) = timed_transfer(&live, 22)?;
+    // To B its own earlier run's frame; to A the same, a frame of its peer's earlier run.
+    live.relay().inject(1, &old)?;
+    live.relay().inject(0, &old)?;
+    let (after, after_took) = timed_transfer(&live, 23)?;
+    let report = live.finish()?;
+    let (a, b) = (&runs(&report, 0, 1)[0], &runs(&report, 1, 2)[1]);
+    println!(
+        "after B's restart: transfer intact {} in {:.3} s; after the replay: intact {} in {:.3} \
+         s; refused by A {:?}, by the restarted B {:?}; peer runs heard: A {}, restarted B {}",
+        paired.is_intact(),
+        paired_took.as_secs_f64(),
+        after.is_intact(),
+        after_took.as_secs_f64(),
+        a.counters[1].rejected,
+        b.counters[1].rejected,
+        a.counters[1].peer_runs,
+        b.counters[1].peer_runs,
+    );
+    assert!(paired.is_intact(), "after the restart: {paired:?}");
+    assert!(after.is_intact(), "after the replay: {after:?}");
+    assert!(paired_took.max(after_took) <= TRANSFER_BOUND);
+    assert_eq!(report.relay.injected, [1, 1]);
+    // B: the frame echoes A, not this run of B's (stale). A: it echoes A but counts below the
+    // restarted B, which A has taken as its peer (replayed).
+    assert!(b.counters[1].rejected.stale >= 1, "{:?}", b.counters[1]);
+    assert!(a.counters[1].rejected.replayed >= 1, "{:?}", a.counters[1]);
+    // No new peer run: A heard B's two runs, the restarted B only A; nobody's codecs restarted
+    // for the replay.
+    assert_eq!((a.counters[1].peer_runs, b.counters[1].peer_runs), (2, 1));
     Ok(())
 }
