@@ -110,6 +110,31 @@ impl Variant {
             .collect()
     }
 
+    /// This variant for a link that may reorder frames between compressor and decompressor
+    /// (a multi-path radio link, a tunnel across the Internet), or why it cannot run there:
+    /// - IPHC with EXPECT_REORDERING on ([`crate::iphc::IphcConfig::expect_reordering`]);
+    /// - VJ refused: RFC 1144 codes each header as deltas from the previous one and assumes a
+    ///   link that keeps order, so a reordered frame is rebuilt against the wrong header, and
+    ///   the IPv4 Identification it gets wrong passes the TCP checksum;
+    /// - the others unchanged: they code against references the decompressor verified, and
+    ///   refuse what they cannot rebuild exactly.
+    pub fn for_reordering_link(&self) -> Result<Variant, alloc::string::String> {
+        let mut variant = self.clone();
+        match self.scheme {
+            Scheme::Vj => Err(alloc::format!(
+                "{}: RFC 1144 assumes a link that keeps order: a reordered frame is rebuilt \
+                 against the wrong previous header, and a wrong IPv4 Identification passes \
+                 the TCP checksum (iphc, taroc and taroc-plus run on such links)",
+                self.name
+            )),
+            Scheme::Iphc => {
+                variant.config.iphc.expect_reordering = true;
+                Ok(variant)
+            }
+            _ => Ok(variant),
+        }
+    }
+
     /// A fresh compressor of this variant.
     pub fn compressor(&self) -> AnyCompressor {
         AnyCompressor::new(self.scheme, &self.config)

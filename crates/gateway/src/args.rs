@@ -402,6 +402,32 @@ impl RunArgs {
         ]
     }
 
+    /// The schemes of both directions as they run on the link: on one that reorders (a UDP
+    /// path across a network may, and so does `--reorder`), each as
+    /// [`Variant::for_reordering_link`] makes it. A scheme that cannot run there is an error
+    /// with `--reorder`, and a warning on a UDP path (`udp`), where reordering is possible but
+    /// not configured.
+    pub fn variants_on_link(&self, udp: bool) -> Result<[Variant; 2], Error> {
+        let mut variants = self.variants();
+        if self.reorder == 0.0 && !udp {
+            return Ok(variants);
+        }
+        for variant in &mut variants {
+            match variant.for_reordering_link() {
+                Ok(adapted) => *variant = adapted,
+                Err(why) if self.reorder > 0.0 => {
+                    return Err(Error::usage(format!(
+                        "cannot run on a link that reorders (--reorder): {why}"
+                    )))
+                }
+                Err(why) => {
+                    eprintln!("taroc gateway: warning: a UDP path may reorder datagrams, and {why}")
+                }
+            }
+        }
+        Ok(variants)
+    }
+
     pub(crate) fn options(&self) -> LoopOptions {
         LoopOptions {
             stats_interval: (self.stats_interval > 0.0)

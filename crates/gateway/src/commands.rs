@@ -67,7 +67,7 @@ fn print_report(labels: &[&str; 2], report: &RunReport, json: bool) {
 
 pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
     let link = args.link();
-    let variants = args.variants();
+    let variants = args.variants_on_link(args.peer.is_some())?;
     let stop = AtomicBool::new(false);
     let options = args.options();
     match (&args.tun_a, &args.tun_b, &args.tun, &args.peer) {

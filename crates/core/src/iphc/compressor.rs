@@ -154,6 +154,7 @@ fn decide(ctx: &TcpContext, packet: &[u8], layout: &Layout, config: &IphcConfig)
         Decision::Full
     } else {
         match tcp::changes(packet, &ctx.header, layout, ctx.last_payload, ctx.high_seq) {
+            Ok(_) if config.expect_reordering => Decision::NoDelta,
             Ok(c) => Decision::Compressed(c),
             Err(NotCompressible::NoDelta) => Decision::NoDelta,
             Err(NotCompressible::Full) => Decision::Full,

@@ -220,6 +220,11 @@ pub struct IphcConfig {
     /// MAX_HEADER: the longest chain of subheaders compressed, in octets (60..=65535).
     /// Default 168.
     pub max_header: u16,
+    /// EXPECT_REORDERING: the link may reorder frames (section 11). The compressor then sends
+    /// COMPRESSED_TCP_NODELTA where it would send COMPRESSED_TCP (section 11.2's first method):
+    /// a delta applied out of order rebuilds a wrong header, and a wrong IPv4 Identification
+    /// passes the TCP checksum. Default false.
+    pub expect_reordering: bool,
 }
 
 impl Default for IphcConfig {
@@ -234,6 +239,7 @@ impl Default for IphcConfig {
             f_max_period: 256,
             f_max_time: Duration::from_secs(5),
             max_header: 168,
+            expect_reordering: false,
         }
     }
 }
