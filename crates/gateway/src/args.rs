@@ -12,7 +12,7 @@ use crate::auth::{self, AuthConfig};
 use crate::bench::ForwardingLink;
 use crate::gateway::LoopOptions;
 use crate::harness::IpVersion;
-use crate::link::LinkConfig;
+use crate::link::{scheme_for_link, LinkConfig};
 use crate::{keyfile, Error};
 
 /// The long help of `taroc gateway`.
@@ -338,7 +338,9 @@ pub struct RunArgs {
     /// Make --loss come in bursts of this mean length in frames (Gilbert-Elliott).
     #[arg(long, value_name = "L", value_parser = burst_length, help_heading = "Link impairments")]
     pub burst: Option<f64>,
-    /// Hold a frame back with probability P, delivering it after the next 1 to 3 frames.
+    /// Hold a frame back with probability P, delivering it after the next 1 to 3 frames. On such
+    /// a link (and on any UDP path, which may reorder) IPHC runs with EXPECT_REORDERING (RFC
+    /// 2507 section 11.2: no deltas), and VJ is refused (RFC 1144 assumes order).
     #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability,
           help_heading = "Link impairments")]
     pub reorder: f64,
@@ -402,28 +404,20 @@ impl RunArgs {
         ]
     }
 
-    /// The schemes of both directions as they run on the link: on one that reorders (a UDP
-    /// path across a network may, and so does `--reorder`), each as
-    /// [`Variant::for_reordering_link`] makes it. A scheme that cannot run there is an error
-    /// with `--reorder`, and a warning on a UDP path (`udp`), where reordering is possible but
-    /// not configured.
+    /// The schemes of both directions as they run on the link ([`scheme_for_link`]): an error
+    /// for one that cannot run with `--reorder`, and a warning for one that cannot where a UDP
+    /// path (`udp`) may reorder.
     pub fn variants_on_link(&self, udp: bool) -> Result<[Variant; 2], Error> {
         let mut variants = self.variants();
-        if self.reorder == 0.0 && !udp {
-            return Ok(variants);
-        }
         for variant in &mut variants {
-            match variant.for_reordering_link() {
-                Ok(adapted) => *variant = adapted,
-                Err(why) if self.reorder > 0.0 => {
-                    return Err(Error::usage(format!(
-                        "cannot run on a link that reorders (--reorder): {why}"
-                    )))
-                }
-                Err(why) => {
-                    eprintln!("taroc gateway: warning: a UDP path may reorder datagrams, and {why}")
+            if udp {
+                if let Err(why) = variant.for_reordering_link() {
+                    eprintln!(
+                        "taroc gateway: warning: a UDP path may reorder datagrams, and {why}"
+                    );
                 }
             }
+            *variant = scheme_for_link(variant, self.reorder > 0.0, udp).map_err(Error::usage)?;
         }
         Ok(variants)
     }

@@ -21,7 +21,7 @@ use taroc_core::variant::Variant;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
 
 use crate::counters::Counters;
-use crate::link::{Fate, Link, LinkConfig, LinkDrop};
+use crate::link::{scheme_for_link, Fate, Link, LinkConfig, LinkDrop};
 use crate::Error;
 use drop_log::log_incorrect;
 use std::time::Duration;
@@ -256,6 +256,14 @@ impl Pipeline {
     /// [`PipelineConfig::check`].
     pub fn new(config: &PipelineConfig) -> Result<Pipeline, Error> {
         config.check()?;
+        let variants = [0, 1].map(|d| {
+            scheme_for_link(&config.variants[d], config.links[d].reorder > 0.0, false)
+                .map_err(Error::usage)
+        });
+        let variants = match variants {
+            [Ok(forward), Ok(reverse)] => [forward, reverse],
+            [Err(e), _] | [_, Err(e)] => return Err(e),
+        };
         let direction = |d: usize| {
             let link = config.links[d].clone();
             let frame_capacity = link.mtu.max(config.tun_mtu) + 64;
@@ -264,8 +272,8 @@ impl Pipeline {
                     verify_checksums: config.verify_checksums,
                     tun_mtu: config.tun_mtu,
                     last_incorrect_log: None,
-                    compressor: config.variants[d].compressor(),
-                    decompressor: config.variants[d].decompressor(),
+                    compressor: variants[d].compressor(),
+                    decompressor: variants[d].decompressor(),
                     // Room for anything a scheme makes of a packet (its frames are never much
                     // longer than the packet), and for any packet it rebuilds.
                     frame: Vec::with_capacity(frame_capacity),

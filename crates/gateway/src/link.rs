@@ -33,7 +33,29 @@ use std::time::Duration;
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
+use taroc_core::variant::Variant;
 use taroc_core::FrameKind;
+
+/// The scheme of a direction as it runs over a link that reorders frames: `configured`
+/// (`--reorder`: the emulated impairment) or possibly (`network`: a UDP path across a network).
+/// Each as [`Variant::for_reordering_link`] makes it; a scheme that cannot run there is an error
+/// where reordering is configured, and kept where it is only possible (the caller warns).
+pub fn scheme_for_link(
+    variant: &Variant,
+    configured: bool,
+    network: bool,
+) -> Result<Variant, String> {
+    if !configured && !network {
+        return Ok(variant.clone());
+    }
+    match variant.for_reordering_link() {
+        Ok(adapted) => Ok(adapted),
+        Err(why) if configured => Err(format!(
+            "cannot run on a link that reorders (--reorder): {why}"
+        )),
+        Err(_) => Ok(variant.clone()),
+    }
+}
 
 /// The settings of one direction of an emulated link.
 #[derive(Debug, Clone, PartialEq)]

@@ -39,7 +39,7 @@ use crate::gateway::{
     self, thread_cpu_time, transport_checksum_ok, wait_readable, Clock, DropLog, LoopOptions,
     RunReport, Schedule, READ_BUFFER,
 };
-use crate::link::{Fate, Link, LinkConfig, LinkDrop};
+use crate::link::{scheme_for_link, Fate, Link, LinkConfig, LinkDrop};
 use crate::socket::size_buffers;
 use crate::tun::Tun;
 use crate::{keyfile, Error};
@@ -161,6 +161,12 @@ impl Endpoint {
     /// start, ns since the UNIX epoch); without, both are unused.
     pub fn new(config: &UdpConfig, sender_id: u64, first_counter: u64) -> Result<Endpoint, Error> {
         check(config)?;
+        // A UDP path may reorder datagrams, whether or not --reorder adds to it.
+        let configured = config.link.reorder > 0.0;
+        let variants = [
+            scheme_for_link(&config.variants[0], configured, true).map_err(Error::usage)?,
+            scheme_for_link(&config.variants[1], configured, true).map_err(Error::usage)?,
+        ];
         let link_mtu = config.link.mtu;
         let framing = match &config.auth {
             None => Framing::Insecure,
@@ -172,9 +178,9 @@ impl Endpoint {
             ))),
         };
         Ok(Endpoint {
-            variants: config.variants.clone(),
-            compressor: config.variants[0].compressor(),
-            decompressor: config.variants[1].decompressor(),
+            compressor: variants[0].compressor(),
+            decompressor: variants[1].decompressor(),
+            variants,
             transparent: config.link.is_transparent(),
             link: Link::new(config.link.clone(), config.seed, 0, config.tun_mtu),
             framing,

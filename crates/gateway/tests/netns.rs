@@ -19,6 +19,17 @@ use taroc_gateway::link::LinkConfig;
 use taroc_gateway::transfer::TransferConfig;
 
 fn scenario(variant: &Variant, mode: Mode, ip_version: IpVersion, ber: f64, seed: u64) -> Scenario {
+    reordering_scenario(variant, mode, ip_version, ber, 0.0, seed)
+}
+
+fn reordering_scenario(
+    variant: &Variant,
+    mode: Mode,
+    ip_version: IpVersion,
+    ber: f64,
+    reorder: f64,
+    seed: u64,
+) -> Scenario {
     Scenario {
         variants: [variant.clone(), variant.clone()],
         link: LinkConfig {
@@ -26,6 +37,7 @@ fn scenario(variant: &Variant, mode: Mode, ip_version: IpVersion, ber: f64, seed
             delay: Duration::from_millis(2),
             queue: 100,
             ber,
+            reorder,
             mtu: 1280,
             slots: 1024,
             ..LinkConfig::default()
@@ -51,6 +63,12 @@ fn scenario(variant: &Variant, mode: Mode, ip_version: IpVersion, ber: f64, seed
 
 /// Runs every scheme (in parallel, each in its own namespaces) and checks them all.
 fn run_all(mode: Mode, ip_version: IpVersion, ber: f64) {
+    run_all_reordering(mode, ip_version, ber, 0.0)
+}
+
+/// [`run_all`] on a link that also reorders frames: VJ, which cannot run there, is refused with
+/// its reason; every other scheme must deliver nothing wrong.
+fn run_all_reordering(mode: Mode, ip_version: IpVersion, ber: f64, reorder: f64) {
     if !harness::environment_or_skip("netns") {
         return;
     }
@@ -66,7 +84,7 @@ fn run_all(mode: Mode, ip_version: IpVersion, ber: f64) {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    let s = scenario(v, mode, ip_version, ber, 11 + i as u64);
+                    let s = reordering_scenario(v, mode, ip_version, ber, reorder, 11 + i as u64);
                     (v.clone(), scope.spawn(move || harness::run(&s)))
                 })
                 .collect();
@@ -88,6 +106,17 @@ fn run_all(mode: Mode, ip_version: IpVersion, ber: f64) {
             variant.name
         );
         let outcome = match outcome {
+            Err(e) if reorder > 0.0 && variant.scheme == Scheme::Vj => {
+                let e = e.to_string();
+                if !(e.contains("reorders") && e.contains("RFC 1144")) {
+                    failures.push(format!("{label}: refused without its reason: {e}"));
+                }
+                continue;
+            }
+            Ok(_) if reorder > 0.0 && variant.scheme == Scheme::Vj => {
+                failures.push(format!("{label}: ran on a link that reorders"));
+                continue;
+            }
             Ok(o) => o,
             Err(e) => {
                 failures.push(format!("{label}: {e}"));
@@ -140,6 +169,12 @@ fn run_all(mode: Mode, ip_version: IpVersion, ber: f64) {
 #[test]
 fn ipv4_clean_link_every_scheme() {
     run_all(Mode::Emulated, IpVersion::V4, 0.0);
+}
+
+/// A link that reorders 5% of its frames: IPHC with EXPECT_REORDERING, VJ refused.
+#[test]
+fn ipv4_reordering_link_every_scheme() {
+    run_all_reordering(Mode::Emulated, IpVersion::V4, 0.0, 0.05);
 }
 
 #[test]
