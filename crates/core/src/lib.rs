@@ -85,6 +85,7 @@ extern crate alloc;
 pub mod codec;
 pub mod encoding;
 pub mod iphc;
+pub mod link_end;
 pub mod none;
 pub mod plus;
 pub mod scheme;
@@ -95,5 +96,6 @@ pub mod variant;
 pub mod vj;
 
 pub use codec::{Compressor, Decompressor, DropReason, FrameKind};
+pub use link_end::{Arrived, LinkEnd};
 pub use scheme::{AnyCompressor, AnyDecompressor, Scheme, SchemeConfig};
 pub use variant::Variant;
