@@ -1,9 +1,15 @@
 //! `taroc gateway resume`: for every scheme and disturbance, a kernel TCP transfer through two
 //! UDP gateways is disturbed mid-way ([`crate::disturb`]); does it complete, with the right
 //! bytes, and how long until it resumes? Each scheme also runs undisturbed, for comparison.
+//!
+//! A restart also strands what the compressor that did not restart knows: contexts of earlier
+//! flows, which a new flow's first packets may be coded against. So for every restart of the
+//! matrix, each scheme also runs [`run_new_connections`]: a transfer, the restart between
+//! transfers, then NEW TCP connections one after the other, which must complete intact; the
+//! time from the restart to the first new connection's last byte is measured.
 
 use std::fmt::Write as _;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde::Serialize;
@@ -11,9 +17,9 @@ use taroc_core::variant::Variant;
 
 use crate::args::{byte_count, ip_version};
 use crate::disturb::{self, Directions, Disturbance, Planned};
-use crate::harness::{self, IpVersion, Mode, Scenario};
+use crate::harness::{self, IpVersion, LivePair, Mode, Scenario};
 use crate::link::LinkConfig;
-use crate::transfer::TransferConfig;
+use crate::transfer::{TransferConfig, TransferResult};
 use crate::Error;
 
 /// The long help of `taroc gateway resume`.
@@ -35,10 +41,17 @@ sets up a context for another flow on that CID, and a forged TYPE_IP packet, to 
 sent from the address it takes for its peer's;
   flood: --per-cid forged frames of every kind on every CID 0..255, to each gateway.
 
+New connections: for each restart, each scheme also carries a transfer of \
+--new-connection-bytes, has the gateway restarted between transfers, then opens \
+--new-connections NEW TCP connections one after the other (each as large); they must complete \
+intact. A second table gives the time from the restart (the fresh gateway started) to the \
+first new connection's accept and last byte.
+
 Reported per run: completed (every byte, unchanged, within --time-limit), total time, time to \
 resume (from the end of the disturbance to the first read of a byte the sender's TCP sent for \
 the first time after that end: bytes on their way do not count), the longest time the receiver \
-read nothing, against the same scheme undisturbed. Needs root. Prints a markdown table, or with --json one JSON object per run.";
+read nothing, against the same scheme undisturbed. Needs root. Prints markdown tables, or with \
+--json one JSON object per run.";
 
 /// The settings of the disturbance matrix.
 #[derive(Debug, Clone)]
@@ -70,6 +83,11 @@ pub struct ResumeConfig {
     /// Whether the UDP link authenticates frames (the default); without, forged frames reach
     /// the decompressors, which is how their robustness is tested.
     pub authenticated: bool,
+    /// New TCP connections opened one after the other after each restart of
+    /// [`ResumeConfig::disturbances`], per scheme ([`run_new_connections`]); 0: none.
+    pub new_connections: usize,
+    /// Bytes each new connection carries, and the transfer before the restart.
+    pub new_connection_bytes: u64,
 }
 
 impl ResumeConfig {
@@ -276,6 +294,214 @@ pub fn resume_table(records: &[ResumeRecord]) -> String {
     out
 }
 
+/// One new TCP connection after a restart ([`run_new_connections`]); times are from the
+/// restart (the fresh gateway started).
+#[derive(Debug, Clone, Serialize)]
+pub struct NewConnection {
+    /// Whether every byte arrived, unchanged, before the time limit.
+    pub intact: bool,
+    /// Bytes the receiver read.
+    pub bytes_received: u64,
+    /// Seconds to the receiver's accept; `None` if it never accepted.
+    pub connected_s: Option<f64>,
+    /// Seconds to the end of the transfer: the stream's end, the time limit or a failure.
+    pub ended_s: f64,
+    /// Why the transfer failed, if it did (it could not connect, say).
+    pub error: Option<String>,
+}
+
+/// New TCP connections after a restart, one scheme: the fields of `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewConnectionsRecord {
+    /// Scheme (variant) name.
+    pub scheme: String,
+    /// The restart, and that new connections followed it.
+    pub disturbance: String,
+    /// Whether the link authenticated frames.
+    pub authenticated: bool,
+    /// The transfer before the restart (its times from its own start).
+    pub before: NewConnection,
+    /// The new connections, in order.
+    pub connections: Vec<NewConnection>,
+    /// Whether the transfer before and every new connection arrived intact.
+    pub intact: bool,
+    /// Seconds from the restart to the end of the first new connection to complete intact;
+    /// `None` if none did.
+    pub first_completed_s: Option<f64>,
+    /// Rebuilt packets the gateways dropped because their checksum failed (every run, both
+    /// directions).
+    pub checksum_dropped: u64,
+    /// Intact frames refused for context damage (every run, both directions).
+    pub context_damage: u64,
+}
+
+/// A transfer through `live` of `bytes` of the stream of `seed` within `time_limit`; times from
+/// `since`. A failed transfer (it could not connect, say) is reported, not returned as an error.
+fn new_connection(
+    live: &LivePair,
+    bytes: u64,
+    seed: u64,
+    time_limit: Duration,
+    since: Instant,
+) -> NewConnection {
+    let result = live.transfer(&TransferConfig {
+        bytes,
+        seed,
+        time_limit,
+    });
+    let ended = since.elapsed();
+    let seconds = |d: Duration| d.as_secs_f64();
+    match result {
+        Ok(t) => NewConnection {
+            intact: t.is_intact(),
+            bytes_received: t.bytes_received,
+            connected_s: accepted(&t, ended).map(seconds),
+            ended_s: seconds(ended),
+            error: None,
+        },
+        Err(e) => NewConnection {
+            intact: false,
+            bytes_received: 0,
+            connected_s: None,
+            ended_s: seconds(ended),
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+/// When a transfer that ended `ended` after some instant was accepted, after that instant (the
+/// receiver counts its time from the accept); `None` if it read nothing.
+fn accepted(t: &TransferResult, ended: Duration) -> Option<Duration> {
+    (t.bytes_received > 0 || t.completed)
+        .then(|| ended.saturating_sub(Duration::from_nanos(t.elapsed_ns)))
+}
+
+/// Runs one cell of [`run_new_connections`].
+fn run_new_connections_cell(
+    config: &ResumeConfig,
+    variant: &Variant,
+    side: usize,
+    down: Duration,
+    seed: u64,
+) -> Result<NewConnectionsRecord, Error> {
+    let scenario = config.scenario(variant, seed);
+    let bytes = config.new_connection_bytes;
+    let mut live = LivePair::start(&scenario, Duration::ZERO)?;
+    let before = new_connection(&live, bytes, seed, config.time_limit, Instant::now());
+    live.restart(side, down)?;
+    let restarted = Instant::now();
+    let connections: Vec<NewConnection> = (1..=config.new_connections as u64)
+        .map(|i| new_connection(&live, bytes, seed ^ (i << 32), config.time_limit, restarted))
+        .collect();
+    let report = live.finish()?;
+    let counters = report.runs.iter().flatten().flat_map(|run| &run.counters);
+    let (checksum_dropped, context_damage) = counters.fold((0, 0), |(c, d), counters| {
+        (c + counters.checksum_dropped, d + counters.context_damage)
+    });
+    Ok(NewConnectionsRecord {
+        scheme: variant.name.to_owned(),
+        disturbance: format!(
+            "{}, then {} new connections",
+            Disturbance::Restart { side, down }.label(),
+            connections.len()
+        ),
+        authenticated: config.authenticated,
+        intact: before.intact && connections.iter().all(|c| c.intact),
+        first_completed_s: connections.iter().find(|c| c.intact).map(|c| c.ended_s),
+        before,
+        connections,
+        checksum_dropped,
+        context_damage,
+    })
+}
+
+/// For every scheme and every restart among `config.disturbances`: two gateways carry a
+/// transfer of `config.new_connection_bytes`, the gateway is restarted, then
+/// `config.new_connections` NEW TCP connections (as large) go one after the other, each within
+/// `config.time_limit`. `config.jobs` at a time, calling `on_record` as each finishes; returns
+/// the records in order (per scheme, the restarts in order), or the first error of the harness
+/// (a transfer that fails is recorded, not an error).
+pub fn run_new_connections(
+    config: &ResumeConfig,
+    mut on_record: impl FnMut(&NewConnectionsRecord),
+) -> Result<Vec<NewConnectionsRecord>, Error> {
+    let restarts: Vec<(usize, Duration)> = config
+        .disturbances
+        .iter()
+        .filter_map(|d| match d {
+            Disturbance::Restart { side, down } => Some((*side, *down)),
+            _ => None,
+        })
+        .collect();
+    if config.new_connections == 0 || restarts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cells: Vec<(&Variant, (usize, Duration))> = config
+        .variants
+        .iter()
+        .flat_map(|v| restarts.iter().map(move |&r| (v, r)))
+        .collect();
+    crate::jobs::run_cells(
+        &cells,
+        config.jobs,
+        |i, &(variant, (side, down))| {
+            run_new_connections_cell(
+                config,
+                variant,
+                side,
+                down,
+                config.seed.wrapping_add(i as u64),
+            )
+        },
+        |r| on_record(r),
+    )
+}
+
+/// The records of [`run_new_connections`] as a markdown table: per scheme and restart, whether
+/// every new connection completed intact, and the time from the restart to the first one's
+/// accept and last byte.
+pub fn new_connections_table(records: &[NewConnectionsRecord]) -> String {
+    let seconds = |s: Option<f64>| s.map_or_else(|| "never".to_owned(), |s| format!("{s:.3}"));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| scheme | link | restart | completed | before: took s | first connected s | first \
+         completed s | each ended s | context damage | checksum dropped |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---|---:|---:|");
+    for r in records {
+        let intact = r.connections.iter().filter(|c| c.intact).count();
+        let completed = match (r.before.intact, r.intact) {
+            (false, _) => "**NO** (before the restart)".to_owned(),
+            (true, true) => "yes".to_owned(),
+            (true, false) => format!("**NO** ({intact} of {})", r.connections.len()),
+        };
+        let each: Vec<String> = r
+            .connections
+            .iter()
+            .map(|c| format!("{:.3}{}", c.ended_s, if c.intact { "" } else { "!" }))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {completed} | {:.3} | {} | {} | {} | {} | {} |",
+            r.scheme,
+            if r.authenticated {
+                "authenticated"
+            } else {
+                "no auth"
+            },
+            r.disturbance,
+            r.before.ended_s,
+            seconds(r.connections.first().and_then(|c| c.connected_s)),
+            seconds(r.first_completed_s),
+            each.join(", "),
+            r.context_damage,
+            r.checksum_dropped
+        );
+    }
+    out
+}
+
 /// The arguments of `taroc gateway resume`.
 #[derive(Debug, Clone, Args)]
 pub struct ResumeArgs {
@@ -329,6 +555,13 @@ pub struct ResumeArgs {
     /// codecs' own robustness); by default it is authenticated, as users run it.
     #[arg(long)]
     pub insecure_no_auth: bool,
+    /// New connections: how many, one after the other, after each restart (0: none).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub new_connections: usize,
+    /// New connections: bytes each carries, and the transfer before the restart (suffixes K,
+    /// M, G: powers of 1024).
+    #[arg(long, value_name = "N", default_value = "256K", value_parser = byte_count)]
+    pub new_connection_bytes: u64,
 }
 
 impl ResumeArgs {
@@ -351,8 +584,10 @@ impl ResumeArgs {
                 )));
             }
         }
-        if self.rate == 0 || self.bytes == 0 {
-            return Err(Error::new("--rate and --bytes must be above 0"));
+        if self.rate == 0 || self.bytes == 0 || self.new_connection_bytes == 0 {
+            return Err(Error::new(
+                "--rate, --bytes and --new-connection-bytes must be above 0",
+            ));
         }
         Ok(ResumeConfig {
             variants: if self.schemes.is_empty() {
@@ -377,6 +612,8 @@ impl ResumeArgs {
             jobs: self.jobs.max(1),
             seed: self.seed,
             authenticated: !self.insecure_no_auth,
+            new_connections: self.new_connections,
+            new_connection_bytes: self.new_connection_bytes,
         })
     }
 }
@@ -408,6 +645,35 @@ pub fn run(args: &ResumeArgs) -> Result<(), Error> {
     })?;
     if !args.json {
         print!("{}", resume_table(&records));
+    }
+    let mut done = 0;
+    let total = config.variants.len()
+        * config
+            .disturbances
+            .iter()
+            .filter(|d| matches!(d, Disturbance::Restart { .. }))
+            .count()
+        * usize::from(config.new_connections > 0);
+    let records = run_new_connections(&config, |r| {
+        done += 1;
+        if args.json {
+            if let Ok(line) = serde_json::to_string(r) {
+                println!("{line}");
+            }
+        }
+        let seconds =
+            |s: Option<f64>| s.map_or_else(|| "never".to_owned(), |s| format!("{s:.3} s"));
+        eprintln!(
+            "[{done}/{total}] {} / {}: {}, first completed after {}",
+            r.scheme,
+            r.disturbance,
+            if r.intact { "intact" } else { "NOT COMPLETED" },
+            seconds(r.first_completed_s),
+        );
+    })?;
+    if !args.json && !records.is_empty() {
+        print!("\nNew connections after a restart (times from the restart):\n\n");
+        print!("{}", new_connections_table(&records));
     }
     Ok(())
 }
@@ -495,6 +761,8 @@ mod tests {
             seed: 1,
             json: false,
             insecure_no_auth: false,
+            new_connections: 2,
+            new_connection_bytes: 256 << 10,
         };
         let config = args.config().unwrap();
         assert!(config.authenticated);
@@ -512,6 +780,10 @@ mod tests {
             },
             ResumeArgs {
                 rate: 0,
+                ..args.clone()
+            },
+            ResumeArgs {
+                new_connection_bytes: 0,
                 ..args.clone()
             },
         ] {
