@@ -333,6 +333,10 @@ pub struct NewConnectionsRecord {
     pub checksum_dropped: u64,
     /// Intact frames refused for context damage (every run, both directions).
     pub context_damage: u64,
+    /// Datagrams refused before decompression (every run, both directions): on an
+    /// authenticated link, frames of the peer sent before it heard the restarted gateway
+    /// (stale, unsynced) among them.
+    pub rejected: u64,
 }
 
 /// A transfer through `live` of `bytes` of the stream of `seed` within `time_limit`; times from
@@ -395,9 +399,14 @@ fn run_new_connections_cell(
         .collect();
     let report = live.finish()?;
     let counters = report.runs.iter().flatten().flat_map(|run| &run.counters);
-    let (checksum_dropped, context_damage) = counters.fold((0, 0), |(c, d), counters| {
-        (c + counters.checksum_dropped, d + counters.context_damage)
-    });
+    let (checksum_dropped, context_damage, rejected) =
+        counters.fold((0, 0, 0), |(c, d, r), counters| {
+            (
+                c + counters.checksum_dropped,
+                d + counters.context_damage,
+                r + counters.rejected.total(),
+            )
+        });
     Ok(NewConnectionsRecord {
         scheme: variant.name.to_owned(),
         disturbance: format!(
@@ -412,6 +421,7 @@ fn run_new_connections_cell(
         connections,
         checksum_dropped,
         context_damage,
+        rejected,
     })
 }
 
@@ -466,9 +476,9 @@ pub fn new_connections_table(records: &[NewConnectionsRecord]) -> String {
     let _ = writeln!(
         out,
         "| scheme | link | restart | completed | before: took s | first connected s | first \
-         completed s | each ended s | context damage | checksum dropped |"
+         completed s | each ended s | context damage | rejected | checksum dropped |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---|---:|---:|");
+    let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---|---:|---:|---:|");
     for r in records {
         let intact = r.connections.iter().filter(|c| c.intact).count();
         let completed = match (r.before.intact, r.intact) {
@@ -483,7 +493,7 @@ pub fn new_connections_table(records: &[NewConnectionsRecord]) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {completed} | {:.3} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {completed} | {:.3} | {} | {} | {} | {} | {} | {} |",
             r.scheme,
             if r.authenticated {
                 "authenticated"
@@ -496,6 +506,7 @@ pub fn new_connections_table(records: &[NewConnectionsRecord]) -> String {
             seconds(r.first_completed_s),
             each.join(", "),
             r.context_damage,
+            r.rejected,
             r.checksum_dropped
         );
     }
