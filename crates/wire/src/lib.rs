@@ -3,15 +3,26 @@
 //!
 //! Every view (`Ipv4Packet`, `Ipv6Packet`, `TcpSegment`, …) is validated once by its
 //! `new_checked` constructor; after that no accessor panics, whatever the bytes. Nothing here
-//! allocates, reads a clock or does I/O, so the crate is `no_std`.
+//! reads a clock or does I/O, so the crate is `no_std`.
+//!
+//! For serial lines it also frames taroc frames, as sans-IO codecs: [`hdlc`] (RFC 1662
+//! HDLC-like framing, octet-stuffed, with FCS-16 or FCS-32) and [`kiss`] (the KISS protocol of
+//! packet-radio TNCs, with an FCS of ours), sharing [`fcs`] and [`framing`]. Their encoders
+//! write to a slice, or, with the `std` feature, append to a caller's `Vec<u8>`; their
+//! deframers receive into one buffer given at construction (or, with `std`, allocated then).
+//! Nothing else allocates.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod checksum;
+pub mod fcs;
+pub mod framing;
+pub mod hdlc;
 pub mod ip;
 pub mod ipv4;
 pub mod ipv6;
+pub mod kiss;
 pub mod seq;
 pub mod summary;
 pub mod tcp;
