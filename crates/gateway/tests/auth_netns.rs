@@ -519,13 +519,17 @@ fn transfer_config(seed: u64) -> TransferConfig {
     }
 }
 
-/// A transfer through `live` and how long it took from its start, connecting included.
+/// A transfer through `live` and how long it took from its start, connecting included; an
+/// error (it could not connect within [`TRANSFER_BOUND`], say) names the transfer, `what`.
 fn timed_transfer(
     live: &LivePair,
     seed: u64,
+    what: &str,
 ) -> Result<(transfer::TransferResult, Duration), Error> {
     let started = Instant::now();
-    let result = live.transfer(&transfer_config(seed))?;
+    let result = live
+        .transfer(&transfer_config(seed))
+        .map_err(|e| Error::new(format!("{what}, after {:?}: {e}", started.elapsed())))?;
     Ok((result, started.elapsed()))
 }
 
@@ -535,7 +539,7 @@ fn timed_transfer(
 fn pair_and_record_b(seed: u64) -> Result<(LivePair, Vec<u8>), Error> {
     let live = LivePair::start(&live_scenario(seed), STAGGER)?;
     live.relay().start_recording(1);
-    let (first, took) = timed_transfer(&live, seed)?;
+    let (first, took) = timed_transfer(&live, seed, "the first transfer")?;
     let recorded = live.relay().take_recorded(1);
     assert!(first.is_intact(), "the first transfer: {first:?}");
     assert!(took <= TRANSFER_BOUND, "the first transfer took {took:?}");
@@ -575,7 +579,11 @@ fn a_replay_of_its_own_earlier_run_the_moment_a_restarted_gateway_says_hello_is_
     let mut transfers = Vec::new();
     for (i, at) in AFTER_RESTART.into_iter().enumerate() {
         std::thread::sleep(at.saturating_sub(restarted.elapsed()));
-        transfers.push(timed_transfer(&live, 12 + i as u64)?);
+        transfers.push(timed_transfer(
+            &live,
+            12 + i as u64,
+            &format!("the transfer {at:?} after B's restart"),
+        )?);
     }
     let report = live.finish()?;
     let (a, b) = (&runs(&report, 0, 1)[0], &runs(&report, 1, 2)[1]);
@@ -628,11 +636,11 @@ fn a_replay_of_its_own_earlier_run_after_pairing_restarts_nothing() -> Result<()
     }
     let (mut live, old) = pair_and_record_b(21)?;
     live.restart(1, DOWN)?;
-    let (paired, paired_took) = timed_transfer(&live, 22)?;
+    let (paired, paired_took) = timed_transfer(&live, 22, "the transfer after B's restart")?;
     // To B its own earlier run's frame; to A the same, a frame of its peer's earlier run.
     live.relay().inject(1, &old)?;
     live.relay().inject(0, &old)?;
-    let (after, after_took) = timed_transfer(&live, 23)?;
+    let (after, after_took) = timed_transfer(&live, 23, "the transfer after the replay")?;
     let report = live.finish()?;
     let (a, b) = (&runs(&report, 0, 1)[0], &runs(&report, 1, 2)[1]);
     println!(
