@@ -68,7 +68,11 @@ impl<C: Compressor, D: Decompressor> LinkEnd<C, D> {
     pub fn compress(&mut self, now: Duration, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
         self.compressor.set_time(now);
         let kind = self.compressor.compress(packet, out);
-        pass_sibling_notes(&mut self.compressor, &mut self.decompressor, &mut self.notes);
+        pass_sibling_notes(
+            &mut self.compressor,
+            &mut self.decompressor,
+            &mut self.notes,
+        );
         kind
     }
 
@@ -89,7 +93,11 @@ impl<C: Compressor, D: Decompressor> LinkEnd<C, D> {
         }
         self.decompressor.set_time(now);
         let result = self.decompressor.decompress(kind, frame, out);
-        pass_sibling_notes(&mut self.compressor, &mut self.decompressor, &mut self.notes);
+        pass_sibling_notes(
+            &mut self.compressor,
+            &mut self.decompressor,
+            &mut self.notes,
+        );
         Arrived::Packet(result)
     }
 
@@ -216,7 +224,10 @@ mod tests {
         for i in 0..20u32 {
             let data = segment(5001, 1000 + 1000 * i, 77, i as u16, 1000);
             let kind = a.compress(now, &data, &mut frame);
-            assert_eq!(b.receive(now, kind, &frame, &mut out), Arrived::Packet(Ok(())));
+            assert_eq!(
+                b.receive(now, kind, &frame, &mut out),
+                Arrived::Packet(Ok(()))
+            );
         }
         b.replace_decompressor(v.decompressor());
         let mut repaired = false;

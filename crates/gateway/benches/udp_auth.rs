@@ -9,7 +9,6 @@
 //! BLAKE3 alone hashing the same bytes twice.
 
 use std::hint::black_box;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 #[path = "../tests/common/mod.rs"]
@@ -19,15 +18,13 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use taroc_core::variant::Variant;
 use taroc_core::FrameKind;
 use taroc_gateway::auth::{AuthConfig, Key, Opener, Sealer};
+use taroc_gateway::endpoint::{introduce, Endpoint, EndpointConfig};
 use taroc_gateway::link::LinkConfig;
-use taroc_gateway::udp::{introduce, Endpoint, UdpConfig, DEFAULT_SOCKET_BUFFER};
 
 /// Two endpoints with the given tag length (`None`: no authentication).
 fn endpoints(tag_len: Option<usize>) -> [Endpoint; 2] {
     let taroc = Variant::by_name("taroc").expect("taroc");
-    let config = |listen: &str, peer: &str| UdpConfig {
-        listen: listen.parse().expect("address"),
-        peer: peer.parse().expect("address"),
+    let config = EndpointConfig {
         variants: [taroc.clone(), taroc.clone()],
         link: LinkConfig {
             mtu: 1500,
@@ -40,15 +37,12 @@ fn endpoints(tag_len: Option<usize>) -> [Endpoint; 2] {
             key: Key::from_bytes([1; 32]),
             tag_len,
         }),
-        socket_buffer: DEFAULT_SOCKET_BUFFER,
+        may_reorder: true,
     };
     let start = 1_700_000_000_000_000_000;
-    let new = |c: &UdpConfig, id: u64| Endpoint::new(c, id, start).expect("endpoint");
-    let (a_addr, b_addr) = ("127.0.0.1:1", "127.0.0.1:2");
-    let mut a = new(&config(a_addr, b_addr), 1);
-    let mut b = new(&config(b_addr, a_addr), 2);
-    let addrs = [a_addr, b_addr].map(|s| s.parse().expect("address"));
-    introduce([&mut a, &mut b], 0, addrs);
+    let new = |id: u64| Endpoint::new(&config, id, start).expect("endpoint");
+    let (mut a, mut b) = (new(1), new(2));
+    introduce([&mut a, &mut b], 0);
     [a, b]
 }
 
@@ -67,7 +61,7 @@ fn flow(payload: usize, forward: bool) -> Vec<Vec<u8>> {
 }
 
 fn bench(c: &mut Criterion) {
-    let from: SocketAddr = "127.0.0.1:1".parse().expect("address");
+    let from = true;
     for (label, packets) in [
         ("1500-byte data", flow(1448, true)),
         ("52-byte ACKs", flow(0, false)),

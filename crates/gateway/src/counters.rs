@@ -67,9 +67,10 @@ pub struct Counters {
     pub oversize_rebuilt: u64,
     /// Delivered packets the TUN device refused to take.
     pub tun_write_errors: u64,
-    /// Frames the UDP socket failed to send (UDP mode).
+    /// Link frames the transport failed to send (a gateway with a peer).
     pub send_errors: u64,
-    /// Datagrams sent on the UDP link, feedback included (UDP mode).
+    /// Link frames sent to the peer (UDP datagrams, serial frames), feedback and hellos
+    /// included (a gateway with a peer).
     pub datagrams_sent: u64,
     /// Bytes the authenticated link's framing added to them beyond the kind byte (sender ids,
     /// counters, tags): `auth_bytes / datagrams_sent` is its overhead per frame.
@@ -89,6 +90,10 @@ pub struct Counters {
     /// each, both codecs start afresh, since the new run's codecs know nothing of the old
     /// run's contexts.
     pub peer_runs: u64,
+    /// Bytes the transport put on (send direction) or took off (receive direction) the medium,
+    /// framing included: a UDP datagram's IP and UDP headers, a serial frame's flags, escapes
+    /// and check. What a link engineer pays for.
+    pub medium_bytes: u64,
 }
 
 impl Counters {
@@ -209,7 +214,8 @@ impl Counters {
             feedback_received,
             hellos_sent,
             hellos_received,
-            peer_runs
+            peer_runs,
+            medium_bytes
         );
         for (a, b) in self.frames_by_kind.iter_mut().zip(other.frames_by_kind) {
             *a += b;
@@ -249,7 +255,8 @@ impl Counters {
     }
 }
 
-/// Why a UDP datagram was refused before decompression.
+/// Why a link frame (a UDP datagram, a frame on a serial line) was refused before
+/// decompression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rejection {
     /// Too short for its form, or a first byte that is no frame kind.
@@ -273,11 +280,25 @@ pub enum Rejection {
     Stale,
     /// `--insecure-no-auth` only: a datagram from an address other than `--peer`.
     Foreign,
+    /// A serial frame whose check (FCS) fails: damaged on the line; the decompressor is told
+    /// of a link error.
+    BadCheck,
+    /// A serial frame too short to hold a kind byte and its check.
+    Runt,
+    /// A serial frame longer than the longest a frame of ours can be: dropped up to the next
+    /// flag.
+    Overlong,
+    /// A serial frame with an escape byte followed by a byte no escape allows, or aborted.
+    BadEscape,
+    /// Bytes on a serial line outside any frame (line noise before a flag).
+    Garbage,
+    /// A frame for another user of the medium: a KISS frame of another port or command.
+    NotOurs,
 }
 
 impl Rejection {
     /// Every reason, in counting order.
-    pub const ALL: [Rejection; 8] = [
+    pub const ALL: [Rejection; 14] = [
         Rejection::Malformed,
         Rejection::Oversize,
         Rejection::Forged,
@@ -286,6 +307,12 @@ impl Rejection {
         Rejection::Reflected,
         Rejection::Stale,
         Rejection::Foreign,
+        Rejection::BadCheck,
+        Rejection::Runt,
+        Rejection::Overlong,
+        Rejection::BadEscape,
+        Rejection::Garbage,
+        Rejection::NotOurs,
     ];
 
     /// A short name, for summaries and tables.
@@ -299,19 +326,25 @@ impl Rejection {
             Rejection::Reflected => "reflected",
             Rejection::Stale => "stale",
             Rejection::Foreign => "foreign",
+            Rejection::BadCheck => "bad check",
+            Rejection::Runt => "runt",
+            Rejection::Overlong => "overlong",
+            Rejection::BadEscape => "bad escape",
+            Rejection::Garbage => "garbage",
+            Rejection::NotOurs => "not ours",
         }
     }
 }
 
 impl std::fmt::Display for Rejection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "datagram refused: {}", self.name())
+        write!(f, "link frame refused: {}", self.name())
     }
 }
 
 impl std::error::Error for Rejection {}
 
-/// Datagrams refused before decompression, one count per [`Rejection`].
+/// Link frames refused before decompression, one count per [`Rejection`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Rejected {
     /// [`Rejection::Malformed`].
@@ -330,6 +363,18 @@ pub struct Rejected {
     pub stale: u64,
     /// [`Rejection::Foreign`].
     pub foreign: u64,
+    /// [`Rejection::BadCheck`].
+    pub bad_check: u64,
+    /// [`Rejection::Runt`].
+    pub runt: u64,
+    /// [`Rejection::Overlong`].
+    pub overlong: u64,
+    /// [`Rejection::BadEscape`].
+    pub bad_escape: u64,
+    /// [`Rejection::Garbage`].
+    pub garbage: u64,
+    /// [`Rejection::NotOurs`].
+    pub not_ours: u64,
 }
 
 impl Rejected {
@@ -343,6 +388,12 @@ impl Rejected {
             Rejection::Reflected => &mut self.reflected,
             Rejection::Stale => &mut self.stale,
             Rejection::Foreign => &mut self.foreign,
+            Rejection::BadCheck => &mut self.bad_check,
+            Rejection::Runt => &mut self.runt,
+            Rejection::Overlong => &mut self.overlong,
+            Rejection::BadEscape => &mut self.bad_escape,
+            Rejection::Garbage => &mut self.garbage,
+            Rejection::NotOurs => &mut self.not_ours,
         }
     }
 
@@ -362,6 +413,12 @@ impl Rejected {
             Rejection::Reflected => self.reflected,
             Rejection::Stale => self.stale,
             Rejection::Foreign => self.foreign,
+            Rejection::BadCheck => self.bad_check,
+            Rejection::Runt => self.runt,
+            Rejection::Overlong => self.overlong,
+            Rejection::BadEscape => self.bad_escape,
+            Rejection::Garbage => self.garbage,
+            Rejection::NotOurs => self.not_ours,
         }
     }
 
@@ -417,8 +474,8 @@ pub fn table(labels: &[&str], columns: &[&Counters]) -> String {
     }
     row("from other source", &|c| c.other_source.to_string());
     row("tun write errors", &|c| c.tun_write_errors.to_string());
-    row("udp send errors", &|c| c.send_errors.to_string());
-    row("udp datagrams sent", &|c| c.datagrams_sent.to_string());
+    row("send errors", &|c| c.send_errors.to_string());
+    row("link frames sent", &|c| c.datagrams_sent.to_string());
     row("auth bytes", &|c| c.auth_bytes.to_string());
     row("checksum dropped", &|c| c.checksum_dropped.to_string());
     row("checksum failed", &|c| c.checksum_failed.to_string());
@@ -433,6 +490,7 @@ pub fn table(labels: &[&str], columns: &[&Counters]) -> String {
     row("hellos sent", &|c| c.hellos_sent.to_string());
     row("hellos received", &|c| c.hellos_received.to_string());
     row("peer runs", &|c| c.peer_runs.to_string());
+    row("medium bytes", &|c| c.medium_bytes.to_string());
 
     let name_width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns.len())

@@ -189,21 +189,20 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
 }
 
 /// Starts the transmission of every queued packet whose turn has come by `now`, compressing it
-/// at that moment with `compressor` into `frame` (feedback frames go as they are); counts in
-/// `counters`, logs oversize frames as direction `label`. The compressor's notes for `sibling`
-/// (the decompressor at the same end, [`pass_sibling_notes`]) pass through `scratch`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn pump(
+/// at that moment with `compress` (given the time, the packet and the frame to write; it passes
+/// the compressor's sibling notes) into `frame` (feedback frames go as they are); counts in
+/// `counters`, logs oversize frames as direction `label`.
+pub(crate) fn pump<F>(
     link: &mut Link,
-    compressor: &mut AnyCompressor,
-    sibling: &mut AnyDecompressor,
-    scratch: &mut Vec<u8>,
+    mut compress: F,
     frame: &mut Vec<u8>,
     counters: &mut Counters,
     now: u64,
     label: &str,
     log: &mut DropLog,
-) {
+) where
+    F: FnMut(u64, &[u8], &mut Vec<u8>) -> FrameKind,
+{
     while let Some(start) = link.ready(now) {
         let Some((bytes, feedback)) = link.head() else {
             break;
@@ -212,9 +211,7 @@ pub(crate) fn pump(
             link.transmit(start, FrameKind::ContextState, None)
         } else {
             let len = bytes.len();
-            compressor.set_time(Duration::from_nanos(start));
-            let kind = compressor.compress(bytes, frame);
-            pass_sibling_notes(compressor, sibling, scratch);
+            let kind = compress(start, bytes, frame);
             counters.count_frame(kind, len, frame.len());
             link.transmit(start, kind, Some(frame))
         };
@@ -238,11 +235,20 @@ fn pump_direction(
     log: &mut DropLog,
 ) {
     let c = &mut direction.codec;
-    pump(
-        &mut direction.link,
+    let (compressor, sibling, scratch) = (
         &mut c.compressor,
         &mut other.codec.decompressor,
         &mut c.feedback,
+    );
+    let compress = |start: u64, packet: &[u8], frame: &mut Vec<u8>| {
+        compressor.set_time(Duration::from_nanos(start));
+        let kind = compressor.compress(packet, frame);
+        pass_sibling_notes(compressor, sibling, scratch);
+        kind
+    };
+    pump(
+        &mut direction.link,
+        compress,
         &mut c.frame,
         &mut c.counters,
         now,

@@ -51,6 +51,7 @@ pub mod bench;
 pub mod commands;
 pub mod counters;
 pub mod disturb;
+pub mod endpoint;
 pub mod forge;
 pub mod gateway;
 pub mod harness;
@@ -63,6 +64,7 @@ pub mod resume;
 pub mod signal;
 pub mod socket;
 pub mod transfer;
+pub mod transport;
 pub mod tun;
 pub mod udp;
 

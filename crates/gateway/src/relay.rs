@@ -89,16 +89,16 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A datagram of direction `from` was forwarded: records it if recording, and sends the
-    /// armed injection if this datagram sets it off.
+    /// A datagram of direction `from` was forwarded: records it if `recording` (the direction
+    /// was, when the datagram came), and sends the armed injection if this datagram sets it off.
     fn forwarded(
         &self,
         from: usize,
+        recording: bool,
         datagram: &[u8],
         faces: &[Arc<UdpSocket>; 2],
         gateways: [SocketAddr; 2],
     ) {
-        let recording = self.recording[from].load(Ordering::Relaxed);
         if !recording && !self.armed.load(Ordering::Relaxed) {
             return;
         }
@@ -315,9 +315,12 @@ fn relay(
                         .fetch_or(1 << (cid % 64), Ordering::Relaxed);
                 }
                 shared.forwarded[from].fetch_add(1, Ordering::Relaxed);
+                // Whether to record it is decided before it goes: its receiver may start a
+                // recording the moment it has it.
+                let recording = shared.recording[from].load(Ordering::Relaxed);
                 // A gateway that is down (restarting) loses what is sent to it meanwhile.
                 let _ = faces[to].send_to(datagram, gateways[to]);
-                shared.forwarded(from, datagram, faces, gateways);
+                shared.forwarded(from, recording, datagram, faces, gateways);
             }
         }
     }

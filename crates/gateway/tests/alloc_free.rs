@@ -8,7 +8,6 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::net::SocketAddr;
 use std::time::Duration;
 
 mod common;
@@ -19,9 +18,9 @@ use taroc_core::taroc::{Repair, TarocConfig};
 use taroc_core::variant::Variant;
 use taroc_core::{Compressor, Decompressor};
 use taroc_gateway::auth::{AuthConfig, Key, DEFAULT_TAG_LEN};
+use taroc_gateway::endpoint::{introduce, Endpoint, EndpointConfig};
 use taroc_gateway::gateway::{Pipeline, PipelineConfig};
 use taroc_gateway::link::LinkConfig;
-use taroc_gateway::udp::{introduce, Endpoint, UdpConfig, DEFAULT_SOCKET_BUFFER};
 use taroc_wire::checksum::Sum;
 
 thread_local! {
@@ -109,13 +108,18 @@ pub fn with_flags(mut packet: Vec<u8>, tcp_flags: u8) -> Vec<u8> {
     packet
 }
 
-/// A lossy link: rate, delay, bit errors, reordering.
-fn link() -> LinkConfig {
+/// The lossy link `variant` runs on (rate, delay, bit errors): it reorders a few frames, but not for VJ, which a link that
+/// reorders refuses.
+fn link(variant: &Variant) -> LinkConfig {
     LinkConfig {
         rate_bps: 100_000_000,
         delay: Duration::from_millis(5),
         ber: 1e-6,
-        reorder: 0.001,
+        reorder: if variant.scheme == taroc_core::Scheme::Vj {
+            0.0
+        } else {
+            0.001
+        },
         mtu: 1280,
         ..LinkConfig::default()
     }
@@ -125,7 +129,7 @@ fn link() -> LinkConfig {
 /// of 10,000, and a line describing the run.
 fn measure(variant: &Variant) -> (u64, String) {
     let flow = flow();
-    let link = link();
+    let link = link(variant);
     let mut pipeline = Pipeline::new(&PipelineConfig {
         variants: [variant.clone(), variant.clone()],
         links: [link.clone(), link],
@@ -204,10 +208,6 @@ fn drive_udp(
     packets: &[(Vec<u8>, Vec<u8>)],
     start: u64,
 ) {
-    let addrs: [SocketAddr; 2] = [
-        "127.0.0.1:1".parse().unwrap(),
-        "127.0.0.1:2".parse().unwrap(),
-    ];
     let [a, b] = ends;
     let [ab, ba] = wires;
     let mut write = |_: &[u8]| true;
@@ -221,23 +221,11 @@ fn drive_udp(
         b.poll(now, &mut |d: &[u8]| ba.push(d));
         for _ in 0..4 {
             for datagram in &ab.buffers[..ab.len] {
-                b.datagram(
-                    now,
-                    addrs[0],
-                    datagram,
-                    &mut |d: &[u8]| ba.push(d),
-                    &mut write,
-                );
+                b.datagram(now, true, datagram, &mut |d: &[u8]| ba.push(d), &mut write);
             }
             ab.len = 0;
             for datagram in &ba.buffers[..ba.len] {
-                a.datagram(
-                    now,
-                    addrs[1],
-                    datagram,
-                    &mut |d: &[u8]| ab.push(d),
-                    &mut write,
-                );
+                a.datagram(now, true, datagram, &mut |d: &[u8]| ab.push(d), &mut write);
             }
             ba.len = 0;
             if ab.len == 0 {
@@ -255,11 +243,9 @@ fn measure_udp(variant: &Variant, auth: bool) -> (u64, String) {
     const MEASURED: usize = 5_000;
     let mut flow = flow();
     flow.truncate(WARM_UP + MEASURED);
-    let config = |listen: &str, peer: &str| UdpConfig {
-        listen: listen.parse().unwrap(),
-        peer: peer.parse().unwrap(),
+    let config = || EndpointConfig {
         variants: [variant.clone(), variant.clone()],
-        link: link(),
+        link: link(variant),
         tun_mtu: 1280,
         seed: 3,
         verify_checksums: true,
@@ -267,16 +253,15 @@ fn measure_udp(variant: &Variant, auth: bool) -> (u64, String) {
             key: Key::from_bytes([9; 32]),
             tag_len: DEFAULT_TAG_LEN,
         }),
-        socket_buffer: DEFAULT_SOCKET_BUFFER,
+        may_reorder: true,
     };
     let start = 1_700_000_000_000_000_000;
     let mut ends = [
-        Endpoint::new(&config("127.0.0.1:1", "127.0.0.1:2"), 1, start).unwrap(),
-        Endpoint::new(&config("127.0.0.1:2", "127.0.0.1:1"), 2, start + 7).unwrap(),
+        Endpoint::new(&config(), 1, start).unwrap(),
+        Endpoint::new(&config(), 2, start + 7).unwrap(),
     ];
     let [a, b] = &mut ends;
-    let addrs = ["127.0.0.1:1", "127.0.0.1:2"].map(|s| s.parse().unwrap());
-    introduce([a, b], 0, addrs);
+    introduce([a, b], 0);
     let mut wires = [Wire::new(), Wire::new()];
     drive_udp(&mut ends, &mut wires, &flow[..WARM_UP], 0);
     let before = allocations();

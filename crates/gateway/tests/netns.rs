@@ -18,10 +18,6 @@ use taroc_gateway::harness::{self, IpVersion, Mode, Outcome, Scenario};
 use taroc_gateway::link::LinkConfig;
 use taroc_gateway::transfer::TransferConfig;
 
-fn scenario(variant: &Variant, mode: Mode, ip_version: IpVersion, ber: f64, seed: u64) -> Scenario {
-    reordering_scenario(variant, mode, ip_version, ber, 0.0, seed)
-}
-
 fn reordering_scenario(
     variant: &Variant,
     mode: Mode,

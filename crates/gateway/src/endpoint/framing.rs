@@ -1,7 +1,5 @@
-//! How datagrams carry frames on the UDP link: bare (`--insecure-no-auth`) or authenticated
+//! How link frames carry codec frames: bare (`--insecure-no-auth`) or authenticated
 //! ([`crate::auth`]), and the sending of frames and hellos with their counts.
-
-use std::net::SocketAddr;
 
 use taroc_core::FrameKind;
 
@@ -46,15 +44,14 @@ impl Framing {
     /// What `datagram` carries, and whether to send the peer a hello ([`Session::open`]).
     pub(super) fn open<'a>(
         &mut self,
-        from: SocketAddr,
-        peer: SocketAddr,
+        from_peer: bool,
         max_frame: usize,
         datagram: &'a [u8],
     ) -> (Result<Opened<'a>, Rejection>, bool) {
         match self {
             Framing::Authenticated(session) => session.open(datagram),
             Framing::Insecure => {
-                if from != peer {
+                if !from_peer {
                     return (Err(Rejection::Foreign), false);
                 }
                 let Some((kind, frame)) = decode_frame(datagram) else {
