@@ -225,7 +225,9 @@ Exit status: 0 done, 1 a capture could not be read or evaluated, 2 a bad command
 --burst without --loss, a scheme listed twice).
 
 Captures: pcap or pcapng, from a file or standard input (`-`), read as a stream (one record \
-at a time: memory does not grow with the capture; every scheme runs in one pass). Link types raw \
+at a time: memory does not grow with the capture; every scheme runs in one pass; outages are \
+followed for at most 16384 flows at once, beyond which the least recently seen are forgotten and \
+counted). Link types raw \
 IP (101, 12, 14), IPv4 (228), IPv6 (229), Ethernet (1, with 802.1Q/802.1ad VLAN tags), Linux \
 cooked SLL (113) and SLL2 (276), BSD/macOS loopback NULL (0) and LOOP (108), PPP (9) and \
 PPP_HDLC (50). Non-IP frames (ARP, ...) are skipped and counted; IP packets are trimmed to their \

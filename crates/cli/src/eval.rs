@@ -146,7 +146,9 @@ pub struct SchemeResult {
     pub drops_by_reason: BTreeMap<String, u64>,
     /// How long flows stayed broken (see `taroc_sim::outage`), in capture-timestamp seconds
     /// and in packets: `outages`, `unended_outages`, `longest_outage_packets`,
-    /// `longest_outage_s`, `longest_outage_unended`. A wrong delivery counts as a refusal.
+    /// `longest_outage_s`, `longest_outage_unended`, and `forgotten_flows` when the capture
+    /// had more flows at once than the tracking follows (only then serialized). A wrong
+    /// delivery counts as a refusal.
     #[serde(flatten)]
     pub outage: OutageStats,
     /// The options of the run.

@@ -150,6 +150,19 @@ pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Tim
             r.scheme, r.feedback_frames, r.feedback_bytes, r.feedback_lost
         ));
     }
+    let forgotten: Vec<String> = results
+        .iter()
+        .filter(|r| r.outage.forgotten_flows > 0)
+        .map(|r| format!("{} {}", r.scheme, r.outage.forgotten_flows))
+        .collect();
+    if !forgotten.is_empty() {
+        notes.push(format!(
+            "outages: more than {} flows at once, so the least recently seen were forgotten \
+             ({}; a broken one counts as an unended outage)",
+            taroc_sim::outage::MAX_FLOWS,
+            forgotten.join(", ")
+        ));
+    }
     if results.iter().any(|r| r.incorrect_delivered > 0) {
         notes.push(
             "incorrect: delivered packets that differ from the original; undetected: of those, \

@@ -10,6 +10,12 @@
 //! that ends it) and in packets (the flow's frames sent meanwhile that were not delivered:
 //! refused, wrong, or lost on the link). An outage still open when the run ends is measured to
 //! the end and marked unended. Link losses alone are not outages.
+//!
+//! Memory is bounded: a tracker follows at most [`MAX_FLOWS`] flows at once (an endless stream
+//! of new flows would otherwise grow it for ever). Beyond that it forgets flows, working ones
+//! first, the least recently seen first, and counts them ([`OutageStats::forgotten_flows`]); a
+//! broken flow it forgets counts as an outage still open at that moment. Captures with fewer
+//! flows than that are measured exactly.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -103,6 +109,17 @@ pub struct OutageStats {
     pub longest_outage_s: f64,
     /// Whether the longest outage in seconds was still open at the end of the run.
     pub longest_outage_unended: bool,
+    /// Flows the tracking forgot to stay within [`MAX_FLOWS`] (not serialized when 0). A
+    /// forgotten broken flow counts as an outage that was still open when it was forgotten;
+    /// a forgotten flow seen again starts afresh, so after a decompressor reset its outage may
+    /// start at its next frame rather than at the reset.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub forgotten_flows: u64,
+}
+
+/// Whether `n` is 0 (serde's `skip_serializing_if` for counters that are usually 0).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl OutageStats {
@@ -122,6 +139,7 @@ impl OutageStats {
                 .max(other.longest_outage_packets),
             longest_outage_s,
             longest_outage_unended,
+            forgotten_flows: self.forgotten_flows + other.forgotten_flows,
         }
     }
 
@@ -148,32 +166,116 @@ enum State {
     Down(Duration, u64),
 }
 
-/// Follows the flows of one decompressor (or several: the key may include the direction) and
-/// measures their outages.
-#[derive(Debug, Clone)]
-pub struct OutageTracker<K> {
-    flows: HashMap<K, State>,
-    stats: OutageStats,
-}
-
-impl<K: Hash + Eq> Default for OutageTracker<K> {
-    fn default() -> Self {
-        OutageTracker {
-            flows: HashMap::new(),
-            stats: OutageStats::default(),
+impl State {
+    /// The order in which flows are forgotten: working flows first (forgetting one changes
+    /// nothing unless the decompressor is reset later), then those waiting on a reset, then
+    /// broken ones.
+    fn keep_rank(self) -> u8 {
+        match self {
+            State::Up => 0,
+            State::ResetAt(_) => 1,
+            State::Down(..) => 2,
         }
     }
 }
 
+/// One flow followed: its state, and when it was last seen (the tracker's frame count then).
+#[derive(Debug, Clone, Copy)]
+struct Flow {
+    state: State,
+    seen: u64,
+}
+
+/// The most flows an [`OutageTracker`] follows at once (about 3 MB of memory): beyond, it
+/// forgets some (see the module docs).
+pub const MAX_FLOWS: usize = 1 << 14;
+
+/// Follows the flows of one decompressor (or several: the key may include the direction) and
+/// measures their outages, following at most a fixed number of flows at once ([`MAX_FLOWS`]
+/// unless [`OutageTracker::with_limit`]).
+#[derive(Debug, Clone)]
+pub struct OutageTracker<K> {
+    flows: HashMap<K, Flow>,
+    stats: OutageStats,
+    /// The most flows followed at once.
+    limit: usize,
+    /// Frames recorded so far: the clock of `Flow::seen`.
+    frames: u64,
+}
+
+impl<K: Hash + Eq> Default for OutageTracker<K> {
+    fn default() -> Self {
+        Self::with_limit(MAX_FLOWS)
+    }
+}
+
 impl<K: Hash + Eq> OutageTracker<K> {
-    /// A tracker with no flows yet.
+    /// A tracker with no flows yet, following at most [`MAX_FLOWS`] at once.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// A tracker with no flows yet, following at most `limit` flows at once (at least 1).
+    pub fn with_limit(limit: usize) -> Self {
+        OutageTracker {
+            flows: HashMap::new(),
+            stats: OutageStats::default(),
+            limit: limit.max(1),
+            frames: 0,
+        }
+    }
+
+    /// The flows followed now (at most the limit).
+    pub fn len(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// Whether no flow is followed yet.
+    pub fn is_empty(&self) -> bool {
+        self.flows.is_empty()
+    }
+
+    /// Forgets flows, at least one, until at most half the limit remain: working flows first,
+    /// each kind the least recently seen first (see [`State::keep_rank`]). A broken flow
+    /// forgotten counts as an outage open until `at`.
+    fn forget(&mut self, at: Duration) {
+        let keep = self.limit / 2;
+        let mut order: Vec<(u8, u64)> = self
+            .flows
+            .values()
+            .map(|f| (f.state.keep_rank(), f.seen))
+            .collect();
+        if order.len() <= keep {
+            return;
+        }
+        // `seen` differs between flows (one frame, one flow), so this cut is exact.
+        let cut = order.len() - keep - 1;
+        let (_, &mut last, _) = order.select_nth_unstable(cut);
+        let stats = &mut self.stats;
+        self.flows.retain(|_, flow| {
+            if (flow.state.keep_rank(), flow.seen) > last {
+                return true;
+            }
+            if let State::Down(since, packets) = flow.state {
+                stats.record(at.saturating_sub(since).as_secs_f64(), packets, true);
+            }
+            stats.forgotten_flows += 1;
+            false
+        });
+    }
+
     /// Records what became of a frame of `flow` at time `at`.
     pub fn frame(&mut self, flow: K, at: Duration, fate: FrameFate) {
-        let state = self.flows.entry(flow).or_insert(State::Up);
+        if self.flows.len() >= self.limit && !self.flows.contains_key(&flow) {
+            self.forget(at);
+        }
+        self.frames += 1;
+        let entry = self.flows.entry(flow).or_insert(Flow {
+            state: State::Up,
+            seen: 0,
+        });
+        entry.seen = self.frames;
+        let state = &mut entry.state;
         *state = match (*state, fate) {
             (State::Down(since, packets), FrameFate::Delivered) => {
                 self.stats
@@ -190,9 +292,9 @@ impl<K: Hash + Eq> OutageTracker<K> {
 
     /// The decompressor was replaced by a fresh one at `at`.
     pub fn reset(&mut self, at: Duration) {
-        for state in self.flows.values_mut() {
-            if let State::Up = state {
-                *state = State::ResetAt(at);
+        for flow in self.flows.values_mut() {
+            if let State::Up = flow.state {
+                flow.state = State::ResetAt(at);
             }
         }
     }
@@ -200,8 +302,8 @@ impl<K: Hash + Eq> OutageTracker<K> {
     /// The outages so far, counting those still open as ending at `end`.
     pub fn stats(&self, end: Duration) -> OutageStats {
         let mut stats = self.stats;
-        for state in self.flows.values() {
-            if let State::Down(since, packets) = *state {
+        for flow in self.flows.values() {
+            if let State::Down(since, packets) = flow.state {
                 stats.record(end.saturating_sub(since).as_secs_f64(), packets, true);
             }
         }
@@ -270,6 +372,64 @@ mod tests {
         assert!((t.stats(s(4.0)).longest_outage_s - 3.0).abs() < 1e-9);
     }
 
+    /// An endless stream of new flows keeps the tracker within its limit; what it forgets is
+    /// counted, and a broken flow it forgets is an unended outage.
+    #[test]
+    fn many_distinct_flows_stay_within_the_limit() {
+        let mut t = OutageTracker::with_limit(100);
+        // A broken flow, then 10,000 working ones, each seen once.
+        t.frame(0u64, s(0.0), Damaged);
+        for flow in 1..=10_000u64 {
+            t.frame(flow, s(flow as f64), Delivered);
+            assert!(t.len() <= 100, "{} flows after {flow}", t.len());
+        }
+        let stats = t.stats(s(20_000.0));
+        assert!(stats.forgotten_flows >= 10_001 - 100, "{stats:?}");
+        assert_eq!(stats.outages, 1, "{stats:?}");
+        assert_eq!(stats.unended_outages, 1);
+        assert!(stats.longest_outage_unended);
+        // Working flows went first: the broken flow stayed while there were others to forget.
+        assert!(stats.longest_outage_s > 9_000.0, "{stats:?}");
+        // The default limit holds too, and a recent flow is still followed.
+        let mut t = OutageTracker::new();
+        for flow in 0..3 * MAX_FLOWS as u64 {
+            t.frame(flow, s(0.0), Delivered);
+        }
+        assert!(t.len() <= MAX_FLOWS && !t.is_empty());
+        let last = 3 * MAX_FLOWS as u64 - 1;
+        t.frame(last, s(1.0), Damaged);
+        t.frame(last, s(3.0), Delivered);
+        let stats = t.stats(s(3.0));
+        assert_eq!((stats.outages, stats.longest_outage_s), (1, 2.0));
+        assert!(stats.forgotten_flows >= 2 * MAX_FLOWS as u64, "{stats:?}");
+    }
+
+    /// Below the limit nothing is forgotten: the figures are those of a tracker without one.
+    #[test]
+    fn below_the_limit_nothing_is_forgotten() {
+        let run = |limit: usize| {
+            let mut t = OutageTracker::with_limit(limit);
+            for i in 0..1000u64 {
+                let fate = match i % 7 {
+                    0 => Damaged,
+                    3 => Lost,
+                    _ => Delivered,
+                };
+                t.frame(i % 50, s(i as f64), fate);
+                if i == 500 {
+                    t.reset(s(i as f64));
+                }
+            }
+            t.stats(s(1000.0))
+        };
+        let stats = run(50);
+        assert_eq!(stats, run(usize::MAX));
+        assert_eq!(stats.forgotten_flows, 0);
+        assert!(stats.outages > 0);
+        let json = serde_json::to_value(stats).unwrap();
+        assert!(json.get("forgotten_flows").is_none(), "{json}");
+    }
+
     #[test]
     fn merging_keeps_the_longest() {
         let a = OutageStats {
@@ -278,6 +438,7 @@ mod tests {
             longest_outage_packets: 9,
             longest_outage_s: 1.0,
             longest_outage_unended: false,
+            forgotten_flows: 0,
         };
         let b = OutageStats {
             outages: 1,
@@ -285,6 +446,7 @@ mod tests {
             longest_outage_packets: 3,
             longest_outage_s: 8.0,
             longest_outage_unended: true,
+            forgotten_flows: 4,
         };
         let m = a.merge(b);
         assert_eq!(
@@ -292,6 +454,7 @@ mod tests {
             (3, 1, 9)
         );
         assert_eq!((m.longest_outage_s, m.longest_outage_unended), (8.0, true));
+        assert_eq!(m.forgotten_flows, 4);
         assert_eq!(OutageStats::default().merge(a), a);
     }
 

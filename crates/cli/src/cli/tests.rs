@@ -131,3 +131,10 @@ fn every_help_lists_every_scheme() {
     // eval, sim, reproduce, gateway, gateway bench.
     assert!(checked >= 5, "{checked}");
 }
+
+/// The help's bound on the flows followed for outages is the code's.
+#[test]
+fn help_states_the_flow_bound() {
+    let bound = format!("at most {} flows", taroc_sim::outage::MAX_FLOWS);
+    assert!(EVAL_ABOUT.contains(&bound), "{EVAL_ABOUT}");
+}
