@@ -271,7 +271,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "ADDR:PORT", help_heading = "UDP link (two hosts)")]
     pub peer: Option<SocketAddr>,
     /// UDP link: the pre-shared key file (64 hex digits, from `taroc gateway genkey`), the
-    /// same on both gateways; every frame is authenticated with it.
+    /// same on both gateways; every frame is authenticated with it. A regular file only; a
+    /// warning if group or others may read or write it (keep it mode 600).
     #[arg(long, value_name = "FILE", help_heading = "UDP link (two hosts)")]
     pub key: Option<PathBuf>,
     /// UDP link: no authentication: bare frames, accepted from the --peer address (anyone who
