@@ -39,3 +39,31 @@ fn sim_refuses_endless_files_and_settings_that_would_panic() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A time too large for the clocks is a usage error naming the option and its limit, not a
+/// panic: the gateway, `transfer`, `resume` and `bench` alike.
+#[test]
+fn gateway_times_beyond_the_limit_are_usage_errors() {
+    for args in [
+        &["gateway", "--duration", "1e20"][..],
+        &["gateway", "--stats-interval", "1e20"],
+        &["gateway", "--delay", "1e30"],
+        &[
+            "gateway",
+            "transfer",
+            "--send",
+            "127.0.0.1:9",
+            "--time-limit",
+            "1e20",
+        ],
+        &["gateway", "resume", "--time-limit", "1e20"],
+        &["gateway", "bench", "--duration", "1e20"],
+    ] {
+        let (code, err) = taroc(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("limit of 1000000000") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}

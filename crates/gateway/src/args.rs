@@ -169,9 +169,56 @@ fn positive(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Parses a summary interval: 0 (none) or at least 0.1 s.
+/// The longest time any option takes, seconds (about 31.7 years): beyond any run, and small
+/// enough that every deadline and clock reading computed from it (`4 x --duration + 30`, a
+/// delay in nanoseconds in a `u64`, a point in time) fits.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// `seconds` as a [`Duration`], or why not: NaN, negative, infinite and values above
+/// [`MAX_SECONDS`] are refused (a plain conversion would panic above about 1.8e19).
+pub fn duration_from_secs(seconds: f64) -> Result<Duration, String> {
+    if seconds.is_nan() || seconds < 0.0 {
+        return Err(format!(
+            "{seconds} is not a number of seconds of at least 0"
+        ));
+    }
+    if seconds > MAX_SECONDS {
+        return Err(format!(
+            "{seconds} s is above the limit of {MAX_SECONDS} s (about 31 years)"
+        ));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{seconds} s: {e}"))
+}
+
+/// [`duration_from_secs`] for a value the command line has already checked: clamped into 0
+/// ..= [`MAX_SECONDS`] (NaN: 0) rather than refused, so it never panics.
+pub fn clamped_duration(seconds: f64) -> Duration {
+    duration_from_secs(seconds.clamp(0.0, MAX_SECONDS)).unwrap_or(Duration::ZERO)
+}
+
+/// Parses a time in seconds: above 0, at most [`MAX_SECONDS`].
+pub(crate) fn seconds(text: &str) -> Result<f64, String> {
+    let value = positive(text)?;
+    duration_from_secs(value)?;
+    Ok(value)
+}
+
+/// Parses a time in milliseconds: at least 0, at most [`MAX_SECONDS`] in milliseconds.
+fn milliseconds(text: &str) -> Result<f64, String> {
+    let value = non_negative(text)?;
+    if value > MAX_SECONDS * 1e3 {
+        return Err(format!(
+            "{value} ms is above the limit of {} ms (about 31 years)",
+            MAX_SECONDS * 1e3
+        ));
+    }
+    Ok(value)
+}
+
+/// Parses a summary interval: 0 (none) or at least 0.1 s, at most [`MAX_SECONDS`].
 fn stats_interval(text: &str) -> Result<f64, String> {
     let value = non_negative(text)?;
+    duration_from_secs(value)?;
     if value == 0.0 || value >= 0.1 {
         Ok(value)
     } else {
@@ -317,7 +364,7 @@ pub struct RunArgs {
           help_heading = "Link impairments")]
     pub rate: f64,
     /// One-way propagation delay, ms.
-    #[arg(long, value_name = "MS", default_value_t = 0.0, value_parser = non_negative,
+    #[arg(long, value_name = "MS", default_value_t = 0.0, value_parser = milliseconds,
           help_heading = "Link impairments")]
     pub delay: f64,
     /// DropTail queue limit, packets waiting for the transmitter.
@@ -364,7 +411,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = stats_interval)]
     pub stats_interval: f64,
     /// Stop after this many seconds.
-    #[arg(long, value_name = "SECS", value_parser = positive)]
+    #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub duration: Option<f64>,
     /// On exit, also print the counters as one JSON object on standard output.
     #[arg(long)]
@@ -382,7 +429,7 @@ impl RunArgs {
     pub fn link(&self) -> LinkConfig {
         LinkConfig {
             rate_bps: (self.rate * 1000.0) as u64,
-            delay: Duration::from_secs_f64(self.delay / 1000.0),
+            delay: clamped_duration(self.delay / 1000.0),
             queue: self.queue,
             ber: self.ber,
             loss: self.loss,
@@ -426,8 +473,8 @@ impl RunArgs {
     pub(crate) fn options(&self) -> LoopOptions {
         LoopOptions {
             stats_interval: (self.stats_interval > 0.0)
-                .then(|| Duration::from_secs_f64(self.stats_interval)),
-            duration: self.duration.map(Duration::from_secs_f64),
+                .then(|| clamped_duration(self.stats_interval)),
+            duration: self.duration.map(clamped_duration),
             verbose: true,
         }
     }
@@ -489,16 +536,16 @@ pub struct BenchArgs {
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(68..=65535))]
     pub mtu: Option<u32>,
     /// One-way link delay, ms.
-    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = non_negative)]
+    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = milliseconds)]
     pub delay: f64,
     /// DropTail queue limit, packets.
     #[arg(long, value_name = "PACKETS", default_value_t = 6)]
     pub queue: usize,
     /// Transfer size: what the link's rate carries in this many seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = positive)]
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = seconds)]
     pub duration: f64,
     /// Stop a transfer after this many seconds [default: 4 x --duration + 30].
-    #[arg(long, value_name = "SECS", value_parser = positive)]
+    #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub time_limit: Option<f64>,
     /// Congestion control in the namespaces (e.g. cubic, reno, bbr) [default: the kernel's].
     #[arg(long, value_name = "NAME")]
@@ -519,7 +566,7 @@ pub struct BenchArgs {
           value_parser = ForwardingLink::parse, requires = "forwarding")]
     pub link: Vec<ForwardingLink>,
     /// Forwarding: seconds per measurement.
-    #[arg(long, value_name = "SECS", default_value_t = 3.0, value_parser = positive)]
+    #[arg(long, value_name = "SECS", default_value_t = 3.0, value_parser = seconds)]
     pub forwarding_seconds: f64,
     /// Forwarding: rounds of measurements.
     #[arg(long, value_name = "N", default_value_t = 3)]
@@ -549,7 +596,7 @@ pub struct TransferArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
     /// Give up after this many seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = positive)]
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = seconds)]
     pub time_limit: f64,
 }
 

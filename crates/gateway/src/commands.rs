@@ -5,11 +5,13 @@
 use std::net::TcpListener;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use taroc_core::variant::Variant;
 
-use crate::args::{BenchArgs, GatewayArgs, GatewayCommand, RunArgs, TransferArgs};
+use crate::args::{
+    clamped_duration, BenchArgs, GatewayArgs, GatewayCommand, RunArgs, TransferArgs,
+};
 use crate::bench::{self, ForwardingConfig, GridConfig};
 use crate::counters::Counters;
 use crate::gateway::{self, Pipeline, PipelineConfig, RunReport};
@@ -161,7 +163,7 @@ fn run_transfer(args: &TransferArgs) -> Result<(), Error> {
     let config = TransferConfig {
         bytes: args.bytes,
         seed: args.seed,
-        time_limit: Duration::from_secs_f64(args.time_limit),
+        time_limit: clamped_duration(args.time_limit),
     };
     let deadline = Instant::now() + config.time_limit;
     #[derive(serde::Serialize)]
@@ -276,10 +278,10 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
         timestamps: args.timestamps.clone(),
         ip_version: args.ip,
         mtu: args.mtu,
-        delay: Duration::from_secs_f64(args.delay / 1000.0),
+        delay: clamped_duration(args.delay / 1000.0),
         queue: args.queue,
-        duration: Duration::from_secs_f64(args.duration),
-        time_limit: Duration::from_secs_f64(args.time_limit.unwrap_or(4.0 * args.duration + 30.0)),
+        duration: clamped_duration(args.duration),
+        time_limit: clamped_duration(args.time_limit.unwrap_or(4.0 * args.duration + 30.0)),
         congestion_control: args.cc.clone(),
         jobs: args.jobs.max(1),
         seed: args.seed,

@@ -15,7 +15,7 @@ use clap::Args;
 use serde::Serialize;
 use taroc_core::variant::Variant;
 
-use crate::args::{byte_count, ip_version};
+use crate::args::{byte_count, duration_from_secs, ip_version, seconds, MAX_SECONDS};
 use crate::disturb::{self, Directions, Disturbance, Planned};
 use crate::harness::{self, IpVersion, LivePair, Mode, Scenario};
 use crate::link::LinkConfig;
@@ -513,6 +513,9 @@ pub fn new_connections_table(records: &[NewConnectionsRecord]) -> String {
     out
 }
 
+/// The longest `--delay`, ms: [`MAX_SECONDS`].
+const MAX_DELAY_MS: u64 = 1_000_000_000_000;
+
 /// The arguments of `taroc gateway resume`.
 #[derive(Debug, Clone, Args)]
 pub struct ResumeArgs {
@@ -530,7 +533,8 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "KBIT", default_value_t = 8000)]
     pub rate: u64,
     /// One-way link delay, ms.
-    #[arg(long, value_name = "MS", default_value_t = 2)]
+    #[arg(long, value_name = "MS", default_value_t = 2,
+          value_parser = clap::value_parser!(u64).range(0..=MAX_DELAY_MS))]
     pub delay: u64,
     /// TUN and link MTU, bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1280)]
@@ -539,19 +543,19 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "4|6", default_value = "4", value_parser = ip_version)]
     pub ip: IpVersion,
     /// Restarts: seconds a gateway stays down.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = seconds)]
     pub down: f64,
     /// Losses: frames to drop per direction.
     #[arg(long, value_name = "N", default_value_t = 5000)]
     pub frames: u64,
     /// Losses: the burst ends after this many seconds, even if fewer frames came.
-    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 3.0, value_parser = seconds)]
     pub longest: f64,
     /// Flood: forged frames per kind and CID.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub per_cid: usize,
     /// Stop a transfer after this many seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = seconds)]
     pub time_limit: f64,
     /// Runs at once.
     #[arg(long, value_name = "N", default_value_t = 7)]
@@ -584,16 +588,27 @@ impl ResumeArgs {
                 self.at
             )));
         }
-        for (name, value) in [
+        let mut times = [Duration::ZERO; 3];
+        for (time, (name, value)) in times.iter_mut().zip([
             ("--down", self.down),
             ("--longest", self.longest),
             ("--time-limit", self.time_limit),
-        ] {
-            if !(value.is_finite() && value > 0.0) {
-                return Err(Error::new(format!(
-                    "{name} {value}: expected seconds above 0"
-                )));
-            }
+        ]) {
+            *time = duration_from_secs(value)
+                .ok()
+                .filter(|t| !t.is_zero())
+                .ok_or_else(|| {
+                    Error::new(format!(
+                        "{name} {value}: expected seconds above 0, at most {MAX_SECONDS}"
+                    ))
+                })?;
+        }
+        let [down, longest, time_limit] = times;
+        if self.delay > MAX_DELAY_MS {
+            return Err(Error::new(format!(
+                "--delay {}: at most {MAX_DELAY_MS} ms",
+                self.delay
+            )));
         }
         if self.rate == 0 || self.bytes == 0 || self.new_connection_bytes == 0 {
             return Err(Error::new(
@@ -607,19 +622,14 @@ impl ResumeArgs {
                 self.schemes.clone()
             },
             baseline: true,
-            disturbances: ResumeConfig::every_disturbance(
-                Duration::from_secs_f64(self.down),
-                self.frames,
-                Duration::from_secs_f64(self.longest),
-                self.per_cid,
-            ),
+            disturbances: ResumeConfig::every_disturbance(down, self.frames, longest, self.per_cid),
             bytes: self.bytes,
             at_fraction: self.at,
             rate_bps: self.rate * 1000,
             delay: Duration::from_millis(self.delay),
             mtu: self.mtu,
             ip_version: self.ip,
-            time_limit: Duration::from_secs_f64(self.time_limit),
+            time_limit,
             jobs: self.jobs.max(1),
             seed: self.seed,
             authenticated: !self.insecure_no_auth,

@@ -143,3 +143,74 @@ fn missing_mode_is_explained() {
     let e = run_gateway(&g.run).unwrap_err().to_string();
     assert!(e.contains("--tun-a"), "{e}");
 }
+
+/// Every option that takes a time refuses NaN, negative, infinite and too-large values with
+/// a message naming the limit (a plain conversion to a `Duration` panicked above about
+/// 1.8e19 s), and accepts the limit itself.
+#[test]
+fn times_beyond_the_limit_are_refused_by_name() {
+    let options: [(&[&str], &str); 11] = [
+        (&[], "--duration"),
+        (&[], "--stats-interval"),
+        (&[], "--delay"),
+        (&["transfer", "--send", "127.0.0.1:9"], "--time-limit"),
+        (&["resume"], "--time-limit"),
+        (&["resume"], "--down"),
+        (&["resume"], "--longest"),
+        (&["bench"], "--duration"),
+        (&["bench"], "--delay"),
+        (&["bench"], "--time-limit"),
+        (&["bench", "--forwarding"], "--forwarding-seconds"),
+    ];
+    for (before, option) in options {
+        let with = |value: &str| {
+            let arg = format!("{option}={value}");
+            let mut args = before.to_vec();
+            args.push(&arg);
+            parse(&args)
+        };
+        for bad in ["1e20", "2e19", "1.8e19", "NaN", "inf", "-1"] {
+            let e = with(bad).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{option} {bad}"
+            );
+        }
+        let e = with("1e20").unwrap_err().to_string();
+        assert!(
+            e.contains(option) && e.contains("limit of 1000000000"),
+            "{e}"
+        );
+        // The limit itself (in ms for --delay) is accepted.
+        let limit = if option == "--delay" { "1e12" } else { "1e9" };
+        assert!(with(limit).is_ok(), "{option} {limit}");
+    }
+    let e = parse(&["resume", "--delay", "1000000000001"]).unwrap_err();
+    assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+    // What the options become never panics, whatever the fields hold.
+    assert_eq!(clamped_duration(f64::NAN), Duration::ZERO);
+    assert_eq!(clamped_duration(-5.0), Duration::ZERO);
+    assert_eq!(clamped_duration(1e300), Duration::from_secs(1_000_000_000));
+    assert_eq!(clamped_duration(1.5), Duration::from_millis(1500));
+    assert!(duration_from_secs(f64::INFINITY).is_err());
+    assert!(duration_from_secs(1e9 + 1.0)
+        .unwrap_err()
+        .contains("limit of 1000000000 s"));
+    let g = parse(&[
+        "--tun-a",
+        "a",
+        "--tun-b",
+        "b",
+        "--delay",
+        "1e12",
+        "--duration",
+        "1e9",
+    ])
+    .unwrap();
+    assert_eq!(g.run.link().delay, Duration::from_secs(1_000_000_000));
+    assert_eq!(
+        g.run.options().duration,
+        Some(Duration::from_secs(1_000_000_000))
+    );
+}

@@ -5,7 +5,6 @@
 //! cost of authentication).
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
 use serde::Serialize;
 use taroc_core::variant::Variant;
@@ -132,7 +131,7 @@ fn forward_once(
         transfer: TransferConfig {
             bytes: u64::MAX / 4,
             seed: round as u64,
-            time_limit: Duration::from_secs_f64(config.seconds),
+            time_limit: crate::args::clamped_duration(config.seconds),
         },
         seed: 1,
         mode: match route {
