@@ -18,6 +18,11 @@
 //! - [`vj_roundtrip`], [`iphc_roundtrip`]: as [`taroc_roundtrip`] (the configuration byte picks
 //!   the scheme's settings; for IPHC, bit 7 advances the compressor's clock by a second before
 //!   each packet).
+//! - [`hdlc_deframe`], [`kiss_deframe`]: a configuration byte, a chunking seed, then line bytes
+//!   or records of frames to encode and noise (see the `framing` module).
+
+mod framing;
+pub use framing::{hdlc_deframe, kiss_deframe};
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::OnceLock;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 8] = [
+const TARGETS: [(&str, Target); 10] = [
     ("taroc_decompress", logic::taroc_decompress),
     ("taroc_plus_decompress", logic::taroc_plus_decompress),
     ("taroc_roundtrip", logic::taroc_roundtrip),
@@ -21,6 +21,8 @@ const TARGETS: [(&str, Target); 8] = [
     ("vj_roundtrip", logic::vj_roundtrip),
     ("iphc_decompress", logic::iphc_decompress),
     ("iphc_roundtrip", logic::iphc_roundtrip),
+    ("hdlc_deframe", logic::hdlc_deframe),
+    ("kiss_deframe", logic::kiss_deframe),
 ];
 
 fn fuzz_dir() -> PathBuf {
