@@ -310,14 +310,17 @@ pub struct EvalArgs {
     /// and iphc (Wireshark decodes them); our LINKTYPE_USER0 encapsulation (a direction
     /// octet, the kind octet, the frame) for taroc (decoded by wireshark/taroc.lua). With
     /// several schemes, one file each: FILE with the scheme's name before the extension
-    /// (frames.vj.pcap). One capture only.
+    /// (frames.vj.pcap). One capture only. A FILE that is not a regular file gets no name
+    /// derived from it: /dev/null takes every scheme's frames (and keeps none); a FIFO or
+    /// another device takes one scheme's only.
     #[arg(long, value_name = "FILE")]
     pub write_frames: Option<PathBuf>,
 
     /// Write the packets the decompressors delivered (wrong ones too) to a raw-IP pcap
     /// (LINKTYPE_RAW), and beside it a CSV (FILE's extension replaced by drops.csv) with one
     /// line per packet not delivered as captured: its fate and reason. Files per scheme as for
-    /// --write-frames.
+    /// --write-frames. FILE must be a regular file, or /dev/null (which takes the pcaps and the
+    /// CSVs, and keeps nothing).
     #[arg(long, value_name = "FILE")]
     pub write_delivered: Option<PathBuf>,
 

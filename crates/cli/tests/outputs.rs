@@ -550,3 +550,50 @@ fn outputs_from_standard_input_are_those_from_the_file_scheme_by_scheme() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `/dev/null` takes every file meant for it, with no name derived from it (no
+/// `/dev/null.vj`, no `/dev/null.drops.csv`); a failed write says writing, naming the file.
+#[test]
+fn dev_null_takes_everything_and_a_failed_write_names_the_file() {
+    let beside: Vec<PathBuf> = ["none", "vj", "drops.csv", "none.drops.csv", "vj.drops.csv"]
+        .iter()
+        .map(|suffix| PathBuf::from(format!("/dev/null.{suffix}")))
+        .collect();
+    let before: Vec<bool> = beside.iter().map(|p| p.exists()).collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_taroc"))
+        .args(["eval", "--scheme", "none,vj", "--write-frames", "/dev/null"])
+        .args([
+            "--write-delivered",
+            "/dev/null",
+            "--per-packet",
+            "/dev/null",
+        ])
+        .output()
+        .unwrap();
+    let mut made = Vec::new();
+    for (path, existed) in beside.iter().zip(before) {
+        if !existed && path.exists() {
+            let _ = std::fs::remove_file(path);
+            made.push(path);
+        }
+    }
+    assert!(made.is_empty(), "created {made:?}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if Path::new("/dev/full").exists() {
+        let out = Command::new(env!("CARGO_BIN_EXE_taroc"))
+            .args(["eval", "--scheme", "vj", "--write-frames", "/dev/full"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with("taroc eval: cannot write /dev/full: No space left on device"),
+            "{err}"
+        );
+        assert!(!err.contains("reading"), "{err}");
+    }
+}

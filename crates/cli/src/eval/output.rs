@@ -50,6 +50,15 @@
 //! each scheme gets its own file: `FILE` with the scheme's name inserted before the extension
 //! (`frames.pcap` → `frames.vj.pcap`, `frames.taroc.pcap`, …). Every file is created before the
 //! run starts, so an unwritable path fails at once.
+//!
+//! # Paths that are not regular files
+//!
+//! No name is derived from a path that exists and is not a regular file ([`Target`]): a
+//! derived name beside a device would be a new file in `/dev`. `/dev/null` takes everything
+//! meant for it (every scheme's file, and the companion CSV), which keeps nothing; any other
+//! (a FIFO, a terminal, another device) takes one stream: `--write-frames` with one scheme, or
+//! `--per-packet`. Asking more of it (several schemes' frames, or `--write-delivered`, a pcap
+//! and a CSV) is refused before the run.
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -57,7 +66,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, TsResolution};
+use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 use taroc_core::vj::format::ppp;
 use taroc_core::{FrameKind, Scheme, Variant};
 
@@ -98,6 +107,66 @@ pub fn scheme_path(path: &Path, scheme: &str) -> PathBuf {
 /// The companion CSV of a delivered-packets pcap: its extension replaced by `drops.csv`.
 pub fn drops_path(delivered: &Path) -> PathBuf {
     delivered.with_extension("drops.csv")
+}
+
+/// The companion CSV of the delivered-packets pcap `delivered` as written: [`drops_path`], or
+/// `delivered` itself if that is `/dev/null`.
+fn companion_path(delivered: &Path) -> PathBuf {
+    match Target::of(delivered) {
+        Target::Null => delivered.to_path_buf(),
+        _ => drops_path(delivered),
+    }
+}
+
+/// What an output path is, which decides whether names are derived from it (see the module
+/// docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A regular file, or nothing yet (created), or a directory (whose creation then fails):
+    /// names are derived from it.
+    File,
+    /// `/dev/null` (the device, under any name): everything meant for it goes to it.
+    Null,
+    /// Another file that is not a regular file, described: it takes one stream.
+    Special(&'static str),
+}
+
+impl Target {
+    /// What `path` is now.
+    pub fn of(path: &Path) -> Target {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let Ok(metadata) = std::fs::metadata(path) else {
+            return Target::File;
+        };
+        let kind = metadata.file_type();
+        if kind.is_file() || kind.is_dir() {
+            return Target::File;
+        }
+        let null = std::fs::metadata("/dev/null")
+            .is_ok_and(|null| null.file_type().is_char_device() && null.rdev() == metadata.rdev());
+        if null && kind.is_char_device() {
+            Target::Null
+        } else if kind.is_fifo() {
+            Target::Special("a FIFO")
+        } else if kind.is_char_device() {
+            Target::Special("a character device")
+        } else if kind.is_block_device() {
+            Target::Special("a block device")
+        } else if kind.is_socket() {
+            Target::Special("a socket")
+        } else {
+            Target::Special("not a regular file")
+        }
+    }
+}
+
+/// A pcap writer's error as the operating system said it (the crate's own words for an I/O
+/// error are "Error reading bytes", even when writing).
+fn pcap_error(error: PcapError) -> String {
+    match error {
+        PcapError::IoError(e) => e.to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// PPP protocol number of a frame of `scheme` (RFC 1332, RFC 2509; see the module docs).
@@ -158,7 +227,7 @@ fn create_pcap(path: &Path, datalink: DataLink) -> Result<Pcap, String> {
         endianness: Endianness::native(),
         ..PcapHeader::default()
     };
-    PcapWriter::with_header(create(path)?, header).map_err(|e| cannot_write(path, e))
+    PcapWriter::with_header(create(path)?, header).map_err(|e| cannot_write(path, pcap_error(e)))
 }
 
 /// The delivered pcap of one scheme, its companion CSV, and the records written so far.
@@ -190,9 +259,12 @@ fn cannot_write(path: &Path, e: impl std::fmt::Display) -> String {
     format!("cannot write {}: {e}", path.display())
 }
 
-/// An anonymous temporary file in the directory of `path` (deleted when closed).
+/// An anonymous temporary file in the directory of `path` (deleted when closed), or in the
+/// system's temporary directory if `path` is not a regular file (`/dev` takes no files).
 fn spill_beside(path: &Path) -> Result<BufWriter<File>, String> {
+    let temp = std::env::temp_dir();
     let dir = match path.parent() {
+        _ if Target::of(path) != Target::File => temp.as_path(),
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
@@ -202,11 +274,32 @@ fn spill_beside(path: &Path) -> Result<BufWriter<File>, String> {
 }
 
 impl Outputs {
-    /// Creates every file `paths` asks for, for runs of `variants` in this order.
+    /// Creates every file `paths` asks for, for runs of `variants` in this order; refuses a
+    /// path that is not a regular file if it would have to take more than one stream (see the
+    /// module docs).
     pub fn create(paths: &OutputPaths, variants: &[Variant]) -> Result<Outputs, String> {
         let several = variants.len() > 1;
+        if let Some(path) = &paths.frames {
+            if let (Target::Special(kind), true) = (Target::of(path), several) {
+                return Err(format!(
+                    "--write-frames {}: {kind}, not a regular file, takes one stream, and {} \
+                     schemes need a file each: give a file (or /dev/null), or one --scheme",
+                    path.display(),
+                    variants.len()
+                ));
+            }
+        }
+        if let Some(path) = &paths.delivered {
+            if let Target::Special(kind) = Target::of(path) {
+                return Err(format!(
+                    "--write-delivered {}: {kind}, not a regular file, takes one stream, and \
+                     this writes a pcap and a CSV beside it: give a file (or /dev/null)",
+                    path.display()
+                ));
+            }
+        }
         let path_of = |path: &Path, variant: &Variant| {
-            if several {
+            if several && Target::of(path) == Target::File {
                 scheme_path(path, variant.name)
             } else {
                 path.to_path_buf()
@@ -239,7 +332,7 @@ impl Outputs {
                 Some(path) => {
                     let path = path_of(path, variant);
                     let pcap = create_pcap(&path, DataLink::RAW)?;
-                    let companion = drops_path(&path);
+                    let companion = companion_path(&path);
                     let mut drops = create(&companion)?;
                     writeln!(
                         drops,
@@ -312,7 +405,7 @@ impl Outputs {
             let record = frame_record(scheme, direction, kind, frame);
             if let Err(e) = pcap.write_packet(&PcapPacket::new(time, record.len() as u32, &record))
             {
-                self.error = Some(cannot_write(path, e));
+                self.error = Some(cannot_write(path, pcap_error(e)));
             }
         }
     }
@@ -329,7 +422,7 @@ impl Outputs {
             }
             if let Some((path, pcap, mut drops, _)) = files.delivered.take() {
                 flush(&path, &mut pcap.into_writer())?;
-                flush(&drops_path(&path), &mut drops)?;
+                flush(&companion_path(&path), &mut drops)?;
             }
         }
         if let Some((path, mut out)) = self.per_packet.take() {
@@ -426,7 +519,7 @@ impl Observer for Outputs {
             written = pcap
                 .write_packet(&PcapPacket::new(sent.time, packet.len() as u32, packet))
                 .map(|_| *records += 1)
-                .map_err(|e| cannot_write(path, e));
+                .map_err(|e| cannot_write(path, pcap_error(e)));
         }
         if written.is_ok() && fate != PacketFate::Delivered {
             let record = match fate {
@@ -443,7 +536,7 @@ impl Observer for Outputs {
                 fate.name(),
                 fate.reason()
             )
-            .map_err(|e| cannot_write(&drops_path(path), e));
+            .map_err(|e| cannot_write(&companion_path(path), e));
         }
         if let Err(problem) = written {
             self.error = Some(problem);
@@ -471,6 +564,92 @@ mod tests {
             drops_path(Path::new("d.taroc.pcap")),
             Path::new("d.taroc.drops.csv")
         );
+    }
+
+    /// The files a test may create beside `/dev/null` by mistake: removed (they are the
+    /// test's own, as they were not there before) and reported.
+    fn beside_dev_null() -> Vec<PathBuf> {
+        ["none", "vj", "none.drops.csv", "vj.drops.csv", "drops.csv"]
+            .iter()
+            .map(|suffix| PathBuf::from(format!("/dev/null.{suffix}")))
+            .collect()
+    }
+
+    #[test]
+    fn dev_null_takes_every_file_and_gets_no_names_derived() {
+        let two: Vec<Variant> = ["none", "vj"]
+            .iter()
+            .map(|name| Variant::parse(name).unwrap())
+            .collect();
+        let before: Vec<bool> = beside_dev_null().iter().map(|p| p.exists()).collect();
+        let null = Some(PathBuf::from("/dev/null"));
+        let paths = OutputPaths {
+            frames: null.clone(),
+            delivered: null.clone(),
+            per_packet: null,
+        };
+        let created = Outputs::create(&paths, &two).map(|mut o| o.finish());
+        let mut made = Vec::new();
+        for (path, existed) in beside_dev_null().into_iter().zip(before) {
+            if !existed && path.exists() {
+                let _ = std::fs::remove_file(&path);
+                made.push(path);
+            }
+        }
+        assert!(made.is_empty(), "created {made:?}");
+        assert_eq!(created, Ok(Ok(())));
+        assert_eq!(Target::of(Path::new("/dev/null")), Target::Null);
+        assert_eq!(Target::of(Path::new("/nonexistent/f.pcap")), Target::File);
+    }
+
+    #[test]
+    fn a_fifo_takes_one_stream_only() {
+        let dir = std::env::temp_dir().join(format!("taroc-output-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("frames.pcap");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            println!("notice: mkfifo failed; skipping the FIFO test");
+            return;
+        }
+        assert_eq!(Target::of(&fifo), Target::Special("a FIFO"));
+        let two: Vec<Variant> = ["none", "vj"]
+            .iter()
+            .map(|name| Variant::parse(name).unwrap())
+            .collect();
+        let frames = OutputPaths {
+            frames: Some(fifo.clone()),
+            ..OutputPaths::default()
+        };
+        let e = Outputs::create(&frames, &two).err().unwrap();
+        assert!(
+            e.contains("--write-frames") && e.contains("a FIFO") && e.contains("one --scheme"),
+            "{e}"
+        );
+        let delivered = OutputPaths {
+            delivered: Some(fifo.clone()),
+            ..OutputPaths::default()
+        };
+        let e = Outputs::create(&delivered, &two[..1]).err().unwrap();
+        assert!(
+            e.contains("--write-delivered") && e.contains("a FIFO"),
+            "{e}"
+        );
+        // Nothing was created beside it.
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["frames.pcap"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_says_writing_and_names_the_file() {
+        let full = std::io::Error::from_raw_os_error(28);
+        let e = cannot_write(Path::new("f.pcap"), pcap_error(PcapError::IoError(full)));
+        assert!(e.starts_with("cannot write f.pcap: No space left"), "{e}");
+        assert!(!e.contains("reading"), "{e}");
     }
 
     #[test]
