@@ -13,7 +13,9 @@ use crate::bench::ForwardingLink;
 use crate::gateway::LoopOptions;
 use crate::harness::IpVersion;
 use crate::link::{scheme_for_link, LinkConfig};
+use crate::serial::Framing;
 use crate::{keyfile, Error};
+use taroc_wire::fcs::Fcs;
 
 /// The long help of `taroc gateway`.
 pub const GATEWAY_ABOUT: &str = "\
@@ -107,6 +109,11 @@ seconds, goodput) and exits with status 0 only if the whole stream arrived uncha
 Example, across the namespaces of the `taroc gateway` example:
   taroc gateway transfer --netns right --receive 10.9.0.2:5201 --bytes 4M &
   taroc gateway transfer --netns left --send 10.9.0.2:5201 --bytes 4M";
+
+/// The tag length on a serial line unless --tag-len says otherwise, bytes: each byte costs
+/// airtime on a slow line, and a forger needs the wire (2^-32 odds per forged frame, at most a
+/// few hundred tries a second at 115,200 baud).
+pub const SERIAL_TAG_LEN: usize = 4;
 
 /// Parses a byte count with an optional K, M or G suffix (powers of 1024).
 pub(crate) fn byte_count(text: &str) -> Result<u64, String> {
@@ -328,10 +335,40 @@ pub struct RunArgs {
     pub insecure_no_auth: bool,
     /// UDP link: bytes of authentication tag per frame (both gateways must agree); forging a
     /// frame succeeds with odds 2^-(8 x BYTES) per try.
-    #[arg(long, value_name = "BYTES", default_value_t = auth::DEFAULT_TAG_LEN as u8,
+    /// [default: 8 on UDP, where anyone on the network can try; 4 on a serial line, where each
+    /// byte costs airtime and a forger needs the wire]
+    #[arg(long, value_name = "BYTES",
           value_parser = clap::value_parser!(u8).range(4..=16),
           help_heading = "UDP link (two hosts)")]
-    pub tag_len: u8,
+    pub tag_len: Option<u8>,
+    /// Serial line: the tty the link frames go on (/dev/ttyUSB0, /dev/ttyS0, a radio modem's
+    /// port), with --tun. Raw mode, 8N1, no flow control. Frames are authenticated if --key is
+    /// given, and not otherwise (the line is point to point).
+    #[arg(long, value_name = "PATH", help_heading = "Serial line (two hosts)")]
+    pub serial: Option<PathBuf>,
+    /// Serial line: bits per second (a standard rate: 9600, 115200, ...).
+    #[arg(
+        long,
+        value_name = "RATE",
+        default_value_t = 115_200,
+        help_heading = "Serial line (two hosts)"
+    )]
+    pub baud: u32,
+    /// Serial line: hdlc (RFC 1662 framing, as PPP uses) or kiss (to a packet-radio TNC).
+    #[arg(long, value_name = "NAME", default_value = "hdlc", value_parser = ["hdlc", "kiss"],
+          help_heading = "Serial line (two hosts)")]
+    pub framing: String,
+    /// Serial line: the frame check, 16 or 32 bits [default: 16 for hdlc, as RFC 1662; 32 for
+    /// kiss, whose radio links are noisier and which has no check of its own].
+    #[arg(long, value_name = "BITS", value_parser = ["16", "32"],
+          help_heading = "Serial line (two hosts)")]
+    pub fcs: Option<String>,
+    /// Serial line, kiss: the TNC port (0-15).
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=15),
+          help_heading = "Serial line (two hosts)")]
+    pub kiss_port: u8,
+
     /// UDP link: receive and send buffer to ask the kernel for (suffixes K, M); the sizes
     /// granted are printed at start.
     #[arg(long, value_name = "BYTES", default_value = "4M", value_parser = socket_buffer,
@@ -481,6 +518,43 @@ impl RunArgs {
 
     /// The authentication of the UDP link these arguments ask for (`None`: none, with a
     /// warning printed); an error if they ask for none.
+    /// The authentication of a serial line: with --key, as on UDP but with tags of
+    /// [`SERIAL_TAG_LEN`] bytes unless --tag-len says otherwise; without, none, said at start.
+    pub(crate) fn serial_auth(&self) -> Result<Option<AuthConfig>, Error> {
+        if self.insecure_no_auth {
+            return Err(Error::usage(
+                "--insecure-no-auth belongs to the UDP link: a serial line runs without \
+                 authentication unless --key is given",
+            ));
+        }
+        let Some(path) = &self.key else {
+            return Ok(None);
+        };
+        let (key, warning) = keyfile::read(path)?;
+        if let Some(warning) = warning {
+            eprintln!("taroc gateway: warning: {warning}");
+        }
+        Ok(Some(AuthConfig {
+            key,
+            tag_len: self.tag_len.map_or(SERIAL_TAG_LEN, usize::from),
+        }))
+    }
+
+    /// The framing of a serial line these arguments ask for, for link frames of up to
+    /// `max_frame` bytes.
+    pub fn serial_framing(&self, max_frame: usize) -> Framing {
+        let fcs = |default: Fcs| match self.fcs.as_deref() {
+            Some("16") => Fcs::Fcs16,
+            Some("32") => Fcs::Fcs32,
+            _ => default,
+        };
+        if self.framing == "kiss" {
+            Framing::kiss(self.kiss_port, fcs(Fcs::Fcs32), max_frame)
+        } else {
+            Framing::hdlc(fcs(Fcs::Fcs16), max_frame)
+        }
+    }
+
     pub(crate) fn auth(&self) -> Result<Option<AuthConfig>, Error> {
         match (&self.key, self.insecure_no_auth) {
             (Some(path), _) => {
@@ -490,7 +564,7 @@ impl RunArgs {
                 }
                 Ok(Some(AuthConfig {
                     key,
-                    tag_len: usize::from(self.tag_len),
+                    tag_len: self.tag_len.map_or(auth::DEFAULT_TAG_LEN, usize::from),
                 }))
             }
             (None, true) => {

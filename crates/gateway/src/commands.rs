@@ -14,8 +14,10 @@ use crate::args::{
 };
 use crate::bench::{self, ForwardingConfig, GridConfig};
 use crate::counters::Counters;
+use crate::endpoint::{EndpointConfig, DIRECTIONS};
 use crate::gateway::{self, Pipeline, PipelineConfig, RunReport};
 use crate::harness;
+use crate::serial::{self, SerialConfig};
 use crate::transfer::{self, TransferConfig};
 use crate::tun::{Tun, TunConfig};
 use crate::udp::{self, UdpConfig};
@@ -107,7 +109,13 @@ pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
             print_report(&gateway::DIRECTIONS, &report, args.json);
             Ok(())
         }
+        (None, None, Some(name), None) if args.serial.is_some() => run_serial(args, name, variants),
         (None, None, Some(name), Some(peer)) => {
+            if args.serial.is_some() {
+                return Err(Error::usage(
+                    "--serial and --peer are two links: give one (a serial line, or UDP)",
+                ));
+            }
             if args.netns_a.is_some() || args.netns_b.is_some() {
                 return Err(Error::usage(
                     "--netns-a/--netns-b belong to the emulated mode",
@@ -145,14 +153,67 @@ pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
                 variants[0], variants[1], args.mtu
             );
             let report = udp::run_udp(&tun, &config, &stop, &options)?;
-            print_report(&udp::DIRECTIONS, &report, args.json);
+            print_report(&DIRECTIONS, &report, args.json);
             Ok(())
         }
         _ => Err(Error::usage(
-            "give --tun-a and --tun-b (emulated link), or --tun, --listen and --peer (UDP link); \
-             see --help",
+            "give --tun-a and --tun-b (emulated link), --tun, --listen and --peer (UDP link), or \
+             --tun and --serial (serial line); see --help",
         )),
     }
+}
+
+/// Runs a gateway whose link is the serial line of `args.serial`, on TUN device `name`.
+fn run_serial(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<(), Error> {
+    if args.netns_a.is_some() || args.netns_b.is_some() || args.listen.is_some() {
+        return Err(Error::usage(
+            "--netns-a/--netns-b belong to the emulated mode, --listen to the UDP link",
+        ));
+    }
+    let path = args.serial.clone().unwrap_or_default();
+    let auth = args.serial_auth()?;
+    let endpoint = EndpointConfig {
+        variants: variants.clone(),
+        link: args.link(),
+        tun_mtu: args.mtu as usize,
+        seed: args.seed,
+        verify_checksums: !args.deliver_bad_checksums,
+        auth: auth.clone(),
+        may_reorder: false,
+    };
+    endpoint.check()?;
+    // The longest link frame: the link MTU, its kind byte, and the authentication's framing.
+    let max_frame = endpoint.link.mtu + auth.as_ref().map_or(0, |a| a.max_overhead());
+    let line = SerialConfig {
+        path,
+        baud: args.baud,
+        framing: args.serial_framing(max_frame),
+    };
+    let tun = Tun::open(&TunConfig {
+        name: name.to_owned(),
+        mtu: args.mtu,
+        netns: args.netns.clone(),
+    })?;
+    signal::install()?;
+    let tag = auth.as_ref().map_or_else(
+        || "NOT authenticated (give --key FILE to authenticate every frame)".to_owned(),
+        |a| format!("authenticated ({}-byte tags)", a.tag_len),
+    );
+    eprintln!(
+        "taroc gateway: {name} <-> serial {} at {} baud, {}, {tag}, send {} receive {}, MTU {} \
+         (link {}); SIGINT/SIGTERM to stop",
+        line.path.display(),
+        line.baud,
+        line.framing.describe(),
+        variants[0],
+        variants[1],
+        args.mtu,
+        endpoint.link.mtu
+    );
+    let stop = AtomicBool::new(false);
+    let report = serial::run_serial(&tun, &line, &endpoint, &stop, &args.options())?;
+    print_report(&DIRECTIONS, &report, args.json);
+    Ok(())
 }
 
 fn run_transfer(args: &TransferArgs) -> Result<(), Error> {

@@ -34,14 +34,18 @@ use serde::Serialize;
 use taroc_core::variant::Variant;
 
 use crate::disturb::{self, Applied, Planned, Victim};
+use crate::endpoint::EndpointConfig;
 use crate::forge::{PROBE_PAYLOAD, PROBE_PORT};
 use crate::gateway::{self, Copy, LoopOptions, Pipeline, PipelineConfig, RunReport};
+use crate::line_emulator::{EmulatedLine, LineConfig};
 use crate::link::LinkConfig;
 use crate::netns::{self, Netns};
 use crate::relay::RelayCounters;
+use crate::serial::{self, Framing, SerialConfig};
 use crate::transfer::{self, TransferConfig, TransferResult, Watch};
 use crate::tun::{Tun, TunConfig};
 use crate::Error;
+use taroc_wire::fcs::Fcs;
 
 mod live;
 mod threads;
@@ -121,6 +125,15 @@ pub enum Mode {
     Udp,
     /// A plain TUN-to-TUN copy, no codec, no link (the forwarding speed baseline).
     PlainCopy,
+    /// Two gateways, one per TUN device, on the two ends of an emulated serial line
+    /// ([`crate::line_emulator`]) at `baud`, HDLC-framed or (`kiss`) KISS-framed; the link's
+    /// BER is the line's. No oracle: `checksum_failed` counts instead.
+    Serial {
+        /// KISS framing (HDLC otherwise).
+        kiss: bool,
+        /// The line's bits per second.
+        baud: u32,
+    },
 }
 
 /// What a run measured.
@@ -306,6 +319,9 @@ pub fn run_disturbed(scenario: &Scenario, plan: &[Planned]) -> Result<Outcome, E
             outcome.transfer = transfer_between(scenario, &outcome.namespaces, &Watch::default())?;
             outcome.report = worker.finish()?;
         }
+        Mode::Serial { kiss, baud } => {
+            run_serial(scenario, kiss, baud, tuns, &options, &mut outcome)?
+        }
         Mode::PlainCopy => {
             let worker = Worker::spawn(move |stop| {
                 gateway::run_emulated([&tuns[0], &tuns[1]], &mut Copy::default(), stop, &options)
@@ -399,6 +415,86 @@ fn transfer_between(
         &scenario.transfer,
         watch,
     )
+}
+
+/// The transfer of [`Mode::Serial`]: an emulated line at `baud` with the link's BER, and a
+/// gateway on each of its ends, on `tuns`; fills in `outcome`.
+fn run_serial(
+    scenario: &Scenario,
+    kiss: bool,
+    baud: u32,
+    tuns: [Tun; 2],
+    options: &LoopOptions,
+    outcome: &mut Outcome,
+) -> Result<(), Error> {
+    let line = EmulatedLine::start(LineConfig {
+        baud,
+        ber: scenario.link.ber,
+        garbage: 0.0,
+        seed: scenario.seed,
+    })?;
+    let auth = match scenario.authenticated {
+        true => Some(crate::auth::AuthConfig {
+            key: crate::keyfile::generate()?,
+            tag_len: crate::args::SERIAL_TAG_LEN,
+        }),
+        false => None,
+    };
+    let max_frame = scenario.link.mtu + auth.as_ref().map_or(0, |a| a.max_overhead());
+    let framing = if kiss {
+        Framing::kiss(0, Fcs::Fcs32, max_frame)
+    } else {
+        Framing::hdlc(Fcs::Fcs16, max_frame)
+    };
+    let [forward, reverse] = scenario.variants.clone();
+    let variants = [[forward.clone(), reverse.clone()], [reverse, forward]];
+    let mut workers = Vec::new();
+    for (side, tun) in tuns.into_iter().enumerate() {
+        let serial = SerialConfig {
+            path: line.path(side).clone(),
+            baud,
+            framing,
+        };
+        let endpoint = EndpointConfig {
+            variants: variants[side].clone(),
+            link: LinkConfig {
+                mtu: scenario.link.mtu,
+                ..LinkConfig::default()
+            },
+            tun_mtu: scenario.tun_mtu as usize,
+            seed: scenario.seed,
+            verify_checksums: true,
+            auth: auth.clone(),
+            may_reorder: false,
+        };
+        let options = options.clone();
+        workers.push(Worker::spawn(move |stop| {
+            serial::run_serial(&tun, &serial, &endpoint, stop, &options)
+        })?);
+    }
+    let transfer = transfer_between(scenario, &outcome.namespaces, &Watch::default());
+    let b = workers
+        .pop()
+        .ok_or_else(|| Error::new("gateway B missing"))?
+        .finish()?;
+    let a = workers
+        .pop()
+        .ok_or_else(|| Error::new("gateway A missing"))?
+        .finish()?;
+    let mut forward = a.counters[0].clone();
+    forward.add(&b.counters[1]);
+    let mut reverse = b.counters[0].clone();
+    reverse.add(&a.counters[1]);
+    // The line's bytes once, as their sender put them on it.
+    forward.medium_bytes = a.counters[0].medium_bytes;
+    reverse.medium_bytes = b.counters[0].medium_bytes;
+    outcome.report = RunReport {
+        counters: [forward, reverse],
+        cpu: a.cpu + b.cpu,
+        wall: a.wall.max(b.wall),
+    };
+    outcome.transfer = transfer?;
+    Ok(())
 }
 
 /// The transfer of [`Mode::Udp`]: two gateways on `tuns`, the relay between them, and the

@@ -121,7 +121,7 @@ fn udp_mode_needs_a_key_or_the_insecure_flag() {
     };
     assert!(with(&["--key", "k", "--insecure-no-auth"]).is_err());
     assert!(with(&["--tag-len", "3"]).is_err() && with(&["--tag-len", "17"]).is_err());
-    assert_eq!(with(&["--tag-len", "16"]).unwrap().run.tag_len, 16);
+    assert_eq!(with(&["--tag-len", "16"]).unwrap().run.tag_len, Some(16));
     assert_eq!(parse(&[]).unwrap().run.socket_buffer, 4 << 20);
     assert!(with(&["--socket-buffer", "1K"]).is_err());
     assert!(with(&["--stats-interval", "0.05"]).is_err());

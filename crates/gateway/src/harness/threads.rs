@@ -246,6 +246,9 @@ impl UdpPair {
         forward.add(&b.counters[1]);
         let mut reverse = b.counters[0].clone();
         reverse.add(&a.counters[1]);
+        // The network's bytes once, as their sender put them on it.
+        forward.medium_bytes = a.counters[0].medium_bytes;
+        reverse.medium_bytes = b.counters[0].medium_bytes;
         let report = RunReport {
             counters: [forward, reverse],
             cpu: a.cpu + b.cpu,
