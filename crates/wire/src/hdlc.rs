@@ -35,6 +35,27 @@
 //! discarded, and counted, when it is too short, fails its FCS, grows past the maximum
 //! (everything up to the next flag is then skipped), is aborted or holds an invalid escape. Its
 //! memory is one buffer of fixed size, given at construction; it does not allocate after.
+//!
+//! ```
+//! use taroc_wire::framing::Event;
+//! use taroc_wire::hdlc::{self, Config, Deframer};
+//!
+//! let config = Config::default();
+//! let mut line = Vec::new();
+//! hdlc::encode(0x45, b"a frame \x7e\x03", &config, &mut line);
+//!
+//! let mut deframer = Deframer::new(&config);
+//! let mut got = Vec::new();
+//! for chunk in line.chunks(3) {
+//!     deframer.push(chunk, |event| {
+//!         if let Event::Frame { kind, frame } = event {
+//!             got.push((kind, frame.to_vec()));
+//!         }
+//!     });
+//! }
+//! assert_eq!(got, [(0x45, b"a frame \x7e\x03".to_vec())]);
+//! assert_eq!(deframer.counters().frames, 1);
+//! ```
 
 use crate::fcs::Fcs;
 use crate::framing::{Counters, Discard, Event, FrameBuf, Sink, SliceSink, DEFAULT_MAX_FRAME};
@@ -50,7 +71,10 @@ pub const ESCAPE_XOR: u8 = 0x20;
 
 /// A sending Async-Control-Character-Map: the set of octets sent escaped (RFC 1662 section
 /// 7.1). The sending map may cover all 256 octets; the Flag Sequence and Control Escape are
-/// always escaped, whatever the map says.
+/// always escaped, whatever the map says. It never flags 0x20..=0x3F nor 0x5E, which section
+/// 7.1 does not let a sender escape: escaped, they would go out as a control character (which
+/// a receiver removes, or, in this crate, refuses as an invalid escape) or as 0x7D 0x7E, the
+/// abort sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Accm([u32; 8]);
 
@@ -68,8 +92,12 @@ impl Accm {
     }
 
     /// This map with `octet` flagged too (for instance 0x91 and 0x93, XON and XOFF with parity
-    /// set, for modems that intercept them).
+    /// set, for modems that intercept them). Octets that may not be escaped (0x20..=0x3F,
+    /// 0x5E) are left out.
     pub const fn with(self, octet: u8) -> Accm {
+        if matches!(octet, 0x20..=0x3F | 0x5E) {
+            return self;
+        }
         let mut map = self.0;
         map[(octet >> 5) as usize] |= 1 << (octet & 31);
         Accm(map)
@@ -471,6 +499,16 @@ mod tests {
         assert!(map.contains(0x11) && map.contains(0x13));
         assert!(!map.contains(0x00) && !map.contains(0x7E) && !map.contains(0xFF));
         assert!(map.with(0xFF).contains(0xFF));
+        // Never an octet whose escape would be a control character or the abort sequence.
+        let all = (0..=255).fold(Accm::NONE, |map, b| map.with(b));
+        assert!((0..=255).all(|b| all.contains(b) != matches!(b, 0x20..=0x3F | 0x5E)));
+        let config = Config {
+            accm: all,
+            ..Config::default()
+        };
+        let frame: Vec<u8> = (0..=255).collect();
+        let (events, _) = decode(&config, &encoded(0x5E, &frame, &config), 1, 0);
+        assert_eq!(events, vec![Owned::Frame(0x5E, frame)]);
         assert!((0..32).all(|b| Accm::ASYNC_DEFAULT.contains(b)));
         assert!((32..=255).all(|b| !Accm::ASYNC_DEFAULT.contains(b)));
         assert_eq!(Accm::default(), Accm::ASYNC_DEFAULT);

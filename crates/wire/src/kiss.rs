@@ -34,6 +34,33 @@
 //! with an FCS to protect, the frame is discarded at once instead, as an escape error is what
 //! two FESCs in a row, KISS's way of aborting a frame, also are. Its memory is one buffer of
 //! fixed size, given at construction; it does not allocate after.
+//!
+//! Without the standard library, encode into a slice and receive into an array:
+//!
+//! ```
+//! use taroc_wire::framing::{Discard, Event};
+//! use taroc_wire::kiss::{self, Config, Deframer};
+//!
+//! let config = Config { port: 2, max_frame: 256, ..Config::default() };
+//! let mut line = [0u8; 600];
+//! let n = kiss::encode_to_slice(0x01, &[0xC0, 0xDB, 7], &config, &mut line).unwrap();
+//! assert_eq!(line[..2], [kiss::FEND, 0x20]); // port 2, data frame
+//!
+//! let mut deframer = Deframer::with_buffer(&config, [0u8; 261]);
+//! let mut frames = 0;
+//! deframer.push(&line[..n], |event| match event {
+//!     Event::Frame { kind, frame } => {
+//!         assert_eq!((kind, frame), (0x01, &[0xC0, 0xDB, 7][..]));
+//!         frames += 1;
+//!     }
+//!     other => panic!("{other:?}"),
+//! });
+//! assert_eq!(frames, 1);
+//! // The same frame on another port is not ours.
+//! let other = Config { port: 3, ..config };
+//! let n = kiss::encode_to_slice(0x01, &[7], &other, &mut line).unwrap();
+//! deframer.push(&line[..n], |event| assert_eq!(event, Event::Discarded(Discard::OtherPort)));
+//! ```
 
 use crate::fcs::Fcs;
 use crate::framing::{Counters, Discard, Event, FrameBuf, Sink, SliceSink, DEFAULT_MAX_FRAME};
