@@ -49,6 +49,17 @@ real link worse on purpose. There is no oracle here; rebuilt packets whose TCP/U
 are dropped (`checksum dropped`), or delivered and counted (`checksum failed`) with \
 --deliver-bad-checksums.
 
+  Serial line (two hosts): --tun NAME --serial PATH --baud RATE [--framing hdlc|kiss] [--key FILE]
+    Frames go on a serial line (a UART, a USB serial adapter, a radio modem), one line frame \
+each: RFC 1662 HDLC-like framing (flag 0x7E, escapes, FCS-16 or --fcs 32), as PPP puts on such \
+lines, or KISS to a packet-radio TNC (--kiss-port, with an FCS of ours, 32 bits by default). The \
+line is set to raw mode, 8N1, no flow control, at --baud; the gateway sends only as fast as the \
+line carries, so packets wait in the kernel's queue and each is compressed when its turn comes. \
+A frame that fails its check is dropped, counted (`bad check`) and reported to the decompressor \
+as a link error; line noise, runts and overlong frames are counted by reason. Frames are \
+authenticated with --key FILE (4-byte tags unless --tag-len), and not otherwise: the line is \
+point to point, as the line at start says.
+
 TUN devices are created, or attached if a TUN device of that name exists (e.g. from `ip tuntap \
 add mode tun`), given the --mtu and brought up; their addresses and routes are yours to set \
 (`ip address add ... dev NAME`). Packets longer than the TUN MTU and frames longer than the \
@@ -68,7 +79,11 @@ Example, one host:
 
 Example, two hosts (192.0.2.1 and 192.0.2.2):
   (umask 077; taroc gateway genkey > link.key)   # then copy link.key to the other host
-  taroc gateway --tun tc0 --listen 0.0.0.0:7000 --peer 192.0.2.2:7000 --key link.key";
+  taroc gateway --tun tc0 --listen 0.0.0.0:7000 --peer 192.0.2.2:7000 --key link.key
+
+Example, two hosts joined by a serial cable or radio modems at 9600 baud (on each host):
+  taroc gateway --tun tc0 --serial /dev/ttyUSB0 --baud 9600 --mtu 296 &
+  ip address add 10.9.0.1/24 dev tc0    # 10.9.0.2/24 on the other host";
 
 const GENKEY_ABOUT: &str = "\
 Print a new pre-shared key for the authenticated UDP link: 32 random bytes from the kernel \
@@ -645,6 +660,20 @@ pub struct BenchArgs {
     /// Forwarding: rounds of measurements.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub rounds: usize,
+    /// Measure two gateways on emulated serial lines instead of the grid: for every --bauds x
+    /// HDLC and KISS x MTU 296 and 1500 x --schemes, a bulk transfer of about eight seconds of
+    /// line time and 40 one-byte request/echo exchanges (TCP_NODELAY), each against `none`.
+    #[arg(long, conflicts_with = "forwarding")]
+    pub serial: bool,
+    /// Serial: the baud rates, comma-separated.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "9600,115200",
+        requires = "serial"
+    )]
+    pub bauds: Vec<u32>,
     /// One JSON object per run on standard output instead of tables.
     #[arg(long)]
     pub json: bool,

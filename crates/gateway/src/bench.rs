@@ -8,6 +8,8 @@
 //! - **Forwarding speed** (`forwarding`): 1500-byte packets of a TCP transfer through the
 //!   gateway with the link emulation off, against a plain TUN-to-TUN copy measured in the same
 //!   run, over the emulated link or the UDP link (with and without authentication).
+//! - **Serial lines** (`serial`): bulk goodput and one-byte echoes per scheme on emulated
+//!   serial lines, against `none` on the same line.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -22,10 +24,12 @@ use crate::transfer::TransferConfig;
 use crate::Error;
 
 mod forwarding;
+mod serial;
 
 pub use forwarding::{
     forwarding_table, run_forwarding, ForwardingConfig, ForwardingLink, ForwardingRecord, Route,
 };
+pub use serial::{run_serial_bench, serial_table, Line, SerialBenchConfig, SerialRecord};
 
 /// The MTU the TAROC draft's simulations (Appendix B.3) use at bit error rate `ber`.
 pub fn draft_mtu(ber: f64) -> u32 {

@@ -2,6 +2,7 @@
 //! `bench`, `transfer`, `genkey` or `resume`, and report the result with the exit status every
 //! taroc command uses.
 
+use std::io::Write as _;
 use std::net::TcpListener;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -17,7 +18,7 @@ use crate::counters::Counters;
 use crate::endpoint::{EndpointConfig, DIRECTIONS};
 use crate::gateway::{self, Pipeline, PipelineConfig, RunReport};
 use crate::harness;
-use crate::serial::{self, SerialConfig};
+use crate::serial::{self, SerialConfig, SerialTransport};
 use crate::transfer::{self, TransferConfig};
 use crate::tun::{Tun, TunConfig};
 use crate::udp::{self, UdpConfig};
@@ -28,14 +29,16 @@ pub fn run(args: GatewayArgs) -> ExitCode {
     let result = match args.command {
         Some(GatewayCommand::Bench(bench)) => run_bench(&bench),
         Some(GatewayCommand::Transfer(transfer)) => run_transfer(&transfer),
-        Some(GatewayCommand::Genkey) => keyfile::generate().map(|key| {
-            print!("{}", keyfile::format(&key));
-        }),
+        Some(GatewayCommand::Genkey) => {
+            keyfile::generate().and_then(|key| print_out(&keyfile::format(&key)))
+        }
         Some(GatewayCommand::Resume(resume)) => crate::resume::run(&resume),
         None => run_gateway(&args.run),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader has gone (`| head`): quietly, as other tools do.
+        Err(e) if is_broken_stdout(&e) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("taroc gateway: {e}");
             // One rule for every taroc command: 2 for a bad command line, 1 for a failure.
@@ -44,7 +47,29 @@ pub fn run(args: GatewayArgs) -> ExitCode {
     }
 }
 
-fn print_report(labels: &[&str; 2], report: &RunReport, json: bool) {
+/// What an error writing to standard output says.
+const STDOUT: &str = "cannot write to standard output";
+
+/// Writes `text` to standard output and flushes it: results that cannot be written are an
+/// error (the program's exit status then says so), not a panic as `print!` would make them.
+pub fn print_out(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io(STDOUT, e))
+}
+
+/// Whether `error` is [`print_out`]'s, for a reader that has gone (a broken pipe).
+fn is_broken_stdout(error: &Error) -> bool {
+    error.to_string().starts_with(STDOUT)
+        && error
+            .os_error()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// Prints the final counters (the table on standard error; with `json`, the JSON record on
+/// standard output).
+fn print_report(labels: &[&str; 2], report: &RunReport, json: bool) -> Result<(), Error> {
     eprint!("{}", gateway::final_table(labels, report));
     if json {
         #[derive(serde::Serialize)]
@@ -63,10 +88,11 @@ fn print_report(labels: &[&str; 2], report: &RunReport, json: bool) {
             cpu_ns_per_packet: report.cpu_ns_per_packet(),
         };
         match serde_json::to_string(&record) {
-            Ok(line) => println!("{line}"),
+            Ok(line) => print_out(&format!("{line}\n"))?,
             Err(e) => eprintln!("taroc gateway: JSON: {e}"),
         }
     }
+    Ok(())
 }
 
 pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
@@ -106,8 +132,7 @@ pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
                 variants[0], variants[1], args.mtu, config.links[0].mtu
             );
             let report = gateway::run_emulated([&tun_a, &tun_b], &mut pipeline, &stop, &options)?;
-            print_report(&gateway::DIRECTIONS, &report, args.json);
-            Ok(())
+            print_report(&gateway::DIRECTIONS, &report, args.json)
         }
         (None, None, Some(name), None) if args.serial.is_some() => run_serial(args, name, variants),
         (None, None, Some(name), Some(peer)) => {
@@ -153,8 +178,7 @@ pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
                 variants[0], variants[1], args.mtu
             );
             let report = udp::run_udp(&tun, &config, &stop, &options)?;
-            print_report(&DIRECTIONS, &report, args.json);
-            Ok(())
+            print_report(&DIRECTIONS, &report, args.json)
         }
         _ => Err(Error::usage(
             "give --tun-a and --tun-b (emulated link), --tun, --listen and --peer (UDP link), or \
@@ -189,6 +213,7 @@ fn run_serial(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<(), 
         baud: args.baud,
         framing: args.serial_framing(max_frame),
     };
+    let transport = SerialTransport::open(&line)?;
     let tun = Tun::open(&TunConfig {
         name: name.to_owned(),
         mtu: args.mtu,
@@ -211,9 +236,8 @@ fn run_serial(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<(), 
         endpoint.link.mtu
     );
     let stop = AtomicBool::new(false);
-    let report = serial::run_serial(&tun, &line, &endpoint, &stop, &args.options())?;
-    print_report(&DIRECTIONS, &report, args.json);
-    Ok(())
+    let report = serial::run_serial(&tun, transport, &endpoint, &stop, &args.options())?;
+    print_report(&DIRECTIONS, &report, args.json)
 }
 
 fn run_transfer(args: &TransferArgs) -> Result<(), Error> {
@@ -275,7 +299,7 @@ fn run_transfer(args: &TransferArgs) -> Result<(), Error> {
         (None, None) => return Err(Error::new("give --send or --receive")),
     };
     match serde_json::to_string(&report) {
-        Ok(line) => println!("{line}"),
+        Ok(line) => print_out(&format!("{line}\n"))?,
         Err(e) => return Err(Error::new(format!("JSON: {e}"))),
     }
     if report.intact {
@@ -291,6 +315,59 @@ fn run_transfer(args: &TransferArgs) -> Result<(), Error> {
             }
         )))
     }
+}
+
+/// `taroc gateway bench --serial`.
+fn run_serial_bench(args: &BenchArgs, variants: Vec<Variant>) -> Result<(), Error> {
+    for &baud in &args.bauds {
+        if serial::baud_rate(baud).is_none() {
+            return Err(Error::usage(format!(
+                "--bauds {baud}: not a rate a serial line can be set to (one of: {})",
+                serial::BAUD_RATES
+            )));
+        }
+    }
+    let mut lines = Vec::new();
+    for &baud in &args.bauds {
+        for kiss in [false, true] {
+            for mtu in [296, 1500] {
+                lines.push(bench::Line { baud, kiss, mtu });
+            }
+        }
+    }
+    let config = bench::SerialBenchConfig {
+        variants,
+        lines,
+        seconds: 8.0,
+        exchanges: 40,
+        authenticated: false,
+        jobs: args.jobs.max(1),
+        seed: args.seed,
+    };
+    let total = config.lines.len() * config.variants.len();
+    let mut done = 0;
+    let records = bench::run_serial_bench(&config, |r| {
+        done += 1;
+        if args.json {
+            if let Ok(line) = serde_json::to_string(r) {
+                let _ = print_out(&format!("{line}\n"));
+            }
+        } else {
+            eprintln!(
+                "[{done}/{total}] {} baud {} MTU {} {}: {:.0} B/s, echo {:.2} s",
+                r.line.baud,
+                if r.line.kiss { "kiss" } else { "hdlc" },
+                r.line.mtu,
+                r.scheme,
+                r.goodput,
+                r.echo_s
+            );
+        }
+    })?;
+    if !args.json {
+        print_out(&bench::serial_table(&records))?;
+    }
+    Ok(())
 }
 
 fn run_bench(args: &BenchArgs) -> Result<(), Error> {
@@ -311,10 +388,13 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
             mtu: args.mtu.unwrap_or(1500),
             ip_version: args.ip,
         };
+        let mut unwritten = None;
         let records = bench::run_forwarding(&config, |r| {
             if args.json {
                 if let Ok(line) = serde_json::to_string(r) {
-                    println!("{line}");
+                    if unwritten.is_none() {
+                        unwritten = print_out(&format!("{line}\n")).err();
+                    }
                 }
             } else {
                 eprintln!(
@@ -327,10 +407,16 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
                 );
             }
         })?;
+        if let Some(e) = unwritten {
+            return Err(e);
+        }
         if !args.json {
-            print!("{}", bench::forwarding_table(&records));
+            print_out(&bench::forwarding_table(&records))?;
         }
         return Ok(());
+    }
+    if args.serial {
+        return run_serial_bench(args, variants);
     }
     let config = GridConfig {
         variants,
@@ -353,12 +439,13 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
         * config.variants.len();
     let mut done = 0;
     let bar = bench::progress_bar(total as u64);
+    let mut unwritten = None;
     let records = bench::run_grid(&config, |r| {
         done += 1;
         bar.inc(1);
-        if args.json {
+        if args.json && unwritten.is_none() {
             if let Ok(line) = serde_json::to_string(r) {
-                bar.suspend(|| println!("{line}"));
+                unwritten = bar.suspend(|| print_out(&format!("{line}\n"))).err();
             }
         }
         bar.suspend(|| {
@@ -377,8 +464,11 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
     });
     bar.finish_and_clear();
     let records = records?;
+    if let Some(e) = unwritten {
+        return Err(e);
+    }
     if !args.json {
-        print!("{}", bench::grid_table(&records));
+        print_out(&bench::grid_table(&records))?;
     }
     Ok(())
 }

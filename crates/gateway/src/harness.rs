@@ -34,6 +34,7 @@ use serde::Serialize;
 use taroc_core::variant::Variant;
 
 use crate::disturb::{self, Applied, Planned, Victim};
+use crate::echo::EchoResult;
 use crate::endpoint::EndpointConfig;
 use crate::forge::{PROBE_PAYLOAD, PROBE_PORT};
 use crate::gateway::{self, Copy, LoopOptions, Pipeline, PipelineConfig, RunReport};
@@ -41,7 +42,7 @@ use crate::line_emulator::{EmulatedLine, LineConfig};
 use crate::link::LinkConfig;
 use crate::netns::{self, Netns};
 use crate::relay::RelayCounters;
-use crate::serial::{self, Framing, SerialConfig};
+use crate::serial::{self, Framing, SerialConfig, SerialTransport};
 use crate::transfer::{self, TransferConfig, TransferResult, Watch};
 use crate::tun::{Tun, TunConfig};
 use crate::Error;
@@ -427,6 +428,26 @@ fn run_serial(
     options: &LoopOptions,
     outcome: &mut Outcome,
 ) -> Result<(), Error> {
+    let namespaces = outcome.namespaces.clone();
+    let (transfer, report) = on_serial_line(scenario, kiss, baud, tuns, options, || {
+        transfer_between(scenario, &namespaces, &Watch::default())
+    })?;
+    outcome.report = report;
+    outcome.transfer = transfer?;
+    Ok(())
+}
+
+/// Runs `work` while an emulated line at `baud` with the link's BER joins a gateway on each of
+/// `tuns`; what it returned and the gateways' report (the line's bytes counted once per
+/// direction, as their sender put them on it).
+fn on_serial_line<T>(
+    scenario: &Scenario,
+    kiss: bool,
+    baud: u32,
+    tuns: [Tun; 2],
+    options: &LoopOptions,
+    work: impl FnOnce() -> T,
+) -> Result<(T, RunReport), Error> {
     let line = EmulatedLine::start(LineConfig {
         baud,
         ber: scenario.link.ber,
@@ -468,11 +489,12 @@ fn run_serial(
             may_reorder: false,
         };
         let options = options.clone();
+        let transport = SerialTransport::open(&serial)?;
         workers.push(Worker::spawn(move |stop| {
-            serial::run_serial(&tun, &serial, &endpoint, stop, &options)
+            serial::run_serial(&tun, transport, &endpoint, stop, &options)
         })?);
     }
-    let transfer = transfer_between(scenario, &outcome.namespaces, &Watch::default());
+    let result = work();
     let b = workers
         .pop()
         .ok_or_else(|| Error::new("gateway B missing"))?
@@ -485,16 +507,59 @@ fn run_serial(
     forward.add(&b.counters[1]);
     let mut reverse = b.counters[0].clone();
     reverse.add(&a.counters[1]);
-    // The line's bytes once, as their sender put them on it.
     forward.medium_bytes = a.counters[0].medium_bytes;
     reverse.medium_bytes = b.counters[0].medium_bytes;
-    outcome.report = RunReport {
+    let report = RunReport {
         counters: [forward, reverse],
         cpu: a.cpu + b.cpu,
         wall: a.wall.max(b.wall),
     };
-    outcome.transfer = transfer?;
-    Ok(())
+    Ok((result, report))
+}
+
+/// What a cell of the serial bench measured: a bulk transfer, then one-byte echoes.
+#[derive(Debug, Clone)]
+pub struct SerialCell {
+    /// The bulk transfer of the scenario.
+    pub bulk: TransferResult,
+    /// The request/echo exchanges after it.
+    pub echo: EchoResult,
+    /// The gateways' counters and CPU time over both.
+    pub report: RunReport,
+}
+
+/// A cell of the serial bench: the bulk transfer of `scenario` (whose mode must be
+/// [`Mode::Serial`]), then `exchanges` one-byte request/echo exchanges ([`crate::echo`]), over
+/// one emulated line and its two gateways.
+pub fn run_serial_cell(scenario: &Scenario, exchanges: u32) -> Result<SerialCell, Error> {
+    let Mode::Serial { kiss, baud } = scenario.mode else {
+        return Err(Error::new("a serial bench cell needs the serial mode"));
+    };
+    let Prepared {
+        netns,
+        tuns,
+        congestion_control: _,
+    } = prepare(scenario)?;
+    let namespaces = netns.each_ref().map(|ns| ns.name().to_owned());
+    let options = LoopOptions::default();
+    let ((bulk, echo), report) = on_serial_line(scenario, kiss, baud, tuns, &options, || {
+        let bulk = transfer_between(scenario, &namespaces, &Watch::default());
+        let addr = SocketAddr::new(scenario.ip_version.address(1), 5202);
+        let echo = crate::echo::run(
+            &namespaces[0],
+            &namespaces[1],
+            addr,
+            exchanges,
+            scenario.transfer.time_limit,
+        );
+        (bulk, echo)
+    })?;
+    drop(netns);
+    Ok(SerialCell {
+        bulk: bulk?,
+        echo: echo?,
+        report,
+    })
 }
 
 /// The transfer of [`Mode::Udp`]: two gateways on `tuns`, the relay between them, and the

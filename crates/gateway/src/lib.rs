@@ -51,6 +51,7 @@ pub mod bench;
 pub mod commands;
 pub mod counters;
 pub mod disturb;
+pub mod echo;
 pub mod endpoint;
 pub mod forge;
 pub mod gateway;

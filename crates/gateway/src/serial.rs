@@ -397,18 +397,17 @@ fn copy_frame(incoming: Incoming, bytes: &[u8], buffer: &mut [u8]) -> Incoming {
     }
 }
 
-/// Runs a gateway on `tun` whose link frames go on the serial line of `line`, until `stop` is
-/// set, SIGINT/SIGTERM arrives (once [`crate::signal::install`] has run) or `options.duration`
-/// passes.
+/// Runs a gateway on `tun` whose link frames go on the serial line of `transport` (opened with
+/// [`SerialTransport::open`]), until `stop` is set, SIGINT/SIGTERM arrives (once
+/// [`crate::signal::install`] has run) or `options.duration` passes.
 pub fn run_serial(
     tun: &Tun,
-    line: &SerialConfig,
+    mut transport: SerialTransport,
     config: &EndpointConfig,
     stop: &AtomicBool,
     options: &LoopOptions,
 ) -> Result<RunReport, Error> {
     config.check()?;
-    let mut transport = SerialTransport::open(line)?;
     let (sender_id, first_counter) = match config.auth {
         Some(_) => (keyfile::random_u64()?, crate::udp::wall_clock_ns()?),
         None => (0, 0),
