@@ -14,6 +14,7 @@ use crate::{report, timing, twice};
 
 mod progress;
 use progress::Progress;
+use taroc_sim::cli::output_failed;
 pub use taroc_sim::cli::Exit;
 
 /// Robust TCP/IP header compression (TAROC) and the tools to measure it.
@@ -155,17 +156,22 @@ pub fn run_twice(args: &TwiceArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
         if args.json {
             for result in &results {
                 let line = serde_json::to_string(result).expect("a Repair always serializes");
-                let _ = writeln!(out, "{line}");
+                if let Err(e) = writeln!(out, "{line}") {
+                    return output_failed("taroc twice", &e, err);
+                }
             }
         } else {
-            if !first_table {
-                let _ = writeln!(out);
-            }
+            let gap = if first_table { "" } else { "\n" };
             first_table = false;
-            let _ = write!(out, "{}", twice::table(&results));
+            if let Err(e) = write!(out, "{gap}{}", twice::table(&results)) {
+                return output_failed("taroc twice", &e, err);
+            }
         }
     }
-    Exit::of(ok)
+    match out.flush() {
+        Ok(()) => Exit::of(ok),
+        Err(e) => output_failed("taroc twice", &e, err),
+    }
 }
 
 const EVAL_ABOUT: &str = "\
@@ -492,16 +498,22 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
                 if args.json {
                     for (i, result) in results.iter().enumerate() {
                         let timing = timings.map(|t| &t[i]);
-                        let _ = writeln!(out, "{}", report::json_line(result, timing));
+                        if let Err(e) = writeln!(out, "{}", report::json_line(result, timing)) {
+                            return output_failed("taroc eval", &e, err);
+                        }
                     }
                 } else {
                     if !first_table {
-                        let _ = writeln!(out);
+                        if let Err(e) = writeln!(out) {
+                            return output_failed("taroc eval", &e, err);
+                        }
                     }
                     first_table = false;
                     let link_types = &reader.stats().link_types;
                     let text = report::table(&results, link_types, timings);
-                    let _ = write!(out, "{text}");
+                    if let Err(e) = write!(out, "{text}") {
+                        return output_failed("taroc eval", &e, err);
+                    }
                 }
             }
             Err(problem) => {
@@ -510,7 +522,10 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
             }
         }
     }
-    Exit::of(ok)
+    match out.flush() {
+        Ok(()) => Exit::of(ok),
+        Err(e) => output_failed("taroc eval", &e, err),
+    }
 }
 
 #[cfg(test)]

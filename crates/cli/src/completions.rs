@@ -92,7 +92,7 @@ fn report(command: &str, result: std::io::Result<()>, err: &mut dyn Write) -> bo
     match result {
         Ok(()) => true,
         Err(problem) => {
-            let _ = writeln!(err, "taroc {command}: cannot write: {problem}");
+            taroc_sim::cli::output_failed(&format!("taroc {command}"), &problem, err);
             false
         }
     }

@@ -346,11 +346,14 @@ fn run_serial_bench(args: &BenchArgs, variants: Vec<Variant>) -> Result<(), Erro
     };
     let total = config.lines.len() * config.variants.len();
     let mut done = 0;
+    let mut unwritten = None;
     let records = bench::run_serial_bench(&config, |r| {
         done += 1;
         if args.json {
             if let Ok(line) = serde_json::to_string(r) {
-                let _ = print_out(&format!("{line}\n"));
+                if unwritten.is_none() {
+                    unwritten = print_out(&format!("{line}\n")).err();
+                }
             }
         } else {
             eprintln!(
@@ -364,6 +367,9 @@ fn run_serial_bench(args: &BenchArgs, variants: Vec<Variant>) -> Result<(), Erro
             );
         }
     })?;
+    if let Some(e) = unwritten {
+        return Err(e);
+    }
     if !args.json {
         print_out(&bench::serial_table(&records))?;
     }

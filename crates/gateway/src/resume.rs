@@ -16,6 +16,7 @@ use serde::Serialize;
 use taroc_core::variant::Variant;
 
 use crate::args::{byte_count, duration_from_secs, ip_version, seconds, MAX_SECONDS};
+use crate::commands::print_out;
 use crate::disturb::{self, Directions, Disturbance, Planned};
 use crate::harness::{self, IpVersion, LivePair, Mode, Scenario};
 use crate::link::LinkConfig;
@@ -646,11 +647,14 @@ pub fn run(args: &ResumeArgs) -> Result<(), Error> {
     crate::signal::install()?;
     let total = config.variants.len() * (config.disturbances.len() + usize::from(config.baseline));
     let mut done = 0;
+    // The first failure to print a record: the runs go on (their table would fail too), and
+    // the command fails at the end.
+    let mut unwritten = None;
     let records = run_matrix(&config, |r| {
         done += 1;
-        if args.json {
+        if args.json && unwritten.is_none() {
             if let Ok(line) = serde_json::to_string(r) {
-                println!("{line}");
+                unwritten = print_out(&format!("{line}\n")).err();
             }
         }
         eprintln!(
@@ -665,7 +669,7 @@ pub fn run(args: &ResumeArgs) -> Result<(), Error> {
         );
     })?;
     if !args.json {
-        print!("{}", resume_table(&records));
+        print_out(&resume_table(&records))?;
     }
     let mut done = 0;
     let total = config.variants.len()
@@ -677,9 +681,9 @@ pub fn run(args: &ResumeArgs) -> Result<(), Error> {
         * usize::from(config.new_connections > 0);
     let records = run_new_connections(&config, |r| {
         done += 1;
-        if args.json {
+        if args.json && unwritten.is_none() {
             if let Ok(line) = serde_json::to_string(r) {
-                println!("{line}");
+                unwritten = print_out(&format!("{line}\n")).err();
             }
         }
         let seconds =
@@ -692,9 +696,14 @@ pub fn run(args: &ResumeArgs) -> Result<(), Error> {
             seconds(r.first_completed_s),
         );
     })?;
+    if let Some(e) = unwritten {
+        return Err(e);
+    }
     if !args.json && !records.is_empty() {
-        print!("\nNew connections after a restart (times from the restart):\n\n");
-        print!("{}", new_connections_table(&records));
+        print_out(&format!(
+            "\nNew connections after a restart (times from the restart):\n\n{}",
+            new_connections_table(&records)
+        ))?;
     }
     Ok(())
 }

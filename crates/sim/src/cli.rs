@@ -59,6 +59,64 @@ impl Exit {
     }
 }
 
+/// A writer (standard output) that remembers the first error of any write or flush, so that
+/// results lost on the way out are not a success, whichever command wrote them and whether or
+/// not it looked.
+pub struct CheckedOutput<W: Write> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> CheckedOutput<W> {
+    /// `inner`, checked.
+    pub fn new(inner: W) -> CheckedOutput<W> {
+        CheckedOutput { inner, error: None }
+    }
+
+    /// Flushes, then settles how `command` ended: `exit`, unless a write or the flush failed
+    /// and the command ended with success: then the failure is reported on `err`
+    /// ([`output_failed`]) and the command fails. (A command that failed said why itself.)
+    pub fn finish(mut self, command: &str, exit: Exit, err: &mut dyn Write) -> Exit {
+        let _ = self.flush();
+        match self.error.take() {
+            Some(error) if exit == Exit::Success => output_failed(command, &error, err),
+            _ => exit,
+        }
+    }
+
+    /// Remembers the first error of `result` (an interrupted call is retried, not an error).
+    fn note<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result {
+            if e.kind() != std::io::ErrorKind::Interrupted && self.error.is_none() {
+                self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
+            }
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for CheckedOutput<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.note(result)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.inner.flush();
+        self.note(result)
+    }
+}
+
+/// Reports on `err` that `command` (e.g. `taroc sim`) could not write to standard output, and
+/// returns [`Exit::Failure`]: results that were not written are a failure. A broken pipe (the
+/// reader has gone, as `| head` does once it has its lines) fails quietly, as other tools do.
+pub fn output_failed(command: &str, error: &std::io::Error, err: &mut dyn Write) -> Exit {
+    if error.kind() != std::io::ErrorKind::BrokenPipe {
+        let _ = writeln!(err, "{command}: cannot write to standard output: {error}");
+    }
+    Exit::Failure
+}
+
 /// Every codec variant's name, from the code (`taroc_core::variant::NAMES`, then
 /// `EXTRA_NAMES`), comma-separated: what help texts list.
 pub fn scheme_names() -> String {
@@ -294,7 +352,10 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write, progres
         }
     };
     if args.print_scenario {
-        return Exit::of(write!(out, "{}", scenario.to_toml()).is_ok());
+        return match write!(out, "{}", scenario.to_toml()).and_then(|()| out.flush()) {
+            Ok(()) => Exit::Success,
+            Err(e) => output_failed("taroc sim", &e, err),
+        };
     }
     let bar = Progress::new(scenario.duration_s.ceil() as u64, "simulated s", progress);
     let traced = args
@@ -361,7 +422,10 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write, progres
         }
         _ => Ok(()),
     };
-    Exit::of(written.is_ok() && tracked.is_ok())
+    match written.and(tracked).and_then(|()| out.flush()) {
+        Ok(()) => Exit::Success,
+        Err(e) => output_failed("taroc sim", &e, err),
+    }
 }
 
 /// The text report of one run.
@@ -451,6 +515,83 @@ mod tests {
         let image = Pixmap::decode_png(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(image.width(), 1800);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A standard output that fails every write with the OS error `errno`.
+    pub(crate) struct Failing(pub(crate) i32);
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::from_raw_os_error(self.0))
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// ENOSPC (`/dev/full`) and EPIPE (the reader has gone).
+    pub(crate) const FULL: i32 = 28;
+    pub(crate) const GONE: i32 = 32;
+
+    #[test]
+    fn results_not_written_fail_with_one_line_or_quietly_for_a_broken_pipe() {
+        let mut print = args_for("default");
+        let mut run = args_for("default");
+        run.print_scenario = false;
+        run.duration = Some(5.0);
+        for args in [&print, &run] {
+            let mut err = Vec::new();
+            assert_eq!(
+                run_sim(args, &mut Failing(FULL), &mut err, false),
+                Exit::Failure
+            );
+            let err = String::from_utf8(err).unwrap();
+            assert_eq!(
+                err,
+                "taroc sim: cannot write to standard output: No space left on device (os error \
+                 28)\n"
+            );
+            let mut err = Vec::new();
+            assert_eq!(
+                run_sim(args, &mut Failing(GONE), &mut err, false),
+                Exit::Failure
+            );
+            assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
+        }
+        print.json = true;
+        let mut err = Vec::new();
+        assert_eq!(
+            run_sim(&print, &mut Failing(FULL), &mut err, false),
+            Exit::Failure
+        );
+    }
+
+    #[test]
+    fn a_checked_output_turns_a_lost_success_into_a_failure() {
+        let settle = |exit: Exit| {
+            let mut out = CheckedOutput::new(Failing(FULL));
+            let _ = writeln!(out, "results");
+            let mut err = Vec::new();
+            let exit = out.finish("taroc x", exit, &mut err);
+            (exit, String::from_utf8(err).unwrap())
+        };
+        let (exit, err) = settle(Exit::Success);
+        assert_eq!(exit, Exit::Failure);
+        assert!(
+            err.starts_with("taroc x: cannot write to standard output: "),
+            "{err}"
+        );
+        // A command that failed has said why; a usage error stays one.
+        assert_eq!(settle(Exit::Failure), (Exit::Failure, String::new()));
+        assert_eq!(settle(Exit::Usage), (Exit::Usage, String::new()));
+        // Nothing lost, nothing changed.
+        let mut out = CheckedOutput::new(Vec::new());
+        let _ = writeln!(out, "results");
+        assert_eq!(
+            out.finish("taroc x", Exit::Success, &mut Vec::new()),
+            Exit::Success
+        );
     }
 
     fn args_for(scenario: &str) -> SimArgs {

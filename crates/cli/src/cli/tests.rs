@@ -138,3 +138,78 @@ fn help_states_the_flow_bound() {
     let bound = format!("at most {} flows", taroc_sim::outage::MAX_FLOWS);
     assert!(EVAL_ABOUT.contains(&bound), "{EVAL_ABOUT}");
 }
+
+/// A standard output that fails every write, or only its flush, with the OS error `errno`.
+struct Failing {
+    errno: i32,
+    on_flush_only: bool,
+}
+
+impl Write for Failing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.on_flush_only {
+            Ok(buf.len())
+        } else {
+            Err(std::io::Error::from_raw_os_error(self.errno))
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Err(std::io::Error::from_raw_os_error(self.errno))
+    }
+}
+
+/// Results that cannot be written make `eval` and `twice` fail with one line (quietly for a
+/// broken pipe), whether the write or the final flush fails; they once exited 0.
+#[test]
+fn results_not_written_are_a_failure() {
+    let twice = |json: bool| {
+        move |out: &mut dyn Write, err: &mut dyn Write| {
+            run_twice(
+                &TwiceArgs {
+                    pcaps: Vec::new(),
+                    json,
+                },
+                out,
+                err,
+            )
+        }
+    };
+    type Run = Box<dyn Fn(&mut dyn Write, &mut dyn Write) -> Exit>;
+    let runs: [(&str, Run); 4] = [
+        (
+            "eval",
+            Box::new(|out, err| run_eval(&eval_args(&["--scheme", "vj"]), out, err, false)),
+        ),
+        (
+            "eval",
+            Box::new(|out, err| run_eval(&eval_args(&["--json"]), out, err, false)),
+        ),
+        ("twice", Box::new(twice(false))),
+        ("twice", Box::new(twice(true))),
+    ];
+    for (command, run) in &runs {
+        for on_flush_only in [false, true] {
+            let mut err = Vec::new();
+            let mut out = Failing {
+                errno: 28,
+                on_flush_only,
+            };
+            assert_eq!(run(&mut out, &mut err), Exit::Failure, "{command}");
+            assert_eq!(
+                String::from_utf8(err).unwrap(),
+                format!(
+                    "taroc {command}: cannot write to standard output: No space left on device \
+                     (os error 28)\n"
+                )
+            );
+            let mut err = Vec::new();
+            let mut out = Failing {
+                errno: 32,
+                on_flush_only,
+            };
+            assert_eq!(run(&mut out, &mut err), Exit::Failure, "{command}");
+            assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
+        }
+    }
+}

@@ -223,9 +223,8 @@ pub fn run_dclor(
             Ok(())
         })()
     };
-    if let Err(e) = printed {
-        let _ = writeln!(err, "taroc reproduce dclor: cannot print: {e}");
-        return Exit::Failure;
+    if let Err(e) = printed.and_then(|()| out.flush()) {
+        return super::output_failed("taroc reproduce dclor", &e, err);
     }
     let svg = report::cdf_svg(&result);
     let write = |name: &str, bytes: &[u8]| {

@@ -71,9 +71,8 @@ pub fn run_decoupling(
     } else {
         print_table(&records, out)
     };
-    if let Err(e) = written {
-        let _ = writeln!(err, "taroc reproduce decoupling: {e}");
-        return Exit::Failure;
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        return super::output_failed("taroc reproduce decoupling", &e, err);
     }
     if let Some(dir) = &args.out {
         if let Err(e) = write_files(dir, &records) {

@@ -116,7 +116,10 @@ pub fn run_low_loss(
             options.runs()
         )
     };
-    let mut exit = Exit::of(printed.is_ok());
+    let mut exit = match printed {
+        Ok(()) => Exit::Success,
+        Err(e) => super::output_failed("taroc reproduce low-loss", &e, err),
+    };
     let plots = plots::plots(&results);
     let written = (|| -> Result<(), String> {
         let write = |name: &str, bytes: &[u8]| {
@@ -137,8 +140,11 @@ pub fn run_low_loss(
         }
     })();
     match written {
-        Ok(()) if !args.output.json => {
-            let _ = writeln!(out, "JSON and plots in {}", args.output.out.display());
+        Ok(()) if !args.output.json && exit == Exit::Success => {
+            let said = writeln!(out, "JSON and plots in {}", args.output.out.display());
+            if let Err(e) = said.and_then(|()| out.flush()) {
+                exit = super::output_failed("taroc reproduce low-loss", &e, err);
+            }
         }
         Ok(()) => {}
         Err(e) => {

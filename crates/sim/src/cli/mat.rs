@@ -59,12 +59,9 @@ pub fn run_mat(args: &MatArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exit
         Some(ber) => print_case(args, ber, out),
         None => print_worked(args.json, out),
     };
-    match written {
+    match written.and_then(|()| out.flush()) {
         Ok(()) => Exit::Success,
-        Err(e) => {
-            let _ = writeln!(err, "taroc mat: {e}");
-            Exit::Failure
-        }
+        Err(e) => super::output_failed("taroc mat", &e, err),
     }
 }
 
@@ -184,6 +181,24 @@ mod tests {
         assert_eq!(exit, Exit::Success);
         assert!(out.contains("652500 B/s"), "{out}");
         assert!(out.contains("3.47%"), "{out}");
+    }
+
+    #[test]
+    fn results_not_written_are_a_failure_with_one_line() {
+        use crate::cli::tests::{Failing, FULL, GONE};
+        for case in [args(None), args(Some(2e-6))] {
+            let mut err = Vec::new();
+            assert_eq!(run_mat(&case, &mut Failing(FULL), &mut err), Exit::Failure);
+            let err = String::from_utf8(err).unwrap();
+            assert!(
+                err.starts_with("taroc mat: cannot write to standard output: No space left")
+                    && err.lines().count() == 1,
+                "{err}"
+            );
+            let mut err = Vec::new();
+            assert_eq!(run_mat(&case, &mut Failing(GONE), &mut err), Exit::Failure);
+            assert!(err.is_empty());
+        }
     }
 
     #[test]

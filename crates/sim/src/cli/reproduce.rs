@@ -208,7 +208,10 @@ pub fn run_reproduce(
             reproduce::report(&checks)
         )
     };
-    let mut exit = Exit::of(printed.is_ok());
+    let mut exit = match printed {
+        Ok(()) => Exit::Success,
+        Err(e) => super::output_failed("taroc reproduce", &e, err),
+    };
     let written = write_files(&args.output.out, &grid, &plots).and_then(|()| {
         if args.output.no_png {
             Ok(())
@@ -219,8 +222,8 @@ pub fn run_reproduce(
         }
     });
     match written {
-        Ok(()) if !args.output.json => {
-            let _ = writeln!(
+        Ok(()) if !args.output.json && exit == Exit::Success => {
+            let said = writeln!(
                 out,
                 "CSV, JSON, goodput-vs-BER plots and the cwnd-tracking plot ({}) in {}",
                 if args.output.no_png {
@@ -230,6 +233,9 @@ pub fn run_reproduce(
                 },
                 args.output.out.display()
             );
+            if let Err(e) = said.and_then(|()| out.flush()) {
+                exit = super::output_failed("taroc reproduce", &e, err);
+            }
         }
         Ok(()) => {}
         Err(e) => {
