@@ -227,8 +227,9 @@ one clock read measured at the start of each run; each scheme is run alone over 
 the runs are reported, since a single run swings with the machine's load. Build with --release \
 for meaningful times.
 
-Exit status: 0 done, 1 a capture could not be read or evaluated, 2 a bad command line (e.g. \
---burst without --loss, a scheme listed twice).
+Exit status: 0 done, 1 a capture could not be read or evaluated, or the results not written \
+(quietly for a broken pipe), 2 a bad command line (e.g. --burst without --loss, a scheme listed \
+twice).
 
 Captures: pcap or pcapng, from a file or standard input (`-`), read as a stream (one record \
 at a time: memory does not grow with the capture; every scheme runs in one pass; outages are \
