@@ -36,6 +36,7 @@ use taroc_core::variant::Variant;
 use crate::disturb::{self, Applied, Planned, Victim};
 use crate::echo::EchoResult;
 use crate::endpoint::EndpointConfig;
+use crate::ethernet::{EthernetConfig, EthernetTransport};
 use crate::forge::{PROBE_PAYLOAD, PROBE_PORT};
 use crate::gateway::{self, Copy, LoopOptions, Pipeline, PipelineConfig, RunReport};
 use crate::line_emulator::{EmulatedLine, LineConfig};
@@ -135,6 +136,9 @@ pub enum Mode {
         /// The line's bits per second.
         baud: u32,
     },
+    /// Two gateways, one per TUN device, sending raw Ethernet frames to each other over a veth
+    /// pair ([`crate::ethernet`]). No oracle: `checksum_failed` counts instead.
+    Ethernet,
 }
 
 /// What a run measured.
@@ -323,6 +327,14 @@ pub fn run_disturbed(scenario: &Scenario, plan: &[Planned]) -> Result<Outcome, E
         Mode::Serial { kiss, baud } => {
             run_serial(scenario, kiss, baud, tuns, &options, &mut outcome)?
         }
+        Mode::Ethernet => {
+            let namespaces = outcome.namespaces.clone();
+            let (transfer, report) = on_ethernet_link(scenario, tuns, &options, || {
+                transfer_between(scenario, &namespaces, &Watch::default())
+            })?;
+            outcome.report = report;
+            outcome.transfer = transfer?;
+        }
         Mode::PlainCopy => {
             let worker = Worker::spawn(move |stop| {
                 gateway::run_emulated([&tuns[0], &tuns[1]], &mut Copy::default(), stop, &options)
@@ -495,6 +507,12 @@ fn on_serial_line<T>(
         })?);
     }
     let result = work();
+    Ok((result, finish_pair(workers)?))
+}
+
+/// Stops the two gateways of a pair (A first in `workers`); the report of the directions a->b
+/// and b->a, the medium's bytes counted once per direction, as their sender put them on it.
+fn finish_pair(mut workers: Vec<Worker>) -> Result<RunReport, Error> {
     let b = workers
         .pop()
         .ok_or_else(|| Error::new("gateway B missing"))?
@@ -509,11 +527,91 @@ fn on_serial_line<T>(
     reverse.add(&a.counters[1]);
     forward.medium_bytes = a.counters[0].medium_bytes;
     reverse.medium_bytes = b.counters[0].medium_bytes;
-    let report = RunReport {
+    Ok(RunReport {
         counters: [forward, reverse],
         cpu: a.cpu + b.cpu,
         wall: a.wall.max(b.wall),
+    })
+}
+
+/// A veth pair in this namespace, deleted on drop.
+struct VethPair {
+    names: [String; 2],
+}
+
+impl VethPair {
+    /// A fresh pair with a large MTU (a link frame is the TUN MTU and some framing), up.
+    fn create() -> Result<VethPair, Error> {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let base = format!("tre{}x{n}", std::process::id() % 100_000);
+        let names = [format!("{base}a"), format!("{base}b")];
+        netns::ip(&[
+            "link", "add", &names[0], "type", "veth", "peer", "name", &names[1],
+        ])?;
+        let pair = VethPair { names };
+        for name in &pair.names {
+            netns::ip(&["link", "set", name, "mtu", "9000", "up"])?;
+        }
+        Ok(pair)
+    }
+}
+
+impl Drop for VethPair {
+    fn drop(&mut self) {
+        let _ = netns::ip(&["link", "del", &self.names[0]]);
+    }
+}
+
+/// Runs `work` while a gateway on each of `tuns` sends raw Ethernet frames to the other over a
+/// veth pair; what it returned and the gateways' report.
+fn on_ethernet_link<T>(
+    scenario: &Scenario,
+    tuns: [Tun; 2],
+    options: &LoopOptions,
+    work: impl FnOnce() -> T,
+) -> Result<(T, RunReport), Error> {
+    let veth = VethPair::create()?;
+    let macs = [
+        crate::ethernet::interface_mac(&veth.names[0])?,
+        crate::ethernet::interface_mac(&veth.names[1])?,
+    ];
+    let auth = match scenario.authenticated {
+        true => Some(crate::auth::AuthConfig {
+            key: crate::keyfile::generate()?,
+            tag_len: crate::auth::DEFAULT_TAG_LEN,
+        }),
+        false => None,
     };
+    let [forward, reverse] = scenario.variants.clone();
+    let variants = [[forward.clone(), reverse.clone()], [reverse, forward]];
+    let mut workers = Vec::new();
+    for (side, tun) in tuns.into_iter().enumerate() {
+        let transport = EthernetTransport::open(&EthernetConfig {
+            interface: veth.names[side].clone(),
+            peer: macs[1 - side],
+            ethertype: crate::ethernet::DEFAULT_ETHERTYPE,
+        })?;
+        let endpoint = EndpointConfig {
+            variants: variants[side].clone(),
+            link: LinkConfig {
+                mtu: scenario.link.mtu,
+                ..LinkConfig::default()
+            },
+            tun_mtu: scenario.tun_mtu as usize,
+            seed: scenario.seed,
+            verify_checksums: true,
+            auth: auth.clone(),
+            may_reorder: false,
+        };
+        let options = options.clone();
+        workers.push(Worker::spawn(move |stop| {
+            crate::ethernet::run_ethernet(&tun, transport, &endpoint, stop, &options)
+        })?);
+    }
+    let result = work();
+    let report = finish_pair(workers)?;
+    drop(veth);
     Ok((result, report))
 }
 

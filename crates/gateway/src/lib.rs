@@ -53,6 +53,7 @@ pub mod counters;
 pub mod disturb;
 pub mod echo;
 pub mod endpoint;
+pub mod ethernet;
 pub mod forge;
 pub mod gateway;
 pub mod harness;
