@@ -284,6 +284,13 @@ pub struct EvalArgs {
     #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
     pub reorder_before: f64,
 
+    /// Reorder frames on the link, between compressor and decompressor, as a multi-path radio
+    /// link or a tunnel across the Internet does: with probability P a frame that crossed the
+    /// link is held back and arrives right after the next 1 to 3 frames of its direction.
+    /// Feedback frames are not reordered.
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
+    pub reorder: f64,
+
     /// Remove packets before the compressor with probability P (as if lost upstream). Removed
     /// packets never reach the codecs and are not counted as offered; reports say how many.
     #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = probability)]
@@ -383,6 +390,7 @@ impl EvalArgs {
             loss: self.loss,
             burst: self.burst,
             reorder_before: self.reorder_before,
+            reorder: self.reorder,
             loss_before: self.loss_before,
             seed: self.seed,
             reset_at: self.reset_at,
@@ -396,6 +404,27 @@ impl EvalArgs {
         } else {
             self.schemes.clone()
         }
+    }
+
+    /// The schemes to run on the link configured: with `--reorder`, each as it runs on a link
+    /// that reorders ([`Variant::for_reordering_link`]). A scheme that cannot is an error if it
+    /// was asked for, and is left out of the default list with a note in `notes`.
+    pub fn schemes_on_link(&self, notes: &mut Vec<String>) -> Result<Vec<Variant>, String> {
+        let schemes = self.schemes();
+        if self.reorder == 0.0 {
+            return Ok(schemes);
+        }
+        let mut kept = Vec::new();
+        for variant in schemes {
+            match variant.for_reordering_link() {
+                Ok(variant) => kept.push(variant),
+                Err(why) if self.schemes.is_empty() => notes.push(format!(
+                    "left out on a link that reorders (--reorder): {why}"
+                )),
+                Err(why) => return Err(format!("cannot run on a link that reorders: {why}")),
+            }
+        }
+        Ok(kept)
     }
 }
 
@@ -437,7 +466,17 @@ pub fn run_eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write, progr
         return Exit::Usage;
     }
     let options = args.options();
-    let schemes = args.schemes();
+    let mut notes = Vec::new();
+    let schemes = match args.schemes_on_link(&mut notes) {
+        Ok(schemes) => schemes,
+        Err(problem) => {
+            let _ = writeln!(err, "taroc eval: {problem}");
+            return Exit::Usage;
+        }
+    };
+    for note in notes {
+        let _ = writeln!(err, "taroc eval: {note}");
+    }
     let outputs = args.outputs();
     if outputs.any() && args.pcaps.len() > 1 {
         let _ = writeln!(

@@ -52,6 +52,9 @@ pub struct Options {
     pub burst: Option<f64>,
     /// Probability that a packet is held back before the compressor.
     pub reorder_before: f64,
+    /// Probability that a frame is held back on the link, between compressor and
+    /// decompressor.
+    pub reorder: f64,
     /// Probability that a packet is removed before the compressor.
     pub loss_before: f64,
     /// The seed every random stream derives from.
@@ -68,6 +71,7 @@ impl Options {
             ("--ber", self.ber),
             ("--loss", self.loss),
             ("--reorder-before", self.reorder_before),
+            ("--reorder", self.reorder),
             ("--loss-before", self.loss_before),
         ] {
             if !(0.0..=1.0).contains(&p) {
@@ -140,6 +144,8 @@ pub struct SchemeResult {
     pub removed_before: u64,
     /// Packets held back before the compressor (`--reorder-before`).
     pub reordered_before: u64,
+    /// Frames held back on the link (`--reorder`), both directions.
+    pub reordered_on_link: u64,
     /// Frames sent, by packet kind.
     pub frames_by_kind: BTreeMap<String, u64>,
     /// Intact frames the decompressors refused, by reason.
@@ -226,6 +232,9 @@ pub fn evaluate_observed<R: Read>(
     }
     schedule.finish(&mut released);
     offer(&mut released, None);
+    for run in &mut runs {
+        run.drain(observer);
+    }
     observer.finish()?;
     Ok(runs
         .into_iter()
@@ -302,6 +311,7 @@ pub(crate) mod tests {
             ber: 1e-4,
             loss_before: 0.05,
             reorder_before: 0.1,
+            reorder: 0.0,
             seed: 42,
             ..Options::default()
         };

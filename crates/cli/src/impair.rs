@@ -22,6 +22,8 @@ pub enum Purpose {
     LinkLoss = 2,
     /// Bit errors on the link (`--ber`).
     LinkBitErrors = 3,
+    /// Frames held back on the link (`--reorder`).
+    LinkReorder = 4,
 }
 
 /// A seeded source of uniform random numbers.
@@ -205,62 +207,47 @@ pub fn frame_error_probability(ber: f64, bits: u64) -> f64 {
     }
 }
 
-/// Loss and reordering before the compressor of one direction, applied to its packets as they
-/// arrive: first `--loss-before`, then `--reorder-before`.
-///
-/// Loss: each packet is removed with probability `loss`. Reordering: each remaining packet is,
-/// with probability `reorder`, held back and released right after the next k packets of its
-/// direction, k uniform in 1..=3 (every later packet counts, held or not); held packets still
-/// pending at the end come out last, in order. At most a few packets are held at a time.
+/// Reordering of one direction's packets or frames: each is, with probability `p`, held back
+/// and released right after the next k of its direction, k uniform in 1..=3 (every later one
+/// counts, held or not); those still held at the end come out last, in order. At most a few are
+/// held at a time. Two random draws per item whenever reordering is on, held or not.
 #[derive(Debug, Clone)]
-pub struct BeforeCompressor<T> {
-    loss: f64,
-    reorder: f64,
-    loss_rng: Random,
-    reorder_rng: Random,
-    /// Held packets with the number of later packets still to wait for.
+pub struct Reorder<T> {
+    p: f64,
+    rng: Random,
+    /// Held items with the number of later items still to wait for.
     held: Vec<(T, u32)>,
-    /// How many packets were removed (`--loss-before`).
-    pub removed: u64,
-    /// How many packets were held back and released later (`--reorder-before`).
+    /// How many items were held back and released later.
     pub reordered: u64,
 }
 
-impl<T> BeforeCompressor<T> {
-    /// The impairments of direction `direction`, with the random streams of `seed`.
-    pub fn new(seed: u64, direction: usize, loss: f64, reorder: f64) -> BeforeCompressor<T> {
-        BeforeCompressor {
-            loss,
-            reorder,
-            loss_rng: stream(seed, direction, Purpose::LossBefore),
-            reorder_rng: stream(seed, direction, Purpose::ReorderBefore),
+impl<T> Reorder<T> {
+    /// Reordering with probability `p`, drawing from `rng`.
+    pub fn new(p: f64, rng: Random) -> Reorder<T> {
+        Reorder {
+            p,
+            rng,
             held: Vec::new(),
-            removed: 0,
             reordered: 0,
         }
     }
 
-    /// `packet` arrives: appends to `out`, in the order the compressor sees them, the packets
-    /// its arrival releases (itself unless removed or held, then the held packets it frees).
-    pub fn arrive(&mut self, packet: T, out: &mut Vec<T>) {
-        if self.loss > 0.0 && self.loss_rng.chance(self.loss) {
-            self.removed += 1;
-            return;
-        }
-        // Two draws per packet whenever reordering is on, held or not.
-        let wait = if self.reorder > 0.0 {
-            let u = self.reorder_rng.uniform();
-            let k = self.reorder_rng.between(1, 3);
-            (u < self.reorder).then_some(k)
+    /// `item` arrives: appends to `out`, in the order they come out, the items its arrival
+    /// releases (itself unless held, then the held items it frees).
+    pub fn arrive(&mut self, item: T, out: &mut Vec<T>) {
+        let wait = if self.p > 0.0 {
+            let u = self.rng.uniform();
+            let k = self.rng.between(1, 3);
+            (u < self.p).then_some(k)
         } else {
             None
         };
-        let packet = match wait {
+        let item = match wait {
             None => {
-                out.push(packet);
+                out.push(item);
                 None
             }
-            Some(wait) => Some((packet, wait)),
+            Some(wait) => Some((item, wait)),
         };
         let mut index = 0;
         while index < self.held.len() {
@@ -271,15 +258,59 @@ impl<T> BeforeCompressor<T> {
                 index += 1;
             }
         }
-        if let Some(held) = packet {
+        if let Some(held) = item {
             self.reordered += 1;
             self.held.push(held);
         }
     }
 
+    /// The end: appends the items still held to `out`, in order.
+    pub fn finish(&mut self, out: &mut Vec<T>) {
+        out.extend(self.held.drain(..).map(|(item, _)| item));
+    }
+}
+
+/// Loss and reordering before the compressor of one direction, applied to its packets as they
+/// arrive: first `--loss-before` (each packet removed with probability `loss`), then
+/// `--reorder-before` ([`Reorder`]).
+#[derive(Debug, Clone)]
+pub struct BeforeCompressor<T> {
+    loss: f64,
+    loss_rng: Random,
+    reorder: Reorder<T>,
+    /// How many packets were removed (`--loss-before`).
+    pub removed: u64,
+}
+
+impl<T> BeforeCompressor<T> {
+    /// The impairments of direction `direction`, with the random streams of `seed`.
+    pub fn new(seed: u64, direction: usize, loss: f64, reorder: f64) -> BeforeCompressor<T> {
+        BeforeCompressor {
+            loss,
+            loss_rng: stream(seed, direction, Purpose::LossBefore),
+            reorder: Reorder::new(reorder, stream(seed, direction, Purpose::ReorderBefore)),
+            removed: 0,
+        }
+    }
+
+    /// How many packets were held back and released later (`--reorder-before`).
+    pub fn reordered(&self) -> u64 {
+        self.reorder.reordered
+    }
+
+    /// `packet` arrives: appends to `out`, in the order the compressor sees them, the packets
+    /// its arrival releases (itself unless removed or held, then the held packets it frees).
+    pub fn arrive(&mut self, packet: T, out: &mut Vec<T>) {
+        if self.loss > 0.0 && self.loss_rng.chance(self.loss) {
+            self.removed += 1;
+            return;
+        }
+        self.reorder.arrive(packet, out);
+    }
+
     /// The end of the packets: appends the packets still held to `out`, in order.
     pub fn finish(&mut self, out: &mut Vec<T>) {
-        out.extend(self.held.drain(..).map(|(packet, _)| packet));
+        self.reorder.finish(out);
     }
 }
 
@@ -396,7 +427,7 @@ mod tests {
     #[test]
     fn reordering_holds_packets_back_by_one_to_three() {
         let (order, released_at, stage) = before_compressor(100_000, 2, 0, 0.0, 0.05);
-        assert_close(stage.reordered as f64 / 100_000.0, 0.05, 100_000.0);
+        assert_close(stage.reordered() as f64 / 100_000.0, 0.05, 100_000.0);
         let mut sorted = order.clone();
         sorted.sort_unstable();
         assert_eq!(

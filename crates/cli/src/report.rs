@@ -129,6 +129,12 @@ pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Tim
             first.removed_before, o.loss_before, first.reordered_before, o.reorder_before
         ));
     }
+    if o.reorder > 0.0 {
+        notes.push(format!(
+            "on the link: {} frames held back (--reorder {})",
+            first.reordered_on_link, o.reorder
+        ));
+    }
     if let Some(n) = o.reset_at {
         notes.push(format!(
             "both decompressors reset after {n} packets (--reset-at); outage s with + : still \

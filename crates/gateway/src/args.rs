@@ -60,6 +60,14 @@ as a link error; line noise, runts and overlong frames are counted by reason. Fr
 authenticated with --key FILE (4-byte tags unless --tag-len), and not otherwise: the line is \
 point to point, as the line at start says.
 
+  Ethernet (two hosts on one segment, or an Ethernet-facing modem): --tun NAME --ethernet IFACE \
+--peer-mac MAC --key FILE
+    Frames go in raw Ethernet frames of EtherType --ethertype (88b5 by default) to the peer's \
+MAC address, with a 2-byte length before each (Ethernet pads short payloads): no IP or UDP \
+header. Frames from other MAC addresses are refused and counted. Authenticated as on UDP \
+(8-byte tags), or --insecure-no-auth. The interface's MTU must hold the link MTU, the \
+authentication's framing and 2 bytes.
+
 TUN devices are created, or attached if a TUN device of that name exists (e.g. from `ip tuntap \
 add mode tun`), given the --mtu and brought up; their addresses and routes are yours to set \
 (`ip address add ... dev NAME`). Packets longer than the TUN MTU and frames longer than the \
@@ -383,6 +391,20 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u8).range(0..=15),
           help_heading = "Serial line (two hosts)")]
     pub kiss_port: u8,
+
+    /// Ethernet: the interface link frames go on in raw Ethernet frames (to an
+    /// Ethernet-facing modem, or a peer on the same segment), with --tun and --peer-mac. Every
+    /// frame is authenticated with --key, as on UDP (anyone on the segment can send).
+    #[arg(long, value_name = "IFACE", help_heading = "Ethernet (two hosts)")]
+    pub ethernet: Option<String>,
+    /// Ethernet: the peer gateway's MAC address (frames from any other are refused).
+    #[arg(long, value_name = "MAC", value_parser = crate::ethernet::Mac::parse,
+          help_heading = "Ethernet (two hosts)")]
+    pub peer_mac: Option<crate::ethernet::Mac>,
+    /// Ethernet: the EtherType of our frames, hexadecimal (88b5: IEEE 802 local experimental).
+    #[arg(long, value_name = "HEX", default_value = "88b5",
+          value_parser = crate::ethernet::ethertype, help_heading = "Ethernet (two hosts)")]
+    pub ethertype: u16,
 
     /// UDP link: receive and send buffer to ask the kernel for (suffixes K, M); the sizes
     /// granted are printed at start.

@@ -16,6 +16,7 @@ use crate::args::{
 use crate::bench::{self, ForwardingConfig, GridConfig};
 use crate::counters::Counters;
 use crate::endpoint::{EndpointConfig, DIRECTIONS};
+use crate::ethernet::{self, EthernetConfig, EthernetTransport};
 use crate::gateway::{self, Pipeline, PipelineConfig, RunReport};
 use crate::harness;
 use crate::serial::{self, SerialConfig, SerialTransport};
@@ -135,6 +136,9 @@ pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
             print_report(&gateway::DIRECTIONS, &report, args.json)
         }
         (None, None, Some(name), None) if args.serial.is_some() => run_serial(args, name, variants),
+        (None, None, Some(name), None) if args.ethernet.is_some() => {
+            run_ethernet(args, name, variants)
+        }
         (None, None, Some(name), Some(peer)) => {
             if args.serial.is_some() {
                 return Err(Error::usage(
@@ -181,10 +185,60 @@ pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
             print_report(&DIRECTIONS, &report, args.json)
         }
         _ => Err(Error::usage(
-            "give --tun-a and --tun-b (emulated link), --tun, --listen and --peer (UDP link), or \
-             --tun and --serial (serial line); see --help",
+            "give --tun-a and --tun-b (emulated link), --tun, --listen and --peer (UDP link), \
+             --tun and --serial (serial line), or --tun, --ethernet and --peer-mac (Ethernet); \
+             see --help",
         )),
     }
+}
+
+/// Runs a gateway whose link is raw Ethernet on `args.ethernet`, on TUN device `name`.
+fn run_ethernet(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<(), Error> {
+    if args.serial.is_some() || args.listen.is_some() || args.netns_a.is_some() {
+        return Err(Error::usage(
+            "--ethernet is a link of its own: not with --serial, --listen or --netns-a/-b",
+        ));
+    }
+    let interface = args.ethernet.clone().unwrap_or_default();
+    let peer = args
+        .peer_mac
+        .ok_or_else(|| Error::usage("--ethernet needs --peer-mac MAC, the peer gateway's"))?;
+    let auth = args.auth()?;
+    let endpoint = EndpointConfig {
+        variants: variants.clone(),
+        link: args.link(),
+        tun_mtu: args.mtu as usize,
+        seed: args.seed,
+        verify_checksums: !args.deliver_bad_checksums,
+        auth: auth.clone(),
+        may_reorder: false,
+    };
+    endpoint.check()?;
+    let config = EthernetConfig {
+        interface,
+        peer,
+        ethertype: args.ethertype,
+    };
+    let transport = EthernetTransport::open(&config)?;
+    let tun = Tun::open(&TunConfig {
+        name: name.to_owned(),
+        mtu: args.mtu,
+        netns: args.netns.clone(),
+    })?;
+    signal::install()?;
+    let tag = auth.as_ref().map_or_else(
+        || "NOT authenticated".to_owned(),
+        |a| format!("authenticated ({}-byte tags)", a.tag_len),
+    );
+    eprintln!(
+        "taroc gateway: {name} <-> Ethernet {} EtherType {:04x} <-> peer {peer}, {tag}, send {} \
+         receive {}, MTU {}; SIGINT/SIGTERM to stop",
+        config.interface, config.ethertype, variants[0], variants[1], args.mtu
+    );
+    let stop = AtomicBool::new(false);
+    let report = ethernet::run_ethernet(&tun, transport, &endpoint, &stop, &args.options())?;
+    print_report(&DIRECTIONS, &report, args.json)?;
+    Ok(())
 }
 
 /// Runs a gateway whose link is the serial line of `args.serial`, on TUN device `name`.

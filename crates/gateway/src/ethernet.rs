@@ -228,7 +228,7 @@ impl Transport for EthernetTransport {
                 };
             }
             // Our own frames, as the kernel shows them to packet sockets: not for us.
-            if from.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+            if from.sll_pkttype == libc::PACKET_OUTGOING {
                 continue;
             }
             let n = n as usize;

@@ -92,7 +92,7 @@ impl Schedule {
 
     /// Packets held back before the compressors (`--reorder-before`), both directions.
     pub fn reordered(&self) -> u64 {
-        self.directions.iter().map(|d| d.reordered).sum()
+        self.directions.iter().map(|d| d.reordered()).sum()
     }
 }
 
@@ -146,6 +146,7 @@ mod tests {
         // A held packet is released by a later arrival of its own direction.
         let options = Options {
             reorder_before: 0.3,
+            reorder: 0.0,
             seed: 7,
             ..Options::default()
         };

@@ -5,23 +5,19 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use taroc_core::codec::pass_sibling_notes;
-use taroc_core::{
-    AnyCompressor, AnyDecompressor, Compressor, Decompressor, DropReason, FrameKind, Variant,
-};
+use taroc_core::{Arrived, DropReason, FrameKind, LinkEnd, Variant};
 use taroc_sim::outage::{FlowId, FrameFate, OutageStats, OutageTracker};
 
 use super::{
     transport_checksum_rejects, Observer, Options, Outcome, Released, Schedule, SchemeResult, Sent,
 };
 use crate::capture::CaptureStats;
-use crate::impair::{Fate, Link, LossModel};
+use crate::impair::{stream, Fate, Link, LossModel, Purpose, Reorder};
 
-/// One end of the link's two directions: the compressor that sends direction `d`, the
-/// decompressor that receives it, the link between them, and the feedback waiting to travel.
-struct End {
-    compressor: AnyCompressor,
-    decompressor: AnyDecompressor,
+/// One direction `d` of the link: the link from node `d` to node `1 - d`, the feedback waiting
+/// at node `d` to cross it, and the direction's clock. (Node `d` holds the compressor of
+/// direction `d` and the decompressor of the other, [`LinkEnd`].)
+struct Direction {
     /// The link carrying this direction's packets.
     link: Link,
     /// The same link's own random streams for the feedback frames it carries, so that feedback
@@ -32,6 +28,121 @@ struct End {
     pending: Vec<Vec<u8>>,
     /// The compressor's clock, which never goes back.
     now: Duration,
+    /// The link's reordering (`--reorder`), if on: frames that crossed the link wait here.
+    reorder: Option<Reorder<InFlight>>,
+    /// The frames the last arrival released.
+    released: Vec<InFlight>,
+}
+
+/// A frame that crossed the link while reordering is on, with what checking it needs.
+struct InFlight {
+    index: usize,
+    time: Duration,
+    kind: FrameKind,
+    frame: Vec<u8>,
+    original: Vec<u8>,
+    payload: usize,
+    on_link: usize,
+}
+
+/// What decompressing a frame changes beyond its two ends: the counts, the outages and the
+/// scratch buffers of a [`Run`].
+struct Arrival<'a> {
+    scheme: usize,
+    result: &'a mut SchemeResult,
+    decompress_time: &'a mut Duration,
+    decompressed: &'a mut u64,
+    rebuilt: &'a mut Vec<u8>,
+    feedback: &'a mut Vec<u8>,
+    outages: &'a mut OutageTracker<(usize, FlowId)>,
+    overhead: Duration,
+}
+
+impl Arrival<'_> {
+    /// Decompresses `frame` of `sent` at the receiving node `node` at `now`, queues the
+    /// feedback it has at `pending` (node's own, to cross the other direction's link), and
+    /// checks what comes out against the original.
+    fn decompress(
+        &mut self,
+        node: &mut LinkEnd,
+        pending: &mut Vec<Vec<u8>>,
+        now: Duration,
+        sent: &Sent,
+        frame: &[u8],
+        observer: &mut dyn Observer,
+    ) {
+        // 4. Decompress what arrived intact; the link carries the kind as one byte.
+        let started = Instant::now();
+        let outcome = match FrameKind::from_byte(sent.kind.to_byte()) {
+            Some(kind) => match node.receive(now, kind, frame, self.rebuilt) {
+                Arrived::Packet(result) => result,
+                Arrived::Feedback => Err(DropReason::UnknownKind),
+            },
+            None => Err(DropReason::UnknownKind),
+        };
+        *self.decompress_time += started.elapsed().saturating_sub(self.overhead);
+        *self.decompressed += 1;
+        while node.take_feedback(self.feedback) {
+            pending.push(self.feedback.clone());
+        }
+        let end_now = now;
+
+        // 5. The oracle.
+        let (result, outages) = (&mut *self.result, &mut *self.outages);
+        let flow = (sent.direction, FlowId::of(sent.original));
+        match outcome {
+            Ok(()) => {
+                observer.packet(self.scheme, sent, Outcome::Delivered(self.rebuilt));
+                result.delivered += 1;
+                if self.rebuilt.as_slice() != sent.original {
+                    result.incorrect_delivered += 1;
+                    if !transport_checksum_rejects(self.rebuilt) {
+                        result.incorrect_undetected += 1;
+                    }
+                    outages.frame(flow, end_now, FrameFate::Damaged);
+                } else {
+                    outages.frame(flow, end_now, FrameFate::Delivered);
+                }
+            }
+            Err(reason) => {
+                observer.packet(self.scheme, sent, Outcome::Refused(reason));
+                if reason.is_context_damage() {
+                    result.context_damage_lost += 1;
+                    outages.frame(flow, end_now, FrameFate::Damaged);
+                } else {
+                    result.other_refused += 1;
+                    outages.frame(flow, end_now, FrameFate::Lost);
+                }
+                count(&mut result.drops_by_reason, reason.name());
+            }
+        }
+    }
+
+    /// Decompresses the frames the reordering of direction `direction` (`dir`) released, at
+    /// the receiving node `node` (whose feedback waits at `pending`).
+    fn decompress_released(
+        &mut self,
+        direction: usize,
+        dir: &mut Direction,
+        node: &mut LinkEnd,
+        pending: &mut Vec<Vec<u8>>,
+        observer: &mut dyn Observer,
+    ) {
+        let mut released = core::mem::take(&mut dir.released);
+        for f in released.drain(..) {
+            let sent = Sent {
+                index: f.index,
+                direction,
+                time: f.time,
+                kind: f.kind,
+                original: &f.original,
+                payload: f.payload,
+                on_link: f.on_link,
+            };
+            self.decompress(node, pending, dir.now, &sent, &f.frame, observer);
+        }
+        dir.released = released;
+    }
 }
 
 /// Adds one to `name`'s count in `counts`; a name already counted allocates nothing.
@@ -61,7 +172,9 @@ pub(super) struct Run<'v> {
     scheme: usize,
     variant: &'v Variant,
     result: SchemeResult,
-    ends: [End; 2],
+    /// Node `n`: the compressor of direction `n`, the decompressor of the other.
+    nodes: [LinkEnd; 2],
+    dirs: [Direction; 2],
     compress_time: Duration,
     decompress_time: Duration,
     decompressed: u64,
@@ -110,6 +223,7 @@ impl<'v> Run<'v> {
             truncated_records: 0,
             removed_before: 0,
             reordered_before: 0,
+            reordered_on_link: 0,
             frames_by_kind: FrameKind::ALL
                 .iter()
                 .map(|k| (k.name().to_string(), 0))
@@ -121,19 +235,25 @@ impl<'v> Run<'v> {
             outage: OutageStats::default(),
             options: options.clone(),
         };
-        let ends = [0, 1].map(|d| End {
-            compressor: variant.compressor(),
-            decompressor: variant.decompressor(),
+        let dirs = [0, 1].map(|d| Direction {
             link: Link::new(options.seed, d, loss.clone(), options.ber),
             feedback_link: Link::new(options.seed, d + 2, loss.clone(), options.ber),
             pending: Vec::new(),
             now: Duration::ZERO,
+            reorder: (options.reorder > 0.0).then(|| {
+                Reorder::new(
+                    options.reorder,
+                    stream(options.seed, d, Purpose::LinkReorder),
+                )
+            }),
+            released: Vec::new(),
         });
         Run {
             scheme,
             variant,
             result,
-            ends,
+            nodes: [0, 1].map(|_| LinkEnd::of(variant, variant)),
+            dirs,
             compress_time: Duration::ZERO,
             decompress_time: Duration::ZERO,
             decompressed: 0,
@@ -162,7 +282,8 @@ impl<'v> Run<'v> {
             scheme,
             variant,
             result,
-            ends,
+            nodes,
+            dirs,
             compress_time,
             decompress_time,
             decompressed,
@@ -175,45 +296,52 @@ impl<'v> Run<'v> {
         } = self;
         if *reset_at == Some(sent) {
             // A restarted peer: fresh decompressors, from the time of the last packet.
-            for end in ends.iter_mut() {
-                end.decompressor = variant.decompressor();
+            for node in nodes.iter_mut() {
+                node.replace_decompressor(variant.decompressor());
             }
-            outages.reset(ends[0].now.max(ends[1].now));
+            outages.reset(dirs[0].now.max(dirs[1].now));
         }
         let (d, packet) = (released.direction, released.packet.as_slice());
-        let [forward, reverse] = ends;
-        let (end, other) = if d == 0 {
-            (forward, reverse)
+        // Node `d` sends; node `1 - d` receives.
+        let [node_0, node_1] = nodes;
+        let (sender, receiver) = if d == 0 {
+            (node_0, node_1)
         } else {
-            (reverse, forward)
+            (node_1, node_0)
+        };
+        let [dir_0, dir_1] = dirs;
+        let (dir, reverse) = if d == 0 {
+            (dir_0, dir_1)
+        } else {
+            (dir_1, dir_0)
         };
 
-        // 1. Feedback queued at this node crosses the link first, to the opposite direction's
-        //    compressor (which sits at the far end of this direction).
-        for message in end.pending.drain(..) {
+        // 1. Feedback queued at the sending node crosses the link first, to the receiving
+        //    node's compressor (of the other direction).
+        for message in dir.pending.drain(..) {
             let on_link = 1 + message.len();
             result.feedback_frames += 1;
             result.feedback_bytes += on_link as u64;
             result.link_bytes += on_link as u64;
             result.link_header_bytes += on_link as i64;
             count(&mut result.frames_by_kind, FrameKind::ContextState.name());
-            let fate = end.feedback_link.send(8 * on_link as u64);
-            observer.feedback(*scheme, d, end.now, &message, fate);
+            let fate = dir.feedback_link.send(8 * on_link as u64);
+            observer.feedback(*scheme, d, dir.now, &message, fate);
             match fate {
-                Fate::Delivered => other.compressor.handle_feedback(&message),
+                Fate::Delivered => {
+                    receiver.receive(dir.now, FrameKind::ContextState, &message, rebuilt);
+                }
                 Fate::Lost | Fate::BitError => result.feedback_lost += 1,
             }
         }
 
-        // 2. Compress.
+        // 2. Compress; the sending node's decompressor (of the other direction) hears of new
+        //    flows.
         if let Some(time) = time {
-            end.now = end.now.max(time);
+            dir.now = dir.now.max(time);
         }
-        end.compressor.set_time(end.now);
         let started = Instant::now();
-        let kind = end.compressor.compress(packet, frame);
-        // The sending node's decompressor (of the other direction) hears of new flows.
-        pass_sibling_notes(&mut end.compressor, &mut other.decompressor, feedback);
+        let kind = sender.compress(dir.now, packet, frame);
         *compress_time += started.elapsed().saturating_sub(*overhead);
 
         // 3. Count the bytes and send the frame over the link.
@@ -224,22 +352,22 @@ impl<'v> Run<'v> {
         result.link_bytes += on_link as u64;
         count(&mut result.frames_by_kind, kind.name());
         let flow = (d, FlowId::of(packet));
-        observer.frame(*scheme, d, end.now, kind, frame);
+        observer.frame(*scheme, d, dir.now, kind, frame);
         let sent = Sent {
             index: released.index,
             direction: d,
-            time: end.now,
+            time: dir.now,
             kind,
             original: packet,
             payload,
             on_link,
         };
-        match end.link.send(8 * on_link as u64) {
+        match dir.link.send(8 * on_link as u64) {
             Fate::Delivered => {}
             Fate::Lost => {
                 observer.packet(*scheme, &sent, Outcome::Lost(Fate::Lost));
                 result.link_lost += 1;
-                outages.frame(flow, end.now, FrameFate::Lost);
+                outages.frame(flow, dir.now, FrameFate::Lost);
                 return;
             }
             Fate::BitError => {
@@ -247,52 +375,79 @@ impl<'v> Run<'v> {
                 observer.packet(*scheme, &sent, Outcome::Lost(Fate::BitError));
                 result.link_lost += 1;
                 result.link_lost_bit_errors += 1;
-                end.decompressor.link_error();
-                outages.frame(flow, end.now, FrameFate::Lost);
+                receiver.link_error();
+                outages.frame(flow, dir.now, FrameFate::Lost);
                 return;
             }
         }
 
-        // 4. Decompress what arrived intact; the link carries the kind as one byte.
-        let started = Instant::now();
-        end.decompressor.set_time(end.now);
-        let outcome = match FrameKind::from_byte(kind.to_byte()) {
-            Some(kind) => end.decompressor.decompress(kind, frame, rebuilt),
-            None => Err(DropReason::UnknownKind),
+        let mut arrival = Arrival {
+            scheme: *scheme,
+            result,
+            decompress_time,
+            decompressed,
+            rebuilt,
+            feedback,
+            outages,
+            overhead: *overhead,
         };
-        // The receiving node's compressor (of the other direction) hears of verified flows.
-        pass_sibling_notes(&mut other.compressor, &mut end.decompressor, feedback);
-        *decompress_time += started.elapsed().saturating_sub(*overhead);
-        *decompressed += 1;
-        while end.decompressor.take_feedback(feedback) {
-            other.pending.push(feedback.clone());
-        }
-
-        // 5. The oracle.
-        match outcome {
-            Ok(()) => {
-                observer.packet(*scheme, &sent, Outcome::Delivered(rebuilt));
-                result.delivered += 1;
-                if rebuilt.as_slice() != packet {
-                    result.incorrect_delivered += 1;
-                    if !transport_checksum_rejects(rebuilt) {
-                        result.incorrect_undetected += 1;
-                    }
-                    outages.frame(flow, end.now, FrameFate::Damaged);
-                } else {
-                    outages.frame(flow, end.now, FrameFate::Delivered);
-                }
+        // The receiving node's feedback waits there for the other direction's link.
+        let pending = &mut reverse.pending;
+        match &mut dir.reorder {
+            None => arrival.decompress(receiver, pending, dir.now, &sent, frame, observer),
+            Some(reorder) => {
+                let held = InFlight {
+                    index: sent.index,
+                    time: sent.time,
+                    kind,
+                    frame: frame.clone(),
+                    original: packet.to_vec(),
+                    payload,
+                    on_link,
+                };
+                reorder.arrive(held, &mut dir.released);
+                arrival.decompress_released(d, dir, receiver, pending, observer);
             }
-            Err(reason) => {
-                observer.packet(*scheme, &sent, Outcome::Refused(reason));
-                if reason.is_context_damage() {
-                    result.context_damage_lost += 1;
-                    outages.frame(flow, end.now, FrameFate::Damaged);
-                } else {
-                    result.other_refused += 1;
-                    outages.frame(flow, end.now, FrameFate::Lost);
-                }
-                count(&mut result.drops_by_reason, reason.name());
+        }
+    }
+
+    /// The end of the capture: the frames the links still hold back arrive.
+    pub(super) fn drain(&mut self, observer: &mut dyn Observer) {
+        let Run {
+            scheme,
+            result,
+            nodes,
+            dirs,
+            decompress_time,
+            decompressed,
+            rebuilt,
+            feedback,
+            outages,
+            overhead,
+            ..
+        } = self;
+        let mut arrival = Arrival {
+            scheme: *scheme,
+            result,
+            decompress_time,
+            decompressed,
+            rebuilt,
+            feedback,
+            outages,
+            overhead: *overhead,
+        };
+        for d in 0..2 {
+            let [dir_0, dir_1] = &mut *dirs;
+            let (dir, reverse) = if d == 0 {
+                (dir_0, dir_1)
+            } else {
+                (dir_1, dir_0)
+            };
+            let receiver = &mut nodes[1 - d];
+            if let Some(reorder) = &mut dir.reorder {
+                reorder.finish(&mut dir.released);
+                arrival.result.reordered_on_link += reorder.reordered;
+                arrival.decompress_released(d, dir, receiver, &mut reverse.pending, observer);
             }
         }
     }
@@ -301,7 +456,7 @@ impl<'v> Run<'v> {
     pub(super) fn finish(self, stats: &CaptureStats, schedule: &Schedule) -> SchemeResult {
         let Run {
             mut result,
-            ends,
+            dirs,
             compress_time,
             decompress_time,
             decompressed,
@@ -313,7 +468,7 @@ impl<'v> Run<'v> {
         result.truncated_records = stats.truncated_records;
         result.removed_before = schedule.removed();
         result.reordered_before = schedule.reordered();
-        result.outage = outages.stats(ends[0].now.max(ends[1].now));
+        result.outage = outages.stats(dirs[0].now.max(dirs[1].now));
         if result.packets > 0 {
             result.header_bytes_per_packet =
                 result.link_header_bytes as f64 / result.packets as f64;

@@ -62,6 +62,8 @@ pub struct SerialRecord {
     pub goodput: f64,
     /// Seconds the exchanges took.
     pub echo_s: f64,
+    /// Seconds the slowest exchange took.
+    pub echo_slowest_s: f64,
     /// Bytes on the line per packet, both directions (framing, escapes, checks, tags).
     pub line_bytes_per_packet: f64,
     /// Frames that failed their check.
@@ -114,6 +116,7 @@ pub fn run_serial_bench(
                 intact: cell.bulk.is_intact() && cell.echo.is_complete(),
                 goodput: cell.bulk.goodput(),
                 echo_s: cell.echo.elapsed_ns as f64 / 1e9,
+                echo_slowest_s: cell.echo.slowest_ns as f64 / 1e9,
                 line_bytes_per_packet: (a.medium_bytes + b.medium_bytes) as f64 / packets as f64,
                 bad_checks: a.rejected.bad_check + b.rejected.bad_check,
             })
