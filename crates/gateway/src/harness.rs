@@ -34,23 +34,21 @@ use serde::Serialize;
 use taroc_core::variant::Variant;
 
 use crate::disturb::{self, Applied, Planned, Victim};
-use crate::echo::EchoResult;
-use crate::endpoint::EndpointConfig;
-use crate::ethernet::{EthernetConfig, EthernetTransport};
 use crate::forge::{PROBE_PAYLOAD, PROBE_PORT};
 use crate::gateway::{self, Copy, LoopOptions, Pipeline, PipelineConfig, RunReport};
-use crate::line_emulator::{EmulatedLine, LineConfig};
 use crate::link::LinkConfig;
 use crate::netns::{self, Netns};
 use crate::relay::RelayCounters;
-use crate::serial::{self, Framing, SerialConfig, SerialTransport};
 use crate::transfer::{self, TransferConfig, TransferResult, Watch};
 use crate::tun::{Tun, TunConfig};
 use crate::Error;
-use taroc_wire::fcs::Fcs;
 
+mod links;
 mod live;
 mod threads;
+
+use links::{on_ethernet_link, run_serial};
+pub use links::{run_serial_cell, run_serial_disturbed, SerialCell, SerialEvent, SerialPair};
 
 pub use live::{LivePair, LiveReport, TRANSFER_PORT};
 pub(crate) use threads::UdpGateway;
@@ -428,236 +426,6 @@ fn transfer_between(
         &scenario.transfer,
         watch,
     )
-}
-
-/// The transfer of [`Mode::Serial`]: an emulated line at `baud` with the link's BER, and a
-/// gateway on each of its ends, on `tuns`; fills in `outcome`.
-fn run_serial(
-    scenario: &Scenario,
-    kiss: bool,
-    baud: u32,
-    tuns: [Tun; 2],
-    options: &LoopOptions,
-    outcome: &mut Outcome,
-) -> Result<(), Error> {
-    let namespaces = outcome.namespaces.clone();
-    let (transfer, report) = on_serial_line(scenario, kiss, baud, tuns, options, || {
-        transfer_between(scenario, &namespaces, &Watch::default())
-    })?;
-    outcome.report = report;
-    outcome.transfer = transfer?;
-    Ok(())
-}
-
-/// Runs `work` while an emulated line at `baud` with the link's BER joins a gateway on each of
-/// `tuns`; what it returned and the gateways' report (the line's bytes counted once per
-/// direction, as their sender put them on it).
-fn on_serial_line<T>(
-    scenario: &Scenario,
-    kiss: bool,
-    baud: u32,
-    tuns: [Tun; 2],
-    options: &LoopOptions,
-    work: impl FnOnce() -> T,
-) -> Result<(T, RunReport), Error> {
-    let line = EmulatedLine::start(LineConfig {
-        baud,
-        ber: scenario.link.ber,
-        garbage: 0.0,
-        seed: scenario.seed,
-    })?;
-    let auth = match scenario.authenticated {
-        true => Some(crate::auth::AuthConfig {
-            key: crate::keyfile::generate()?,
-            tag_len: crate::args::SERIAL_TAG_LEN,
-        }),
-        false => None,
-    };
-    let max_frame = scenario.link.mtu + auth.as_ref().map_or(0, |a| a.max_overhead());
-    let framing = if kiss {
-        Framing::kiss(0, Fcs::Fcs32, max_frame)
-    } else {
-        Framing::hdlc(Fcs::Fcs16, max_frame)
-    };
-    let [forward, reverse] = scenario.variants.clone();
-    let variants = [[forward.clone(), reverse.clone()], [reverse, forward]];
-    let mut workers = Vec::new();
-    for (side, tun) in tuns.into_iter().enumerate() {
-        let serial = SerialConfig {
-            path: line.path(side).clone(),
-            baud,
-            framing,
-        };
-        let endpoint = EndpointConfig {
-            variants: variants[side].clone(),
-            link: LinkConfig {
-                mtu: scenario.link.mtu,
-                ..LinkConfig::default()
-            },
-            tun_mtu: scenario.tun_mtu as usize,
-            seed: scenario.seed,
-            verify_checksums: true,
-            auth: auth.clone(),
-            may_reorder: false,
-        };
-        let options = options.clone();
-        let transport = SerialTransport::open(&serial)?;
-        workers.push(Worker::spawn(move |stop| {
-            serial::run_serial(&tun, transport, &endpoint, stop, &options)
-        })?);
-    }
-    let result = work();
-    Ok((result, finish_pair(workers)?))
-}
-
-/// Stops the two gateways of a pair (A first in `workers`); the report of the directions a->b
-/// and b->a, the medium's bytes counted once per direction, as their sender put them on it.
-fn finish_pair(mut workers: Vec<Worker>) -> Result<RunReport, Error> {
-    let b = workers
-        .pop()
-        .ok_or_else(|| Error::new("gateway B missing"))?
-        .finish()?;
-    let a = workers
-        .pop()
-        .ok_or_else(|| Error::new("gateway A missing"))?
-        .finish()?;
-    let mut forward = a.counters[0].clone();
-    forward.add(&b.counters[1]);
-    let mut reverse = b.counters[0].clone();
-    reverse.add(&a.counters[1]);
-    forward.medium_bytes = a.counters[0].medium_bytes;
-    reverse.medium_bytes = b.counters[0].medium_bytes;
-    Ok(RunReport {
-        counters: [forward, reverse],
-        cpu: a.cpu + b.cpu,
-        wall: a.wall.max(b.wall),
-    })
-}
-
-/// A veth pair in this namespace, deleted on drop.
-struct VethPair {
-    names: [String; 2],
-}
-
-impl VethPair {
-    /// A fresh pair with a large MTU (a link frame is the TUN MTU and some framing), up.
-    fn create() -> Result<VethPair, Error> {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let base = format!("tre{}x{n}", std::process::id() % 100_000);
-        let names = [format!("{base}a"), format!("{base}b")];
-        netns::ip(&[
-            "link", "add", &names[0], "type", "veth", "peer", "name", &names[1],
-        ])?;
-        let pair = VethPair { names };
-        for name in &pair.names {
-            netns::ip(&["link", "set", name, "mtu", "9000", "up"])?;
-        }
-        Ok(pair)
-    }
-}
-
-impl Drop for VethPair {
-    fn drop(&mut self) {
-        let _ = netns::ip(&["link", "del", &self.names[0]]);
-    }
-}
-
-/// Runs `work` while a gateway on each of `tuns` sends raw Ethernet frames to the other over a
-/// veth pair; what it returned and the gateways' report.
-fn on_ethernet_link<T>(
-    scenario: &Scenario,
-    tuns: [Tun; 2],
-    options: &LoopOptions,
-    work: impl FnOnce() -> T,
-) -> Result<(T, RunReport), Error> {
-    let veth = VethPair::create()?;
-    let macs = [
-        crate::ethernet::interface_mac(&veth.names[0])?,
-        crate::ethernet::interface_mac(&veth.names[1])?,
-    ];
-    let auth = match scenario.authenticated {
-        true => Some(crate::auth::AuthConfig {
-            key: crate::keyfile::generate()?,
-            tag_len: crate::auth::DEFAULT_TAG_LEN,
-        }),
-        false => None,
-    };
-    let [forward, reverse] = scenario.variants.clone();
-    let variants = [[forward.clone(), reverse.clone()], [reverse, forward]];
-    let mut workers = Vec::new();
-    for (side, tun) in tuns.into_iter().enumerate() {
-        let transport = EthernetTransport::open(&EthernetConfig {
-            interface: veth.names[side].clone(),
-            peer: macs[1 - side],
-            ethertype: crate::ethernet::DEFAULT_ETHERTYPE,
-        })?;
-        let endpoint = EndpointConfig {
-            variants: variants[side].clone(),
-            link: LinkConfig {
-                mtu: scenario.link.mtu,
-                ..LinkConfig::default()
-            },
-            tun_mtu: scenario.tun_mtu as usize,
-            seed: scenario.seed,
-            verify_checksums: true,
-            auth: auth.clone(),
-            may_reorder: false,
-        };
-        let options = options.clone();
-        workers.push(Worker::spawn(move |stop| {
-            crate::ethernet::run_ethernet(&tun, transport, &endpoint, stop, &options)
-        })?);
-    }
-    let result = work();
-    let report = finish_pair(workers)?;
-    drop(veth);
-    Ok((result, report))
-}
-
-/// What a cell of the serial bench measured: a bulk transfer, then one-byte echoes.
-#[derive(Debug, Clone)]
-pub struct SerialCell {
-    /// The bulk transfer of the scenario.
-    pub bulk: TransferResult,
-    /// The request/echo exchanges after it.
-    pub echo: EchoResult,
-    /// The gateways' counters and CPU time over both.
-    pub report: RunReport,
-}
-
-/// A cell of the serial bench: the bulk transfer of `scenario` (whose mode must be
-/// [`Mode::Serial`]), then `exchanges` one-byte request/echo exchanges ([`crate::echo`]), over
-/// one emulated line and its two gateways.
-pub fn run_serial_cell(scenario: &Scenario, exchanges: u32) -> Result<SerialCell, Error> {
-    let Mode::Serial { kiss, baud } = scenario.mode else {
-        return Err(Error::new("a serial bench cell needs the serial mode"));
-    };
-    let Prepared {
-        netns,
-        tuns,
-        congestion_control: _,
-    } = prepare(scenario)?;
-    let namespaces = netns.each_ref().map(|ns| ns.name().to_owned());
-    let options = LoopOptions::default();
-    let ((bulk, echo), report) = on_serial_line(scenario, kiss, baud, tuns, &options, || {
-        let bulk = transfer_between(scenario, &namespaces, &Watch::default());
-        let addr = SocketAddr::new(scenario.ip_version.address(1), 5202);
-        let echo = crate::echo::run(
-            &namespaces[0],
-            &namespaces[1],
-            addr,
-            exchanges,
-            scenario.transfer.time_limit,
-        );
-        (bulk, echo)
-    })?;
-    drop(netns);
-    Ok(SerialCell {
-        bulk: bulk?,
-        echo: echo?,
-        report,
-    })
 }
 
 /// The transfer of [`Mode::Udp`]: two gateways on `tuns`, the relay between them, and the

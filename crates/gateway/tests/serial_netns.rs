@@ -136,3 +136,89 @@ fn hdlc_with_bit_errors_every_scheme() {
     };
     run_all(mode, 576, 1e-5, 48 * 1024);
 }
+
+/// A 10 s outage of the line, then a restart of each gateway in turn, during one transfer: the
+/// transfer resumes after each and arrives intact, for every scheme.
+#[test]
+fn a_line_outage_and_restarts_of_either_gateway_every_scheme() {
+    use taroc_gateway::harness::SerialEvent;
+    if !harness::environment_or_skip("serial netns") {
+        return;
+    }
+    let mode = Mode::Serial {
+        kiss: false,
+        baud: 115_200,
+    };
+    let events = [
+        (
+            Duration::from_secs(2),
+            SerialEvent::Outage(Duration::from_secs(10)),
+        ),
+        (
+            Duration::from_secs(16),
+            SerialEvent::Restart(1, Duration::from_millis(500)),
+        ),
+        (
+            Duration::from_secs(19),
+            SerialEvent::Restart(0, Duration::from_millis(500)),
+        ),
+    ];
+    let variants: Vec<Variant> = variant::NAMES
+        .iter()
+        .chain(&variant::EXTRA_NAMES)
+        .map(|name| Variant::by_name(name).unwrap())
+        .collect();
+    let outcomes: Vec<(String, Result<Outcome, taroc_gateway::Error>)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = variants
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let s = scenario(v, mode, 576, 0.0, 256 * 1024, 41 + i as u64);
+                    let events = &events;
+                    let label = v.name.to_string();
+                    (
+                        label,
+                        scope.spawn(move || harness::run_serial_disturbed(&s, events)),
+                    )
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|(label, h)| {
+                    let result = h
+                        .join()
+                        .unwrap_or_else(|_| Err(taroc_gateway::Error::new("run panicked")));
+                    (label, result)
+                })
+                .collect()
+        });
+    let mut failures = Vec::new();
+    for (label, outcome) in &outcomes {
+        match outcome {
+            Ok(o) => {
+                let t = &o.transfer;
+                let [a, b] = &o.report.counters;
+                println!(
+                    "disturbed {label}: {} B in {:.2} s, peer runs {} + {}, ctx damage {}, \
+                     refused {} + {}",
+                    t.bytes_received,
+                    t.elapsed_ns as f64 / 1e9,
+                    a.peer_runs,
+                    b.peer_runs,
+                    a.context_damage + b.context_damage,
+                    a.rejected.total(),
+                    b.rejected.total()
+                );
+                if !t.is_intact() {
+                    failures.push(format!(
+                        "{label}: sent {} received {} completed {} mismatch {:?}",
+                        t.bytes_sent, t.bytes_received, t.completed, t.first_mismatch
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("{label}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
+}
