@@ -3,7 +3,8 @@
 //! fresh frame of the peer never reaches a decompressor or a compressor's feedback input.
 //!
 //! No I/O here: the key, the sender id, the first counter and the time come in as values
-//! (`crate::keyfile` reads and makes keys; [`crate::udp`] reads the clocks and sends hellos).
+//! (`crate::keyfile` reads and makes keys; [`crate::endpoint`] sends hellos; the transports'
+//! loop reads the clocks).
 //!
 //! ## Wire format
 //!
@@ -95,9 +96,10 @@
 //! and replay-checked like any frame. A gateway sends one at start. So two gateways that start
 //! together, or a restarted one and its peer, each accept the other about one round trip after
 //! the later one starts, even if only one of them has traffic to send. The data path
-//! ([`crate::udp`]) also holds a new run's first packets in the kernel (it does not read its
-//! TUN device) until it has heard the peer or [`crate::udp::START_WAIT`] passed, so that they do
-//! not go out before they can echo it, and restarts its codecs only when its peer changes.
+//! ([`crate::endpoint`]) also holds a new run's first packets in the kernel (it does not read
+//! its TUN device) until it has heard the peer or [`crate::endpoint::START_WAIT`] passed, so
+//! that they do not go out before they can echo it, and restarts its codecs only when its peer
+//! changes.
 //!
 //! ## What it does not protect
 //!
