@@ -3,11 +3,14 @@
 //! decompress → oracle → feedback), without TUN devices, carrying a TCP bulk transfer with
 //! timestamps in one direction and its ACKs in the other, for every scheme; and the same over
 //! two UDP endpoints ([`Endpoint`]: the UDP gateway's data path without sockets), with every
-//! frame authenticated, and without; and `taroc-plus`'s non-TCP paths (UDP, tunnelled TCP)
-//! through its codec.
+//! frame authenticated, and without; the same over the serial transport (HDLC and KISS framing
+//! on a socket pair); and `taroc-plus`'s non-TCP paths (UDP, tunnelled TCP) through its codec.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::fs::File;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 mod common;
@@ -21,7 +24,10 @@ use taroc_gateway::auth::{AuthConfig, Key, DEFAULT_TAG_LEN};
 use taroc_gateway::endpoint::{introduce, Endpoint, EndpointConfig};
 use taroc_gateway::gateway::{Pipeline, PipelineConfig};
 use taroc_gateway::link::LinkConfig;
+use taroc_gateway::serial::{Framing, SerialTransport};
+use taroc_gateway::transport::{Incoming, Transport};
 use taroc_wire::checksum::Sum;
+use taroc_wire::fcs::Fcs;
 
 thread_local! {
     /// Allocations (and reallocations) made by this thread.
@@ -399,4 +405,123 @@ fn taroc_plus_udp_and_tunnelled_tcp_do_not_allocate_after_warm_up() {
     let before = allocations();
     run(&packets[300..]);
     assert_eq!(allocations() - before, 0, "allocations in 2,700 packets");
+}
+
+/// Two gateways' data paths joined by the serial transport (HDLC, then KISS) over a socket
+/// pair standing in for the line: a packet in at one end, its line frames deframed at the
+/// other, both ways, authenticated; the allocations after warm-up.
+fn measure_serial(framing: Framing) -> (u64, String) {
+    const MEASURED: usize = 5_000;
+    let mut flow = flow();
+    flow.truncate(WARM_UP + MEASURED);
+    let variant = Variant::by_name("taroc-plus").unwrap();
+    let config = EndpointConfig {
+        variants: [variant.clone(), variant.clone()],
+        link: LinkConfig {
+            mtu: 1280,
+            ..LinkConfig::default()
+        },
+        tun_mtu: 1280,
+        seed: 3,
+        verify_checksums: true,
+        auth: Some(AuthConfig {
+            key: Key::from_bytes([9; 32]),
+            tag_len: 4,
+        }),
+        may_reorder: false,
+    };
+    let start = 1_700_000_000_000_000_000;
+    let mut ends = [
+        Endpoint::new(&config, 1, start).unwrap(),
+        Endpoint::new(&config, 2, start + 7).unwrap(),
+    ];
+    let [a, b] = &mut ends;
+    introduce([a, b], 0);
+    let (x, y) = UnixStream::pair().unwrap();
+    x.set_nonblocking(true).unwrap();
+    y.set_nonblocking(true).unwrap();
+    let line =
+        |s: UnixStream| SerialTransport::new(File::from(OwnedFd::from(s)), 4_000_000, framing);
+    let mut lines = [line(x), line(y)];
+    let mut buffer = vec![0u8; 4096];
+    let mut drive = |ends: &mut [Endpoint; 2],
+                     lines: &mut [SerialTransport; 2],
+                     packets: &[(Vec<u8>, Vec<u8>)],
+                     start: u64| {
+        let mut write = |_: &[u8]| true;
+        for (i, (data, ack)) in packets.iter().enumerate() {
+            let now = (start + i as u64) * 200_000;
+            let [ea, eb] = &mut *ends;
+            let [la, lb] = &mut *lines;
+            ea.packet(now, data, &mut |d: &[u8]| la.send(now, d));
+            if i % 2 == 1 {
+                eb.packet(now, ack, &mut |d: &[u8]| lb.send(now, d));
+            }
+            for _ in 0..4 {
+                let mut moved = false;
+                while let Some(Incoming::Frame { len, .. }) = lb.receive(&mut buffer).unwrap() {
+                    eb.datagram(
+                        now,
+                        true,
+                        &buffer[..len],
+                        &mut |d: &[u8]| lb.send(now, d),
+                        &mut write,
+                    );
+                    moved = true;
+                }
+                while let Some(Incoming::Frame { len, .. }) = la.receive(&mut buffer).unwrap() {
+                    ea.datagram(
+                        now,
+                        true,
+                        &buffer[..len],
+                        &mut |d: &[u8]| la.send(now, d),
+                        &mut write,
+                    );
+                    moved = true;
+                }
+                if !moved {
+                    break;
+                }
+            }
+        }
+    };
+    drive(&mut ends, &mut lines, &flow[..WARM_UP], 0);
+    let before = allocations();
+    drive(&mut ends, &mut lines, &flow[WARM_UP..], WARM_UP as u64);
+    let made = allocations() - before;
+    let [a, b] = [&ends[0].counters(), &ends[1].counters()];
+    let label = format!("serial {}", framing.describe());
+    assert!(
+        b[1].delivered > WARM_UP as u64 && a[1].delivered > 0,
+        "{label}: {b:?}"
+    );
+    assert_eq!(
+        (a[1].rejected.total(), b[1].rejected.total()),
+        (0, 0),
+        "{label}"
+    );
+    let line = format!(
+        "{label}: {made} allocations over {} packets (delivered {} and {})",
+        MEASURED + MEASURED / 2,
+        b[1].delivered,
+        a[1].delivered
+    );
+    println!("{line}");
+    (made, line)
+}
+
+/// The serial transport's path, HDLC and KISS, does not allocate after warm-up.
+#[test]
+fn serial_transport_does_not_allocate_after_warm_up() {
+    let mut lines = Vec::new();
+    let mut allocating = 0;
+    for framing in [
+        Framing::hdlc(Fcs::Fcs16, 2048),
+        Framing::kiss(0, Fcs::Fcs32, 2048),
+    ] {
+        let (made, line) = measure_serial(framing);
+        allocating += usize::from(made > 0);
+        lines.push(line);
+    }
+    assert_eq!(allocating, 0, "{}", lines.join("\n"));
 }
