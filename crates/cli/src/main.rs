@@ -11,7 +11,15 @@ use taroc_cli::completions;
 use taroc_sim::cli::{output_failed, run_mat, run_sim, run_study, CheckedOutput};
 
 fn main() -> ExitCode {
-    let command = match Cli::try_parse() {
+    // `taroc gateway --config FILE`: the file's options, put on the command line.
+    let args = match taroc_gateway::config_file::expand(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = writeln!(stderr(), "taroc gateway: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let command = match Cli::try_parse_from(args) {
         Ok(cli) => cli.command,
         Err(error) => return ExitCode::from(clap_exit(&error)),
     };

@@ -320,6 +320,11 @@ pub enum GatewayCommand {
 /// The settings of a running gateway.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
+    /// Read options from this TOML file (for running as a service): each key a long option's
+    /// name, each value its argument (`tun = "tc0"`, `baud = 9600`, `deliver_bad_checksums =
+    /// true`, lists as arrays); options given on the command line too are taken from there.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Emulated link: the TUN device of side A (created, or attached if it exists).
     #[arg(long, value_name = "NAME", help_heading = "Emulated link (one host)")]
     pub tun_a: Option<String>,

@@ -49,6 +49,7 @@ pub mod args;
 pub mod auth;
 pub mod bench;
 pub mod commands;
+pub mod config_file;
 pub mod counters;
 pub mod disturb;
 pub mod echo;
