@@ -16,9 +16,8 @@
 mod drop_log;
 mod event_loop;
 
-use taroc_core::codec::pass_sibling_notes;
 use taroc_core::variant::Variant;
-use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
+use taroc_core::{Arrived, FrameKind, LinkEnd};
 
 use crate::counters::Counters;
 use crate::link::{scheme_for_link, Fate, Link, LinkConfig, LinkDrop};
@@ -39,14 +38,12 @@ pub const READ_BUFFER: usize = 65536;
 /// Labels of the two directions of an emulated gateway.
 pub const DIRECTIONS: [&str; 2] = ["a->b", "b->a"];
 
-/// One direction's codecs, buffers and counters.
+/// One direction's buffers and counters (its codecs are at the two ends: [`Pipeline`]'s nodes).
 #[derive(Debug)]
 struct Codec {
     verify_checksums: bool,
     tun_mtu: usize,
     last_incorrect_log: Option<u64>,
-    compressor: AnyCompressor,
-    decompressor: AnyDecompressor,
     frame: Vec<u8>,
     rebuilt: Vec<u8>,
     feedback: Vec<u8>,
@@ -101,14 +98,16 @@ impl PipelineConfig {
 /// The emulated-link data path of both directions, without I/O.
 #[derive(Debug)]
 pub struct Pipeline {
+    /// End A (sends direction 0, receives direction 1) and end B.
+    nodes: [LinkEnd; 2],
     dirs: [Direction; 2],
     tun_mtu: usize,
     log: DropLog,
 }
 
-/// Splits the two directions into (direction `d`, the other one).
-fn split(dirs: &mut [Direction; 2], d: usize) -> (&mut Direction, &mut Direction) {
-    let (first, second) = dirs.split_at_mut(1);
+/// Splits a pair into (item `d`, the other one).
+fn split<T>(pair: &mut [T; 2], d: usize) -> (&mut T, &mut T) {
+    let (first, second) = pair.split_at_mut(1);
     if d == 0 {
         (&mut first[0], &mut second[0])
     } else {
@@ -116,8 +115,15 @@ fn split(dirs: &mut [Direction; 2], d: usize) -> (&mut Direction, &mut Direction
     }
 }
 
-/// Hands an intact frame that came off link `d` to its end: feedback to the other direction's
-/// compressor, anything else to this direction's decompressor, then the oracle, then the TUN.
+/// The two ends of a frame on link `d`: the sending one (node `d`) and the receiving one.
+struct Ends<'a> {
+    sender: &'a mut LinkEnd,
+    receiver: &'a mut LinkEnd,
+}
+
+/// Hands an intact frame that came off link `d` to its receiving end: feedback to its
+/// compressor (the other direction's), anything else to its decompressor, then the oracle,
+/// then the TUN.
 #[allow(clippy::too_many_arguments)]
 fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     d: usize,
@@ -125,25 +131,24 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     kind: FrameKind,
     frame: &[u8],
     original: Option<&[u8]>,
+    ends: Ends<'_>,
     this: &mut Codec,
     other: &mut Codec,
     other_link: &mut Link,
     other_transparent: bool,
     sink: &mut S,
 ) {
-    if kind == FrameKind::ContextState {
-        other.compressor.handle_feedback(frame);
-        other.counters.feedback_received += 1;
-        return;
-    }
-    this.decompressor.set_time(Duration::from_nanos(now));
-    let result = this.decompressor.decompress(kind, frame, &mut this.rebuilt);
-    // The compressor at this end (the other direction's) hears of verified flows.
-    pass_sibling_notes(
-        &mut other.compressor,
-        &mut this.decompressor,
-        &mut this.feedback,
-    );
+    let result =
+        match ends
+            .receiver
+            .receive(Duration::from_nanos(now), kind, frame, &mut this.rebuilt)
+        {
+            Arrived::Feedback => {
+                other.counters.feedback_received += 1;
+                return;
+            }
+            Arrived::Packet(result) => result,
+        };
     match result {
         Err(reason) => this.counters.count_refusal(reason),
         Ok(()) => {
@@ -174,13 +179,16 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     }
     // Bounded: a decompressor has a little feedback per frame at most.
     for _ in 0..8 {
-        if !this.decompressor.take_feedback(&mut this.feedback) {
+        if !ends.receiver.take_feedback(&mut this.feedback) {
             break;
         }
         this.counters.feedback_sent += 1;
         this.counters.feedback_bytes += this.feedback.len() as u64 + 1;
         if other_transparent {
-            this.compressor.handle_feedback(&this.feedback);
+            let at = Duration::from_nanos(now);
+            let (feedback, scratch) = (&this.feedback, &mut this.rebuilt);
+            ends.sender
+                .receive(at, FrameKind::ContextState, feedback, scratch);
             this.counters.feedback_received += 1;
         } else if let Err(drop) = other_link.offer(now, &this.feedback, true) {
             other.counters.count_link_drop(drop);
@@ -225,26 +233,17 @@ pub(crate) fn pump<F>(
     }
 }
 
-/// [`pump`] for one direction of the pipeline (`other` the other one, whose decompressor sits
-/// at the same end as this one's compressor).
+/// [`pump`] for direction `d` of the pipeline, whose compressor is `sender`'s.
 fn pump_direction(
     direction: &mut Direction,
-    other: &mut Direction,
+    sender: &mut LinkEnd,
     d: usize,
     now: u64,
     log: &mut DropLog,
 ) {
     let c = &mut direction.codec;
-    let (compressor, sibling, scratch) = (
-        &mut c.compressor,
-        &mut other.codec.decompressor,
-        &mut c.feedback,
-    );
     let compress = |start: u64, packet: &[u8], frame: &mut Vec<u8>| {
-        compressor.set_time(Duration::from_nanos(start));
-        let kind = compressor.compress(packet, frame);
-        pass_sibling_notes(compressor, sibling, scratch);
-        kind
+        sender.compress(Duration::from_nanos(start), packet, frame)
     };
     pump(
         &mut direction.link,
@@ -278,8 +277,6 @@ impl Pipeline {
                     verify_checksums: config.verify_checksums,
                     tun_mtu: config.tun_mtu,
                     last_incorrect_log: None,
-                    compressor: variants[d].compressor(),
-                    decompressor: variants[d].decompressor(),
                     // Room for anything a scheme makes of a packet (its frames are never much
                     // longer than the packet), and for any packet it rebuilds.
                     frame: Vec::with_capacity(frame_capacity),
@@ -292,6 +289,10 @@ impl Pipeline {
             }
         };
         Ok(Pipeline {
+            nodes: [
+                LinkEnd::of(&variants[0], &variants[1]),
+                LinkEnd::of(&variants[1], &variants[0]),
+            ],
             dirs: [direction(0), direction(1)],
             tun_mtu: config.tun_mtu,
             log: DropLog::default(),
@@ -309,6 +310,7 @@ impl Pipeline {
         sink: &mut S,
     ) {
         let (this, other) = split(&mut self.dirs, d);
+        let (sender, receiver) = split(&mut self.nodes, d);
         let c = &mut this.codec;
         c.counters.packets_in += 1;
         c.counters.bytes_in += packet.len() as u64;
@@ -321,17 +323,14 @@ impl Pipeline {
         }
         if !this.transparent {
             // A packet waits for the transmitter and is compressed when its turn comes.
-            pump_direction(this, other, d, now, &mut self.log);
+            pump_direction(this, sender, d, now, &mut self.log);
             if let Err(drop) = this.link.offer(now, packet, false) {
                 this.codec.counters.count_link_drop(drop);
             }
-            pump_direction(this, other, d, now, &mut self.log);
+            pump_direction(this, sender, d, now, &mut self.log);
             return;
         }
-        c.compressor.set_time(Duration::from_nanos(now));
-        let kind = c.compressor.compress(packet, &mut c.frame);
-        let sibling = &mut other.codec.decompressor;
-        pass_sibling_notes(&mut c.compressor, sibling, &mut c.feedback);
+        let kind = sender.compress(Duration::from_nanos(now), packet, &mut c.frame);
         c.counters.count_frame(kind, packet.len(), c.frame.len());
         if c.frame.len() > this.link.config().mtu {
             c.counters.count_link_drop(LinkDrop::Oversize);
@@ -348,6 +347,7 @@ impl Pipeline {
             kind,
             &frame,
             Some(packet),
+            Ends { sender, receiver },
             c,
             &mut other.codec,
             &mut other.link,
@@ -365,7 +365,8 @@ impl Pipeline {
             let mut moved = false;
             for d in 0..2 {
                 let (this, other) = split(&mut self.dirs, d);
-                pump_direction(this, other, d, now, &mut self.log);
+                let (sender, receiver) = split(&mut self.nodes, d);
+                pump_direction(this, sender, d, now, &mut self.log);
                 let mut taken = 0;
                 while let Some(arrival) = this.link.receive(now) {
                     moved = true;
@@ -379,6 +380,10 @@ impl Pipeline {
                             arrival.kind,
                             arrival.frame,
                             arrival.original,
+                            Ends {
+                                sender: &mut *sender,
+                                receiver: &mut *receiver,
+                            },
                             &mut this.codec,
                             &mut other.codec,
                             &mut other.link,

@@ -1,5 +1,5 @@
 use super::*;
-use taroc_core::Scheme;
+use taroc_core::{Compressor, Scheme};
 
 /// An IPv4 TCP packet with valid checksums.
 fn tcp_packet(seq: u32, payload: usize) -> Vec<u8> {
