@@ -21,9 +21,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use serde::Serialize;
-use taroc_core::codec::pass_sibling_notes;
 use taroc_core::variant::Variant;
-use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
+use taroc_core::{Arrived, DropReason, FrameKind, LinkEnd};
 
 use crate::event::Time;
 use crate::stis::{Admitted, Dir};
@@ -91,21 +90,6 @@ struct Queue {
     wake_at: Option<Time>,
 }
 
-/// The compressor at the sending end of one direction and the decompressor at its receiving end.
-#[derive(Debug)]
-struct Pair {
-    compressor: AnyCompressor,
-    decompressor: AnyDecompressor,
-}
-
-/// Passes the notes between the codecs at one end of the radio link: the compressor of
-/// direction `sending` and the decompressor of the other direction ([`pass_sibling_notes`]).
-fn pass_notes(pairs: &mut [Pair; 2], sending: usize, scratch: &mut Vec<u8>) {
-    let [a, b] = pairs;
-    let (this, other) = if sending == 0 { (a, b) } else { (b, a) };
-    pass_sibling_notes(&mut this.compressor, &mut other.decompressor, scratch);
-}
-
 /// A frame on its way: what the engine schedules when a packet starts serialisation.
 #[derive(Debug)]
 pub struct Transmission {
@@ -151,7 +135,8 @@ pub enum Next {
 #[derive(Debug)]
 pub struct Radio {
     queues: Vec<[Queue; 2]>,
-    codecs: Option<[Pair; 2]>,
+    /// The radio's two ends, by the direction each sends: [`LinkEnd`]s.
+    codecs: Option<[LinkEnd; 2]>,
     overhead: usize,
     feedback: Vec<u8>,
     /// Counters of the codecs (zero without header compression).
@@ -164,12 +149,7 @@ impl Radio {
     pub fn new(queues: usize, variant: Option<&Variant>, overhead: usize) -> Radio {
         Radio {
             queues: (0..queues.max(1)).map(|_| Default::default()).collect(),
-            codecs: variant.map(|v| {
-                [(); 2].map(|()| Pair {
-                    compressor: v.compressor(),
-                    decompressor: v.decompressor(),
-                })
-            }),
+            codecs: variant.map(|v| [(); 2].map(|()| LinkEnd::of(v, v))),
             overhead,
             feedback: Vec::new(),
             stats: CodecStats::default(),
@@ -228,12 +208,10 @@ impl Radio {
         let packet_len = w.packet.len();
         let (kind, bytes, original, wire) = match &mut self.codecs {
             None => (FrameKind::Ip, w.packet, None, packet_len),
-            Some(pairs) => {
-                let compressor = &mut pairs[dir as usize].compressor;
-                compressor.set_time(Duration::from_nanos(now));
+            Some(ends) => {
                 let mut frame = Vec::with_capacity(packet_len + 8);
-                let kind = compressor.compress(&w.packet, &mut frame);
-                pass_notes(pairs, dir as usize, &mut self.feedback);
+                let at = Duration::from_nanos(now);
+                let kind = ends[dir as usize].compress(at, &w.packet, &mut frame);
                 let wire = frame.len() + self.overhead;
                 self.stats.frames += 1;
                 self.stats.wire_bytes += wire as u64;
@@ -279,16 +257,18 @@ impl Radio {
         frame: Frame,
         feedback: &mut Vec<Vec<u8>>,
     ) -> Option<Vec<u8>> {
-        let Some(pairs) = &mut self.codecs else {
+        let Some(ends) = &mut self.codecs else {
             return Some(frame.bytes);
         };
-        let decompressor = &mut pairs[frame.dir as usize].decompressor;
-        decompressor.set_time(Duration::from_nanos(now));
+        // The receiving end: the one that sends the other direction.
+        let end = &mut ends[1 - frame.dir as usize];
         let mut packet = Vec::with_capacity(frame.bytes.len() + 60);
-        let result = decompressor.decompress(frame.kind, &frame.bytes, &mut packet);
-        pass_notes(pairs, 1 - frame.dir as usize, &mut self.feedback);
-        let decompressor = &mut pairs[frame.dir as usize].decompressor;
-        while decompressor.take_feedback(&mut self.feedback) {
+        let at = Duration::from_nanos(now);
+        let result = match end.receive(at, frame.kind, &frame.bytes, &mut packet) {
+            Arrived::Packet(result) => result,
+            Arrived::Feedback => Err(DropReason::UnknownKind),
+        };
+        while end.take_feedback(&mut self.feedback) {
             self.stats.feedback_frames += 1;
             feedback.push(self.feedback.clone());
         }
@@ -318,8 +298,9 @@ impl Radio {
 
     /// Feedback for the compressor of `dir` arrives.
     pub fn feedback(&mut self, dir: Dir, frame: &[u8]) {
-        if let Some(pairs) = &mut self.codecs {
-            pairs[dir as usize].compressor.handle_feedback(frame);
+        if let Some(ends) = &mut self.codecs {
+            let feedback = FrameKind::ContextState;
+            ends[dir as usize].receive(Duration::ZERO, feedback, frame, &mut Vec::new());
         }
     }
 
