@@ -612,8 +612,8 @@ impl RunArgs {
             (None, true) => {
                 eprintln!(
                     "taroc gateway: WARNING: --insecure-no-auth: frames are not authenticated; \
-                     anyone who can send UDP from the peer's address can inject packets into \
-                     the TUN device and corrupt the decompressor's contexts"
+                     anyone who can send from the peer's address (UDP) or MAC (Ethernet) can \
+                     inject packets into the TUN device and corrupt the decompressor's contexts"
                 );
                 Ok(None)
             }

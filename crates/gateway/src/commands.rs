@@ -214,6 +214,8 @@ fn run_ethernet(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<()
         may_reorder: false,
     };
     endpoint.check()?;
+    let overhead = 1 + auth.as_ref().map_or(0, |a| a.max_overhead());
+    ethernet::check_interface_mtu(&interface, endpoint.link.mtu, overhead)?;
     let config = EthernetConfig {
         interface,
         peer,

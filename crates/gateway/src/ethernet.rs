@@ -277,6 +277,28 @@ pub fn run_ethernet(
     transport::run(tun, &mut transport, &mut endpoint, stop, options)
 }
 
+/// Checks that interface `name`'s MTU holds a link frame of a `link_mtu`-byte packet with
+/// `overhead` bytes of framing (its kind byte and the authentication's) and the 2-byte length;
+/// the error says which MTU would fit.
+pub fn check_interface_mtu(name: &str, link_mtu: usize, overhead: usize) -> Result<(), Error> {
+    let path = format!("/sys/class/net/{name}/mtu");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(path.clone(), e))?;
+    let mtu: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| Error::new(format!("{path} holds no MTU")))?;
+    let needed = link_mtu + overhead + 2;
+    if mtu < needed {
+        return Err(Error::usage(format!(
+            "interface {name} has MTU {mtu}, but a link frame takes up to {needed} bytes (the \
+             link MTU {link_mtu}, {overhead} bytes of framing and a 2-byte length): give --mtu \
+             (or --link-mtu) {} or less, or raise the interface's MTU",
+            mtu.saturating_sub(overhead + 2)
+        )));
+    }
+    Ok(())
+}
+
 /// The MAC address of interface `name`, from sysfs.
 pub fn interface_mac(name: &str) -> Result<Mac, Error> {
     let path = format!("/sys/class/net/{name}/address");
