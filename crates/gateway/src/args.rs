@@ -391,6 +391,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "BITS", value_parser = ["16", "32"],
           help_heading = "Serial line (two hosts)")]
     pub fcs: Option<String>,
+    /// Serial line, hdlc: escape every control character (0x00-0x1F) as RFC 1662 does before
+    /// LCP negotiates otherwise, for a line that is not 8-bit clean (XON/XOFF flow control on
+    /// the way); both ends must agree. By default only 0x7E and 0x7D are escaped.
+    #[arg(long, help_heading = "Serial line (two hosts)")]
+    pub escape_control: bool,
     /// Serial line, kiss: the TNC port (0-15).
     #[arg(long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u8).range(0..=15),
@@ -592,6 +597,8 @@ impl RunArgs {
         };
         if self.framing == "kiss" {
             Framing::kiss(self.kiss_port, fcs(Fcs::Fcs32), max_frame)
+        } else if self.escape_control {
+            Framing::hdlc_escaping_controls(fcs(Fcs::Fcs16), max_frame)
         } else {
             Framing::hdlc(fcs(Fcs::Fcs16), max_frame)
         }
@@ -692,6 +699,15 @@ pub struct BenchArgs {
     /// line time and 40 one-byte request/echo exchanges (TCP_NODELAY), each against `none`.
     #[arg(long, conflicts_with = "forwarding")]
     pub serial: bool,
+    /// Compare the transports instead of the grid: per scheme, one transfer (--bytes) over UDP,
+    /// raw Ethernet and an emulated 115,200-baud serial line (HDLC), two gateways each,
+    /// authenticated, and the bytes each transport put on its medium per packet.
+    #[arg(long, conflicts_with_all = ["forwarding", "serial"])]
+    pub transports: bool,
+    /// Transports: the bytes of each transfer (suffixes K, M).
+    #[arg(long, value_name = "BYTES", default_value = "256K", value_parser = byte_count,
+          requires = "transports")]
+    pub bytes: u64,
     /// Serial: the baud rates, comma-separated.
     #[arg(
         long,

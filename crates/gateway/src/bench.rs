@@ -10,6 +10,8 @@
 //!   run, over the emulated link or the UDP link (with and without authentication).
 //! - **Serial lines** (`serial`): bulk goodput and one-byte echoes per scheme on emulated
 //!   serial lines, against `none` on the same line.
+//! - **Transports** (`transports`): what UDP, raw Ethernet and a serial line each put on their
+//!   medium per packet, per scheme.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -25,11 +27,13 @@ use crate::Error;
 
 mod forwarding;
 mod serial;
+mod transports;
 
 pub use forwarding::{
     forwarding_table, run_forwarding, ForwardingConfig, ForwardingLink, ForwardingRecord, Route,
 };
 pub use serial::{run_serial_bench, serial_table, Line, SerialBenchConfig, SerialRecord};
+pub use transports::{run_transport_bench, transport_table, TransportRecord, TRANSPORTS};
 
 /// The MTU the TAROC draft's simulations (Appendix B.3) use at bit error rate `ber`.
 pub fn draft_mtu(ber: f64) -> u32 {

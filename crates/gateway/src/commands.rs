@@ -373,6 +373,38 @@ fn run_transfer(args: &TransferArgs) -> Result<(), Error> {
     }
 }
 
+/// `taroc gateway bench --transports`.
+fn run_transport_bench(args: &BenchArgs, variants: &[Variant]) -> Result<(), Error> {
+    let total = variants.len() * bench::TRANSPORTS.len();
+    let mut done = 0;
+    let mut unwritten = None;
+    let (bytes, jobs) = (args.bytes, args.jobs.max(1));
+    let records = bench::run_transport_bench(variants, bytes, jobs, args.seed, |r| {
+        done += 1;
+        if args.json {
+            if let Ok(line) = serde_json::to_string(r) {
+                if unwritten.is_none() {
+                    unwritten = print_out(&format!("{line}\n")).err();
+                }
+            }
+        } else {
+            eprintln!(
+                "[{done}/{total}] {} {}: {:.1} medium bytes per packet",
+                r.transport,
+                r.scheme,
+                r.medium_bytes as f64 / r.packets.max(1) as f64
+            );
+        }
+    })?;
+    if let Some(e) = unwritten {
+        return Err(e);
+    }
+    if !args.json {
+        print_out(&bench::transport_table(&records))?;
+    }
+    Ok(())
+}
+
 /// `taroc gateway bench --serial`.
 fn run_serial_bench(args: &BenchArgs, variants: Vec<Variant>) -> Result<(), Error> {
     for &baud in &args.bauds {
@@ -479,6 +511,9 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
     }
     if args.serial {
         return run_serial_bench(args, variants);
+    }
+    if args.transports {
+        return run_transport_bench(args, &variants);
     }
     let config = GridConfig {
         variants,

@@ -51,8 +51,24 @@ pub enum Framing {
 }
 
 impl Framing {
-    /// HDLC with `fcs` (FCS-16 or FCS-32) and frames of up to `max_frame` bytes.
+    /// HDLC with `fcs` (FCS-16 or FCS-32) and frames of up to `max_frame` bytes, on a line that
+    /// is 8-bit clean (raw mode, no software flow control): only the flag and the escape octet
+    /// are escaped (an ACCM of 0, what PPP's LCP negotiates on such lines), and control
+    /// characters on the line are data. RFC 1662's default before negotiation, escaping every
+    /// control character, costs an eighth of the bytes of random data.
     pub fn hdlc(fcs: Fcs, max_frame: usize) -> Framing {
+        Framing::Hdlc(hdlc::Config {
+            fcs,
+            max_frame,
+            accm: hdlc::Accm::NONE,
+            rx_accm: 0,
+        })
+    }
+
+    /// HDLC as [`Framing::hdlc`], escaping every control character (0x00-0x1F) and dropping
+    /// raw ones as line noise: RFC 1662's default, for lines that are not 8-bit clean (a modem
+    /// with XON/XOFF flow control).
+    pub fn hdlc_escaping_controls(fcs: Fcs, max_frame: usize) -> Framing {
         Framing::Hdlc(hdlc::Config {
             fcs,
             max_frame,
@@ -81,7 +97,13 @@ impl Framing {
     /// How it is described at start.
     pub fn describe(&self) -> String {
         match self {
-            Framing::Hdlc(c) => format!("HDLC (RFC 1662), {}", fcs_name(c.fcs)),
+            Framing::Hdlc(c) if c.rx_accm == 0 => {
+                format!("HDLC (RFC 1662, ACCM 0), {}", fcs_name(c.fcs))
+            }
+            Framing::Hdlc(c) => format!(
+                "HDLC (RFC 1662, control characters escaped), {}",
+                fcs_name(c.fcs)
+            ),
             Framing::Kiss(c) => format!("KISS port {}, {} of ours", c.port, fcs_name(c.fcs)),
         }
     }
