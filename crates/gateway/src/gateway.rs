@@ -3,11 +3,12 @@
 //!
 //! Direction 0 ("a->b") takes packets read from TUN A, compresses them, sends the frames over
 //! its link, decompresses what arrives and writes the packets into TUN B; direction 1 ("b->a")
-//! is the mirror image. Each direction has its own scheme. A decompressor's feedback
-//! ([`Decompressor::take_feedback`]) travels back over the *other* direction's link as a
-//! [`FrameKind::ContextState`] frame (meeting its delay and losses) and is handed to the
-//! compressor it is for ([`Compressor::handle_feedback`]). Compressors are told the time
-//! ([`Compressor::set_time`]) before every packet.
+//! is the mirror image. Each direction has its own scheme; each end's two codecs are a
+//! [`LinkEnd`]. A decompressor's feedback ([`taroc_core::Decompressor::take_feedback`]) travels
+//! back over the *other* direction's link as a [`FrameKind::ContextState`] frame (meeting its
+//! delay and losses) and is handed to the compressor it is for
+//! ([`taroc_core::Compressor::handle_feedback`]). Compressors are told the time
+//! ([`taroc_core::Compressor::set_time`]) before every packet.
 //!
 //! [`Pipeline`] is the data path without I/O (time and packets passed in, delivered packets
 //! passed out), so tests drive it without TUN devices; [`run_emulated`] (module `event_loop`)
