@@ -13,6 +13,7 @@ use taroc_core::variant::Variant;
 use crate::args::{
     clamped_duration, BenchArgs, GatewayArgs, GatewayCommand, RunArgs, TransferArgs,
 };
+use crate::auth::AuthConfig;
 use crate::bench::{self, ForwardingConfig, GridConfig};
 use crate::counters::Counters;
 use crate::endpoint::{EndpointConfig, DIRECTIONS};
@@ -21,6 +22,7 @@ use crate::gateway::{self, Pipeline, PipelineConfig, RunReport};
 use crate::harness;
 use crate::serial::{self, SerialConfig, SerialTransport};
 use crate::transfer::{self, TransferConfig};
+use crate::transport::{self, Transport};
 use crate::tun::{Tun, TunConfig};
 use crate::udp::{self, UdpConfig};
 use crate::{keyfile, signal, Error};
@@ -192,6 +194,55 @@ pub(crate) fn run_gateway(args: &RunArgs) -> Result<(), Error> {
     }
 }
 
+/// The data path's settings of a gateway with a peer on a link that keeps order.
+fn endpoint_config(
+    args: &RunArgs,
+    variants: &[Variant; 2],
+    auth: Option<AuthConfig>,
+) -> Result<EndpointConfig, Error> {
+    let config = EndpointConfig {
+        variants: variants.clone(),
+        link: args.link(),
+        tun_mtu: args.mtu as usize,
+        seed: args.seed,
+        verify_checksums: !args.deliver_bad_checksums,
+        auth,
+        may_reorder: false,
+    };
+    config.check()?;
+    Ok(config)
+}
+
+/// Runs a gateway of `config` on TUN device `name` and `transport` (opened already, so that a
+/// transport that cannot open leaves no TUN device behind), after saying `what` it runs on.
+fn run_on<T: Transport>(
+    args: &RunArgs,
+    name: &str,
+    transport: T,
+    config: &EndpointConfig,
+    what: &str,
+) -> Result<(), Error> {
+    let tun = Tun::open(&TunConfig {
+        name: name.to_owned(),
+        mtu: args.mtu,
+        netns: args.netns.clone(),
+    })?;
+    signal::install()?;
+    let tag = config.auth.as_ref().map_or_else(
+        || "NOT authenticated".to_owned(),
+        |a| format!("authenticated ({}-byte tags)", a.tag_len),
+    );
+    let [send, receive] = &config.variants;
+    eprintln!(
+        "taroc gateway: {name} <-> {what}, {tag}, send {send} receive {receive}, MTU {} (link \
+         {}); SIGINT/SIGTERM to stop",
+        args.mtu, config.link.mtu
+    );
+    let stop = AtomicBool::new(false);
+    let report = transport::run_fresh(&tun, transport, config, &stop, &args.options())?;
+    print_report(&DIRECTIONS, &report, args.json)
+}
+
 /// Runs a gateway whose link is raw Ethernet on `args.ethernet`, on TUN device `name`.
 fn run_ethernet(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<(), Error> {
     if args.serial.is_some() || args.listen.is_some() || args.netns_a.is_some() {
@@ -203,44 +254,20 @@ fn run_ethernet(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<()
     let peer = args
         .peer_mac
         .ok_or_else(|| Error::usage("--ethernet needs --peer-mac MAC, the peer gateway's"))?;
-    let auth = args.auth()?;
-    let endpoint = EndpointConfig {
-        variants: variants.clone(),
-        link: args.link(),
-        tun_mtu: args.mtu as usize,
-        seed: args.seed,
-        verify_checksums: !args.deliver_bad_checksums,
-        auth: auth.clone(),
-        may_reorder: false,
-    };
-    endpoint.check()?;
-    let overhead = 1 + auth.as_ref().map_or(0, |a| a.max_overhead());
-    ethernet::check_interface_mtu(&interface, endpoint.link.mtu, overhead)?;
-    let config = EthernetConfig {
+    let config = endpoint_config(args, &variants, args.auth()?)?;
+    let overhead = 1 + config.auth.as_ref().map_or(0, |a| a.max_overhead());
+    ethernet::check_interface_mtu(&interface, config.link.mtu, overhead)?;
+    let link = EthernetConfig {
         interface,
         peer,
         ethertype: args.ethertype,
     };
-    let transport = EthernetTransport::open(&config)?;
-    let tun = Tun::open(&TunConfig {
-        name: name.to_owned(),
-        mtu: args.mtu,
-        netns: args.netns.clone(),
-    })?;
-    signal::install()?;
-    let tag = auth.as_ref().map_or_else(
-        || "NOT authenticated".to_owned(),
-        |a| format!("authenticated ({}-byte tags)", a.tag_len),
+    let transport = EthernetTransport::open(&link)?;
+    let what = format!(
+        "Ethernet {} EtherType {:04x} <-> peer {peer}",
+        link.interface, link.ethertype
     );
-    eprintln!(
-        "taroc gateway: {name} <-> Ethernet {} EtherType {:04x} <-> peer {peer}, {tag}, send {} \
-         receive {}, MTU {}; SIGINT/SIGTERM to stop",
-        config.interface, config.ethertype, variants[0], variants[1], args.mtu
-    );
-    let stop = AtomicBool::new(false);
-    let report = ethernet::run_ethernet(&tun, transport, &endpoint, &stop, &args.options())?;
-    print_report(&DIRECTIONS, &report, args.json)?;
-    Ok(())
+    run_on(args, name, transport, &config, &what)
 }
 
 /// Runs a gateway whose link is the serial line of `args.serial`, on TUN device `name`.
@@ -250,50 +277,27 @@ fn run_serial(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<(), 
             "--netns-a/--netns-b belong to the emulated mode, --listen to the UDP link",
         ));
     }
-    let path = args.serial.clone().unwrap_or_default();
-    let auth = args.serial_auth()?;
-    let endpoint = EndpointConfig {
-        variants: variants.clone(),
-        link: args.link(),
-        tun_mtu: args.mtu as usize,
-        seed: args.seed,
-        verify_checksums: !args.deliver_bad_checksums,
-        auth: auth.clone(),
-        may_reorder: false,
-    };
-    endpoint.check()?;
+    let config = endpoint_config(args, &variants, args.serial_auth()?)?;
     // The longest link frame: the link MTU, its kind byte, and the authentication's framing.
-    let max_frame = endpoint.link.mtu + auth.as_ref().map_or(0, |a| a.max_overhead());
+    let max_frame = config.link.mtu + config.auth.as_ref().map_or(0, |a| a.max_overhead());
     let line = SerialConfig {
-        path,
+        path: args.serial.clone().unwrap_or_default(),
         baud: args.baud,
         framing: args.serial_framing(max_frame),
     };
     let transport = SerialTransport::open(&line)?;
-    let tun = Tun::open(&TunConfig {
-        name: name.to_owned(),
-        mtu: args.mtu,
-        netns: args.netns.clone(),
-    })?;
-    signal::install()?;
-    let tag = auth.as_ref().map_or_else(
-        || "NOT authenticated (give --key FILE to authenticate every frame)".to_owned(),
-        |a| format!("authenticated ({}-byte tags)", a.tag_len),
-    );
-    eprintln!(
-        "taroc gateway: {name} <-> serial {} at {} baud, {}, {tag}, send {} receive {}, MTU {} \
-         (link {}); SIGINT/SIGTERM to stop",
+    if config.auth.is_none() {
+        eprintln!(
+            "taroc gateway: frames on the serial line are not authenticated (give --key FILE)"
+        );
+    }
+    let what = format!(
+        "serial {} at {} baud, {}",
         line.path.display(),
         line.baud,
-        line.framing.describe(),
-        variants[0],
-        variants[1],
-        args.mtu,
-        endpoint.link.mtu
+        line.framing.describe()
     );
-    let stop = AtomicBool::new(false);
-    let report = serial::run_serial(&tun, transport, &endpoint, &stop, &args.options())?;
-    print_report(&DIRECTIONS, &report, args.json)
+    run_on(args, name, transport, &config, &what)
 }
 
 fn run_transfer(args: &TransferArgs) -> Result<(), Error> {

@@ -83,6 +83,15 @@ pub struct EndpointConfig {
 }
 
 impl EndpointConfig {
+    /// The sender id and first counter of a new run: with authentication, 64 random bits and
+    /// the wall clock in ns since the UNIX epoch ([`crate::auth`]); without, both unused (0).
+    pub fn new_run(&self) -> Result<(u64, u64), Error> {
+        match self.auth {
+            Some(_) => Ok((crate::keyfile::random_u64()?, crate::udp::wall_clock_ns()?)),
+            None => Ok((0, 0)),
+        }
+    }
+
     /// Checks the settings; what is wrong is a usage error ([`Error::usage`]): the settings
     /// come from the command line.
     pub fn check(&self) -> Result<(), Error> {

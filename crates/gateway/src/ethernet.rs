@@ -16,17 +16,12 @@
 //! Anyone on the segment can send such frames: like the UDP link, this one is authenticated
 //! unless `--insecure-no-auth`.
 
+use crate::counters::Rejection;
+use crate::transport::{Incoming, Transport};
+use crate::Error;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::AtomicBool;
-
-use crate::counters::Rejection;
-use crate::endpoint::{Endpoint, EndpointConfig};
-use crate::gateway::{LoopOptions, RunReport};
-use crate::transport::{self, Incoming, Transport};
-use crate::tun::Tun;
-use crate::{keyfile, Error};
 
 /// The EtherType unless `--ethertype` says otherwise: 0x88B5, "local experimental" (IEEE
 /// 802), for protocols that are not registered.
@@ -256,25 +251,6 @@ impl Transport for EthernetTransport {
     fn medium_bytes(&self) -> [u64; 2] {
         self.medium
     }
-}
-
-/// Runs a gateway on `tun` whose link frames go in Ethernet frames on `transport` (opened with
-/// [`EthernetTransport::open`]), until `stop` is set, SIGINT/SIGTERM arrives (once
-/// [`crate::signal::install`] has run) or `options.duration` passes.
-pub fn run_ethernet(
-    tun: &Tun,
-    mut transport: EthernetTransport,
-    config: &EndpointConfig,
-    stop: &AtomicBool,
-    options: &LoopOptions,
-) -> Result<RunReport, Error> {
-    config.check()?;
-    let (sender_id, first_counter) = match config.auth {
-        Some(_) => (keyfile::random_u64()?, crate::udp::wall_clock_ns()?),
-        None => (0, 0),
-    };
-    let mut endpoint = Endpoint::new(config, sender_id, first_counter)?;
-    transport::run(tun, &mut transport, &mut endpoint, stop, options)
 }
 
 /// Checks that interface `name`'s MTU holds a link frame of a `link_mtu`-byte packet with

@@ -29,14 +29,9 @@ use taroc_wire::fcs::Fcs;
 use taroc_wire::framing::{Discard, Event};
 use taroc_wire::{hdlc, kiss};
 
-use std::sync::atomic::AtomicBool;
-
 use crate::counters::Rejection;
-use crate::endpoint::{Endpoint, EndpointConfig};
-use crate::gateway::{LoopOptions, RunReport};
-use crate::transport::{self, Incoming, Transport};
-use crate::tun::Tun;
-use crate::{keyfile, Error};
+use crate::transport::{Incoming, Transport};
+use crate::Error;
 
 /// Bits a byte takes on an 8N1 line: a start bit, eight data bits, a stop bit.
 pub const BITS_PER_BYTE: u64 = 10;
@@ -417,25 +412,6 @@ fn copy_frame(incoming: Incoming, bytes: &[u8], buffer: &mut [u8]) -> Incoming {
         }
         other => other,
     }
-}
-
-/// Runs a gateway on `tun` whose link frames go on the serial line of `transport` (opened with
-/// [`SerialTransport::open`]), until `stop` is set, SIGINT/SIGTERM arrives (once
-/// [`crate::signal::install`] has run) or `options.duration` passes.
-pub fn run_serial(
-    tun: &Tun,
-    mut transport: SerialTransport,
-    config: &EndpointConfig,
-    stop: &AtomicBool,
-    options: &LoopOptions,
-) -> Result<RunReport, Error> {
-    config.check()?;
-    let (sender_id, first_counter) = match config.auth {
-        Some(_) => (keyfile::random_u64()?, crate::udp::wall_clock_ns()?),
-        None => (0, 0),
-    };
-    let mut endpoint = Endpoint::new(config, sender_id, first_counter)?;
-    transport::run(tun, &mut transport, &mut endpoint, stop, options)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::counters::Rejection;
-use crate::endpoint::{Endpoint, DIRECTIONS, START_WAIT};
+use crate::endpoint::{Endpoint, EndpointConfig, DIRECTIONS, START_WAIT};
 use crate::gateway::READ_BUFFER;
 use crate::gateway::{thread_cpu_time, wait_readable, Clock, LoopOptions, RunReport, Schedule};
 use crate::tun::Tun;
@@ -68,6 +68,21 @@ pub trait Transport {
     fn flush(&mut self, now: u64) {
         let _ = now;
     }
+}
+
+/// Runs a fresh gateway of `config` (a new sender id, counters from the wall clock, when it
+/// authenticates) between `tun` and `transport`, as [`run`] does.
+pub fn run_fresh<T: Transport>(
+    tun: &Tun,
+    mut transport: T,
+    config: &EndpointConfig,
+    stop: &AtomicBool,
+    options: &LoopOptions,
+) -> Result<RunReport, Error> {
+    config.check()?;
+    let (sender_id, first_counter) = config.new_run()?;
+    let mut endpoint = Endpoint::new(config, sender_id, first_counter)?;
+    run(tun, &mut transport, &mut endpoint, stop, options)
 }
 
 /// Runs `endpoint` between `tun` and `transport` until `stop` is set, SIGINT/SIGTERM arrives

@@ -24,7 +24,7 @@ use crate::link::LinkConfig;
 use crate::socket::size_buffers;
 use crate::transport::{self, Incoming, Transport};
 use crate::tun::Tun;
-use crate::{keyfile, Error};
+use crate::Error;
 
 pub use crate::endpoint::{decode_frame, encode_frame, DIRECTIONS};
 
@@ -132,10 +132,8 @@ pub fn run_udp_on(
         .set_nonblocking(true)
         .map_err(|e| Error::io("making the UDP socket non-blocking", e))?;
     let buffers = size_buffers(&socket, config.socket_buffer)?;
-    let (sender_id, first_counter) = match config.auth {
-        Some(_) => (keyfile::random_u64()?, wall_clock_ns()?),
-        None => (0, 0),
-    };
+    let endpoint_config = config.endpoint();
+    let (sender_id, first_counter) = endpoint_config.new_run()?;
     if options.verbose {
         eprintln!(
             "taroc gateway: UDP socket buffers granted: receive {} B, send {} B (asked for {} \
@@ -149,7 +147,7 @@ pub fn run_udp_on(
             }
         );
     }
-    let mut endpoint = Endpoint::new(&config.endpoint(), sender_id, first_counter)?;
+    let mut endpoint = Endpoint::new(&endpoint_config, sender_id, first_counter)?;
     let mut transport = UdpTransport::new(socket, config.peer);
     transport::run(tun, &mut transport, &mut endpoint, stop, options)
 }

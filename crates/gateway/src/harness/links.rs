@@ -18,7 +18,7 @@ use crate::gateway::{LoopOptions, RunReport};
 use crate::line_emulator::{EmulatedLine, LineConfig};
 use crate::link::LinkConfig;
 use crate::netns;
-use crate::serial::{self, Framing, SerialConfig, SerialTransport};
+use crate::serial::{Framing, SerialConfig, SerialTransport};
 use crate::transfer::{TransferResult, Watch};
 use crate::tun::Tun;
 use crate::Error;
@@ -100,25 +100,12 @@ impl SerialPair {
         } else {
             Framing::hdlc(Fcs::Fcs16, max_frame)
         };
-        let [forward, reverse] = scenario.variants.clone();
-        let variants = [[forward.clone(), reverse.clone()], [reverse, forward]];
         let serial = [0, 1].map(|side| SerialConfig {
             path: line.path(side).clone(),
             baud,
             framing,
         });
-        let endpoints = [0, 1].map(|side| EndpointConfig {
-            variants: variants[side].clone(),
-            link: LinkConfig {
-                mtu: scenario.link.mtu,
-                ..LinkConfig::default()
-            },
-            tun_mtu: scenario.tun_mtu as usize,
-            seed: scenario.seed,
-            verify_checksums: true,
-            auth: auth.clone(),
-            may_reorder: false,
-        });
+        let endpoints = [0, 1].map(|side| side_config(scenario, side, auth.clone()));
         let mut pair = SerialPair {
             line,
             tuns: tuns.map(Arc::new),
@@ -139,7 +126,7 @@ impl SerialPair {
         let tun = Arc::clone(&self.tuns[side]);
         let (endpoint, options) = (self.endpoints[side].clone(), self.options.clone());
         self.workers[side] = Some(Worker::spawn(move |stop| {
-            serial::run_serial(&tun, transport, &endpoint, stop, &options)
+            crate::transport::run_fresh(&tun, transport, &endpoint, stop, &options)
         })?);
         Ok(())
     }
@@ -242,6 +229,32 @@ pub fn run_serial_disturbed(
     })
 }
 
+/// The data path's settings of side `side` (0: A, 1: B) of `scenario`'s pair of gateways on a
+/// link that keeps order: it sends with the scenario's forward scheme if A, its reverse one if B.
+fn side_config(
+    scenario: &Scenario,
+    side: usize,
+    auth: Option<crate::auth::AuthConfig>,
+) -> EndpointConfig {
+    let [forward, reverse] = scenario.variants.clone();
+    EndpointConfig {
+        variants: if side == 0 {
+            [forward, reverse]
+        } else {
+            [reverse, forward]
+        },
+        link: LinkConfig {
+            mtu: scenario.link.mtu,
+            ..LinkConfig::default()
+        },
+        tun_mtu: scenario.tun_mtu as usize,
+        seed: scenario.seed,
+        verify_checksums: true,
+        auth,
+        may_reorder: false,
+    }
+}
+
 /// Stops the two gateways of a pair (A first in `workers`); their reports merged
 /// ([`merge_pair`]).
 fn finish_pair(mut workers: Vec<Worker>) -> Result<RunReport, Error> {
@@ -321,8 +334,6 @@ pub(super) fn on_ethernet_link<T>(
         }),
         false => None,
     };
-    let [forward, reverse] = scenario.variants.clone();
-    let variants = [[forward.clone(), reverse.clone()], [reverse, forward]];
     let mut workers = Vec::new();
     for (side, tun) in tuns.into_iter().enumerate() {
         let transport = EthernetTransport::open(&EthernetConfig {
@@ -330,21 +341,10 @@ pub(super) fn on_ethernet_link<T>(
             peer: macs[1 - side],
             ethertype: crate::ethernet::DEFAULT_ETHERTYPE,
         })?;
-        let endpoint = EndpointConfig {
-            variants: variants[side].clone(),
-            link: LinkConfig {
-                mtu: scenario.link.mtu,
-                ..LinkConfig::default()
-            },
-            tun_mtu: scenario.tun_mtu as usize,
-            seed: scenario.seed,
-            verify_checksums: true,
-            auth: auth.clone(),
-            may_reorder: false,
-        };
+        let endpoint = side_config(scenario, side, auth.clone());
         let options = options.clone();
         workers.push(Worker::spawn(move |stop| {
-            crate::ethernet::run_ethernet(&tun, transport, &endpoint, stop, &options)
+            crate::transport::run_fresh(&tun, transport, &endpoint, stop, &options)
         })?);
     }
     let result = work();
