@@ -105,8 +105,8 @@
 //!
 //! No confidentiality (frames travel in the clear: run the link inside WireGuard or IPsec for
 //! that), no hiding of traffic patterns, no defence against flooding the link (a flood of
-//! stale frames or short frames at a receiver without a peer draws at most one hello per
-//! [`HELLO_EVERY`] ns, sent to the configured peer, not to the flood's source). The order of
+//! stale frames or short frames at a receiver without a peer draws [`HELLO_BURST`] hellos, then
+//! at most one per [`HELLO_EVERY`] ns, sent to the configured peer, not to the flood's source). The order of
 //! runs rests on the wall clock: a peer restarted with its clock stepped back below its earlier
 //! run's counters is not accepted until its counters pass them.
 

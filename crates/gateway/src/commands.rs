@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use serde::Serialize;
 use taroc_core::variant::Variant;
 
 use crate::args::{
@@ -377,36 +378,71 @@ fn run_transfer(args: &TransferArgs) -> Result<(), Error> {
     }
 }
 
+/// What a bench prints as its records come: each as a JSON line on standard output with
+/// `--json`, else a progress line on standard error; and at the end its table, unless JSON. The
+/// first write to standard output that failed is kept, and returned by [`Records::finish`].
+struct Records {
+    json: bool,
+    failed: Option<Error>,
+}
+
+impl Records {
+    fn new(json: bool) -> Records {
+        Records { json, failed: None }
+    }
+
+    /// Prints `record`: as a JSON line with `--json`, else `progress()` on standard error.
+    fn record<R: Serialize>(&mut self, record: &R, progress: impl FnOnce() -> String) {
+        if self.json {
+            self.json_line(record, print_out);
+        } else {
+            eprintln!("{}", progress());
+        }
+    }
+
+    /// Writes `record` as a JSON line through `write` (unless a write failed already).
+    fn json_line<R: Serialize>(
+        &mut self,
+        record: &R,
+        write: impl FnOnce(&str) -> Result<(), Error>,
+    ) {
+        if self.failed.is_none() {
+            if let Ok(line) = serde_json::to_string(record) {
+                self.failed = write(&format!("{line}\n")).err();
+            }
+        }
+    }
+
+    /// The first failed write, or `table()` printed unless JSON.
+    fn finish(self, table: impl FnOnce() -> String) -> Result<(), Error> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        if !self.json {
+            print_out(&table())?;
+        }
+        Ok(())
+    }
+}
+
 /// `taroc gateway bench --transports`.
 fn run_transport_bench(args: &BenchArgs, variants: &[Variant]) -> Result<(), Error> {
     let total = variants.len() * bench::TRANSPORTS.len();
     let mut done = 0;
-    let mut unwritten = None;
+    let mut out = Records::new(args.json);
     let (bytes, jobs) = (args.bytes, args.jobs.max(1));
     let records = bench::run_transport_bench(variants, bytes, jobs, args.seed, |r| {
         done += 1;
-        if args.json {
-            if let Ok(line) = serde_json::to_string(r) {
-                if unwritten.is_none() {
-                    unwritten = print_out(&format!("{line}\n")).err();
-                }
-            }
-        } else {
-            eprintln!(
+        out.record(r, || {
+            format!(
                 "[{done}/{total}] {} {}: {:.1} medium bytes per packet",
                 r.transport,
                 r.scheme,
                 r.medium_bytes as f64 / r.packets.max(1) as f64
-            );
-        }
+            )
+        });
     })?;
-    if let Some(e) = unwritten {
-        return Err(e);
-    }
-    if !args.json {
-        print_out(&bench::transport_table(&records))?;
-    }
-    Ok(())
+    out.finish(|| bench::transport_table(&records))
 }
 
 /// `taroc gateway bench --serial`.
@@ -438,17 +474,11 @@ fn run_serial_bench(args: &BenchArgs, variants: Vec<Variant>) -> Result<(), Erro
     };
     let total = config.lines.len() * config.variants.len();
     let mut done = 0;
-    let mut unwritten = None;
+    let mut out = Records::new(args.json);
     let records = bench::run_serial_bench(&config, |r| {
         done += 1;
-        if args.json {
-            if let Ok(line) = serde_json::to_string(r) {
-                if unwritten.is_none() {
-                    unwritten = print_out(&format!("{line}\n")).err();
-                }
-            }
-        } else {
-            eprintln!(
+        out.record(r, || {
+            format!(
                 "[{done}/{total}] {} baud {} MTU {} {}: {:.0} B/s, echo {:.2} s",
                 r.line.baud,
                 if r.line.kiss { "kiss" } else { "hdlc" },
@@ -456,16 +486,10 @@ fn run_serial_bench(args: &BenchArgs, variants: Vec<Variant>) -> Result<(), Erro
                 r.scheme,
                 r.goodput,
                 r.echo_s
-            );
-        }
+            )
+        });
     })?;
-    if let Some(e) = unwritten {
-        return Err(e);
-    }
-    if !args.json {
-        print_out(&bench::serial_table(&records))?;
-    }
-    Ok(())
+    out.finish(|| bench::serial_table(&records))
 }
 
 fn run_bench(args: &BenchArgs) -> Result<(), Error> {
@@ -486,32 +510,20 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
             mtu: args.mtu.unwrap_or(1500),
             ip_version: args.ip,
         };
-        let mut unwritten = None;
+        let mut out = Records::new(args.json);
         let records = bench::run_forwarding(&config, |r| {
-            if args.json {
-                if let Ok(line) = serde_json::to_string(r) {
-                    if unwritten.is_none() {
-                        unwritten = print_out(&format!("{line}\n")).err();
-                    }
-                }
-            } else {
-                eprintln!(
+            out.record(r, || {
+                format!(
                     "round {} {} ({}): {:.1} Mbit/s, {:.0} ns CPU/packet",
                     r.round,
                     r.path,
                     r.link.name(),
                     r.mbit_per_s,
                     r.cpu_ns_per_packet
-                );
-            }
+                )
+            });
         })?;
-        if let Some(e) = unwritten {
-            return Err(e);
-        }
-        if !args.json {
-            print_out(&bench::forwarding_table(&records))?;
-        }
-        return Ok(());
+        return out.finish(|| bench::forwarding_table(&records));
     }
     if args.serial {
         return run_serial_bench(args, variants);
@@ -540,14 +552,12 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
         * config.variants.len();
     let mut done = 0;
     let bar = bench::progress_bar(total as u64);
-    let mut unwritten = None;
+    let mut out = Records::new(args.json);
     let records = bench::run_grid(&config, |r| {
         done += 1;
         bar.inc(1);
-        if args.json && unwritten.is_none() {
-            if let Ok(line) = serde_json::to_string(r) {
-                unwritten = bar.suspend(|| print_out(&format!("{line}\n"))).err();
-            }
+        if args.json {
+            out.json_line(r, |line| bar.suspend(|| print_out(line)));
         }
         bar.suspend(|| {
             eprintln!(
@@ -565,11 +575,5 @@ fn run_bench(args: &BenchArgs) -> Result<(), Error> {
     });
     bar.finish_and_clear();
     let records = records?;
-    if let Some(e) = unwritten {
-        return Err(e);
-    }
-    if !args.json {
-        print_out(&bench::grid_table(&records))?;
-    }
-    Ok(())
+    out.finish(|| bench::grid_table(&records))
 }

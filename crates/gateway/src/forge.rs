@@ -187,7 +187,7 @@ pub fn probe(src: IpAddr, dst: IpAddr) -> Vec<u8> {
 /// A datagram as the gateways exchange them: the kind byte, then the frame.
 fn datagram(kind: FrameKind, frame: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    crate::udp::encode_frame(kind, frame, &mut out);
+    crate::endpoint::encode_frame(kind, frame, &mut out);
     out
 }
 

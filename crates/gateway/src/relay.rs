@@ -28,8 +28,8 @@ use std::time::Duration;
 
 use taroc_core::variant::Variant;
 
+use crate::endpoint::decode_frame;
 use crate::gateway::{wait_readable, READ_BUFFER};
-use crate::udp::decode_frame;
 use crate::{forge, Error};
 
 /// Direction of datagrams from gateway A to gateway B (index 0) or from B to A (index 1); the
@@ -331,7 +331,7 @@ mod tests {
     use super::*;
     use taroc_core::FrameKind;
 
-    use crate::udp::encode_frame;
+    use crate::endpoint::encode_frame;
 
     fn socket() -> UdpSocket {
         let s = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();

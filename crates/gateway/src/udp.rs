@@ -26,8 +26,6 @@ use crate::transport::{self, Incoming, Transport};
 use crate::tun::Tun;
 use crate::Error;
 
-pub use crate::endpoint::{decode_frame, encode_frame, DIRECTIONS};
-
 /// The socket buffer size asked for unless `--socket-buffer` says otherwise, bytes.
 pub const DEFAULT_SOCKET_BUFFER: usize = 4 << 20;
 

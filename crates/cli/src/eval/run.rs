@@ -85,7 +85,6 @@ impl Arrival<'_> {
         while node.take_feedback(self.feedback) {
             pending.push(self.feedback.clone());
         }
-        let end_now = now;
 
         // 5. The oracle.
         let (result, outages) = (&mut *self.result, &mut *self.outages);
@@ -99,19 +98,19 @@ impl Arrival<'_> {
                     if !transport_checksum_rejects(self.rebuilt) {
                         result.incorrect_undetected += 1;
                     }
-                    outages.frame(flow, end_now, FrameFate::Damaged);
+                    outages.frame(flow, now, FrameFate::Damaged);
                 } else {
-                    outages.frame(flow, end_now, FrameFate::Delivered);
+                    outages.frame(flow, now, FrameFate::Delivered);
                 }
             }
             Err(reason) => {
                 observer.packet(self.scheme, sent, Outcome::Refused(reason));
                 if reason.is_context_damage() {
                     result.context_damage_lost += 1;
-                    outages.frame(flow, end_now, FrameFate::Damaged);
+                    outages.frame(flow, now, FrameFate::Damaged);
                 } else {
                     result.other_refused += 1;
-                    outages.frame(flow, end_now, FrameFate::Lost);
+                    outages.frame(flow, now, FrameFate::Lost);
                 }
                 count(&mut result.drops_by_reason, reason.name());
             }
