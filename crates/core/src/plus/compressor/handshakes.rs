@@ -1,9 +1,12 @@
-//! The handshake segments lately coded against a base (IR-S, [`crate::plus::handshake`]): a
-//! segment sent again is a retransmission, which says the first copy may not have been
-//! rebuilt, perhaps because the far end lacks the base (its decompressor restarted, or lost
-//! the context). The retransmission goes without a base (a compact SYN, or an IR), so a new
+//! The SYN and SYN-ACK segments lately coded against a base (IR-S,
+//! [`crate::plus::handshake`]): one sent again is a retransmission, which says the first copy
+//! may not have been rebuilt, perhaps because the far end lacks the base (its decompressor
+//! restarted, or lost the context). A RST sent again is not (a host answers each stray
+//! segment with one), and keeps its base. The retransmission goes without a base (a compact SYN, or an IR), so a new
 //! connection is set up by its first retransmitted SYN at the latest, with or without a
 //! reverse channel.
+
+use taroc_wire::tcp::flags;
 
 use crate::plus::mirror;
 use crate::taroc::packet::TcpIpPacket;
@@ -30,15 +33,22 @@ impl Handshakes {
             | u64::from(p.flags)
     }
 
-    /// Whether `p` was coded against a base lately (so this is a retransmission).
+    /// Whether `p` is a SYN or SYN-ACK coded against a base lately (so this is its
+    /// retransmission).
     pub(super) fn sent_before(&self, p: &TcpIpPacket<'_>) -> bool {
-        let signature = Handshakes::signature(p);
-        self.recent.contains(&signature)
+        is_syn(p) && self.recent.contains(&Handshakes::signature(p))
     }
 
     /// `p` goes against a base.
     pub(super) fn note(&mut self, p: &TcpIpPacket<'_>) {
-        self.recent[self.next] = Handshakes::signature(p);
-        self.next = (self.next + 1) % REMEMBERED;
+        if is_syn(p) {
+            self.recent[self.next] = Handshakes::signature(p);
+            self.next = (self.next + 1) % REMEMBERED;
+        }
     }
+}
+
+/// Whether `p` opens a connection (a SYN or SYN-ACK), which TCP retransmits on a timeout.
+fn is_syn(p: &TcpIpPacket<'_>) -> bool {
+    p.flags & flags::SYN != 0
 }

@@ -73,3 +73,32 @@ fn a_retransmitted_syn_reaches_a_restarted_decompressor_with_or_without_requests
         assert_eq!(kind, format::IR_S);
     }
 }
+
+#[test]
+fn a_rst_sent_again_keeps_its_base() {
+    let (mut a, mut b) = (End::new(), End::new());
+    for i in 0..6 {
+        let (_, _, result) = send(
+            &mut a,
+            &mut b,
+            &segment(1000 + 100 * i, 77, i as u16, 500 + i, 100),
+        );
+        assert_eq!(result, Ok(()));
+    }
+    // A host answers each stray segment with a RST of the same sequence number: not a
+    // retransmission, so each goes against the flow's context.
+    let mut rst = linux_syn(
+        11,
+        [198, 18, 0, 1],
+        [198, 18, 0, 2],
+        [0x13, 0x8c, 0, 80],
+        7000,
+        990,
+    );
+    rst[33] = 0x04;
+    super::fix_tcp_checksum(&mut rst);
+    for _ in 0..3 {
+        let (kind, _, result) = send(&mut a, &mut b, &rst);
+        assert_eq!((kind, result), (format::IR_S, Ok(())));
+    }
+}
