@@ -5,15 +5,15 @@
 //! - `memcpy`: copy each packet into a reused buffer, the denominator of every ratio;
 //! - `verified_copy`: each packet copied twice (into a frame, out of it) and its TCP or UDP
 //!   checksum verified on the second copy, with no header coding at all: the byte work of a
-//!   scheme whose decompressor verifies the checksum before it delivers (issue 11 requires it
-//!   of taroc-plus, whose compressor also checks its input; VJ checks nothing), the floor
+//!   scheme whose decompressor verifies the checksum before it delivers (as taroc-plus's does,
+//!   whose compressor also checks its input; VJ checks nothing), the floor
 //!   under taroc-plus's compress + decompress;
 //! - `<scheme>/compress`: fresh compressors of every scheme per iteration (one per link
 //!   direction);
 //! - `<scheme>/decompress` (vj, iphc, taroc, taroc-plus): fresh decompressors per iteration, on
 //!   the frames fresh compressors made.
 //!
-//! Issue 11's goal is taroc-plus compress + decompress at most 3× VJ's, both from one run.
+//! The speed target for taroc-plus is compress + decompress at most 3× VJ's, both from one run.
 //!
 //! With `CODEC_CPU_TIME=1` in the environment the benchmarks measure the thread's time on the
 //! CPU (Linux's `/proc/thread-self/schedstat`, advanced at scheduler ticks) instead of wall

@@ -1,5 +1,5 @@
 //! `taroc-plus` over the real Linux captures: byte-exact round trips on a clean link within the
-//! header-byte targets of issue 11, and no incorrect delivery when frames are lost.
+//! header-byte targets (0.8 × ROHC-TCP U-mode), and no incorrect delivery when frames are lost.
 
 mod common;
 
@@ -41,7 +41,7 @@ fn captures() -> Option<Vec<std::path::PathBuf>> {
     Some(names)
 }
 
-/// Issue 11's targets (0.8 × ROHC-TCP U-mode), header bytes per packet with the kind byte,
+/// The targets (0.8 × ROHC-TCP U-mode), header bytes per packet with the kind byte,
 /// captures a to h in order.
 const TARGETS: [f64; 8] = [8.63, 5.92, 8.30, 7.54, 11.55, 13.29, 8.38, 10.44];
 

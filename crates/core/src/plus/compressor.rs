@@ -53,8 +53,8 @@ const START_REPEATS: u8 = 2;
 /// More IR frames a start sends on a link that loses frames ([`LOSSY_MEMORY`]): a flow whose
 /// every start frame was lost loses its next frames until a request comes back. Over seeds
 /// 1-60 on the many-flows capture, damage at 30 / 50% random loss went 1.226 / 6.746 ->
-/// 0.965 / 3.099 per 1000 with two (three: 1.030 / 4.339). With four instead of two (the
-/// tenth session, mirror numbers making start frames shorter), damage there at 20 / 30 / 50%
+/// 0.965 / 3.099 per 1000 with two (three: 1.030 / 4.339). With four instead of two (mirror
+/// numbers having made start frames shorter), damage there at 20 / 30 / 50%
 /// went 0.034 / 0.254 / 2.151 -> 0.011 / 0.183 / 1.212 (bursty 1.643 / 2.739 / 7.591 -> 1.151 /
 /// 1.735 / 4.525), on the unseen one (seeds 1-5) at 30 / 50% 3.616 / 20.586 -> 2.301 /
 /// 14.639, for 0.41 / 0.43 octets per packet more on the shared capture at 10 / 30% loss and

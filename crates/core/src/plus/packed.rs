@@ -80,7 +80,7 @@ pub fn unpack(packed: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
 mod tests {
     use super::*;
 
-    /// A short form as the eleventh session's unseen many-flows capture has them: shape
+    /// A short form as the unseen many-flows capture has them: shape
     /// `0x4C` (a sequence stride), CID 2, reference checksum, IP-ID, two one-octet
     /// differences, ACK|PSH, a window difference, the checksum, two timestamp differences
     /// (the first of two octets) and a payload octet.

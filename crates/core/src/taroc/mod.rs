@@ -86,7 +86,8 @@ pub struct Improvements {
 impl TarocConfig {
     /// The previous `taroc-plus` profile (before its own wire format, [`crate::plus`]): the
     /// draft's format with every [`Improvements`] and every [`Repair`] on. Kept for comparison:
-    /// `examples/loss_pairs.rs --plus` and the README figures it measured use it.
+    /// `examples/loss_pairs.rs --plus` and the figures it measured (`docs/results/robustness.md`)
+    /// use it.
     pub fn plus() -> TarocConfig {
         TarocConfig {
             improvements: Improvements {

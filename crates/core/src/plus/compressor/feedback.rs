@@ -92,8 +92,8 @@ impl PlusCompressor {
     /// newer ones is refused if its numbers lie further below the newer reference than
     /// one-sided LSBs reach (spec section 5.1: early in a flow, before a stride, 128 octets of
     /// acknowledgment number with 10 LSBs), where the start's IR frame it would otherwise have
-    /// been never is. On that study (four seeds, `taroc-plus` alone) the tenth session's
-    /// explicit receipts ending every start took context damage under the Eifel response from
+    /// been never is. On that study (four seeds, `taroc-plus` alone) explicit
+    /// receipts ending every start took context damage under the Eifel response from
     /// 1054 to 1627 frames (1032 to 1430 with RFC 4015's); on clean links only, 1099 and 1091.
     fn takes_receipts(&self) -> bool {
         !self.lossy()
