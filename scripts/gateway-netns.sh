@@ -9,7 +9,7 @@
 # setting as a throughput report (iperf3 stops counting at its test end, so its byte counts are
 # not compared).
 #
-# The Rust integration test (crates/gateway/tests/netns.rs) does the same in-process; this
+# The Rust integration test (crates/lab/tests/netns.rs) does the same in-process; this
 # script drives the real CLI as separate processes, and the gateway's SIGINT handling.
 #
 # Usage (as root): scripts/gateway-netns.sh

@@ -46,7 +46,7 @@ pub enum Command {
     /// Run header compression on a live Linux link (TUN devices, emulated or UDP link), or
     /// measure it (`taroc gateway bench`).
     #[command(long_about = taroc_gateway::args::GATEWAY_ABOUT)]
-    Gateway(Box<taroc_gateway::args::GatewayArgs>),
+    Gateway(Box<crate::gateway::GatewayArgs>),
     /// Simulate one TCP transfer over the draft's Appendix B topology with real codecs.
     Sim(taroc_sim::cli::SimArgs),
     /// Reproduce a published evaluation with the simulator (default: the TAROC draft's

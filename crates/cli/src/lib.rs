@@ -14,6 +14,7 @@ pub mod capture;
 pub mod cli;
 pub mod completions;
 pub mod eval;
+pub mod gateway;
 pub mod impair;
 pub mod report;
 pub mod timing;

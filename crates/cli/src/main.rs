@@ -31,7 +31,7 @@ fn main() -> ExitCode {
         Command::Twice(args) => checked("taroc twice", |out, err| run_twice(&args, out, err)),
         // The gateway prints from several threads: it locks nothing here, and checks its own
         // writes.
-        Command::Gateway(args) => return taroc_gateway::commands::run(*args),
+        Command::Gateway(args) => return taroc_cli::gateway::run(*args),
         Command::Sim(args) => checked("taroc sim", |out, err| run_sim(&args, out, err, progress)),
         Command::Reproduce(args) => checked("taroc reproduce", |out, err| {
             run_study(&args, out, err, progress)

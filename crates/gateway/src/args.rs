@@ -1,25 +1,22 @@
-//! The `taroc gateway` command line: `taroc gateway [OPTIONS]` runs a gateway,
-//! `taroc gateway bench [OPTIONS]` measures one.
+//! A running gateway's command line ([`RunArgs`], the options of `taroc gateway`) and the value
+//! parsers every `taroc gateway` subcommand shares.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Subcommand};
+use clap::Args;
 use taroc_core::variant::Variant;
 
 use crate::auth::{self, AuthConfig};
-use crate::bench::ForwardingLink;
 use crate::gateway::LoopOptions;
-use crate::harness::IpVersion;
 use crate::link::{scheme_for_link, LinkConfig};
 use crate::serial::Framing;
 use crate::{keyfile, Error};
 
 mod about;
 
-pub use about::GATEWAY_ABOUT;
-use about::{BENCH_ABOUT, GENKEY_ABOUT, TRANSFER_ABOUT};
+pub use about::{GATEWAY_ABOUT, GENKEY_ABOUT};
 use taroc_wire::fcs::Fcs;
 
 /// The tag length on a serial line unless --tag-len says otherwise, bytes: each byte costs
@@ -28,7 +25,7 @@ use taroc_wire::fcs::Fcs;
 pub const SERIAL_TAG_LEN: usize = 4;
 
 /// Parses a byte count with an optional K, M or G suffix (powers of 1024).
-pub(crate) fn byte_count(text: &str) -> Result<u64, String> {
+pub fn byte_count(text: &str) -> Result<u64, String> {
     let (digits, scale) = match text.char_indices().last() {
         Some((i, 'K' | 'k')) => (&text[..i], 1u64 << 10),
         Some((i, 'M' | 'm')) => (&text[..i], 1 << 20),
@@ -67,7 +64,7 @@ pub fn burst_length(text: &str) -> Result<f64, String> {
 }
 
 /// Parses a non-negative, finite number.
-fn non_negative(text: &str) -> Result<f64, String> {
+pub fn non_negative(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
         .map_err(|_| format!("`{text}` is not a number"))?;
@@ -79,7 +76,7 @@ fn non_negative(text: &str) -> Result<f64, String> {
 }
 
 /// Parses a positive, finite number.
-fn positive(text: &str) -> Result<f64, String> {
+pub fn positive(text: &str) -> Result<f64, String> {
     let value = non_negative(text)?;
     if value > 0.0 {
         Ok(value)
@@ -116,14 +113,14 @@ pub fn clamped_duration(seconds: f64) -> Duration {
 }
 
 /// Parses a time in seconds: above 0, at most [`MAX_SECONDS`].
-pub(crate) fn seconds(text: &str) -> Result<f64, String> {
+pub fn seconds(text: &str) -> Result<f64, String> {
     let value = positive(text)?;
     duration_from_secs(value)?;
     Ok(value)
 }
 
 /// Parses a time in milliseconds: at least 0, at most [`MAX_SECONDS`] in milliseconds.
-fn milliseconds(text: &str) -> Result<f64, String> {
+pub fn milliseconds(text: &str) -> Result<f64, String> {
     let value = non_negative(text)?;
     if value > MAX_SECONDS * 1e3 {
         return Err(format!(
@@ -158,52 +155,12 @@ fn socket_buffer(text: &str) -> Result<u64, String> {
 }
 
 /// Parses `on` / `off`.
-fn on_off(text: &str) -> Result<bool, String> {
+pub fn on_off(text: &str) -> Result<bool, String> {
     match text {
         "on" | "1" | "true" => Ok(true),
         "off" | "0" | "false" => Ok(false),
         _ => Err(format!("`{text}` is not on or off")),
     }
-}
-
-/// Parses 4 or 6.
-pub(crate) fn ip_version(text: &str) -> Result<IpVersion, String> {
-    match text {
-        "4" => Ok(IpVersion::V4),
-        "6" => Ok(IpVersion::V6),
-        _ => Err(format!("`{text}` is not 4 or 6")),
-    }
-}
-
-/// The arguments of `taroc gateway`.
-#[derive(Debug, Clone, Args)]
-#[command(args_conflicts_with_subcommands = true, long_about = GATEWAY_ABOUT)]
-pub struct GatewayArgs {
-    /// Measure instead of running a gateway.
-    #[command(subcommand)]
-    pub command: Option<GatewayCommand>,
-
-    /// The gateway's settings.
-    #[command(flatten)]
-    pub run: RunArgs,
-}
-
-/// The subcommands of `taroc gateway`.
-#[derive(Debug, Clone, Subcommand)]
-pub enum GatewayCommand {
-    /// Measure goodput per scheme over a grid of link settings, or forwarding speed.
-    #[command(long_about = BENCH_ABOUT)]
-    Bench(BenchArgs),
-    /// Send or receive a checked TCP byte stream (to test a link through gateways).
-    #[command(long_about = TRANSFER_ABOUT)]
-    Transfer(TransferArgs),
-    /// Print a new key for the authenticated UDP link (--key FILE).
-    #[command(long_about = GENKEY_ABOUT)]
-    Genkey,
-    /// Disturb transfers through two UDP gateways (restarts, loss bursts, forged frames) and
-    /// measure how long each scheme takes to resume.
-    #[command(long_about = crate::resume::RESUME_ABOUT)]
-    Resume(crate::resume::ResumeArgs),
 }
 
 /// The settings of a running gateway.
@@ -443,7 +400,8 @@ impl RunArgs {
         Ok(variants)
     }
 
-    pub(crate) fn options(&self) -> LoopOptions {
+    /// The event loop's options: summaries every `--stats-interval`, stop after `--duration`.
+    pub fn options(&self) -> LoopOptions {
         LoopOptions {
             stats_interval: (self.stats_interval > 0.0)
                 .then(|| clamped_duration(self.stats_interval)),
@@ -520,119 +478,6 @@ impl RunArgs {
             )),
         }
     }
-}
-
-/// The arguments of `taroc gateway bench`.
-#[derive(Debug, Clone, Args)]
-pub struct BenchArgs {
-    /// Schemes, comma-separated [default: every scheme]: none, vj, iphc-twice, iphc, taroc,
-    /// taroc-plus; also taroc-repair, taroc-plus-u, iphc-plain.
-    #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
-    pub schemes: Vec<Variant>,
-    /// Link rates, kbit/s, comma-separated.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "64,384",
-          value_parser = positive)]
-    pub rates: Vec<f64>,
-    /// Bit error rates, comma-separated.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "1e-7,1e-5,1e-4",
-          value_parser = probability)]
-    pub bers: Vec<f64>,
-    /// TCP timestamps settings to run: on (Linux default), off (tcp_timestamps=0), or both.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "on,off",
-          value_parser = on_off)]
-    pub timestamps: Vec<bool>,
-    /// IP version of the transfers (IPv6 raises every MTU to at least 1280).
-    #[arg(long, value_name = "4|6", default_value = "4", value_parser = ip_version)]
-    pub ip: IpVersion,
-    /// MTU of every cell instead of the draft's per-BER MTU.
-    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(68..=65535))]
-    pub mtu: Option<u32>,
-    /// One-way link delay, ms.
-    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = milliseconds)]
-    pub delay: f64,
-    /// DropTail queue limit, packets.
-    #[arg(long, value_name = "PACKETS", default_value_t = 6)]
-    pub queue: usize,
-    /// Transfer size: what the link's rate carries in this many seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = seconds)]
-    pub duration: f64,
-    /// Stop a transfer after this many seconds [default: 4 x --duration + 30].
-    #[arg(long, value_name = "SECS", value_parser = seconds)]
-    pub time_limit: Option<f64>,
-    /// Congestion control in the namespaces (e.g. cubic, reno, bbr) [default: the kernel's].
-    #[arg(long, value_name = "NAME")]
-    pub cc: Option<String>,
-    /// Runs at once.
-    #[arg(long, value_name = "N", default_value_t = 8)]
-    pub jobs: usize,
-    /// Seed of the links and transfers.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub seed: u64,
-    /// Measure forwarding speed against a plain TUN-to-TUN copy instead of the grid.
-    #[arg(long)]
-    pub forwarding: bool,
-    /// Forwarding: the links to carry each scheme over, comma-separated: emulated (one
-    /// gateway), udp (two UDP gateways over loopback, with authenticated and with bare frames
-    /// in the same round).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "emulated",
-          value_parser = ForwardingLink::parse, requires = "forwarding")]
-    pub link: Vec<ForwardingLink>,
-    /// Forwarding: seconds per measurement.
-    #[arg(long, value_name = "SECS", default_value_t = 3.0, value_parser = seconds)]
-    pub forwarding_seconds: f64,
-    /// Forwarding: rounds of measurements.
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub rounds: usize,
-    /// Measure two gateways on emulated serial lines instead of the grid: for every --bauds x
-    /// HDLC and KISS x MTU 296 and 1500 x --schemes, a bulk transfer of about eight seconds of
-    /// line time and 40 one-byte request/echo exchanges (TCP_NODELAY), each against `none`.
-    #[arg(long, conflicts_with = "forwarding")]
-    pub serial: bool,
-    /// Compare the transports instead of the grid: per scheme, one transfer (--bytes) over UDP,
-    /// raw Ethernet and an emulated 115,200-baud serial line (HDLC), two gateways each,
-    /// authenticated, and the bytes each transport put on its medium per packet.
-    #[arg(long, conflicts_with_all = ["forwarding", "serial"])]
-    pub transports: bool,
-    /// Transports: the bytes of each transfer (suffixes K, M).
-    #[arg(long, value_name = "BYTES", default_value = "256K", value_parser = byte_count,
-          requires = "transports")]
-    pub bytes: u64,
-    /// Serial: the baud rates, comma-separated.
-    #[arg(
-        long,
-        value_name = "LIST",
-        value_delimiter = ',',
-        default_value = "9600,115200",
-        requires = "serial"
-    )]
-    pub bauds: Vec<u32>,
-    /// One JSON object per run on standard output instead of tables.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// The arguments of `taroc gateway transfer`.
-#[derive(Debug, Clone, Args)]
-#[command(group(clap::ArgGroup::new("role").required(true).args(["send", "receive"])))]
-pub struct TransferArgs {
-    /// Listen on ADDR:PORT for one connection and check the stream it brings.
-    #[arg(long, value_name = "ADDR:PORT")]
-    pub receive: Option<SocketAddr>,
-    /// Connect to ADDR:PORT and send the stream.
-    #[arg(long, value_name = "ADDR:PORT")]
-    pub send: Option<SocketAddr>,
-    /// Run inside this network namespace (from `ip netns`).
-    #[arg(long, value_name = "NS")]
-    pub netns: Option<String>,
-    /// Length of the stream, bytes (suffixes K, M, G: powers of 1024); both ends need it.
-    #[arg(long, value_name = "N", default_value = "1M", value_parser = byte_count)]
-    pub bytes: u64,
-    /// Seed of the stream; both ends need the same.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub seed: u64,
-    /// Give up after this many seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = seconds)]
-    pub time_limit: f64,
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use clap::{Args, Command};
 
-use crate::args::GatewayArgs;
+use crate::args::RunArgs;
 use crate::Error;
 
 /// The largest configuration file read, bytes.
@@ -59,7 +59,7 @@ fn find_config(args: &[OsString]) -> Option<(usize, OsString, usize)> {
 
 /// The long option names `taroc gateway` takes.
 fn long_options() -> Vec<String> {
-    let command = GatewayArgs::augment_args(Command::new("gateway"));
+    let command = RunArgs::augment_args(Command::new("gateway"));
     command
         .get_arguments()
         .filter_map(|a| a.get_long().map(str::to_owned))

@@ -1,33 +1,40 @@
 //! The live Linux gateway of taroc: real IP packets from TUN devices cross our header
 //! compressors, a link, and our decompressors.
 //!
-//! Two link modes:
+//! Four links:
 //! - **emulated** (one process, one host): two TUN devices, usually one per network namespace,
 //!   joined by an in-process link with bandwidth, propagation delay, a DropTail queue, bit errors,
 //!   random or bursty loss and reordering ([`link`]), deterministic from a seed. The gateway keeps
 //!   each original packet beside its frame on the link, so it judges every delivery exactly
 //!   (the `incorrect_delivered` counter).
 //! - **UDP** (two hosts): one TUN device, frames travel in UDP datagrams to a peer gateway
-//!   ([`udp`]); the same impairments can be applied on send. Every frame is authenticated
-//!   under a pre-shared key unless `--insecure-no-auth`.
+//!   ([`udp`]); the same impairments can be applied on send.
+//! - **serial** (a UART, USB serial adapter or radio modem): frames in HDLC (RFC 1662) or KISS
+//!   framing, paced at the line's baud rate ([`serial`]).
+//! - **Ethernet**: raw frames of their own EtherType to the peer's MAC ([`ethernet`]).
+//!
+//! Frames are authenticated under a pre-shared key ([`auth`]): by default on UDP and Ethernet,
+//! where anyone on the medium can send; optionally on a serial line.
 //!
 //! Modules: [`tun`] opens TUN devices; [`netns`] enters network namespaces; [`link`] is the
-//! emulated link; [`gateway`] is the data path (TUN → compress → link → decompress → TUN) and
-//! its event loop; [`udp`] the UDP transport, [`auth`] its authentication, [`keyfile`] its keys,
-//! [`socket`] its socket's buffer sizes; [`counters`] what the data path counts; [`signal`]
-//! SIGINT/SIGTERM; [`harness`] builds two namespaces around the gateway and runs real kernel TCP
-//! transfers ([`transfer`]) through it; [`mod@bench`] measures goodput and forwarding speed
-//! (cells run a few at a time by [`jobs`]);
-//! [`relay`] stands between two UDP gateways to [`disturb`] a transfer (gateway restarts, loss
-//! bursts, frames [`forge`]d), and [`resume`] measures how each scheme recovers; [`args`] is the
-//! `taroc gateway` command line (the gateway, `bench`, `transfer`, `resume`, `genkey`).
+//! emulated link; [`gateway`] is the emulated link's data path (TUN → compress → link →
+//! decompress → TUN) and its event loop; [`endpoint`] is one end of a real link (TUN ↔ link
+//! end ↔ frames) and [`transport`] the interface every real link implements: [`udp`],
+//! [`serial`] (HDLC or KISS framing) and [`ethernet`] (raw frames over AF_PACKET); [`auth`]
+//! authenticates frames, [`keyfile`] holds their keys, [`socket`] sizes UDP buffers;
+//! [`counters`] is what the data path counts; [`signal`] SIGINT/SIGTERM; [`args`] is a running
+//! gateway's command line, [`config_file`] the same options from a TOML file, and [`commands`]
+//! runs it.
+//!
+//! The lab that measures the gateway (benchmarks, two-namespace transfers, restarts and
+//! forgeries, the serial line emulator) is the `taroc-lab` crate, which depends on this one.
 //!
 //! ## Dependencies, and why
 //! - `libc`: the TUN ioctls (`TUNSETIFF`, `SIOCSIFMTU`, `SIOCSIFFLAGS`), `setns`, `ppoll`,
 //!   `sigaction`, thread CPU time and a TCP socket's unsent bytes (`SIOCOUTQNSD`). A TUN crate
 //!   would wrap the same two ioctls and bring an async runtime or a builder we do not need; the
-//!   `unsafe` stays in six small modules ([`tun`], [`netns`], [`signal`], [`gateway`]'s
-//!   `ppoll`/CPU clock, [`socket`]'s `setsockopt`/`getsockopt`, [`transfer`]'s `SIOCOUTQNSD`),
+//!   `unsafe` stays in six small modules ([`tun`], [`netns`], [`signal`], [`ethernet`]'s AF_PACKET socket, [`gateway`]'s
+//!   `ppoll`/CPU clock, [`socket`]'s `setsockopt`/`getsockopt`),
 //!   each block with a SAFETY comment.
 //! - `rand_chacha`: the seeded, portable random streams of the link model (as `taroc eval`).
 //! - `clap`: the command line (as `taroc eval`); `serde`/`serde_json`: the `--json` records.
@@ -47,28 +54,18 @@ use std::io;
 
 pub mod args;
 pub mod auth;
-pub mod bench;
 pub mod commands;
 pub mod config_file;
 pub mod counters;
-pub mod disturb;
-pub mod echo;
 pub mod endpoint;
 pub mod ethernet;
-pub mod forge;
 pub mod gateway;
-pub mod harness;
-pub mod jobs;
 pub mod keyfile;
-pub mod line_emulator;
 pub mod link;
 pub mod netns;
-pub mod relay;
-pub mod resume;
 pub mod serial;
 pub mod signal;
 pub mod socket;
-pub mod transfer;
 pub mod transport;
 pub mod tun;
 pub mod udp;
