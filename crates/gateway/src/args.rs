@@ -262,8 +262,8 @@ pub struct RunArgs {
           value_parser = crate::ethernet::ethertype, help_heading = "Ethernet (two hosts)")]
     pub ethertype: u16,
 
-    /// UDP link: receive and send buffer to ask the kernel for (suffixes K, M); the sizes
-    /// granted are printed at start.
+    /// UDP and Ethernet links: receive and send buffer to ask the kernel for (suffixes K, M);
+    /// on UDP, the sizes granted are printed at start.
     #[arg(long, value_name = "BYTES", default_value = "4M", value_parser = socket_buffer,
           help_heading = "UDP link (two hosts)")]
     pub socket_buffer: u64,

@@ -154,13 +154,8 @@ pub fn run_gateway(args: &RunArgs) -> Result<(), Error> {
             let config = UdpConfig {
                 listen,
                 peer: *peer,
-                variants: variants.clone(),
-                link,
-                tun_mtu: args.mtu as usize,
-                seed: args.seed,
-                verify_checksums: !args.deliver_bad_checksums,
-                auth,
                 socket_buffer: args.socket_buffer as usize,
+                endpoint: endpoint_config(args, &variants, auth)?,
             };
             udp::check(&config)?;
             let tun = Tun::open(&TunConfig {
@@ -185,7 +180,8 @@ pub fn run_gateway(args: &RunArgs) -> Result<(), Error> {
     }
 }
 
-/// The data path's settings of a gateway with a peer on a link that keeps order.
+/// The data path's settings of a gateway with a peer (on a link that keeps order: the UDP
+/// link says otherwise itself).
 fn endpoint_config(
     args: &RunArgs,
     variants: &[Variant; 2],
@@ -252,6 +248,7 @@ fn run_ethernet(args: &RunArgs, name: &str, variants: [Variant; 2]) -> Result<()
         interface,
         peer,
         ethertype: args.ethertype,
+        socket_buffer: args.socket_buffer as usize,
     };
     let transport = EthernetTransport::open(&link)?;
     let what = format!(

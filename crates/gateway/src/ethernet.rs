@@ -86,6 +86,8 @@ pub struct EthernetConfig {
     pub peer: Mac,
     /// The EtherType of our frames.
     pub ethertype: u16,
+    /// SO_RCVBUF and SO_SNDBUF to ask the kernel for, bytes.
+    pub socket_buffer: usize,
 }
 
 /// The `sockaddr_ll` that names `mac` on interface `index` for `ethertype`.
@@ -156,6 +158,7 @@ impl EthernetTransport {
                 io::Error::last_os_error(),
             ));
         }
+        crate::socket::size_buffers(&socket, config.socket_buffer)?;
         Ok(EthernetTransport {
             socket,
             peer: link_address(index as i32, config.ethertype, config.peer),

@@ -1,9 +1,13 @@
-//! Socket options of the UDP link: buffer sizes (SO_RCVBUF, SO_SNDBUF) asked for and granted.
+//! Socket options of the UDP and Ethernet links: buffer sizes (SO_RCVBUF, SO_SNDBUF) asked for
+//! and granted.
 
-use std::net::UdpSocket;
-use std::os::fd::AsRawFd as _;
+use std::os::fd::AsRawFd;
 
 use crate::Error;
+
+/// The socket buffer size asked for unless `--socket-buffer` says otherwise, bytes: enough for
+/// a burst of a few thousand full-size frames, so a busy loop loses none to a full buffer.
+pub const DEFAULT_SOCKET_BUFFER: usize = 4 << 20;
 
 /// The buffer sizes of a socket as the kernel reports them (Linux reports twice what was
 /// asked, the rest being its bookkeeping).
@@ -18,7 +22,7 @@ pub struct SocketBuffers {
 /// Asks for `bytes` of receive and send buffer on `socket` (past `net.core.rmem_max` and
 /// `wmem_max` when the process may: SO_RCVBUFFORCE needs CAP_NET_ADMIN), and returns what the
 /// kernel granted.
-pub fn size_buffers(socket: &UdpSocket, bytes: usize) -> Result<SocketBuffers, Error> {
+pub fn size_buffers(socket: &impl AsRawFd, bytes: usize) -> Result<SocketBuffers, Error> {
     let fd = socket.as_raw_fd();
     let value = libc::c_int::try_from(bytes)
         .unwrap_or(libc::c_int::MAX)
@@ -79,6 +83,7 @@ pub fn size_buffers(socket: &UdpSocket, bytes: usize) -> Result<SocketBuffers, E
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::UdpSocket;
 
     #[test]
     fn socket_buffers_are_sized() {

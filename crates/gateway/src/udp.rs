@@ -15,19 +15,12 @@ use std::os::fd::{AsRawFd as _, RawFd};
 use std::sync::atomic::AtomicBool;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use taroc_core::variant::Variant;
-
-use crate::auth::AuthConfig;
 use crate::endpoint::{Endpoint, EndpointConfig};
 use crate::gateway::{LoopOptions, RunReport};
-use crate::link::LinkConfig;
 use crate::socket::size_buffers;
 use crate::transport::{self, Incoming, Transport};
 use crate::tun::Tun;
 use crate::Error;
-
-/// The socket buffer size asked for unless `--socket-buffer` says otherwise, bytes.
-pub const DEFAULT_SOCKET_BUFFER: usize = 4 << 20;
 
 /// The settings of a UDP gateway.
 #[derive(Debug, Clone)]
@@ -36,35 +29,19 @@ pub struct UdpConfig {
     pub listen: SocketAddr,
     /// The peer gateway's address.
     pub peer: SocketAddr,
-    /// The scheme we compress with (the peer must decompress with it), and the one the peer
-    /// compresses with (we decompress with it).
-    pub variants: [Variant; 2],
-    /// Impairments applied to what we send (a transparent link sends at once).
-    pub link: LinkConfig,
-    /// The TUN MTU: longer packets are refused, read or rebuilt.
-    pub tun_mtu: usize,
-    /// Seed of the impairments' random streams.
-    pub seed: u64,
-    /// Whether a rebuilt TCP/UDP packet whose checksum fails is dropped (true) or delivered.
-    pub verify_checksums: bool,
-    /// The key and tag length every frame is authenticated with; `None` sends and accepts
-    /// frames without authentication (`--insecure-no-auth`).
-    pub auth: Option<AuthConfig>,
     /// SO_RCVBUF and SO_SNDBUF to ask the kernel for, bytes.
     pub socket_buffer: usize,
+    /// The data path's settings. A UDP path may reorder datagrams: the link runs with
+    /// [`EndpointConfig::may_reorder`] set, whatever this one says ([`UdpConfig::endpoint`]).
+    pub endpoint: EndpointConfig,
 }
 
 impl UdpConfig {
-    /// The settings of the data path: a UDP path may reorder datagrams.
+    /// The settings of the data path: [`UdpConfig::endpoint`]'s, on a path that may reorder.
     pub fn endpoint(&self) -> EndpointConfig {
         EndpointConfig {
-            variants: self.variants.clone(),
-            link: self.link.clone(),
-            tun_mtu: self.tun_mtu,
-            seed: self.seed,
-            verify_checksums: self.verify_checksums,
-            auth: self.auth.clone(),
             may_reorder: true,
+            ..self.endpoint.clone()
         }
     }
 }
@@ -139,7 +116,7 @@ pub fn run_udp_on(
             buffers.receive,
             buffers.send,
             config.socket_buffer,
-            match config.auth {
+            match config.endpoint.auth {
                 Some(_) => format!("; sender id {sender_id:016x}"),
                 None => String::new(),
             }

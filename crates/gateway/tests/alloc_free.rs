@@ -16,8 +16,8 @@ use std::time::Duration;
 mod common;
 
 use common::segment;
-use taroc_core::plus::{PlusCompressor, PlusDecompressor};
-use taroc_core::taroc::{Repair, TarocConfig};
+use taroc_core::plus::{PlusCompressor, PlusConfig, PlusDecompressor};
+use taroc_core::tcp::repair::Repair;
 use taroc_core::variant::Variant;
 use taroc_core::{Compressor, Decompressor};
 use taroc_gateway::auth::{AuthConfig, Key, DEFAULT_TAG_LEN};
@@ -374,9 +374,9 @@ fn in_v6(inner: &[u8]) -> Vec<u8> {
 fn taroc_plus_udp_and_tunnelled_tcp_do_not_allocate_after_warm_up() {
     // The codec alone: its non-TCP paths (UDP as CO-N, TCP in an IPv6 tunnel in a context that
     // keeps the outer header, TCP in an IPv4 tunnel in tunnel frames), refreshes and all.
-    let config = TarocConfig {
+    let config = PlusConfig {
         repair: Repair::live(),
-        ..TarocConfig::default()
+        ..PlusConfig::default()
     };
     let packets: Vec<Vec<u8>> = (0..3000u32)
         .map(|i| match i % 3 {

@@ -20,7 +20,12 @@ the same run (alternating, --rounds times): Mbit/s of IP packets forwarded in th
 direction, and the ratio to the copy. The gateway is one thread; the TCP ends share the machine. \
 `--link udp` carries each scheme over two UDP gateways on this host's loopback (one thread \
 each, a relay between them) with authenticated frames and with --insecure-no-auth ones in the \
-same round, and reports their ratio, the cost of authentication.
+same round, and reports their ratio, the cost of authentication. `--link ethernet` carries it as raw Ethernet frames between two gateways over a veth pair (authenticated), `--link serial` over an emulated serial line at 4,000,000 baud (HDLC, not authenticated); with udp among the links, each row also gives its speed over the same scheme's over UDP. For example:
+  taroc gateway bench --forwarding --link udp,ethernet,serial --schemes none,taroc-plus
+
+Serial lines (--serial): two gateways on an emulated serial line (two ptys bridged at the baud rate, 8N1) for every --bauds x HDLC and KISS x MTU 296 and 1500 x --schemes: a bulk transfer of about eight seconds of line time and 40 one-byte request/echo exchanges (TCP_NODELAY), each against `none`.
+
+Transports (--transports): per scheme, one checked transfer of --bytes over UDP, raw Ethernet and an emulated 115,200-baud serial line (HDLC), and the bytes each transport put on its medium per packet (outer headers, framing, escapes, checks and tags): what compression saves on each.
 
 Needs root. With --json, one JSON object per run on standard output.";
 

@@ -70,7 +70,8 @@ pub struct BenchArgs {
     pub forwarding: bool,
     /// Forwarding: the links to carry each scheme over, comma-separated: emulated (one
     /// gateway), udp (two UDP gateways over loopback, with authenticated and with bare frames
-    /// in the same round).
+    /// in the same round), ethernet (two gateways over a veth pair, authenticated), serial (two
+    /// gateways on an emulated 4,000,000-baud line, HDLC).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "emulated",
           value_parser = ForwardingLink::parse, requires = "forwarding")]
     pub link: Vec<ForwardingLink>,

@@ -155,7 +155,10 @@ impl Relay {
                 .map_err(|e| Error::io("making a relay socket non-blocking", e))?;
             // As large as the gateways' own: a relay that is not scheduled for a moment should
             // not lose what a gateway on another host would have buffered.
-            taroc_gateway::socket::size_buffers(face, taroc_gateway::udp::DEFAULT_SOCKET_BUFFER)?;
+            taroc_gateway::socket::size_buffers(
+                face,
+                taroc_gateway::socket::DEFAULT_SOCKET_BUFFER,
+            )?;
         }
         let shared = Arc::new(Shared::default());
         let thread_faces = faces.clone();

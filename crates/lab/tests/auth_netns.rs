@@ -27,13 +27,15 @@ use std::time::{Duration, Instant};
 use taroc_core::variant::Variant;
 use taroc_gateway::auth::{AuthConfig, DEFAULT_TAG_LEN, HELLO, LONG};
 use taroc_gateway::counters::Counters;
+use taroc_gateway::endpoint::EndpointConfig;
 use taroc_gateway::gateway::LoopOptions;
 use taroc_gateway::gateway::RunReport;
 use taroc_gateway::link::LinkConfig;
 use taroc_gateway::netns::{self, Netns};
 use taroc_gateway::socket;
+use taroc_gateway::socket::DEFAULT_SOCKET_BUFFER;
 use taroc_gateway::tun::{Tun, TunConfig};
-use taroc_gateway::udp::{self, UdpConfig, DEFAULT_SOCKET_BUFFER};
+use taroc_gateway::udp::{self, UdpConfig};
 use taroc_gateway::{keyfile, Error};
 use taroc_lab::harness::{self, IpVersion, LivePair, LiveReport, Mode, Scenario};
 use taroc_lab::transfer::{self, TransferConfig};
@@ -184,16 +186,19 @@ impl Rig {
         let config = |listen| UdpConfig {
             listen,
             peer: relay_addr,
-            variants: [taroc.clone(), taroc.clone()],
-            link: LinkConfig {
-                mtu: MTU,
-                ..LinkConfig::default()
-            },
-            tun_mtu: MTU,
-            seed: 1,
-            verify_checksums: true,
-            auth: Some(auth.clone()),
             socket_buffer: DEFAULT_SOCKET_BUFFER,
+            endpoint: EndpointConfig {
+                variants: [taroc.clone(), taroc.clone()],
+                link: LinkConfig {
+                    mtu: MTU,
+                    ..LinkConfig::default()
+                },
+                tun_mtu: MTU,
+                seed: 1,
+                verify_checksums: true,
+                auth: Some(auth.clone()),
+                may_reorder: true,
+            },
         };
         let tun_b = tuns.pop().ok_or_else(|| Error::new("no TUN B"))?;
         let tun_a = tuns.pop().ok_or_else(|| Error::new("no TUN A"))?;

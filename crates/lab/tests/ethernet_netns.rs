@@ -178,6 +178,7 @@ fn foreign_malformed_and_forged_ethernet_frames_are_refused() {
         interface: names[1].clone(),
         peer: macs[0],
         ethertype: DEFAULT_ETHERTYPE,
+        socket_buffer: taroc_gateway::socket::DEFAULT_SOCKET_BUFFER,
     })
     .unwrap();
     let auth = AuthConfig {

@@ -1,8 +1,11 @@
 //! The forwarding benchmark: 1500-byte packets of a TCP transfer through the gateway with the
 //! link emulation off, against a plain TUN-to-TUN copy measured in the same run, in
-//! alternating rounds; over the emulated link (one gateway) or the UDP link (two gateways over
+//! alternating rounds; over the emulated link (one gateway), the UDP link (two gateways over
 //! loopback, with authenticated and with bare frames in the same round, so their ratio is the
-//! cost of authentication).
+//! cost of authentication), raw Ethernet (two gateways over a veth pair, authenticated) or an
+//! emulated serial line at its top rate (HDLC at 4,000,000 baud, as a serial line runs by
+//! default: not authenticated). Each transport's speed is also given over UDP's in the same
+//! rounds.
 
 use std::fmt::Write as _;
 
@@ -23,15 +26,29 @@ pub enum ForwardingLink {
     /// each scheme with authenticated frames and with bare ones (`--insecure-no-auth`), in the
     /// same round.
     Udp,
+    /// Two gateways sending raw Ethernet frames over a veth pair ([`Mode::Ethernet`]),
+    /// authenticated.
+    Ethernet,
+    /// Two gateways on an emulated serial line ([`Mode::Serial`]) at [`SERIAL_BAUD`], HDLC
+    /// framing, not authenticated (a serial line's default).
+    Serial,
 }
 
+/// The rate of the emulated serial line the forwarding benchmark runs over: the highest a
+/// serial line can be set to, so the gateways' own speed shows as far as a line lets it.
+pub const SERIAL_BAUD: u32 = 4_000_000;
+
 impl ForwardingLink {
-    /// Parses `emulated` or `udp`.
+    /// Parses `emulated`, `udp`, `ethernet` or `serial`.
     pub fn parse(name: &str) -> Result<ForwardingLink, String> {
         match name {
             "emulated" => Ok(ForwardingLink::Emulated),
             "udp" => Ok(ForwardingLink::Udp),
-            _ => Err(format!("unknown link `{name}` (expected emulated or udp)")),
+            "ethernet" => Ok(ForwardingLink::Ethernet),
+            "serial" => Ok(ForwardingLink::Serial),
+            _ => Err(format!(
+                "unknown link `{name}` (expected emulated, udp, ethernet or serial)"
+            )),
         }
     }
 }
@@ -48,6 +65,10 @@ pub enum Route {
     Udp,
     /// [`ForwardingLink::Udp`] with bare frames (`--insecure-no-auth`).
     UdpNoAuth,
+    /// [`ForwardingLink::Ethernet`].
+    Ethernet,
+    /// [`ForwardingLink::Serial`].
+    Serial,
 }
 
 impl Route {
@@ -58,6 +79,8 @@ impl Route {
             Route::Emulated => "emulated",
             Route::Udp => "udp",
             Route::UdpNoAuth => "udp-no-auth",
+            Route::Ethernet => "ethernet",
+            Route::Serial => "serial",
         }
     }
 }
@@ -138,8 +161,13 @@ fn forward_once(
             Route::Copy => Mode::PlainCopy,
             Route::Emulated => Mode::Emulated,
             Route::Udp | Route::UdpNoAuth => Mode::Udp,
+            Route::Ethernet => Mode::Ethernet,
+            Route::Serial => Mode::Serial {
+                kiss: false,
+                baud: SERIAL_BAUD,
+            },
         },
-        authenticated: route != Route::UdpNoAuth,
+        authenticated: !matches!(route, Route::UdpNoAuth | Route::Serial),
     };
     let outcome = harness::run(&scenario)?;
     let [c, reverse] = &outcome.report.counters;
@@ -174,6 +202,8 @@ fn round_plan(config: &ForwardingConfig, round: usize) -> Vec<(Option<&Variant>,
             seen.push(link);
             match link {
                 ForwardingLink::Emulated => plan.push((Some(variant), Route::Emulated)),
+                ForwardingLink::Ethernet => plan.push((Some(variant), Route::Ethernet)),
+                ForwardingLink::Serial => plan.push((Some(variant), Route::Serial)),
                 ForwardingLink::Udp => {
                     let mut pair = [Route::UdpNoAuth, Route::Udp];
                     if round % 2 == 1 {
@@ -212,8 +242,9 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 /// The forwarding benchmark as a table: mean over rounds per path (and link, if any is not
-/// the emulated one), and the ratio to the copy; then, for the UDP link, the speed with
-/// authentication over the speed without, per scheme.
+/// the emulated one), the ratio to the copy and, if the UDP link was measured, to the same
+/// scheme's speed over UDP; then, for the UDP link, the speed with authentication over the
+/// speed without, per scheme.
 pub fn forwarding_table(records: &[ForwardingRecord]) -> String {
     let mut rows: Vec<(&str, Route)> = Vec::new();
     for r in records {
@@ -239,9 +270,16 @@ pub fn forwarding_table(records: &[ForwardingRecord]) -> String {
     } else {
         String::new()
     };
+    // Each transport's speed over UDP's (authenticated), per scheme, when UDP was measured.
+    let has_udp = rows.iter().any(|&(_, link)| link == Route::Udp);
+    let vs_udp_header = if has_udp {
+        format!(" {:>7}", "vs udp")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "{:>10}{link_header} {:>10} {:>10} {:>9} {:>12} {:>8} {:>9}",
+        "{:>10}{link_header} {:>10} {:>10} {:>9} {:>12} {:>8} {:>9}{vs_udp_header}",
         "path", "Mbit/s", "packets/s", "pkt bytes", "CPU ns/pkt", "CPU use", "vs copy"
     );
     for row in &rows {
@@ -251,9 +289,16 @@ pub fn forwarding_table(records: &[ForwardingRecord]) -> String {
         } else {
             String::new()
         };
+        let udp = row_mean((row.0, Route::Udp), |r| r.mbit_per_s);
+        let vs_udp = match (has_udp, row.1) {
+            (false, _) => String::new(),
+            (true, Route::Copy) => format!(" {:>7}", "-"),
+            (true, _) if udp > 0.0 => format!(" {:>7.2}", mbit / udp),
+            (true, _) => format!(" {:>7}", "-"),
+        };
         let _ = writeln!(
             out,
-            "{:>10}{link} {:>10.1} {:>10.0} {:>9.0} {:>12.0} {:>7.0}% {:>9.2}",
+            "{:>10}{link} {:>10.1} {:>10.0} {:>9.0} {:>12.0} {:>7.0}% {:>9.2}{vs_udp}",
             row.0,
             mbit,
             row_mean(*row, |r| r.packets_per_s),
@@ -265,7 +310,7 @@ pub fn forwarding_table(records: &[ForwardingRecord]) -> String {
     }
     let incorrect: u64 = records.iter().map(|r| r.incorrect_delivered).sum();
     let _ = writeln!(out, "incorrect deliveries: {incorrect}");
-    if show_link {
+    if has_udp {
         out.push_str(&udp_auth_table(records));
     }
     out
@@ -395,7 +440,23 @@ mod tests {
             ForwardingLink::parse("emulated"),
             Ok(ForwardingLink::Emulated)
         );
+        assert_eq!(
+            ForwardingLink::parse("ethernet"),
+            Ok(ForwardingLink::Ethernet)
+        );
+        assert_eq!(ForwardingLink::parse("serial"), Ok(ForwardingLink::Serial));
         assert!(ForwardingLink::parse("tcp").unwrap_err().contains("`tcp`"));
+        let transports = config(&[ForwardingLink::Ethernet, ForwardingLink::Serial]);
+        assert_eq!(
+            names(&round_plan(&transports, 0)),
+            [
+                "- copy",
+                "taroc ethernet",
+                "taroc serial",
+                "vj ethernet",
+                "vj serial"
+            ]
+        );
     }
 
     fn record(path: &str, link: Route, round: usize, mbit_per_s: f64) -> ForwardingRecord {
@@ -462,5 +523,14 @@ mod tests {
             "{table}"
         );
         assert_eq!(line("copy")[1], "copy");
+        // Every transport over UDP's speed for the same scheme.
+        let mut all = udp.to_vec();
+        all.push(record("taroc", Route::Ethernet, 0, 660.0));
+        let table = forwarding_table(&all);
+        let ethernet = table
+            .lines()
+            .find(|l| l.contains(" ethernet "))
+            .expect("ethernet row");
+        assert!(ethernet.trim_end().ends_with("2.00"), "{table}");
     }
 }

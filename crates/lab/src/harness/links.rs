@@ -340,6 +340,7 @@ pub(super) fn on_ethernet_link<T>(
             interface: veth.names[side].clone(),
             peer: macs[1 - side],
             ethertype: taroc_gateway::ethernet::DEFAULT_ETHERTYPE,
+            socket_buffer: taroc_gateway::socket::DEFAULT_SOCKET_BUFFER,
         })?;
         let endpoint = side_config(scenario, side, auth.clone());
         let options = options.clone();

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::Scenario;
 use crate::relay::{Relay, RelayCounters};
+use taroc_gateway::endpoint::EndpointConfig;
 use taroc_gateway::gateway::{LoopOptions, RunReport};
 use taroc_gateway::tun::Tun;
 use taroc_gateway::udp::{self, UdpConfig};
@@ -212,13 +213,16 @@ impl UdpPair {
             let config = UdpConfig {
                 listen: addresses[side],
                 peer: relay.face(side)?,
-                variants: variants[side].clone(),
-                link: scenario.link.clone(),
-                tun_mtu: scenario.tun_mtu as usize,
-                seed: seeds[side],
-                verify_checksums: true,
-                auth: auth.clone(),
-                socket_buffer: udp::DEFAULT_SOCKET_BUFFER,
+                socket_buffer: taroc_gateway::socket::DEFAULT_SOCKET_BUFFER,
+                endpoint: EndpointConfig {
+                    variants: variants[side].clone(),
+                    link: scenario.link.clone(),
+                    tun_mtu: scenario.tun_mtu as usize,
+                    seed: seeds[side],
+                    verify_checksums: true,
+                    auth: auth.clone(),
+                    may_reorder: true,
+                },
             };
             gateways.push(UdpGateway::start(tun, socket, config, options.clone())?);
         }
