@@ -283,6 +283,40 @@ fn probes_caught(socket: &UdpSocket) -> u64 {
     caught
 }
 
+/// Every scheme a test runs over a link: the named ones and the extra variants.
+pub fn every_variant() -> Vec<Variant> {
+    taroc_core::variant::NAMES
+        .iter()
+        .chain(&taroc_core::variant::EXTRA_NAMES)
+        .filter_map(|name| Variant::by_name(name))
+        .collect()
+}
+
+/// Runs each labelled scenario of `cases` at once through `run` (such as [`run`]: each in its
+/// own namespaces), and returns their outcomes in order, each with its label (a run that
+/// panicked is an error).
+pub fn run_each<L: Send>(
+    cases: Vec<(L, Scenario)>,
+    run: impl Fn(&Scenario) -> Result<Outcome, Error> + Sync,
+) -> Vec<(L, Result<Outcome, Error>)> {
+    let run = &run;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .into_iter()
+            .map(|(label, scenario)| (label, scope.spawn(move || run(&scenario))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|(label, handle)| {
+                let result = handle
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::new("run panicked")));
+                (label, result)
+            })
+            .collect()
+    })
+}
+
 /// Runs `scenario`: namespaces, TUN devices, gateway, transfer, cleanup.
 pub fn run(scenario: &Scenario) -> Result<Outcome, Error> {
     run_disturbed(scenario, &[])

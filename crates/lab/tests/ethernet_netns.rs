@@ -8,9 +8,9 @@
 
 use std::time::Duration;
 
-use taroc_core::variant::{self, Variant};
+use taroc_core::variant::Variant;
 use taroc_gateway::link::LinkConfig;
-use taroc_lab::harness::{self, IpVersion, Mode, Outcome, Scenario};
+use taroc_lab::harness::{self, IpVersion, Mode, Scenario};
 use taroc_lab::transfer::TransferConfig;
 
 fn scenario(variant: &Variant, authenticated: bool, seed: u64) -> Scenario {
@@ -40,37 +40,19 @@ fn every_scheme_over_raw_ethernet_with_and_without_authentication() {
     if !harness::environment_or_skip("ethernet netns") {
         return;
     }
-    let variants: Vec<Variant> = variant::NAMES
-        .iter()
-        .chain(&variant::EXTRA_NAMES)
-        .map(|name| Variant::by_name(name).unwrap())
-        .collect();
     let mut cases = Vec::new();
-    for (i, v) in variants.iter().enumerate() {
+    for (i, v) in harness::every_variant().iter().enumerate() {
         for auth in [true, false] {
             cases.push((v.clone(), auth, 31 + 2 * i as u64 + u64::from(auth)));
         }
     }
-    let outcomes: Vec<(String, Result<Outcome, taroc_gateway::Error>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = cases
-                .iter()
-                .map(|(v, auth, seed)| {
-                    let s = scenario(v, *auth, *seed);
-                    let label = format!("{} auth {auth}", v.name);
-                    (label, scope.spawn(move || harness::run(&s)))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|(label, h)| {
-                    let result = h
-                        .join()
-                        .unwrap_or_else(|_| Err(taroc_gateway::Error::new("run panicked")));
-                    (label, result)
-                })
-                .collect()
-        });
+    let outcomes = harness::run_each(
+        cases
+            .iter()
+            .map(|(v, auth, seed)| (format!("{} auth {auth}", v.name), scenario(v, *auth, *seed)))
+            .collect(),
+        harness::run,
+    );
     let mut failures = Vec::new();
     for (label, outcome) in &outcomes {
         let outcome = match outcome {

@@ -15,7 +15,7 @@ use std::time::Duration;
 use taroc_core::variant::Variant;
 use taroc_core::Scheme;
 use taroc_gateway::link::LinkConfig;
-use taroc_lab::harness::{self, IpVersion, Mode, Outcome, Scenario};
+use taroc_lab::harness::{self, IpVersion, Mode, Scenario};
 use taroc_lab::transfer::TransferConfig;
 
 fn reordering_scenario(
@@ -74,26 +74,17 @@ fn run_all_reordering(mode: Mode, ip_version: IpVersion, ber: f64, reorder: f64)
             .iter()
             .any(|v| v.scheme == scheme && v.name == scheme.name()));
     }
-    let outcomes: Vec<(Variant, Result<Outcome, taroc_gateway::Error>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = variants
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let s = reordering_scenario(v, mode, ip_version, ber, reorder, 11 + i as u64);
-                    (v.clone(), scope.spawn(move || harness::run(&s)))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|(v, h)| {
-                    let result = h
-                        .join()
-                        .unwrap_or_else(|_| Err(taroc_gateway::Error::new("run panicked")));
-                    (v, result)
-                })
-                .collect()
-        });
+    let outcomes = harness::run_each(
+        variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let s = reordering_scenario(v, mode, ip_version, ber, reorder, 11 + i as u64);
+                (v.clone(), s)
+            })
+            .collect(),
+        harness::run,
+    );
     let mut failures = Vec::new();
     for (variant, outcome) in &outcomes {
         let label = format!(

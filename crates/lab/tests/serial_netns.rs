@@ -9,9 +9,9 @@
 
 use std::time::Duration;
 
-use taroc_core::variant::{self, Variant};
+use taroc_core::variant::Variant;
 use taroc_gateway::link::LinkConfig;
-use taroc_lab::harness::{self, IpVersion, Mode, Outcome, Scenario};
+use taroc_lab::harness::{self, IpVersion, Mode, Scenario};
 use taroc_lab::transfer::TransferConfig;
 
 /// A line of `mode` with MTU `mtu` and bit error rate `ber`, carrying `bytes` with `variant`.
@@ -44,31 +44,14 @@ fn run_all(mode: Mode, mtu: u32, ber: f64, bytes: u64) {
     if !harness::environment_or_skip("serial netns") {
         return;
     }
-    let variants: Vec<Variant> = variant::NAMES
-        .iter()
-        .chain(&variant::EXTRA_NAMES)
-        .map(|name| Variant::by_name(name).unwrap())
-        .collect();
-    let outcomes: Vec<(Variant, Result<Outcome, taroc_gateway::Error>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = variants
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let s = scenario(v, mode, mtu, ber, bytes, 21 + i as u64);
-                    (v.clone(), scope.spawn(move || harness::run(&s)))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|(v, h)| {
-                    let result = h
-                        .join()
-                        .unwrap_or_else(|_| Err(taroc_gateway::Error::new("run panicked")));
-                    (v, result)
-                })
-                .collect()
-        });
+    let outcomes = harness::run_each(
+        harness::every_variant()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.clone(), scenario(v, mode, mtu, ber, bytes, 21 + i as u64)))
+            .collect(),
+        harness::run,
+    );
     let mut failures = Vec::new();
     for (variant, outcome) in &outcomes {
         let label = format!("{mode:?} BER {ber:e} {}", variant.name);
@@ -163,36 +146,17 @@ fn a_line_outage_and_restarts_of_either_gateway_every_scheme() {
             SerialEvent::Restart(0, Duration::from_millis(500)),
         ),
     ];
-    let variants: Vec<Variant> = variant::NAMES
-        .iter()
-        .chain(&variant::EXTRA_NAMES)
-        .map(|name| Variant::by_name(name).unwrap())
-        .collect();
-    let outcomes: Vec<(String, Result<Outcome, taroc_gateway::Error>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = variants
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let s = scenario(v, mode, 576, 0.0, 256 * 1024, 41 + i as u64);
-                    let events = &events;
-                    let label = v.name.to_string();
-                    (
-                        label,
-                        scope.spawn(move || harness::run_serial_disturbed(&s, events)),
-                    )
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|(label, h)| {
-                    let result = h
-                        .join()
-                        .unwrap_or_else(|_| Err(taroc_gateway::Error::new("run panicked")));
-                    (label, result)
-                })
-                .collect()
-        });
+    let outcomes = harness::run_each(
+        harness::every_variant()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let s = scenario(v, mode, 576, 0.0, 256 * 1024, 41 + i as u64);
+                (v.name.to_string(), s)
+            })
+            .collect(),
+        |s| harness::run_serial_disturbed(s, &events),
+    );
     let mut failures = Vec::new();
     for (label, outcome) in &outcomes {
         match outcome {
