@@ -1,6 +1,6 @@
 //! Where `taroc-plus` spends its compressed-header bytes, per field, on data segments and on
-//! pure ACKs apart, beside the totals issue 11 quotes for ROHC-TCP (RFC 6846, the C ROHC library
-//! in U-mode) on capture a.
+//! pure ACKs apart, beside published totals of ROHC-TCP (RFC 6846, the C ROHC library in U-mode)
+//! on capture a.
 //!
 //! Each direction of the capture (forward: source address below destination address, as
 //! `taroc eval` splits them) goes through its own `taroc-plus` compressor; only CO frames are
@@ -16,7 +16,7 @@
 use std::process::ExitCode;
 
 use taroc_core::plus::breakdown::Field;
-use taroc_core::taroc::stats::Why;
+use taroc_core::tcp::stats::Why;
 
 mod common;
 
@@ -67,7 +67,7 @@ fn main() -> ExitCode {
     }
     println!("{:<16} {data_total:>8.2} {ack_total:>8.2}", "total");
     println!(
-        "{:<16} {:>8} {:>8}   (issue 11, capture a; not measured here)",
+        "{:<16} {:>8} {:>8}   (published, capture a; not measured here)",
         "ROHC-TCP U-mode", "9.3", "13.5"
     );
     println!();

@@ -1,4 +1,4 @@
-//! Issue 11's speed ratio: each scheme's compress + decompress time per packet and its ratio to
+//! The speed ratio: each scheme's compress + decompress time per packet and its ratio to
 //! VJ's in the same run, per capture, measured as `taroc eval --timing` does (every codec call
 //! timed with `Instant`, minus one clock read; each scheme run alone over the capture, RUNS
 //! times; the median of the runs).
@@ -9,7 +9,7 @@
 //! ```
 //!
 //! VJ is always run (added if not listed): it is the reference, the floor of what a header
-//! compressor costs. The issue's goal is at most 3× VJ's time. Run it on an otherwise idle
+//! compressor costs. The design goal of `taroc-plus` is at most 3× VJ's time. Run it on an otherwise idle
 //! machine: other processes on the same cores lengthen every figure.
 
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ use taroc_cli::eval::{evaluate, Options, SchemeResult};
 use taroc_cli::timing::{measure, Timing};
 use taroc_core::Variant;
 
-/// The issue's speed goal: compress + decompress in at most this many times VJ's time.
+/// The speed goal of `taroc-plus`: compress + decompress in at most this many times VJ's time.
 const GOAL_RATIO: f64 = 3.0;
 
 /// Compress + decompress time per packet of each scheme, and its ratio to VJ's.

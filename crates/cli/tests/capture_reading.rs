@@ -391,11 +391,11 @@ fn memory_does_not_grow_with_the_capture() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The figure in the README: build with `--release` and run
+/// The figure in docs/results/speed.md: build with `--release` and run
 /// `cargo test --release -p taroc-cli --test capture_reading -- --ignored --nocapture`.
 #[test]
 #[ignore = "writes a 1 GB capture of 10^6 packets and runs every scheme on it (minutes in a \
-            debug build); run with --release --ignored for the README's figure"]
+            debug build); run with --release --ignored for the figure in docs/results/speed.md"]
 fn memory_on_a_capture_of_a_million_packets() {
     let dir = scratch_dir("million");
     let path = dir.join("million.pcap");

@@ -1,6 +1,6 @@
 //! `taroc reproduce dclor` end to end: bad input is a usage error (2) with a one-line message,
 //! an unwritable --out a failure (1), and a short run's JSON Lines hold one record per file
-//! size and response with the fields the issue asks for; `--check` fails exactly when a claim
+//! size and response with the fields the study reports; `--check` fails exactly when a claim
 //! printed as FAILS; with `--schemes`, a record per scheme carries the codec's counters.
 
 mod common;

@@ -105,7 +105,7 @@ fn holds_its_kind_of_traffic(files: &[PathBuf]) {
 }
 
 /// `taroc eval` passes the sibling notes between each end's codecs, so `taroc-plus` starts
-/// flows from the opposite direction's (mirrors): on unseen d, the byte goal for bulk
+/// flows from the opposite direction's (mirrors): on unseen d, the byte goal of `taroc-plus` for bulk
 /// IPv6 (0.8 × ROHC-TCP's 9.43 octets per packet) holds only with them (7.51; 7.89 without).
 #[test]
 fn unseen_d_meets_the_ipv6_byte_goal_with_mirrors() {

@@ -30,7 +30,7 @@ use taroc_lab::harness::{self, IpVersion};
 use taroc_lab::resume::{self, NewConnectionsRecord, ResumeConfig, ResumeRecord};
 
 /// The schemes that must stay live: every variant, except that the draft's `taroc` (no repair
-/// at all: it stalls for good after a restart or a poisoned context, as the README measures)
+/// at all: it stalls for good after a restart or a poisoned context, as docs/results/robustness.md measures)
 /// runs as `taroc-repair`, the draft with the bounded repairs on.
 fn live_variants() -> Vec<Variant> {
     Variant::all()

