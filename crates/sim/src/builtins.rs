@@ -1,6 +1,6 @@
 //! The built-in scenarios by name: the default, the slides' window-tracking case and one per row
 //! of the draft's Appendix B tables. This module sits above [`crate::scenario`] (which knows no
-//! reproduction), [`crate::reproduce`] and [`crate::tracking`], which make them.
+//! reproduction), [`crate::reproduce`] and [`crate::studies::tracking`], which make them.
 
 use crate::scenario::{default_sim, Scenario};
 
@@ -16,7 +16,7 @@ pub const BUILTINS: [&str; 4] = ["default", "slides-cwnd", "low-loss-modem", "lo
 pub fn builtin(name: &str) -> Option<Scenario> {
     match name {
         "default" => return Some(default_sim()),
-        "slides-cwnd" => return Some(crate::tracking::slides_case()),
+        "slides-cwnd" => return Some(crate::studies::tracking::slides_case()),
         "low-loss-modem" | "low-loss-wlan" => {
             use crate::lowloss::topology::Topology;
             let t = if name == "low-loss-modem" {

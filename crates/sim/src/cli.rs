@@ -12,8 +12,8 @@ use crate::link::ErrorModel;
 use crate::plot::PngRenderer;
 use crate::progress::Progress;
 use crate::scenario::{default_sim, Scenario};
+use crate::studies::tracking;
 use crate::tcp::variant::TcpVariant;
-use crate::tracking;
 
 mod dclor;
 mod decoupling;
@@ -358,21 +358,27 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write, progres
         };
     }
     let bar = Progress::new(scenario.duration_s.ceil() as u64, "simulated s", progress);
-    let traced = args
+    let mut report = |done: f64| bar.set(done.round() as u64);
+    let plotted = args
         .cwnd_plot
         .as_ref()
         .map(|_| args.plot_window.unwrap_or(scenario.duration_s));
-    let outcome = scenario.run_with(traced, &mut |done| bar.set(done.round() as u64));
+    let ran = match plotted {
+        Some(seconds) => {
+            tracking::run(&scenario, seconds, &mut report).map(|t| (t.outcome.clone(), Some(t)))
+        }
+        None => scenario.run_with(None, &mut report).map(|o| (o, None)),
+    };
     bar.finish();
-    let outcome = match outcome {
-        Ok(o) => o,
+    let (outcome, tracked) = match ran {
+        Ok(ran) => ran,
         Err(e) => {
             let _ = writeln!(err, "taroc sim: {e}");
             return Exit::Failure;
         }
     };
-    if let Some(path) = &args.cwnd_plot {
-        let svg = tracking::svg(&scenario, &outcome, args.plot_window);
+    if let (Some(path), Some(tracked)) = (&args.cwnd_plot, &tracked) {
+        let svg = tracking::svg(&scenario, tracked, args.plot_window);
         let png = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("png"));
@@ -393,39 +399,53 @@ pub fn run_sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write, progres
         }
     }
     let written = if args.json {
-        let mut outcome = outcome.clone();
-        // The traces are for the plot, not for the record.
-        outcome.cwnd_trace.clear();
-        outcome.data_estimates.clear();
-        outcome.ack_estimates.clear();
-        serde_json::to_string_pretty(&serde_json::json!({
-            "scenario": scenario,
-            "outcome": outcome,
-        }))
-        .map_err(std::io::Error::other)
-        .and_then(|s| writeln!(out, "{s}"))
+        sim_json(&scenario, &outcome, tracked.as_ref()).and_then(|s| writeln!(out, "{s}"))
     } else {
         writeln!(out, "{}", summary(&scenario, &outcome))
     };
-    let tracked = match &args.cwnd_plot {
-        Some(path) if !args.json => {
-            let line = |name: &str, a: Option<tracking::Accuracy>| {
-                format!("{name}: {}\n", a.unwrap_or_default().summary())
-            };
+    let said = match (&args.cwnd_plot, &tracked) {
+        (Some(path), Some(t)) if !args.json => {
+            let line = |name: &str, a: tracking::Accuracy| format!("{name}: {}\n", a.summary());
             writeln!(
                 out,
                 "{}{}cwnd tracking plot in {}",
-                line("Algorithm SEQ (data stream)", outcome.seq_accuracy),
-                line("Algorithm ACK (ACK stream) ", outcome.ack_accuracy),
+                line("Algorithm SEQ (data stream)", t.seq_accuracy),
+                line("Algorithm ACK (ACK stream) ", t.ack_accuracy),
                 path.display()
             )
         }
         _ => Ok(()),
     };
-    match written.and(tracked).and_then(|()| out.flush()) {
+    match written.and(said).and_then(|()| out.flush()) {
         Ok(()) => Exit::Success,
         Err(e) => output_failed("taroc sim", &e, err),
     }
+}
+
+/// The JSON record of one run: the scenario and its outcome (the traces are for the plot, not
+/// for the record), with the tracking accuracy of a traced run.
+fn sim_json(
+    scenario: &Scenario,
+    outcome: &crate::scenario::Outcome,
+    tracked: Option<&tracking::Tracked>,
+) -> std::io::Result<String> {
+    let mut outcome = outcome.clone();
+    outcome.cwnd_trace.clear();
+    let mut record = serde_json::to_value(&outcome).map_err(std::io::Error::other)?;
+    if let (Some(t), Some(fields)) = (tracked, record.as_object_mut()) {
+        for (name, accuracy) in [
+            ("seq_accuracy", t.seq_accuracy),
+            ("ack_accuracy", t.ack_accuracy),
+        ] {
+            let value = serde_json::to_value(accuracy).map_err(std::io::Error::other)?;
+            fields.insert(name.into(), value);
+        }
+    }
+    serde_json::to_string_pretty(&serde_json::json!({
+        "scenario": scenario,
+        "outcome": record,
+    }))
+    .map_err(std::io::Error::other)
 }
 
 /// The text report of one run.

@@ -8,7 +8,7 @@
 //! [`tcp`] (senders, receiver, packets), [`net`] (nodes, links with codecs, the event loop),
 //! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid),
 //! [`mod@reference`] (the draft's numbers), [`plot`] (SVG charts), [`outage`] (how long a flow stays
-//! broken), [`tracking`] (accuracy of TAROC's congestion-window tracking) and, above the
+//! broken), [`studies::tracking`] (accuracy of TAROC's congestion-window tracking) and, above the
 //! scenarios and the reproductions that make them, [`builtins`] (the scenarios by name).
 //! Beside them: [`queue`] (DropTail, RED, header-first), [`tunnel`] (IP-in-IP), [`topology`]
 //! (multi-flow dumbbells), [`stis`] (the DCLOR draft's stall model), and the studies [`dclor`],
@@ -32,8 +32,8 @@ pub mod reference;
 pub mod reproduce;
 pub mod scenario;
 pub mod stis;
+pub mod studies;
 pub mod tcp;
 pub mod thin;
 pub mod topology;
-pub mod tracking;
 pub mod tunnel;

@@ -6,116 +6,57 @@
 //! they start transmission (so DropTail drops happen before the compressor sees a packet), a frame
 //! hit by a bit error is discarded by the receiving link layer (which signals the receiving
 //! decompressor with `Decompressor::link_error`; queue drops are not signalled: nothing of
-//! them reaches the receiver), and intact frames go through the
-//! decompressor, whose feedback (CONTEXT_STATE) crosses the reverse direction of the same link
-//! as frames of its own.
+//! them reaches the receiver), and intact frames go through the decompressor, whose feedback
+//! (CONTEXT_STATE) crosses the reverse direction of the same link as frames of its own.
+//!
+//! The codecs of a link with a real scheme are its two [`LinkEnd`]s: each end holds the
+//! compressor of the direction it sends and the decompressor of the direction it receives, and
+//! runs every frame through them as the gateway and the evaluation of captures do.
+//!
+//! The network knows nothing of what is measured on it: a study watches a run through an
+//! [`Observer`] ([`Network::run_observed`]), and runs hosts of its own as [`NodeAgent`]s.
 
-use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use rand_chacha::ChaCha8Rng;
-use rand_core::SeedableRng;
-use taroc_core::codec::pass_sibling_notes;
-use taroc_core::taroc::packet::TcpIpPacket;
-use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind};
+use taroc_core::{AnyCompressor, AnyDecompressor, LinkEnd};
 
 use crate::event::{EventQueue, Time};
-use crate::link::{ErrorProcess, LinkParams};
-use crate::outage::{receiver_accepts, FlowId, FrameFate, OutageTracker};
-use crate::queue::{Discipline, QueueState};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::segment;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::Outbox;
 
+mod observer;
 mod stats;
+mod transmit;
 
-pub use stats::{EstimateTrace, LinkStats, TrackerPoint};
+pub use observer::Observer;
+pub use stats::LinkStats;
+pub use transmit::{Codec, LinkDir};
 
 /// Index of a node.
 pub type NodeId = usize;
 /// Index of a link direction.
 pub type LinkId = usize;
 
-/// Header compression on one link direction.
+/// What runs on a node: nothing, one of the simulator's TCPs, or a host of type `H`.
 #[derive(Debug)]
-pub enum Codec {
-    /// No codec and no framing byte: a wired link carrying IP packets.
-    Wire,
-    /// A real scheme: the compressor at the sending end, the decompressor at the receiving end.
-    Real {
-        /// The compressor.
-        compressor: Box<AnyCompressor>,
-        /// The decompressor.
-        decompressor: Box<AnyDecompressor>,
-    },
-    /// The simulator-only IDEAL scheme: a compressed header of `header` bytes (the draft's: 4;
-    /// plus the kind byte) that never loses its context.
-    Ideal {
-        /// Compressed header bytes per packet.
-        header: usize,
-    },
-}
-
-#[derive(Debug)]
-struct Item {
-    bytes: Vec<u8>,
-    feedback: bool,
-}
-
-#[derive(Debug)]
-struct InFlight {
-    kind: FrameKind,
-    bytes: Vec<u8>,
-    corrupted: bool,
-    feedback: bool,
-    /// The flow of the packet the frame carries (none for feedback).
-    flow: Option<FlowId>,
-}
-
-/// One direction of a link.
-#[derive(Debug)]
-pub struct LinkDir {
-    /// Parameters.
-    pub params: LinkParams,
-    /// The node at the receiving end.
-    pub to: NodeId,
-    /// The opposite direction of the same link, if any (carries this direction's feedback).
-    pub reverse: Option<LinkId>,
-    /// The codec.
-    pub codec: Codec,
-    /// Counters.
-    pub stats: LinkStats,
-    /// TAROC's estimates after every packet it compressed and their accuracy, if asked for
-    /// (see [`Network::trace_estimates`]).
-    pub estimates: Option<EstimateTrace>,
-    /// How long the flows of this direction stayed broken (see [`crate::outage`]).
-    pub outages: OutageTracker<FlowId>,
-    queue: VecDeque<Item>,
-    discipline: QueueState,
-    busy: bool,
-    in_flight: VecDeque<InFlight>,
-    errors: ErrorProcess,
-    rng: ChaCha8Rng,
-}
-
-/// What runs on a node.
-#[derive(Debug)]
-pub enum Agent {
+pub enum Agent<H = Box<dyn NodeAgent>> {
     /// Nothing: a router.
     None,
     /// A bulk TCP sender.
     Sender(Box<TcpSender>),
     /// A TCP receiver.
     Receiver(Box<TcpReceiver>),
-    /// Any other agent (e.g. [`crate::decoupling`]'s), behind [`NodeAgent`].
-    Custom(Box<dyn NodeAgent>),
+    /// Any other host (e.g. the decoupling socket's ends), behind [`NodeAgent`].
+    Custom(H),
 }
 
-/// An agent the network drives without knowing it: packets for its node, its timer, its start.
-/// Recover the concrete agent after a run by upcasting to `dyn Any` and downcasting.
-pub trait NodeAgent: std::fmt::Debug + std::any::Any {
+/// A host the network drives without knowing it: packets for its node, its timer, its start.
+/// A study that runs its own hosts gives the network their type, and reads them back after the
+/// run as that type.
+pub trait NodeAgent: std::fmt::Debug {
     /// Starts the agent (see [`Network::start_agent`]).
     fn start(&mut self, now: Time, out: &mut Outbox);
     /// Handles a packet addressed to the node.
@@ -124,17 +65,55 @@ pub trait NodeAgent: std::fmt::Debug + std::any::Any {
     fn on_timer(&mut self, now: Time, out: &mut Outbox);
     /// When the agent next wants [`NodeAgent::on_timer`], if at all.
     fn deadline(&self) -> Option<Time>;
+    /// Bytes delivered in order to the node's application so far (a receiving host's goodput;
+    /// none by default).
+    fn delivered_bytes(&self) -> u64 {
+        0
+    }
+}
+
+impl<T: NodeAgent + ?Sized> NodeAgent for Box<T> {
+    fn start(&mut self, now: Time, out: &mut Outbox) {
+        (**self).start(now, out)
+    }
+
+    fn on_packet(&mut self, now: Time, packet: &[u8], out: &mut Outbox) {
+        (**self).on_packet(now, packet, out)
+    }
+
+    fn on_timer(&mut self, now: Time, out: &mut Outbox) {
+        (**self).on_timer(now, out)
+    }
+
+    fn deadline(&self) -> Option<Time> {
+        (**self).deadline()
+    }
+
+    fn delivered_bytes(&self) -> u64 {
+        (**self).delivered_bytes()
+    }
+}
+
+impl<H: NodeAgent> Agent<H> {
+    /// Bytes delivered in order to the node's application so far (0 for a router or a sender).
+    pub fn delivered_bytes(&self) -> u64 {
+        match self {
+            Agent::Receiver(r) => r.stats().delivered_bytes,
+            Agent::Custom(h) => h.delivered_bytes(),
+            Agent::None | Agent::Sender(_) => 0,
+        }
+    }
 }
 
 /// A node: an address, routes, and perhaps a TCP agent.
 #[derive(Debug)]
-pub struct Node {
+pub struct Node<H = Box<dyn NodeAgent>> {
     /// The node's address.
     pub addr: IpAddr,
     /// Routes: destination address -> outgoing link.
     pub routes: Vec<(IpAddr, LinkId)>,
     /// The agent.
-    pub agent: Agent,
+    pub agent: Agent<H>,
     timer_pending: Option<Time>,
 }
 
@@ -148,19 +127,23 @@ enum Event {
     Reset(usize),
 }
 
-/// A network and its event loop.
+/// A network and its event loop; its hosts other than the simulator's TCPs are of type `H`.
 #[derive(Debug)]
-pub struct Network {
+pub struct Network<H = Box<dyn NodeAgent>> {
     /// Nodes.
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<Node<H>>,
     /// Link directions.
     pub links: Vec<LinkDir>,
+    /// The codecs of the links with a real scheme, two ends per link.
+    ends: Vec<LinkEnd>,
     queue: EventQueue<Event>,
     now: Time,
     seed: u64,
     out: Outbox,
     packet: Vec<u8>,
     feedback: Vec<u8>,
+    /// The first node whose agent is a bulk TCP sender (what an [`Observer`] is shown).
+    first_sender: Option<NodeId>,
     /// Packets dropped for lack of a route.
     pub unroutable: u64,
     /// Whether the hosts' agents talk through an IP-in-IP tunnel ([`crate::tunnel`]).
@@ -169,18 +152,20 @@ pub struct Network {
     resets: Vec<(LinkId, Option<Box<AnyDecompressor>>)>,
 }
 
-impl Network {
+impl<H: NodeAgent> Network<H> {
     /// An empty network whose random streams derive from `seed`.
-    pub fn new(seed: u64) -> Network {
+    pub fn new(seed: u64) -> Network<H> {
         Network {
             nodes: Vec::new(),
             links: Vec::new(),
+            ends: Vec::new(),
             queue: EventQueue::new(),
             now: 0,
             seed,
             out: Outbox::default(),
             packet: Vec::with_capacity(2048),
             feedback: Vec::with_capacity(256),
+            first_sender: None,
             unroutable: 0,
             tunnel: false,
             resets: Vec::new(),
@@ -188,58 +173,18 @@ impl Network {
     }
 
     /// Adds a node.
-    pub fn add_node(&mut self, addr: IpAddr, agent: Agent) -> NodeId {
+    pub fn add_node(&mut self, addr: IpAddr, agent: Agent<H>) -> NodeId {
+        let id = self.nodes.len();
+        if matches!(agent, Agent::Sender(_)) && self.first_sender.is_none() {
+            self.first_sender = Some(id);
+        }
         self.nodes.push(Node {
             addr,
             routes: Vec::new(),
             agent,
             timer_pending: None,
         });
-        self.nodes.len() - 1
-    }
-
-    /// Adds a link direction into node `to`. Each direction draws its bit errors from its own
-    /// random stream (seed, link index), so adding traffic elsewhere does not shift them.
-    pub fn add_link(&mut self, params: LinkParams, to: NodeId, codec: Codec) -> LinkId {
-        let id = self.links.len();
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        rng.set_stream(id as u64 + 1);
-        self.links.push(LinkDir {
-            params,
-            to,
-            reverse: None,
-            codec,
-            stats: LinkStats::default(),
-            estimates: None,
-            outages: OutageTracker::new(),
-            queue: VecDeque::new(),
-            discipline: QueueState::new(Discipline::DropTail, self.seed ^ (id as u64) << 32),
-            busy: false,
-            in_flight: VecDeque::new(),
-            errors: ErrorProcess::new(params.errors),
-            rng,
-        });
         id
-    }
-
-    /// Declares `a` and `b` the two directions of one link (feedback of each crosses the other).
-    pub fn pair(&mut self, a: LinkId, b: LinkId) {
-        self.links[a].reverse = Some(b);
-        self.links[b].reverse = Some(a);
-    }
-
-    /// Records TAROC's congestion-window estimates after every packet the compressor of `link`
-    /// takes (nothing is recorded for other schemes): their accuracy against the network's
-    /// sender over the whole run, and the points themselves until `until` (see
-    /// [`EstimateTrace`]).
-    pub fn trace_estimates(&mut self, link: LinkId, until: Time) {
-        self.links[link].estimates = Some(EstimateTrace::new(until));
-    }
-
-    /// Sets the queue discipline of `link` (default: DropTail).
-    pub fn set_discipline(&mut self, link: LinkId, discipline: Discipline) {
-        let seed = self.seed ^ (link as u64) << 32;
-        self.links[link].discipline = QueueState::new(discipline, seed);
     }
 
     /// Routes packets for `dst` leaving `node` over `link`.
@@ -272,6 +217,12 @@ impl Network {
 
     /// Runs until simulated time `until` (events at exactly `until` are not run).
     pub fn run_until(&mut self, until: Time) {
+        self.run_observed(until, &mut ());
+    }
+
+    /// Runs until simulated time `until` (events at exactly `until` are not run), showing
+    /// `observer` what it watches.
+    pub fn run_observed(&mut self, until: Time, observer: &mut dyn Observer) {
         while let Some(t) = self.queue.peek_time() {
             if t >= until {
                 break;
@@ -283,34 +234,25 @@ impl Network {
             match event {
                 Event::TxDone(l) => {
                     self.links[l].busy = false;
-                    self.start_tx(l);
+                    self.start_tx(l, observer);
                 }
-                Event::Arrive(l) => self.arrive(l),
-                Event::Timer(n) => self.timer(n),
-                Event::Reset(i) => {
-                    let (l, fresh) = &mut self.resets[i];
-                    let link = &mut self.links[*l];
-                    if let (Codec::Real { decompressor, .. }, Some(fresh)) =
-                        (&mut link.codec, fresh.take())
-                    {
-                        *decompressor = fresh;
-                    }
-                    link.outages.reset(Duration::from_nanos(t));
-                }
+                Event::Arrive(l) => self.arrive(l, observer),
+                Event::Timer(n) => self.timer(n, observer),
+                Event::Reset(i) => self.reset(i),
                 Event::Start(n) => {
                     match &mut self.nodes[n].agent {
                         Agent::Sender(s) => s.start(t, &mut self.out),
                         Agent::Custom(a) => a.start(t, &mut self.out),
                         _ => {}
                     }
-                    self.after_agent(n);
+                    self.after_agent(n, observer);
                 }
             }
         }
         self.now = self.now.max(until);
     }
 
-    fn timer(&mut self, n: NodeId) {
+    fn timer(&mut self, n: NodeId, observer: &mut dyn Observer) {
         let now = self.now;
         let node = &mut self.nodes[n];
         if node.timer_pending == Some(now) {
@@ -322,11 +264,11 @@ impl Network {
             Agent::Custom(a) => a.on_timer(now, &mut self.out),
             Agent::None => {}
         }
-        self.after_agent(n);
+        self.after_agent(n, observer);
     }
 
     /// Sends what the agent of `n` produced and (re)schedules its timer.
-    fn after_agent(&mut self, n: NodeId) {
+    fn after_agent(&mut self, n: NodeId, observer: &mut dyn Observer) {
         while !self.out.packets.is_empty() {
             let mut packet = self.out.packets.remove(0);
             if self.tunnel {
@@ -336,7 +278,7 @@ impl Network {
                 }
                 self.out.recycle(outer);
             }
-            self.forward(n, packet);
+            self.forward(n, packet, observer);
         }
         let deadline = match &self.nodes[n].agent {
             Agent::Sender(s) => s.deadline(),
@@ -353,7 +295,8 @@ impl Network {
         }
     }
 
-    fn forward(&mut self, n: NodeId, packet: Vec<u8>) {
+    /// Sends `packet` from node `n` over the link its route names (or drops it).
+    fn forward(&mut self, n: NodeId, packet: Vec<u8>, observer: &mut dyn Observer) {
         let link = segment::destination(&packet).and_then(|dst| {
             self.nodes[n]
                 .routes
@@ -362,13 +305,7 @@ impl Network {
                 .map(|&(_, l)| l)
         });
         match link {
-            Some(l) => self.enqueue(
-                l,
-                Item {
-                    bytes: packet,
-                    feedback: false,
-                },
-            ),
+            Some(l) => self.enqueue(l, packet, false, observer),
             None => {
                 self.unroutable += 1;
                 self.out.recycle(packet);
@@ -376,221 +313,8 @@ impl Network {
         }
     }
 
-    fn enqueue(&mut self, l: LinkId, item: Item) {
-        let link = &mut self.links[l];
-        if !item.feedback {
-            link.stats.offered += 1;
-        }
-        let queued = link.queue.len() + usize::from(link.busy);
-        if !link
-            .discipline
-            .admit(&item.bytes, queued, link.params.queue_limit)
-        {
-            link.stats.queue_drops += 1;
-            self.out.recycle(item.bytes);
-            return;
-        }
-        link.queue.push_back(item);
-        if !link.busy {
-            self.start_tx(l);
-        }
-    }
-
-    fn start_tx(&mut self, l: LinkId) {
-        let now = self.now;
-        let link = &mut self.links[l];
-        let Some(item) = link.queue.pop_front() else {
-            return;
-        };
-        link.discipline.dequeued(&item.bytes);
-        // Outages are followed where a codec can break a flow.
-        let tracked = !item.feedback && matches!(link.codec, Codec::Real { .. });
-        let flow = tracked.then(|| FlowId::of(&item.bytes));
-        let (kind, bytes, wire_len) = if item.feedback {
-            let len = item.bytes.len() + 1;
-            (FrameKind::ContextState, item.bytes, len)
-        } else {
-            match &mut link.codec {
-                Codec::Wire => {
-                    let len = item.bytes.len();
-                    (FrameKind::Ip, item.bytes, len)
-                }
-                Codec::Ideal { header } => {
-                    let headers = crate::tunnel::header_bytes(&item.bytes).unwrap_or(0);
-                    link.stats.payload_bytes += (item.bytes.len() - headers) as u64;
-                    let len = item.bytes.len() - headers.min(item.bytes.len())
-                        + if headers > 0 { *header } else { 0 }
-                        + 1;
-                    (FrameKind::CompressedTcp, item.bytes, len)
-                }
-                Codec::Real { compressor, .. } => {
-                    if let Some(headers) = crate::tunnel::header_bytes(&item.bytes) {
-                        link.stats.payload_bytes += (item.bytes.len() - headers) as u64;
-                    }
-                    compressor.set_time(Duration::from_nanos(now));
-                    let mut frame = self.out.buffer();
-                    let key = link
-                        .estimates
-                        .as_ref()
-                        .and_then(|_| TcpIpPacket::parse(&item.bytes))
-                        .map(|p| p.key);
-                    let kind = compressor.compress(&item.bytes, &mut frame);
-                    if let (Some(key), Some(trace), AnyCompressor::Taroc(c)) =
-                        (key, &mut link.estimates, &**compressor)
-                    {
-                        if let Some((seq, ack)) = c.estimates_of(&key) {
-                            let sender = self.nodes.iter().find_map(|n| match &n.agent {
-                                Agent::Sender(s) => Some((s.state.cwnd, s.state.ssthresh)),
-                                _ => None,
-                            });
-                            let point = TrackerPoint {
-                                time_ns: now,
-                                seq_cwnd: seq.cwnd,
-                                seq_ssthresh: seq.ssthresh,
-                                ack_cwnd: ack.cwnd,
-                                ack_ssthresh: ack.ssthresh,
-                            };
-                            trace.record(point, sender);
-                        }
-                    }
-                    self.out.recycle(item.bytes);
-                    let len = frame.len() + 1;
-                    (kind, frame, len)
-                }
-            }
-        };
-        let corrupted = link
-            .errors
-            .corrupts(wire_len as u64 * 8, now, &mut link.rng);
-        link.stats.frames += 1;
-        link.stats.wire_bytes += wire_len as u64;
-        if item.feedback {
-            link.stats.feedback_frames += 1;
-            link.stats.feedback_bytes += wire_len as u64;
-        }
-        let tx = link.params.tx_time(wire_len);
-        link.busy = true;
-        link.in_flight.push_back(InFlight {
-            kind,
-            bytes,
-            corrupted,
-            feedback: item.feedback,
-            flow,
-        });
-        let delay = link.params.delay_ns;
-        if tracked {
-            self.pass_notes(l);
-        }
-        self.queue.push(now + tx, Event::TxDone(l));
-        self.queue.push(now + tx + delay, Event::Arrive(l));
-    }
-
-    /// Passes the notes between the codecs at the sending end of link `sending`: its compressor
-    /// and the decompressor of its reverse link ([`pass_sibling_notes`]).
-    fn pass_notes(&mut self, sending: LinkId) {
-        let Some(receiving) = self.links[sending].reverse else {
-            return;
-        };
-        let Ok([s, r]) = self.links.get_disjoint_mut([sending, receiving]) else {
-            return;
-        };
-        if let (Codec::Real { compressor, .. }, Codec::Real { decompressor, .. }) =
-            (&mut s.codec, &mut r.codec)
-        {
-            pass_sibling_notes(&mut **compressor, &mut **decompressor, &mut self.feedback);
-        }
-    }
-
-    fn arrive(&mut self, l: LinkId) {
-        let Some(frame) = self.links[l].in_flight.pop_front() else {
-            return;
-        };
-        if frame.corrupted {
-            // The receiving framer sees a bad CRC (it cannot tell which kind of frame it was)
-            // and tells the decompressor, as RFC 1144's framer does; VJ then tosses
-            // COMPRESSED_TCP frames until an UNCOMPRESSED_TCP one, the other schemes ignore it.
-            let link = &mut self.links[l];
-            link.stats.corrupted += 1;
-            if let Some(flow) = frame.flow {
-                let now = Duration::from_nanos(self.now);
-                link.outages.frame(flow, now, FrameFate::Lost);
-            }
-            if let Codec::Real { decompressor, .. } = &mut link.codec {
-                decompressor.link_error();
-            }
-            self.out.recycle(frame.bytes);
-            return;
-        }
-        if frame.feedback {
-            if let Some(rev) = self.links[l].reverse {
-                if let Codec::Real { compressor, .. } = &mut self.links[rev].codec {
-                    compressor.handle_feedback(&frame.bytes);
-                }
-            }
-            self.out.recycle(frame.bytes);
-            return;
-        }
-        let to = self.links[l].to;
-        let now = Duration::from_nanos(self.now);
-        let flow = frame.flow.unwrap_or_else(|| FlowId::of(&[]));
-        let packet = match &mut self.links[l].codec {
-            Codec::Wire | Codec::Ideal { .. } => frame.bytes,
-            Codec::Real { decompressor, .. } => {
-                let mut packet = std::mem::take(&mut self.packet);
-                decompressor.set_time(Duration::from_nanos(self.now));
-                let result = decompressor.decompress(frame.kind, &frame.bytes, &mut packet);
-                let mut feedback = Vec::new();
-                std::mem::swap(&mut feedback, &mut self.feedback);
-                let mut replies = Vec::new();
-                while decompressor.take_feedback(&mut feedback) {
-                    let mut b = self.out.buffer();
-                    b.extend_from_slice(&feedback);
-                    replies.push(b);
-                }
-                self.feedback = feedback;
-                if let Some(rev) = self.links[l].reverse {
-                    self.pass_notes(rev);
-                }
-                self.out.recycle(frame.bytes);
-                if let Some(rev) = self.links[l].reverse {
-                    for bytes in replies {
-                        self.enqueue(
-                            rev,
-                            Item {
-                                bytes,
-                                feedback: true,
-                            },
-                        );
-                    }
-                }
-                let fate = match result {
-                    Ok(()) if receiver_accepts(crate::tunnel::innermost(&packet)) => {
-                        FrameFate::Delivered
-                    }
-                    Ok(()) => FrameFate::Damaged,
-                    Err(reason) if reason.is_context_damage() => FrameFate::Damaged,
-                    Err(_) => FrameFate::Lost,
-                };
-                self.links[l].outages.frame(flow, now, fate);
-                match result {
-                    Ok(()) => {
-                        let mut out = self.out.buffer();
-                        std::mem::swap(&mut out, &mut packet);
-                        self.packet = packet;
-                        out
-                    }
-                    Err(_) => {
-                        self.links[l].stats.decompressor_drops += 1;
-                        self.packet = packet;
-                        return;
-                    }
-                }
-            }
-        };
-        self.deliver(to, packet);
-    }
-
-    fn deliver(&mut self, n: NodeId, mut packet: Vec<u8>) {
+    /// Hands a packet that crossed a link to node `n`: its agent's if addressed to it, else on.
+    fn deliver(&mut self, n: NodeId, mut packet: Vec<u8>, observer: &mut dyn Observer) {
         let now = self.now;
         let node = &mut self.nodes[n];
         if self.tunnel && !matches!(node.agent, Agent::None) {
@@ -607,11 +331,30 @@ impl Network {
             (Agent::Receiver(r), true) => r.on_packet(now, &packet, &mut self.out),
             (Agent::Custom(a), true) => a.on_packet(now, &packet, &mut self.out),
             _ => {
-                self.forward(n, packet);
+                self.forward(n, packet, observer);
                 return;
             }
         }
         self.out.recycle(packet);
-        self.after_agent(n);
+        self.after_agent(n, observer);
+    }
+
+    /// The network's first bulk TCP sender, if any.
+    fn first_sender(&self) -> Option<&TcpSender> {
+        match &self.nodes[self.first_sender?].agent {
+            Agent::Sender(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The compressor sending on `link`, if the link has a real scheme.
+    pub fn compressor(&self, link: LinkId) -> Option<&AnyCompressor> {
+        let end = self.links[link].sending_end()?;
+        Some(self.ends[end].compressor())
+    }
+
+    /// Time of the network as the codecs take it.
+    fn codec_time(&self) -> Duration {
+        Duration::from_nanos(self.now)
     }
 }

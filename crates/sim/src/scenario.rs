@@ -11,7 +11,7 @@ use crate::tcp::variant::TcpVariant;
 
 mod run;
 
-pub use run::Outcome;
+pub use run::{Outcome, ACK_LINK, DATA_LINK};
 
 /// Scheme names accepted on the wireless link: the codec variants (the extra ones of
 /// `taroc_core::variant::EXTRA_NAMES` too) plus the simulator's `ideal`.

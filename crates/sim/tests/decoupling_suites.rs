@@ -3,7 +3,7 @@
 //! Reno (its header packets cost bandwidth) but within 7%.
 
 use taroc_sim::decoupling::study::{measure, testbed, Effort};
-use taroc_sim::topology::{FlowKind, FlowSpec};
+use taroc_sim::decoupling::testbed::{FlowKind, FlowSpec};
 
 const EFFORT: Effort = Effort {
     seeds: 1,

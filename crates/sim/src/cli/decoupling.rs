@@ -55,7 +55,7 @@ pub fn run_decoupling(
     for (i, (suite, sender, d)) in plan.iter().enumerate() {
         match study::measure(d, effort, suite, sender) {
             Ok(mut r) => {
-                r.bound_bytes_per_s = study::bound(suite, d.ber, d.rtt_ms);
+                r.bound_bytes_per_s = study::bound(suite, d.link.ber, d.link.rtt_ms);
                 records.push(r);
             }
             Err(e) => {

@@ -12,7 +12,7 @@ use crate::plot::PngRenderer;
 use crate::progress::Progress;
 use crate::reproduce::{self, GridOptions};
 use crate::scenario::Scenario;
-use crate::tracking;
+use crate::studies::tracking;
 
 const REPRODUCE_ABOUT: &str = "\
 Reproduce the TAROC draft's Appendix B: the 36 rows the draft tabulates (384 kbit/s Tahoe, \
@@ -176,12 +176,12 @@ pub fn run_reproduce(
         duration_s: options.duration_s,
         ..tracking::slides_case()
     };
-    let tracked = scenario.run_with(Some(300.0), &mut |_| {});
+    let tracked = tracking::run(&scenario, 300.0, &mut |_| {});
     bar.finish();
     match tracked {
-        Ok(outcome) => plots.push((
+        Ok(tracked) => plots.push((
             "cwnd-tracking.svg".into(),
-            tracking::svg(&scenario, &outcome, Some(300.0)),
+            tracking::svg(&scenario, &tracked, Some(300.0)),
         )),
         Err(e) => {
             let _ = writeln!(err, "taroc reproduce: cwnd-tracking run: {e}");

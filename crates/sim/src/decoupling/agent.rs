@@ -134,4 +134,8 @@ impl NodeAgent for SocketReceiver {
         let controls = self.controls.iter().filter_map(|(_, c)| c.deadline());
         controls.chain(self.data.deadline()).min()
     }
+
+    fn delivered_bytes(&self) -> u64 {
+        self.data.stats().delivered_bytes
+    }
 }

@@ -14,7 +14,7 @@ use taroc_wire::checksum;
 use taroc_wire::tcp::flags;
 
 use super::tunnel::Tunnel;
-use crate::event::{Time, MILLISECOND, SECOND};
+use crate::event::{Time, MILLISECOND};
 use crate::queue::CONTROL_TOS;
 use crate::tcp::rto::{RtoConfig, RtoEstimator};
 use crate::tcp::segment::{self, Endpoints, Parsed, SegmentSpec};
@@ -22,17 +22,6 @@ use crate::tcp::{ts_clock, Outbox};
 
 /// Bytes of a header packet: 20 IPv4 + 20 TCP + 12 timestamps (the paper's HP_Sz).
 pub const HEADER_PACKET_BYTES: usize = 52;
-
-/// The control TCP's timer: BSD's coarse 500 ms clock, a 1 s floor, exponential backoff.
-pub fn coarse_rto() -> RtoConfig {
-    RtoConfig {
-        initial_ns: 3 * SECOND,
-        min_ns: SECOND,
-        max_ns: 64 * SECOND,
-        granularity_ns: 500 * MILLISECOND,
-        ..RtoConfig::default()
-    }
-}
 
 /// Counters of a control TCP sender.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -93,7 +82,7 @@ impl ControlSender {
             dupacks: 0,
             recovering: false,
             credit: 0,
-            rto: RtoEstimator::new(coarse_rto()),
+            rto: RtoEstimator::new(RtoConfig::coarse()),
             timer: None,
             timed: None,
             ts_recent: 0,

@@ -6,7 +6,8 @@
 use serde::Serialize;
 
 use super::mat;
-use crate::topology::{Dumbbell, DumbbellOutcome, FlowKind, FlowSpec};
+use super::testbed::{FlowKind, FlowSpec, Outcome, Testbed};
+use crate::topology::Dumbbell;
 
 /// Sizes of the testbed: 1500-byte data packets, 52-byte header packets, 10 Mbit/s.
 pub const PACKET: f64 = 1500.0;
@@ -87,18 +88,20 @@ fn suite_json<S: serde::Serializer>(suite: &str, s: S) -> Result<S::Ok, S::Error
 }
 
 /// The testbed of section 8.1 with `flows`.
-pub fn testbed(ber: f64, rtt_ms: f64, flows: Vec<FlowSpec>) -> Dumbbell {
-    Dumbbell {
-        rate_bps: RATE_BPS,
-        access_bps: None,
-        rtt_ms,
-        ber,
-        queue: 100,
-        discipline: Default::default(),
+pub fn testbed(ber: f64, rtt_ms: f64, flows: Vec<FlowSpec>) -> Testbed {
+    Testbed {
+        link: Dumbbell {
+            rate_bps: RATE_BPS,
+            access_bps: None,
+            rtt_ms,
+            ber,
+            queue: 100,
+            discipline: Default::default(),
+            scheme: "wire".into(),
+        },
         packet_bytes: PACKET as u32,
         max_window: 64,
         tunnel: 10,
-        scheme: "wire".into(),
         flows,
     }
 }
@@ -106,12 +109,11 @@ pub fn testbed(ber: f64, rtt_ms: f64, flows: Vec<FlowSpec>) -> Dumbbell {
 /// The fairness testbed of section 4.8.2: one 10 Mbit/s link, a 50-packet FIFO, RTT about 1 ms,
 /// and windows of 11 packets (FreeBSD 2.2's 16 KB socket buffers; for a control TCP, 11 header
 /// packets).
-pub fn fairness_testbed(flows: Vec<FlowSpec>) -> Dumbbell {
-    Dumbbell {
-        queue: 50,
-        max_window: 11,
-        ..testbed(0.0, 1.0, flows)
-    }
+pub fn fairness_testbed(flows: Vec<FlowSpec>) -> Testbed {
+    let mut t = testbed(0.0, 1.0, flows);
+    t.link.queue = 50;
+    t.max_window = 11;
+    t
 }
 
 /// The four cases of section 4.8.2: (name, flows).
@@ -136,16 +138,17 @@ pub fn fairness_cases() -> Vec<(&'static str, Vec<FlowSpec>)> {
 }
 
 /// Runs `d` over `effort`'s seeds and averages into a record.
-pub fn measure(d: &Dumbbell, effort: Effort, suite: &str, sender: &str) -> Result<Record, String> {
+pub fn measure(t: &Testbed, effort: Effort, suite: &str, sender: &str) -> Result<Record, String> {
     // The slow links of Appendix B carry few packets a second: ten times longer runs.
     let seconds = effort.seconds * if suite == "appendix-b" { 10.0 } else { 1.0 };
-    let mut runs: Vec<DumbbellOutcome> = Vec::new();
+    let mut runs: Vec<Outcome> = Vec::new();
     for seed in 1..=effort.seeds {
-        runs.push(d.run(seed, 2.0, seconds)?);
+        runs.push(t.run(seed, 2.0, seconds)?);
     }
+    let d = &t.link;
     let n = runs.len() as f64;
-    let mean = |f: &dyn Fn(&DumbbellOutcome) -> f64| runs.iter().map(f).sum::<f64>() / n;
-    let flows = (0..d.flows.len())
+    let mean = |f: &dyn Fn(&Outcome) -> f64| runs.iter().map(f).sum::<f64>() / n;
+    let flows = (0..t.flows.len())
         .map(|i| mean(&|o| o.flows[i].goodput_bytes_per_s))
         .collect();
     let sent: u64 = runs
@@ -165,13 +168,13 @@ pub fn measure(d: &Dumbbell, effort: Effort, suite: &str, sender: &str) -> Resul
         ber: d.ber,
         rtt_ms: d.rtt_ms,
         rate_bps: d.rate_bps,
-        goodput_bytes_per_s: mean(&|o| o.aggregate_bytes_per_s),
+        goodput_bytes_per_s: mean(&|o| o.link.aggregate_bytes_per_s),
         bound_bytes_per_s: None,
         seeds: effort.seeds,
         flows_bytes_per_s: flows,
-        link_use: mean(&|o| o.forward_wire_bytes_per_s) / (d.rate_bps as f64 / 8.0),
+        link_use: mean(&|o| o.link.forward_wire_bytes_per_s) / (d.rate_bps as f64 / 8.0),
         control_window: mean(&|o| o.flows.iter().map(|f| f.control_window).sum::<f64>())
-            / d.flows.len() as f64,
+            / t.flows.len() as f64,
         header_loss: if sent == 0 {
             0.0
         } else {
@@ -202,11 +205,12 @@ pub fn suite2_rtts(effort: Effort) -> Vec<f64> {
 /// The senders compared in suites 1 and 2.
 pub const SENDERS: [FlowKind; 3] = [FlowKind::Reno, FlowKind::Sack, FlowKind::Decoupling];
 
-/// The codecs of item 7, on C–D ("wire" = none without framing).
+/// The codecs run with the decoupling socket on C–D (section 10); `none` frames each packet
+/// with its kind byte, unlike the other runs' plain `wire`.
 pub const CODECS: [&str; 5] = ["none", "vj", "iphc", "taroc", "taroc-plus"];
 
 /// Every run of the study, in order: (suite, sender label, scenario).
-pub fn plan(effort: Effort) -> Vec<(String, String, Dumbbell)> {
+pub fn plan(effort: Effort) -> Vec<(String, String, Testbed)> {
     let mut plan = Vec::new();
     for ber in suite1_bers(effort) {
         for kind in SENDERS {
@@ -225,7 +229,7 @@ pub fn plan(effort: Effort) -> Vec<(String, String, Dumbbell)> {
     }
     for scheme in CODECS {
         let mut d = testbed(2e-6, 100.0, vec![FlowSpec::of(FlowKind::Decoupling); 2]);
-        d.scheme = scheme.into();
+        d.link.scheme = scheme.into();
         plan.push(("codecs".into(), "decoupling".into(), d));
     }
     for (rate, ber, mtu) in appendix_b_cells(effort) {
@@ -266,18 +270,20 @@ pub fn appendix_b_cells(effort: Effort) -> Vec<(u64, f64, u32)> {
 /// One flow over an Appendix B link: 8 Mbit/s access links, 200 ms RTT (the draft's 100 ms
 /// wired hop each way), a 6-packet router queue, 20-packet windows (NS-2's default), the
 /// draft's MTU, `scheme` on the lossy link; for decoupling, VMSS = the MTU.
-pub fn appendix_b_link(rate: u64, ber: f64, mtu: u32, kind: FlowKind, scheme: &str) -> Dumbbell {
-    Dumbbell {
-        rate_bps: rate,
-        access_bps: Some(8_000_000),
-        rtt_ms: 200.0,
-        ber,
-        queue: 6,
-        discipline: Default::default(),
+pub fn appendix_b_link(rate: u64, ber: f64, mtu: u32, kind: FlowKind, scheme: &str) -> Testbed {
+    Testbed {
+        link: Dumbbell {
+            rate_bps: rate,
+            access_bps: Some(8_000_000),
+            rtt_ms: 200.0,
+            ber,
+            queue: 6,
+            discipline: Default::default(),
+            scheme: scheme.into(),
+        },
         packet_bytes: mtu,
         max_window: 20,
         tunnel: 10,
-        scheme: scheme.into(),
         flows: vec![FlowSpec {
             vmss: mtu,
             ..FlowSpec::of(kind)
@@ -350,7 +356,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn records_carry_the_issue_s_json_fields() {
+    fn records_carry_their_json_fields() {
         let d = fairness_testbed(vec![FlowSpec::of(FlowKind::Reno); 2]);
         let effort = Effort {
             seeds: 1,

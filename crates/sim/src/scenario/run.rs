@@ -10,13 +10,12 @@ use taroc_core::Variant;
 
 use crate::event::{Time, MILLISECOND, SECOND};
 use crate::link::{ErrorModel, LinkParams};
-use crate::net::{Agent, Codec, EstimateTrace, LinkStats, Network, TrackerPoint};
+use crate::net::{Agent, Codec, LinkId, LinkStats, Network, Observer};
 use crate::outage::OutageStats;
 use crate::tcp::receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::segment::Endpoints;
 use crate::tcp::sender::{CwndPoint, SenderConfig, SenderStats, TcpSender};
-use crate::tracking::Accuracy;
 
 use super::{ideal_header, Scenario};
 
@@ -40,27 +39,17 @@ pub struct Outcome {
     /// The sender's cwnd trace over the plotted seconds, if asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cwnd_trace: Vec<CwndPoint>,
-    /// TAROC's estimates at the router's compressor (data stream: Algorithm SEQ applies), if
-    /// asked for.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub data_estimates: Vec<TrackerPoint>,
     /// How long the data flow (router -> mobile) stayed broken by its decompressor.
     pub data_outages: OutageStats,
     /// How long the ACK flow (mobile -> router) stayed broken by its decompressor.
     pub ack_outages: OutageStats,
-    /// TAROC's estimates at the mobile host's compressor (ACK stream: Algorithm ACK applies),
-    /// if asked for.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub ack_estimates: Vec<TrackerPoint>,
-    /// How close Algorithm SEQ's estimates (data stream) were to the sender's window over the
-    /// whole run, if traced.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seq_accuracy: Option<Accuracy>,
-    /// How close Algorithm ACK's estimates (ACK stream) were to the sender's window over the
-    /// whole run, if traced.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ack_accuracy: Option<Accuracy>,
 }
+
+/// The link direction from the router to the mobile host: the data, compressed at the router.
+pub const DATA_LINK: LinkId = 2;
+/// The link direction from the mobile host to the router: the ACKs, compressed at the mobile
+/// host.
+pub const ACK_LINK: LinkId = 3;
 
 impl Scenario {
     pub(super) fn links(&self) -> [(&'static str, LinkParams); 4] {
@@ -110,10 +99,7 @@ impl Scenario {
             return Codec::Ideal { header };
         }
         match self.variant() {
-            Some(variant) => Codec::Real {
-                compressor: Box::new(variant.compressor()),
-                decompressor: Box::new(variant.decompressor()),
-            },
+            Some(variant) => Codec::Real(Box::new(variant)),
             None => Codec::Wire,
         }
     }
@@ -127,7 +113,8 @@ impl Scenario {
         }
     }
 
-    /// Builds the network (fixed host = node 0, router = 1, mobile host = 2).
+    /// Builds the network (fixed host = node 0, router = 1, mobile host = 2; the wired link's
+    /// directions 0 and 1, the wireless link's [`DATA_LINK`] and [`ACK_LINK`]).
     pub fn build(&self) -> Result<Network, String> {
         self.validate()?;
         let [fixed, router, mobile] = self.addresses();
@@ -170,12 +157,8 @@ impl Scenario {
         let r = net.add_node(router, Agent::None);
         let m = net.add_node(mobile, Agent::Receiver(Box::new(receiver)));
         let [fr, rf, rm, mr] = self.links().map(|(_, p)| p);
-        let fr = net.add_link(fr, r, Codec::Wire);
-        let rf = net.add_link(rf, f, Codec::Wire);
-        let rm = net.add_link(rm, m, self.codec());
-        let mr = net.add_link(mr, r, self.codec());
-        net.pair(fr, rf);
-        net.pair(rm, mr);
+        let [fr, rf] = net.add_duplex(f, r, [fr, rf], Codec::Wire);
+        let [rm, mr] = net.add_duplex(r, m, [rm, mr], self.codec());
         net.route(f, mobile, fr);
         net.route(r, mobile, rm);
         net.route(r, fixed, rf);
@@ -194,31 +177,43 @@ impl Scenario {
         self.run_with(None, &mut |_| {})
     }
 
-    /// Runs the scenario. With `trace: Some(seconds)`, records the sender's cwnd trace and
-    /// TAROC's estimates (both wireless directions) over the first `seconds` for a plot (in
-    /// bounded memory, thinned evenly on long runs), and the estimates' accuracy over the whole
-    /// run. Calls `progress` with the simulated seconds done, a hundred times over the run.
+    /// Runs the scenario. With `trace: Some(seconds)`, records the sender's cwnd trace over the
+    /// first `seconds` for a plot (in bounded memory, thinned evenly on long runs). Calls
+    /// `progress` with the simulated seconds done, a hundred times over the run.
     pub fn run_with(
         &self,
         trace: Option<f64>,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<Outcome, String> {
+        self.run_observed(trace, &mut (), progress)
+    }
+
+    /// The simulated time of the first `seconds` of the run (all of it at most).
+    pub fn plotted(&self, seconds: f64) -> Time {
+        let until = (self.duration_s * SECOND as f64) as Time;
+        ((seconds.max(0.0) * SECOND as f64) as Time).min(until)
+    }
+
+    /// Runs the scenario as [`Scenario::run_with`] does, showing `observer` what it watches.
+    pub fn run_observed(
+        &self,
+        trace: Option<f64>,
+        observer: &mut dyn Observer,
         progress: &mut dyn FnMut(f64),
     ) -> Result<Outcome, String> {
         let start = Instant::now();
         let mut net = self.build()?;
         let until = (self.duration_s * SECOND as f64) as Time;
         if let Some(seconds) = trace {
-            let plotted = ((seconds.max(0.0) * SECOND as f64) as Time).min(until);
             if let Agent::Sender(s) = &mut net.nodes[0].agent {
-                s.enable_trace(plotted);
+                s.enable_trace(self.plotted(seconds));
             }
-            net.trace_estimates(2, plotted);
-            net.trace_estimates(3, plotted);
         }
         // In steps, to report progress; the events run are the same as in one step.
         const STEPS: u64 = 100;
         for step in 1..=STEPS {
             let to = (u128::from(until) * u128::from(step) / u128::from(STEPS)) as Time;
-            net.run_until(to);
+            net.run_observed(to, observer);
             progress(self.duration_s * step as f64 / STEPS as f64);
         }
         Ok(outcome(
@@ -229,14 +224,8 @@ impl Scenario {
     }
 }
 
-/// The plotted points of an estimate trace.
-fn points(trace: &Option<EstimateTrace>) -> Vec<TrackerPoint> {
-    trace
-        .as_ref()
-        .map_or_else(Vec::new, |t| t.points.points().to_vec())
-}
-
 fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
+    let now = Duration::from_nanos(net.now());
     let (sender, cwnd_trace) = match &net.nodes[0].agent {
         Agent::Sender(s) => (s.stats(), s.trace().to_vec()),
         _ => (SenderStats::default(), Vec::new()),
@@ -251,14 +240,10 @@ fn outcome(net: &Network, duration_s: f64, wall_s: f64) -> Outcome {
         wall_s,
         sender,
         receiver,
-        data_link: net.links[2].stats,
-        ack_link: net.links[3].stats,
+        data_link: net.links[DATA_LINK].stats,
+        ack_link: net.links[ACK_LINK].stats,
         cwnd_trace,
-        data_outages: net.links[2].outages.stats(Duration::from_nanos(net.now())),
-        ack_outages: net.links[3].outages.stats(Duration::from_nanos(net.now())),
-        data_estimates: points(&net.links[2].estimates),
-        ack_estimates: points(&net.links[3].estimates),
-        seq_accuracy: net.links[2].estimates.as_ref().map(|e| e.seq.accuracy()),
-        ack_accuracy: net.links[3].estimates.as_ref().map(|e| e.ack.accuracy()),
+        data_outages: net.links[DATA_LINK].outages.stats(now),
+        ack_outages: net.links[ACK_LINK].outages.stats(now),
     }
 }

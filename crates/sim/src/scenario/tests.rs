@@ -304,12 +304,10 @@ fn taroc_plus_acks_start_from_the_data_flows_mirror() {
     let mut net = s.build().unwrap();
     net.run_until(5 * crate::event::SECOND);
     // Links: fixed to router, router to fixed, router to mobile (data), mobile to router (ACKs).
-    let stats = |link: usize| match &net.links[link].codec {
-        crate::net::Codec::Real { compressor, .. } => match &**compressor {
-            taroc_core::AnyCompressor::Plus(c) => c.stats().clone(),
-            _ => panic!("taroc-plus"),
-        },
-        _ => panic!("a codec on the wireless link"),
+    let stats = |link: usize| match net.compressor(link) {
+        Some(taroc_core::AnyCompressor::Plus(c)) => c.stats().clone(),
+        Some(_) => panic!("taroc-plus"),
+        None => panic!("a codec on the wireless link"),
     };
     assert_eq!(stats(3).mirrored_irs, 3, "the ACK flow's start IRs");
     assert_eq!(stats(2).mirrored_irs, 1, "the data flow's second start IR");

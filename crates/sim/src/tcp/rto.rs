@@ -46,6 +46,20 @@ impl Default for RtoConfig {
     }
 }
 
+impl RtoConfig {
+    /// BSD's coarse timer: a 500 ms clock, a 1 s floor, 3 s before any sample, exponential
+    /// backoff to 64 s.
+    pub fn coarse() -> RtoConfig {
+        RtoConfig {
+            initial_ns: 3 * SECOND,
+            min_ns: SECOND,
+            max_ns: 64 * SECOND,
+            granularity_ns: 500 * MILLISECOND,
+            ..RtoConfig::default()
+        }
+    }
+}
+
 /// The RTT estimator and current RTO.
 #[derive(Debug, Clone)]
 pub struct RtoEstimator {
