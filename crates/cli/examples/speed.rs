@@ -9,8 +9,16 @@
 //! ```
 //!
 //! VJ is always run (added if not listed): it is the reference, the floor of what a header
-//! compressor costs. The design goal of `taroc-plus` is at most 3× VJ's time. Run it on an otherwise idle
-//! machine: other processes on the same cores lengthen every figure.
+//! compressor costs. The design goal of `taroc-plus` is at most 3× VJ's time. Run it on an
+//! otherwise idle machine, pinned to one core (`taskset -c 1`): other processes on the same
+//! cores lengthen every figure.
+//!
+//! ROHC-TCP (the C ROHC library, U-mode) is timed too when its peer kit's harness is built
+//! (`../shared/peers/rohc-tcp/build.sh`; found at `--rohc PATH`, `$ROHC_BENCH`, or the kit's
+//! default `$TMPDIR/rohc-tcp-peer/bin/rohc_bench`): on each capture right after our schemes, by
+//! the same per-call method, `--runs` times (the median). Each scheme's row then gives ROHC-TCP's
+//! time over its own: how many times ROHC-TCP's packet rate it runs at. Without the harness the
+//! column says `-` and a note says why; nothing of the product depends on it.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,6 +51,10 @@ struct Args {
     /// One JSON object per capture and scheme instead of the table.
     #[arg(long)]
     json: bool,
+    /// The peer kit's `rohc_bench` [default: $ROHC_BENCH, else $TMPDIR/rohc-tcp-peer/bin/rohc_bench
+    /// if built].
+    #[arg(long, value_name = "PATH")]
+    rohc: Option<PathBuf>,
     /// Capture files or directories (their `.pcap`/`.pcapng` files, not recursively)
     /// [default: ../shared/captures/linux, or $TAROC_SHARED_CAPTURES/linux].
     captures: Vec<PathBuf>,
@@ -59,7 +71,56 @@ struct Row {
     total_ns: f64,
     /// `total_ns` over VJ's `total_ns` on the same capture in the same run.
     ratio_to_vj: f64,
+    /// ROHC-TCP's compress + decompress ns per packet on the same capture (median of `--runs`
+    /// runs right after ours), if its harness is built.
+    rohc_total_ns: Option<f64>,
+    /// `rohc_total_ns` over `total_ns`: this scheme's packet rate in multiples of ROHC-TCP's.
+    times_rohc: Option<f64>,
     timing: Timing,
+}
+
+/// Where the peer kit's harness is: `--rohc`, `$ROHC_BENCH`, or the kit's default build path.
+fn rohc_harness(given: Option<&PathBuf>) -> Option<PathBuf> {
+    given
+        .cloned()
+        .or_else(|| std::env::var_os("ROHC_BENCH").map(PathBuf::from))
+        .or_else(|| Some(std::env::temp_dir().join("rohc-tcp-peer/bin/rohc_bench")))
+        .filter(|p| p.is_file())
+}
+
+/// ROHC-TCP's compress + decompress ns per packet on `capture` by the per-call method: the
+/// medians of `runs` runs of the peer harness's `--speed`.
+fn rohc_total_ns(harness: &Path, capture: &Path, runs: u32) -> Result<f64, String> {
+    let output = std::process::Command::new(harness)
+        .args(["--speed", "--runs", &runs.to_string(), "--min-cpu", "0.2"])
+        .arg(capture)
+        .output()
+        .map_err(|e| format!("{}: {e}", harness.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} on {}: {}",
+            harness.display(),
+            capture.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut lines = text.lines();
+    let (Some(header), Some(values)) = (lines.next(), lines.next()) else {
+        return Err(format!("{}: no speed row", harness.display()));
+    };
+    let field = |name: &str| -> Result<f64, String> {
+        let at = header
+            .split('\t')
+            .position(|h| h == name)
+            .ok_or_else(|| format!("no column {name} in the harness's output"))?;
+        values
+            .split('\t')
+            .nth(at)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("no value of {name} in the harness's output"))
+    };
+    Ok(field("call_comp_ns_med")? + field("call_decomp_ns_med")?)
 }
 
 fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
@@ -98,11 +159,19 @@ fn each_alone(name: &str, bytes: &[u8], variants: &[Variant]) -> Result<Vec<Sche
 }
 
 /// The rows of one capture: `runs` timed runs of every scheme.
-fn time_capture(path: &Path, variants: &[Variant], runs: u32) -> Result<Vec<Row>, String> {
+fn time_capture(
+    path: &Path,
+    variants: &[Variant],
+    runs: u32,
+    rohc: Option<&Path>,
+) -> Result<Vec<Row>, String> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
     let first = each_alone(&name, &bytes, variants)?;
     let timings = measure(runs, |_| each_alone(&name, &bytes, variants))?;
+    let rohc = rohc
+        .map(|harness| rohc_total_ns(harness, path, runs))
+        .transpose()?;
     let total = |t: &Timing| t.compress_ns_per_packet.median + t.decompress_ns_per_packet.median;
     let vj = variants
         .iter()
@@ -119,6 +188,8 @@ fn time_capture(path: &Path, variants: &[Variant], runs: u32) -> Result<Vec<Row>
             decompress_ns: timing.decompress_ns_per_packet.median,
             total_ns: total(&timing),
             ratio_to_vj: total(&timing) / vj,
+            rohc_total_ns: rohc,
+            times_rohc: rohc.map(|r| r / total(&timing)),
             timing,
         })
         .collect())
@@ -126,8 +197,17 @@ fn time_capture(path: &Path, variants: &[Variant], runs: u32) -> Result<Vec<Row>
 
 fn table(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<28} {:<12} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7}\n",
-        "capture", "scheme", "packets", "comp ns", "decomp ns", "total ns", "x VJ", "goal"
+        "{:<28} {:<12} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>9} {:>7}\n",
+        "capture",
+        "scheme",
+        "packets",
+        "comp ns",
+        "decomp ns",
+        "total ns",
+        "x VJ",
+        "goal",
+        "ROHC ns",
+        "x ROHC"
     );
     for r in rows {
         let capture = Path::new(&r.capture)
@@ -139,7 +219,7 @@ fn table(rows: &[Row]) -> String {
             "missed"
         };
         out += &format!(
-            "{:<28} {:<12} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>7}\n",
+            "{:<28} {:<12} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>7.2} {:>7} {:>9} {:>7}\n",
             capture,
             r.scheme,
             r.packets,
@@ -147,7 +227,9 @@ fn table(rows: &[Row]) -> String {
             r.decompress_ns,
             r.total_ns,
             r.ratio_to_vj,
-            goal
+            goal,
+            r.rohc_total_ns.map_or("-".into(), |n| format!("{n:.1}")),
+            r.times_rohc.map_or("-".into(), |x| format!("{x:.2}")),
         );
     }
     out
@@ -172,10 +254,21 @@ fn run(args: Args) -> Result<(), String> {
     if paths.is_empty() {
         return Err("no capture found".into());
     }
+    if let Some(path) = args.rohc.as_ref().filter(|p| !p.is_file()) {
+        return Err(format!("--rohc {}: no such file", path.display()));
+    }
+    let rohc = rohc_harness(args.rohc.as_ref());
+    match &rohc {
+        Some(path) => eprintln!("speed: ROHC-TCP timed with {}", path.display()),
+        None => eprintln!(
+            "speed: note: ROHC-TCP not timed (its harness is not built: \
+             ../shared/peers/rohc-tcp/build.sh, then --rohc PATH or $ROHC_BENCH)"
+        ),
+    }
     let mut rows = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         eprintln!("speed: [{}/{}] {}", i + 1, paths.len(), path.display());
-        rows.extend(time_capture(path, &variants, args.runs)?);
+        rows.extend(time_capture(path, &variants, args.runs, rohc.as_deref())?);
     }
     if args.json {
         for row in &rows {
