@@ -145,6 +145,25 @@ impl SerialPair {
         self.line.outage(duration);
     }
 
+    /// Waits until the line has carried nothing either way for `quiet` (what an earlier
+    /// transfer left, its last segments, FIN and ACKs, has drained), or `limit` passed.
+    pub fn wait_quiet(&self, quiet: Duration, limit: Duration) {
+        let started = std::time::Instant::now();
+        let step = Duration::from_millis(20);
+        let mut last = self.line.counters().bytes;
+        let mut still = Duration::ZERO;
+        while still < quiet && started.elapsed() < limit {
+            std::thread::sleep(step);
+            let now = self.line.counters().bytes;
+            still = if now == last {
+                still + step
+            } else {
+                Duration::ZERO
+            };
+            last = now;
+        }
+    }
+
     /// Stops both gateways; the report of the directions a->b and b->a over all their runs.
     fn finish(mut self) -> Result<RunReport, Error> {
         let mut sides = [RunReport::default(), RunReport::default()];
@@ -366,8 +385,8 @@ pub struct SerialCell {
 }
 
 /// A cell of the serial bench: the bulk transfer of `scenario` (whose mode must be
-/// [`Mode::Serial`]), then `exchanges` one-byte request/echo exchanges ([`crate::echo`]), over
-/// one emulated line and its two gateways.
+/// [`Mode::Serial`]), then, once the line is idle, `exchanges` one-byte request/echo exchanges
+/// ([`crate::echo`]), over one emulated line and its two gateways.
 pub fn run_serial_cell(scenario: &Scenario, exchanges: u32) -> Result<SerialCell, Error> {
     let Mode::Serial { kiss, baud } = scenario.mode else {
         return Err(Error::new("a serial bench cell needs the serial mode"));
@@ -379,8 +398,11 @@ pub fn run_serial_cell(scenario: &Scenario, exchanges: u32) -> Result<SerialCell
     } = prepare(scenario)?;
     let namespaces = netns.each_ref().map(|ns| ns.name().to_owned());
     let options = LoopOptions::default();
-    let ((bulk, echo), report) = on_serial_line(scenario, kiss, baud, tuns, &options, |_| {
+    let ((bulk, echo), report) = on_serial_line(scenario, kiss, baud, tuns, &options, |pair| {
         let bulk = transfer_between(scenario, &namespaces, &Watch::default());
+        // The exchanges start on an idle line, as a user's keystrokes would: not behind the
+        // bulk transfer's last frames (a 1500-byte frame holds a 9,600-baud line 1.6 s).
+        pair.wait_quiet(Duration::from_millis(500), Duration::from_secs(30));
         let addr = SocketAddr::new(scenario.ip_version.address(1), 5202);
         let echo = crate::echo::run(
             &namespaces[0],
