@@ -30,10 +30,10 @@ use std::time::Duration;
 
 use taroc_core::plus::mirror::{self, Note};
 use taroc_core::plus::numbers::Numbers;
-use taroc_core::plus::{format, handshake, other};
-use taroc_core::taroc::packet::TcpIpPacket;
-use taroc_core::taroc::repair::parse_request;
-use taroc_core::taroc::{Improvements, Repair, TarocConfig, TarocDecompressor};
+use taroc_core::plus::{format, handshake, other, PlusConfig};
+use taroc_core::taroc::{Improvements, TarocConfig, TarocDecompressor};
+use taroc_core::tcp::packet::TcpIpPacket;
+use taroc_core::tcp::repair::{parse_request, Repair};
 use taroc_core::variant::Variant;
 use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
@@ -805,7 +805,7 @@ fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, requests: bool, 
             c.set_time(std::time::Duration::from_secs(u64::from(index)));
         }
         if requests && header & 0x4000 != 0 {
-            c.handle_feedback(&[taroc_core::taroc::repair::REQUEST, 0]);
+            c.handle_feedback(&[taroc_core::tcp::repair::REQUEST, 0]);
         }
         let kind = c.compress(&packet, &mut frame);
         if kind == FrameKind::Ip {
@@ -867,8 +867,15 @@ pub fn taroc_roundtrip(data: &[u8]) {
         },
         ..TarocConfig::default()
     };
+    let plus = PlusConfig {
+        k: config.k,
+        max_contexts: config.max_contexts,
+        repair: config.repair,
+        ..PlusConfig::default()
+    };
     let config = SchemeConfig {
         taroc: config,
+        plus,
         ..SchemeConfig::default()
     };
     let scheme = if selector & 0xF0 == 0xF0 {

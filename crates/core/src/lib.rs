@@ -13,6 +13,11 @@
 //!   with a sliding window managed by TCP congestion-window tracking, robust without feedback;
 //! - [`plus`]: `taroc-plus`, TAROC's core with a redesigned, smaller wire format.
 //!
+//! Both TAROC profiles build on [`tcp`], which neither owns: TCP/IP packet parsing, the window
+//! of references (VSW), congestion-window tracking, contexts' identities, the bounded repairs
+//! and what their statistics count by. [`taroc`] keeps the draft's own formats and rules, and
+//! [`plus`] takes nothing from it.
+//!
 //! Named settings of these schemes ([`Variant`]: `iphc-twice`, `taroc-plus`, …) are what the
 //! `taroc` command line and reports call schemes.
 //!
@@ -90,6 +95,7 @@ pub mod none;
 pub mod plus;
 pub mod scheme;
 pub mod taroc;
+pub mod tcp;
 #[cfg(test)]
 mod test_rng;
 pub mod variant;

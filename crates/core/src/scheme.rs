@@ -11,7 +11,7 @@ use core::time::Duration;
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::iphc::{IphcCompressor, IphcConfig, IphcDecompressor};
 use crate::none::{NoneCompressor, NoneDecompressor};
-use crate::plus::{PlusCompressor, PlusDecompressor};
+use crate::plus::{PlusCompressor, PlusConfig, PlusDecompressor};
 use crate::taroc::{TarocCompressor, TarocConfig, TarocDecompressor};
 use crate::vj::{VjCompressor, VjConfig, VjDecompressor};
 
@@ -27,8 +27,8 @@ pub enum Scheme {
     Iphc,
     /// TAROC as drafted (draft-ietf-rohc-tcp-taroc-00).
     Taroc,
-    /// `taroc-plus`, the redesigned TAROC profile ([`crate::plus`]); it reads the window
-    /// tracking and repair settings of [`SchemeConfig::taroc`].
+    /// `taroc-plus`, the redesigned TAROC profile ([`crate::plus`]), with the settings of
+    /// [`SchemeConfig::plus`].
     Plus,
 }
 
@@ -89,8 +89,10 @@ pub struct SchemeConfig {
     pub vj: VjConfig,
     /// IPHC's settings.
     pub iphc: IphcConfig,
-    /// TAROC's settings (also those `taroc-plus` reads: window tracking, limits, repairs).
+    /// TAROC's settings.
     pub taroc: TarocConfig,
+    /// `taroc-plus`'s settings.
+    pub plus: PlusConfig,
 }
 
 /// A compressor of any scheme (static dispatch).
@@ -134,9 +136,7 @@ impl AnyCompressor {
             Scheme::Taroc => {
                 AnyCompressor::Taroc(Box::new(TarocCompressor::new(config.taroc.clone())))
             }
-            Scheme::Plus => {
-                AnyCompressor::Plus(Box::new(PlusCompressor::new(config.taroc.clone())))
-            }
+            Scheme::Plus => AnyCompressor::Plus(Box::new(PlusCompressor::new(config.plus.clone()))),
         }
     }
 }
@@ -152,7 +152,7 @@ impl AnyDecompressor {
             }
             Scheme::Taroc => AnyDecompressor::Taroc(TarocDecompressor::new(config.taroc.clone())),
             Scheme::Plus => {
-                AnyDecompressor::Plus(Box::new(PlusDecompressor::new(config.taroc.clone())))
+                AnyDecompressor::Plus(Box::new(PlusDecompressor::new(config.plus.clone())))
             }
         }
     }

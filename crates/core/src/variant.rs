@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::scheme::{AnyCompressor, AnyDecompressor, Scheme, SchemeConfig};
+use crate::tcp::repair::Repair;
 
 /// A scheme with its settings, under a name of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +30,7 @@ impl Variant {
     pub fn of(scheme: Scheme) -> Variant {
         let mut config = SchemeConfig::default();
         if scheme == Scheme::Plus {
-            config.taroc.repair = crate::taroc::Repair::live();
+            config.plus.repair = Repair::live();
         }
         Variant {
             name: scheme.name(),
@@ -47,9 +48,9 @@ impl Variant {
     ///   acknowledgments"): without requests, the duplicate ACK is what repairs an ACK stream
     ///   that twice cannot, a restarted decompressor's for one;
     /// - `taroc-plus`: the redesigned profile ([`crate::plus`]) with every repair on
-    ///   ([`crate::taroc::Repair::live`]);
+    ///   ([`Repair::live`]);
     /// - `taroc-repair` (one of [`EXTRA_NAMES`]): the draft's TAROC, its wire format and coding
-    ///   unchanged, with the bounded repairs of `taroc-plus` ([`crate::taroc::Repair::live`]):
+    ///   unchanged, with the bounded repairs of `taroc-plus` ([`Repair::live`]):
     ///   what the draft needs to stay live;
     /// - `taroc-plus-u` (one of [`EXTRA_NAMES`]): `taroc-plus` without context requests, for a
     ///   link with no reverse channel (ROHC's U-mode): its repairs are the compressor's alone;
@@ -77,13 +78,13 @@ impl Variant {
             "taroc-plus-u" => {
                 let mut variant = Variant::of(Scheme::Plus);
                 variant.name = "taroc-plus-u";
-                variant.config.taroc.repair.context_requests = false;
+                variant.config.plus.repair.context_requests = false;
                 Some(variant)
             }
             "taroc-repair" => {
                 let mut variant = Variant::of(Scheme::Taroc);
                 variant.name = "taroc-repair";
-                variant.config.taroc.repair = crate::taroc::Repair::live();
+                variant.config.taroc.repair = Repair::live();
                 Some(variant)
             }
             _ => name.parse::<Scheme>().ok().map(Variant::of),
@@ -174,18 +175,17 @@ mod tests {
         assert!(plain.config.iphc.full_on_repeat);
         assert!(!Variant::all().contains(&plain));
         assert!(Variant::by_name("taroc-plus")
-            .is_some_and(|v| v.scheme == Scheme::Plus
-                && v.config.taroc.repair == crate::taroc::Repair::live()));
+            .is_some_and(|v| v.scheme == Scheme::Plus && v.config.plus.repair == Repair::live()));
         assert!(Variant::by_name("taroc")
             .is_some_and(|v| v.config.taroc == crate::taroc::TarocConfig::default()));
         assert_eq!(Variant::by_name("twice"), None);
         let repair = Variant::by_name("taroc-repair").unwrap();
         assert_eq!(repair.config.taroc.improvements, Default::default());
-        assert_eq!(repair.config.taroc.repair, crate::taroc::Repair::live());
+        assert_eq!(repair.config.taroc.repair, Repair::live());
         assert!(!Variant::all().contains(&repair));
         let u = Variant::by_name("taroc-plus-u").unwrap();
-        assert!(!u.config.taroc.repair.context_requests);
-        assert_ne!(u.config.taroc.repair, crate::taroc::Repair::default());
+        assert!(!u.config.plus.repair.context_requests);
+        assert_ne!(u.config.plus.repair, Repair::default());
         assert_eq!(Variant::parse("iphc").map(|v| v.name), Ok("iphc"));
         let error = Variant::parse("twice").unwrap_err();
         assert!(

@@ -171,8 +171,9 @@ pub fn ethernet_ipv4_zero_filled(frame: &[u8]) -> Option<(Vec<u8>, usize)> {
     Some((packet, captured))
 }
 
-/// What a capture's round trip through a compressor/decompressor pair per direction gave.
-pub struct Outcome {
+/// What a capture's round trip through a compressor/decompressor pair per direction gave, with
+/// the compressors' statistics (of type `S`).
+pub struct Outcome<S = taroc_core::taroc::TarocStats> {
     /// Packets in the capture.
     pub packets: usize,
     /// Packets delivered (each equal to its original).
@@ -182,20 +183,20 @@ pub struct Outcome {
     /// Header bytes on the link: frames with their kind byte, less the payloads.
     pub link_header_bytes: usize,
     /// Each direction's compressor statistics.
-    pub stats: [taroc_core::taroc::TarocStats; 2],
+    pub stats: [S; 2],
 }
 
 /// Runs `packets` through `comp` and `decomp` (index 0 for packets [`forward`], 1 for the
 /// others); `lose(i)` drops frame i. Every delivered packet must be the original byte for
 /// byte, every refusal context damage, every TYPE_IP frame the packet itself; `stats` reads a
 /// compressor's statistics at the end.
-pub fn round_trip<C, D>(
+pub fn round_trip<C, D, S>(
     packets: &[Vec<u8>],
     mut comp: [C; 2],
     mut decomp: [D; 2],
-    stats: impl Fn(&C) -> taroc_core::taroc::TarocStats,
+    stats: impl Fn(&C) -> S,
     mut lose: impl FnMut(usize) -> bool,
-) -> Outcome
+) -> Outcome<S>
 where
     C: taroc_core::Compressor,
     D: taroc_core::Decompressor,

@@ -4,19 +4,20 @@
 mod common;
 
 use common::Outcome;
-use taroc_core::plus::{PlusCompressor, PlusDecompressor};
-use taroc_core::taroc::{Part, Repair, TarocConfig, Why};
+use taroc_core::plus::{PlusCompressor, PlusConfig, PlusDecompressor, PlusStats};
+use taroc_core::tcp::repair::Repair;
+use taroc_core::tcp::stats::{Part, Why};
 
-fn config() -> TarocConfig {
-    TarocConfig {
+fn config() -> PlusConfig {
+    PlusConfig {
         repair: Repair::live(),
-        ..TarocConfig::default()
+        ..PlusConfig::default()
     }
 }
 
 /// Runs `packets` through a compressor/decompressor pair per direction; `lose(i)` drops frame
 /// i. Every delivered packet must be the original, byte for byte.
-fn run(packets: &[Vec<u8>], lose: impl FnMut(usize) -> bool) -> Outcome {
+fn run(packets: &[Vec<u8>], lose: impl FnMut(usize) -> bool) -> Outcome<PlusStats> {
     common::round_trip(
         packets,
         [PlusCompressor::new(config()), PlusCompressor::new(config())],

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use taroc_core::codec::{pass_sibling_notes, Compressor, Decompressor, FrameKind};
-use taroc_core::plus::{PlusCompressor, PlusDecompressor};
-use taroc_core::taroc::{Repair, TarocConfig};
+use taroc_core::plus::{PlusCompressor, PlusConfig, PlusDecompressor};
+use taroc_core::tcp::repair::Repair;
 use taroc_wire::ip::IpInfo;
 
 /// The packets of the capture at `path`; if it cannot be read, says why on standard error
@@ -36,9 +36,9 @@ pub struct Directions {
 impl Directions {
     /// Fresh compressors.
     pub fn new() -> Directions {
-        let config = TarocConfig {
+        let config = PlusConfig {
             repair: Repair::live(),
-            ..TarocConfig::default()
+            ..PlusConfig::default()
         };
         Directions {
             compressors: [

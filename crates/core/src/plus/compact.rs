@@ -35,7 +35,7 @@ use super::format::{
 };
 use super::mirror;
 use super::numbers::{self, Numbers};
-use crate::taroc::packet::{self, FlowKey};
+use crate::tcp::packet::{self, FlowKey};
 
 /// The mirror a compact IR names instead of its addresses and ports ([`mirror`]).
 #[derive(Debug, Clone, Copy)]

@@ -21,14 +21,14 @@ use super::outer::{Outer, Predictors};
 use super::receipt::Issued;
 use super::scaled::{Learner, Strides};
 use super::window::{self, DerivedColumns, Scaler, Scaling};
+use super::{PlusConfig, PlusStats};
 use crate::codec::{Compressor, FrameKind};
-use crate::taroc::context::{Identity, ALL_CIDS};
-use crate::taroc::cwnd::{AckTracker, SeqTracker};
-use crate::taroc::packet::{Fields, FlowKey, TcpIpPacket};
-use crate::taroc::repair::Watch;
-use crate::taroc::stats::{Part, TarocStats, Why};
-use crate::taroc::vsw::{Entry, Vsw};
-use crate::taroc::TarocConfig;
+use crate::tcp::context::{Identity, ALL_CIDS};
+use crate::tcp::cwnd::{AckTracker, SeqTracker};
+use crate::tcp::packet::{Fields, FlowKey, TcpIpPacket};
+use crate::tcp::repair::Watch;
+use crate::tcp::stats::{Part, Why};
+use crate::tcp::vsw::{Entry, Vsw};
 
 mod bases;
 mod co;
@@ -219,7 +219,7 @@ impl Context {
 /// The `taroc-plus` compressor for one direction of a link.
 #[derive(Debug)]
 pub struct PlusCompressor {
-    config: TarocConfig,
+    config: PlusConfig,
     /// Boxed: a context leaves the table while a packet is coded in it, and moving a pointer
     /// is cheaper than moving the context.
     contexts: Vec<Option<Box<Context>>>,
@@ -231,7 +231,7 @@ pub struct PlusCompressor {
     /// `clock` when the last context request for a TCP context or loss note came in.
     lossy_at: Option<u64>,
     now: Duration,
-    stats: TarocStats,
+    stats: PlusStats,
     breakdown: Breakdown,
     other: OtherCompressor,
     tunnel: Vec<u8>,
@@ -251,8 +251,8 @@ pub struct PlusCompressor {
 impl PlusCompressor {
     /// A compressor with no contexts. Of `config` it uses K, the MSS and ISSTHRESH of the
     /// window tracking, the context and window limits, and the repairs
-    /// ([`TarocConfig::repair`]); its coding is its own.
-    pub fn new(config: TarocConfig) -> PlusCompressor {
+    /// ([`PlusConfig::repair`]); its coding is its own.
+    pub fn new(config: PlusConfig) -> PlusCompressor {
         let n = config.max_contexts.clamp(1, ALL_CIDS);
         PlusCompressor {
             config,
@@ -262,7 +262,7 @@ impl PlusCompressor {
             clock: 0,
             lossy_at: None,
             now: Duration::ZERO,
-            stats: TarocStats::default(),
+            stats: PlusStats::default(),
             breakdown: Breakdown::default(),
             other: OtherCompressor::default(),
             tunnel: Vec::new(),
@@ -275,7 +275,7 @@ impl PlusCompressor {
     }
 
     /// What the compressor has sent so far, and why.
-    pub fn stats(&self) -> &TarocStats {
+    pub fn stats(&self) -> &PlusStats {
         &self.stats
     }
 
@@ -290,10 +290,10 @@ impl Compressor for PlusCompressor {
         self.now = self.now.max(now);
     }
 
-    /// Answers context requests ([`crate::taroc::repair`]): each named context's next packets go IR (a
-    /// TCP context's, type `0x01`) or IR-N (a non-TCP context's, [`other::REQUEST_N`]).
-    /// Ignored unless [`crate::taroc::Repair::context_requests`] is on. Takes loss notes too
-    /// (spec section 7).
+    /// Answers context requests ([`crate::tcp::repair`]): each named context's next packets go
+    /// IR (a TCP context's, type `0x01`) or IR-N (a non-TCP context's, [`other::REQUEST_N`]).
+    /// Ignored unless [`Repair::context_requests`](crate::tcp::repair::Repair::context_requests)
+    /// is on. Takes loss notes too (spec section 7).
     fn handle_feedback(&mut self, frame: &[u8]) {
         self.feedback(frame);
     }
@@ -506,7 +506,7 @@ impl PlusCompressor {
                 .flatten()
                 .filter(|(_, b)| b.co_run >= YOUNG_BASE);
             let replicated = base.and_then(|(base_cid, base)| {
-                write_ir_r(ctx, base, base_cid, p, cid, out, &mut TarocStats::default())
+                write_ir_r(ctx, base, base_cid, p, cid, out, &mut PlusStats::default())
                     .ok()
                     .filter(|_| out.len() <= p.bytes.len())
                     .map(|k| (k, base.depth.saturating_add(1)))

@@ -21,12 +21,12 @@ use super::ports;
 use super::receipt::Receipts;
 use super::scaled::{Learner, Strides};
 use super::window::Scaling;
+use super::PlusConfig;
 use crate::codec::{Decompressor, DropReason, FrameKind};
-use crate::taroc::context::{Identity, ALL_CIDS};
-use crate::taroc::packet::{self, FlowKey};
-use crate::taroc::repair::Requests;
-use crate::taroc::vsw::is_older;
-use crate::taroc::TarocConfig;
+use crate::tcp::context::{Identity, ALL_CIDS};
+use crate::tcp::packet::{self, FlowKey};
+use crate::tcp::repair::Requests;
+use crate::tcp::vsw::is_older;
 
 mod co;
 mod ir;
@@ -40,7 +40,7 @@ use quotients::Quotients;
 /// The decompressor asks again for a context it keeps refusing frames of after this many more
 /// refusals, whatever the time: 0, every refusal asks (one request frame names each CID once, and
 /// goes only with the reverse direction's next packet). A lost request, or a lost answer, then
-/// costs the next packet of the flow, not [`crate::taroc::repair::REQUEST_INTERVAL`] of them; a
+/// costs the next packet of the flow, not [`crate::tcp::repair::REQUEST_INTERVAL`] of them; a
 /// clean link sends no request at all.
 pub const REQUEST_EVERY_REFUSALS: u16 = 0;
 
@@ -132,8 +132,8 @@ pub struct PlusDecompressor {
 
 impl PlusDecompressor {
     /// A decompressor with no contexts. It accepts every 8-bit CID; of the configuration it
-    /// uses only [`Repair::context_requests`](crate::taroc::Repair::context_requests).
-    pub fn new(config: TarocConfig) -> PlusDecompressor {
+    /// uses only [`Repair::context_requests`](crate::tcp::repair::Repair::context_requests).
+    pub fn new(config: PlusConfig) -> PlusDecompressor {
         PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
             requests: Requests::new(config.repair.context_requests)
@@ -552,7 +552,7 @@ impl Decompressor for PlusDecompressor {
         self.other_requests.set_time(now);
     }
 
-    /// Context requests ([`crate::taroc::repair`]), when they are on: the TCP contexts' first,
+    /// Context requests ([`crate::tcp::repair`]), when they are on: the TCP contexts' first,
     /// then the non-TCP contexts' ([`other::REQUEST_N`]), then loss notes, then IR receipts
     /// ([`super::receipt`]; none for a while after a request or a loss note).
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {

@@ -48,7 +48,7 @@ use super::mirror;
 use super::numbers::{put_signed, signed_len, Numbers};
 use super::ports;
 use super::seal;
-use crate::taroc::packet::{FlowKey, TcpIpPacket};
+use crate::tcp::packet::{FlowKey, TcpIpPacket};
 
 /// Shape bit: the six IP bytes are the base context's (none follow).
 pub const BASE_IP: u8 = 0x80;

@@ -7,8 +7,8 @@
 //! byte-swapped counter (little-endian hosts that forget `htons`) is swapped back first; an
 //! IP-ID that is always zero (and IPv6's absent one) costs nothing; a random one travels whole.
 
-use crate::taroc::packet::Fields;
-use crate::taroc::vsw::{is_older, Vsw};
+use crate::tcp::packet::Fields;
+use crate::tcp::vsw::{is_older, Vsw};
 
 use super::compressor::MIN_WINDOW_PACKETS;
 use super::window::{Derived, DerivedColumns};
@@ -193,7 +193,7 @@ mod tests {
     use super::*;
     use crate::plus::scaled::Strides;
     use crate::plus::window::{Scaler, Scaling};
-    use crate::taroc::vsw::{Entry, Progress};
+    use crate::tcp::vsw::{Entry, Progress};
 
     #[test]
     fn offsets_invert_and_codes_round_trip() {

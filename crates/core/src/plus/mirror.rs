@@ -35,8 +35,8 @@ use alloc::vec::Vec;
 use core::net::IpAddr;
 
 use super::numbers::Numbers;
-use crate::taroc::context::ALL_CIDS;
-use crate::taroc::packet::FlowKey;
+use crate::tcp::context::ALL_CIDS;
+use crate::tcp::packet::FlowKey;
 
 /// The flows a codec remembers of those its sibling told of (contexts set up, handshake
 /// segments), besides those it holds now.

@@ -1,6 +1,6 @@
 //! `taroc-plus`: a redesigned TAROC profile. It keeps TAROC's core — every field W-LSB coded
-//! against a window of references (the VSW, [`crate::taroc::vsw`]) bounded by congestion-window
-//! tracking ([`crate::taroc::cwnd`]), the TCP checksum verified before anything is delivered or
+//! against a window of references (the VSW, [`crate::tcp::vsw`]) bounded by congestion-window
+//! tracking ([`crate::tcp::cwnd`]), the TCP checksum verified before anything is delivered or
 //! committed — and spends fewer bytes on what measurement showed to be costly:
 //!
 //! - the packet type, the sizes of the sequence and acknowledgment fields and PSH are folded
@@ -17,15 +17,20 @@
 //! - a start ends once a frame from the far end codes its numbers against one of the start's
 //!   IR frames, on a link that does not lose frames: a reference receipt ([`receipt`]).
 //!
-//! The liveness repairs of [`crate::taroc::repair`] (context requests, TCP distress, periodic
+//! The liveness repairs of [`crate::tcp::repair`] (context requests, TCP distress, periodic
 //! refresh) apply unchanged. The wire format, the decompressor's rules and test vectors are in
 //! `docs/taroc-plus-format.md`.
+//!
+//! What it shares with the draft (packet parsing, the window, the tracking, the repairs) comes
+//! from [`crate::tcp`], nothing from [`crate::taroc`]; its settings are [`PlusConfig`], its
+//! counters [`PlusStats`].
 
 pub mod ack;
 pub mod breakdown;
 pub mod cids;
 pub mod compact;
 pub mod compressor;
+pub mod config;
 pub mod decompressor;
 pub mod format;
 pub mod handshake;
@@ -40,9 +45,12 @@ pub mod ports;
 pub mod receipt;
 pub mod scaled;
 pub mod seal;
+pub mod stats;
 #[cfg(test)]
 mod tests;
 pub mod window;
 
 pub use compressor::PlusCompressor;
+pub use config::PlusConfig;
 pub use decompressor::PlusDecompressor;
+pub use stats::PlusStats;

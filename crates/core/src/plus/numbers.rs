@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 use taroc_wire::ip::IpInfo;
 use taroc_wire::tcp::{flags, TcpOption, TcpSegment};
 
-use crate::taroc::packet::{FlowKey, TcpIpPacket};
+use crate::tcp::packet::{FlowKey, TcpIpPacket};
 
 /// What a mirrored IR's numbers are coded against: a TCP packet's checksum field (which names
 /// it), its next sequence number, its acknowledgment number, its window and its timestamps.

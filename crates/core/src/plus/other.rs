@@ -82,7 +82,7 @@ pub const REFRESH: u16 = 16;
 pub const MAX_REFRESH: u16 = 64;
 
 /// The type octet of a context request for non-TCP contexts: `| 0x02 | CID | CID ... |`, each
-/// CID once (the TCP contexts' requests, [`crate::taroc::repair`], have type `0x01`).
+/// CID once (the TCP contexts' requests, [`crate::tcp::repair`], have type `0x01`).
 pub const REQUEST_N: u8 = 0x02;
 
 /// The CIDs a non-TCP context request names, or `None` if `frame` is not one.

@@ -11,8 +11,8 @@
 //! verification except by a 2^-16 chance that no structure of the errors raises.
 
 use super::outer::Outer;
-use crate::taroc::context::Identity;
-use crate::taroc::packet::{Fields, TcpIpPacket};
+use crate::tcp::context::Identity;
+use crate::tcp::packet::{Fields, TcpIpPacket};
 
 /// FNV-1a's 32-bit offset basis and prime.
 const FNV_BASIS: u32 = 0x811C_9DC5;
@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_packet_hashes_in_place_as_its_identity_does() {
-        use crate::taroc::tests::Spec;
+        use crate::tcp::spec::Spec;
         for (v4, ts, ecn) in [
             (true, Some((7, 9)), 0),
             (true, None, 2),

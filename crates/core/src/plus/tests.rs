@@ -8,7 +8,8 @@ use taroc_wire::checksum::Sum;
 
 use super::{PlusCompressor, PlusDecompressor};
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
-use crate::taroc::{Repair, TarocConfig};
+use crate::plus::PlusConfig;
+use crate::tcp::repair::Repair;
 
 mod mirrors;
 mod notes;
@@ -19,10 +20,10 @@ mod strides;
 mod tunnel;
 mod vectors;
 
-fn config() -> TarocConfig {
-    TarocConfig {
+fn config() -> PlusConfig {
+    PlusConfig {
         repair: Repair::live(),
-        ..TarocConfig::default()
+        ..PlusConfig::default()
     }
 }
 
@@ -360,7 +361,7 @@ fn a_non_tcp_context_whose_ir_ns_were_lost_is_requested_and_repaired() {
         assert_eq!(out, p);
     }
     // Without the reverse channel's repairs, nothing asks.
-    let plain = TarocConfig::default();
+    let plain = PlusConfig::default();
     let (mut c, mut d) = (
         PlusCompressor::new(plain.clone()),
         PlusDecompressor::new(plain),
@@ -383,7 +384,7 @@ fn a_context_request_is_answered_by_five_full_irs() {
     let mut kinds = Vec::new();
     for i in 0..14u32 {
         if i == 6 {
-            c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
+            c.handle_feedback(&[crate::tcp::repair::REQUEST, 0]);
         }
         let p = segment(1000 + 256 * i, 77, 500 + i as u16, 10_000 + i, 256);
         let kind = c.compress(&p, &mut frame);

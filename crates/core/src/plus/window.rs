@@ -3,10 +3,10 @@
 //! IP-ID offset ([`super::ipid`]). The format picks the LSB counts from them
 //! ([`super::format::class`], [`super::format::code`]).
 
-use crate::taroc::packet::Fields;
+use crate::tcp::packet::Fields;
 use alloc::vec::Vec;
 
-use crate::taroc::vsw::{ordered, ColumnOrder, Extras, Space, Vsw};
+use crate::tcp::vsw::{ordered, ColumnOrder, Extras, Space, Vsw};
 
 use super::ipid::{self, Behaviour};
 use super::scaled::Strides;

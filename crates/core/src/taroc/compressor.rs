@@ -7,15 +7,15 @@ use core::time::Duration;
 
 use taroc_wire::tcp::flags;
 
-use super::context::{Identity, ALL_CIDS};
-use super::cwnd::{AckTracker, SeqTracker, TrackerParams};
 use super::format::{self, flag, uncompressed};
-use super::packet::{self, FlowKey, TcpIpPacket};
-use super::repair::{self, Watch};
 use super::stats::{Part, TarocStats, Why};
-use super::vsw::{Entry, Progress, Vsw};
 use super::TarocConfig;
 use crate::codec::{Compressor, FrameKind};
+use crate::tcp::context::{Identity, ALL_CIDS};
+use crate::tcp::cwnd::{AckTracker, SeqTracker, TrackerParams};
+use crate::tcp::packet::{self, FlowKey, TcpIpPacket};
+use crate::tcp::repair::{self, Watch};
+use crate::tcp::vsw::{Entry, Progress, Vsw};
 
 /// Compression state of a context (draft section 4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +112,7 @@ impl TarocCompressor {
     pub fn estimates_of(
         &self,
         key: &FlowKey,
-    ) -> Option<(super::cwnd::Estimate, super::cwnd::Estimate)> {
+    ) -> Option<(crate::tcp::cwnd::Estimate, crate::tcp::cwnd::Estimate)> {
         let cid = *self.by_flow.get(key)?;
         self.contexts[usize::from(cid)]
             .as_ref()

@@ -6,14 +6,14 @@ use core::time::Duration;
 
 use taroc_wire::tcp::{flags, SackBlocks};
 
-use super::context::{Identity, ALL_CIDS};
 use super::format::{self, flag, uncompressed};
-use super::packet::{self, FlowKey, TcpIpPacket};
-use super::repair::Requests;
-use super::vsw::is_older;
 use super::TarocConfig;
 use crate::codec::{Decompressor, DropReason, FrameKind};
 use crate::encoding::wlsb;
+use crate::tcp::context::{Identity, ALL_CIDS};
+use crate::tcp::packet::{self, FlowKey, TcpIpPacket};
+use crate::tcp::repair::Requests;
+use crate::tcp::vsw::is_older;
 
 /// One context: its identity and the reference packet's fields.
 #[derive(Debug, Clone)]

@@ -2,29 +2,32 @@
 //!
 //! The compressor sends each field of a TCP/IP header as the fewest least significant bits that
 //! decode correctly against *any* reference the decompressor may hold (W-LSB, [`crate::encoding::wlsb`]),
-//! and bounds the set of such references (the VSW) by tracking the TCP sender's congestion
-//! window from the sequence numbers ([`cwnd::SeqTracker`], Algorithm SEQ) and acknowledgment
-//! numbers ([`cwnd::AckTracker`], Algorithm ACK) it sees. No feedback channel is needed. The
-//! decompressor rebuilds each packet against its reference, verifies the TCP checksum, and only
-//! then delivers it and takes it as the new reference.
+//! and bounds the set of such references (the VSW, [`crate::tcp::vsw`]) by tracking the TCP
+//! sender's congestion window from the sequence numbers
+//! ([`SeqTracker`](crate::tcp::cwnd::SeqTracker), Algorithm SEQ) and acknowledgment numbers
+//! ([`AckTracker`](crate::tcp::cwnd::AckTracker), Algorithm ACK) it sees. No feedback channel is needed. The decompressor rebuilds each packet
+//! against its reference, verifies the TCP checksum, and only then delivers it and takes it as
+//! the new reference.
 //!
-//! Every reading of the draft this implementation makes is listed, with the test that backs
-//! it, in `docs/taroc-interpretations.md`.
+//! This module is the draft's formats and rules; the parts `taroc-plus` shares with it (packet
+//! parsing, the VSW, congestion-window tracking, contexts' identities, the bounded repairs) are
+//! in [`crate::tcp`]. Every reading of the draft this implementation makes is listed, with the
+//! test that backs it, in `docs/taroc-interpretations.md`.
 
 pub mod compressor;
-pub mod context;
-pub mod cwnd;
 pub mod decompressor;
 pub mod format;
-pub mod packet;
-pub mod repair;
 #[cfg(test)]
 mod repair_tests;
 pub mod stats;
 #[cfg(test)]
 pub(crate) mod tests;
-pub mod vsw;
 
+pub use crate::tcp::cwnd::issthresh_for_link;
+/// The packets TAROC carries ([`crate::tcp::packet`], shared with `taroc-plus`).
+pub use crate::tcp::packet;
+/// The bounded repairs ([`crate::tcp::repair`], shared with `taroc-plus`).
+pub use crate::tcp::repair;
 pub use compressor::{State, TarocCompressor};
 pub use decompressor::TarocDecompressor;
 pub use repair::Repair;
@@ -68,9 +71,9 @@ pub struct Improvements {
     /// the VSW holds, and (being older) does not become the decompressor's reference.
     pub code_behind_window: bool,
     /// Entries leave the VSW by the new data sent since they were pushed
-    /// ([`vsw::Progress::SincePush`]), so an older packet that became the decompressor's
-    /// reference (an UNCOMPRESSED_TCP retransmission, draft 7.2 b) stays for a window's worth of
-    /// new data, as a new packet would.
+    /// ([`Progress::SincePush`](crate::tcp::vsw::Progress::SincePush)), so an older packet
+    /// that became the decompressor's reference (an UNCOMPRESSED_TCP retransmission, draft
+    /// 7.2 b) stays for a window's worth of new data, as a new packet would.
     pub progress_since_push: bool,
     /// COMPRESSED_TCP's checksum field carries the TCP checksum plus the IPv4 Identification
     /// (mod 2^16); the decompressor subtracts the IP-ID it decoded before verifying, so a wrong
@@ -114,11 +117,4 @@ impl Default for TarocConfig {
             repair: Repair::default(),
         }
     }
-}
-
-/// The draft's suggested ISSTHRESH, 2 * bandwidth * delay, in bytes, for a link of `rate_bps` bits
-/// per second and a one-way delay of `delay_us` microseconds.
-pub fn issthresh_for_link(rate_bps: u64, delay_us: u64) -> u32 {
-    let bytes = 2 * rate_bps / 8 * delay_us / 1_000_000;
-    bytes.clamp(1, u64::from(u32::MAX)) as u32
 }

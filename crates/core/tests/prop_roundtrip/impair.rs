@@ -122,6 +122,19 @@ pub(crate) fn taroc_config() -> impl Strategy<Value = TarocConfig> {
         )
 }
 
+/// `taroc-plus`'s settings for a case: the window tracking, limits and repairs of its TAROC
+/// settings (`taroc-plus` has no improvements to turn on: its coding is its own).
+pub(crate) fn plus_config(taroc: &TarocConfig) -> PlusConfig {
+    PlusConfig {
+        k: taroc.k,
+        mss: taroc.mss,
+        issthresh: taroc.issthresh,
+        max_contexts: taroc.max_contexts,
+        max_vsw_entries: taroc.max_vsw_entries,
+        repair: taroc.repair,
+    }
+}
+
 pub(crate) fn case(corrupting: bool) -> impl Strategy<Value = Case> {
     let corrupt = if corrupting { 1u8..4 } else { 0u8..1 };
     (prop::collection::vec(flow_spec(), 1..5), any::<u64>())

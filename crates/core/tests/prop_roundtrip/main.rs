@@ -26,8 +26,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestCaseError, TestRunner};
 
-use taroc_core::taroc::packet::TcpIpPacket;
+use taroc_core::plus::PlusConfig;
 use taroc_core::taroc::{Improvements, Repair, TarocConfig};
+use taroc_core::tcp::packet::TcpIpPacket;
 use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};

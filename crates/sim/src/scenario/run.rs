@@ -88,9 +88,13 @@ impl Scenario {
             // The draft's IPHC: RFC 2507 with header requests, without the twice algorithm.
             variant.config.iphc.twice = false;
         }
-        variant.config.taroc.mss = self.mss() as u32;
-        variant.config.taroc.issthresh =
-            issthresh_for_link(self.wireless_bps, self.wireless_delay_ms * 1000);
+        // Both TAROC profiles track the wireless link's segments and window.
+        let (mss, issthresh) = (
+            self.mss() as u32,
+            issthresh_for_link(self.wireless_bps, self.wireless_delay_ms * 1000),
+        );
+        (variant.config.taroc.mss, variant.config.taroc.issthresh) = (mss, issthresh);
+        (variant.config.plus.mss, variant.config.plus.issthresh) = (mss, issthresh);
         Some(variant)
     }
 

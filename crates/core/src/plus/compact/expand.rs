@@ -19,7 +19,7 @@ use crate::plus::format::{
 };
 use crate::plus::mirror::{self, Mirrors};
 use crate::plus::numbers;
-use crate::taroc::packet::{self, FlowKey};
+use crate::tcp::packet::{self, FlowKey};
 
 /// Rebuilds the IR frame (or packet, as `framing` says) a compact `frame` stands for into
 /// `ir`, a mirrored one's addresses and ports from `mirrors`. Refuses a malformed frame

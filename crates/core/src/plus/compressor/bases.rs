@@ -3,7 +3,7 @@
 //! surely holds.
 
 use super::{Context, PlusCompressor};
-use crate::taroc::packet::TcpIpPacket;
+use crate::tcp::packet::TcpIpPacket;
 
 impl PlusCompressor {
     /// A context of the packet's hosts to replicate a new context from: same addresses,

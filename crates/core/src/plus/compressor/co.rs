@@ -18,9 +18,10 @@ use crate::plus::outer::{Code, Layout, NEAR_BITS};
 use crate::plus::scaled::Strides;
 use crate::plus::seal;
 use crate::plus::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
-use crate::taroc::packet::TcpIpPacket;
-use crate::taroc::stats::{Part, TarocStats, Why};
-use crate::taroc::vsw::Vsw;
+use crate::plus::PlusStats;
+use crate::tcp::packet::TcpIpPacket;
+use crate::tcp::stats::{Part, Why};
+use crate::tcp::vsw::Vsw;
 
 use super::Context;
 
@@ -150,7 +151,7 @@ pub(super) fn write_co(
     p: &TcpIpPacket<'_>,
     cid: u8,
     out: &mut Vec<u8>,
-    stats: &mut TarocStats,
+    stats: &mut PlusStats,
 ) -> Result<(u8, Tally), Why> {
     let start = out.len();
     let mut tally: Tally = [0; 13];
@@ -176,7 +177,7 @@ fn write_co_as(
     p: &TcpIpPacket<'_>,
     cid: u8,
     out: &mut Vec<u8>,
-    stats: &mut TarocStats,
+    stats: &mut PlusStats,
     o_flag: bool,
     tally: &mut Tally,
 ) -> Result<Option<u8>, Why> {

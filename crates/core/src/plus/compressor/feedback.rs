@@ -7,7 +7,7 @@ use crate::plus::format;
 use crate::plus::mirror;
 use crate::plus::other;
 use crate::plus::receipt;
-use crate::taroc::repair;
+use crate::tcp::repair;
 
 impl PlusCompressor {
     /// Takes a feedback frame ([`crate::codec::Compressor::handle_feedback`]).

@@ -9,7 +9,7 @@
 use taroc_wire::tcp::flags;
 
 use crate::plus::mirror;
-use crate::taroc::packet::TcpIpPacket;
+use crate::tcp::packet::TcpIpPacket;
 
 /// Handshake segments remembered: more than the connections a host opens to one peer within
 /// a retransmission timeout in any capture we have.

@@ -13,8 +13,9 @@ use crate::plus::format;
 use crate::plus::packed;
 use crate::plus::ports;
 use crate::plus::scaled::Strides;
-use crate::taroc::packet::{self, TcpIpPacket};
-use crate::taroc::stats::{TarocStats, Why};
+use crate::plus::PlusStats;
+use crate::tcp::packet::{self, TcpIpPacket};
+use crate::tcp::stats::Why;
 
 /// IR: the packet whole, its first length field carrying the context flags and the CID, and
 /// the strides after it if the context has any; sent as a compact IR ([`compact`]) where that
@@ -73,7 +74,7 @@ pub(super) fn write_ir_r(
     p: &TcpIpPacket<'_>,
     cid: u8,
     out: &mut Vec<u8>,
-    stats: &mut TarocStats,
+    stats: &mut PlusStats,
 ) -> Result<u8, Why> {
     out.clear();
     let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;

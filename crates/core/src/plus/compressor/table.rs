@@ -13,11 +13,11 @@ use crate::plus::outer::{Outer, Predictors};
 use crate::plus::scaled::{Learner, Strides};
 use crate::plus::seal;
 use crate::plus::window::{Scaler, Scaling};
-use crate::taroc::context::Identity;
-use crate::taroc::cwnd::{AckTracker, SeqTracker, TrackerParams};
-use crate::taroc::packet::TcpIpPacket;
-use crate::taroc::repair::Watch;
-use crate::taroc::vsw::{Progress, Vsw};
+use crate::tcp::context::Identity;
+use crate::tcp::cwnd::{AckTracker, SeqTracker, TrackerParams};
+use crate::tcp::packet::TcpIpPacket;
+use crate::tcp::repair::Watch;
+use crate::tcp::vsw::{Progress, Vsw};
 
 impl PlusCompressor {
     /// The context of the packet's flow, made if need be. A flow whose template (or use of

@@ -11,8 +11,8 @@ use crate::codec::FrameKind;
 use crate::plus::format;
 use crate::plus::other;
 use crate::plus::outer::Outer;
-use crate::taroc::packet::TcpIpPacket;
-use crate::taroc::stats::Why;
+use crate::tcp::packet::TcpIpPacket;
+use crate::tcp::stats::Why;
 
 impl PlusCompressor {
     /// An IP-in-IP packet with an inner TCP/IP packet: the packet as IR-N while the outer

@@ -18,7 +18,7 @@ use crate::plus::outer::{Layout, NEAR_BITS};
 use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
 use crate::plus::window::Scaling;
-use crate::taroc::packet::{self};
+use crate::tcp::packet::{self};
 
 use super::quotients::{Quotient, Quotients};
 use super::Context;

@@ -15,8 +15,8 @@ use crate::plus::outer::{Outer, Predictor};
 use crate::plus::ports;
 use crate::plus::scaled::{Learner, Strides};
 use crate::plus::seal;
-use crate::taroc::context::Identity;
-use crate::taroc::packet::{self, FlowKey, TcpIpPacket};
+use crate::tcp::context::Identity;
+use crate::tcp::packet::{self, FlowKey, TcpIpPacket};
 
 impl PlusDecompressor {
     /// Sets up a context from an IR frame (spec section 3; a compact IR's, expanded) and

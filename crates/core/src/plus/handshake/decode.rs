@@ -16,7 +16,7 @@ use crate::codec::DropReason;
 use crate::plus::format::IR_R_IP_BYTES;
 use crate::plus::numbers::{get_signed, Numbers};
 use crate::plus::ports;
-use crate::taroc::packet::length_field_offset;
+use crate::tcp::packet::length_field_offset;
 
 /// The base an IR-S frame names, if it is well-formed that far.
 pub fn base(frame: &[u8]) -> Option<Base> {

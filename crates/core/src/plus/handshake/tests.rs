@@ -4,8 +4,9 @@
 use super::*;
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::plus::format::IR_S;
+use crate::plus::PlusConfig;
 use crate::plus::{PlusCompressor, PlusDecompressor};
-use crate::taroc::{Repair, TarocConfig};
+use crate::tcp::repair::Repair;
 use alloc::vec;
 
 /// An IPv4 SYN (or SYN-ACK if `ack` is not 0) from port `port` to 80 with `options`,
@@ -257,9 +258,9 @@ fn random_and_mutated_frames_never_panic() {
 
 #[test]
 fn a_syn_between_known_hosts_goes_ir_s() {
-    let config = TarocConfig {
+    let config = PlusConfig {
         repair: Repair::live(),
-        ..TarocConfig::default()
+        ..PlusConfig::default()
     };
     let mut c = PlusCompressor::new(config.clone());
     let mut d = PlusDecompressor::new(config);
@@ -277,7 +278,7 @@ fn a_syn_between_known_hosts_goes_ir_s() {
     }
     assert_eq!(kinds[4], FrameKind::Profile(IR_S));
     // Without the base, the decompressor refuses it.
-    let mut fresh = PlusDecompressor::new(TarocConfig::default());
+    let mut fresh = PlusDecompressor::new(PlusConfig::default());
     assert_eq!(
         fresh.decompress(kinds[4], &frame, &mut out),
         Err(DropReason::NoContext)

@@ -9,7 +9,7 @@ use super::{
     MAX_CONTEXTS, MAX_HEADER, MAX_REFRESH, REFRESH, START_IRS,
 };
 use crate::codec::FrameKind;
-use crate::taroc::packet::length_field_offset;
+use crate::tcp::packet::length_field_offset;
 
 #[derive(Debug, Clone)]
 struct CompContext {

@@ -9,7 +9,7 @@ use super::{
     UDP_MODE,
 };
 use crate::codec::DropReason;
-use crate::taroc::packet::length_field_offset;
+use crate::tcp::packet::length_field_offset;
 
 #[derive(Debug, Clone)]
 struct DecompContext {

@@ -11,7 +11,7 @@ use crate::plus::handshake::MIRROR;
 use crate::plus::mirror::{self, Note};
 use crate::plus::packed;
 use crate::plus::{PlusCompressor, PlusDecompressor};
-use crate::taroc::packet::TcpIpPacket;
+use crate::tcp::packet::TcpIpPacket;
 use crate::test_rng::Rng;
 
 /// The codecs at one end of the link: the compressor of the direction it sends, the

@@ -6,8 +6,8 @@ use alloc::vec::Vec;
 use super::strides::carries_note;
 use super::{all_co, config, segment};
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
+use crate::plus::PlusConfig;
 use crate::plus::{PlusCompressor, PlusDecompressor};
-use crate::taroc::TarocConfig;
 
 /// A bulk sender's segments as a receiver's socket starts them: a pure ACK, a 61-byte
 /// segment, then 1448-byte ones, or 724-byte ones from packet `halved_from` on; the IP-ID
@@ -33,7 +33,7 @@ fn frames(packets: &[Vec<u8>]) -> Vec<(FrameKind, Vec<u8>)> {
 }
 
 /// [`frames`], by a compressor of configuration `config`.
-fn frames_with(config: TarocConfig, packets: &[Vec<u8>]) -> Vec<(FrameKind, Vec<u8>)> {
+fn frames_with(config: PlusConfig, packets: &[Vec<u8>]) -> Vec<(FrameKind, Vec<u8>)> {
     let mut c = PlusCompressor::new(config);
     let mut frame = Vec::new();
     packets

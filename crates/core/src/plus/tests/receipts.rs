@@ -64,7 +64,7 @@ fn a_reference_to_a_packet_of_no_current_start_ends_nothing() {
     // A context request restarts A's context: the answer's IR frames are another start, which
     // B's first frame (naming A's last segment before the request, a CO frame's) does not end;
     // on a clean link one naming an answer's IR frame would.
-    a.c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
+    a.c.handle_feedback(&[crate::tcp::repair::REQUEST, 0]);
     let kinds: Vec<u8> = (6..11).map(|i| send(&mut a, &mut b, &data(i)).0).collect();
     assert!(kinds.iter().all(|&k| k < format::CO), "{kinds:02x?}");
     assert_eq!(a.c.stats().reference_receipts, 0);

@@ -9,13 +9,14 @@ use super::mirrors::{send, End};
 use super::{config, linux_syn, segment};
 use crate::codec::{Decompressor, DropReason};
 use crate::plus::format;
+use crate::plus::PlusConfig;
 use crate::plus::PlusDecompressor;
-use crate::taroc::{Repair, TarocConfig};
+use crate::tcp::repair::Repair;
 
 #[test]
 fn a_retransmitted_syn_reaches_a_restarted_decompressor_with_or_without_requests() {
     for requests in [true, false] {
-        let config = TarocConfig {
+        let config = PlusConfig {
             repair: Repair {
                 context_requests: requests,
                 ..config().repair

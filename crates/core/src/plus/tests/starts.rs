@@ -19,7 +19,7 @@ fn a_new_flow_replicates_the_oldest_of_its_hosts_surest_contexts() {
     let a: Vec<u8> = sends(&mut c, &mut d, 5001, 0..12);
     let b: Vec<u8> = sends(&mut c, &mut d, 5002, 0..12);
     assert_eq!(b[0], crate::plus::format::IR_R_DEST_KEPT, "{b:02x?}");
-    c.handle_feedback(&[crate::taroc::repair::REQUEST, 0, 1]);
+    c.handle_feedback(&[crate::tcp::repair::REQUEST, 0, 1]);
     let a2: Vec<u8> = sends(&mut c, &mut d, 5001, 12..25);
     let b2: Vec<u8> = sends(&mut c, &mut d, 5002, 12..25);
     for kinds in [&a2, &b2] {
@@ -80,7 +80,7 @@ fn on_a_lossy_link_a_start_has_four_more_ir_frames() {
         let mut frame = Vec::new();
         for i in 0..12 {
             if lossy && i == 6 {
-                c.handle_feedback(&[crate::taroc::repair::REQUEST, 0]);
+                c.handle_feedback(&[crate::tcp::repair::REQUEST, 0]);
             }
             let kind = send(&mut c, &mut d, 5001, i, &mut frame);
             if i >= 6 {

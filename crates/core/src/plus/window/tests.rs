@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::encoding::wlsb::signed_distance;
-use crate::taroc::vsw::{Entry, Progress};
+use crate::tcp::vsw::{Entry, Progress};
 
 /// [`needs`] computed the plain way: every entry in turn, every distance by
 /// [`signed_distance`].

@@ -364,7 +364,7 @@ pub fn r_octet(reserved: u8, tcp_flags: u8, ecn: u8) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::taroc::tests::Spec;
+    use crate::tcp::spec::Spec;
 
     /// Recomputes a mutated packet's IPv4 header checksum and TCP checksum where its headers
     /// still say where they are, so that mutations reach past the checksum checks.

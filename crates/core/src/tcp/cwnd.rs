@@ -46,6 +46,13 @@ impl TrackerParams {
     }
 }
 
+/// The draft's suggested ISSTHRESH, 2 * bandwidth * delay, in bytes, for a link of `rate_bps` bits
+/// per second and a one-way delay of `delay_us` microseconds.
+pub fn issthresh_for_link(rate_bps: u64, delay_us: u64) -> u32 {
+    let bytes = 2 * rate_bps / 8 * delay_us / 1_000_000;
+    bytes.clamp(1, u64::from(u32::MAX)) as u32
+}
+
 /// The estimate both algorithms produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Estimate {

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use taroc_wire::seq::seq_diff;
 
 use super::{is_older, ordered, ColumnOrder, Entry, Space};
-use crate::taroc::packet::Fields;
+use crate::tcp::packet::Fields;
 
 /// The entries, one column per field (a structure of arrays, so that the scans every packet
 /// makes are simple loops over contiguous memory). The live entries, oldest first, are
