@@ -4,34 +4,31 @@
 //! spurious-timeout study, Wang & Kung's TCP decoupling and Degermark et al.'s low-loss
 //! header compression.
 //!
-//! Layers: [`event`] (the event queue), [`link`] (bandwidth, delay, DropTail, bit errors),
-//! [`tcp`] (senders, receiver, packets), [`net`] (nodes, links with codecs, the event loop),
-//! [`scenario`] (the draft's topology and others), [`reproduce`] (the Appendix B grid),
-//! [`mod@reference`] (the draft's numbers), [`plot`] (SVG charts), [`outage`] (how long a flow stays
-//! broken), [`studies::tracking`] (accuracy of TAROC's congestion-window tracking) and, above the
-//! scenarios and the reproductions that make them, [`builtins`] (the scenarios by name).
-//! Beside them: [`queue`] (DropTail, RED, header-first), [`tunnel`] (IP-in-IP), [`topology`]
-//! (multi-flow dumbbells), [`stis`] (the DCLOR draft's stall model), and the studies [`dclor`],
-//! [`decoupling`] and [`lowloss`].
+//! The kernel knows no study: [`event`] (the event queue), [`link`] (bandwidth, delay, bit
+//! errors), [`queue`] (DropTail, RED, header-first), [`tcp`] (senders, receiver, packets),
+//! [`net`] (nodes, links whose codecs are `taroc_core::LinkEnd`s, the event loop, and the
+//! [`net::Observer`] hooks a study watches a run through), [`tunnel`] (IP-in-IP), [`outage`]
+//! (how long a flow stays broken), [`thin`] (bounded traces), and the topologies: [`scenario`]
+//! (the draft's fixed host, router and mobile host, every knob a field) and [`topology`]
+//! (multi-flow dumbbells, whose hosts the caller makes).
+//!
+//! Above it, [`studies`]: each published evaluation in one shape ([`studies::Study`]: its runs,
+//! claims, tables and plots), and the accuracy of TAROC's window tracking; beside them the tools
+//! they draw with, [`plot`] (SVG charts) and [`progress`] (a progress bar). On top,
+//! [`builtins`] (the scenarios by name) and [`cli`] (the commands).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod builtins;
 pub mod cli;
-pub mod dclor;
-pub mod decoupling;
 pub mod event;
 pub mod link;
-pub mod lowloss;
 pub mod net;
 pub mod outage;
 pub mod plot;
 pub mod progress;
 pub mod queue;
-pub mod reference;
-pub mod reproduce;
 pub mod scenario;
-pub mod stis;
 pub mod studies;
 pub mod tcp;
 pub mod thin;

@@ -6,7 +6,7 @@ use std::net::Ipv4Addr;
 use proptest::prelude::*;
 use taroc_core::variant::{Variant, EXTRA_NAMES, NAMES};
 use taroc_core::{Compressor, Decompressor};
-use taroc_sim::decoupling::control::mark_control;
+use taroc_sim::studies::decoupling::control::mark_control;
 use taroc_sim::tcp::segment::{self, Endpoints, SegmentSpec};
 use taroc_wire::tcp::flags;
 

@@ -4,9 +4,9 @@
 
 use std::net::Ipv4Addr;
 
-use taroc_sim::decoupling::control::ControlSender;
-use taroc_sim::decoupling::tunnel::Tunnel;
 use taroc_sim::queue::is_header_packet;
+use taroc_sim::studies::decoupling::control::ControlSender;
+use taroc_sim::studies::decoupling::tunnel::Tunnel;
 use taroc_sim::tcp::segment::{self, Endpoints, Parsed, SegmentSpec};
 use taroc_sim::tcp::Outbox;
 use taroc_wire::tcp::flags;

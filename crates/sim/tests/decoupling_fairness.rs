@@ -2,7 +2,7 @@
 //! 1 ms): two TCP circuits share about equally; two control TCPs against one take about twice
 //! the bandwidth, and so does a VMSS of 3000 against 1500; the link stays at least 90% used.
 
-use taroc_sim::decoupling::study::{fairness_cases, fairness_testbed, measure, Effort};
+use taroc_sim::studies::decoupling::runs::{fairness_cases, fairness_testbed, measure, Effort};
 
 const EFFORT: Effort = Effort {
     seeds: 1,

@@ -5,8 +5,8 @@
 
 use std::net::Ipv4Addr;
 
-use taroc_sim::decoupling::socket::{DataSender, DATA_RTO};
-use taroc_sim::decoupling::tunnel::Tunnel;
+use taroc_sim::studies::decoupling::socket::{DataSender, DATA_RTO};
+use taroc_sim::studies::decoupling::tunnel::Tunnel;
 use taroc_sim::tcp::segment::{self, Endpoints, Parsed, SegmentSpec};
 use taroc_sim::tcp::Outbox;
 use taroc_wire::tcp::flags;

@@ -2,8 +2,8 @@
 //! at BER 2e-6 decoupling delivers at least 2.5 times Reno's goodput; near 1e-7 it stays below
 //! Reno (its header packets cost bandwidth) but within 7%.
 
-use taroc_sim::decoupling::study::{measure, testbed, Effort};
-use taroc_sim::decoupling::testbed::{FlowKind, FlowSpec};
+use taroc_sim::studies::decoupling::runs::{measure, testbed, Effort};
+use taroc_sim::studies::decoupling::testbed::{FlowKind, FlowSpec};
 
 const EFFORT: Effort = Effort {
     seeds: 1,

@@ -2,8 +2,8 @@
 //! tunnel is carried for real, every scheme delivers only exact packets, and the paper's Modem
 //! and WLAN claims that short runs can decide.
 
-use taroc_sim::lowloss::run::{run_one, Options};
-use taroc_sim::lowloss::topology::Topology;
+use taroc_sim::studies::lowloss::runs::{run_one, Options};
+use taroc_sim::studies::lowloss::topology::Topology;
 
 /// The 100 bytes of headers reach the wireless hop: `none` sends 613-byte frames (612 + the
 /// framing byte), IPHC compresses the tunnelled IPv6 packets to a few bytes of header, and no

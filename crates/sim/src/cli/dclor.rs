@@ -6,9 +6,10 @@ use std::io::Write;
 use clap::Args;
 use taroc_core::variant::Variant;
 
-use super::reproduce::{prepare, write_pngs};
-use super::study::{write_json_lines, StudyOutput};
-use super::{scheme_names, Exit};
+use super::output::{scheme_names, Exit};
+use super::study::{self, Command, StudyOutput};
+use crate::studies::dclor::{Dclor, StudyConfig, StudyOptions};
+use crate::tcp::timeout::ResponseKind;
 
 /// The help of `taroc reproduce dclor --schemes`, listing every scheme from the code.
 fn schemes_help() -> String {
@@ -18,11 +19,6 @@ fn schemes_help() -> String {
         scheme_names()
     )
 }
-use crate::dclor::report::{self, StudyOptions};
-use crate::dclor::StudyConfig;
-use crate::progress::Progress;
-use crate::tcp::timeout::ResponseKind;
-
 const ABOUT: &str = "\
 Reproduce the DCLOR draft's Appendix 2 (draft-swami-tsvwg-tcp-dclor-00): the Table 2 traffic \
 mix (5 KB x 6 connections x 2000 downloads, 10 KB x 5 x 1000, 100 KB x 5 x 100, and 1000 KB x 3 \
@@ -163,6 +159,10 @@ impl DclorArgs {
     }
 }
 
+impl Command for Dclor {
+    const NAME: &'static str = "taroc reproduce dclor";
+}
+
 /// Runs `taroc reproduce dclor`.
 pub fn run_dclor(
     args: &DclorArgs,
@@ -170,86 +170,6 @@ pub fn run_dclor(
     err: &mut dyn Write,
     progress: bool,
 ) -> Exit {
-    let options = match prepare(
-        "taroc reproduce dclor",
-        args.options(),
-        &args.output.out,
-        err,
-    ) {
-        Ok(o) => o,
-        Err(exit) => return exit,
-    };
-    let total = options.responses.len() * options.seeds as usize;
-    let bar = Progress::new(total as u64, "runs", progress);
-    let result = report::run(&options, &|done, _| bar.set(done as u64));
-    bar.finish();
-    let claims = report::check(&result);
-    let records = report::records(&result);
-    let printed = if args.output.json {
-        write_json_lines(out, &records)
-    } else {
-        (|| {
-            write!(out, "{}", report::table(&result))?;
-            writeln!(
-                out,
-                "\nDetection per timeout (label vs decision; spurious timeouts missed because: \
-                 the download ended before the ACK of all sent, the first ACK acknowledged all sent, other):"
-            )?;
-            write!(out, "{}", report::detection_table(&result))?;
-            let codec = report::codec_table(&result);
-            if !codec.is_empty() {
-                writeln!(
-                    out,
-                    "\nHeader compression on the radio link (full %: frames with a whole \
-                     header; wire %: frame bytes over packet bytes; damage: intact frames refused, data: of those on the data direction; incorrect: delivered packets that \
-                     differ from the original; mean download times):"
-                )?;
-                write!(out, "{codec}")?;
-            }
-            writeln!(
-                out,
-                "\nSimulated {:.0} s per response; {} packets dropped by the shared buffer; {} events.",
-                result.sim_seconds, result.stis_drops, result.events
-            )?;
-            writeln!(out, "\nThe draft's claims:")?;
-            for c in &claims {
-                let verdict = match c.holds {
-                    Some(true) => "holds",
-                    Some(false) => "FAILS",
-                    None => "not checked",
-                };
-                writeln!(out, "  [{verdict}] {}: {}", c.claim, c.detail)?;
-            }
-            Ok(())
-        })()
-    };
-    if let Err(e) = printed.and_then(|()| out.flush()) {
-        return super::output_failed("taroc reproduce dclor", &e, err);
-    }
-    let svg = report::cdf_svg(&result);
-    let write = |name: &str, bytes: &[u8]| {
-        let path = args.output.out.join(name);
-        std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    };
-    let json = serde_json::to_string_pretty(&serde_json::json!({
-        "records": records,
-        "claims": claims,
-    }))
-    .map_err(|e| format!("JSON: {e}"));
-    let written = json
-        .and_then(|j| write("dclor.json", j.as_bytes()))
-        .and_then(|()| write("dclor.csv", report::csv(&result).as_bytes()))
-        .and_then(|()| write("dclor-cdf.svg", svg.as_bytes()))
-        .and_then(|()| {
-            if args.output.no_png {
-                Ok(())
-            } else {
-                write_pngs(&[("dclor-cdf.svg".to_string(), svg)], &args.output.out)
-            }
-        });
-    if let Err(e) = written {
-        let _ = writeln!(err, "taroc reproduce dclor: {e}");
-        return Exit::Failure;
-    }
-    Exit::of(!args.output.check || claims.iter().all(|c| c.holds != Some(false)))
+    let to = args.output.destination();
+    study::run::<Dclor>(args.options(), &to, out, err, progress)
 }

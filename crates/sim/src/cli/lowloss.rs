@@ -3,14 +3,13 @@
 //! JSON and plots written to `--out`.
 
 use std::io::Write;
+use std::path::Path;
 
 use clap::Args;
 
-use super::reproduce::{prepare, write_pngs};
-use super::study::{write_json_lines, StudyOutput};
-use super::Exit;
-use crate::lowloss::{claims, plots, report, run};
-use crate::progress::Progress;
+use super::output::{scheme_names, Exit};
+use super::study::{self, Command, StudyOutput};
+use crate::studies::lowloss::{runs, Claim, LowLoss};
 
 const ABOUT: &str = "\
 Reproduce the evaluation of Degermark et al., \"Low-loss TCP/IP header compression for wireless \
@@ -32,8 +31,8 @@ fn schemes_help() -> String {
     format!(
         "Schemes to run, comma-separated, each once [default: {}]; any of {}, ideal and ideal-N \
          (an ideal lossless header of N bytes)",
-        run::DEFAULT_SCHEMES.join(","),
-        super::scheme_names()
+        runs::DEFAULT_SCHEMES.join(","),
+        scheme_names()
     )
 }
 
@@ -60,11 +59,11 @@ pub struct LowLossArgs {
 
 impl LowLossArgs {
     /// The study these arguments ask for, checked (an error is a usage error).
-    pub fn options(&self) -> Result<run::Options, String> {
+    pub fn options(&self) -> Result<runs::Options, String> {
         let mut o = if self.quick {
-            run::Options::quick()
+            runs::Options::quick()
         } else {
-            run::Options::full()
+            runs::Options::full()
         };
         if let Some(s) = self.seeds {
             o.seeds = s;
@@ -81,6 +80,24 @@ impl LowLossArgs {
     }
 }
 
+impl Command for LowLoss {
+    const NAME: &'static str = "taroc reproduce low-loss";
+
+    fn written(dir: &Path, _png: bool) -> Option<String> {
+        Some(format!("JSON and plots in {}", dir.display()))
+    }
+
+    fn png_failed(error: String) -> String {
+        format!("PNG plots: {error} (--no-png skips them)")
+    }
+
+    fn check_failed(failed: usize, _claims: &[Claim], _json: bool) -> String {
+        format!(
+            "taroc reproduce low-loss: --check: {failed} of the paper's claims fail on our results\n"
+        )
+    }
+}
+
 /// Runs `taroc reproduce low-loss`: the report (or JSON Lines) to `out`, errors to `err`, a
 /// progress bar on standard error if `progress`.
 pub fn run_low_loss(
@@ -89,79 +106,6 @@ pub fn run_low_loss(
     err: &mut dyn Write,
     progress: bool,
 ) -> Exit {
-    let options = match prepare(
-        "taroc reproduce low-loss",
-        args.options(),
-        &args.output.out,
-        err,
-    ) {
-        Ok(o) => o,
-        Err(exit) => return exit,
-    };
-    let start = std::time::Instant::now();
-    let bar = Progress::new(options.runs() as u64, "runs", progress);
-    let results = run::run(&options, &|done, _| bar.set(done as u64));
-    bar.finish();
-    let wall = start.elapsed().as_secs_f64();
-    let checked = claims::check_all(&results);
-    let records = report::records(&results);
-    let printed = if args.output.json {
-        write_json_lines(out, &records)
-    } else {
-        write!(
-            out,
-            "{}{}\n{} runs in {wall:.1} s wall\n",
-            report::analytic_text(),
-            report::simulated_text(&results, &checked),
-            options.runs()
-        )
-    };
-    let mut exit = match printed {
-        Ok(()) => Exit::Success,
-        Err(e) => super::output_failed("taroc reproduce low-loss", &e, err),
-    };
-    let plots = plots::plots(&results);
-    let written = (|| -> Result<(), String> {
-        let write = |name: &str, bytes: &[u8]| {
-            let path = args.output.out.join(name);
-            std::fs::write(&path, bytes)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))
-        };
-        let json = serde_json::to_string_pretty(&records).map_err(|e| format!("JSON: {e}"))?;
-        write("low-loss.json", json.as_bytes())?;
-        for (name, svg) in &plots {
-            write(name, svg.as_bytes())?;
-        }
-        if args.output.no_png {
-            Ok(())
-        } else {
-            write_pngs(&plots, &args.output.out)
-                .map_err(|e| format!("PNG plots: {e} (--no-png skips them)"))
-        }
-    })();
-    match written {
-        Ok(()) if !args.output.json && exit == Exit::Success => {
-            let said = writeln!(out, "JSON and plots in {}", args.output.out.display());
-            if let Err(e) = said.and_then(|()| out.flush()) {
-                exit = super::output_failed("taroc reproduce low-loss", &e, err);
-            }
-        }
-        Ok(()) => {}
-        Err(e) => {
-            let _ = writeln!(err, "taroc reproduce low-loss: {e}");
-            exit = Exit::Failure;
-        }
-    }
-    if args.output.check && claims::any_fails(&checked) {
-        let failed = checked
-            .iter()
-            .filter(|c| c.verdict == claims::Verdict::Fails)
-            .count();
-        let _ = writeln!(
-            err,
-            "taroc reproduce low-loss: --check: {failed} of the paper's claims fail on our results"
-        );
-        exit = Exit::Failure;
-    }
-    exit
+    let to = args.output.destination();
+    study::run::<LowLoss>(args.options(), &to, out, err, progress)
 }

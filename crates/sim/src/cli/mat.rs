@@ -5,8 +5,8 @@ use std::io::Write;
 
 use clap::Args;
 
-use super::Exit;
-use crate::decoupling::mat::{self, Analysis, WORKED_CASES};
+use super::output::{output_failed, Exit};
+use crate::studies::decoupling::mat::{self, Analysis, WORKED_CASES};
 
 /// The arguments of `taroc mat`.
 #[derive(Debug, Clone, Args)]
@@ -61,7 +61,7 @@ pub fn run_mat(args: &MatArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exit
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => Exit::Success,
-        Err(e) => super::output_failed("taroc mat", &e, err),
+        Err(e) => output_failed("taroc mat", &e, err),
     }
 }
 
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn results_not_written_are_a_failure_with_one_line() {
-        use crate::cli::tests::{Failing, FULL, GONE};
+        use crate::cli::output::tests::{Failing, FULL, GONE};
         for case in [args(None), args(Some(2e-6))] {
             let mut err = Vec::new();
             assert_eq!(run_mat(&case, &mut Failing(FULL), &mut err), Exit::Failure);

@@ -1,5 +1,5 @@
-//! Eifel detection (RFC 3522) with the Eifel response of RFC 4015 as the issue summarises it
-//! (the RFC is not among our references): at the timeout, pipe_prev = max(FlightSize,
+//! Eifel detection (RFC 3522) with the Eifel response of RFC 4015, in this summary of it (the
+//! RFC's own text is not among the references this simulator follows): at the timeout, pipe_prev = max(FlightSize,
 //! ssthresh), SRTT_prev = SRTT + 2G, RTTVAR_prev = RTTVAR; on a detected spurious timeout,
 //! sending resumes from SND.MAX with cwnd = FlightSize + min(bytes acked, IW) and ssthresh =
 //! pipe_prev; the first RTT sample m of new data sets SRTT = max(SRTT_prev, m), RTTVAR =

@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::{cell, Grid};
-use crate::reference::{self, Row};
+use super::reference::{self, Row};
+use super::runs::{cell, Grid};
+use crate::studies::{Checked, Verdict};
 
 /// One of the draft's qualitative claims.
 #[derive(Debug, Clone, Copy)]
@@ -65,7 +66,7 @@ pub const CLAIMS: [Claim; 4] = [
 
 /// What our grid says of one claim.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
+pub enum Finding {
     /// It holds on every row it applies to (this many).
     Holds(usize),
     /// It fails on these rows (one line each: the row and the numbers).
@@ -75,7 +76,7 @@ pub enum Verdict {
 }
 
 /// Checks every claim of [`CLAIMS`] on `grid`.
-pub fn check(grid: &Grid) -> Vec<(Claim, Verdict)> {
+pub fn check(grid: &Grid) -> Vec<(Claim, Finding)> {
     let rows = reference::rows().unwrap_or_default();
     CLAIMS
         .iter()
@@ -87,7 +88,7 @@ pub fn check(grid: &Grid) -> Vec<(Claim, Verdict)> {
                 .filter(|s| !grid.cells.iter().any(|c| c.scheme == *s))
                 .collect();
             if !missing.is_empty() {
-                return (*claim, Verdict::NotChecked(missing));
+                return (*claim, Finding::NotChecked(missing));
             }
             let (mut checked, mut failures) = (0, Vec::new());
             for row in rows.iter().filter(|r| (claim.applies)(r.ber)) {
@@ -106,30 +107,35 @@ pub fn check(grid: &Grid) -> Vec<(Claim, Verdict)> {
                 }
             }
             let verdict = if failures.is_empty() {
-                Verdict::Holds(checked)
+                Finding::Holds(checked)
             } else {
-                Verdict::Fails(failures)
+                Finding::Fails(failures)
             };
             (*claim, verdict)
         })
         .collect()
 }
 
-/// Whether any claim fails.
-pub fn any_fails(checks: &[(Claim, Verdict)]) -> bool {
-    checks.iter().any(|(_, v)| matches!(v, Verdict::Fails(_)))
+impl Checked for (Claim, Finding) {
+    fn verdict(&self) -> Verdict {
+        match self.1 {
+            Finding::Holds(_) => Verdict::Holds,
+            Finding::Fails(_) => Verdict::Fails,
+            Finding::NotChecked(_) => Verdict::NotChecked,
+        }
+    }
 }
 
 /// The claims' report: one line per claim (holds, FAILS, claim not checked), then the rows of
 /// each failure.
-pub fn report(checks: &[(Claim, Verdict)]) -> String {
+pub fn report(checks: &[(Claim, Finding)]) -> String {
     let mut out = String::from("The draft's qualitative claims on our grid:\n");
     for (claim, verdict) in checks {
         let _ = match verdict {
-            Verdict::Holds(rows) => {
+            Finding::Holds(rows) => {
                 writeln!(out, "  holds              {} ({rows} rows)", claim.text)
             }
-            Verdict::Fails(lines) => {
+            Finding::Fails(lines) => {
                 let _ = writeln!(
                     out,
                     "  FAILS              {} ({} rows):",
@@ -140,7 +146,7 @@ pub fn report(checks: &[(Claim, Verdict)]) -> String {
                     .iter()
                     .try_for_each(|l| writeln!(out, "                       {l}"))
             }
-            Verdict::NotChecked(missing) => writeln!(
+            Finding::NotChecked(missing) => writeln!(
                 out,
                 "  claim not checked  {} ({} not run; --schemes)",
                 claim.text,
@@ -153,8 +159,9 @@ pub fn report(checks: &[(Claim, Verdict)]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::grid_of;
+    use super::super::runs::tests::grid_of;
     use super::*;
+    use crate::studies::any_fails;
 
     #[test]
     fn claims_hold_fail_or_are_not_checked() {
@@ -166,7 +173,7 @@ mod tests {
         assert!(
             checks
                 .iter()
-                .all(|(_, v)| matches!(v, Verdict::Holds(n) if *n > 0)),
+                .all(|(_, v)| matches!(v, Finding::Holds(n) if *n > 0)),
             "{checks:?}"
         );
         assert!(!any_fails(&checks));
@@ -177,9 +184,9 @@ mod tests {
             _ => r.draft(s).unwrap(),
         });
         let checks = check(&grid);
-        assert_eq!(checks[0].1, Verdict::NotChecked(vec!["vj"]));
-        assert_eq!(checks[1].1, Verdict::NotChecked(vec!["iphc"]));
-        assert!(matches!(&checks[2].1, Verdict::Fails(rows) if rows.len() > 10));
+        assert_eq!(checks[0].1, Finding::NotChecked(vec!["vj"]));
+        assert_eq!(checks[1].1, Finding::NotChecked(vec!["iphc"]));
+        assert!(matches!(&checks[2].1, Finding::Fails(rows) if rows.len() > 10));
         assert!(any_fails(&checks));
         let text = report(&checks);
         assert!(

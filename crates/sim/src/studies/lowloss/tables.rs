@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::analytic;
-use super::claims::Checked;
-use super::run::{Results, FIGURES};
+use super::claims::Claim;
+use super::runs::{Results, FIGURES};
 use super::topology::Topology;
 
 /// The analytic results beside the paper's numbers.
@@ -72,7 +72,7 @@ pub fn analytic_text() -> String {
 }
 
 /// The simulated figures' tables, Figure 19's grid and the claims.
-pub fn simulated_text(r: &Results, claims: &[Checked]) -> String {
+pub fn simulated_text(r: &Results, claims: &[Claim]) -> String {
     let mut s = String::new();
     let o = &r.options;
     let _ = writeln!(
@@ -179,6 +179,18 @@ pub fn simulated_text(r: &Results, claims: &[Checked]) -> String {
         );
     }
     s
+}
+
+/// The report: the analytic results, the simulated figures and the claims, and what the runs
+/// took.
+pub fn report(r: &Results, claims: &[Claim]) -> String {
+    format!(
+        "{}{}\n{} runs in {:.1} s wall\n",
+        analytic_text(),
+        simulated_text(r, claims),
+        r.options.runs(),
+        r.wall_s
+    )
 }
 
 /// One JSON Lines record: a scheme of a figure at one BER.

@@ -2,14 +2,15 @@
 //! scheme and seed in parallel on all cores, each run sampling the segments delivered every
 //! simulated second.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::time::Instant;
 
 use serde::Serialize;
 
 use super::topology::{Topology, SEGMENT_BYTES};
 use crate::event::SECOND;
-use crate::net::Agent;
+use crate::net::Network;
+use crate::scenario::DATA_LINK;
+use crate::studies::run_all;
 
 /// The schemes run by default, in the order reports list them: none, the paper's "VJ header
 /// compression" (`iphc-plain`), twice (`iphc-twice`), twice + header request (`iphc`), TAROC as
@@ -198,10 +199,7 @@ pub fn run_one(topology: Topology, scheme: &str, ber: f64, duration_s: f64, seed
             decompressor_drops: 0,
         };
     };
-    let delivered = |net: &crate::net::Network| match &net.nodes[2].agent {
-        Agent::Receiver(r) => r.stats().delivered_bytes,
-        _ => 0,
-    };
+    let delivered = |net: &Network| net.nodes[2].agent.delivered_bytes();
     let seconds = duration_s.ceil() as u64;
     let mut series = Vec::with_capacity(seconds as usize);
     for s in 1..=seconds {
@@ -210,7 +208,7 @@ pub fn run_one(topology: Topology, scheme: &str, ber: f64, duration_s: f64, seed
         series.push(delivered(&net) as f64 / SEGMENT_BYTES as f64);
     }
     let bytes = delivered(&net);
-    let link = net.links[2].stats;
+    let link = net.links[DATA_LINK].stats;
     Run {
         goodput_bytes_per_s: bytes as f64 / duration_s,
         delivered_segments: bytes as f64 / SEGMENT_BYTES as f64,
@@ -271,6 +269,8 @@ pub struct Results {
     pub options: Options,
     /// The cells.
     pub cells: Vec<Cell>,
+    /// Wall-clock seconds the study took.
+    pub wall_s: f64,
 }
 
 impl Results {
@@ -282,8 +282,9 @@ impl Results {
     }
 }
 
-/// Runs the study; `progress(done, total)` is called after each run (from worker threads).
-pub fn run(options: &Options, progress: &(dyn Fn(usize, usize) + Sync)) -> Results {
+/// Runs the study; `progress(done)` is called after each run (from worker threads).
+pub fn run(options: &Options, progress: &(dyn Fn(usize) + Sync)) -> Results {
+    let start = Instant::now();
     let mut jobs = Vec::new();
     for (topology, ber) in options.cells() {
         for scheme in &options.schemes {
@@ -292,33 +293,14 @@ pub fn run(options: &Options, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             }
         }
     }
-    let threads = if options.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        options.threads
-    };
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Run>>> = Mutex::new(vec![None; jobs.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(topology, ber, scheme, seed)) = jobs.get(i) else {
-                    break;
-                };
-                let run = run_one(topology, scheme, ber, options.duration_s, seed);
-                if let Ok(mut r) = results.lock() {
-                    r[i] = Some(run);
-                }
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
-            });
-        }
-    });
-    let runs = results.into_inner().unwrap_or_default();
+    let runs = run_all(
+        &jobs,
+        options.threads,
+        progress,
+        |&(t, ber, scheme, seed)| run_one(t, scheme, ber, options.duration_s, seed),
+    );
     let mut cells: Vec<Cell> = Vec::new();
     for (&(topology, ber, scheme, _), run) in jobs.iter().zip(runs) {
-        let Some(run) = run else { continue };
         match cells.last_mut() {
             Some(c) if c.topology == topology && c.ber == ber && c.scheme == scheme => {
                 c.runs.push(run)
@@ -334,5 +316,6 @@ pub fn run(options: &Options, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
     Results {
         options: options.clone(),
         cells,
+        wall_s: start.elapsed().as_secs_f64(),
     }
 }

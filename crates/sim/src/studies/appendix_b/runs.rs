@@ -1,21 +1,14 @@
 //! The Appendix B grid: every (bandwidth, TCP, BER, MTU) row of the draft, every scheme, several
-//! seeds, run in parallel on all cores; tables beside the draft's numbers, CSV and JSON.
+//! seeds, run in parallel on all cores.
 
-use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use serde::Serialize;
 
-mod claims;
-mod plots;
-pub use claims::{any_fails, check, report, Claim, Verdict, CLAIMS};
-pub use plots::{plots, ERROR_BARS};
-
+use super::reference::{self, Row, DRAFT_SCHEMES};
 use crate::link::ErrorModel;
-use crate::reference::{self, Row, DRAFT_SCHEMES};
 use crate::scenario::Scenario;
+use crate::studies::run_all;
 
 /// How to run the grid.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,11 +115,8 @@ pub fn scenario(row: &Row, scheme: &str, seed: u64, duration_s: f64) -> Scenario
     }
 }
 
-/// Runs the grid; `progress(done, total)` is called after each run (from worker threads).
-pub fn run(
-    options: &GridOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Grid, String> {
+/// Runs the grid; `progress(done)` is called after each run (from worker threads).
+pub fn run(options: &GridOptions, progress: &(dyn Fn(usize) + Sync)) -> Result<Grid, String> {
     let rows = reference::rows()?;
     options.check()?;
     let start = Instant::now();
@@ -145,54 +135,23 @@ pub fn run(
         };
         cost(b).total_cmp(&cost(a)).then(a.0.cmp(&b.0))
     });
-    let threads = if options.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        options.threads
-    };
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results = Mutex::new(vec![None; jobs.len()]);
-    let error = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                match job.3.run() {
-                    Ok(o) => {
-                        if let Ok(mut r) = results.lock() {
-                            r[i] = Some((o.goodput_bytes_per_s, o.events, o.wall_s));
-                        }
-                    }
-                    Err(e) => {
-                        if let Ok(mut slot) = error.lock() {
-                            *slot = Some(e);
-                        }
-                    }
-                }
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
-            });
-        }
+    let threads = crate::studies::threads(options.threads);
+    let results = run_all(&jobs, threads, progress, |job| {
+        job.3
+            .run()
+            .map(|o| (o.goodput_bytes_per_s, o.events, o.wall_s))
     });
-    if let Some(e) = error.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    let results = results
-        .into_inner()
-        .map_err(|_| "worker panicked".to_string())?;
+    let results = results.into_iter().collect::<Result<Vec<_>, String>>()?;
     let mut cells: Vec<Cell> = Vec::new();
     for (r, row) in rows.iter().enumerate() {
         for (s, scheme) in options.schemes.iter().enumerate() {
             let mut per_seed = vec![0.0; options.seeds as usize];
             let (mut events, mut wall) = (0, 0.0);
-            for (j, job) in jobs.iter().enumerate() {
+            for (job, &(g, e, w)) in jobs.iter().zip(&results) {
                 if job.0 == r && job.1 == s {
-                    if let Some((g, e, w)) = results[j] {
-                        per_seed[(job.2 - 1) as usize] = g;
-                        events += e;
-                        wall += w;
-                    }
+                    per_seed[(job.2 - 1) as usize] = g;
+                    events += e;
+                    wall += w;
                 }
             }
             cells.push(Cell {
@@ -219,115 +178,13 @@ pub fn run(
 }
 
 /// The cell of `scheme` on `row`, if it ran.
-fn cell<'a>(grid: &'a Grid, row: &Row, scheme: &str) -> Option<&'a Cell> {
+pub(super) fn cell<'a>(grid: &'a Grid, row: &Row, scheme: &str) -> Option<&'a Cell> {
     grid.cells.iter().find(|c| {
         c.bandwidth_kbps == row.bandwidth_kbps
             && c.tcp == row.tcp.name()
             && c.ber == row.ber
             && c.scheme == scheme
     })
-}
-
-/// The table: per row, for every scheme, ours and the draft's goodput (bytes/s) and both ratios
-/// to IDEAL.
-pub fn table(grid: &Grid) -> String {
-    let rows = reference::rows().unwrap_or_default();
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Goodput, bytes/s: ours / draft (ours÷IDEAL / draft÷IDEAL). {} seed(s) × {} s per cell.",
-        grid.cells.first().map_or(0, |c| c.seeds),
-        grid.duration_s
-    );
-    let mut header = format!("{:>5} {:>5} {:>5} {:>4}", "kbps", "TCP", "BER", "MTU");
-    for (name, _) in DRAFT_SCHEMES {
-        let _ = write!(header, " | {name:^25}");
-    }
-    // Schemes the draft has no column for (e.g. iphc-twice, ideal-7): ours (ours÷IDEAL).
-    let extra: Vec<&String> = grid
-        .cells
-        .iter()
-        .map(|c| &c.scheme)
-        .filter(|s| !DRAFT_SCHEMES.iter().any(|(_, d)| d == s))
-        .fold(Vec::new(), |mut v, s| {
-            if !v.contains(&s) {
-                v.push(s);
-            }
-            v
-        });
-    for name in &extra {
-        let _ = write!(header, " | {name:^13}");
-    }
-    let _ = writeln!(out, "{header}");
-    for row in &rows {
-        let ideal = cell(grid, row, "ideal").map(|c| c.goodput_bytes_per_s);
-        let draft_ideal = row.draft("ideal").unwrap_or(f64::NAN);
-        let _ = write!(
-            out,
-            "{:>5} {:>5} {:>5} {:>4}",
-            row.bandwidth_kbps,
-            row.tcp.name(),
-            row.ber_text,
-            row.mtu
-        );
-        for (_, scheme) in DRAFT_SCHEMES {
-            let draft = row.draft(scheme).unwrap_or(f64::NAN);
-            match cell(grid, row, scheme) {
-                Some(c) => {
-                    let ours = c.goodput_bytes_per_s;
-                    let ratio = ideal.map_or(f64::NAN, |i| ours / i);
-                    let _ = write!(
-                        out,
-                        " | {:>6.0}/{:<6.0}({:.2}/{:.2})",
-                        ours,
-                        draft,
-                        ratio,
-                        draft / draft_ideal
-                    );
-                }
-                None => {
-                    let _ = write!(out, " | {:>6}/{:<6.0}{:11}", "-", draft, "");
-                }
-            }
-        }
-        for scheme in &extra {
-            match cell(grid, row, scheme) {
-                Some(c) => {
-                    let ours = c.goodput_bytes_per_s;
-                    let ratio = ideal.map_or(f64::NAN, |i| ours / i);
-                    let _ = write!(out, " | {ours:>6.0} ({ratio:.3})");
-                }
-                None => {
-                    let _ = write!(out, " | {:^13}", "-");
-                }
-            }
-        }
-        let _ = writeln!(out);
-    }
-    out
-}
-
-/// The grid as CSV (one line per cell).
-pub fn csv(grid: &Grid) -> String {
-    let mut out = String::from(
-        "bandwidth_kbps,tcp,ber,mtu,scheme,goodput_bytes_per_s,seeds,draft_bytes_per_s,deviation\n",
-    );
-    for c in &grid.cells {
-        let _ = writeln!(
-            out,
-            "{},{},{:e},{},{},{:.1},{},{},{:.4}",
-            c.bandwidth_kbps,
-            c.tcp,
-            c.ber,
-            c.mtu,
-            c.scheme,
-            c.goodput_bytes_per_s,
-            c.seeds,
-            c.draft_bytes_per_s,
-            c.goodput_bytes_per_s / c.draft_bytes_per_s - 1.0
-        );
-    }
-    out
 }
 
 #[cfg(test)]
@@ -363,13 +220,5 @@ pub(crate) mod tests {
             threads: 1,
             duration_s: 1000.0,
         }
-    }
-
-    #[test]
-    fn every_cell_goes_in_the_csv() {
-        let grid = grid_of(&["none", "taroc", "taroc-plus"], |_, _| 100.0);
-        let csv = csv(&grid);
-        assert_eq!(csv.lines().count(), 1 + 36 * 3);
-        assert!(csv.contains(",taroc-plus,100.0,3,"), "{csv}");
     }
 }

@@ -1,34 +1,13 @@
-//! The "must show" list, checked on a study's results: each claim holds, fails, or is
-//! not checked (its schemes or BERs did not run).
+//! The paper's claims, checked on a study's results: each claim holds, fails, or is not checked
+//! (its schemes or BERs did not run).
 
-use super::run::Results;
+use super::runs::Results;
 use super::topology::Topology;
-
-/// A claim's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// It holds on our results.
-    Holds,
-    /// It does not.
-    Fails,
-    /// Its cells did not run.
-    NotChecked,
-}
-
-impl Verdict {
-    /// The word in reports.
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::Fails => "FAILS",
-            Verdict::NotChecked => "not checked",
-        }
-    }
-}
+use crate::studies::{Checked, Verdict};
 
 /// A checked claim: what it says, what we measured, the verdict.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Checked {
+pub struct Claim {
     /// The claim.
     pub claim: &'static str,
     /// What we measured.
@@ -42,9 +21,9 @@ fn gain(r: &Results, t: Topology, ber: f64, scheme: &str, base: &str) -> Option<
     Some(r.cell(t, ber, scheme)?.goodput() / r.cell(t, ber, base)?.goodput() - 1.0)
 }
 
-fn check(claim: &'static str, value: Option<f64>, ok: impl Fn(f64) -> bool) -> Checked {
+fn check(claim: &'static str, value: Option<f64>, ok: impl Fn(f64) -> bool) -> Claim {
     match value {
-        Some(v) if v.is_finite() => Checked {
+        Some(v) if v.is_finite() => Claim {
             claim,
             measured: format!("{:+.1}%", v * 100.0),
             verdict: if ok(v) {
@@ -53,7 +32,7 @@ fn check(claim: &'static str, value: Option<f64>, ok: impl Fn(f64) -> bool) -> C
                 Verdict::Fails
             },
         },
-        _ => Checked {
+        _ => Claim {
             claim,
             measured: "-".into(),
             verdict: Verdict::NotChecked,
@@ -62,7 +41,7 @@ fn check(claim: &'static str, value: Option<f64>, ok: impl Fn(f64) -> bool) -> C
 }
 
 /// Checks every claim on `r`.
-pub fn check_all(r: &Results) -> Vec<Checked> {
+pub fn check_all(r: &Results) -> Vec<Claim> {
     let (m, w) = (Topology::Modem, Topology::Wlan);
     let mut out = vec![
         check(
@@ -147,7 +126,8 @@ pub fn check_all(r: &Results) -> Vec<Checked> {
     out
 }
 
-/// Whether any claim fails.
-pub fn any_fails(checked: &[Checked]) -> bool {
-    checked.iter().any(|c| c.verdict == Verdict::Fails)
+impl Checked for Claim {
+    fn verdict(&self) -> Verdict {
+        self.verdict
+    }
 }

@@ -1,12 +1,13 @@
 //! The reproduction of Wang & Kung's evaluation on the simulator: suite 1 (aggregate goodput of
 //! two connections against BER at RTT 10 ms), suite 2 (against RTT at BER 2e-6), the four
 //! fairness cases of section 4.8.2, and the decoupling socket with each header-compression
-//! codec on the lossy hop (section 10). Every figure is a run of [`crate::topology::Dumbbell`].
+//! codec on the lossy hop (section 10). Every figure is a run of a [`Testbed`].
 
 use serde::Serialize;
 
 use super::mat;
 use super::testbed::{FlowKind, FlowSpec, Outcome, Testbed};
+use crate::studies::run_all;
 use crate::topology::Dumbbell;
 
 /// Sizes of the testbed: 1500-byte data packets, 52-byte header packets, 10 Mbit/s.
@@ -40,6 +41,15 @@ impl Effort {
         seconds: 60.0,
         quick: false,
     };
+}
+
+/// What the study is asked to run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    /// How much.
+    pub effort: Effort,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
 }
 
 /// One measured point (the JSON record of `taroc reproduce decoupling --json`).
@@ -241,6 +251,18 @@ pub fn plan(effort: Effort) -> Vec<(String, String, Testbed)> {
         }
     }
     plan
+}
+
+/// Runs every point of the plan, with its bound; `progress(done)` after each (from worker
+/// threads). The first failing run's error, if any.
+pub fn run(options: &Options, progress: &(dyn Fn(usize) + Sync)) -> Result<Vec<Record>, String> {
+    let plan = plan(options.effort);
+    let records = run_all(&plan, options.threads, progress, |(suite, sender, t)| {
+        let mut r = measure(t, options.effort, suite, sender)?;
+        r.bound_bytes_per_s = bound(suite, t.link.ber, t.link.rtt_ms);
+        Ok(r)
+    });
+    records.into_iter().collect()
 }
 
 /// The TAROC draft's Appendix B cells asked about (link bit/s, BER, the draft's MTU for it).

@@ -1,17 +1,14 @@
-//! The whole study: every response over the traffic mix (in parallel), our figures beside the
-//! draft's Tables 3–6 and the draft's claims checked; its `render` module writes the tables,
-//! CSV/JSON Lines and the download-time CDF plots.
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+//! The whole study: every scheme and response over the traffic mix, each seed a run (in
+//! parallel), summarised per file size beside the draft's Tables 3–6.
 
 use serde::Serialize;
 use taroc_core::variant::Variant;
 
-use super::engine::{self, RunOutput};
+use super::engine;
 use super::radio::CodecStats;
 use super::stats::Summary;
 use super::{Download, StudyConfig};
+use crate::studies::run_all;
 use crate::tcp::timeout::ResponseKind;
 
 /// The draft's figures (Tables 3–6) for a file size and response: (mean s, variance s²,
@@ -109,9 +106,8 @@ fn scheme_name(scheme: &Option<Variant>) -> Option<&'static str> {
     scheme.as_ref().map(|v| v.name)
 }
 
-/// Runs every (scheme, response, seed) on `threads` workers; `progress(done, total)` after
-/// each run.
-pub fn run(options: &StudyOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> StudyResult {
+/// Runs every (scheme, response, seed) on `threads` workers; `progress(done)` after each run.
+pub fn run(options: &StudyOptions, progress: &(dyn Fn(usize) + Sync)) -> StudyResult {
     let schemes: &[Option<Variant>] = if options.schemes.is_empty() {
         &[None]
     } else {
@@ -125,37 +121,18 @@ pub fn run(options: &StudyOptions, progress: &(dyn Fn(usize, usize) + Sync)) -> 
                 .flat_map(move |&r| (1..=u64::from(options.seeds.max(1))).map(move |s| (k, r, s)))
         })
         .collect();
-    let threads = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(jobs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, ResponseKind, RunOutput)>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(k, response, seed)) = jobs.get(i) else {
-                    break;
-                };
-                let config = StudyConfig {
-                    response,
-                    seed,
-                    scheme: schemes[k].clone(),
-                    ..options.base.clone()
-                };
-                let output = engine::run(&config);
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((k, response, output));
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
-            });
-        }
+    let outputs = run_all(&jobs, options.threads, progress, |&(k, response, seed)| {
+        let config = StudyConfig {
+            response,
+            seed,
+            scheme: schemes[k].clone(),
+            ..options.base.clone()
+        };
+        engine::run(&config)
     });
-    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let results: Vec<_> = (jobs.iter().zip(outputs))
+        .map(|(&(k, response, _), output)| (k, response, output))
+        .collect();
     let mut rows = Vec::new();
     for (class, c) in options.base.mix.iter().enumerate() {
         if !c.measured {
@@ -234,110 +211,3 @@ impl StudyResult {
         sizes
     }
 }
-
-/// One of the draft's claims and whether our run bears it out (`None`: its responses did not
-/// run).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Claim {
-    /// The claim.
-    pub claim: String,
-    /// Whether it holds.
-    pub holds: Option<bool>,
-    /// Our numbers behind the verdict.
-    pub detail: String,
-}
-
-/// Checks the draft's claims on `result`.
-pub fn check(result: &StudyResult) -> Vec<Claim> {
-    use ResponseKind::{Dclor, Eifel, Frto, Standard};
-    let mut claims = Vec::new();
-    for kb in [10, 100] {
-        let (d, s) = (result.row(kb, Dclor), result.row(kb, Standard));
-        let (holds, detail) = match (d, s) {
-            (Some(d), Some(s)) => {
-                let (lo, hi) = d.summary.difference_ci95(&s.summary);
-                (
-                    Some(hi < 0.0),
-                    format!(
-                        "DCLOR {:.3} s, standard {:.3} s, difference 95% CI [{lo:.3}, {hi:.3}] s",
-                        d.summary.mean_s, s.summary.mean_s
-                    ),
-                )
-            }
-            _ => (None, "not run".into()),
-        };
-        claims.push(Claim {
-            claim: format!("{kb} KB: DCLOR's mean download time is below standard TCP's"),
-            holds,
-            detail,
-        });
-    }
-    for kb in [5, 10, 100] {
-        let order = [Dclor, Eifel, Frto, Standard];
-        let se: Option<Vec<f64>> = order
-            .iter()
-            .map(|&r| result.row(kb, r).map(|x| x.summary.spectral_efficiency))
-            .collect();
-        claims.push(Claim {
-            claim: format!("{kb} KB: spectral efficiency ordered DCLOR < Eifel < F-RTO < standard"),
-            holds: se.as_ref().map(|v| v.windows(2).all(|w| w[0] < w[1])),
-            detail: se.map_or("not run".into(), |v| {
-                format!(
-                    "dclor {:.4}, eifel {:.4}, frto {:.4}, standard {:.4}",
-                    v[0], v[1], v[2], v[3]
-                )
-            }),
-        });
-    }
-    for kb in [5, 10] {
-        let v: Option<Vec<(ResponseKind, f64)>> = [Dclor, Eifel, Frto, Standard]
-            .iter()
-            .map(|&r| result.row(kb, r).map(|x| (r, x.summary.variance_s2)))
-            .collect();
-        claims.push(Claim {
-            claim: format!("{kb} KB: Eifel's download-time variance is the largest"),
-            holds: v.as_ref().map(|v| {
-                let eifel = v[1].1;
-                v.iter().all(|&(r, x)| r == Eifel || x < eifel)
-            }),
-            detail: v.map_or("not run".into(), |v| {
-                v.iter()
-                    .map(|(r, x)| format!("{r} {x:.3}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }),
-        });
-    }
-    for kb in [5, 10, 100] {
-        let row = result.row(kb, Standard);
-        let (holds, detail) = match (row, draft_figures(kb, Standard)) {
-            (Some(r), Some((mean, variance, _))) => {
-                let dm = r.summary.mean_s / mean - 1.0;
-                let dv = r.summary.variance_s2 / variance - 1.0;
-                (
-                    Some(dm.abs() <= 0.15 && dv.abs() <= 0.35),
-                    format!(
-                        "mean {:.3} s vs {mean} ({:+.1}%), variance {:.3} s² vs {variance} ({:+.1}%)",
-                        r.summary.mean_s,
-                        100.0 * dm,
-                        r.summary.variance_s2,
-                        100.0 * dv
-                    ),
-                )
-            }
-            _ => (None, "not run".into()),
-        };
-        claims.push(Claim {
-            claim: format!(
-                "{kb} KB: standard TCP's mean within 15% of the draft's, variance within 35%"
-            ),
-            holds,
-            detail,
-        });
-    }
-    claims
-}
-
-mod render;
-
-pub use render::{cdf_svg, codec_table, csv, detection_table, records, table, Record};

@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::{cell, Grid};
+use super::reference::{self, Row, DRAFT_SCHEMES};
+use super::runs::{cell, Grid};
 use crate::plot::{self, Axis, Marker, Panel, Series};
-use crate::reference::{self, Row, DRAFT_SCHEMES};
 use crate::tcp::variant::TcpVariant;
 
 /// The colors of the draft's schemes.
@@ -223,7 +223,7 @@ pub fn plots(grid: &Grid) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::grid_of;
+    use super::super::runs::tests::grid_of;
     use super::*;
 
     #[test]

@@ -3,7 +3,7 @@
 //! compressor/decompressor pair per direction of the link, which every connection through the
 //! box shares (that is what a radio link's header compressor sees).
 //!
-//! A packet the box admitted ([`crate::stis::Stis::enter`]: buffer drop decision, stall, reordering draw)
+//! A packet the box admitted ([`super::stis::Stis::enter`]: buffer drop decision, stall, reordering draw)
 //! waits in its queue until it is ready and the packets before it have left. When it starts
 //! serialisation it is compressed, and the frame's bytes (plus the link's frame-kind byte) set
 //! its serialisation time, so header compression speeds the link, and stalls and reordering act
@@ -24,8 +24,8 @@ use serde::Serialize;
 use taroc_core::variant::Variant;
 use taroc_core::{Arrived, DropReason, FrameKind, LinkEnd};
 
+use super::stis::{Admitted, Dir};
 use crate::event::Time;
-use crate::stis::{Admitted, Dir};
 use crate::tcp::segment;
 
 /// Counters of a header-compressed link, over both directions.

@@ -3,7 +3,7 @@
 //! drawn as dashed lines.
 
 use super::analytic;
-use super::run::{Results, FIGURES};
+use super::runs::{Results, FIGURES};
 use super::topology::SEGMENT_BYTES;
 use crate::plot::{svg, Axis, Marker, Panel, Series};
 

@@ -15,19 +15,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::agent::{SocketReceiver, SocketSender};
 use super::circuit::{Circuit, GmbSender};
 use super::control::{ControlReceiver, ControlSender};
+use super::hosts::{Host, SocketReceiver, SocketSender};
 use super::socket::DataSender;
 use super::tunnel::Tunnel;
-use crate::event::Time;
-use crate::net::{Agent, NodeAgent};
+use crate::net::Agent;
 use crate::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::segment::Endpoints;
 use crate::tcp::sender::{SenderConfig, TcpSender};
 use crate::tcp::variant::TcpVariant;
-use crate::tcp::Outbox;
 use crate::topology::{Built, Dumbbell, DumbbellOutcome, DATA_PORT, MAX_FLOWS};
 
 /// What a flow is.
@@ -119,52 +117,6 @@ pub struct Testbed {
 
 /// The port of a decoupling socket's first control TCP (the next ones count up from it).
 const CONTROL_PORT: u16 = 6001;
-
-/// A host of a decoupling socket: its sending or its receiving end.
-#[derive(Debug)]
-pub enum Host {
-    /// The sending host: the data TCP into its TCP circuit.
-    Sender(Box<SocketSender>),
-    /// The receiving host: the data TCP's receiver and the control TCP receivers.
-    Receiver(Box<SocketReceiver>),
-}
-
-impl NodeAgent for Host {
-    fn start(&mut self, now: Time, out: &mut Outbox) {
-        match self {
-            Host::Sender(s) => s.start(now, out),
-            Host::Receiver(r) => r.start(now, out),
-        }
-    }
-
-    fn on_packet(&mut self, now: Time, packet: &[u8], out: &mut Outbox) {
-        match self {
-            Host::Sender(s) => s.on_packet(now, packet, out),
-            Host::Receiver(r) => r.on_packet(now, packet, out),
-        }
-    }
-
-    fn on_timer(&mut self, now: Time, out: &mut Outbox) {
-        match self {
-            Host::Sender(s) => s.on_timer(now, out),
-            Host::Receiver(r) => r.on_timer(now, out),
-        }
-    }
-
-    fn deadline(&self) -> Option<Time> {
-        match self {
-            Host::Sender(s) => s.deadline(),
-            Host::Receiver(r) => r.deadline(),
-        }
-    }
-
-    fn delivered_bytes(&self) -> u64 {
-        match self {
-            Host::Sender(_) => 0,
-            Host::Receiver(r) => r.delivered_bytes(),
-        }
-    }
-}
 
 /// What one flow achieved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

@@ -4,8 +4,8 @@
 //! rate (each connection at its own rate, or, as an alternative, one shared rate per
 //! direction), a fixed one-way delay, per-connection stall chains and packet reordering. This
 //! module decides admission, stalls and reordering ([`Stis::enter`]); the queues themselves,
-//! and the header compressor that sits where they start serialisation, are
-//! `crate::dclor::radio`.
+//! and the header compressor that sits where they start serialisation, are in
+//! [`super::radio`].
 //!
 //! The stall chain (Figure 6) is time-driven: in the no-stall state a random number is drawn
 //! every second; below p1 the connection stalls for d1, below p1 + p2 for d2, and the chain draws

@@ -1,14 +1,13 @@
-//! The study's outputs: our figures beside the draft's Tables 3–6, the detection and codec
-//! tables, CSV/JSON Lines records, and the download-time CDF plots (one panel per file size,
-//! one line per response).
+//! The study's tables: our figures beside the draft's Tables 3–6, the detection and codec
+//! tables, the report printed, and the records (JSON Lines, CSV).
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{draft_figures, Row, StudyResult};
-use crate::dclor::radio::CodecStats;
-use crate::plot::{self, Axis, Panel, Series};
+use super::claims::Claim;
+use super::radio::CodecStats;
+use super::runs::{draft_figures, StudyResult};
 
 fn fmt_draft(x: Option<f64>, digits: usize) -> String {
     x.map_or("-".into(), |x| format!("{x:.digits$}"))
@@ -180,7 +179,7 @@ pub struct Record {
     pub detected_spurious: u64,
     /// The response's decisions matched to the timeouts' labels.
     #[serde(flatten)]
-    pub scoring: crate::dclor::Scoring,
+    pub scoring: super::Scoring,
     /// The header codecs' counters of this scheme and response over the whole runs (every
     /// file size), if the link compressed.
     pub codec: Option<CodecStats>,
@@ -275,64 +274,38 @@ pub fn csv(result: &StudyResult) -> String {
     t
 }
 
-const COLORS: [&str; 5] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
-
-/// The download-time CDFs: one panel per file size, one line per response.
-pub fn cdf_svg(result: &StudyResult) -> String {
-    let panels: Vec<Panel> = result
-        .sizes()
-        .into_iter()
-        .map(|kb| {
-            let rows: Vec<&Row> = result.rows.iter().filter(|r| r.file_kb == kb).collect();
-            // Up to the 99th percentile of the slowest response, so the body of the CDF shows.
-            let max = rows
-                .iter()
-                .filter_map(|r| {
-                    let s = &r.summary.sorted_s;
-                    s.get((s.len() * 99 / 100).min(s.len().saturating_sub(1)))
-                        .copied()
-                })
-                .fold(1.0, f64::max);
-            let series = rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let s = &r.summary.sorted_s;
-                    let n = s.len().max(1) as f64;
-                    // At most about 400 points per line.
-                    let step = (s.len() / 400).max(1);
-                    let mut points: Vec<(f64, f64)> = s
-                        .iter()
-                        .enumerate()
-                        .step_by(step)
-                        .map(|(k, &t)| (t, (k + 1) as f64 / n))
-                        .collect();
-                    if let Some(&last) = s.last() {
-                        points.push((last, 1.0));
-                    }
-                    let name = match r.scheme {
-                        Some(scheme) => format!("{scheme} {}", r.response),
-                        None => r.response.name().to_string(),
-                    };
-                    let mut line = Series::line(&name, COLORS[i % COLORS.len()], points);
-                    line.step = true;
-                    line
-                })
-                .collect();
-            Panel {
-                title: format!("{kb} KB downloads"),
-                x: Axis::linear("download time (s)", 0.0, max),
-                y: Axis::linear("fraction of downloads", 0.0, 1.0),
-                series,
-                notes: vec![format!(
-                    "Empirical CDF over {} downloads per response; x axis to the 99th percentile.",
-                    rows.first().map_or(0, |r| r.summary.downloads)
-                )],
-            }
-        })
-        .collect();
-    plot::svg(
-        "DCLOR draft, Appendix 2: download-time CDFs over the STIS model",
-        &panels,
-    )
+/// The report: the tables, what the runs simulated, and the draft's claims.
+pub fn report(result: &StudyResult, claims: &[Claim]) -> String {
+    let mut out = table(result);
+    let _ = writeln!(
+        out,
+        "\nDetection per timeout (label vs decision; spurious timeouts missed because: \
+         the download ended before the ACK of all sent, the first ACK acknowledged all sent, other):"
+    );
+    out += &detection_table(result);
+    let codec = codec_table(result);
+    if !codec.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nHeader compression on the radio link (full %: frames with a whole \
+             header; wire %: frame bytes over packet bytes; damage: intact frames refused, data: of those on the data direction; incorrect: delivered packets that \
+             differ from the original; mean download times):"
+        );
+        out += &codec;
+    }
+    let _ = writeln!(
+        out,
+        "\nSimulated {:.0} s per response; {} packets dropped by the shared buffer; {} events.",
+        result.sim_seconds, result.stis_drops, result.events
+    );
+    let _ = writeln!(out, "\nThe draft's claims:");
+    for c in claims {
+        let verdict = match c.holds {
+            Some(true) => "holds",
+            Some(false) => "FAILS",
+            None => "not checked",
+        };
+        let _ = writeln!(out, "  [{verdict}] {}: {}", c.claim, c.detail);
+    }
+    out
 }

@@ -5,7 +5,7 @@
 use crate::tcp::variant::TcpVariant;
 
 /// The embedded CSV.
-pub const CSV: &str = include_str!("../data/taroc-appendix-b-throughput.csv");
+pub const CSV: &str = include_str!("../../../data/taroc-appendix-b-throughput.csv");
 
 /// The schemes of the draft's tables, in column order, with our names.
 pub const DRAFT_SCHEMES: [(&str, &str); 5] = [

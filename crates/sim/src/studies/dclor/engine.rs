@@ -12,10 +12,10 @@ use rand_core::SeedableRng;
 use taroc_wire::tcp::flags;
 
 use super::radio::{CodecStats, Frame, Next, Radio};
+use super::stis::{Dir, Stis, StisStats};
 use super::{Download, StudyConfig, TimeoutRecord};
 use crate::event::{EventQueue, Time, MILLISECOND, SECOND};
 use crate::link::uniform;
-use crate::stis::{Dir, Stis, StisStats};
 use crate::tcp::receiver::{ReceiverConfig, TcpReceiver};
 use crate::tcp::rto::RtoConfig;
 use crate::tcp::segment::{self, Endpoints, SegmentSpec};
@@ -481,7 +481,7 @@ impl<'a> Engine<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dclor::FileClass;
+    use crate::studies::dclor::FileClass;
     use crate::tcp::timeout::ResponseKind;
     use taroc_core::variant::Variant;
 
@@ -553,8 +553,8 @@ mod tests {
     /// packet that passes its checksums, whatever the response (VJ's wrong rebuilds after
     /// reordering are caught by the TCP checksum, as RFC 1144 intends); the compressing schemes
     /// shrink the wire bytes. IPHC is left out: it does deliver wrong packets here (a wrong
-    /// IPv4 identification; the README's DCLOR section), a defect of `crates/core` reported,
-    /// not fixed, by this study.
+    /// IPv4 identification; the README's DCLOR section), a fault of the IPHC codec that this
+    /// study measures.
     #[test]
     fn vj_taroc_and_taroc_plus_deliver_no_wrong_packet() {
         for scheme in ["vj", "taroc", "taroc-plus"] {

@@ -1,5 +1,6 @@
 //! The decoupling socket's two ends as network agents: the sending host (data TCP into a TCP
-//! circuit) and the receiving host (the data TCP's receiver and the control TCP receivers).
+//! circuit) and the receiving host (the data TCP's receiver and the control TCP receivers), and
+//! [`Host`], either of them, as the testbed's network runs them.
 
 use super::circuit::Circuit;
 use super::control::ControlReceiver;
@@ -137,5 +138,51 @@ impl NodeAgent for SocketReceiver {
 
     fn delivered_bytes(&self) -> u64 {
         self.data.stats().delivered_bytes
+    }
+}
+
+/// A host of a decoupling socket: its sending or its receiving end.
+#[derive(Debug)]
+pub enum Host {
+    /// The sending host: the data TCP into its TCP circuit.
+    Sender(Box<SocketSender>),
+    /// The receiving host: the data TCP's receiver and the control TCP receivers.
+    Receiver(Box<SocketReceiver>),
+}
+
+impl NodeAgent for Host {
+    fn start(&mut self, now: Time, out: &mut Outbox) {
+        match self {
+            Host::Sender(s) => s.start(now, out),
+            Host::Receiver(r) => r.start(now, out),
+        }
+    }
+
+    fn on_packet(&mut self, now: Time, packet: &[u8], out: &mut Outbox) {
+        match self {
+            Host::Sender(s) => s.on_packet(now, packet, out),
+            Host::Receiver(r) => r.on_packet(now, packet, out),
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, out: &mut Outbox) {
+        match self {
+            Host::Sender(s) => s.on_timer(now, out),
+            Host::Receiver(r) => r.on_timer(now, out),
+        }
+    }
+
+    fn deadline(&self) -> Option<Time> {
+        match self {
+            Host::Sender(s) => s.deadline(),
+            Host::Receiver(r) => r.deadline(),
+        }
+    }
+
+    fn delivered_bytes(&self) -> u64 {
+        match self {
+            Host::Sender(_) => 0,
+            Host::Receiver(r) => r.delivered_bytes(),
+        }
     }
 }
