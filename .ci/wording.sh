@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The product speaks of itself alone: no wording about its own making (work sessions, issue
 # numbers, a work journal) in the README, the docs, the crates' code and comments, or the fuzz
-# harness. Prints every offending line as FILE:LINE:TEXT and exits 1 if there is any.
+# harness. Prints every offending line as FILE:LINE:TEXT and exits 1 if there is any; .ci/run
+# runs it.
 #
 # Usage: .ci/wording.sh [PATH]...   (paths from the repository's root; default: README.md docs
 # crates fuzz)
