@@ -5,7 +5,7 @@
 # runs it.
 #
 # Usage: .ci/wording.sh [PATH]...   (paths from the repository's root; default: README.md docs
-# crates fuzz)
+# crates fuzz wireshark scripts captures)
 #
 # What counts (case-insensitive), each kept narrow so that technical words pass: an authenticated
 # `Session`, an interactive session of a capture, `journalctl`, the items of a draft's list.
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ $# -eq 0 ]; then
-  set -- README.md docs crates fuzz
+  set -- README.md docs crates fuzz wireshark scripts captures
 fi
 
 ordinal='first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|[0-9]+(st|nd|rd|th)'
