@@ -166,7 +166,9 @@ fn every_capture_gives_the_stored_figures() {
     }
     for key in measured.keys() {
         if !stored.contains_key(key) {
-            moved.push(format!("{key}: measured, not stored (a new capture or scheme?)"));
+            moved.push(format!(
+                "{key}: measured, not stored (a new capture or scheme?)"
+            ));
         }
     }
     if !have_shared {
