@@ -258,40 +258,7 @@ fn draw_panel(out: &mut String, p: &Panel, top: f64) {
         top + 24.0,
         escape(&p.title)
     );
-    // Grid and ticks.
-    for (v, major) in p.x.ticks() {
-        let Some(x) = px(v) else { continue };
-        let color = if major { "#cccccc" } else { "#eeeeee" };
-        let _ = writeln!(
-            out,
-            "<line x1=\"{x:.1}\" y1=\"{y0:.1}\" x2=\"{x:.1}\" y2=\"{y1:.1}\" stroke=\"{color}\"/>"
-        );
-        if major {
-            let _ = writeln!(
-                out,
-                "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
-                y1 + 16.0,
-                tick_label(v, p.x.log)
-            );
-        }
-    }
-    for (v, major) in p.y.ticks() {
-        let Some(y) = py(v) else { continue };
-        let color = if major { "#cccccc" } else { "#eeeeee" };
-        let _ = writeln!(
-            out,
-            "<line x1=\"{x0:.1}\" y1=\"{y:.1}\" x2=\"{x1:.1}\" y2=\"{y:.1}\" stroke=\"{color}\"/>"
-        );
-        if major {
-            let _ = writeln!(
-                out,
-                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
-                x0 - 6.0,
-                y + 4.0,
-                tick_label(v, p.y.log)
-            );
-        }
-    }
+    draw_grid(out, p, [x0, x1, y0, y1], &px, &py);
     let _ = writeln!(
         out,
         "<rect x=\"{x0:.1}\" y=\"{y0:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"black\"/>",
@@ -325,7 +292,62 @@ fn draw_panel(out: &mut String, p: &Panel, top: f64) {
         draw_series(out, s, &px, &py, y0, y1);
     }
     out.push_str("</g>\n");
-    // Legend.
+    draw_legend(out, p, x1, y0);
+    for (i, note) in p.notes.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<text x=\"{x0:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#333333\">{}</text>",
+            y1 + 52.0 + NOTE_LINE * i as f64,
+            escape(note)
+        );
+    }
+}
+
+/// The grid lines and tick labels of panel `p`, whose plot area spans `[x0, x1, y0, y1]`.
+fn draw_grid(
+    out: &mut String,
+    p: &Panel,
+    [x0, x1, y0, y1]: [f64; 4],
+    px: &dyn Fn(f64) -> Option<f64>,
+    py: &dyn Fn(f64) -> Option<f64>,
+) {
+    for (v, major) in p.x.ticks() {
+        let Some(x) = px(v) else { continue };
+        let color = if major { "#cccccc" } else { "#eeeeee" };
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x:.1}\" y1=\"{y0:.1}\" x2=\"{x:.1}\" y2=\"{y1:.1}\" stroke=\"{color}\"/>"
+        );
+        if major {
+            let _ = writeln!(
+                out,
+                "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+                y1 + 16.0,
+                tick_label(v, p.x.log)
+            );
+        }
+    }
+    for (v, major) in p.y.ticks() {
+        let Some(y) = py(v) else { continue };
+        let color = if major { "#cccccc" } else { "#eeeeee" };
+        let _ = writeln!(
+            out,
+            "<line x1=\"{x0:.1}\" y1=\"{y:.1}\" x2=\"{x1:.1}\" y2=\"{y:.1}\" stroke=\"{color}\"/>"
+        );
+        if major {
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
+                x0 - 6.0,
+                y + 4.0,
+                tick_label(v, p.y.log)
+            );
+        }
+    }
+}
+
+/// The legend of panel `p`, right of its plot area (which ends at `x1` and starts at `y0`).
+fn draw_legend(out: &mut String, p: &Panel, x1: f64, y0: f64) {
     let mut ly = y0 + 6.0;
     for s in &p.series {
         if s.label.is_empty() {
@@ -349,14 +371,6 @@ fn draw_panel(out: &mut String, p: &Panel, top: f64) {
             escape(&s.label)
         );
         ly += 18.0;
-    }
-    for (i, note) in p.notes.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "<text x=\"{x0:.1}\" y=\"{:.1}\" font-size=\"10.5\" fill=\"#333333\">{}</text>",
-            y1 + 52.0 + NOTE_LINE * i as f64,
-            escape(note)
-        );
     }
 }
 

@@ -6,7 +6,7 @@
 //! The timer is restarted by every new ACK (the "Slow-but-Steady" variant of section 4).
 
 use super::recovery::Recovery;
-use super::sender::SenderState;
+use super::state::SenderState;
 
 /// The NewReno variant.
 #[derive(Debug, Default, Clone)]

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::sender::SenderState;
+use super::state::SenderState;
 
 /// What a loss-recovery variant decides. The core calls these after its own bookkeeping.
 pub trait Recovery: fmt::Debug + Send {

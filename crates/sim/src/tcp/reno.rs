@@ -3,7 +3,7 @@
 //! duplicate ACK, deflated to ssthresh by the next new ACK (which ends fast recovery).
 
 use super::recovery::Recovery;
-use super::sender::SenderState;
+use super::state::SenderState;
 
 /// The Reno variant.
 #[derive(Debug, Default, Clone)]

@@ -8,7 +8,7 @@
 //! covers more than the previous RecoveryPoint.
 
 use super::recovery::Recovery;
-use super::sender::SenderState;
+use super::state::SenderState;
 
 /// The SACK variant.
 #[derive(Debug, Default, Clone)]

@@ -4,7 +4,7 @@
 //! passed the highest segment sent when the last one started.
 
 use super::recovery::Recovery;
-use super::sender::SenderState;
+use super::state::SenderState;
 
 /// The Tahoe variant.
 #[derive(Debug, Default, Clone)]

@@ -105,120 +105,156 @@ pub fn plots(grid: &Grid) -> Vec<(String, String)> {
             .iter()
             .filter(|r| r.bandwidth_kbps == kbps && r.tcp == tcp)
             .collect();
-        let (mut series, mut ratios) = (Vec::new(), Vec::new());
-        let (mut top, mut bottom) = (1.0f64, f64::INFINITY);
-        for line in &lines {
-            let (points, bars) = ours(grid, &table, &line.scheme, |_| Some(1.0));
-            let draft: Vec<(f64, f64)> = if line.draft {
-                table
-                    .iter()
-                    .filter_map(|r| r.draft(&line.scheme).map(|g| (r.ber, g)))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            for &(_, g) in points.iter().chain(&draft) {
-                top = top.max(g);
-                if g > 0.0 {
-                    bottom = bottom.min(g);
-                }
-            }
-            for &(_, low, high) in &bars {
-                top = top.max(high);
-                if low > 0.0 {
-                    bottom = bottom.min(low);
-                }
-            }
-            let ideal = |r: &Row| cell(grid, r, "ideal").map(|c| c.goodput_bytes_per_s);
-            let (ratio_points, ratio_bars) = ours(grid, &table, &line.scheme, ideal);
-            let solid = |points, bars| Series {
-                marker: Marker::Dot,
-                bars,
-                ..Series::line(&format!("{} (ours)", line.label), line.color, points)
-            };
-            let dashed = |points| Series {
-                marker: Marker::Square,
-                dashed: true,
-                width: 1.2,
-                ..Series::line(&format!("{} (draft)", line.label), line.color, points)
-            };
-            if !ratio_points.is_empty() {
-                ratios.push(solid(ratio_points, ratio_bars));
-            }
-            if !points.is_empty() {
-                series.push(solid(points, bars));
-            }
-            if line.draft {
-                let ratio_draft: Vec<(f64, f64)> = table
-                    .iter()
-                    .filter_map(|r| Some((r.ber, r.draft(&line.scheme)? / r.draft("ideal")?)))
-                    .collect();
-                ratios.push(dashed(ratio_draft));
-                series.push(dashed(draft));
-            }
-        }
-        let (bmin, bmax) = table.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
-            (lo.min(r.ber), hi.max(r.ber))
-        });
-        let mut mtus = String::from("MTU (bytes) by BER:");
-        let mut last = None;
-        for r in &table {
-            if last != Some(r.mtu) {
-                let _ = write!(mtus, " {} from {},", r.mtu, r.ber_text);
-                last = Some(r.mtu);
-            }
-        }
-        mtus.pop();
-        let seeds = grid.cells.first().map_or(0, |c| c.seeds);
-        let notes = vec![
-            mtus,
-            format!(
-                "Ours: mean of {seeds} seed(s) x {} s per point, {ERROR_BARS}; the draft's from \
-                 its Appendix B table.",
-                grid.duration_s
-            ),
-        ];
-        let x = Axis::log("bit error rate", bmin / 1.3, bmax * 1.3);
-        let top_ratio = ratios
-            .iter()
-            .flat_map(|s| {
-                s.points
-                    .iter()
-                    .map(|p| p.1)
-                    .chain(s.bars.iter().map(|b| b.2))
-            })
-            .filter(|v| v.is_finite())
-            .fold(1.0f64, f64::max);
-        let linear = Panel {
-            title: "goodput, linear scale".into(),
-            x: x.clone(),
-            y: Axis::linear("goodput (bytes/s)", 0.0, top * 1.05),
-            series: series.clone(),
-            notes: notes.clone(),
-        };
-        let log = Panel {
-            title: "goodput, logarithmic scale".into(),
-            x: x.clone(),
-            y: Axis::log("goodput (bytes/s)", (bottom / 1.5).max(0.1), top * 1.5),
-            series,
-            notes: notes.clone(),
-        };
-        let relative = Panel {
-            title: "goodput relative to IDEAL (ours to our IDEAL's mean, the draft's to its IDEAL)"
-                .into(),
-            x,
-            y: Axis::linear("goodput / IDEAL", 0.0, top_ratio * 1.1),
-            series: ratios,
-            notes,
-        };
         let name = format!("appendix-b-{kbps}k-{}.svg", tcp.name());
         let title = format!(
             "TAROC draft Appendix B: {kbps} kbit/s wireless link, TCP {}, goodput vs BER",
             tcp.name()
         );
-        files.push((name, plot::svg(&title, &[linear, log, relative])));
+        files.push((name, plot::svg(&title, &panels(grid, &lines, &table))));
     }
     files
+}
+
+/// The series of one table: goodput (ours and the draft's, every line) and goodput relative to
+/// IDEAL, with the highest and the lowest positive goodput drawn.
+struct TableSeries {
+    goodput: Vec<Series>,
+    ratios: Vec<Series>,
+    top: f64,
+    bottom: f64,
+}
+
+/// The series of `table`'s rows for every line.
+fn table_series(grid: &Grid, lines: &[Line], table: &[&Row]) -> TableSeries {
+    let (mut series, mut ratios) = (Vec::new(), Vec::new());
+    let (mut top, mut bottom) = (1.0f64, f64::INFINITY);
+    for line in lines {
+        let (points, bars) = ours(grid, table, &line.scheme, |_| Some(1.0));
+        let draft: Vec<(f64, f64)> = if line.draft {
+            table
+                .iter()
+                .filter_map(|r| r.draft(&line.scheme).map(|g| (r.ber, g)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for &(_, g) in points.iter().chain(&draft) {
+            top = top.max(g);
+            if g > 0.0 {
+                bottom = bottom.min(g);
+            }
+        }
+        for &(_, low, high) in &bars {
+            top = top.max(high);
+            if low > 0.0 {
+                bottom = bottom.min(low);
+            }
+        }
+        let ideal = |r: &Row| cell(grid, r, "ideal").map(|c| c.goodput_bytes_per_s);
+        let (ratio_points, ratio_bars) = ours(grid, table, &line.scheme, ideal);
+        let solid = |points, bars| Series {
+            marker: Marker::Dot,
+            bars,
+            ..Series::line(&format!("{} (ours)", line.label), line.color, points)
+        };
+        let dashed = |points| Series {
+            marker: Marker::Square,
+            dashed: true,
+            width: 1.2,
+            ..Series::line(&format!("{} (draft)", line.label), line.color, points)
+        };
+        if !ratio_points.is_empty() {
+            ratios.push(solid(ratio_points, ratio_bars));
+        }
+        if !points.is_empty() {
+            series.push(solid(points, bars));
+        }
+        if line.draft {
+            let ratio_draft: Vec<(f64, f64)> = table
+                .iter()
+                .filter_map(|r| Some((r.ber, r.draft(&line.scheme)? / r.draft("ideal")?)))
+                .collect();
+            ratios.push(dashed(ratio_draft));
+            series.push(dashed(draft));
+        }
+    }
+    TableSeries {
+        goodput: series,
+        ratios,
+        top,
+        bottom,
+    }
+}
+
+/// The notes under every panel of `table`: its MTUs, and what our points are.
+fn notes(grid: &Grid, table: &[&Row]) -> Vec<String> {
+    let mut mtus = String::from("MTU (bytes) by BER:");
+    let mut last = None;
+    for r in table {
+        if last != Some(r.mtu) {
+            let _ = write!(mtus, " {} from {},", r.mtu, r.ber_text);
+            last = Some(r.mtu);
+        }
+    }
+    mtus.pop();
+    let seeds = grid.cells.first().map_or(0, |c| c.seeds);
+    vec![
+        mtus,
+        format!(
+            "Ours: mean of {seeds} seed(s) x {} s per point, {ERROR_BARS}; the draft's from \
+             its Appendix B table.",
+            grid.duration_s
+        ),
+    ]
+}
+
+/// The three panels of one table: goodput on a linear scale, on a logarithmic one, and
+/// relative to IDEAL.
+fn panels(grid: &Grid, lines: &[Line], table: &[&Row]) -> [Panel; 3] {
+    let TableSeries {
+        goodput,
+        ratios,
+        top,
+        bottom,
+    } = table_series(grid, lines, table);
+    let notes = notes(grid, table);
+    let (bmin, bmax) = table.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+        (lo.min(r.ber), hi.max(r.ber))
+    });
+    let x = Axis::log("bit error rate", bmin / 1.3, bmax * 1.3);
+    let top_ratio = ratios
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .map(|p| p.1)
+                .chain(s.bars.iter().map(|b| b.2))
+        })
+        .filter(|v| v.is_finite())
+        .fold(1.0f64, f64::max);
+    let linear = Panel {
+        title: "goodput, linear scale".into(),
+        x: x.clone(),
+        y: Axis::linear("goodput (bytes/s)", 0.0, top * 1.05),
+        series: goodput.clone(),
+        notes: notes.clone(),
+    };
+    let log = Panel {
+        title: "goodput, logarithmic scale".into(),
+        x: x.clone(),
+        y: Axis::log("goodput (bytes/s)", (bottom / 1.5).max(0.1), top * 1.5),
+        series: goodput,
+        notes: notes.clone(),
+    };
+    let relative = Panel {
+        title: "goodput relative to IDEAL (ours to our IDEAL's mean, the draft's to its IDEAL)"
+            .into(),
+        x,
+        y: Axis::linear("goodput / IDEAL", 0.0, top_ratio * 1.1),
+        series: ratios,
+        notes,
+    };
+    [linear, log, relative]
 }
 
 #[cfg(test)]

@@ -83,67 +83,83 @@ pub fn simulated_text(r: &Results, claims: &[Claim]) -> String {
     let mut shown: Vec<(Topology, f64)> = Vec::new();
     for figure in FIGURES.iter().filter(|f| f.number != 19) {
         let key = (figure.topology, figure.bers[0]);
-        let numbers: Vec<String> = FIGURES
-            .iter()
-            .filter(|f| f.number != 19 && (f.topology, f.bers[0]) == key)
-            .map(|f| f.number.to_string())
-            .collect();
-        if shown.contains(&key) {
-            continue;
-        }
-        shown.push(key);
-        let _ = writeln!(
-            s,
-            "\nFigure {}: {} topology, BER {:e}",
-            numbers.join(", "),
-            key.0.name(),
-            key.1
-        );
-        for f in FIGURES
-            .iter()
-            .filter(|f| numbers.contains(&f.number.to_string()))
-        {
-            let _ = writeln!(s, "  paper (Fig. {}): {}", f.number, f.paper);
-        }
-        let _ = writeln!(
-            s,
-            "  {:<12} {:>9} {:>19} {:>10} {:>8} {:>10} {:>11}",
-            "scheme",
-            "kbit/s",
-            "[lowest, highest]",
-            "segments",
-            "vs none",
-            "frame loss",
-            "decomp drop"
-        );
-        let none = r.cell(key.0, key.1, "none").map(|c| c.goodput());
-        for scheme in &o.schemes {
-            let Some(c) = r.cell(key.0, key.1, scheme) else {
-                continue;
-            };
-            let per: Vec<f64> = c
-                .runs
-                .iter()
-                .map(|r| r.goodput_bytes_per_s * 0.008)
-                .collect();
-            let lo = per.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = per.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let vs = none.map_or("-".into(), |n| {
-                format!("{:+.1}%", (c.goodput() / n - 1.0) * 100.0)
-            });
-            let _ = writeln!(
-                s,
-                "  {:<12} {:>9.1} {:>19} {:>10.0} {:>8} {:>9.3}% {:>11.0}",
-                scheme,
-                c.kbps(),
-                format!("[{lo:.1}, {hi:.1}]"),
-                c.delivered(),
-                vs,
-                100.0 * c.mean(|r| r.loss_rate()),
-                c.mean(|r| r.decompressor_drops as f64)
-            );
+        if !shown.contains(&key) {
+            shown.push(key);
+            figure_table(&mut s, r, key);
         }
     }
+    figure_19(&mut s, r);
+    let _ = writeln!(s, "\nClaims");
+    for c in claims {
+        let _ = writeln!(
+            s,
+            "  [{:<11}] {} (measured: {})",
+            c.verdict.word(),
+            c.claim,
+            c.measured
+        );
+    }
+    s
+}
+
+/// The table of the figures over time of one (topology, BER): what the paper says of each,
+/// then every scheme's goodput, segments, gain over none and losses.
+fn figure_table(s: &mut String, r: &Results, (topology, ber): (Topology, f64)) {
+    let numbers: Vec<String> = FIGURES
+        .iter()
+        .filter(|f| f.number != 19 && (f.topology, f.bers[0]) == (topology, ber))
+        .map(|f| f.number.to_string())
+        .collect();
+    let _ = writeln!(
+        s,
+        "\nFigure {}: {} topology, BER {:e}",
+        numbers.join(", "),
+        topology.name(),
+        ber
+    );
+    for f in FIGURES
+        .iter()
+        .filter(|f| numbers.contains(&f.number.to_string()))
+    {
+        let _ = writeln!(s, "  paper (Fig. {}): {}", f.number, f.paper);
+    }
+    let _ = writeln!(
+        s,
+        "  {:<12} {:>9} {:>19} {:>10} {:>8} {:>10} {:>11}",
+        "scheme", "kbit/s", "[lowest, highest]", "segments", "vs none", "frame loss", "decomp drop"
+    );
+    let none = r.cell(topology, ber, "none").map(|c| c.goodput());
+    for scheme in &r.options.schemes {
+        let Some(c) = r.cell(topology, ber, scheme) else {
+            continue;
+        };
+        let per: Vec<f64> = c
+            .runs
+            .iter()
+            .map(|r| r.goodput_bytes_per_s * 0.008)
+            .collect();
+        let lo = per.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = per.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let vs = none.map_or("-".into(), |n| {
+            format!("{:+.1}%", (c.goodput() / n - 1.0) * 100.0)
+        });
+        let _ = writeln!(
+            s,
+            "  {:<12} {:>9.1} {:>19} {:>10.0} {:>8} {:>9.3}% {:>11.0}",
+            scheme,
+            c.kbps(),
+            format!("[{lo:.1}, {hi:.1}]"),
+            c.delivered(),
+            vs,
+            100.0 * c.mean(|r| r.loss_rate()),
+            c.mean(|r| r.decompressor_drops as f64)
+        );
+    }
+}
+
+/// Figure 19's grid: segments delivered per BER and scheme.
+fn figure_19(s: &mut String, r: &Results) {
+    let o = &r.options;
     let _ = writeln!(
         s,
         "\nFigure 19: WLAN, 512-byte segments delivered in {} s (mean over seeds)",
@@ -168,17 +184,6 @@ pub fn simulated_text(r: &Results, claims: &[Claim]) -> String {
         }
         let _ = writeln!(s);
     }
-    let _ = writeln!(s, "\nClaims");
-    for c in claims {
-        let _ = writeln!(
-            s,
-            "  [{:<11}] {} (measured: {})",
-            c.verdict.word(),
-            c.claim,
-            c.measured
-        );
-    }
-    s
 }
 
 /// The report: the analytic results, the simulated figures and the claims, and what the runs

@@ -7,6 +7,27 @@ use crate::plot::{self, Axis, Panel, Series};
 use crate::scenario::Scenario;
 use crate::thin::TRACE_POINTS;
 
+/// Points of a plot: (seconds, segments).
+type Points = Vec<(f64, f64)>;
+
+/// What both panels share: the window plotted, the scales, the sender's traces.
+struct Frame {
+    /// The end of the window plotted, s.
+    end_s: f64,
+    /// Bytes per segment.
+    mss: f64,
+    /// The sender's largest window, segments.
+    window: f64,
+    /// The top of the y-axis, segments.
+    top: f64,
+    /// Whether a trace was thinned.
+    thinned: bool,
+    /// The sender's cwnd, held to the window's end.
+    sender_cwnd: Points,
+    /// The sender's ssthresh from its first loss, held to the window's end.
+    sender_ss: Points,
+}
+
 /// The tracking plot of a traced run ([`super::run`]): two panels (Algorithm SEQ,
 /// Algorithm ACK), each with the sender's cwnd and ssthresh and the estimates, in segments,
 /// over the first `window_s` simulated seconds (all of the run if None).
@@ -17,41 +38,13 @@ pub fn svg(scenario: &Scenario, t: &Tracked, window_s: Option<f64>) -> String {
         .unwrap_or(scenario.duration_s)
         .min(scenario.duration_s);
     let end = (end_s * SECOND as f64) as Time;
-    let secs = |t: Time| t as f64 / SECOND as f64;
-    let segs = |b: f64| b / mss;
-    let sender_cwnd: Vec<(f64, f64)> = o
-        .cwnd_trace
-        .iter()
-        .filter(|p| p.time_ns <= end)
-        .map(|p| (secs(p.time_ns), segs(p.cwnd as f64)))
-        .chain(std::iter::once((end_s, f64::NAN)))
-        .collect();
-    // Before its first loss the sender's ssthresh is its arbitrary initial value (unbounded in
-    // effect): drawn from the first loss on.
-    let initial_ssthresh = o.cwnd_trace.first().map(|p| p.ssthresh);
-    let sender_ss: Vec<(f64, f64)> = o
-        .cwnd_trace
-        .iter()
-        .skip_while(|p| Some(p.ssthresh) == initial_ssthresh)
-        .filter(|p| p.time_ns <= end)
-        .map(|p| (secs(p.time_ns), segs(p.ssthresh as f64)))
-        .collect();
-    // Hold the last values to the end of the window.
-    let hold = |mut v: Vec<(f64, f64)>| {
-        if let Some(&(_, y)) = v.iter().rev().find(|(_, y)| y.is_finite()) {
-            v.retain(|(_, y)| y.is_finite());
-            v.push((end_s, y));
-        }
-        v
-    };
-    let sender_cwnd = hold(sender_cwnd);
-    let sender_ss = hold(sender_ss);
+    let (sender_cwnd, sender_ss) = sender_traces(t, end_s, mss);
     let window = f64::from(scenario.max_window_segments);
     let in_window = |est: &[(Time, u32, u32)], pick: fn(&(Time, u32, u32)) -> u32| {
         est.iter()
             .filter(|e| e.0 <= end)
-            .map(|e| (secs(e.0), segs(f64::from(pick(e)))))
-            .collect::<Vec<(f64, f64)>>()
+            .map(|e| (seconds(e.0), f64::from(pick(e)) / mss))
+            .collect::<Points>()
     };
     let seq: Vec<_> = seq_estimates(t).collect();
     let ack: Vec<_> = ack_estimates(t).collect();
@@ -66,51 +59,14 @@ pub fn svg(scenario: &Scenario, t: &Tracked, window_s: Option<f64>) -> String {
         .fold(window, f64::max)
         * 1.08;
     let [(seq_cwnd, seq_ss), (ack_cwnd, ack_ss)] = series;
-    let thinned = o.cwnd_trace.len().max(seq.len()).max(ack.len()) >= TRACE_POINTS / 2;
-    let panel = |name: &str,
-                 algo: &str,
-                 cwnd: Vec<(f64, f64)>,
-                 ss: Vec<(f64, f64)>,
-                 acc: Accuracy| {
-        let step = |s: Series| Series { step: true, ..s };
-        let mut notes = vec![format!("Over the whole run: {}.", acc.summary())];
-        if thinned {
-            notes.push(format!(
-                "Long run: the plotted traces are thinned evenly to at most {TRACE_POINTS} points each \
-                 (the figures above count every estimate)."
-            ));
-        }
-        Panel {
-            title: format!("{name}: the sender's window beside {algo}'s estimate"),
-            x: Axis::linear("time (s)", 0.0, end_s),
-            y: Axis::linear(&format!("segments (MSS {} bytes)", mss), 0.0, top),
-            series: vec![
-                Series {
-                    dashed: true,
-                    width: 1.0,
-                    ..Series::line(
-                        "max window",
-                        "#999999",
-                        vec![(0.0, window), (end_s, window)],
-                    )
-                },
-                step(Series::line("sender cwnd", "#000000", sender_cwnd.clone())),
-                step(Series {
-                    dashed: true,
-                    ..Series::line("sender ssthresh", "#000000", sender_ss.clone())
-                }),
-                step(Series {
-                    width: 1.3,
-                    ..Series::line(&format!("{algo} cwnd"), "#d62728", cwnd)
-                }),
-                step(Series {
-                    dashed: true,
-                    width: 1.3,
-                    ..Series::line(&format!("{algo} ssthresh"), "#1f77b4", ss)
-                }),
-            ],
-            notes,
-        }
+    let frame = Frame {
+        end_s,
+        mss,
+        window,
+        top,
+        thinned: o.cwnd_trace.len().max(seq.len()).max(ack.len()) >= TRACE_POINTS / 2,
+        sender_cwnd,
+        sender_ss,
     };
     let title = format!(
         "Congestion-window tracking: {} kbit/s, BER {:e}, MTU {}, TCP {}, {}, seed {}",
@@ -128,21 +84,108 @@ pub fn svg(scenario: &Scenario, t: &Tracked, window_s: Option<f64>) -> String {
         &title,
         &[
             panel(
-                "Data stream (router)",
-                "Algorithm SEQ",
-                seq_cwnd,
-                seq_ss,
+                &frame,
+                ["Data stream (router)", "Algorithm SEQ"],
+                [seq_cwnd, seq_ss],
                 t.seq_accuracy,
             ),
             panel(
-                "ACK stream (mobile host)",
-                "Algorithm ACK",
-                ack_cwnd,
-                ack_ss,
+                &frame,
+                ["ACK stream (mobile host)", "Algorithm ACK"],
+                [ack_cwnd, ack_ss],
                 t.ack_accuracy,
             ),
         ],
     )
+}
+
+/// Simulated time in seconds.
+fn seconds(t: Time) -> f64 {
+    t as f64 / SECOND as f64
+}
+
+/// The sender's cwnd and ssthresh over the first `end_s` seconds, in segments of `mss` bytes,
+/// each held at its last value to the end.
+fn sender_traces(t: &Tracked, end_s: f64, mss: f64) -> (Points, Points) {
+    let trace = &t.outcome.cwnd_trace;
+    let end = (end_s * SECOND as f64) as Time;
+    let sender_cwnd: Points = trace
+        .iter()
+        .filter(|p| p.time_ns <= end)
+        .map(|p| (seconds(p.time_ns), p.cwnd as f64 / mss))
+        .chain(std::iter::once((end_s, f64::NAN)))
+        .collect();
+    // Before its first loss the sender's ssthresh is its arbitrary initial value (unbounded in
+    // effect): drawn from the first loss on.
+    let initial_ssthresh = trace.first().map(|p| p.ssthresh);
+    let sender_ss: Points = trace
+        .iter()
+        .skip_while(|p| Some(p.ssthresh) == initial_ssthresh)
+        .filter(|p| p.time_ns <= end)
+        .map(|p| (seconds(p.time_ns), p.ssthresh as f64 / mss))
+        .collect();
+    // Hold the last values to the end of the window.
+    let hold = |mut v: Points| {
+        if let Some(&(_, y)) = v.iter().rev().find(|(_, y)| y.is_finite()) {
+            v.retain(|(_, y)| y.is_finite());
+            v.push((end_s, y));
+        }
+        v
+    };
+    (hold(sender_cwnd), hold(sender_ss))
+}
+
+/// One algorithm's panel: `[name, algo]` its stream and algorithm, `[cwnd, ss]` its
+/// estimates, `acc` their accuracy over the whole run.
+fn panel(frame: &Frame, [name, algo]: [&str; 2], [cwnd, ss]: [Points; 2], acc: Accuracy) -> Panel {
+    let step = |s: Series| Series { step: true, ..s };
+    let mut notes = vec![format!("Over the whole run: {}.", acc.summary())];
+    if frame.thinned {
+        notes.push(format!(
+            "Long run: the plotted traces are thinned evenly to at most {TRACE_POINTS} points each \
+             (the figures above count every estimate)."
+        ));
+    }
+    let (end_s, window) = (frame.end_s, frame.window);
+    Panel {
+        title: format!("{name}: the sender's window beside {algo}'s estimate"),
+        x: Axis::linear("time (s)", 0.0, end_s),
+        y: Axis::linear(
+            &format!("segments (MSS {} bytes)", frame.mss),
+            0.0,
+            frame.top,
+        ),
+        series: vec![
+            Series {
+                dashed: true,
+                width: 1.0,
+                ..Series::line(
+                    "max window",
+                    "#999999",
+                    vec![(0.0, window), (end_s, window)],
+                )
+            },
+            step(Series::line(
+                "sender cwnd",
+                "#000000",
+                frame.sender_cwnd.clone(),
+            )),
+            step(Series {
+                dashed: true,
+                ..Series::line("sender ssthresh", "#000000", frame.sender_ss.clone())
+            }),
+            step(Series {
+                width: 1.3,
+                ..Series::line(&format!("{algo} cwnd"), "#d62728", cwnd)
+            }),
+            step(Series {
+                dashed: true,
+                width: 1.3,
+                ..Series::line(&format!("{algo} ssthresh"), "#1f77b4", ss)
+            }),
+        ],
+        notes,
+    }
 }
 
 #[cfg(test)]

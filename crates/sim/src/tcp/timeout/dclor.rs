@@ -15,7 +15,7 @@
 
 use super::{conventional, AckInfo, AckVerdict, TimeoutEvent, TimeoutResponse};
 use crate::tcp::rto::RtoEstimator;
-use crate::tcp::sender::SenderState;
+use crate::tcp::state::SenderState;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 enum Phase {

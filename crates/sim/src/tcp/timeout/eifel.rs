@@ -4,7 +4,7 @@
 
 use super::{conventional, AckInfo, AckVerdict, TimeoutEvent, TimeoutResponse};
 use crate::tcp::rto::RtoEstimator;
-use crate::tcp::sender::SenderState;
+use crate::tcp::state::SenderState;
 
 /// RFC 3522 section 3.2, for timeout-based retransmits.
 #[derive(Debug, Default, Clone, Copy)]

@@ -9,7 +9,7 @@ use super::eifel::Detector;
 use super::{conventional, AckInfo, AckVerdict, TimeoutEvent, TimeoutResponse};
 use crate::event::{Time, MILLISECOND};
 use crate::tcp::rto::RtoEstimator;
-use crate::tcp::sender::SenderState;
+use crate::tcp::state::SenderState;
 
 /// The RFC 4015 response.
 #[derive(Debug, Default, Clone)]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::recovery::Recovery;
 use super::rto::RtoEstimator;
-use super::sender::SenderState;
+use super::state::SenderState;
 
 pub mod dclor;
 pub mod eifel;
