@@ -31,6 +31,7 @@ mod transports;
 
 pub use forwarding::{
     forwarding_table, run_forwarding, ForwardingConfig, ForwardingLink, ForwardingRecord, Route,
+    SERIAL_BAUD,
 };
 pub use serial::{run_serial_bench, serial_table, Line, SerialBenchConfig, SerialRecord};
 pub use transports::{run_transport_bench, transport_table, TransportRecord, TRANSPORTS};
