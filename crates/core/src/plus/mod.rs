@@ -35,6 +35,7 @@ pub mod decompressor;
 pub mod format;
 pub mod handshake;
 pub mod ipid;
+pub mod ir;
 pub mod mirror;
 pub mod note;
 pub mod numbers;

@@ -10,11 +10,12 @@ use super::co::{write_co, Coder};
 use super::Context;
 use crate::plus::compact;
 use crate::plus::format;
+use crate::plus::ir::IrRepr;
 use crate::plus::packed;
 use crate::plus::ports;
 use crate::plus::scaled::Strides;
 use crate::plus::PlusStats;
-use crate::tcp::packet::{self, TcpIpPacket};
+use crate::tcp::packet::TcpIpPacket;
 use crate::tcp::stats::Why;
 
 /// IR: the packet whole, its first length field carrying the context flags and the CID, and
@@ -34,27 +35,16 @@ pub(super) fn write_ir(
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
 ) -> u8 {
-    out.clear();
-    out.extend_from_slice(p.bytes);
-    let mut flags = ctx.behaviour.code() | (ctx.identity.usual_ecn & 0x03) << 2;
-    if ctx.strides != Strides::default() {
-        if p.flags & flags::URG != 0 || p.urgent != 0 {
-            ctx.strides = Strides::default();
-        } else {
-            flags |= format::ir::STRIDES;
-            let stride = if ctx.strides.ack != 0 {
-                flags |= format::ir::ACK_STRIDE;
-                ctx.strides.ack
-            } else {
-                ctx.strides.seq
-            };
-            let at = p.tcp_offset + format::URGENT_OFFSET;
-            out[at..at + 2].copy_from_slice(&stride.to_be_bytes());
-        }
+    if ctx.strides != Strides::default() && (p.flags & flags::URG != 0 || p.urgent != 0) {
+        ctx.strides = Strides::default();
     }
-    let at = packet::length_field_offset(p.v4);
-    out[at] = flags;
-    out[at + 1] = cid;
+    let repr = IrRepr {
+        cid,
+        behaviour: ctx.behaviour,
+        usual_ecn: ctx.identity.usual_ecn,
+        strides: ctx.strides,
+    };
+    repr.emit(p, out);
     if !compact::encode(out, compact::Framing::Ir, mirror, scratch) {
         return format::IR;
     }

@@ -10,6 +10,7 @@ use crate::plus::ack::{self, Extension};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::handshake;
 use crate::plus::ipid::Behaviour;
+use crate::plus::ir::{IrFrame, IrRepr};
 use crate::plus::numbers;
 use crate::plus::outer::{Outer, Predictor};
 use crate::plus::ports;
@@ -22,62 +23,19 @@ impl PlusDecompressor {
     /// Sets up a context from an IR frame (spec section 3; a compact IR's, expanded) and
     /// delivers its packet, once it verified.
     pub(super) fn ir(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        let v4 = match frame.first().map(|b| b >> 4) {
-            Some(4) => true,
-            Some(6) => false,
-            _ => return Err(DropReason::Malformed),
-        };
-        let at = packet::length_field_offset(v4);
-        let (ctx_flags, cid) = match frame.get(at..at + 2) {
-            Some(&[f, c]) => (f, c),
-            _ => return Err(DropReason::Malformed),
-        };
-        if ctx_flags & !format::ir::ALL != 0 {
-            return Err(DropReason::Malformed);
-        }
-        let packet_bytes = frame;
-        let len = if v4 {
-            packet_bytes.len()
-        } else {
-            packet_bytes
-                .len()
-                .checked_sub(taroc_wire::ipv6::HEADER_LEN)
-                .ok_or(DropReason::Malformed)?
-        };
-        if packet_bytes.len() < at + 2 || len > usize::from(u16::MAX) {
-            return Err(DropReason::Malformed);
-        }
-        out.clear();
-        out.extend_from_slice(packet_bytes);
-        out[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
-        let mut strides = Strides::default();
-        if ctx_flags & format::ir::STRIDES != 0 {
-            let tcp = taroc_wire::ip::IpInfo::parse(out)
-                .map_err(|_| DropReason::Malformed)?
-                .transport_offset;
-            let urgent = tcp + format::URGENT_OFFSET;
-            let field = out
-                .get_mut(urgent..urgent + 2)
-                .ok_or(DropReason::Malformed)?;
-            let stride = u16::from_be_bytes([field[0], field[1]]);
-            field.fill(0);
-            if ctx_flags & format::ir::ACK_STRIDE != 0 {
-                strides.ack = stride;
-            } else {
-                strides.seq = stride;
-            }
-        } else if ctx_flags & format::ir::ACK_STRIDE != 0 {
-            return Err(DropReason::Malformed);
-        }
+        let IrRepr {
+            cid,
+            behaviour,
+            usual_ecn,
+            strides,
+        } = IrRepr::parse(&IrFrame::new_checked(frame)?, out)?;
         let p = TcpIpPacket::parse(out).ok_or(DropReason::ChecksumMismatch)?;
-        let behaviour = Behaviour::of_code(ctx_flags);
         if !p.v4 && behaviour != Behaviour::Zero
             || behaviour == Behaviour::Zero && p.fields.ip_id != 0
         {
             out.clear();
             return Err(DropReason::Malformed);
         }
-        let usual_ecn = (ctx_flags >> 2) & 0x03;
         let tunnel = self.tunnel_outer.flatten();
         let outer = tunnel.map(|(o, _)| o);
         let outer_predictor = outer_predictor(tunnel, p.fields.ip_id);
