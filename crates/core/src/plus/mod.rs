@@ -22,8 +22,8 @@
 //! `docs/taroc-plus-format.md`.
 //!
 //! What it shares with the draft (packet parsing, the window, the tracking, the repairs) comes
-//! from [`crate::tcp`], nothing from [`crate::taroc`]; its settings are [`PlusConfig`], its
-//! counters [`PlusStats`].
+//! from [`crate::tcp`], nothing from the draft's own module; its settings are [`PlusConfig`],
+//! its counters [`PlusStats`].
 
 pub mod ack;
 pub mod breakdown;
