@@ -12,8 +12,10 @@
 //! - [`dclor`]: the DCLOR draft's spurious-timeout study over the STIS stall model.
 //! - [`lowloss`]: Degermark et al.'s low-loss header compression.
 //! - [`decoupling`]: Wang & Kung's TCP decoupling.
-//! - [`tracking`]: the accuracy of TAROC's congestion-window tracking (a run watched, no grid:
-//!   `taroc sim --cwnd-plot` and Appendix B's cwnd-tracking plot).
+//! - [`tracking`]: the accuracy of TAROC's congestion-window tracking: one run watched through
+//!   an observer, no grid and no claims (`taroc sim --cwnd-plot` and Appendix B's cwnd-tracking
+//!   plot), laid out the same way (`runs.rs`, `plots.rs`, beside `trace.rs` and
+//!   `accuracy.rs`).
 
 use serde::Serialize;
 

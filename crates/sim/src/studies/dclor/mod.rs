@@ -36,7 +36,7 @@ impl Study for Dclor {
     type Record = Record;
 
     fn runs(options: &StudyOptions) -> usize {
-        options.responses.len() * options.seeds as usize
+        options.schemes.len().max(1) * options.responses.len() * options.seeds.max(1) as usize
     }
 
     fn run(
