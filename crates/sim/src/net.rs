@@ -49,7 +49,7 @@ pub enum Agent<H = Box<dyn NodeAgent>> {
     Sender(Box<TcpSender>),
     /// A TCP receiver.
     Receiver(Box<TcpReceiver>),
-    /// Any other host (e.g. the decoupling socket's ends), behind [`NodeAgent`].
+    /// Any other host: one of the type the network was made for, behind [`NodeAgent`].
     Custom(H),
 }
 
