@@ -18,8 +18,10 @@
 //!   `CONTEXT_STATE` 0x2065). Wireshark decodes them with its own PPP, VJ and IPHC dissectors.
 //! - `taroc` and its variants: link type 147, LINKTYPE_USER0, our private encapsulation. Each
 //!   record is `[direction] [kind] [frame]`: the direction octet as above, then the frame-kind
-//!   octet the link carries ([`FrameKind::to_byte`]: 0 `TYPE_IP`, 1 `UNCOMPRESSED_TCP`,
-//!   2 `COMPRESSED_TCP`, 6 `CONTEXT_STATE`), then the frame. `wireshark/taroc.lua` decodes it.
+//!   octet the link carries ([`FrameKind::to_byte`]: for the draft 0 `TYPE_IP`,
+//!   1 `UNCOMPRESSED_TCP`, 2 `COMPRESSED_TCP`, 6 `CONTEXT_STATE`; for `taroc-plus` its own
+//!   kinds, 0x08 and up, as `docs/taroc-plus-format.md` lays them out), then the frame.
+//!   `wireshark/taroc.lua` decodes every kind of both.
 //!
 //! # Delivered packets (`--write-delivered FILE`)
 //!
