@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""Header bytes per packet of taroc's schemes and of the C ROHC library on the mixed captures
+(`captures/mixed/`), whole and per kind of packet; prints the tables of
+`docs/results/mixed-traffic.md` as Markdown.
+
+    baseline.py --taroc TAROC --rohc ROHC_BENCH [--out DIR] CAPTURE...
+
+For each capture it runs
+
+    TAROC eval --json --scheme none,iphc,taroc-plus,taroc-plus-u --per-packet DIR/NAME.taroc.csv \\
+        --write-frames DIR/NAME.frames.pcap CAPTURE
+    ROHC_BENCH --header --per-packet DIR/NAME.rohc.tsv CAPTURE           (U-mode, UDP profile for UDP)
+    ROHC_BENCH --header --rtp --per-packet DIR/NAME.rohc-rtp.tsv CAPTURE (U-mode, RTP detection on)
+
+and reads the capture itself (raw IP, classic pcap) to tell each packet's kind. Both tools count
+the same header bytes: IP headers (extension headers and an IPv6 fragment header included) and
+the TCP or UDP header; an ICMP header and an RTP header are payload. Our frames carry a one-byte
+kind, which is in taroc's figures. Packets are matched by their index in the capture.
+
+With `--rtp` the library also compresses the 12-byte RTP header of packets it takes for RTP
+(its RTP profile, 0x0001), which the harness counts as payload: on the "RTP basis" those 12 bytes
+count as header for every column (original, ROHC without `--rtp`, ROHC with it, taroc), on the
+same packets (those the library compressed with its RTP profile).
+
+Uses the standard library only.
+"""
+
+import argparse
+import collections
+import csv
+import json
+import os
+import struct
+import subprocess
+import sys
+
+SCHEMES = "none,iphc,taroc-plus,taroc-plus-u"
+RTP_PORTS = range(40000, 40200)
+
+
+def packets(path):
+    """The IP packets of a classic pcap of link type raw IP (101)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = struct.unpack("<I", data[:4])[0]
+    endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    linktype = struct.unpack(endian + "I", data[20:24])[0]
+    if linktype != 101:
+        raise SystemExit(f"{path}: link type {linktype}, not raw IP (101)")
+    off = 24
+    while off + 16 <= len(data):
+        _, _, incl, _ = struct.unpack(endian + "IIII", data[off:off + 16])
+        yield data[off + 16:off + 16 + incl]
+        off += 16 + incl
+
+
+def frames_of(path):
+    """The records of a pcap of `taroc eval --write-frames` for a taroc scheme (LINKTYPE_USER0: a
+    direction octet, the kind octet, the frame)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    off = 24
+    while off + 16 <= len(data):
+        incl = struct.unpack("<I", data[off + 8:off + 12])[0]
+        yield data[off + 16:off + 16 + incl]
+        off += 16 + incl
+
+
+# taroc-plus's CO-N frames (docs/taroc-plus-format.md, sections 1 and 8): kind byte 0x10 +
+# |0|C|I I|F|, but 0x16 (a packed IR of a TCP context).
+CO_N, CO_N_LAST, PACKED_IR = 0x10, 0x1F, 0x16
+
+
+def co_n_parts(k):
+    """The bytes of a CO-N header by field, from its kind byte: kind, CID, IP-ID, fragment field,
+    CRC-16."""
+    return dict(kind=1, cid=1 if k & 0x08 else 0, ipid=[0, 1, 2, 0][(k >> 1) & 3],
+                frag=2 if k & 0x01 else 0, crc=2)
+
+
+def kind_of(p):
+    """A packet's kind, e.g. "QUIC short v4", "RTP v6", "IPv4 fragment (first)"."""
+    v = p[0] >> 4
+    if v == 4:
+        fam = "v4"
+        hl = (p[0] & 15) * 4
+        proto = p[9]
+        frag = struct.unpack("!H", p[6:8])[0]
+        if frag & 0x3FFF:
+            return "IPv4 fragment (first)" if frag & 0x1FFF == 0 else "IPv4 fragment (rest)"
+        l4 = p[hl:]
+    else:
+        fam = "v6"
+        proto = p[6]
+        l4 = p[40:]
+        if proto == 44:
+            offset = struct.unpack("!H", l4[2:4])[0] >> 3
+            return "IPv6 fragment (first)" if offset == 0 else "IPv6 fragment (rest)"
+    if proto == 6:
+        return f"TCP {fam}"
+    if proto in (1, 58):
+        t = l4[0]
+        if (proto, t) in ((1, 8), (1, 0), (58, 128), (58, 129)):
+            return f"ICMP echo {fam}"
+        return f"ICMP error {fam}"
+    if proto == 17:
+        sport, dport = struct.unpack("!HH", l4[:4])
+        ports = (sport, dport)
+        payload = l4[8:]
+        if 443 in ports:
+            return f"QUIC {'long' if payload[0] & 0x80 else 'short'} {fam}"
+        if 53 in ports:
+            return f"DNS {fam}"
+        if sport in RTP_PORTS and dport in RTP_PORTS:
+            if sport % 2:
+                return f"RTCP {fam}"
+            return f"RTP {'video' if sport >= 40100 else 'voice'} {fam}"
+        return f"UDP other {fam}"
+    return f"IP proto {proto} {fam}"
+
+
+def rohc_rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def run(cmd):
+    print("+ " + " ".join(cmd), file=sys.stderr)
+    r = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return r.stdout
+
+
+def measure(cap, args):
+    name = os.path.basename(cap).rsplit(".", 1)[0]
+    tcsv = os.path.join(args.out, f"{name}.taroc.csv")
+    rtsv = os.path.join(args.out, f"{name}.rohc.tsv")
+    rrtsv = os.path.join(args.out, f"{name}.rohc-rtp.tsv")
+    frames = os.path.join(args.out, f"{name}.frames.pcap")
+    lines = run([args.taroc, "eval", "--json", "--scheme", SCHEMES, "--per-packet", tcsv,
+                 "--write-frames", frames, cap])
+    evals = {j["scheme"]: j for j in map(json.loads, lines.splitlines())}
+    summary = {}
+    for flag, tsv in (([], rtsv), (["--rtp"], rrtsv)):
+        out = run([args.rohc, "--header"] + flag + ["--per-packet", tsv, cap])
+        head, row = out.splitlines()[:2]
+        summary["rtp" if flag else "udp"] = dict(zip(head.split("\t"), row.split("\t")))
+    kinds = [kind_of(p) for p in packets(cap)]
+    taroc = collections.defaultdict(dict)
+    feedback = collections.Counter()
+    plus_rows = []
+    with open(tcsv) as f:
+        for r in csv.DictReader(f):
+            if r["scheme"] == "taroc-plus":
+                plus_rows.append(r)
+            if r["index"] == "":
+                feedback[r["scheme"]] += int(r["link_header_bytes"])
+                continue
+            taroc[r["scheme"]][int(r["index"])] = r
+    # taroc-plus's frames in link order, as the per-packet lines: each packet's kind byte.
+    plus_frames = list(frames_of(os.path.join(args.out, f"{name}.frames.taroc-plus.pcap")))
+    assert len(plus_frames) == len(plus_rows), (cap, len(plus_frames), len(plus_rows))
+    co_n = {}
+    for frame, row in zip(plus_frames, plus_rows):
+        is_co_n = CO_N <= frame[1] <= CO_N_LAST and frame[1] != PACKED_IR
+        assert is_co_n == (row["kind"] == "PROFILE_NON_TCP"), (cap, row)
+        if is_co_n:
+            co_n[int(row["index"])] = frame[1]
+    rohc = {"udp": rohc_rows(rtsv), "rtp": rohc_rows(rrtsv)}
+    n = len(kinds)
+    for key, rows in rohc.items():
+        assert len(rows) == n, (cap, key, len(rows), n)
+    for s in taroc:
+        assert len(taroc[s]) == n, (cap, s, len(taroc[s]), n)
+    return dict(name=name, kinds=kinds, evals=evals, summary=summary, taroc=taroc,
+                feedback=feedback, rohc=rohc, n=n, co_n=co_n)
+
+
+def rohc_hdr(row):
+    """A packet's ROHC header bytes: its ROHC packet (feedback piggybacked on it included) minus
+    its payload."""
+    return int(row["rohc_len"]) - int(row["payload"])
+
+
+def fmt(x, digits=2):
+    return f"{x:.{digits}f}"
+
+
+def extra_of(r, i):
+    """Bytes counted as header on the fair basis beyond the harnesses' accounting: the 12-byte
+    RTP header of an RTP packet, the 8-byte ICMP header of an ICMP packet."""
+    k = r["kinds"][i]
+    if k.startswith("RTP "):
+        return 12
+    if k.startswith("ICMP "):
+        return 8
+    return 0
+
+
+def uses_rtp(r):
+    return any(k.startswith("RTP ") for k in r["kinds"])
+
+
+def capture_tables(results):
+    print("### Whole captures, as the harnesses count (RTP and ICMP headers are payload)\n")
+    print("| capture | packets | original B/pkt | none | iphc | ROHC U | taroc-plus | taroc-plus-u "
+          "| taroc-plus / ROHC U | taroc-plus full headers | ROHC IR |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for r in results:
+        e, s = r["evals"], r["summary"]["udp"]
+        n = r["n"]
+        rohc = float(s["avg_rohc_hdr"])
+        tp = e["taroc-plus"]["header_bytes_per_packet"]
+        full = e["taroc-plus"]["frames_by_kind"].get("PROFILE_FULL", 0) + \
+            e["taroc-plus"]["frames_by_kind"].get("TYPE_IP", 0)
+        ir = sum(1 for row in r["rohc"]["udp"] if row["type"] == "IR")
+        print(f"| `{r['name']}.pcap` | {n} | {fmt(e['none']['original_header_bytes'] / n)} "
+              f"| {fmt(e['none']['header_bytes_per_packet'])} | {fmt(e['iphc']['header_bytes_per_packet'])} "
+              f"| {fmt(rohc)} | {fmt(tp)} | {fmt(e['taroc-plus-u']['header_bytes_per_packet'])} "
+              f"| {fmt(tp / rohc)} | {full} | {ir} |")
+    print()
+    print("### Whole captures, fair basis (RTP header 12 B and ICMP header 8 B counted as header "
+          "in every column; ROHC with `--rtp` where the capture has RTP)\n")
+    print("| capture | packets | RTP | ICMP | original B/pkt | ROHC U, UDP profile | ROHC U `--rtp` "
+          "| taroc-plus | taroc-plus-u | taroc-plus / ROHC (RTP profile where RTP) |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for r in results:
+        n = r["n"]
+        extra = sum(extra_of(r, i) for i in range(n))
+        nrtp = sum(1 for k in r["kinds"] if k.startswith("RTP "))
+        nicmp = sum(1 for k in r["kinds"] if k.startswith("ICMP "))
+        e, s = r["evals"], r["summary"]
+        orig = e["none"]["original_header_bytes"] + extra
+        udp = int(s["udp"]["rohc_hdr_B"]) + extra
+        rtp = int(s["rtp"]["rohc_hdr_B"]) + extra if uses_rtp(r) else None
+        tp = e["taroc-plus"]["link_header_bytes"] + extra
+        tpu = e["taroc-plus-u"]["link_header_bytes"] + extra
+        rohc = rtp if rtp is not None else udp
+        print(f"| `{r['name']}.pcap` | {n} | {nrtp} | {nicmp} | {fmt(orig / n)} | {fmt(udp / n)} "
+              f"| {fmt(rtp / n) if rtp is not None else '–'} | {fmt(tp / n)} | {fmt(tpu / n)} "
+              f"| {fmt(tp / rohc)} |")
+    print()
+    print("Packets the harness's `--rtp` detection sent to the RTP profile that are not RTP: "
+          + ", ".join(f"`{r['name']}` {sum(1 for i in range(r['n']) if r['rohc']['rtp'][i]['profile'] == '1' and not r['kinds'][i].startswith('RTP '))}"
+                      for r in results) + ".\n")
+
+
+def kind_table(results):
+    print("### Per kind of packet, fair basis\n")
+    print("| capture | kind | packets | original B/pkt | ROHC U | ROHC U `--rtp` | taroc-plus "
+          "| taroc-plus / ROHC | taroc-plus full headers (B in each) | ROHC IR (B in each, mean) "
+          "| taroc-plus compressed: commonest B | ROHC compressed: commonest B |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for r in results:
+        by = collections.defaultdict(list)
+        for i, k in enumerate(r["kinds"]):
+            by[k].append(i)
+        tp_rows = r["taroc"]["taroc-plus"]
+        for k in sorted(by):
+            idx = by[k]
+            cnt = len(idx)
+            extra = [extra_of(r, i) for i in idx]
+            is_rtp = k.startswith("RTP ")
+            orig = sum(int(tp_rows[i]["original_header_bytes"]) + x for i, x in zip(idx, extra))
+            udp = sum(rohc_hdr(r["rohc"]["udp"][i]) + x for i, x in zip(idx, extra))
+            rtp = sum(rohc_hdr(r["rohc"]["rtp"][i]) + x for i, x in zip(idx, extra))
+            tp = sum(int(tp_rows[i]["link_header_bytes"]) + x for i, x in zip(idx, extra))
+            full = [i for i in idx if tp_rows[i]["kind"] in ("PROFILE_FULL", "TYPE_IP")]
+            fullset = set(full)
+            comp = collections.Counter(int(tp_rows[i]["link_header_bytes"]) + x
+                                       for i, x in zip(idx, extra) if i not in fullset)
+            key = "rtp" if is_rtp else "udp"
+            rohc = rtp if is_rtp else udp
+            irs = [i for i in idx if r["rohc"][key][i]["type"] == "IR"]
+            rcomp = collections.Counter(rohc_hdr(r["rohc"][key][i]) + x
+                                        for i, x in zip(idx, extra)
+                                        if r["rohc"][key][i]["type"] != "IR")
+            full_b = {int(tp_rows[i]["link_header_bytes"]) + extra_of(r, i) for i in full}
+            full_txt = f"{len(full)} ({'/'.join(map(str, sorted(full_b)))})" if full else "0"
+            ir_b = sum(rohc_hdr(r["rohc"][key][i]) + extra_of(r, i) for i in irs)
+            ir_txt = f"{len(irs)} ({fmt(ir_b / len(irs), 1)})" if irs else "0"
+
+            def common(c):
+                if not c:
+                    return "–"
+                size, times = c.most_common(1)[0]
+                return f"{size} ({times}x)"
+
+            print(f"| `{r['name']}` | {k} | {cnt} | {fmt(orig / cnt)} | {fmt(udp / cnt)} "
+                  f"| {fmt(rtp / cnt) if is_rtp else '–'} | {fmt(tp / cnt)} "
+                  f"| {fmt(tp / rohc) if rohc > 0 else '–'} "
+                  f"| {full_txt} | {ir_txt} | {common(comp)} | {common(rcomp)} |")
+    print()
+
+
+def co_n_table(results):
+    print("### taroc-plus's compressed frames for non-TCP packets (CO-N), by field, fair basis\n")
+    print("Bytes per CO-N frame on average; *rest* is what follows the CRC-16 in the frame's "
+          "header part: the UDP checksum (UDP), the echo sequence number (ICMPv4 echo), the "
+          "whole 8-byte ICMP header (ICMPv6, ICMP errors: no echo mode), or the 8-byte IPv6 "
+          "fragment header.\n")
+    print("| capture | kind | CO-N frames | kind byte | CID | IP-ID | fragment field | CRC-16 | rest "
+          "| RTP header (whole) | total |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for r in results:
+        tp_rows = r["taroc"]["taroc-plus"]
+        by = collections.defaultdict(list)
+        for i, k in r["co_n"].items():
+            by[r["kinds"][i]].append(i)
+        for k in sorted(by):
+            idx = by[k]
+            cnt = len(idx)
+            parts = collections.Counter()
+            total = 0
+            for i in idx:
+                parts.update(co_n_parts(r["co_n"][i]))
+                total += int(tp_rows[i]["link_header_bytes"]) + extra_of(r, i)
+            rtp = 12 * cnt if k.startswith("RTP ") else 0
+            rest = total - sum(parts.values()) - rtp
+            cells = [parts["kind"], parts["cid"], parts["ipid"], parts["frag"], parts["crc"], rest, rtp,
+                     total]
+            print(f"| `{r['name']}` | {k} | {cnt} | " + " | ".join(fmt(c / cnt) for c in cells) + " |")
+    print()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--taroc", required=True, help="the taroc binary")
+    p.add_argument("--rohc", required=True, help="the harness of the ROHC peer kit, rohc_bench")
+    p.add_argument("--out", default="baseline-out", help="folder for the per-packet files")
+    p.add_argument("captures", nargs="+")
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    results = [measure(c, args) for c in args.captures]
+    capture_tables(results)
+    kind_table(results)
+    co_n_table(results)
+
+
+if __name__ == "__main__":
+    main()
