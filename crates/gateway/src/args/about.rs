@@ -5,7 +5,7 @@ pub const GATEWAY_ABOUT: &str = "\
 Run header compression on a live Linux link: packets from TUN devices cross a compressor, a \
 link and a decompressor.
 
-Two modes:
+Four links:
 
   Emulated link (one host): --tun-a NAME --tun-b NAME [--netns-a NS --netns-b NS]
     Packets read from TUN A are compressed, cross an emulated link (--rate, --delay, --queue, \
@@ -57,9 +57,11 @@ add mode tun`), given the --mtu and brought up; their addresses and routes are y
 link MTU are dropped, counted and logged (at most once a second). The link MTU must be at \
 least the TUN MTU.
 
-Counters (packets, bytes saved, drops by reason, context damage, datagrams refused before \
-decompression by reason, feedback) are printed every --stats-interval seconds and in full on exit, on SIGINT/SIGTERM or after --duration. Needs root \
-(CAP_NET_ADMIN; CAP_SYS_ADMIN for --netns-*).
+Counters (packets, bytes saved, bytes on the medium with framing, drops by reason, context \
+damage, frames refused before decompression by reason, feedback) are printed every \
+--stats-interval seconds and in full on exit, on SIGINT/SIGTERM or after --duration. Needs root \
+(CAP_NET_ADMIN; CAP_NET_RAW for --ethernet; CAP_SYS_ADMIN for --netns-*). To run as a service, \
+put the options in a TOML file and give --config FILE.
 
 Example, one host:
   ip netns add left; ip netns add right
