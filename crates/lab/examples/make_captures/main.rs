@@ -20,11 +20,11 @@
 //! session, DNS-like UDP queries, large UDP datagrams (IPv4 fragments), ICMP echo (some
 //! fragmented) and UDP to a closed port (ICMP port unreachable).
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use taroc_core::Variant;
 use taroc_gateway::gateway::{run_emulated, LoopOptions, Pipeline, PipelineConfig};
@@ -32,6 +32,10 @@ use taroc_gateway::link::LinkConfig;
 use taroc_gateway::netns::{self, Netns};
 use taroc_gateway::tun::{Tun, TunConfig};
 use taroc_gateway::Error;
+
+#[path = "../capture_kit/mod.rs"]
+mod capture_kit;
+use capture_kit::{address, dumpcap, interrupt};
 
 mod traffic;
 
@@ -181,60 +185,11 @@ fn kinds(params: &Params) -> Vec<Kind> {
     ]
 }
 
-fn address(v6: bool, side: usize) -> IpAddr {
-    let host = side as u8 + 1;
-    if v6 {
-        IpAddr::V6(Ipv6Addr::new(0xfd00, 0x77, 0, 0, 0, 0, 0, host.into()))
-    } else {
-        IpAddr::V4(Ipv4Addr::new(10, 77, 0, host))
-    }
-}
-
 fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), Error> {
     netns::run_in(Some(ns), || {
         std::fs::write(format!("/proc/sys/net/{key}"), value)
             .map_err(|e| Error::io(format!("setting {key} to {value}"), e))
     })
-}
-
-/// A `dumpcap` of `filter` on namespace `ns`'s TUN device into `file`.
-fn dumpcap(ns: &str, filter: &str, file: &Path) -> Result<Child, Error> {
-    let mut args = vec![
-        "netns", "exec", ns, "dumpcap", "-q", "-P", "-s", "0", "-i", "taroc0",
-    ];
-    if !filter.is_empty() {
-        args.extend(["-f", filter]);
-    }
-    let file = file.to_string_lossy();
-    args.extend(["-w", &file]);
-    let child = Command::new("ip")
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| Error::io("running dumpcap", e))?;
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !Path::new(file.as_ref()).exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    Ok(child)
-}
-
-/// Stops a dumpcap this program started (SIGINT, so it writes its last records) and waits.
-fn stop(mut child: Child) -> Result<(), Error> {
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .map_err(|e| Error::io("running kill", e))?;
-    if !status.success() {
-        let _ = child.kill();
-    }
-    child
-        .wait()
-        .map_err(|e| Error::io("waiting for dumpcap", e))?;
-    Ok(())
 }
 
 /// Makes one capture into `out`.
@@ -327,7 +282,7 @@ fn make(kind: &Kind, out: &Path) -> Result<(), Error> {
             };
             std::thread::sleep(Duration::from_millis(1500));
             for c in captures {
-                stop(c)?;
+                interrupt(c)?;
             }
             traffic
         })();

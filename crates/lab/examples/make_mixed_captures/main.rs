@@ -20,7 +20,6 @@
 //! servers' standard input is closed.
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +32,10 @@ use taroc_gateway::link::LinkConfig;
 use taroc_gateway::netns::{self, Netns};
 use taroc_gateway::tun::{Tun, TunConfig};
 use taroc_gateway::Error;
+
+#[path = "../capture_kit/mod.rs"]
+mod capture_kit;
+use capture_kit::{address, dumpcap, interrupt};
 
 /// The link of every capture, each way: 4000 kbit/s, 20 ms, DropTail of 64 packets, 0.5% loss.
 const RATE_KBPS: u64 = 4000;
@@ -297,52 +300,6 @@ fn kinds() -> Vec<Kind> {
         kind("icmp_v6.pcap", true, 409, icmp),
         kind("mix_v4.pcap", false, 410, mix),
     ]
-}
-
-fn address(v6: bool, side: usize) -> IpAddr {
-    let host = side as u8 + 1;
-    if v6 {
-        IpAddr::V6(Ipv6Addr::new(0xfd00, 0x77, 0, 0, 0, 0, 0, host.into()))
-    } else {
-        IpAddr::V4(Ipv4Addr::new(10, 77, 0, host))
-    }
-}
-
-/// A `dumpcap` of `filter` on namespace `ns`'s TUN device into `file`.
-fn dumpcap(ns: &str, filter: &str, file: &Path) -> Result<Child, Error> {
-    let file = file.to_string_lossy();
-    let args = [
-        "netns", "exec", ns, "dumpcap", "-q", "-P", "-s", "0", "-i", "taroc0", "-f", filter, "-w",
-        &file,
-    ];
-    let child = Command::new("ip")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| Error::io("running dumpcap", e))?;
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !Path::new(file.as_ref()).exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    Ok(child)
-}
-
-/// Sends SIGINT to a process this program started and waits for it.
-fn interrupt(mut child: Child) -> Result<(), Error> {
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .map_err(|e| Error::io("running kill", e))?;
-    if !status.success() {
-        let _ = child.kill();
-    }
-    child
-        .wait()
-        .map_err(|e| Error::io("waiting for dumpcap", e))?;
-    Ok(())
 }
 
 /// A traffic process started and ready.
