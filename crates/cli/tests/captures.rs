@@ -2,50 +2,15 @@
 //! handling of unreadable files and of its built-in capture.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use taroc_cli::capture;
 use taroc_cli::eval::{self, Options, SchemeResult};
 use taroc_core::variant::{self, Variant};
 
-/// The shared captures: `$TAROC_SHARED_CAPTURES` if set (the skip test points it at a missing
-/// directory), else `shared/captures` beside the checkout.
-fn captures_dir() -> PathBuf {
-    std::env::var_os("TAROC_SHARED_CAPTURES").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/captures"
-            ))
-        },
-        PathBuf::from,
-    )
-}
-
-/// Every `*.pcap` / `*.pcapng` under `dir`, sorted.
-fn capture_files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("pcap" | "pcapng")
-            ) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
+mod capture_dirs;
+use capture_dirs::{capture_files, shared_dir as captures_dir};
 
 fn assert_clean(result: &SchemeResult) {
     let what = format!("{} / {}", result.capture, result.scheme);

@@ -17,6 +17,9 @@ use taroc_cli::capture;
 use taroc_cli::eval::{self, Options, SchemeResult};
 use taroc_core::variant::{self, Variant};
 
+mod capture_dirs;
+use capture_dirs::{capture_files, shared_dir};
+
 /// The stored figures.
 const STORED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/figures.tsv");
 
@@ -27,47 +30,24 @@ const SEED: u64 = 3;
 /// The schemes run on the lossy link (those that repair their contexts).
 const LOSSY_SCHEMES: [&str; 3] = ["taroc-repair", "taroc-plus", "taroc-plus-u"];
 
-fn shared_dir() -> PathBuf {
-    std::env::var_os("TAROC_SHARED_CAPTURES").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/captures"
-            ))
-        },
-        PathBuf::from,
-    )
-}
-
 fn own_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../captures"))
 }
 
-/// Every `*.pcap` / `*.pcapng` under `dir` that holds IP packets, sorted, each with the name
-/// its rows carry (`shared/…` or `own/…`, relative to `dir`).
+/// Every capture under `dir` that holds IP packets, sorted, each with the name its rows
+/// carry (`shared/…` or `own/…`, relative to `dir`).
 fn captures(dir: &Path, prefix: &str) -> Vec<(String, PathBuf)> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(at) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&at) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("pcap" | "pcapng")
-            ) && capture::open(&path).is_ok()
-            {
-                let name = path.strip_prefix(dir).unwrap_or(&path).display();
-                found.push((format!("{prefix}/{name}"), path));
-            }
-        }
-    }
-    found.sort();
-    found
+    capture_files(dir)
+        .into_iter()
+        .filter(|path| capture::open(path).is_ok())
+        .map(|path| {
+            let name = format!(
+                "{prefix}/{}",
+                path.strip_prefix(dir).unwrap_or(&path).display()
+            );
+            (name, path)
+        })
+        .collect()
 }
 
 /// A row's figures: what a user reads in `taroc eval`'s output.
