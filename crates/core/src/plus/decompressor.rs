@@ -324,6 +324,11 @@ impl PlusDecompressor {
                 self.other_requests.refused(cid);
             }
         })?;
+        // A tunnel's outer header goes as CO-N, never CO-S (its decoding by trial would come
+        // after the inner frame's, which the outer fields set up).
+        if !matches!(head.form, other::Form::Long { .. }) {
+            return Err(DropReason::Malformed);
+        }
         let [inner_kind, inner_frame @ ..] = &rest[at..] else {
             return Err(DropReason::Malformed);
         };
@@ -357,7 +362,7 @@ impl PlusDecompressor {
             // context: only IR frames of its inner flows consult it): ask for it, as for any
             // CO-N frame, else every tunnel frame after it fails alike until its refresh.
             let outer = self.other.rebuild(&head, &inner, out);
-            self.other_requests.record(head.cid(), &outer);
+            self.other_requests.record(head.cid, &outer);
             outer
         });
         if result.is_err() {

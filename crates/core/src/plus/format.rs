@@ -71,10 +71,11 @@ pub const COMPACT_IR: u8 = FrameKind::PROFILE_FIRST + 6;
 pub const COMPACT_SYN: u8 = FrameKind::PROFILE_FIRST + 7;
 
 /// The kind byte of a packed IR: a short mirrored compact IR in two octets fewer
-/// ([`super::packed`]). It is one of the CO-N kind bytes that CO-N refuses (I = 3, section 8).
+/// ([`super::packed`]). It lies among the non-TCP compressed kind bytes, which skip it
+/// (section 8).
 pub const PACKED_IR: u8 = FrameKind::PROFILE_NON_TCP_FULL;
 
-/// The packed IR's byte is a CO-N kind byte with I = 3 (refused as CO-N), C and F clear.
+/// The packed IR's byte is among the non-TCP compressed kind bytes, none of which is it.
 const _: () = assert!(PACKED_IR == FrameKind::PROFILE_NON_TCP | 0x06);
 
 /// Whether `kind` is the kind byte of a frame that sets a TCP context up (IR, compact IR,

@@ -1,12 +1,15 @@
 //! The compressor's side of `taroc-plus` for packets that are not compressible TCP: a context
-//! per flow of the same shape, IR-N frames to start and refresh it, CO-N frames against it.
+//! per flow of the same template, IR-N frames to start and refresh it, CO-S and CO-N frames
+//! against the decompressor's possible references.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
+use super::fields::{fits_lsb8, Dynamic, State};
+use super::head::{Form, Head, RTP_M, T_SHIFT};
 use super::{
-    crc16, kind, shape, template_in, Shape, CO_N, FRAG_HISTORY, IP_ID_BELOW, IP_ID_HISTORY, IR_N,
-    MAX_CONTEXTS, MAX_HEADER, MAX_REFRESH, REFRESH, START_IRS,
+    flag, header_crc, shape, template_in, transport_checksum, Shape, IR_N, MAX_CONTEXTS,
+    MAX_HEADER, MAX_REFRESH, REFRESH, SHORT_CIDS, START_IRS, STEP, WINDOW,
 };
 use crate::codec::FrameKind;
 use crate::tcp::packet::length_field_offset;
@@ -14,37 +17,172 @@ use crate::tcp::packet::length_field_offset;
 #[derive(Debug, Clone)]
 struct CompContext {
     template: Vec<u8>,
+    shape: Shape,
     /// Packets since the last IR-N.
     since_ir: u16,
     /// Packets between refresh IR-Ns now ([`REFRESH`] doubling up to [`MAX_REFRESH`]).
     period: u16,
     irs_due: u8,
-    /// The IP-IDs of the last packets, newest at `next - 1` (a ring).
-    ip_ids: [u16; IP_ID_HISTORY],
+    /// The decompressor's state after each of the last frames, newest at `next - 1` (a ring).
+    refs: [State; WINDOW],
     next: usize,
-    /// The fragment fields of the last IR-Ns, newest first.
-    frags: [u16; FRAG_HISTORY],
+    /// The last packet's fields.
+    last: Dynamic,
+    /// Whether the IP-ID steps with the sequence number, as the packets so far say.
+    step: bool,
+    /// The RTP timestamp stride, as the packets so far say, and the last advance seen.
+    stride: u16,
+    last_delta: u32,
     last_used: u64,
 }
 
 impl CompContext {
-    /// Whether `ip_id`'s 8 LSBs decode against every IP-ID of the history.
-    fn fits(&self, ip_id: u16) -> bool {
-        self.ip_ids
+    fn new(template: Vec<u8>, s: Shape, d: Dynamic, clock: u64) -> CompContext {
+        let step = s.own_ip_id() && d.ip_id != 0;
+        let state = State {
+            fields: d,
+            step,
+            stride: 0,
+        };
+        CompContext {
+            template,
+            shape: s,
+            since_ir: 0,
+            period: REFRESH,
+            irs_due: START_IRS - 1,
+            refs: [state; WINDOW],
+            next: 0,
+            last: d,
+            step,
+            stride: 0,
+            last_delta: 0,
+            last_used: clock,
+        }
+    }
+
+    /// Learns the IP-ID's step and the timestamp's stride from the packet of fields `d`.
+    fn learn(&mut self, d: &Dynamic) {
+        let s = self.shape;
+        let last = self.last;
+        let n = d.seq.wrapping_sub(last.seq);
+        if s.own_ip_id() {
+            if n != 0 && d.ip_id == last.ip_id.wrapping_add(n) {
+                self.step = true;
+            } else if d.ip_id == last.ip_id {
+                self.step = false;
+            }
+        }
+        if s.rtp && n == 1 {
+            let delta = d.ts.wrapping_sub(last.ts);
+            if delta != 0 && delta <= u32::from(u16::MAX) {
+                if self.stride == 0 || delta == self.last_delta {
+                    self.stride = delta as u16;
+                }
+                self.last_delta = delta;
+            }
+        }
+        self.last = *d;
+    }
+
+    /// The state a decompressor holds after a frame of this packet, `d`, that sets the
+    /// context's step and stride.
+    fn state(&self, d: Dynamic) -> State {
+        State {
+            fields: d,
+            step: self.step && self.shape.own_ip_id(),
+            stride: if self.shape.rtp { self.stride } else { 0 },
+        }
+    }
+
+    fn push(&mut self, state: State) {
+        self.refs[self.next] = state;
+        self.next = (self.next + 1) % WINDOW;
+    }
+
+    /// Whether `head` decodes into `want` against every reference.
+    fn decodes(&self, head: &Head, want: &State) -> bool {
+        let s = self.shape;
+        self.refs
             .iter()
-            .all(|&r| ip_id.wrapping_sub(r).wrapping_add(IP_ID_BELOW) < 256)
+            .all(|r| head.decode(s, r, 0).is_some_and(|(_, got)| got == *want))
     }
 
-    fn push(&mut self, ip_id: u16) {
-        self.ip_ids[self.next] = ip_id;
-        self.next = (self.next + 1) % IP_ID_HISTORY;
-    }
-
-    /// An IR-N of `ip_id` and `frag` was sent (it may be lost: the histories keep the older).
-    fn sent_ir_n(&mut self, ip_id: u16, frag: u16) {
-        self.push(ip_id);
-        self.frags.rotate_right(1);
-        self.frags[0] = frag;
+    /// The CO-N head of the packet of fields `want.fields`: each field in as few octets as
+    /// decode against every reference.
+    fn long_head(&self, want: &State, crc: u16, checksum: Option<[u8; 2]>, cid: u8) -> Head {
+        let s = self.shape;
+        let d = &want.fields;
+        let refs = &self.refs;
+        let s_code: u8 = if !s.has_seq() || refs.iter().all(|r| r.fields.seq == d.seq) {
+            0
+        } else if refs.iter().all(|r| fits_lsb8(r.fields.seq, d.seq)) {
+            1
+        } else {
+            2
+        };
+        let i_code: u8 = if !s.own_ip_id()
+            || refs
+                .iter()
+                .all(|r| r.ip_id_with(d.seq, want.step) == d.ip_id)
+        {
+            0
+        } else if refs.iter().all(|r| fits_lsb8(r.fields.ip_id, d.ip_id)) {
+            1
+        } else {
+            2
+        };
+        let frag = refs
+            .iter()
+            .any(|r| r.fields.frag != d.frag)
+            .then_some(d.frag);
+        let mut flags = s_code << flag::S_SHIFT | i_code << flag::I_SHIFT;
+        if frag.is_some() {
+            flags |= flag::F;
+        }
+        if checksum.is_some() {
+            flags |= flag::K;
+        }
+        if want.step {
+            flags |= flag::D;
+        }
+        let marker = if d.marker { RTP_M } else { 0 };
+        let mut head = Head {
+            cid,
+            form: Form::Long {
+                flags,
+                seq: d.seq,
+                ip_id: d.ip_id,
+                frag,
+                rtp: 3 << T_SHIFT | marker,
+                ts: d.ts,
+                stride: want.stride,
+            },
+            crc,
+            checksum,
+        };
+        if s.rtp {
+            // The timestamp in as few octets as decode everywhere: on the line, then 8 and 16
+            // LSBs of the scaled timestamp, else whole with the stride.
+            let same_stride = refs.iter().all(|r| r.stride == want.stride);
+            let stride = u32::from(want.stride).max(1);
+            for code in 0..3u8 {
+                let ts = match code {
+                    0 => 0,
+                    1 => (d.ts / stride) & 0xFF,
+                    _ => (d.ts / stride) & 0xFFFF,
+                };
+                let mut trial = head;
+                if let Form::Long { rtp, ts: t, .. } = &mut trial.form {
+                    *rtp = code << T_SHIFT | marker;
+                    *t = ts;
+                }
+                if same_stride && self.decodes(&trial, want) {
+                    head = trial;
+                    break;
+                }
+            }
+        }
+        head
     }
 }
 
@@ -57,9 +195,9 @@ pub struct OtherCompressor {
 }
 
 impl OtherCompressor {
-    /// Compresses `packet` into `out` (IR-N or CO-N), or returns `None` (send it whole).
-    /// Without `payload` a CO-N frame stops before the payload (a tunnel carries it
-    /// compressed); an IR-N frame is always whole.
+    /// Compresses `packet` into `out` (IR-N, CO-S or CO-N), or returns `None` (send it whole).
+    /// Without `payload` the frame is a CO-N head that stops before the payload (a tunnel
+    /// carries it compressed); an IR-N frame is always whole.
     pub fn compress(
         &mut self,
         packet: &[u8],
@@ -71,98 +209,79 @@ impl OtherCompressor {
         // The template on the stack: a Vec is made only for a new context.
         let mut buf = [0; MAX_HEADER];
         let t = template_in(packet, s, &mut buf);
-        let ip_id = if s.v4 {
-            u16::from_be_bytes([packet[4], packet[5]])
-        } else {
-            0
-        };
-        let frag = if s.v4 {
-            u16::from_be_bytes([packet[6], packet[7]])
-        } else {
-            0
-        };
+        let d = Dynamic::of(packet, s);
         out.clear();
-        let known = self.by_template.get(t).copied();
-        if let Some(ctx) = known.map(|cid| &mut self.contexts[usize::from(cid)]) {
-            ctx.last_used = self.clock;
-            ctx.since_ir += 1;
-            if ctx.irs_due > 0 || ctx.since_ir >= ctx.period {
-                if ctx.irs_due == 0 {
-                    ctx.period = (ctx.period * 2).min(MAX_REFRESH);
-                }
-                ctx.irs_due = ctx.irs_due.saturating_sub(1);
-                ctx.since_ir = 0;
-                ctx.sent_ir_n(ip_id, frag);
+        let Some(cid) = self.by_template.get(t).copied() else {
+            let cid = self.new_context(t, s, d);
+            let ctx = &self.contexts[usize::from(cid)];
+            return Some(ir_n(packet, ctx, cid, out));
+        };
+        let ctx = &mut self.contexts[usize::from(cid)];
+        ctx.last_used = self.clock;
+        ctx.since_ir += 1;
+        ctx.learn(&d);
+        if ctx.irs_due > 0 || ctx.since_ir >= ctx.period {
+            if ctx.irs_due == 0 {
+                ctx.period = (ctx.period * 2).min(MAX_REFRESH);
             }
+            ctx.irs_due = ctx.irs_due.saturating_sub(1);
+            ctx.since_ir = 0;
+            let state = ctx.state(d);
+            ctx.push(state);
+            return Some(ir_n(packet, ctx, cid, out));
         }
-        if let Some(cid) = known.filter(|&cid| self.contexts[usize::from(cid)].since_ir > 0) {
-            let ctx = &mut self.contexts[usize::from(cid)];
-            let code: u8 = if ip_id == 0 {
-                0
-            } else if ctx.fits(ip_id) {
-                1
-            } else {
-                2
-            };
-            ctx.push(ip_id);
-            let mut k = CO_N | code << kind::I_SHIFT;
-            if cid != 0 {
-                k |= kind::C;
-                out.push(cid);
-            }
-            match code {
-                1 => out.push(ip_id as u8),
-                2 => out.extend_from_slice(&ip_id.to_be_bytes()),
-                _ => {}
-            }
-            if ctx.frags.iter().any(|&f| f != frag) {
-                k |= kind::F;
-                out.extend_from_slice(&frag.to_be_bytes());
-            }
-            out.extend_from_slice(&crc16(&packet[..s.header]).to_be_bytes());
-            if s.udp || s.echo {
-                // The UDP checksum, or the ICMP echo sequence number.
-                out.extend_from_slice(&packet[s.header - 2..s.header]);
-            }
-            if payload {
-                out.extend_from_slice(&packet[s.header..]);
-            }
-            return Some(FrameKind::Profile(k));
+        let want = ctx.state(d);
+        let checksum = carried_checksum(packet, s, &ctx.template);
+        let crc = header_crc(packet, s);
+        let short = Head {
+            cid,
+            form: Form::Short {
+                lsb: if s.has_seq() { d.seq as u8 & 3 } else { 0 },
+            },
+            crc,
+            checksum: None,
+        };
+        let lsb = if s.has_seq() { d.seq as u8 & 3 } else { 0 };
+        let id = Head {
+            form: Form::Id {
+                lsb,
+                ip_id: d.ip_id as u8 & 0x3F,
+            },
+            ..short
+        };
+        let head = if !payload || checksum.is_some() {
+            ctx.long_head(&want, crc, checksum, cid)
+        } else if cid < SHORT_CIDS && ctx.decodes(&short, &want) {
+            short
+        } else if s.own_ip_id() && ctx.decodes(&id, &want) {
+            id
+        } else {
+            ctx.long_head(&want, crc, checksum, cid)
+        };
+        ctx.push(want);
+        let kind = head.emit(s, out);
+        if payload {
+            out.extend_from_slice(&packet[s.header..]);
         }
-        if let Some(cid) = known {
-            return Some(ir_n(packet, s, cid, out));
-        }
+        Some(FrameKind::Profile(kind))
+    }
+
+    /// Sets a context up for the template `t` (least recently used replaced); its CID.
+    fn new_context(&mut self, t: &[u8], s: Shape, d: Dynamic) -> u8 {
+        let ctx = CompContext::new(t.to_vec(), s, d, self.clock);
         let cid = if self.contexts.len() < MAX_CONTEXTS {
-            self.contexts.push(CompContext {
-                template: Vec::new(),
-                since_ir: 0,
-                period: REFRESH,
-                irs_due: 0,
-                ip_ids: [ip_id; IP_ID_HISTORY],
-                frags: [frag; FRAG_HISTORY],
-                next: 0,
-                last_used: 0,
-            });
+            self.contexts.push(ctx);
             self.contexts.len() - 1
         } else {
             let lru = (0..self.contexts.len())
                 .min_by_key(|&i| self.contexts[i].last_used)
                 .unwrap_or(0);
             self.by_template.remove(&self.contexts[lru].template);
+            self.contexts[lru] = ctx;
             lru
         };
-        self.contexts[cid] = CompContext {
-            template: t.to_vec(),
-            since_ir: 0,
-            period: REFRESH,
-            irs_due: START_IRS - 1,
-            ip_ids: [ip_id; IP_ID_HISTORY],
-            frags: [frag; FRAG_HISTORY],
-            next: 0,
-            last_used: self.clock,
-        };
         self.by_template.insert(t.to_vec(), cid as u8);
-        Some(ir_n(packet, s, cid as u8, out))
+        cid as u8
     }
 
     /// Whether [`OtherCompressor::compress`] would code a packet of header template `template`
@@ -187,12 +306,31 @@ impl OtherCompressor {
     }
 }
 
-/// Writes `packet` (of shape `s`) as an IR-N frame of `cid`.
-fn ir_n(packet: &[u8], s: Shape, cid: u8, out: &mut Vec<u8>) -> FrameKind {
+/// The transport checksum of `packet` (of shape `s`, context template `template`) if a frame
+/// must carry it: unless the decompressor computes it (the field is the computed value) or the
+/// context's checksums are 0.
+fn carried_checksum(packet: &[u8], s: Shape, template: &[u8]) -> Option<[u8; 2]> {
+    let at = s.checksum_at()?;
+    let field = [packet[at], packet[at + 1]];
+    let expected = if s.udp && template[at..at + 2] == [0, 0] {
+        0
+    } else {
+        transport_checksum(packet, s)?
+    };
+    (field != expected.to_be_bytes()).then_some(field)
+}
+
+/// Writes `packet` as an IR-N frame of context `ctx`, CID `cid`.
+fn ir_n(packet: &[u8], ctx: &CompContext, cid: u8, out: &mut Vec<u8>) -> FrameKind {
+    let s = ctx.shape;
+    let state = ctx.state(ctx.last);
     out.clear();
     out.extend_from_slice(packet);
     let at = length_field_offset(s.v4);
-    out[at] = s.flags();
+    out[at] = s.flags() | if state.step { STEP } else { 0 };
     out[at + 1] = cid;
+    if s.rtp {
+        out[s.ip + 4..s.ip + 6].copy_from_slice(&state.stride.to_be_bytes());
+    }
     FrameKind::Profile(IR_N)
 }

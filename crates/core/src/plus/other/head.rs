@@ -1,0 +1,352 @@
+//! The header part of CO-S and CO-N frames (spec section 8), read and written in one place:
+//! [`Head::parse`] reads it from a frame, [`Head::emit`] writes it, and [`Head::decode`] gives
+//! the fields it says against a decompressor's [`State`].
+
+use alloc::vec::Vec;
+
+use super::fields::{decode_lsb6, decode_lsb8, Dynamic, State};
+use super::{flag, short_kind, short_of, Shape, CO_I, CO_I_CID, CO_N_LONG, SHORT_TRIALS};
+use crate::codec::DropReason;
+
+/// The header part of a CO-S or CO-N frame: its CID, its fields, its CRC-16 and the transport
+/// checksum when carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
+    /// The CID of the context it names.
+    pub cid: u8,
+    /// The fields as coded.
+    pub form: Form,
+    /// The CRC-16 of the original header ([`super::header_crc`]).
+    pub crc: u16,
+    /// The transport checksum, when carried (else computed, or 0).
+    pub checksum: Option<[u8; 2]>,
+}
+
+/// The fields of a CO-S or CO-N frame as coded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// CO-S: the two sequence LSBs; every field follows from the reference.
+    Short {
+        /// The sequence number's two LSBs.
+        lsb: u8,
+    },
+    /// CO-I: the two sequence LSBs and six LSBs of the IPv4 Identification; the other fields
+    /// follow from the reference.
+    Id {
+        /// The sequence number's two LSBs.
+        lsb: u8,
+        /// The IP-ID's six LSBs.
+        ip_id: u8,
+    },
+    /// CO-N: the flags octet ([`flag`]) and the fields it says are there.
+    Long {
+        /// The flags octet (its C bit as the CID says).
+        flags: u8,
+        /// The sequence number's LSBs (as many as the S code says).
+        seq: u16,
+        /// The IP-ID's LSBs (as many as the I code says).
+        ip_id: u16,
+        /// The fragment field, when carried.
+        frag: Option<u16>,
+        /// The RTP octet `| T T | M | 0 0 0 0 0 |` (RTP contexts; else 0).
+        rtp: u8,
+        /// The timestamp field (T = 1: 8 LSBs of the scaled timestamp, 2: 16, 3: the
+        /// timestamp).
+        ts: u32,
+        /// The new stride (T = 3).
+        stride: u16,
+    },
+}
+
+/// Shift of the timestamp code in the RTP octet.
+pub const T_SHIFT: u8 = 6;
+
+/// The marker bit of the RTP octet.
+pub const RTP_M: u8 = 0x20;
+
+/// Reads a frame's octets in order.
+struct Reader<'a> {
+    frame: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// The next `n` octets.
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DropReason> {
+        let bytes = self.frame.get(self.at..self.at + n);
+        self.at += n;
+        bytes.ok_or(DropReason::Malformed)
+    }
+
+    /// The next `n` octets as a big-endian number.
+    fn number(&mut self, n: usize) -> Result<u32, DropReason> {
+        Ok(self.take(n)?.iter().fold(0, |v, &b| v << 8 | u32::from(b)))
+    }
+}
+
+/// The field widths (octets) of the codes 0, 1, 2 (the S and I codes).
+fn width(code: u8) -> Result<usize, DropReason> {
+    match code {
+        0..=2 => Ok(usize::from(code)),
+        _ => Err(DropReason::Malformed),
+    }
+}
+
+impl Head {
+    /// Parses the header part of a CO-S or CO-N frame of kind byte `k` (all but its payload),
+    /// `shape_of` giving the shape of the context a CID names (`None`: no context); the head
+    /// and the octets it took.
+    pub fn parse(
+        k: u8,
+        frame: &[u8],
+        shape_of: impl Fn(u8) -> Option<Shape>,
+    ) -> Result<(Head, usize), DropReason> {
+        let mut r = Reader { frame, at: 0 };
+        if let Some((cid, lsb)) = short_of(k) {
+            let crc = r.number(2)? as u16;
+            let s = shape_of(cid).ok_or(DropReason::NoContext)?;
+            if !s.has_seq() && lsb != 0 {
+                return Err(DropReason::Malformed);
+            }
+            let form = Form::Short { lsb };
+            let head = Head {
+                cid,
+                form,
+                crc,
+                checksum: None,
+            };
+            return Ok((head, r.at));
+        }
+        if k == CO_I || k == CO_I_CID {
+            let cid = if k == CO_I_CID {
+                match r.number(1)? as u8 {
+                    0 => return Err(DropReason::Malformed),
+                    c => c,
+                }
+            } else {
+                0
+            };
+            let octet = r.number(1)? as u8;
+            let crc = r.number(2)? as u16;
+            let s = shape_of(cid).ok_or(DropReason::NoContext)?;
+            if !s.own_ip_id() {
+                return Err(DropReason::Malformed);
+            }
+            let form = Form::Id {
+                lsb: octet >> 6,
+                ip_id: octet & 0x3F,
+            };
+            let head = Head {
+                cid,
+                form,
+                crc,
+                checksum: None,
+            };
+            return Ok((head, r.at));
+        }
+        if k != CO_N_LONG {
+            return Err(DropReason::Malformed);
+        }
+        let flags = r.number(1)? as u8;
+        let cid = if flags & flag::C != 0 {
+            match r.number(1)? as u8 {
+                0 => return Err(DropReason::Malformed),
+                c => c,
+            }
+        } else {
+            0
+        };
+        let s = shape_of(cid).ok_or(DropReason::NoContext)?;
+        let (s_code, i_code) = ((flags >> flag::S_SHIFT) & 3, (flags >> flag::I_SHIFT) & 3);
+        let bad = (s_code != 0 && !s.has_seq())
+            || ((i_code != 0 || flags & flag::D != 0) && !s.own_ip_id())
+            || (flags & flag::F != 0 && !s.v4)
+            || (flags & flag::K != 0 && s.checksum_at().is_none());
+        if bad {
+            return Err(DropReason::Malformed);
+        }
+        let seq = r.number(width(s_code)?)? as u16;
+        let ip_id = r.number(width(i_code)?)? as u16;
+        let frag = if flags & flag::F != 0 {
+            Some(r.number(2)? as u16)
+        } else {
+            None
+        };
+        let (mut rtp, mut ts, mut stride) = (0, 0, 0);
+        if s.rtp {
+            rtp = r.number(1)? as u8;
+            if rtp & !(3 << T_SHIFT | RTP_M) != 0 {
+                return Err(DropReason::Malformed);
+            }
+            match rtp >> T_SHIFT {
+                0 => {}
+                1 => ts = r.number(1)?,
+                2 => ts = r.number(2)?,
+                _ => {
+                    ts = r.number(4)?;
+                    stride = r.number(2)? as u16;
+                }
+            }
+        }
+        let crc = r.number(2)? as u16;
+        let checksum = if flags & flag::K != 0 {
+            Some(r.take(2)?.try_into().expect("two bytes"))
+        } else {
+            None
+        };
+        let form = Form::Long {
+            flags,
+            seq,
+            ip_id,
+            frag,
+            rtp,
+            ts,
+            stride,
+        };
+        let head = Head {
+            cid,
+            form,
+            crc,
+            checksum,
+        };
+        Ok((head, r.at))
+    }
+
+    /// Writes the header part into `out` (after what it holds) for a context of shape `s`;
+    /// the frame's kind byte. A CO-S head must name a CID below [`super::SHORT_CIDS`].
+    pub fn emit(&self, s: Shape, out: &mut Vec<u8>) -> u8 {
+        let mut put = |value: u32, n: usize| {
+            out.extend_from_slice(&value.to_be_bytes()[4 - n..]);
+        };
+        let kind = match self.form {
+            Form::Short { lsb } => {
+                put(u32::from(self.crc), 2);
+                return short_kind(self.cid, lsb);
+            }
+            Form::Id { lsb, ip_id } => {
+                if self.cid != 0 {
+                    put(u32::from(self.cid), 1);
+                }
+                put(u32::from(lsb << 6 | ip_id & 0x3F), 1);
+                put(u32::from(self.crc), 2);
+                return if self.cid != 0 { CO_I_CID } else { CO_I };
+            }
+            Form::Long {
+                flags,
+                seq,
+                ip_id,
+                frag,
+                rtp,
+                ts,
+                stride,
+            } => {
+                let c = if self.cid != 0 { flag::C } else { 0 };
+                put(u32::from(flags & !flag::C | c), 1);
+                if self.cid != 0 {
+                    put(u32::from(self.cid), 1);
+                }
+                put(u32::from(seq), usize::from((flags >> flag::S_SHIFT) & 3));
+                put(u32::from(ip_id), usize::from((flags >> flag::I_SHIFT) & 3));
+                if let Some(frag) = frag {
+                    put(u32::from(frag), 2);
+                }
+                if s.rtp {
+                    put(u32::from(rtp), 1);
+                    match rtp >> T_SHIFT {
+                        0 => {}
+                        1 => put(ts, 1),
+                        2 => put(ts, 2),
+                        _ => {
+                            put(ts, 4);
+                            put(u32::from(stride), 2);
+                        }
+                    }
+                }
+                CO_N_LONG
+            }
+        };
+        put(u32::from(self.crc), 2);
+        if let Some(sum) = self.checksum {
+            out.extend_from_slice(&sum);
+        }
+        kind
+    }
+
+    /// The number of decodings to try: [`SHORT_TRIALS`] for a CO-S frame in a context with a
+    /// sequence number, else 1.
+    pub fn trials(&self, s: Shape) -> u16 {
+        match self.form {
+            Form::Short { .. } | Form::Id { .. } if s.has_seq() => SHORT_TRIALS,
+            _ => 1,
+        }
+    }
+
+    /// The fields the head says at trial `trial` (below [`Head::trials`]) against the
+    /// decompressor's `state` of a context of shape `s`, and its state after it; `None` if they
+    /// do not decode (a scaled timestamp without a stride or out of range).
+    pub fn decode(&self, s: Shape, state: &State, trial: u16) -> Option<(Dynamic, State)> {
+        let (fields, step, stride) = match self.form {
+            Form::Short { lsb } => {
+                let n = state.short_advance(s, lsb, trial);
+                (state.advanced(s, n), state.step, state.stride)
+            }
+            Form::Id { lsb, ip_id } => {
+                let n = state.short_advance(s, lsb, trial);
+                let mut fields = state.advanced(s, n);
+                fields.ip_id = decode_lsb6(state.fields.ip_id, ip_id);
+                (fields, state.step, state.stride)
+            }
+            Form::Long {
+                flags,
+                seq,
+                ip_id,
+                frag,
+                rtp,
+                ts,
+                stride,
+            } => {
+                let r = &state.fields;
+                let seq = match (flags >> flag::S_SHIFT) & 3 {
+                    0 => r.seq,
+                    1 => decode_lsb8(r.seq, seq as u8),
+                    _ => seq,
+                };
+                let step = flags & flag::D != 0;
+                let ip_id = if !s.v4 {
+                    0
+                } else if !s.own_ip_id() {
+                    seq
+                } else {
+                    match (flags >> flag::I_SHIFT) & 3 {
+                        0 => state.ip_id_with(seq, step),
+                        1 => decode_lsb8(r.ip_id, ip_id as u8),
+                        _ => ip_id,
+                    }
+                };
+                let (ts, stride) = match rtp >> T_SHIFT {
+                    _ if !s.rtp => (0, 0),
+                    0 => (state.ts_with(seq), state.stride),
+                    1 => (state.scaled_ts(ts, 8)?, state.stride),
+                    2 => (state.scaled_ts(ts, 16)?, state.stride),
+                    _ => (ts, stride),
+                };
+                let fields = Dynamic {
+                    ip_id,
+                    frag: frag.unwrap_or(r.frag),
+                    seq,
+                    ts,
+                    marker: rtp & RTP_M != 0,
+                };
+                (fields, step && s.own_ip_id(), stride)
+            }
+        };
+        Some((
+            fields,
+            State {
+                fields,
+                step,
+                stride,
+            },
+        ))
+    }
+}
