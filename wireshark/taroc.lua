@@ -24,13 +24,15 @@
 --
 -- taroc-plus's formats are those of docs/taroc-plus-format.md (section numbers below are its):
 -- IR, IR-R, IR-N, IR-S, compact IR (long, mirrored, with mirror numbers, short form), compact
--- SYN, packed IR, CO-N, tunnel frames, CO frames (CID 0, CID octet, CID prefix, short code) and
--- the feedback frames. A CO frame's bit field depends on its context (timestamps, strides, IP-ID
+-- SYN, packed IR, CO-S, CO-I, CO-N, tunnel frames, CO frames (CID 0, CID octet, CID prefix,
+-- short code) and the feedback frames. A CO frame's bit field depends on its context (timestamps, strides, IP-ID
 -- behaviour, an IPv4 outer header): the dissector keeps each context as the frames that set it up
 -- (IR frames of every form, scaling notes) left it, per direction, in file order, and reads each
 -- frame as the first, in-order pass did. The file holds every frame sent (lost ones too), so the
 -- contexts are the compressor's. The values of a CO frame are the transmitted least significant
 -- bits: rebuilding them needs the decompressor's reference, which a dissector does not keep.
+-- A non-TCP frame's sequence number and IP-ID are decoded against its context's last frame in the
+-- file, which every CO-S, CO-I and CO-N frame decodes against at once (section 8).
 --
 -- Use: tshark -X lua_script:wireshark/taroc.lua -r frames.pcap -V -O taroc
 -- or copy this file into Wireshark's personal plugins folder.
@@ -63,8 +65,11 @@ local kinds = {
     [0x0F] = "compact SYN",
     [0x20] = "tunnel",
 }
-for k = 0x10, 0x1f do kinds[k] = "CO-N" end
+for k = 0x10, 0x1c do kinds[k] = "CO-S" end
 kinds[0x16] = "packed IR"
+kinds[0x1D] = "CO-N"
+kinds[0x1E] = "CO-I"
+kinds[0x1F] = "CO-I (CID octet)"
 for k = 0x21, 0x28 do kinds[k] = "CO (CID prefix)" end
 for k = 0x29, 0x3f do kinds[k] = "CO (short code)" end
 for k = 0x40, 0x7f do kinds[k] = "CO" end
@@ -232,25 +237,50 @@ local f = {
     d_stride = ProtoField.int32("taroc.plus.d.stride", "Stride - usual stride"),
     d_ts_val = ProtoField.int32("taroc.plus.d.ts_val", "TS value - reference's TS echo"),
     d_ts_ecr = ProtoField.int32("taroc.plus.d.ts_ecr", "TS echo - reference's TS value"),
-    -- IR-N, CO-N and tunnel frames (section 8).
+    -- IR-N, CO-S, CO-I, CO-N and tunnel frames (section 8).
     n_flags = u8("taroc.plus.n.flags", "Flags", base.HEX),
     n_udp = flag("taroc.plus.n.flags.udp", "UDP mode", 0x01),
     n_echo = flag("taroc.plus.n.flags.echo", "Echo mode", 0x02),
-    n_kind = u8("taroc.plus.n.kind", "CO-N kind byte", base.HEX),
-    n_kind_c = flag("taroc.plus.n.kind.c", "C (CID octet)", 0x08),
-    n_kind_i = u8("taroc.plus.n.kind.i", "I (IP-ID octets)", base.DEC, nil, 0x06),
-    n_kind_f = flag("taroc.plus.n.kind.f", "F (flags and fragment offset)", 0x01),
-    n_ip_id = u16("taroc.plus.n.ip_id", "IP-ID", base.HEX),
+    n_rtp_mode = flag("taroc.plus.n.flags.rtp", "RTP mode (the UDP Length field carries the stride)", 0x04),
+    n_step = flag("taroc.plus.n.flags.step", "Step (the IP-ID advances with the sequence number)", 0x08),
+    n_mode = ProtoField.string("taroc.plus.n.mode", "Context mode"),
+    n_kind = u8("taroc.plus.n.kind", "Kind byte", base.HEX),
+    n_co_flags = u8("taroc.plus.n.co_flags", "CO-N flags", base.HEX),
+    n_co_c = flag("taroc.plus.n.co_flags.c", "C (CID octet)", 0x80),
+    n_co_s = u8("taroc.plus.n.co_flags.s", "S (sequence number octets)", base.DEC, nil, 0x60),
+    n_co_i = u8("taroc.plus.n.co_flags.i", "I (IP-ID octets)", base.DEC, nil, 0x18),
+    n_co_f = flag("taroc.plus.n.co_flags.f", "F (flags and fragment offset)", 0x04),
+    n_co_k = flag("taroc.plus.n.co_flags.k", "K (transport checksum)", 0x02),
+    n_co_d = flag("taroc.plus.n.co_flags.d", "D (the IP-ID steps with the sequence number)", 0x01),
+    n_id_octet = u8("taroc.plus.n.co_i", "CO-I octet", base.HEX),
+    n_id_s = u8("taroc.plus.n.co_i.s", "S (sequence number LSBs)", base.DEC, nil, 0xC0),
+    n_id_i = u8("taroc.plus.n.co_i.i", "I (IP-ID LSBs)", base.HEX, nil, 0x3F),
+    n_seq_lsbs = u16("taroc.plus.n.seq_lsbs", "Sequence number LSBs", base.HEX),
+    n_seq_lsbs_bits = u8("taroc.plus.n.seq_lsbs.bits", "Sequence number bits"),
+    n_seq = u16("taroc.plus.n.seq", "Sequence number"),
+    n_ip_id = u16("taroc.plus.n.ip_id", "IP-ID LSBs", base.HEX),
     n_ip_id_bits = u8("taroc.plus.n.ip_id.bits", "IP-ID bits"),
+    n_ip_id_value = u16("taroc.plus.n.ip_id.value", "IP-ID", base.HEX),
     n_frag = u16("taroc.plus.n.frag", "Flags and fragment offset", base.HEX),
+    n_rtp = u8("taroc.plus.n.rtp", "RTP octet", base.HEX),
+    n_rtp_t = u8("taroc.plus.n.rtp.t", "T (timestamp code)", base.DEC, nil, 0xC0),
+    n_rtp_m = flag("taroc.plus.n.rtp.m", "M (RTP marker)", 0x20),
+    n_ts = u32("taroc.plus.n.ts", "Timestamp field"),
+    n_ts_bits = u8("taroc.plus.n.ts.bits", "Timestamp bits (scaled LSBs, or 32: the timestamp)"),
+    n_stride = u16("taroc.plus.n.stride", "Timestamp stride"),
     n_crc = u16("taroc.plus.n.crc", "CRC-16 of the header", base.HEX),
-    n_udp_checksum = u16("taroc.plus.n.udp_checksum", "UDP checksum", base.HEX),
-    n_icmp_seq = u16("taroc.plus.n.icmp_seq", "ICMP sequence number"),
+    n_checksum = u16("taroc.plus.n.checksum", "Transport checksum (carried)", base.HEX),
+    n_checksum_computed = ProtoField.bool("taroc.plus.n.checksum_computed",
+        "Transport checksum left to the decompressor (computed, or 0)"),
     n_payload = u32("taroc.plus.n.payload_len", "Payload length"),
     t_outer = ProtoField.none("taroc.plus.tunnel.outer", "Outer header (CO-N)"),
     t_kind = u8("taroc.plus.tunnel.kind", "CO-N kind byte", base.HEX),
+    t_flags = u8("taroc.plus.tunnel.flags", "Outer CO-N flags", base.HEX),
     t_cid = u8("taroc.plus.tunnel.cid", "Outer CID"),
-    t_ip_id = u16("taroc.plus.tunnel.ip_id", "Outer IP-ID", base.HEX),
+    t_seq_lsbs = u16("taroc.plus.tunnel.seq_lsbs", "Outer sequence number LSBs", base.HEX),
+    t_seq_lsbs_bits = u8("taroc.plus.tunnel.seq_lsbs.bits", "Outer sequence number bits"),
+    t_seq = u16("taroc.plus.tunnel.seq", "Outer sequence number"),
+    t_ip_id = u16("taroc.plus.tunnel.ip_id", "Outer IP-ID LSBs", base.HEX),
     t_ip_id_bits = u8("taroc.plus.tunnel.ip_id.bits", "Outer IP-ID bits"),
     t_outer_id = u16("taroc.plus.tunnel.outer_id", "Outer Identification", base.HEX),
     t_frag = u16("taroc.plus.tunnel.frag", "Outer flags and fragment offset", base.HEX),
@@ -714,8 +744,8 @@ end
 --
 -- Per direction: `tcp[cid]` the TCP contexts ({v4, ts, seq_stride, ack_stride, behaviour, outer
 -- (false, or {v4, zero}: an outer header kept, and whether the IPv4 Identification predictor is
--- zero), flow (or false)}); `other[cid]` the non-TCP contexts ({v4, udp, echo, ip_id, frag,
--- outer (the header can be an outer one)}); `hashes[hash]` and `checksums[checksum]` the flows
+-- zero), flow (or false)}); `other[cid]` the non-TCP contexts ({v4, udp, rtp, echo, step,
+-- stride, and the last frame's seq, ip_id, frag; outer (the header can be an outer one)}); `hashes[hash]` and `checksums[checksum]` the flows
 -- of this direction's frames (what the opposite direction's mirrors name). Contexts are never
 -- changed in place (a change makes a new table), and every look-up of a frame's first pass is
 -- kept for the frame, so that a later pass reads it as the first did.
@@ -1640,7 +1670,20 @@ local function plus_ir_s(r, pinfo, tree, dir)
     end
 end
 
--- IR-N (0x0A): the packet with | flags | CID | in its length field (section 8).
+-- The shape of a non-TCP context (section 8): whether it has a sequence number, an IP-ID of
+-- its own, a transport checksum; its mode's name.
+local function has_seq(ctx) return ctx.rtp or ctx.echo or ctx.v4 end
+local function own_ip_id(ctx) return ctx.v4 and (ctx.rtp or ctx.echo) end
+local function has_checksum(ctx) return ctx.udp or ctx.echo end
+local function mode_text(ctx)
+    if ctx.rtp then return "RTP" end
+    if ctx.udp then return "UDP" end
+    if ctx.echo then return "echo" end
+    return "IP only"
+end
+
+-- IR-N (0x0A): the packet with | flags | CID | in its length field (section 8); in RTP mode
+-- the UDP Length field carries the stride.
 local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
     if tvb:len() < 20 then malformed() end
     local v6 = tvb(0, 1):bitfield(0, 4) == 6
@@ -1649,76 +1692,213 @@ local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
     local item = subtree:add(f.n_flags, tvb(at, 1))
     item:add(f.n_udp, tvb(at, 1))
     item:add(f.n_echo, tvb(at, 1))
+    item:add(f.n_rtp_mode, tvb(at, 1))
+    item:add(f.n_step, tvb(at, 1))
     subtree:add(f.cid, tvb(at + 1, 1))
-    if flags > 3 then malformed() end
+    local udp, echo = bit32.band(flags, 0x01) ~= 0, bit32.band(flags, 0x02) ~= 0
+    local rtp, step = bit32.band(flags, 0x04) ~= 0, bit32.band(flags, 0x08) ~= 0
+    if flags >= 0x10 or (udp and echo) or (rtp and not udp) then malformed() end
     local rt = restored(tvb, at, nil, "IR-N packet")
     local p = packet_info(rt)
-    local outer
-    if p.v4 then
-        outer = p.header == 20 and (p.proto == 4 or p.proto == 41)
-    else
-        outer = p.next == 4 or p.next == 41
+    if step and not (p.v4 and (rtp or echo)) then malformed() end
+    local t = p.header
+    local need = t + (udp and 8 or 0) + (echo and 8 or 0) + (rtp and 12 or 0)
+    if rt:len() < need then malformed() end
+    local ctx = { v4 = p.v4, udp = udp, echo = echo, rtp = rtp, step = step, stride = 0,
+        ip_id = p.ip_id, frag = p.frag, seq = 0 }
+    add_generated(subtree, f.n_mode, mode_text(ctx))
+    if rtp then
+        -- The stride in the UDP Length field; the length restored from the frame's.
+        subtree:add(f.n_stride, tvb(t + 4, 2))
+        ctx.stride = tvb(t + 4, 2):uint()
+        local bytes = rt:bytes()
+        local length = rt:len() - t
+        bytes:set_index(t + 4, math.floor(length / 256) % 256)
+        bytes:set_index(t + 5, length % 256)
+        rt = bytes:tvb("IR-N packet")
+        ctx.seq = rt(t + 10, 2):uint()
+    elseif echo then
+        ctx.seq = rt(t + 6, 2):uint()
+    elseif p.v4 then
+        ctx.seq = p.ip_id
     end
-    store("other", dir, tvb(at + 1, 1):uint(), { v4 = p.v4, udp = flags % 2 == 1, echo = flags >= 2,
-        ip_id = p.ip_id, frag = p.frag, outer = outer })
+    if has_seq(ctx) then add_generated(subtree, f.n_seq, ctx.seq) end
+    if p.v4 then
+        ctx.outer = p.header == 20 and (p.proto == 4 or p.proto == 41)
+    else
+        ctx.outer = p.next == 4 or p.next == 41
+    end
+    store("other", dir, tvb(at + 1, 1):uint(), ctx)
     store("misc", 0, "v4", p.v4)
     ip_dissect(rt, pinfo, tree)
 end
 
--- The header part of a CO-N frame of kind byte `k` (section 8): the context, the IP-ID, the
--- fragment field and where the payload starts. `fields` the fields to show it with (a tunnel's
--- outer part has its own).
-local function plus_co_n_head(r, tree, dir, k, fields)
-    local cid = 0
-    if bit32.band(k, 0x08) ~= 0 then
-        local cr = r:take(1)
-        cid = cr:uint()
-        if cid == 0 then malformed() end
-        tree:add(fields.cid, cr)
+-- The value with the LSBs `v` (`bits` of them) in [r - below, r + 2^bits - 1 - below] (mod 2^16).
+local function lsb_decode(r, v, bits, below)
+    local low = (r - below) % 65536
+    return (low + (v - low) % 2 ^ bits) % 65536
+end
+
+-- The CID and sequence LSBs of a CO-S kind byte (0x10-0x15, 0x17-0x1C), or nil.
+local function short_of(k)
+    local i
+    if k >= 0x10 and k <= 0x15 then
+        i = k - 0x10
+    elseif k >= 0x17 and k <= 0x1C then
+        i = k - 0x11
     else
-        add_generated(tree, fields.cid, 0)
+        return nil
     end
-    local code = math.floor(k / 2) % 4
-    if code == 3 then malformed() end
-    local ctx = look("other", dir, cid)
-    local ip_id = 0
-    if code == 0 then
-        add_generated(tree, fields.ip_id, 0):add(fields.ip_id_bits, 0):set_generated()
+    return math.floor(i / 4), i % 4
+end
+
+-- Adds transmitted LSBs `value` (`bits` of them) of a field, at `range` (nil: in the kind
+-- byte, generated).
+local function add_lsbs(tree, field, bits_field, range, value, bits)
+    local item
+    if range == nil then
+        item = add_generated(tree, field, value)
     else
-        local ir = r:take(code)
-        local v = ir:uint()
-        tree:add(fields.ip_id, ir):add(fields.ip_id_bits, code * 8):set_generated()
-        if code == 2 then
-            ip_id = v
-        elseif ctx then
-            local low = (ctx.ip_id - 64) % 65536
-            ip_id = (low + (v - low) % 256) % 65536
+        item = tree:add(field, range, value)
+    end
+    item:add(bits_field, bits):set_generated()
+    return item
+end
+
+-- The header part of a CO-S, CO-I or CO-N frame of kind byte `k` (section 8), read against its
+-- context: the context, the decoded sequence number, IP-ID and fragment field. `fields` the
+-- fields to show it with (a tunnel's outer part has its own). The sequence number and IP-ID are
+-- decoded against the context's last frame in the file, as the compressor coded them.
+local function plus_other_head(r, tree, dir, k, fields)
+    local cid, ctx, lsb, id_lsbs, flags
+    local short_cid, short_lsb = short_of(k)
+    if short_cid ~= nil then
+        cid, lsb = short_cid, short_lsb
+        add_generated(tree, fields.cid, cid)
+        add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, nil, lsb, 2)
+        tree:add(fields.crc, r:take(2))
+    elseif k == 0x1E or k == 0x1F then
+        cid = 0
+        if k == 0x1F then
+            local cr = r:take(1)
+            cid = cr:uint()
+            if cid == 0 then malformed() end
+            tree:add(fields.cid, cr)
+        else
+            add_generated(tree, fields.cid, 0)
         end
+        local orange = r:take(1)
+        local octet = orange:uint()
+        local item = tree:add(f.n_id_octet, orange)
+        item:add(f.n_id_s, orange)
+        item:add(f.n_id_i, orange)
+        lsb, id_lsbs = math.floor(octet / 64), octet % 64
+        add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, orange, lsb, 2)
+        add_lsbs(tree, fields.ip_id, fields.ip_id_bits, orange, id_lsbs, 6)
+        tree:add(fields.crc, r:take(2))
+    elseif k == 0x1D then
+        local frange = r:take(1)
+        flags = frange:uint()
+        local item = tree:add(fields.flags, frange)
+        for _, fl in ipairs({ f.n_co_c, f.n_co_s, f.n_co_i, f.n_co_f, f.n_co_k, f.n_co_d }) do
+            item:add(fl, frange)
+        end
+        cid = 0
+        if flags >= 0x80 then
+            local cr = r:take(1)
+            cid = cr:uint()
+            if cid == 0 then malformed() end
+            tree:add(fields.cid, cr)
+        else
+            add_generated(tree, fields.cid, 0)
+        end
+    else
+        malformed()
     end
-    local frag
-    if k % 2 == 1 then
-        local fr = r:take(2)
-        tree:add(fields.frag, fr)
-        frag = fr:uint()
-    end
-    tree:add(fields.crc, r:take(2))
+    ctx = look("other", dir, cid)
     if not ctx then
         tree:add_proto_expert_info(e_no_context, string.format(
             "No IR-N of non-TCP CID %d is in the file: the rest cannot be read", cid))
         return nil
     end
-    if not ctx.v4 and (code ~= 0 or frag ~= nil) then malformed() end
-    if ctx.udp then
-        tree:add(f.n_udp_checksum, r:take(2))
-    elseif ctx.echo then
-        tree:add(f.n_icmp_seq, r:take(2))
+    if fields.mode ~= nil then add_generated(tree, fields.mode, mode_text(ctx)) end
+    local seq, ip_id, frag, step, stride = ctx.seq, ctx.ip_id, ctx.frag, ctx.step, ctx.stride
+    if flags == nil then
+        -- CO-S, CO-I: n sequence numbers on, the first value with the LSBs.
+        if not has_seq(ctx) and lsb ~= 0 then malformed() end
+        if id_lsbs ~= nil and not own_ip_id(ctx) then malformed() end
+        local n = 0
+        if has_seq(ctx) then n = (lsb - ctx.seq) % 4 end
+        seq = (ctx.seq + n) % 65536
+        if id_lsbs ~= nil then
+            ip_id = lsb_decode(ctx.ip_id, id_lsbs, 6, 4)
+        elseif own_ip_id(ctx) then
+            if step then ip_id = (ctx.ip_id + n) % 65536 end
+        end
+    else
+        local s_code, i_code = math.floor(flags / 32) % 4, math.floor(flags / 8) % 4
+        local d = flags % 2 == 1
+        local bad = s_code == 3 or i_code == 3 or (s_code ~= 0 and not has_seq(ctx))
+            or ((i_code ~= 0 or d) and not own_ip_id(ctx))
+            or (bit32.band(flags, 0x04) ~= 0 and not ctx.v4)
+            or (bit32.band(flags, 0x02) ~= 0 and not has_checksum(ctx))
+        if bad then malformed() end
+        if s_code ~= 0 then
+            local sr = r:take(s_code)
+            add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, sr, sr:uint(), s_code * 8)
+            if s_code == 1 then seq = lsb_decode(ctx.seq, sr:uint(), 8, 64) else seq = sr:uint() end
+        end
+        if i_code ~= 0 then
+            local ir = r:take(i_code)
+            add_lsbs(tree, fields.ip_id, fields.ip_id_bits, ir, ir:uint(), i_code * 8)
+            if i_code == 1 then ip_id = lsb_decode(ctx.ip_id, ir:uint(), 8, 64) else ip_id = ir:uint() end
+        elseif own_ip_id(ctx) then
+            if d then ip_id = (ctx.ip_id + seq - ctx.seq) % 65536 end
+        end
+        if own_ip_id(ctx) then step = d end
+        if bit32.band(flags, 0x04) ~= 0 then
+            local fr = r:take(2)
+            tree:add(fields.frag, fr)
+            frag = fr:uint()
+        end
+        if ctx.rtp then
+            local rr = r:take(1)
+            local octet = rr:uint()
+            local item = tree:add(f.n_rtp, rr)
+            item:add(f.n_rtp_t, rr)
+            item:add(f.n_rtp_m, rr)
+            if bit32.band(octet, 0x1F) ~= 0 then malformed() end
+            local t = math.floor(octet / 64)
+            if t == 1 or t == 2 then
+                tree:add(f.n_ts, r:take(t)):add(f.n_ts_bits, t * 8):set_generated()
+            elseif t == 3 then
+                tree:add(f.n_ts, r:take(4)):add(f.n_ts_bits, 32):set_generated()
+                local sr = r:take(2)
+                tree:add(f.n_stride, sr)
+                stride = sr:uint()
+            end
+        end
     end
-    store("other", dir, cid, with(ctx, { ip_id = ip_id }))
-    return { ctx = ctx, ip_id = ip_id, frag = frag or ctx.frag }
+    if not ctx.v4 then ip_id = 0 elseif not own_ip_id(ctx) then ip_id = seq end
+    if has_seq(ctx) then add_generated(tree, fields.seq, seq) end
+    if ctx.v4 then add_generated(tree, fields.ip_id_value, ip_id) end
+    if flags ~= nil and flags % 4 >= 2 then
+        tree:add(fields.crc, r:take(2))
+        tree:add(f.n_checksum, r:take(2))
+    else
+        if flags ~= nil then tree:add(fields.crc, r:take(2)) end
+        if has_checksum(ctx) then add_generated(tree, f.n_checksum_computed, true) end
+    end
+    store("other", dir, cid, with(ctx, { seq = seq, ip_id = ip_id, frag = frag, step = step, stride = stride }))
+    return { ctx = ctx, seq = seq, ip_id = ip_id, frag = frag }
 end
 
-local N_FIELDS = { cid = f.cid, ip_id = f.n_ip_id, ip_id_bits = f.n_ip_id_bits, frag = f.n_frag, crc = f.n_crc }
-local T_FIELDS = { cid = f.t_cid, ip_id = f.t_ip_id, ip_id_bits = f.t_ip_id_bits, frag = f.t_frag, crc = f.t_crc }
+local N_FIELDS = { cid = f.cid, flags = f.n_co_flags, seq_lsbs = f.n_seq_lsbs, seq_lsbs_bits = f.n_seq_lsbs_bits,
+    seq = f.n_seq, ip_id = f.n_ip_id, ip_id_bits = f.n_ip_id_bits, ip_id_value = f.n_ip_id_value, frag = f.n_frag,
+    crc = f.n_crc, mode = f.n_mode }
+local T_FIELDS = { cid = f.t_cid, flags = f.t_flags, seq_lsbs = f.t_seq_lsbs, seq_lsbs_bits = f.t_seq_lsbs_bits,
+    seq = f.t_seq, ip_id = f.t_ip_id, ip_id_bits = f.t_ip_id_bits, ip_id_value = f.t_outer_id, frag = f.t_frag,
+    crc = f.t_crc }
 
 -- ---------------------------------------------------------------------------------------------
 -- taroc-plus: frames by kind byte.
@@ -1741,7 +1921,9 @@ local function form_of(kind, frame)
         return "compact IR"
     end
     if kind == 0x16 then return "packed IR" end
-    if kind >= 0x10 and kind <= 0x1F then return "CO-N" end
+    if kind == 0x1D then return "CO-N" end
+    if kind == 0x1E or kind == 0x1F then return "CO-I" end
+    if kind >= 0x10 and kind <= 0x1C then return "CO-S" end
     if kind == 0x20 then return "tunnel" end
     if kind >= 0x21 and kind <= 0x28 then return "CO, CID prefix" end
     if kind >= 0x29 and kind <= 0x3F then return "CO, short code" end
@@ -1759,28 +1941,26 @@ end
 
 local plus_frame
 
--- Tunnel frame (0x20): | CO-N kind | CO-N header part | inner kind | inner frame | (section 8.1).
+-- Tunnel frame (0x20): | CO-N kind (0x1D) | CO-N header part | inner kind | inner frame |
+-- (section 8.1).
 local function plus_tunnel(tvb, pinfo, tree, subtree, dir)
     local r = reader(tvb, 0)
     local kr = r:take(1)
     local k = kr:uint()
-    if k < 0x10 or k > 0x1F then malformed() end
     local ot = subtree:add(f.t_outer, tvb(0, 1))
-    local item = ot:add(f.t_kind, kr)
-    item:add(f.n_kind_c, kr)
-    item:add(f.n_kind_i, kr)
-    item:add(f.n_kind_f, kr)
-    local head = plus_co_n_head(r, ot, dir, k, T_FIELDS)
+    ot:add(f.t_kind, kr)
+    if k ~= 0x1D then malformed() end
+    local head = plus_other_head(r, ot, dir, k, T_FIELDS)
     ot:set_len(r.at)
     if head == nil then return end
     local ctx = head.ctx
     local kept = ctx.outer and (not ctx.v4 or head.frag % 16384 == 0)
-    add_generated(ot, f.t_outer_id, head.ip_id)
+    if not ctx.v4 then add_generated(ot, f.t_outer_id, 0) end
     add_generated(ot, f.t_kept, kept and true or false)
     local ir = r:take(1)
     local inner = ir:uint()
     subtree:add(f.t_inner, ir)
-    -- IR frames that set a TCP context up, CO frames, IR-N and CO-N (section 8.1).
+    -- IR frames that set a TCP context up, CO frames, IR-N, CO-S, CO-I and CO-N (section 8.1).
     local allowed = inner == 0x08 or inner == 0x0E or inner == 0x16 or inner == 0x09 or inner == 0x0C
         or inner == 0x0D or (inner >= 0x21 and inner <= 0x7F) or inner == 0x0A
         or (inner >= 0x10 and inner <= 0x1F)
@@ -1808,11 +1988,8 @@ plus_frame = function(tvb, pinfo, tree, subtree, dir, kind, tunnel)
     elseif kind == 0x16 then
         return plus_compact(r, pinfo, subtree, dir, false, tunnel, true)
     elseif kind >= 0x10 and kind <= 0x1F then
-        local item = add_generated(subtree, f.n_kind, kind)
-        item:add(f.n_kind_c, kind)
-        item:add(f.n_kind_i, kind)
-        item:add(f.n_kind_f, kind)
-        local head = plus_co_n_head(r, subtree, dir, kind, N_FIELDS)
+        add_generated(subtree, f.n_kind, kind)
+        local head = plus_other_head(r, subtree, dir, kind, N_FIELDS)
         if head ~= nil then
             add_generated(subtree, f.n_payload, r:left())
             payload(r, pinfo, tree)

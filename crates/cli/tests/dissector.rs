@@ -404,7 +404,9 @@ fn our_form(kind: u8, frame: &[u8]) -> String {
             .to_string();
         }
         format::PACKED_IR => "packed IR",
-        other::CO_N..=other::CO_N_LAST => "CO-N",
+        other::CO_N_LONG => "CO-N",
+        other::CO_I | other::CO_I_CID => "CO-I",
+        _ if other::short_of(kind).is_some() => "CO-S",
         other::TUNNEL => "tunnel",
         cids::PREFIX..cids::SHORT => "CO, CID prefix",
         cids::SHORT..format::CO => "CO, short code",
@@ -443,14 +445,22 @@ fn our_cid(kind: u8, frame: &[u8]) -> Option<u8> {
 }
 
 /// A tunnel frame's inner kind byte and where its inner frame starts: after the CO-N kind
-/// byte and header part (an outer context is neither in UDP nor in echo mode, section 8.1).
+/// byte and header part (`| flags | CID | sequence | IP-ID | fragment field | CRC-16 |`; an
+/// outer context is neither in UDP, RTP nor echo mode, section 8.1).
 fn tunnel_inner(frame: &[u8]) -> (u8, usize) {
-    let k = frame[0];
-    let at = 1
-        + usize::from(k & other::kind::C != 0)
-        + usize::from((k >> other::kind::I_SHIFT) & 0x03)
-        + 2 * usize::from(k & other::kind::F != 0)
-        + 2;
+    assert_eq!(
+        frame[0],
+        other::CO_N_LONG,
+        "a tunnel frame's outer kind byte"
+    );
+    let flags = frame[1];
+    let at = 2
+        + usize::from(flags & other::flag::C != 0)
+        + usize::from((flags >> other::flag::S_SHIFT) & 0x03)
+        + usize::from((flags >> other::flag::I_SHIFT) & 0x03)
+        + 2 * usize::from(flags & other::flag::F != 0)
+        + 2
+        + 2 * usize::from(flags & other::flag::K != 0);
     (frame[at], at + 1)
 }
 
@@ -518,13 +528,21 @@ const PLUS_FIELDS: &[&str] = &[
     "taroc.plus.d.ts_ecr",
     "taroc.plus.ref_checksum",
     "taroc.plus.irs.ext.r",
+    "taroc.plus.n.mode",
+    "taroc.plus.n.seq_lsbs",
+    "taroc.plus.n.seq_lsbs.bits",
+    "taroc.plus.n.seq",
     "taroc.plus.n.ip_id",
     "taroc.plus.n.ip_id.bits",
+    "taroc.plus.n.ip_id.value",
     "taroc.plus.n.frag",
     "taroc.plus.n.crc",
-    "taroc.plus.n.udp_checksum",
-    "taroc.plus.n.icmp_seq",
+    "taroc.plus.n.checksum",
+    "taroc.plus.n.checksum_computed",
     "taroc.plus.n.payload_len",
+    "taroc.plus.tunnel.seq_lsbs",
+    "taroc.plus.tunnel.seq_lsbs.bits",
+    "taroc.plus.tunnel.seq",
     "taroc.plus.tunnel.ip_id",
     "taroc.plus.tunnel.ip_id.bits",
     "taroc.plus.tunnel.outer_id",
@@ -537,6 +555,7 @@ const PLUS_FIELDS: &[&str] = &[
     "ip.len",
     "ip.id",
     "ipv6.plen",
+    "udp.length",
     "tcp.srcport",
     "tcp.dstport",
     "tcp.seq_raw",
@@ -800,49 +819,90 @@ fn check_whole(t: &Fields, run: &Run, direction: u8, p: &Tcp, ip: &Ip<'_>, form:
     }
 }
 
-/// Checks a CO-N frame's header part (`prefix` `taroc.plus.n` or `taroc.plus.tunnel`) against
-/// the IP header `ip` it stands for.
-fn check_co_n(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
-    let field = |name: &str| t.get(&format!("{prefix}.{name}"));
-    match field("ip_id.bits") {
-        Some(0) => assert_eq!(ip.id, 0, "{at}: IP-ID"),
-        Some(8) => assert_eq!(field("ip_id"), Some(i64::from(ip.id & 0xFF)), "{at}: IP-ID"),
-        Some(16) => assert_eq!(field("ip_id"), Some(i64::from(ip.id)), "{at}: IP-ID"),
-        other => panic!("{at}: IP-ID bits {other:?}"),
+/// What a non-TCP context of mode `mode` (as the dissector names it) compresses of `ip`: the
+/// header the CRC-16 covers, where its transport checksum is, its sequence number; and that the
+/// mode fits the packet's protocol.
+fn layout(mode: &str, ip: &Ip<'_>, at: &str) -> (usize, Option<usize>, Option<u16>) {
+    let h = ip.header;
+    let be16 = |at: usize| u16::from_be_bytes([ip.bytes[at], ip.bytes[at + 1]]);
+    match mode {
+        "UDP" | "RTP" => assert_eq!(ip.proto, 17, "{at}: {mode} mode"),
+        "echo" => assert!(ip.proto == 1 || ip.proto == 58, "{at}: echo mode"),
+        _ => {}
     }
+    match mode {
+        "UDP" => (h + 8, Some(h + 6), ip.v4.then_some(ip.id)),
+        "RTP" => (h + 20, Some(h + 6), Some(be16(h + 10))),
+        "echo" => (h + 8, Some(h + 2), Some(be16(h + 6))),
+        "IP only" => (h, None, ip.v4.then_some(ip.id)),
+        other => panic!("{at}: mode {other}"),
+    }
+}
+
+/// Checks a CO-S, CO-I or CO-N frame's header part (`prefix` `taroc.plus.n`, or
+/// `taroc.plus.tunnel` for a tunnel frame's outer part, always IP only) against the IP packet
+/// `ip` it stands for: the mode, every field carried (sequence number and IP-ID LSBs, fragment
+/// field, transport checksum), the sequence number and IP-ID decoded, the CRC-16 and the
+/// payload length.
+fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
+    let field = |name: &str| t.get(&format!("{prefix}.{name}"));
+    let tunnel = prefix == "taroc.plus.tunnel";
+    let mode = if tunnel {
+        "IP only".to_string()
+    } else {
+        t.strings("taroc.plus.n.mode")
+            .last()
+            .cloned()
+            .unwrap_or_else(|| panic!("{at}: no mode"))
+    };
+    let be16 = |at: usize| u16::from_be_bytes([ip.bytes[at], ip.bytes[at + 1]]);
+    let (header, checksum_at, seq) = layout(&mode, ip, at);
+    if let Some(bits) = field("seq_lsbs.bits") {
+        let seq = seq.unwrap_or_else(|| panic!("{at}: sequence LSBs without a sequence"));
+        assert_eq!(
+            field("seq_lsbs"),
+            Some(mask(u64::from(seq), bits)),
+            "{at}: sequence number LSBs"
+        );
+    }
+    assert_eq!(field("seq"), seq.map(i64::from), "{at}: sequence number");
+    if let Some(bits) = field("ip_id.bits") {
+        assert_eq!(
+            field("ip_id"),
+            Some(mask(u64::from(ip.id), bits)),
+            "{at}: IP-ID LSBs"
+        );
+    }
+    let value = if tunnel { "outer_id" } else { "ip_id.value" };
+    let expected = (ip.v4 || tunnel).then_some(i64::from(ip.id));
+    assert_eq!(field(value), expected, "{at}: IP-ID");
     if let Some(frag) = field("frag") {
         assert_eq!(frag, i64::from(ip.frag), "{at}: fragment field");
     }
-    let mut header = ip.header;
-    let transport = &ip.bytes[ip.header..];
-    if let Some(c) = t
-        .get("taroc.plus.n.udp_checksum")
-        .filter(|_| prefix == "taroc.plus.n")
-    {
-        assert_eq!(
-            c,
-            i64::from(u16::from_be_bytes([transport[6], transport[7]])),
-            "{at}"
+    let mut original = ip.bytes[..header].to_vec();
+    if let Some(c) = checksum_at {
+        let carried = t.get("taroc.plus.n.checksum");
+        let computed = t.has("taroc.plus.n.checksum_computed");
+        assert!(
+            carried.is_some() != computed,
+            "{at}: checksum carried or computed"
         );
-        header += 8;
-    }
-    if let Some(s) = t
-        .get("taroc.plus.n.icmp_seq")
-        .filter(|_| prefix == "taroc.plus.n")
-    {
-        assert_eq!(
-            s,
-            i64::from(u16::from_be_bytes([transport[6], transport[7]])),
-            "{at}"
+        if let Some(carried) = carried {
+            assert_eq!(carried, i64::from(be16(c)), "{at}: transport checksum");
+        }
+        original[c..c + 2].fill(0);
+    } else if !tunnel {
+        assert!(
+            !t.has("taroc.plus.n.checksum"),
+            "{at}: a checksum without one"
         );
-        header += 8;
     }
     assert_eq!(
         field("crc"),
-        Some(i64::from(other::crc16(&ip.bytes[..header]))),
+        Some(i64::from(other::crc16(&original))),
         "{at}: CRC-16"
     );
-    if prefix == "taroc.plus.n" {
+    if !tunnel {
         assert_eq!(
             field("payload_len"),
             Some((ip.bytes.len() - header) as i64),
@@ -935,8 +995,19 @@ fn check_plus_frame(
             if inner.v4 {
                 assert_eq!(t.get("ip.id"), Some(i64::from(inner.id)), "{at}: ip.id");
             }
+            let mode = t.strings("taroc.plus.n.mode").last().unwrap().clone();
+            let (_, _, seq) = layout(&mode, &inner, at);
+            assert_eq!(
+                t.get("taroc.plus.n.seq"),
+                seq.map(i64::from),
+                "{at}: sequence number"
+            );
+            if mode == "RTP" {
+                let udp = (packet.len() - inner.header) as i64;
+                assert_eq!(t.get("udp.length"), Some(udp), "{at}: UDP length");
+            }
         }
-        "CO-N" => check_co_n(t, "taroc.plus.n", &inner, at),
+        "CO-S" | "CO-I" | "CO-N" => check_other(t, "taroc.plus.n", &inner, at),
         other => panic!("{at}: form {other} in a tunnel"),
     }
 }
@@ -1065,7 +1136,7 @@ fn check_plus(dir: &Path, scheme: &str, capture: Option<&Path>, extra: &[&str], 
                 );
             }
             other::TUNNEL => {
-                check_co_n(t, "taroc.plus.tunnel", &outer, &at);
+                check_other(t, "taroc.plus.tunnel", &outer, &at);
                 assert_eq!(
                     t.get("taroc.plus.tunnel.outer_id"),
                     Some(i64::from(outer.id)),
@@ -1298,6 +1369,8 @@ const PLUS_FORMS: &[&str] = &[
     "compact IR, short form",
     "compact SYN",
     "packed IR",
+    "CO-S",
+    "CO-I",
     "CO-N",
     "tunnel",
     "CO",
@@ -1321,6 +1394,9 @@ fn taroc_plus_frames_of_every_kind_decode_in_tshark_as_our_code_wrote_them() {
         (Some(repo("twins/f_many_flows_v4.pcap")), &[]),
         (Some(repo("unseen/d_bulk_v6_default.pcap")), &[]),
         (Some(made_up.clone()), &[]),
+        // CO-S frames of every CID (ICMPv6 echo mode), RTP mode.
+        (Some(repo("mixed/icmp_v6.pcap")), &lossy),
+        (Some(repo("mixed/rtp_voice_v4.pcap")), &[]),
     ];
     let mut seen = Seen::default();
     for (capture, extra) in &cases {
@@ -1349,7 +1425,12 @@ fn taroc_plus_frames_of_every_kind_decode_in_tshark_as_our_code_wrote_them() {
         BTreeSet::from([1, 2, 3, 4]),
         "feedback types"
     );
-    for inner in ["tunnel: compact IR", "tunnel: IR-N", "tunnel: CO-N"] {
+    for inner in [
+        "tunnel: compact IR",
+        "tunnel: IR-N",
+        "tunnel: CO-I",
+        "tunnel: CO-N",
+    ] {
         assert!(
             seen.forms.contains_key(inner),
             "no {inner}: {:?}",
@@ -1710,8 +1791,35 @@ fn cut_and_changed_frames_are_expert_info_not_lua_errors() {
     // Every kind byte with no frame, one octet and two octets of frame, and tunnel frames cut
     // after their inner kind byte or naming an inner kind no tunnel carries.
     let mut edge: Vec<Vec<u8>> = vec![
-        vec![0, other::TUNNEL, 0x10, 0xAA, 0xBB, format::COMPACT_IR],
-        vec![0, other::TUNNEL, 0x10, 0xAA, 0xBB, format::IR_S, 1, 2, 3],
+        vec![
+            0,
+            other::TUNNEL,
+            other::CO_N_LONG,
+            0,
+            0xAA,
+            0xBB,
+            format::COMPACT_IR,
+        ],
+        vec![
+            0,
+            other::TUNNEL,
+            other::CO_N_LONG,
+            0,
+            0xAA,
+            0xBB,
+            format::IR_S,
+            1,
+            2,
+            3,
+        ],
+        vec![
+            0,
+            other::TUNNEL,
+            other::short_kind(0, 1),
+            0xAA,
+            0xBB,
+            format::IR,
+        ],
     ];
     for kind in (0..=0x7F).chain([0x80, 0xFF]) {
         edge.extend([vec![0, kind], vec![1, kind, 0], vec![1, kind, 0xFF, 0xFF]]);

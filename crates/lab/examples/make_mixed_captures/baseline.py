@@ -66,16 +66,48 @@ def frames_of(path):
         off += 16 + incl
 
 
-# taroc-plus's CO-N frames (docs/taroc-plus-format.md, sections 1 and 8): kind byte 0x10 +
-# |0|C|I I|F|, but 0x16 (a packed IR of a TCP context).
-CO_N, CO_N_LAST, PACKED_IR = 0x10, 0x1F, 0x16
+# taroc-plus's frames for non-TCP packets (docs/taroc-plus-format.md, sections 1 and 8): IR-N
+# (0x0A); CO-S (0x10-0x1C but 0x16, a packed IR of a TCP context: CID and two sequence LSBs in
+# the kind byte); CO-N (0x1D, a flags octet |C|S S|I I|F|K|D| follows); CO-I (0x1E, CID 0; 0x1F,
+# a CID octet follows).
+IR_N, NON_TCP_FIRST, NON_TCP_LAST, PACKED_IR = 0x0A, 0x10, 0x1F, 0x16
+CO_N, CO_I, CO_I_CID = 0x1D, 0x1E, 0x1F
+RTP_MODE = 0x04
+FIELDS = ("kind", "cid", "seq", "ipid", "frag", "rtp", "crc", "checksum")
 
 
-def co_n_parts(k):
-    """The bytes of a CO-N header by field, from its kind byte: kind, CID, IP-ID, fragment field,
-    CRC-16."""
-    return dict(kind=1, cid=1 if k & 0x08 else 0, ipid=[0, 1, 2, 0][(k >> 1) & 3],
-                frag=2 if k & 0x01 else 0, crc=2)
+def form_of(k):
+    """The form of a non-TCP compressed frame's kind byte."""
+    return "CO-N" if k == CO_N else "CO-I" if k in (CO_I, CO_I_CID) else "CO-S"
+
+
+def ir_n_context(frame):
+    """The CID and IR-N flags of an IR-N frame (after its kind byte): in its first length field."""
+    at = 4 if frame[0] >> 4 == 6 else 2
+    return frame[at + 1], frame[at]
+
+
+def non_tcp_parts(k, frame, modes):
+    """The bytes of a CO-S, CO-I or CO-N frame's header part by field, from its kind byte and
+    frame (after the kind byte); `modes` the IR-N flags of the direction's contexts by CID. CO-S:
+    the kind byte (CID and sequence LSBs in it) and the CRC-16; CO-I: the kind byte, the CID octet,
+    the octet |S S|I I I I I I| (a quarter sequence, three quarters IP-ID), the CRC-16; CO-N: the
+    kind byte and flags octet, then the fields as the flags say."""
+    parts = dict.fromkeys(FIELDS, 0)
+    parts["kind"], parts["crc"] = 1, 2
+    if k == CO_I or k == CO_I_CID:
+        parts["cid"] = 1 if k == CO_I_CID else 0
+        parts["seq"], parts["ipid"] = 0.25, 0.75
+    elif k == CO_N:
+        flags = frame[0]
+        c = 1 if flags & 0x80 else 0
+        cid = frame[1] if c else 0
+        s, i, f = (flags >> 5) & 3, (flags >> 3) & 3, 2 if flags & 0x04 else 0
+        parts.update(kind=2, cid=c, seq=s, ipid=i, frag=f, checksum=2 if flags & 0x02 else 0)
+        if modes.get(cid, 0) & RTP_MODE:
+            t = frame[1 + c + s + i + f] >> 6
+            parts["rtp"] = 1 + (0, 1, 2, 6)[t]
+    return parts
 
 
 def kind_of(p):
@@ -159,12 +191,17 @@ def measure(cap, args):
     # taroc-plus's frames in link order, as the per-packet lines: each packet's kind byte.
     plus_frames = list(frames_of(os.path.join(args.out, f"{name}.frames.taroc-plus.pcap")))
     assert len(plus_frames) == len(plus_rows), (cap, len(plus_frames), len(plus_rows))
-    co_n = {}
+    non_tcp = {}
+    modes = ({}, {})  # per direction, the IR-N flags of each CID
     for frame, row in zip(plus_frames, plus_rows):
-        is_co_n = CO_N <= frame[1] <= CO_N_LAST and frame[1] != PACKED_IR
-        assert is_co_n == (row["kind"] == "PROFILE_NON_TCP"), (cap, row)
-        if is_co_n:
-            co_n[int(row["index"])] = frame[1]
+        k = frame[1]
+        if k == IR_N:
+            cid, flags = ir_n_context(frame[2:])
+            modes[frame[0]][cid] = flags
+        is_co = NON_TCP_FIRST <= k <= NON_TCP_LAST and k != PACKED_IR
+        assert is_co == (row["kind"] == "PROFILE_NON_TCP"), (cap, row)
+        if is_co:
+            non_tcp[int(row["index"])] = (form_of(k), non_tcp_parts(k, frame[2:], modes[frame[0]]))
     rohc = {"udp": rohc_rows(rtsv), "rtp": rohc_rows(rrtsv)}
     n = len(kinds)
     for key, rows in rohc.items():
@@ -172,7 +209,7 @@ def measure(cap, args):
     for s in taroc:
         assert len(taroc[s]) == n, (cap, s, len(taroc[s]), n)
     return dict(name=name, kinds=kinds, evals=evals, summary=summary, taroc=taroc,
-                feedback=feedback, rohc=rohc, n=n, co_n=co_n)
+                feedback=feedback, rohc=rohc, n=n, non_tcp=non_tcp)
 
 
 def rohc_hdr(row):
@@ -292,33 +329,39 @@ def kind_table(results):
     print()
 
 
-def co_n_table(results):
-    print("### taroc-plus's compressed frames for non-TCP packets (CO-N), by field, fair basis\n")
-    print("Bytes per CO-N frame on average; *rest* is what follows the CRC-16 in the frame's "
-          "header part: the UDP checksum (UDP), the echo sequence number (ICMPv4 echo), the "
-          "whole 8-byte ICMP header (ICMPv6, ICMP errors: no echo mode), or the 8-byte IPv6 "
-          "fragment header.\n")
-    print("| capture | kind | CO-N frames | kind byte | CID | IP-ID | fragment field | CRC-16 | rest "
-          "| RTP header (whole) | total |")
-    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+def non_tcp_table(results):
+    print("### taroc-plus's compressed frames for non-TCP packets (CO-S, CO-I, CO-N), by field, "
+          "fair basis\n")
+    print("Bytes per frame on average. *kind byte*: CO-S's (which holds the CID and two sequence "
+          "LSBs), CO-I's, CO-N's with its flags octet; *sequence* and *IP-ID*: the LSBs carried "
+          "(CO-I's octet counts a quarter to the sequence, three quarters to the IP-ID); *RTP*: "
+          "CO-N's RTP octet and timestamp field (RTP mode); *checksum*: the transport checksum "
+          "when carried (flag K); *rest*: header bytes the frame carries in its payload, as "
+          "contexts that compress the IP header only leave them: an ICMP header that is not an "
+          "echo's, an IPv6 fragment header, an RTP header in a context not in RTP mode.\n")
+    print("| capture | kind | frames | CO-S | CO-I | CO-N | kind byte | CID | sequence | IP-ID "
+          "| fragment field | RTP | CRC-16 | checksum | rest | total |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for r in results:
         tp_rows = r["taroc"]["taroc-plus"]
         by = collections.defaultdict(list)
-        for i, k in r["co_n"].items():
+        for i in r["non_tcp"]:
             by[r["kinds"][i]].append(i)
         for k in sorted(by):
             idx = by[k]
             cnt = len(idx)
             parts = collections.Counter()
+            forms = collections.Counter()
             total = 0
             for i in idx:
-                parts.update(co_n_parts(r["co_n"][i]))
+                form, p = r["non_tcp"][i]
+                forms[form] += 1
+                parts.update(p)
                 total += int(tp_rows[i]["link_header_bytes"]) + extra_of(r, i)
-            rtp = 12 * cnt if k.startswith("RTP ") else 0
-            rest = total - sum(parts.values()) - rtp
-            cells = [parts["kind"], parts["cid"], parts["ipid"], parts["frag"], parts["crc"], rest, rtp,
-                     total]
-            print(f"| `{r['name']}` | {k} | {cnt} | " + " | ".join(fmt(c / cnt) for c in cells) + " |")
+            rest = total - sum(parts.values())
+            cells = [parts[f] for f in FIELDS] + [rest, total]
+            print(f"| `{r['name']}` | {k} | {cnt} | {forms['CO-S']} | {forms['CO-I']} | {forms['CO-N']} | "
+                  + " | ".join(fmt(c / cnt) for c in cells) + " |")
     print()
 
 
@@ -333,7 +376,7 @@ def main():
     results = [measure(c, args) for c in args.captures]
     capture_tables(results)
     kind_table(results)
-    co_n_table(results)
+    non_tcp_table(results)
 
 
 if __name__ == "__main__":
