@@ -293,12 +293,12 @@ pub fn every_variant() -> Vec<Variant> {
 }
 
 /// Runs each labelled scenario of `cases` at once through `run` (such as [`run`]: each in its
-/// own namespaces), and returns their outcomes in order, each with its label (a run that
-/// panicked is an error).
-pub fn run_each<L: Send>(
+/// own namespaces; or [`run_traffic`] with traffic of its own), and returns their outcomes in
+/// order, each with its label (a run that panicked is an error).
+pub fn run_each<L: Send, O: Send>(
     cases: Vec<(L, Scenario)>,
-    run: impl Fn(&Scenario) -> Result<Outcome, Error> + Sync,
-) -> Vec<(L, Result<Outcome, Error>)> {
+    run: impl Fn(&Scenario) -> Result<O, Error> + Sync,
+) -> Vec<(L, Result<O, Error>)> {
     let run = &run;
     std::thread::scope(|scope| {
         let handles: Vec<_> = cases
@@ -377,6 +377,35 @@ pub fn run_disturbed(scenario: &Scenario, plan: &[Planned]) -> Result<Outcome, E
     }
     drop(netns);
     Ok(outcome)
+}
+
+/// Runs `traffic` instead of the TCP transfer: the namespaces and TUN devices of `scenario`
+/// (which must be of [`Mode::Emulated`]) with one gateway on the emulated link between them, as
+/// [`run`] makes them; `traffic` gets the names of namespaces A and B and makes whatever
+/// traffic it likes there (UDP, ICMP, its own processes). Returns what `traffic` returned and
+/// the gateway's report (with the oracle's counts); everything is undone as for [`run`].
+pub fn run_traffic<T>(
+    scenario: &Scenario,
+    traffic: impl FnOnce(&[String; 2]) -> Result<T, Error>,
+) -> Result<(T, RunReport), Error> {
+    if scenario.mode != Mode::Emulated {
+        return Err(Error::new(
+            "traffic of its own runs on the emulated link: the scenario must be of the \
+             emulated mode",
+        ));
+    }
+    let config = pipeline_config(scenario);
+    let Prepared { netns, tuns, .. } = prepare(scenario)?;
+    let namespaces = netns.each_ref().map(|ns| ns.name().to_owned());
+    let mut pipeline = Pipeline::new(&config)?;
+    let options = LoopOptions::default();
+    let worker = Worker::spawn(move |stop| {
+        gateway::run_emulated([&tuns[0], &tuns[1]], &mut pipeline, stop, &options)
+    })?;
+    let result = traffic(&namespaces);
+    let report = worker.finish();
+    drop(netns);
+    Ok((result?, report?))
 }
 
 /// The settings of the emulated gateway of `scenario` (also those its UDP gateways are

@@ -36,6 +36,8 @@ use taroc_wire::tcp::flags as tcpf;
 
 mod build;
 mod impair;
+mod non_tcp;
+mod non_tcp_traffic;
 mod regressions;
 mod rng;
 mod run;
