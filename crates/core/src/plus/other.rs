@@ -29,11 +29,13 @@ mod compressor;
 mod decompressor;
 mod fields;
 mod head;
+mod replica;
 
 pub use compressor::OtherCompressor;
 pub use decompressor::OtherDecompressor;
 pub use fields::{Dynamic, State};
 pub use head::{Form, Head};
+pub use replica::{is_replica, Replica};
 
 /// The kind byte of an IR-N frame.
 pub const IR_N: u8 = FrameKind::PROFILE_FIRST + 2;
@@ -146,8 +148,13 @@ pub const START_IRS: u8 = 3;
 /// as RFC 2507 section 3.3 spaces full headers); a context request starts it over.
 pub const REFRESH: u16 = 16;
 
-/// The longest refresh period of an established context.
+/// The longest refresh period of an established context where the decompressor asks for
+/// contexts it lacks (context requests, section 7).
 pub const MAX_REFRESH: u16 = 256;
+
+/// The longest refresh period of an established context where the decompressor sends no
+/// context requests: the refresh is its only repair.
+pub const MAX_REFRESH_ALONE: u16 = 64;
 
 /// The type octet of a context request for non-TCP contexts: `| 0x02 | CID | CID ... |`, each
 /// CID once (the TCP contexts' requests, [`crate::tcp::repair`], have type `0x01`).
@@ -576,8 +583,9 @@ mod tests {
         for i in 0..=u16::from(START_IRS) {
             round(&mut c, &mut d, &echo(61 + i, 3 + i, false));
         }
+        // Its IP-ID (its sequence number) jumps: 8 LSBs in a CO-I frame with its CID octet.
         let (k, len) = round(&mut c, &mut d, &echo(70, 9, false));
-        assert_eq!((k, len), (CO_N_LONG, 2 + 1 + 2 + 28));
+        assert_eq!((k, len), (CO_I_CID, 1 + 1 + 2 + 28));
     }
 
     #[test]
@@ -664,6 +672,57 @@ mod tests {
             .all(|&(k, len)| short_of(k).is_some() && len == 2));
     }
 
+    /// `udp(id, 30)` from source port `port`.
+    fn udp_from(port: u16, id: u16) -> Vec<u8> {
+        let mut p = udp(id, 30);
+        p[20..22].copy_from_slice(&port.to_be_bytes());
+        let sum = transport_checksum(&p, shape(&p).unwrap()).unwrap();
+        p[26..28].copy_from_slice(&sum.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn a_new_flow_of_the_same_hosts_starts_from_a_base() {
+        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
+        for id in 0..5 {
+            round(&mut c, &mut d, &udp_from(5000, id));
+        }
+        // Another source port: its start IR-Ns name CID 0 and the one word that differs.
+        let mut lost = OtherDecompressor::default();
+        for id in 5..5 + u16::from(START_IRS) {
+            let p = udp_from(5002, id);
+            let (k, frame) = compress(&mut c, &p);
+            assert_eq!(k, IR_N);
+            assert!(is_replica(&frame));
+            // form, flags, CID, base, one change, IP-ID, CRC-16, payload
+            assert_eq!(frame.len(), 5 + 3 + 2 + 2 + 30);
+            assert_eq!(decompress(&mut d, k, &frame).unwrap(), p);
+            // A decompressor without the base refuses it.
+            assert_eq!(decompress(&mut lost, k, &frame), Err(DropReason::NoContext));
+        }
+        assert_eq!(
+            round(&mut c, &mut d, &udp_from(5002, 8)).0,
+            short_kind(1, 0)
+        );
+        // A base of another flow under the same CID (another TTL): the CRC refuses it.
+        let mut other = OtherDecompressor::default();
+        let mut ttl = udp_from(5000, 1);
+        ttl[8] = 63;
+        v4_checksum(&mut ttl);
+        let (k, frame) = compress(&mut OtherCompressor::default(), &ttl);
+        decompress(&mut other, k, &frame).unwrap();
+        let mut c2 = OtherCompressor::default();
+        for id in 0..3 {
+            compress(&mut c2, &udp_from(5000, id));
+        }
+        let (k, frame) = compress(&mut c2, &udp_from(5002, 3));
+        assert!(is_replica(&frame));
+        assert_eq!(
+            decompress(&mut other, k, &frame),
+            Err(DropReason::ChecksumMismatch)
+        );
+    }
+
     #[test]
     fn a_wrong_context_is_refused_not_delivered() {
         let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
@@ -695,7 +754,10 @@ mod tests {
 
     #[test]
     fn fragments_and_ipv6_round_trip() {
-        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
+        let (mut c, mut d) = (
+            OtherCompressor::new(MAX_REFRESH),
+            OtherDecompressor::default(),
+        );
         for (i, frag) in [0x2000u16, 0x00B9, 0x2000, 0x00B9, 0x2000, 0x00B9]
             .into_iter()
             .enumerate()
@@ -712,7 +774,8 @@ mod tests {
             assert_eq!(round(&mut c, &mut d, &v6).0, IR_N);
         }
         assert_eq!(round(&mut c, &mut d, &v6), (short_kind(1, 0), 2 + 8));
-        // Refreshes after 16, then 32, 64, 128, then every 256 packets.
+        // Refreshes after 16, then 32, 64, 128, then every 256 packets (with context
+        // requests; else every 64).
         let mut refreshes = Vec::new();
         for i in 1..=800 {
             if round(&mut c, &mut d, &v6).0 == IR_N {

@@ -7,9 +7,10 @@ use alloc::vec::Vec;
 
 use super::fields::{fits_lsb8, Dynamic, State};
 use super::head::{Form, Head, RTP_M, T_SHIFT};
+use super::replica::{changes, Replica, MAX_CHANGES};
 use super::{
     flag, header_crc, shape, template_in, transport_checksum, Shape, IR_N, MAX_CONTEXTS,
-    MAX_HEADER, MAX_REFRESH, REFRESH, SHORT_CIDS, START_IRS, STEP, WINDOW,
+    MAX_HEADER, MAX_REFRESH_ALONE, REFRESH, SHORT_CIDS, START_IRS, STEP, WINDOW,
 };
 use crate::codec::FrameKind;
 use crate::tcp::packet::length_field_offset;
@@ -20,7 +21,7 @@ struct CompContext {
     shape: Shape,
     /// Packets since the last IR-N.
     since_ir: u16,
-    /// Packets between refresh IR-Ns now ([`REFRESH`] doubling up to [`MAX_REFRESH`]).
+    /// Packets between refresh IR-Ns now ([`REFRESH`] doubling up to the compressor's most).
     period: u16,
     irs_due: u8,
     /// The decompressor's state after each of the last frames, newest at `next - 1` (a ring).
@@ -34,6 +35,15 @@ struct CompContext {
     stride: u16,
     last_delta: u32,
     last_used: u64,
+    /// When it was set up (the compressor's clock): a base is named with it, so that a base
+    /// whose CID went to another flow is not taken for it.
+    birth: u64,
+    /// The context its start IR-Ns replicate ([`super::replica`]): CID and birth.
+    base: Option<(u8, u64)>,
+    /// The CID it had before it moved to a CO-S CID, which its start IR-Ns replicate.
+    moved_from: Option<u8>,
+    /// Packets since it was set up.
+    packets: u32,
 }
 
 impl CompContext {
@@ -57,7 +67,23 @@ impl CompContext {
             stride: 0,
             last_delta: 0,
             last_used: clock,
+            birth: clock,
+            base: None,
+            moved_from: None,
+            packets: 0,
         }
+    }
+
+    /// Starts the context over on another CID: start IR-Ns (whole, or replicating
+    /// `moved_from`), the refresh period from its start.
+    fn restart(&mut self, clock: u64, moved_from: Option<u8>) {
+        self.irs_due = START_IRS;
+        self.since_ir = 0;
+        self.period = REFRESH;
+        self.birth = clock;
+        self.base = None;
+        self.moved_from = moved_from;
+        self.packets = 0;
     }
 
     /// Learns the IP-ID's step and the timestamp's stride from the packet of fields `d`.
@@ -186,15 +212,41 @@ impl CompContext {
     }
 }
 
+/// A context above the CO-S CIDs moves to one of them after this many packets ...
+pub const MOVE_AFTER: u32 = 16;
+
+/// ... if that CID's context has not sent for this many of the compressor's packets.
+pub const MOVE_IDLE: u64 = 64;
+
 /// The compressor's side: contexts keyed by their template.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct OtherCompressor {
     contexts: Vec<CompContext>,
     by_template: BTreeMap<Vec<u8>, u8>,
     clock: u64,
+    max_refresh: u16,
+}
+
+impl Default for OtherCompressor {
+    /// A compressor for a decompressor without context requests ([`MAX_REFRESH_ALONE`]).
+    fn default() -> OtherCompressor {
+        OtherCompressor::new(MAX_REFRESH_ALONE)
+    }
 }
 
 impl OtherCompressor {
+    /// A compressor whose refresh period doubles up to `max_refresh` packets
+    /// ([`super::MAX_REFRESH`] where the decompressor sends context requests, else
+    /// [`MAX_REFRESH_ALONE`]).
+    pub fn new(max_refresh: u16) -> OtherCompressor {
+        OtherCompressor {
+            contexts: Vec::new(),
+            by_template: BTreeMap::new(),
+            clock: 0,
+            max_refresh,
+        }
+    }
+
     /// Compresses `packet` into `out` (IR-N, CO-S or CO-N), or returns `None` (send it whole).
     /// Without `payload` the frame is a CO-N head that stops before the payload (a tunnel
     /// carries it compressed); an IR-N frame is always whole.
@@ -213,22 +265,27 @@ impl OtherCompressor {
         out.clear();
         let Some(cid) = self.by_template.get(t).copied() else {
             let cid = self.new_context(t, s, d);
-            let ctx = &self.contexts[usize::from(cid)];
-            return Some(ir_n(packet, ctx, cid, out));
+            return Some(self.start_frame(packet, cid, out));
         };
+        let cid = if payload { self.moved(cid) } else { cid };
         let ctx = &mut self.contexts[usize::from(cid)];
         ctx.last_used = self.clock;
         ctx.since_ir += 1;
+        ctx.packets = ctx.packets.saturating_add(1);
         ctx.learn(&d);
         if ctx.irs_due > 0 || ctx.since_ir >= ctx.period {
-            if ctx.irs_due == 0 {
-                ctx.period = (ctx.period * 2).min(MAX_REFRESH);
+            let start = ctx.irs_due > 0;
+            if !start {
+                ctx.period = (ctx.period * 2).min(self.max_refresh);
+                // A refresh goes whole: it repairs whatever the decompressor lacks.
+                ctx.base = None;
+                ctx.moved_from = None;
             }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.since_ir = 0;
             let state = ctx.state(d);
             ctx.push(state);
-            return Some(ir_n(packet, ctx, cid, out));
+            return Some(self.start_frame(packet, cid, out));
         }
         let want = ctx.state(d);
         let checksum = carried_checksum(packet, s, &ctx.template);
@@ -244,7 +301,12 @@ impl OtherCompressor {
         let lsb = if s.has_seq() { d.seq as u8 & 3 } else { 0 };
         let id = Head {
             form: Form::Id {
-                lsb,
+                // Where the sequence number is the IP-ID, the octet is its 8 LSBs.
+                lsb: if s.own_ip_id() {
+                    lsb
+                } else {
+                    (d.ip_id >> 6) as u8 & 3
+                },
                 ip_id: d.ip_id as u8 & 0x3F,
             },
             ..short
@@ -253,7 +315,7 @@ impl OtherCompressor {
             ctx.long_head(&want, crc, checksum, cid)
         } else if cid < SHORT_CIDS && ctx.decodes(&short, &want) {
             short
-        } else if s.own_ip_id() && ctx.decodes(&id, &want) {
+        } else if s.v4 && ctx.decodes(&id, &want) {
             id
         } else {
             ctx.long_head(&want, crc, checksum, cid)
@@ -266,16 +328,107 @@ impl OtherCompressor {
         Some(FrameKind::Profile(kind))
     }
 
+    /// The CID context `cid` goes on: a busy context above the CO-S CIDs moves to one whose
+    /// context has been idle for [`MOVE_IDLE`] packets (which starts over on `cid`).
+    fn moved(&mut self, cid: u8) -> u8 {
+        let c = &self.contexts[usize::from(cid)];
+        if cid < SHORT_CIDS || c.irs_due > 0 || c.packets < MOVE_AFTER {
+            return cid;
+        }
+        let clock = self.clock;
+        let Some(low) = (0..usize::from(SHORT_CIDS).min(self.contexts.len()))
+            .filter(|&i| clock - self.contexts[i].last_used > MOVE_IDLE)
+            .min_by_key(|&i| self.contexts[i].last_used)
+        else {
+            return cid;
+        };
+        self.contexts.swap(low, usize::from(cid));
+        self.contexts[low].restart(clock, Some(cid));
+        self.contexts[usize::from(cid)].restart(clock, None);
+        // The idle context starts over as a new one would, from a base if it has one.
+        let idle = &self.contexts[usize::from(cid)];
+        let base = self.base_for(&idle.template.clone(), idle.shape, Some(usize::from(cid)));
+        self.contexts[usize::from(cid)].base = base;
+        for i in [low, usize::from(cid)] {
+            let t = &self.contexts[i].template;
+            if let Some(entry) = self.by_template.get_mut(t.as_slice()) {
+                *entry = i as u8;
+            }
+        }
+        low as u8
+    }
+
+    /// The IR-N frame of `packet` in context `cid`: replicated from the context's base while it
+    /// has one that is still the same flow (or from its own former CID after a move), else
+    /// whole.
+    fn start_frame(&self, packet: &[u8], cid: u8, out: &mut Vec<u8>) -> FrameKind {
+        let ctx = &self.contexts[usize::from(cid)];
+        out.clear();
+        let base = match ctx.moved_from {
+            Some(b) => Some((b, &ctx.refs, &ctx.template)),
+            None => ctx.base.and_then(|(b, birth)| {
+                let base = self.contexts.get(usize::from(b))?;
+                (base.birth == birth).then_some((b, &base.refs, &base.template))
+            }),
+        };
+        let mut buf = [0; 3 * MAX_CHANGES];
+        let changed = base.and_then(|(b, refs, template)| {
+            Some((b, refs, changes(template, &ctx.template, &mut buf)?))
+        });
+        let Some((b, base_refs, n)) = changed else {
+            return ir_n(packet, ctx, cid, out);
+        };
+        let s = ctx.shape;
+        let d = ctx.last;
+        let state = ctx.state(d);
+        let replica = Replica {
+            cid,
+            base: b,
+            flags: s.flags() | if state.step { STEP } else { 0 },
+            changes: &buf[..n],
+            fields: d,
+            frag_sent: s.v4 && base_refs.iter().any(|r| r.fields.frag != d.frag),
+            stride: state.stride,
+            crc: header_crc(packet, s),
+            checksum: carried_checksum(packet, s, &ctx.template),
+        };
+        replica.emit(s, out);
+        out.extend_from_slice(&packet[s.header..]);
+        FrameKind::Profile(IR_N)
+    }
+
+    /// The base for a new context of template `t` and shape `s`: the context of that shape,
+    /// past its start, whose template differs in fewest words (at most
+    /// [`MAX_CHANGES`]), the most recently used of those; not `exclude` (the CID being
+    /// replaced).
+    fn base_for(&self, t: &[u8], s: Shape, exclude: Option<usize>) -> Option<(u8, u64)> {
+        let mut buf = [0; 3 * MAX_CHANGES];
+        self.contexts
+            .iter()
+            .enumerate()
+            .filter(|&(i, c)| Some(i) != exclude && c.shape == s && c.irs_due == 0)
+            .filter_map(|(i, c)| {
+                let n = changes(&c.template, t, &mut buf)?;
+                Some((n, core::cmp::Reverse(c.last_used), i))
+            })
+            .min()
+            .map(|(_, _, i)| (i as u8, self.contexts[i].birth))
+    }
+
     /// Sets a context up for the template `t` (least recently used replaced); its CID.
     fn new_context(&mut self, t: &[u8], s: Shape, d: Dynamic) -> u8 {
-        let ctx = CompContext::new(t.to_vec(), s, d, self.clock);
+        let mut ctx = CompContext::new(t.to_vec(), s, d, self.clock);
+        let lru = (self.contexts.len() >= MAX_CONTEXTS).then(|| {
+            (0..self.contexts.len())
+                .min_by_key(|&i| self.contexts[i].last_used)
+                .unwrap_or(0)
+        });
+        ctx.base = self.base_for(t, s, lru);
         let cid = if self.contexts.len() < MAX_CONTEXTS {
             self.contexts.push(ctx);
             self.contexts.len() - 1
         } else {
-            let lru = (0..self.contexts.len())
-                .min_by_key(|&i| self.contexts[i].last_used)
-                .unwrap_or(0);
+            let lru = lru.unwrap_or(0);
             self.by_template.remove(&self.contexts[lru].template);
             self.contexts[lru] = ctx;
             lru
@@ -302,6 +455,9 @@ impl OtherCompressor {
         };
         ctx.irs_due = START_IRS;
         ctx.period = REFRESH;
+        // The answer goes whole: the base may be what the decompressor lacks.
+        ctx.base = None;
+        ctx.moved_from = None;
         true
     }
 }

@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 
 use super::fields::{Dynamic, State};
 use super::head::Head;
+use super::replica::{is_replica, Replica};
 use super::{
     header_crc, shape, template_in, transport_checksum, Shape, ECHO_MODE, MAX_HEADER, RTP_MODE,
     STEP, UDP_MODE,
@@ -37,6 +38,9 @@ impl Default for OtherDecompressor {
 impl OtherDecompressor {
     /// Sets a context up from an IR-N frame and delivers its packet; the context's CID.
     pub fn ir_n(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<u8, DropReason> {
+        if is_replica(frame) {
+            return self.replica(frame, out);
+        }
         let v4 = match frame.first().map(|b| b >> 4) {
             Some(4) => true,
             Some(6) => false,
@@ -108,6 +112,60 @@ impl OtherDecompressor {
         Ok(cid)
     }
 
+    /// Sets a context up from a replicated IR-N frame (its base's template with the frame's
+    /// changes) and delivers its packet if its header has the frame's CRC; the context's CID.
+    fn replica(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<u8, DropReason> {
+        out.clear();
+        let (r, s, at) = Replica::parse(frame, |cid| {
+            self.contexts[usize::from(cid)].as_ref().map(|c| c.shape)
+        })?;
+        let base = self.contexts[usize::from(r.base)]
+            .as_ref()
+            .ok_or(DropReason::NoContext)?;
+        let mut buf = [0; MAX_HEADER];
+        let t = &mut buf[..s.header];
+        t.copy_from_slice(&base.template);
+        r.apply(t);
+        let mut fields = r.fields;
+        if s.v4 && !r.frag_sent {
+            fields.frag = base.state.fields.frag;
+        }
+        let zero_sum = s.udp && !s.echo && t[s.ip + 6..s.ip + 8] == [0, 0];
+        let payload = &frame[at..];
+        let total = u16::try_from(s.header + payload.len()).map_err(|_| DropReason::Malformed)?;
+        out.extend_from_slice(t);
+        fields.write(out, s);
+        set_lengths(out, s, total);
+        if header_crc(out, s) != r.crc {
+            out.clear();
+            return Err(DropReason::ChecksumMismatch);
+        }
+        out.extend_from_slice(payload);
+        fill_checksum(out, s, r.checksum, zero_sum);
+        // Only a packet this module would have sent so, of the base's shape and with these
+        // changes as its template, is delivered.
+        let mut check = [0; MAX_HEADER];
+        if shape(out) != Some(s) || template_in(out, s, &mut check) != &buf[..s.header] {
+            out.clear();
+            return Err(DropReason::Malformed);
+        }
+        let state = State {
+            fields: Dynamic::of(out, s),
+            step: r.flags & STEP != 0,
+            stride: if s.rtp { r.stride } else { 0 },
+        };
+        let slot = &mut self.contexts[usize::from(r.cid)];
+        let mut template = slot.take().map(|c| c.template).unwrap_or_default();
+        template.clear();
+        template.extend_from_slice(&buf[..s.header]);
+        *slot = Some(DecompContext {
+            template,
+            shape: s,
+            state,
+        });
+        Ok(r.cid)
+    }
+
     /// Rebuilds the packet of a CO-S or CO-N frame of kind byte `k`; delivers it only if its
     /// header has the frame's CRC.
     pub fn co_n(&mut self, k: u8, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
@@ -155,34 +213,45 @@ impl OtherDecompressor {
             out.clear();
             out.extend_from_slice(&ctx.template);
             fields.write(out, s);
-            if s.v4 {
-                out[2..4].copy_from_slice(&total.to_be_bytes());
-                let sum = taroc_wire::checksum::checksum(&out[..20]);
-                out[10..12].copy_from_slice(&sum.to_be_bytes());
-            } else {
-                out[4..6].copy_from_slice(&(total - 40).to_be_bytes());
-            }
-            if s.udp {
-                out[s.ip + 4..s.ip + 6].copy_from_slice(&(total - s.ip as u16).to_be_bytes());
-            }
+            set_lengths(out, s, total);
             if header_crc(out, s) != head.crc {
                 continue;
             }
             out.extend_from_slice(payload);
-            if let Some(at) = s.checksum_at() {
-                let sum = match head.checksum {
-                    Some(sum) => sum,
-                    None if s.echo || ctx.template[at..at + 2] != [0, 0] => {
-                        transport_checksum(out, s).unwrap_or(0).to_be_bytes()
-                    }
-                    None => [0, 0],
-                };
-                out[at..at + 2].copy_from_slice(&sum);
-            }
+            let zero_sum = s.udp && ctx.template[s.ip + 6..s.ip + 8] == [0, 0];
+            fill_checksum(out, s, head.checksum, zero_sum);
             ctx.state = state;
             return Ok(());
         }
         out.clear();
         Err(DropReason::ChecksumMismatch)
+    }
+}
+
+/// Sets the length fields of the header `out` of shape `s` for a packet of `total` octets, and
+/// an IPv4 header's checksum.
+fn set_lengths(out: &mut [u8], s: Shape, total: u16) {
+    if s.v4 {
+        out[2..4].copy_from_slice(&total.to_be_bytes());
+        let sum = taroc_wire::checksum::checksum(&out[..20]);
+        out[10..12].copy_from_slice(&sum.to_be_bytes());
+    } else {
+        out[4..6].copy_from_slice(&(total - 40).to_be_bytes());
+    }
+    if s.udp {
+        out[s.ip + 4..s.ip + 6].copy_from_slice(&(total - s.ip as u16).to_be_bytes());
+    }
+}
+
+/// Fills the transport checksum of the packet `out` of shape `s`: `carried` if the frame
+/// carried it, else 0 in a context of zero UDP checksums, else computed.
+fn fill_checksum(out: &mut [u8], s: Shape, carried: Option<[u8; 2]>, zero_sum: bool) {
+    if let Some(at) = s.checksum_at() {
+        let sum = match carried {
+            Some(sum) => sum,
+            None if zero_sum => [0, 0],
+            None => transport_checksum(out, s).unwrap_or(0).to_be_bytes(),
+        };
+        out[at..at + 2].copy_from_slice(&sum);
     }
 }

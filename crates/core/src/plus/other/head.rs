@@ -30,8 +30,9 @@ pub enum Form {
         /// The sequence number's two LSBs.
         lsb: u8,
     },
-    /// CO-I: the two sequence LSBs and six LSBs of the IPv4 Identification; the other fields
-    /// follow from the reference.
+    /// CO-I: the two sequence LSBs and six LSBs of the IPv4 Identification (in a context whose
+    /// sequence number is the Identification, its 8 LSBs); the other fields follow from the
+    /// reference.
     Id {
         /// The sequence number's two LSBs.
         lsb: u8,
@@ -129,7 +130,7 @@ impl Head {
             let octet = r.number(1)? as u8;
             let crc = r.number(2)? as u16;
             let s = shape_of(cid).ok_or(DropReason::NoContext)?;
-            if !s.own_ip_id() {
+            if !s.v4 {
                 return Err(DropReason::Malformed);
             }
             let form = Form::Id {
@@ -276,7 +277,8 @@ impl Head {
     /// sequence number, else 1.
     pub fn trials(&self, s: Shape) -> u16 {
         match self.form {
-            Form::Short { .. } | Form::Id { .. } if s.has_seq() => SHORT_TRIALS,
+            Form::Short { .. } if s.has_seq() => SHORT_TRIALS,
+            Form::Id { .. } if s.own_ip_id() => SHORT_TRIALS,
             _ => 1,
         }
     }
@@ -290,11 +292,17 @@ impl Head {
                 let n = state.short_advance(s, lsb, trial);
                 (state.advanced(s, n), state.step, state.stride)
             }
-            Form::Id { lsb, ip_id } => {
+            Form::Id { lsb, ip_id } if s.own_ip_id() => {
                 let n = state.short_advance(s, lsb, trial);
                 let mut fields = state.advanced(s, n);
                 fields.ip_id = decode_lsb6(state.fields.ip_id, ip_id);
                 (fields, state.step, state.stride)
+            }
+            Form::Id { lsb, ip_id } => {
+                // IPv4 IP-only or UDP: the octet is the IP-ID's (the sequence number's) 8 LSBs.
+                let seq = decode_lsb8(state.fields.seq, lsb << 6 | ip_id);
+                let n = seq.wrapping_sub(state.fields.seq);
+                (state.advanced(s, n), state.step, state.stride)
             }
             Form::Long {
                 flags,
