@@ -247,17 +247,12 @@ pub fn crc16(data: &[u8]) -> u16 {
     crc16_update(0xFFFF, data)
 }
 
-/// The CRC-16 a CO-S or CO-N frame carries for `header` of shape `s`: over the header with
-/// its transport checksum field (UDP or ICMP) taken as 0.
+/// The CRC-16 a CO-S, CO-I, CO-N or replicated IR-N frame carries for `header` of shape `s`:
+/// over the header as it is, its transport checksum field included. A decompressor that
+/// computes that field computes it over the payload it received, so a damaged payload fails the
+/// CRC as the end-to-end checksum would have failed.
 pub fn header_crc(header: &[u8], s: Shape) -> u16 {
-    match s.checksum_at() {
-        Some(at) => {
-            let crc = crc16_update(0xFFFF, &header[..at]);
-            let crc = crc16_update(crc, &[0, 0]);
-            crc16_update(crc, &header[at + 2..s.header])
-        }
-        None => crc16(&header[..s.header]),
-    }
+    crc16(&header[..s.header])
 }
 
 /// A packet this module compresses: where its transport header starts (`ip`), its header
@@ -314,16 +309,24 @@ impl Shape {
 /// sender computes it: UDP's over the pseudo-header (0 sent as 0xFFFF), ICMPv6's over the
 /// pseudo-header, ICMP's over the message alone. `None` for a shape without one.
 pub fn transport_checksum(packet: &[u8], s: Shape) -> Option<u16> {
+    let payload = &packet[s.header..];
+    let sum = taroc_wire::checksum::Sum::new().add_bytes(payload);
+    checksum_of(&packet[..s.header], s, sum.fold(), payload.len())
+}
+
+/// The transport checksum of a packet of shape `s` whose header is `header` (its checksum field
+/// taken as 0) and whose payload of `payload_len` octets has the one's-complement sum `payload`
+/// (its octets as big-endian words; a header's length is even, so the words line up).
+pub fn checksum_of(header: &[u8], s: Shape, payload: u16, payload_len: usize) -> Option<u16> {
     let at = s.checksum_at()?;
-    let segment = &packet[s.ip..];
-    let length = segment.len() as u16;
+    let length = (s.header - s.ip + payload_len) as u16;
     let mut sum = taroc_wire::checksum::Sum::new();
     if s.udp || !s.v4 {
         let (addresses, proto) = if s.v4 {
-            (&packet[12..20], protocol::UDP)
+            (&header[12..20], protocol::UDP)
         } else {
             (
-                &packet[8..40],
+                &header[8..40],
                 if s.udp {
                     protocol::UDP
                 } else {
@@ -337,8 +340,9 @@ pub fn transport_checksum(packet: &[u8], s: Shape) -> Option<u16> {
             .add_u16(length);
     }
     let sum = sum
-        .add_bytes(&packet[s.ip..at])
-        .add_bytes(&packet[at + 2..])
+        .add_bytes(&header[s.ip..at])
+        .add_bytes(&header[at + 2..s.header])
+        .add_u16(payload)
         .checksum();
     Some(if s.udp && sum == 0 { 0xFFFF } else { sum })
 }
@@ -384,7 +388,11 @@ fn shape(packet: &[u8]) -> Option<Shape> {
         && echo_types.contains(&packet[ip])
         && packet[ip + 1] == 0
         && {
-            let echo = Shape { echo: true, ..s };
+            let echo = Shape {
+                echo: true,
+                header: ip + 8,
+                ..s
+            };
             transport_checksum(packet, echo)
                 == Some(u16::from_be_bytes([packet[ip + 2], packet[ip + 3]]))
         };

@@ -8,8 +8,8 @@ use super::fields::{Dynamic, State};
 use super::head::Head;
 use super::replica::{is_replica, Replica};
 use super::{
-    header_crc, shape, template_in, transport_checksum, Shape, ECHO_MODE, MAX_HEADER, RTP_MODE,
-    STEP, UDP_MODE,
+    checksum_of, header_crc, shape, template_in, Shape, ECHO_MODE, MAX_HEADER, RTP_MODE, STEP,
+    UDP_MODE,
 };
 use crate::codec::DropReason;
 use crate::tcp::packet::length_field_offset;
@@ -136,12 +136,12 @@ impl OtherDecompressor {
         out.extend_from_slice(t);
         fields.write(out, s);
         set_lengths(out, s, total);
+        fill_checksum(out, s, r.checksum, zero_sum, &Payload::of(payload));
         if header_crc(out, s) != r.crc {
             out.clear();
             return Err(DropReason::ChecksumMismatch);
         }
         out.extend_from_slice(payload);
-        fill_checksum(out, s, r.checksum, zero_sum);
         // Only a packet this module would have sent so, of the base's shape and with these
         // changes as its template, is delivered.
         let mut check = [0; MAX_HEADER];
@@ -206,6 +206,8 @@ impl OtherDecompressor {
         let s = ctx.shape;
         let len = s.header + payload.len();
         let total = u16::try_from(len).map_err(|_| DropReason::Malformed)?;
+        let zero_sum = s.udp && ctx.template[s.ip + 6..s.ip + 8] == [0, 0];
+        let sum = Payload::of(payload);
         for trial in 0..head.trials(s) {
             let Some((fields, state)) = head.decode(s, &ctx.state, trial) else {
                 continue;
@@ -214,12 +216,11 @@ impl OtherDecompressor {
             out.extend_from_slice(&ctx.template);
             fields.write(out, s);
             set_lengths(out, s, total);
+            fill_checksum(out, s, head.checksum, zero_sum, &sum);
             if header_crc(out, s) != head.crc {
                 continue;
             }
             out.extend_from_slice(payload);
-            let zero_sum = s.udp && ctx.template[s.ip + 6..s.ip + 8] == [0, 0];
-            fill_checksum(out, s, head.checksum, zero_sum);
             ctx.state = state;
             return Ok(());
         }
@@ -243,14 +244,41 @@ fn set_lengths(out: &mut [u8], s: Shape, total: u16) {
     }
 }
 
-/// Fills the transport checksum of the packet `out` of shape `s`: `carried` if the frame
-/// carried it, else 0 in a context of zero UDP checksums, else computed.
-fn fill_checksum(out: &mut [u8], s: Shape, carried: Option<[u8; 2]>, zero_sum: bool) {
+/// A payload's one's-complement sum, computed once for all the trials of a frame.
+struct Payload {
+    sum: u16,
+    len: usize,
+}
+
+impl Payload {
+    fn of(payload: &[u8]) -> Payload {
+        Payload {
+            sum: taroc_wire::checksum::Sum::new().add_bytes(payload).fold(),
+            len: payload.len(),
+        }
+    }
+}
+
+/// Fills the transport checksum field of the header `out` of shape `s` (its payload's sum
+/// `payload`): `carried` if the frame carried it, else 0 in a context of zero UDP checksums,
+/// else computed.
+fn fill_checksum(
+    out: &mut [u8],
+    s: Shape,
+    carried: Option<[u8; 2]>,
+    zero_sum: bool,
+    payload: &Payload,
+) {
     if let Some(at) = s.checksum_at() {
         let sum = match carried {
             Some(sum) => sum,
             None if zero_sum => [0, 0],
-            None => transport_checksum(out, s).unwrap_or(0).to_be_bytes(),
+            None => {
+                out[at..at + 2].fill(0);
+                checksum_of(out, s, payload.sum, payload.len)
+                    .unwrap_or(0)
+                    .to_be_bytes()
+            }
         };
         out[at..at + 2].copy_from_slice(&sum);
     }
