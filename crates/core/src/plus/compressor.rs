@@ -254,12 +254,7 @@ impl PlusCompressor {
     /// ([`PlusConfig::repair`]); its coding is its own.
     pub fn new(config: PlusConfig) -> PlusCompressor {
         let n = config.max_contexts.clamp(1, ALL_CIDS);
-        // Without context requests the refresh is the non-TCP contexts' only repair.
-        let max_refresh = if config.repair.context_requests {
-            other::MAX_REFRESH
-        } else {
-            other::MAX_REFRESH_ALONE
-        };
+        let requests = config.repair.context_requests;
         PlusCompressor {
             config,
             contexts: (0..n).map(|_| None).collect(),
@@ -270,7 +265,7 @@ impl PlusCompressor {
             now: Duration::ZERO,
             stats: PlusStats::default(),
             breakdown: Breakdown::default(),
-            other: OtherCompressor::new(max_refresh),
+            other: OtherCompressor::new(requests),
             tunnel: Vec::new(),
             compact: Vec::new(),
             mirrored: Vec::new(),

@@ -362,7 +362,9 @@ impl PlusDecompressor {
             // context: only IR frames of its inner flows consult it): ask for it, as for any
             // CO-N frame, else every tunnel frame after it fails alike until its refresh.
             let outer = self.other.rebuild(&head, &inner, out);
-            self.other_requests.record(head.cid, &outer);
+            if !self.other.held() {
+                self.other_requests.record(head.cid, &outer);
+            }
             outer
         });
         if result.is_err() {
@@ -484,7 +486,8 @@ impl PlusDecompressor {
             FrameKind::Profile(other::TUNNEL) => self.tunnel(frame, out),
             FrameKind::Profile(k @ other::CO_N..=other::CO_N_LAST) => {
                 let result = self.other.co_n(k, frame, out);
-                if let Some(cid) = other::cid_of(k, frame) {
+                // A frame held for confirmation is no sign of a damaged context: no request.
+                if let Some(cid) = other::cid_of(k, frame).filter(|_| !self.other.held()) {
                     self.other_requests.record(cid, &result);
                 }
                 result

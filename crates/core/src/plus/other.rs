@@ -204,7 +204,7 @@ pub const FRAG_HISTORY: usize = 3;
 
 /// Sequence advances a decompressor tries for a CO-S frame: `n`, `n + 4`, ... (each checked
 /// by the CRC), so that it decodes after up to `4 * SHORT_TRIALS - 1` lost packets of the flow.
-pub const SHORT_TRIALS: u16 = 4;
+pub const SHORT_TRIALS: u16 = 16;
 
 /// An 8-LSB field decodes into `[reference - LSB_BELOW, reference + 255 - LSB_BELOW]`.
 pub const LSB_BELOW: u16 = 64;
@@ -628,28 +628,48 @@ mod tests {
     }
 
     #[test]
-    fn lost_packets_decode_by_trial() {
-        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
+    fn lost_packets_decode_by_trial_and_a_second_frame_confirms() {
+        let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
         for id in 0..10 {
             round(&mut c, &mut d, &udp(id, 30));
         }
-        // 9 packets lost (beyond the window and the first trial): the third trial decodes.
+        // 9 packets lost (beyond the window and the first trial): the third trial decodes it,
+        // which holds it as the reference; the next frame, decoded at once, is delivered.
         for id in 10..19 {
             compress(&mut c, &udp(id, 30));
         }
         let (k, frame) = compress(&mut c, &udp(19, 30));
         assert_eq!(short_of(k), Some((0, 3)));
-        assert_eq!(decompress(&mut d, k, &frame).unwrap(), udp(19, 30));
-        // More than the trials reach: refused, not delivered.
-        for id in 20..40 {
-            compress(&mut c, &udp(id, 30));
-        }
-        let (k, frame) = compress(&mut c, &udp(40, 30));
-        assert!(short_of(k).is_some());
         assert_eq!(
             decompress(&mut d, k, &frame),
             Err(DropReason::ChecksumMismatch)
         );
+        assert_eq!(round(&mut c, &mut d, &udp(20, 30)).0, short_kind(0, 0));
+        // More than the trials reach: refused, not delivered, and the next one too (held).
+        for id in 21..120 {
+            compress(&mut c, &udp(id, 30));
+        }
+        for id in 120..122 {
+            let (k, frame) = compress(&mut c, &udp(id, 30));
+            assert!(short_of(k).is_some());
+            assert_eq!(
+                decompress(&mut d, k, &frame),
+                Err(DropReason::ChecksumMismatch)
+            );
+        }
+    }
+
+    #[test]
+    fn without_requests_an_anchor_comes_every_sixteen_frames() {
+        let (mut c, mut d) = (OtherCompressor::new(false), OtherDecompressor::default());
+        let kinds: Vec<u8> = (0..60)
+            .map(|id| round(&mut c, &mut d, &udp(id, 30)).0)
+            .collect();
+        let at = |kind| (0..60).filter(|&i| kinds[i] == kind).collect::<Vec<_>>();
+        // IR-Ns: the start's, then refreshes after 16 and 32 packets; an anchor 16 frames
+        // after the last IR-N.
+        assert_eq!(at(IR_N), [0, 1, 2, 18, 50]);
+        assert_eq!(at(CO_N_LONG), [34]);
     }
 
     #[test]
@@ -762,10 +782,7 @@ mod tests {
 
     #[test]
     fn fragments_and_ipv6_round_trip() {
-        let (mut c, mut d) = (
-            OtherCompressor::new(MAX_REFRESH),
-            OtherDecompressor::default(),
-        );
+        let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
         for (i, frag) in [0x2000u16, 0x00B9, 0x2000, 0x00B9, 0x2000, 0x00B9]
             .into_iter()
             .enumerate()

@@ -10,7 +10,7 @@ use super::head::{Form, Head, RTP_M, T_SHIFT};
 use super::replica::{changes, Replica, MAX_CHANGES};
 use super::{
     flag, header_crc, shape, template_in, transport_checksum, Shape, IR_N, MAX_CONTEXTS,
-    MAX_HEADER, MAX_REFRESH_ALONE, REFRESH, SHORT_CIDS, START_IRS, STEP, WINDOW,
+    MAX_HEADER, MAX_REFRESH, MAX_REFRESH_ALONE, REFRESH, SHORT_CIDS, START_IRS, STEP, WINDOW,
 };
 use crate::codec::FrameKind;
 use crate::tcp::packet::length_field_offset;
@@ -44,6 +44,8 @@ struct CompContext {
     moved_from: Option<u8>,
     /// Packets since it was set up.
     packets: u32,
+    /// Frames since its last CO-N or IR-N.
+    since_long: u16,
 }
 
 impl CompContext {
@@ -71,6 +73,7 @@ impl CompContext {
             base: None,
             moved_from: None,
             packets: 0,
+            since_long: 0,
         }
     }
 
@@ -135,11 +138,23 @@ impl CompContext {
 
     /// The CO-N head of the packet of fields `want.fields`: each field in as few octets as
     /// decode against every reference.
-    fn long_head(&self, want: &State, crc: u16, checksum: Option<[u8; 2]>, cid: u8) -> Head {
+    ///
+    /// An `anchor` codes the sequence number, IP-ID and timestamp by their LSBs at least (never
+    /// as following the reference), so that it decodes against references far older than the
+    /// window.
+    fn long_head(
+        &self,
+        want: &State,
+        crc: u16,
+        checksum: Option<[u8; 2]>,
+        cid: u8,
+        anchor: bool,
+    ) -> Head {
         let s = self.shape;
         let d = &want.fields;
         let refs = &self.refs;
-        let s_code: u8 = if !s.has_seq() || refs.iter().all(|r| r.fields.seq == d.seq) {
+        let s_code: u8 = if !s.has_seq() || (!anchor && refs.iter().all(|r| r.fields.seq == d.seq))
+        {
             0
         } else if refs.iter().all(|r| fits_lsb8(r.fields.seq, d.seq)) {
             1
@@ -147,9 +162,10 @@ impl CompContext {
             2
         };
         let i_code: u8 = if !s.own_ip_id()
-            || refs
-                .iter()
-                .all(|r| r.ip_id_with(d.seq, want.step) == d.ip_id)
+            || (!anchor
+                && refs
+                    .iter()
+                    .all(|r| r.ip_id_with(d.seq, want.step) == d.ip_id))
         {
             0
         } else if refs.iter().all(|r| fits_lsb8(r.fields.ip_id, d.ip_id)) {
@@ -191,7 +207,7 @@ impl CompContext {
             // LSBs of the scaled timestamp, else whole with the stride.
             let same_stride = refs.iter().all(|r| r.stride == want.stride);
             let stride = u32::from(want.stride).max(1);
-            for code in 0..3u8 {
+            for code in u8::from(anchor)..3 {
                 let ts = match code {
                     0 => 0,
                     1 => (d.ts / stride) & 0xFF,
@@ -212,6 +228,13 @@ impl CompContext {
     }
 }
 
+/// Without context requests, every this many frames of a context one is a CO-N *anchor*: its
+/// sequence number, IP-ID and timestamp as LSBs, which decode against references far older
+/// than the window, so that a decompressor whose reference a long loss left behind (CO-S frames
+/// decode by trial up to 63 packets on) is back within this many frames, not at the next
+/// refresh.
+pub const ANCHOR: u16 = 16;
+
 /// A context above the CO-S CIDs moves to one of them after this many packets ...
 pub const MOVE_AFTER: u32 = 16;
 
@@ -224,26 +247,27 @@ pub struct OtherCompressor {
     contexts: Vec<CompContext>,
     by_template: BTreeMap<Vec<u8>, u8>,
     clock: u64,
-    max_refresh: u16,
+    /// Whether the decompressor sends context requests.
+    requests: bool,
 }
 
 impl Default for OtherCompressor {
-    /// A compressor for a decompressor without context requests ([`MAX_REFRESH_ALONE`]).
+    /// A compressor for a decompressor without context requests.
     fn default() -> OtherCompressor {
-        OtherCompressor::new(MAX_REFRESH_ALONE)
+        OtherCompressor::new(false)
     }
 }
 
 impl OtherCompressor {
-    /// A compressor whose refresh period doubles up to `max_refresh` packets
-    /// ([`super::MAX_REFRESH`] where the decompressor sends context requests, else
-    /// [`MAX_REFRESH_ALONE`]).
-    pub fn new(max_refresh: u16) -> OtherCompressor {
+    /// A compressor for a decompressor that sends context requests (`requests`) or not. With
+    /// them the refresh period doubles up to [`MAX_REFRESH`] packets; without, up to
+    /// [`MAX_REFRESH_ALONE`], and every [`ANCHOR`]th frame of a context is a CO-N anchor.
+    pub fn new(requests: bool) -> OtherCompressor {
         OtherCompressor {
             contexts: Vec::new(),
             by_template: BTreeMap::new(),
             clock: 0,
-            max_refresh,
+            requests,
         }
     }
 
@@ -276,13 +300,19 @@ impl OtherCompressor {
         if ctx.irs_due > 0 || ctx.since_ir >= ctx.period {
             let start = ctx.irs_due > 0;
             if !start {
-                ctx.period = (ctx.period * 2).min(self.max_refresh);
+                let most = if self.requests {
+                    MAX_REFRESH
+                } else {
+                    MAX_REFRESH_ALONE
+                };
+                ctx.period = (ctx.period * 2).min(most);
                 // A refresh goes whole: it repairs whatever the decompressor lacks.
                 ctx.base = None;
                 ctx.moved_from = None;
             }
             ctx.irs_due = ctx.irs_due.saturating_sub(1);
             ctx.since_ir = 0;
+            ctx.since_long = 0;
             let state = ctx.state(d);
             ctx.push(state);
             return Some(self.start_frame(packet, cid, out));
@@ -311,14 +341,19 @@ impl OtherCompressor {
             },
             ..short
         };
-        let head = if !payload || checksum.is_some() {
-            ctx.long_head(&want, crc, checksum, cid)
+        let anchor = !self.requests && ctx.since_long + 1 >= ANCHOR;
+        let head = if !payload || checksum.is_some() || anchor {
+            ctx.long_head(&want, crc, checksum, cid, anchor)
         } else if cid < SHORT_CIDS && ctx.decodes(&short, &want) {
             short
         } else if s.v4 && ctx.decodes(&id, &want) {
             id
         } else {
-            ctx.long_head(&want, crc, checksum, cid)
+            ctx.long_head(&want, crc, checksum, cid, false)
+        };
+        ctx.since_long = match head.form {
+            Form::Long { .. } => 0,
+            _ => ctx.since_long.saturating_add(1),
         };
         ctx.push(want);
         let kind = head.emit(s, out);

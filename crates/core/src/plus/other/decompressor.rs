@@ -19,18 +19,37 @@ struct DecompContext {
     template: Vec<u8>,
     shape: Shape,
     state: State,
+    trust: Trust,
+}
+
+/// How far a context's reference is trusted. After a refused frame, or a frame that decoded
+/// only by trial, a decoded frame is not delivered but held as the reference until the next
+/// frame decodes against it at the first try: a wrong reference that passed one CRC-16 by
+/// chance must pass a second one too (odds 2^-32, not 2^-16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// The reference came from an IR-N or a frame delivered in sequence.
+    Sure,
+    /// A frame was refused since.
+    Suspect,
+    /// The reference is a frame held for confirmation; the state before it.
+    Held(State),
 }
 
 /// The decompressor's side: one context per CID.
 #[derive(Debug, Clone)]
 pub struct OtherDecompressor {
     contexts: Vec<Option<DecompContext>>,
+    /// Whether the last frame rebuilt was held for confirmation (refused, but no sign that the
+    /// context is damaged).
+    held: bool,
 }
 
 impl Default for OtherDecompressor {
     fn default() -> OtherDecompressor {
         OtherDecompressor {
             contexts: (0..256).map(|_| None).collect(),
+            held: false,
         }
     }
 }
@@ -108,8 +127,15 @@ impl OtherDecompressor {
             template,
             shape: s,
             state,
+            trust: Trust::Sure,
         });
         Ok(cid)
+    }
+
+    /// Whether the last CO-S, CO-I or CO-N frame was refused only because it was held for
+    /// confirmation (its context decoded it; the next frame confirms it).
+    pub fn held(&self) -> bool {
+        self.held
     }
 
     /// Sets a context up from a replicated IR-N frame (its base's template with the frame's
@@ -162,6 +188,7 @@ impl OtherDecompressor {
             template,
             shape: s,
             state,
+            trust: Trust::Sure,
         });
         Ok(r.cid)
     }
@@ -200,6 +227,7 @@ impl OtherDecompressor {
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason> {
         out.clear();
+        self.held = false;
         let ctx = self.contexts[usize::from(head.cid)]
             .as_mut()
             .ok_or(DropReason::NoContext)?;
@@ -220,10 +248,26 @@ impl OtherDecompressor {
             if header_crc(out, s) != head.crc {
                 continue;
             }
+            let confirmed = trial == 0 && matches!(ctx.trust, Trust::Sure | Trust::Held(_));
+            if !confirmed {
+                // Held: the reference for the next frame, delivered only once confirmed.
+                if !matches!(ctx.trust, Trust::Held(_)) {
+                    ctx.trust = Trust::Held(ctx.state);
+                }
+                ctx.state = state;
+                self.held = true;
+                out.clear();
+                return Err(DropReason::ChecksumMismatch);
+            }
             out.extend_from_slice(payload);
             ctx.state = state;
+            ctx.trust = Trust::Sure;
             return Ok(());
         }
+        if let Trust::Held(before) = ctx.trust {
+            ctx.state = before;
+        }
+        ctx.trust = Trust::Suspect;
         out.clear();
         Err(DropReason::ChecksumMismatch)
     }
