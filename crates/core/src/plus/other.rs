@@ -31,7 +31,7 @@ mod fields;
 mod head;
 mod replica;
 
-pub use compressor::OtherCompressor;
+pub use compressor::{OtherCompressor, ANCHOR, MOVE_AFTER, MOVE_IDLE};
 pub use decompressor::OtherDecompressor;
 pub use fields::{Dynamic, State};
 pub use head::{Form, Head};
