@@ -23,8 +23,8 @@
 -- * CONTEXT_STATE: a context request, [0x01][CID]...
 --
 -- taroc-plus's formats are those of docs/taroc-plus-format.md (section numbers below are its):
--- IR, IR-R, IR-N, IR-S, compact IR (long, mirrored, with mirror numbers, short form), compact
--- SYN, packed IR, CO-S, CO-I, CO-N, tunnel frames, CO frames (CID 0, CID octet, CID prefix,
+-- IR, IR-R, IR-N (plain and replicated), IR-S, compact IR (long, mirrored, with mirror numbers,
+-- short form), compact SYN, packed IR, CO-S, CO-I, CO-N, tunnel frames, CO frames (CID 0, CID octet, CID prefix,
 -- short code) and the feedback frames. A CO frame's bit field depends on its context (timestamps, strides, IP-ID
 -- behaviour, an IPv4 outer header): the dissector keeps each context as the frames that set it up
 -- (IR frames of every form, scaling notes) left it, per direction, in file order, and reads each
@@ -32,7 +32,9 @@
 -- contexts are the compressor's. The values of a CO frame are the transmitted least significant
 -- bits: rebuilding them needs the decompressor's reference, which a dissector does not keep.
 -- A non-TCP frame's sequence number and IP-ID are decoded against its context's last frame in the
--- file, which every CO-S, CO-I and CO-N frame decodes against at once (section 8).
+-- file, which every CO-S, CO-I and CO-N frame decodes against at once (section 8). A non-TCP
+-- context keeps its template, so that a replicated IR-N (its base's template with words changed)
+-- is rebuilt whole and its CRC-16 (over the header, transport checksum included) checked.
 --
 -- Use: tshark -X lua_script:wireshark/taroc.lua -r frames.pcap -V -O taroc
 -- or copy this file into Wireshark's personal plugins folder.
@@ -273,6 +275,19 @@ local f = {
     n_checksum_computed = ProtoField.bool("taroc.plus.n.checksum_computed",
         "Transport checksum left to the decompressor (computed, or 0)"),
     n_payload = u32("taroc.plus.n.payload_len", "Payload length"),
+    -- Replicated IR-N (section 8).
+    n_form = u8("taroc.plus.n.replica.form", "Replicated IR-N form octet", base.HEX),
+    n_form_k = flag("taroc.plus.n.replica.form.k", "K (transport checksum)", 0x08),
+    n_form_f = flag("taroc.plus.n.replica.form.f", "F (flags and fragment offset)", 0x04),
+    n_form_m = flag("taroc.plus.n.replica.form.m", "M (RTP marker)", 0x02),
+    n_changes = u8("taroc.plus.n.replica.changes", "Template words changed"),
+    n_change = ProtoField.bytes("taroc.plus.n.replica.change", "Changed word"),
+    n_word_index = u8("taroc.plus.n.replica.word_index", "Word index (octets 2i and 2i + 1)"),
+    n_word = u16("taroc.plus.n.replica.word", "Word", base.HEX),
+    n_rtp_ts = u32("taroc.plus.n.rtp_ts", "RTP timestamp"),
+    n_marker = ProtoField.bool("taroc.plus.n.marker", "RTP marker"),
+    n_header = ProtoField.bytes("taroc.plus.n.header", "Rebuilt header (its transport checksum filled in)"),
+    n_crc_ok = ProtoField.bool("taroc.plus.n.crc_ok", "CRC-16 matches the rebuilt header"),
     t_outer = ProtoField.none("taroc.plus.tunnel.outer", "Outer header (CO-N)"),
     t_kind = u8("taroc.plus.tunnel.kind", "CO-N kind byte", base.HEX),
     t_flags = u8("taroc.plus.tunnel.flags", "Outer CO-N flags", base.HEX),
@@ -378,7 +393,10 @@ local e_guess = ProtoExpert.new("taroc.plus.guess",
     expert.severity.NOTE)
 local e_bug = ProtoExpert.new("taroc.dissector_error", "Dissector error",
     expert.group.MALFORMED, expert.severity.ERROR)
-taroc.experts = { e_malformed, e_unknown_ctx, e_unknown_kind, e_no_context, e_guess, e_bug }
+local e_crc = ProtoExpert.new("taroc.plus.crc_mismatch",
+    "CRC-16 does not match the rebuilt header: the decompressor refuses the frame",
+    expert.group.CHECKSUM, expert.severity.WARN)
+taroc.experts = { e_malformed, e_unknown_ctx, e_unknown_kind, e_no_context, e_guess, e_bug, e_crc }
 
 local ip_dissector = Dissector.get("ip")
 local ipv6_dissector = Dissector.get("ipv6")
@@ -745,7 +763,8 @@ end
 -- Per direction: `tcp[cid]` the TCP contexts ({v4, ts, seq_stride, ack_stride, behaviour, outer
 -- (false, or {v4, zero}: an outer header kept, and whether the IPv4 Identification predictor is
 -- zero), flow (or false)}); `other[cid]` the non-TCP contexts ({v4, udp, rtp, echo, step,
--- stride, and the last frame's seq, ip_id, frag; outer (the header can be an outer one)}); `hashes[hash]` and `checksums[checksum]` the flows
+-- stride, and the last frame's seq, ip_id, frag; outer (the header can be an outer one); template
+-- (the header with its per-packet fields zeroed, as a string)}); `hashes[hash]` and `checksums[checksum]` the flows
 -- of this direction's frames (what the opposite direction's mirrors name). Contexts are never
 -- changed in place (a change makes a new table), and every look-up of a frame's first pass is
 -- kept for the frame, so that a later pass reads it as the first did.
@@ -1682,9 +1701,127 @@ local function mode_text(ctx)
     return "IP only"
 end
 
+-- The IR-N flags of a context's shape (mode bits, no step).
+local function shape_flags(ctx)
+    if ctx.rtp then return 0x05 end
+    if ctx.udp then return 0x01 end
+    if ctx.echo then return 0x02 end
+    return 0
+end
+
+-- Where a context's IP header ends, its header (what its template and the CRC-16 cover) ends
+-- and its transport checksum is (nil: none).
+local function header_layout(ctx)
+    local ip = ctx.v4 and 20 or 40
+    local header = ip + ((ctx.udp or ctx.echo) and 8 or 0) + (ctx.rtp and 12 or 0)
+    local at
+    if ctx.udp then at = ip + 6 elseif ctx.echo then at = ip + 2 end
+    return ip, header, at
+end
+
+-- Headers as tables of octets indexed from 0.
+local function octets_of(raw)
+    local t = {}
+    for i = 1, #raw do t[i - 1] = raw:byte(i) end
+    return t
+end
+local function raw_of(t, n)
+    local parts = {}
+    for i = 0, n - 1 do parts[#parts + 1] = string.char(t[i]) end
+    return table.concat(parts)
+end
+local function put16(t, at, v)
+    t[at], t[at + 1] = math.floor(v / 256) % 256, v % 256
+end
+local function put32(t, at, v)
+    put16(t, at, math.floor(v / 65536) % 65536)
+    put16(t, at + 2, v % 65536)
+end
+
+-- One's-complement arithmetic: `acc` plus the big-endian words of `t` from `from` to `to`
+-- (exclusive); of a string (an odd one padded with a zero octet); folded to 16 bits.
+local function sum_words(acc, t, from, to)
+    for i = from, to - 1, 2 do acc = acc + t[i] * 256 + t[i + 1] end
+    return acc
+end
+local function sum_raw(acc, raw)
+    local n = #raw
+    for i = 1, n - 1, 2 do acc = acc + raw:byte(i) * 256 + raw:byte(i + 1) end
+    if n % 2 == 1 then acc = acc + raw:byte(n) * 256 end
+    return acc
+end
+local function fold(acc)
+    while acc > 0xFFFF do acc = acc % 65536 + math.floor(acc / 65536) end
+    return acc
+end
+
+-- CRC-16/CCITT-FALSE of the first `n` octets of `t` (section 8).
+local function crc16(t, n)
+    local crc = 0xFFFF
+    for i = 0, n - 1 do
+        crc = bit32.bxor(crc, t[i] * 256)
+        for _ = 1, 8 do
+            if crc >= 0x8000 then
+                crc = bit32.bxor((crc * 2) % 65536, 0x1021)
+            else
+                crc = crc * 2
+            end
+        end
+    end
+    return crc
+end
+
+-- Zeroes the per-packet fields of the header `t` of a context of shape `ctx` (section 8): the
+-- lengths, the IPv4 Identification, header checksum and fragment field, the UDP length, the echo
+-- sequence number and checksum, the RTP marker, sequence number and timestamp; a nonzero UDP
+-- checksum becomes 0xFFFF.
+local function zero_per_packet(t, ctx)
+    local ip = header_layout(ctx)
+    if ctx.v4 then
+        for i = 2, 7 do t[i] = 0 end
+        t[10], t[11] = 0, 0
+    else
+        t[4], t[5] = 0, 0
+    end
+    if ctx.udp then
+        t[ip + 4], t[ip + 5] = 0, 0
+        local v = (t[ip + 6] == 0 and t[ip + 7] == 0) and 0 or 0xFF
+        t[ip + 6], t[ip + 7] = v, v
+    end
+    if ctx.rtp then
+        local r = ip + 8
+        t[r + 1] = t[r + 1] % 128
+        for i = r + 2, r + 7 do t[i] = 0 end
+    end
+    if ctx.echo then
+        t[ip + 2], t[ip + 3], t[ip + 6], t[ip + 7] = 0, 0, 0, 0
+    end
+end
+
+-- The transport checksum of the header `t` of a context of shape `ctx` (its checksum field
+-- skipped) and the payload `raw`, as the sender computes it: UDP's and ICMPv6's over the
+-- pseudo-header (UDP's 0 sent as 0xFFFF), ICMP's over the message.
+local function transport_checksum(t, ctx, raw)
+    local ip, header, at = header_layout(ctx)
+    local acc = 0
+    if ctx.udp or not ctx.v4 then
+        if ctx.v4 then acc = sum_words(acc, t, 12, 20) else acc = sum_words(acc, t, 8, 40) end
+        acc = acc + (ctx.udp and 17 or 58) + header - ip + #raw
+    end
+    acc = sum_words(acc, t, ip, at)
+    acc = sum_words(acc, t, at + 2, header)
+    local sum = 0xFFFF - fold(sum_raw(acc, raw))
+    if ctx.udp and sum == 0 then sum = 0xFFFF end
+    return sum
+end
+
 -- IR-N (0x0A): the packet with | flags | CID | in its length field (section 8); in RTP mode
--- the UDP Length field carries the stride.
+-- the UDP Length field carries the stride. A first octet below 0x10: a replicated IR-N.
+local plus_ir_n_replica
 local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
+    if tvb:len() >= 1 and tvb(0, 1):uint() < 0x10 then
+        return plus_ir_n_replica(tvb, pinfo, tree, subtree, dir)
+    end
     if tvb:len() < 20 then malformed() end
     local v6 = tvb(0, 1):bitfield(0, 4) == 6
     local at = v6 and 4 or 2
@@ -1728,9 +1865,173 @@ local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
     else
         ctx.outer = p.next == 4 or p.next == 41
     end
+    -- The template, which a replicated IR-N naming this context as its base starts from.
+    local _, header = header_layout(ctx)
+    local template = octets_of(rt:raw(0, header))
+    zero_per_packet(template, ctx)
+    ctx.template = raw_of(template, header)
     store("other", dir, tvb(at + 1, 1):uint(), ctx)
     store("misc", 0, "v4", p.v4)
     ip_dissect(rt, pinfo, tree)
+end
+
+-- Replicated IR-N (0x0A, first octet below 0x10): a new context's template is its base's with
+-- the frame's words changed; the per-packet fields whole (section 8):
+--   | form 0000KFM0 | IR-N flags | CID | base CID | n | n x (word index, word) | IP-ID (IPv4) |
+--   | flags and fragment offset (F) | sequence number (RTP, echo) | timestamp, stride (RTP) |
+--   | CRC-16 | transport checksum (K) | payload |
+-- The packet is rebuilt as the decompressor rebuilds it (lengths, IPv4 header checksum, the
+-- transport checksum carried, 0 or computed over the payload), checked against the CRC-16 and
+-- handed to the IP dissector.
+plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
+    local r = reader(tvb, 0)
+    local fr = r:take(1)
+    local form = fr:uint()
+    local item = subtree:add(f.n_form, fr)
+    item:add(f.n_form_k, fr)
+    item:add(f.n_form_f, fr)
+    item:add(f.n_form_m, fr)
+    if bit32.band(form, 0xF1) ~= 0 then malformed() end
+    local flr = r:take(1)
+    local flags = flr:uint()
+    item = subtree:add(f.n_flags, flr)
+    item:add(f.n_udp, flr)
+    item:add(f.n_echo, flr)
+    item:add(f.n_rtp_mode, flr)
+    item:add(f.n_step, flr)
+    local cr = r:take(1)
+    local cid = cr:uint()
+    subtree:add(f.cid, cr)
+    local br = r:take(1)
+    local base_cid = br:uint()
+    subtree:add(f.base_cid, br)
+    local nr = r:take(1)
+    local n = nr:uint()
+    subtree:add(f.n_changes, nr)
+    if n > 8 then malformed() end
+    local changes = {}
+    for i = 1, n do
+        local c = r:take(3)
+        local it = subtree:add(f.n_change, c)
+        it:add(f.n_word_index, c(0, 1))
+        it:add(f.n_word, c(1, 2))
+        changes[i] = { c(0, 1):uint(), c(1, 2):uint() }
+    end
+    local base = look("other", dir, base_cid)
+    if not base or not base.template then
+        subtree:add_proto_expert_info(e_no_context, string.format(
+            "No IR-N of non-TCP CID %d (the base) is in the file: the rest cannot be read", base_cid))
+        return cid
+    end
+    local ip, header, at = header_layout(base)
+    local step = bit32.band(flags, 0x08) ~= 0
+    local bad = bit32.band(flags, 0xF7) ~= shape_flags(base)
+        or (step and not own_ip_id(base))
+        or (bit32.band(form, 0x04) ~= 0 and not base.v4)
+        or (bit32.band(form, 0x02) ~= 0 and not base.rtp)
+        or (bit32.band(form, 0x08) ~= 0 and at == nil)
+    for _, c in ipairs(changes) do
+        if 2 * c[1] + 2 > header then bad = true end
+    end
+    if bad then malformed() end
+    local ctx = { v4 = base.v4, udp = base.udp, echo = base.echo, rtp = base.rtp, step = step,
+        stride = 0, ip_id = 0, frag = base.frag, seq = 0 }
+    add_generated(subtree, f.n_mode, mode_text(ctx))
+    -- The template: the base's with the words changed.
+    local t = octets_of(base.template)
+    for _, c in ipairs(changes) do put16(t, 2 * c[1], c[2]) end
+    local template = raw_of(t, header)
+    local zero_sum = ctx.udp and t[ip + 6] == 0 and t[ip + 7] == 0
+    -- The per-packet fields.
+    if ctx.v4 then
+        local idr = r:take(2)
+        subtree:add(f.n_ip_id_value, idr)
+        ctx.ip_id = idr:uint()
+        ctx.seq = ctx.ip_id
+    end
+    if bit32.band(form, 0x04) ~= 0 then
+        local fgr = r:take(2)
+        subtree:add(f.n_frag, fgr)
+        ctx.frag = fgr:uint()
+    elseif ctx.v4 then
+        add_generated(subtree, f.n_frag, ctx.frag):append_text(" (the base's)")
+    end
+    if ctx.rtp or ctx.echo then
+        local sr = r:take(2)
+        subtree:add(f.n_seq, sr)
+        ctx.seq = sr:uint()
+    elseif has_seq(ctx) then
+        add_generated(subtree, f.n_seq, ctx.seq)
+    end
+    local ts, marker = 0, bit32.band(form, 0x02) ~= 0
+    if ctx.rtp then
+        local tr = r:take(4)
+        subtree:add(f.n_rtp_ts, tr)
+        ts = tr:uint()
+        add_generated(subtree, f.n_marker, marker)
+        local sr = r:take(2)
+        subtree:add(f.n_stride, sr)
+        ctx.stride = sr:uint()
+    end
+    local crc_range = r:take(2)
+    subtree:add(f.n_crc, crc_range)
+    local carried
+    if bit32.band(form, 0x08) ~= 0 then
+        local kr = r:take(2)
+        subtree:add(f.n_checksum, kr)
+        carried = kr:uint()
+    elseif at ~= nil then
+        add_generated(subtree, f.n_checksum_computed, true)
+    end
+    local raw = ""
+    if r:left() > 0 then raw = tvb:raw(r.at, r:left()) end
+    add_generated(subtree, f.n_payload, #raw)
+    -- The packet, as the decompressor rebuilds it.
+    local total = header + #raw
+    if total > 65535 then malformed() end
+    if ctx.v4 then
+        put16(t, 4, ctx.ip_id)
+        put16(t, 6, ctx.frag)
+        put16(t, 2, total)
+        put16(t, 10, 0)
+        put16(t, 10, 0xFFFF - fold(sum_words(0, t, 0, 20)))
+    else
+        put16(t, 4, total - 40)
+    end
+    if ctx.udp then put16(t, ip + 4, total - ip) end
+    if ctx.rtp then
+        t[ip + 9] = t[ip + 9] % 128 + (marker and 128 or 0)
+        put16(t, ip + 10, ctx.seq)
+        put32(t, ip + 12, ts)
+    elseif ctx.echo then
+        put16(t, ip + 6, ctx.seq)
+    end
+    if at ~= nil then
+        if carried ~= nil then
+            put16(t, at, carried)
+        elseif zero_sum then
+            put16(t, at, 0)
+        else
+            put16(t, at, transport_checksum(t, ctx, raw))
+        end
+    end
+    local rebuilt = raw_of(t, header)
+    local packet = ByteArray.new(rebuilt .. raw, true):tvb("Replicated IR-N packet")
+    subtree:add(f.n_header, packet(0, header)):set_generated()
+    local ok = crc16(t, header) == crc_range:uint()
+    add_generated(subtree, f.n_crc_ok, ok)
+    if not ok then subtree:add_proto_expert_info(e_crc) end
+    -- The decompressor delivers only a packet whose own template is the one the frame built.
+    local check = octets_of(rebuilt)
+    zero_per_packet(check, ctx)
+    if raw_of(check, header) ~= template then malformed() end
+    local next_header = ctx.v4 and t[9] or t[6]
+    ctx.outer = next_header == 4 or next_header == 41
+    ctx.template = template
+    store("other", dir, cid, ctx)
+    store("misc", 0, "v4", ctx.v4)
+    ip_dissect(packet, pinfo, tree)
+    return cid
 end
 
 -- The value with the LSBs `v` (`bits` of them) in [r - below, r + 2^bits - 1 - below] (mod 2^16).
@@ -1770,12 +2071,11 @@ end
 -- fields to show it with (a tunnel's outer part has its own). The sequence number and IP-ID are
 -- decoded against the context's last frame in the file, as the compressor coded them.
 local function plus_other_head(r, tree, dir, k, fields)
-    local cid, ctx, lsb, id_lsbs, flags
+    local cid, ctx, lsb, id_lsbs, flags, id_range, id_item, crc_range, id8
     local short_cid, short_lsb = short_of(k)
     if short_cid ~= nil then
         cid, lsb = short_cid, short_lsb
         add_generated(tree, fields.cid, cid)
-        add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, nil, lsb, 2)
         tree:add(fields.crc, r:take(2))
     elseif k == 0x1E or k == 0x1F then
         cid = 0
@@ -1787,15 +2087,9 @@ local function plus_other_head(r, tree, dir, k, fields)
         else
             add_generated(tree, fields.cid, 0)
         end
-        local orange = r:take(1)
-        local octet = orange:uint()
-        local item = tree:add(f.n_id_octet, orange)
-        item:add(f.n_id_s, orange)
-        item:add(f.n_id_i, orange)
-        lsb, id_lsbs = math.floor(octet / 64), octet % 64
-        add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, orange, lsb, 2)
-        add_lsbs(tree, fields.ip_id, fields.ip_id_bits, orange, id_lsbs, 6)
-        tree:add(fields.crc, r:take(2))
+        id_range = r:take(1)
+        id_item = tree:add(f.n_id_octet, id_range)
+        crc_range = r:take(2)
     elseif k == 0x1D then
         local frange = r:take(1)
         flags = frange:uint()
@@ -1817,18 +2111,45 @@ local function plus_other_head(r, tree, dir, k, fields)
     end
     ctx = look("other", dir, cid)
     if not ctx then
+        if crc_range ~= nil then tree:add(fields.crc, crc_range) end
         tree:add_proto_expert_info(e_no_context, string.format(
             "No IR-N of non-TCP CID %d is in the file: the rest cannot be read", cid))
         return nil
     end
     if fields.mode ~= nil then add_generated(tree, fields.mode, mode_text(ctx)) end
+    -- CO-S: the sequence number's two LSBs in the kind byte (0 in a context without one).
+    if short_cid ~= nil and has_seq(ctx) then
+        add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, nil, lsb, 2)
+    end
+    if id_range ~= nil then
+        -- CO-I (IPv4 only): in RTP and echo mode two sequence LSBs and six IP-ID LSBs; in a
+        -- context whose sequence number is the IP-ID, its 8 LSBs.
+        if not ctx.v4 then malformed() end
+        local octet = id_range:uint()
+        if own_ip_id(ctx) then
+            id_item:add(f.n_id_s, id_range)
+            id_item:add(f.n_id_i, id_range)
+            lsb, id_lsbs = math.floor(octet / 64), octet % 64
+            add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, id_range, lsb, 2)
+            add_lsbs(tree, fields.ip_id, fields.ip_id_bits, id_range, id_lsbs, 6)
+        else
+            id_item:append_text(" (the IP-ID's 8 LSBs: the sequence number's)")
+            id8 = octet
+            add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, id_range, octet, 8)
+        end
+        tree:add(fields.crc, crc_range)
+    end
     local seq, ip_id, frag, step, stride = ctx.seq, ctx.ip_id, ctx.frag, ctx.step, ctx.stride
     if flags == nil then
-        -- CO-S, CO-I: n sequence numbers on, the first value with the LSBs.
+        -- CO-S, CO-I: n sequence numbers on, the first value with the LSBs; CO-I in a context
+        -- whose sequence number is the IP-ID: its 8 LSBs, as CO-N's S = 1.
         if not has_seq(ctx) and lsb ~= 0 then malformed() end
-        if id_lsbs ~= nil and not own_ip_id(ctx) then malformed() end
         local n = 0
-        if has_seq(ctx) then n = (lsb - ctx.seq) % 4 end
+        if id8 ~= nil then
+            n = (lsb_decode(ctx.seq, id8, 8, 64) - ctx.seq) % 65536
+        elseif has_seq(ctx) then
+            n = (lsb - ctx.seq) % 4
+        end
         seq = (ctx.seq + n) % 65536
         if id_lsbs ~= nil then
             ip_id = lsb_decode(ctx.ip_id, id_lsbs, 6, 4)
@@ -1908,7 +2229,10 @@ local function form_of(kind, frame)
     if kind == 6 then return "CONTEXT_STATE" end
     if kind == 0x08 then return "IR" end
     if kind == 0x09 or kind == 0x0C or kind == 0x0D then return "IR-R" end
-    if kind == 0x0A then return "IR-N" end
+    if kind == 0x0A then
+        if frame:len() >= 1 and frame(0, 1):uint() < 0x10 then return "replicated IR-N" end
+        return "IR-N"
+    end
     if kind == 0x0B then return "IR-S" end
     if kind == 0x0F then return "compact SYN" end
     if kind == 0x0E then

@@ -198,6 +198,7 @@ fn errors(fields: &Fields) -> Vec<String> {
                 "No IR-N",
                 "Lua Error",
                 "Q or Z",
+                "CRC-16",
             ]
             .iter()
             .any(|p| m.starts_with(p))
@@ -390,6 +391,7 @@ fn our_form(kind: u8, frame: &[u8]) -> String {
         6 => "CONTEXT_STATE",
         format::IR => "IR",
         format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT => "IR-R",
+        other::IR_N if other::is_replica(frame) => "replicated IR-N",
         other::IR_N => "IR-N",
         format::IR_S => "IR-S",
         format::COMPACT_SYN => "compact SYN",
@@ -419,6 +421,8 @@ fn our_form(kind: u8, frame: &[u8]) -> String {
 fn our_cid(kind: u8, frame: &[u8]) -> Option<u8> {
     let length_field = |frame: &[u8]| frame[usize::from(frame[0] >> 4 == 6) * 2 + 3];
     match kind {
+        // A replicated IR-N: | form | flags | CID | base CID | ...
+        other::IR_N if other::is_replica(frame) => Some(frame[2]),
         format::IR | other::IR_N => Some(length_field(frame)),
         format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT => Some(frame[1]),
         format::COMPACT_IR => Some(compact::mirrored_cid(frame).unwrap_or(frame[2])),
@@ -540,6 +544,15 @@ const PLUS_FIELDS: &[&str] = &[
     "taroc.plus.n.checksum",
     "taroc.plus.n.checksum_computed",
     "taroc.plus.n.payload_len",
+    "taroc.plus.base_cid",
+    "taroc.plus.n.replica.changes",
+    "taroc.plus.n.replica.word_index",
+    "taroc.plus.n.replica.word",
+    "taroc.plus.n.rtp_ts",
+    "taroc.plus.n.marker",
+    "taroc.plus.n.stride",
+    "taroc.plus.n.header",
+    "taroc.plus.n.crc_ok",
     "taroc.plus.tunnel.seq_lsbs",
     "taroc.plus.tunnel.seq_lsbs.bits",
     "taroc.plus.tunnel.seq",
@@ -879,7 +892,8 @@ fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
     if let Some(frag) = field("frag") {
         assert_eq!(frag, i64::from(ip.frag), "{at}: fragment field");
     }
-    let mut original = ip.bytes[..header].to_vec();
+    // The CRC-16 covers the header as it is, its transport checksum field included.
+    let original = &ip.bytes[..header];
     if let Some(c) = checksum_at {
         let carried = t.get("taroc.plus.n.checksum");
         let computed = t.has("taroc.plus.n.checksum_computed");
@@ -890,7 +904,6 @@ fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
         if let Some(carried) = carried {
             assert_eq!(carried, i64::from(be16(c)), "{at}: transport checksum");
         }
-        original[c..c + 2].fill(0);
     } else if !tunnel {
         assert!(
             !t.has("taroc.plus.n.checksum"),
@@ -899,7 +912,7 @@ fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
     }
     assert_eq!(
         field("crc"),
-        Some(i64::from(other::crc16(&original))),
+        Some(i64::from(other::crc16(original))),
         "{at}: CRC-16"
     );
     if !tunnel {
@@ -909,6 +922,124 @@ fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
             "{at}: payload length"
         );
     }
+}
+
+/// Checks a replicated IR-N (`| form | flags | CID | base CID | n | n × (word index, word) |
+/// ...`) against the IP packet `ip` it stands for: the base CID and the changed words as the
+/// frame has them, every per-packet field, the header the dissector rebuilt (lengths, IPv4 header
+/// checksum, transport checksum) equal to the packet's, the CRC-16 over it and the payload length.
+fn check_replica(t: &Fields, frame: &[u8], ip: &Ip<'_>, at: &str) {
+    let mode = t
+        .strings("taroc.plus.n.mode")
+        .last()
+        .cloned()
+        .unwrap_or_else(|| panic!("{at}: no mode"));
+    let (header, _, seq) = layout(&mode, ip, at);
+    let be16 = |at: usize| u16::from_be_bytes([ip.bytes[at], ip.bytes[at + 1]]);
+    assert_eq!(
+        t.get("taroc.plus.base_cid"),
+        Some(i64::from(frame[3])),
+        "{at}: base CID"
+    );
+    let n = usize::from(frame[4]);
+    assert_eq!(
+        t.get("taroc.plus.n.replica.changes"),
+        Some(n as i64),
+        "{at}"
+    );
+    let words: Vec<(i64, i64)> = frame[5..5 + 3 * n]
+        .chunks(3)
+        .map(|c| (i64::from(c[0]), i64::from(u16::from_be_bytes([c[1], c[2]]))))
+        .collect();
+    let shown: Vec<(i64, i64)> = t
+        .numbers("taroc.plus.n.replica.word_index")
+        .into_iter()
+        .zip(t.numbers("taroc.plus.n.replica.word"))
+        .collect();
+    assert_eq!(shown, words, "{at}: changed words");
+    for &(index, _) in &words {
+        assert!(2 * index as usize + 2 <= header, "{at}: word {index}");
+    }
+    assert_eq!(
+        t.get("taroc.plus.n.seq"),
+        seq.map(i64::from),
+        "{at}: sequence number"
+    );
+    let id = ip.v4.then_some(i64::from(ip.id));
+    assert_eq!(t.get("taroc.plus.n.ip_id.value"), id, "{at}: IP-ID");
+    if ip.v4 {
+        assert_eq!(
+            t.get("taroc.plus.n.frag"),
+            Some(i64::from(ip.frag)),
+            "{at}: fragment field"
+        );
+        assert_eq!(t.get("ip.id"), id, "{at}: ip.id");
+        assert_eq!(t.get("ip.len"), Some(ip.bytes.len() as i64), "{at}: ip.len");
+    } else {
+        assert_eq!(
+            t.get("ipv6.plen"),
+            Some(ip.bytes.len() as i64 - 40),
+            "{at}: ipv6.plen"
+        );
+    }
+    if mode == "RTP" {
+        let h = ip.header;
+        assert_eq!(
+            t.get("taroc.plus.n.rtp_ts"),
+            Some(i64::from(u32::from_be_bytes(
+                ip.bytes[h + 12..h + 16].try_into().unwrap()
+            ))),
+            "{at}: RTP timestamp"
+        );
+        assert_eq!(
+            t.strings("taroc.plus.n.marker"),
+            [if ip.bytes[h + 9] & 0x80 != 0 {
+                "1"
+            } else {
+                "0"
+            }],
+            "{at}: RTP marker"
+        );
+        assert!(t.has("taroc.plus.n.stride"), "{at}: stride");
+    }
+    let form = frame[0];
+    if let Some(c) = layout(&mode, ip, at).1 {
+        let carried = t.get("taroc.plus.n.checksum");
+        assert_eq!(carried.is_some(), form & 0x08 != 0, "{at}: K");
+        assert_eq!(
+            carried.is_none(),
+            t.has("taroc.plus.n.checksum_computed"),
+            "{at}: checksum carried or computed"
+        );
+        if let Some(carried) = carried {
+            assert_eq!(carried, i64::from(be16(c)), "{at}: transport checksum");
+        }
+    }
+    let rebuilt: String = t
+        .strings("taroc.plus.n.header")
+        .first()
+        .unwrap_or_else(|| panic!("{at}: no rebuilt header"))
+        .replace(':', "");
+    let original: String = ip.bytes[..header]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(rebuilt, original, "{at}: the rebuilt header");
+    assert_eq!(
+        t.get("taroc.plus.n.crc"),
+        Some(i64::from(other::crc16(&ip.bytes[..header]))),
+        "{at}: CRC-16"
+    );
+    assert_eq!(
+        t.strings("taroc.plus.n.crc_ok"),
+        ["1"],
+        "{at}: CRC-16 match"
+    );
+    assert_eq!(
+        t.get("taroc.plus.n.payload_len"),
+        Some((ip.bytes.len() - header) as i64),
+        "{at}: payload length"
+    );
 }
 
 /// Checks one taroc-plus frame (the inner frame of a tunnel frame too) of kind byte `kind`
@@ -1007,6 +1138,7 @@ fn check_plus_frame(
                 assert_eq!(t.get("udp.length"), Some(udp), "{at}: UDP length");
             }
         }
+        "replicated IR-N" => check_replica(t, frame, &inner, at),
         "CO-S" | "CO-I" | "CO-N" => check_other(t, "taroc.plus.n", &inner, at),
         other => panic!("{at}: form {other} in a tunnel"),
     }
@@ -1084,6 +1216,12 @@ fn check_plus(dir: &Path, scheme: &str, capture: Option<&Path>, extra: &[&str], 
         };
         assert_eq!(t.strings("taroc.profile"), [profile], "{at}");
         *seen.forms.entry(form.clone()).or_default() += 1;
+        if form == "CO-I" {
+            // CO-I in RTP and echo mode, and in IPv4 contexts whose sequence number is the IP-ID.
+            let mode = t.strings("taroc.plus.n.mode").last().cloned();
+            let mode = mode.unwrap_or_else(|| panic!("{at}: no mode"));
+            *seen.forms.entry(format!("CO-I, {mode}")).or_default() += 1;
+        }
         seen.kinds.insert(kind);
         seen.frames += 1;
         // The CID.
@@ -1362,6 +1500,7 @@ const PLUS_FORMS: &[&str] = &[
     "IR",
     "IR-R",
     "IR-N",
+    "replicated IR-N",
     "IR-S",
     "compact IR",
     "compact IR, mirrored",
@@ -1397,6 +1536,10 @@ fn taroc_plus_frames_of_every_kind_decode_in_tshark_as_our_code_wrote_them() {
         // CO-S frames of every CID (ICMPv6 echo mode), RTP mode.
         (Some(repo("mixed/icmp_v6.pcap")), &lossy),
         (Some(repo("mixed/rtp_voice_v4.pcap")), &[]),
+        // Replicated IR-N (a DNS query from a new source port against the context of the
+        // last), CO-I in IPv4 UDP contexts.
+        (Some(repo("mixed/dns_v6.pcap")), &lossy),
+        (Some(repo("mixed/dns_v4.pcap")), &[]),
     ];
     let mut seen = Seen::default();
     for (capture, extra) in &cases {
@@ -1426,6 +1569,8 @@ fn taroc_plus_frames_of_every_kind_decode_in_tshark_as_our_code_wrote_them() {
         "feedback types"
     );
     for inner in [
+        "CO-I, UDP",
+        "CO-I, echo",
         "tunnel: compact IR",
         "tunnel: IR-N",
         "tunnel: CO-I",
@@ -1721,11 +1866,14 @@ fn cut_and_changed_frames_are_expert_info_not_lua_errors() {
     }
     let dir = scratch("damaged");
     let made_up = made_up(&dir);
+    // Replicated IR-Ns and the CO-S, CO-I and CO-N frames of their contexts.
+    let dns = repo("mixed/dns_v6.pcap");
     let mut malformed = 0;
     let mut total = 0;
     for (scheme, capture) in [
         ("taroc-plus", None),
         ("taroc-plus", Some(&made_up)),
+        ("taroc-plus", Some(&dns)),
         ("taroc-repair", None),
     ] {
         let frames = dir.join("frames.pcap");

@@ -67,13 +67,17 @@ def frames_of(path):
 
 
 # taroc-plus's frames for non-TCP packets (docs/taroc-plus-format.md, sections 1 and 8): IR-N
-# (0x0A); CO-S (0x10-0x1C but 0x16, a packed IR of a TCP context: CID and two sequence LSBs in
+# (0x0A: the packet whole; or, its first octet below 0x10, a replicated IR-N: | form 0000KFM0 |
+# IR-N flags | CID | base CID | n | n x (word index, word) | IP-ID (IPv4) | fragment field (F) |
+# sequence number (RTP, echo) | timestamp, stride (RTP) | CRC-16 | checksum (K) |); CO-S (0x10-0x1C but 0x16, a packed IR of a TCP context: CID and two sequence LSBs in
 # the kind byte); CO-N (0x1D, a flags octet |C|S S|I I|F|K|D| follows); CO-I (0x1E, CID 0; 0x1F,
 # a CID octet follows).
 IR_N, NON_TCP_FIRST, NON_TCP_LAST, PACKED_IR = 0x0A, 0x10, 0x1F, 0x16
 CO_N, CO_I, CO_I_CID = 0x1D, 0x1E, 0x1F
 RTP_MODE = 0x04
-FIELDS = ("kind", "cid", "seq", "ipid", "frag", "rtp", "crc", "checksum")
+ECHO_MODE = 0x02
+REPLICA = "replicated IR-N"
+FIELDS = ("kind", "cid", "words", "seq", "ipid", "frag", "rtp", "crc", "checksum")
 
 
 def form_of(k):
@@ -81,23 +85,54 @@ def form_of(k):
     return "CO-N" if k == CO_N else "CO-I" if k in (CO_I, CO_I_CID) else "CO-S"
 
 
+def is_replica(frame):
+    """Whether an IR-N frame (after its kind byte) is a replicated IR-N: its first octet below
+    0x10 (a plain IR-N's is an IP version, 4 or 6)."""
+    return len(frame) > 0 and frame[0] < 0x10
+
+
 def ir_n_context(frame):
-    """The CID and IR-N flags of an IR-N frame (after its kind byte): in its first length field."""
+    """The CID and IR-N flags of an IR-N frame (after its kind byte): in its first length field,
+    or a replicated IR-N's second and third octets."""
+    if is_replica(frame):
+        return frame[2], frame[1]
     at = 4 if frame[0] >> 4 == 6 else 2
     return frame[at + 1], frame[at]
+
+
+def replica_parts(frame, v4):
+    """The bytes of a replicated IR-N's header part by field (`frame` after its kind byte; `v4`
+    whether its packet is IPv4): the kind byte, form octet and flags octet; the CID and base CID;
+    the count and the changed template words (3 bytes each); the IP-ID (IPv4); the fragment field
+    (F); the sequence number (RTP, echo); the timestamp and stride (RTP); the CRC-16; the transport
+    checksum (K)."""
+    form, flags, n = frame[0], frame[1], frame[4]
+    parts = dict.fromkeys(FIELDS, 0)
+    parts.update(kind=3, cid=2, words=1 + 3 * n, crc=2)
+    parts["ipid"] = 2 if v4 else 0
+    parts["frag"] = 2 if form & 0x04 else 0
+    parts["seq"] = 2 if flags & (RTP_MODE | ECHO_MODE) else 0
+    parts["rtp"] = 6 if flags & RTP_MODE else 0
+    parts["checksum"] = 2 if form & 0x08 else 0
+    return parts
 
 
 def non_tcp_parts(k, frame, modes):
     """The bytes of a CO-S, CO-I or CO-N frame's header part by field, from its kind byte and
     frame (after the kind byte); `modes` the IR-N flags of the direction's contexts by CID. CO-S:
     the kind byte (CID and sequence LSBs in it) and the CRC-16; CO-I: the kind byte, the CID octet,
-    the octet |S S|I I I I I I| (a quarter sequence, three quarters IP-ID), the CRC-16; CO-N: the
-    kind byte and flags octet, then the fields as the flags say."""
+    the octet (RTP and echo mode: |S S|I I I I I I|, a quarter sequence, three quarters IP-ID;
+    else the IP-ID's 8 LSBs, which are the sequence number's), the CRC-16; CO-N: the kind byte
+    and flags octet, then the fields as the flags say."""
     parts = dict.fromkeys(FIELDS, 0)
     parts["kind"], parts["crc"] = 1, 2
     if k == CO_I or k == CO_I_CID:
         parts["cid"] = 1 if k == CO_I_CID else 0
-        parts["seq"], parts["ipid"] = 0.25, 0.75
+        cid = frame[0] if k == CO_I_CID else 0
+        if modes.get(cid, 0) & (RTP_MODE | ECHO_MODE):
+            parts["seq"], parts["ipid"] = 0.25, 0.75
+        else:
+            parts["ipid"] = 1
     elif k == CO_N:
         flags = frame[0]
         c = 1 if flags & 0x80 else 0
@@ -176,7 +211,9 @@ def measure(cap, args):
         out = run([args.rohc, "--header"] + flag + ["--per-packet", tsv, cap])
         head, row = out.splitlines()[:2]
         summary["rtp" if flag else "udp"] = dict(zip(head.split("\t"), row.split("\t")))
-    kinds = [kind_of(p) for p in packets(cap)]
+    pkts = list(packets(cap))
+    kinds = [kind_of(p) for p in pkts]
+    v4 = [p[0] >> 4 == 4 for p in pkts]
     taroc = collections.defaultdict(dict)
     feedback = collections.Counter()
     plus_rows = []
@@ -192,6 +229,7 @@ def measure(cap, args):
     plus_frames = list(frames_of(os.path.join(args.out, f"{name}.frames.taroc-plus.pcap")))
     assert len(plus_frames) == len(plus_rows), (cap, len(plus_frames), len(plus_rows))
     non_tcp = {}
+    replicas = set()  # the packets taroc-plus sent as replicated IR-Ns
     modes = ({}, {})  # per direction, the IR-N flags of each CID
     for frame, row in zip(plus_frames, plus_rows):
         k = frame[1]
@@ -202,6 +240,10 @@ def measure(cap, args):
         assert is_co == (row["kind"] == "PROFILE_NON_TCP"), (cap, row)
         if is_co:
             non_tcp[int(row["index"])] = (form_of(k), non_tcp_parts(k, frame[2:], modes[frame[0]]))
+        elif k == IR_N and is_replica(frame[2:]):
+            i = int(row["index"])
+            replicas.add(i)
+            non_tcp[i] = (REPLICA, replica_parts(frame[2:], v4[i]))
     rohc = {"udp": rohc_rows(rtsv), "rtp": rohc_rows(rrtsv)}
     n = len(kinds)
     for key, rows in rohc.items():
@@ -209,7 +251,7 @@ def measure(cap, args):
     for s in taroc:
         assert len(taroc[s]) == n, (cap, s, len(taroc[s]), n)
     return dict(name=name, kinds=kinds, evals=evals, summary=summary, taroc=taroc,
-                feedback=feedback, rohc=rohc, n=n, non_tcp=non_tcp)
+                feedback=feedback, rohc=rohc, n=n, non_tcp=non_tcp, replicas=replicas)
 
 
 def rohc_hdr(row):
@@ -240,20 +282,24 @@ def uses_rtp(r):
 def capture_tables(results):
     print("### Whole captures, as the harnesses count (RTP and ICMP headers are payload)\n")
     print("| capture | packets | original B/pkt | none | iphc | ROHC U | taroc-plus | taroc-plus-u "
-          "| taroc-plus / ROHC U | taroc-plus full headers | ROHC IR |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+          "| taroc-plus / ROHC U | taroc-plus full headers | taroc-plus replicated IR-N | ROHC IR |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for r in results:
         e, s = r["evals"], r["summary"]["udp"]
         n = r["n"]
         rohc = float(s["avg_rohc_hdr"])
         tp = e["taroc-plus"]["header_bytes_per_packet"]
+        # Full headers: IR frames and plain IR-Ns (PROFILE_FULL) and TYPE_IP; a replicated IR-N
+        # (kind PROFILE_FULL too) carries its packet's header as changes against another
+        # context's and is counted apart.
+        replicated = len(r["replicas"])
         full = e["taroc-plus"]["frames_by_kind"].get("PROFILE_FULL", 0) + \
-            e["taroc-plus"]["frames_by_kind"].get("TYPE_IP", 0)
+            e["taroc-plus"]["frames_by_kind"].get("TYPE_IP", 0) - replicated
         ir = sum(1 for row in r["rohc"]["udp"] if row["type"] == "IR")
         print(f"| `{r['name']}.pcap` | {n} | {fmt(e['none']['original_header_bytes'] / n)} "
               f"| {fmt(e['none']['header_bytes_per_packet'])} | {fmt(e['iphc']['header_bytes_per_packet'])} "
               f"| {fmt(rohc)} | {fmt(tp)} | {fmt(e['taroc-plus-u']['header_bytes_per_packet'])} "
-              f"| {fmt(tp / rohc)} | {full} | {ir} |")
+              f"| {fmt(tp / rohc)} | {full} | {replicated} | {ir} |")
     print()
     print("### Whole captures, fair basis (RTP header 12 B and ICMP header 8 B counted as header "
           "in every column; ROHC with `--rtp` where the capture has RTP)\n")
@@ -284,9 +330,10 @@ def capture_tables(results):
 def kind_table(results):
     print("### Per kind of packet, fair basis\n")
     print("| capture | kind | packets | original B/pkt | ROHC U | ROHC U `--rtp` | taroc-plus "
-          "| taroc-plus / ROHC | taroc-plus full headers (B in each) | ROHC IR (B in each, mean) "
+          "| taroc-plus / ROHC | taroc-plus full headers (B in each) "
+          "| taroc-plus replicated IR-N (B in each, mean) | ROHC IR (B in each, mean) "
           "| taroc-plus compressed: commonest B | ROHC compressed: commonest B |")
-    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for r in results:
         by = collections.defaultdict(list)
         for i, k in enumerate(r["kinds"]):
@@ -301,8 +348,10 @@ def kind_table(results):
             udp = sum(rohc_hdr(r["rohc"]["udp"][i]) + x for i, x in zip(idx, extra))
             rtp = sum(rohc_hdr(r["rohc"]["rtp"][i]) + x for i, x in zip(idx, extra))
             tp = sum(int(tp_rows[i]["link_header_bytes"]) + x for i, x in zip(idx, extra))
-            full = [i for i in idx if tp_rows[i]["kind"] in ("PROFILE_FULL", "TYPE_IP")]
-            fullset = set(full)
+            reps = [i for i in idx if i in r["replicas"]]
+            full = [i for i in idx if tp_rows[i]["kind"] in ("PROFILE_FULL", "TYPE_IP")
+                    and i not in r["replicas"]]
+            fullset = set(full) | set(reps)
             comp = collections.Counter(int(tp_rows[i]["link_header_bytes"]) + x
                                        for i, x in zip(idx, extra) if i not in fullset)
             key = "rtp" if is_rtp else "udp"
@@ -313,6 +362,8 @@ def kind_table(results):
                                         if r["rohc"][key][i]["type"] != "IR")
             full_b = {int(tp_rows[i]["link_header_bytes"]) + extra_of(r, i) for i in full}
             full_txt = f"{len(full)} ({'/'.join(map(str, sorted(full_b)))})" if full else "0"
+            rep_b = sum(int(tp_rows[i]["link_header_bytes"]) + extra_of(r, i) for i in reps)
+            rep_txt = f"{len(reps)} ({fmt(rep_b / len(reps), 1)})" if reps else "0"
             ir_b = sum(rohc_hdr(r["rohc"][key][i]) + extra_of(r, i) for i in irs)
             ir_txt = f"{len(irs)} ({fmt(ir_b / len(irs), 1)})" if irs else "0"
 
@@ -325,23 +376,28 @@ def kind_table(results):
             print(f"| `{r['name']}` | {k} | {cnt} | {fmt(orig / cnt)} | {fmt(udp / cnt)} "
                   f"| {fmt(rtp / cnt) if is_rtp else '–'} | {fmt(tp / cnt)} "
                   f"| {fmt(tp / rohc) if rohc > 0 else '–'} "
-                  f"| {full_txt} | {ir_txt} | {common(comp)} | {common(rcomp)} |")
+                  f"| {full_txt} | {rep_txt} | {ir_txt} | {common(comp)} | {common(rcomp)} |")
     print()
 
 
 def non_tcp_table(results):
-    print("### taroc-plus's compressed frames for non-TCP packets (CO-S, CO-I, CO-N), by field, "
-          "fair basis\n")
+    print("### taroc-plus's compressed frames for non-TCP packets (CO-S, CO-I, CO-N, replicated "
+          "IR-N), by field, fair basis\n")
     print("Bytes per frame on average. *kind byte*: CO-S's (which holds the CID and two sequence "
-          "LSBs), CO-I's, CO-N's with its flags octet; *sequence* and *IP-ID*: the LSBs carried "
-          "(CO-I's octet counts a quarter to the sequence, three quarters to the IP-ID); *RTP*: "
-          "CO-N's RTP octet and timestamp field (RTP mode); *checksum*: the transport checksum "
-          "when carried (flag K); *rest*: header bytes the frame carries in its payload, as "
-          "contexts that compress the IP header only leave them: an ICMP header that is not an "
-          "echo's, an IPv6 fragment header, an RTP header in a context not in RTP mode.\n")
-    print("| capture | kind | frames | CO-S | CO-I | CO-N | kind byte | CID | sequence | IP-ID "
-          "| fragment field | RTP | CRC-16 | checksum | rest | total |")
-    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+          "LSBs), CO-I's, CO-N's with its flags octet, a replicated IR-N's with its form and flags "
+          "octets; *CID*: the CID octet, a replicated IR-N's CID and base CID; *template words*: a "
+          "replicated IR-N's count and changed words of the base's template; *sequence* and "
+          "*IP-ID*: the LSBs carried (CO-I's octet counts a quarter to the sequence, three "
+          "quarters to the IP-ID; a replicated IR-N's fields whole); *RTP*: CO-N's RTP octet and "
+          "timestamp field (RTP mode), a replicated IR-N's timestamp and stride; *checksum*: the "
+          "transport checksum when carried (flag K); *rest*: header bytes the frame carries in "
+          "its payload, as contexts that compress the IP header only leave them: an ICMP header "
+          "that is not an echo's, an IPv6 fragment header, an RTP header in a context not in RTP "
+          "mode.\n")
+    print("| capture | kind | frames | CO-S | CO-I | CO-N | replicated IR-N | kind byte | CID "
+          "| template words | sequence | IP-ID | fragment field | RTP | CRC-16 | checksum | rest "
+          "| total |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for r in results:
         tp_rows = r["taroc"]["taroc-plus"]
         by = collections.defaultdict(list)
@@ -360,7 +416,8 @@ def non_tcp_table(results):
                 total += int(tp_rows[i]["link_header_bytes"]) + extra_of(r, i)
             rest = total - sum(parts.values())
             cells = [parts[f] for f in FIELDS] + [rest, total]
-            print(f"| `{r['name']}` | {k} | {cnt} | {forms['CO-S']} | {forms['CO-I']} | {forms['CO-N']} | "
+            print(f"| `{r['name']}` | {k} | {cnt} | {forms['CO-S']} | {forms['CO-I']} | {forms['CO-N']} "
+                  f"| {forms[REPLICA]} | "
                   + " | ".join(fmt(c / cnt) for c in cells) + " |")
     print()
 
