@@ -30,6 +30,7 @@ use std::time::Duration;
 
 use taroc_core::plus::mirror::{self, Note};
 use taroc_core::plus::numbers::Numbers;
+use taroc_core::plus::receipt::ReceiptFrame;
 use taroc_core::plus::{format, handshake, other, PlusConfig};
 use taroc_core::taroc::{Improvements, TarocConfig, TarocDecompressor};
 use taroc_core::tcp::packet::TcpIpPacket;
@@ -642,9 +643,9 @@ pub fn taroc_plus_decompress(data: &[u8]) {
                 continue;
             }
             // IR receipts: (CID, checksum) triples, each CID once.
-            if let Some(receipts) = taroc_core::plus::receipt::parse(&feedback) {
+            if let Some(receipts) = ReceiptFrame::new_checked(&feedback) {
                 let mut seen = [false; 256];
-                for (cid, _) in receipts {
+                for (cid, _) in receipts.receipts() {
                     assert!(!seen[usize::from(cid)], "CID {cid} receipted twice");
                     seen[usize::from(cid)] = true;
                 }
@@ -825,7 +826,7 @@ fn roundtrip(scheme: Scheme, config: &SchemeConfig, tick: bool, requests: bool, 
         // takes them.
         while d.take_feedback(&mut feedback) {
             let plus_feedback = feedback == [taroc_core::plus::format::LOSS_NOTE]
-                || taroc_core::plus::receipt::parse(&feedback).is_some();
+                || ReceiptFrame::new_checked(&feedback).is_some();
             assert!(
                 scheme == Scheme::Plus && plus_feedback,
                 "packet {index}: feedback on a clean link: {feedback:02x?}"

@@ -31,7 +31,9 @@ use std::time::Duration;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
 use pcap_file::DataLink;
 use taroc_cli::capture::{self, Capture};
-use taroc_core::plus::{ack, cids, compact, format, mirror, other};
+use taroc_core::plus::compact::CompactIr;
+use taroc_core::plus::packed::PackedIr;
+use taroc_core::plus::{ack, cids, format, mirror, other};
 use taroc_core::tcp::packet::FlowKey;
 use taroc_core::FrameKind;
 
@@ -396,8 +398,8 @@ fn our_form(kind: u8, frame: &[u8]) -> String {
         format::IR_S => "IR-S",
         format::COMPACT_SYN => "compact SYN",
         format::COMPACT_IR => {
-            let short = frame[0] & compact::SHORT == compact::SHORT;
-            return match (short, compact::mirror_flags(frame)) {
+            let view = CompactIr::new_checked(frame).expect("a compact IR's head");
+            return match (view.is_short(), view.mirror_flags()) {
                 (true, _) => "compact IR, short form",
                 (false, 0) => "compact IR",
                 (false, m) if m & format::ir::NUMBERED != 0 => "compact IR, mirrored, numbers",
@@ -425,8 +427,8 @@ fn our_cid(kind: u8, frame: &[u8]) -> Option<u8> {
         other::IR_N if other::is_replica(frame) => Some(frame[2]),
         format::IR | other::IR_N => Some(length_field(frame)),
         format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT => Some(frame[1]),
-        format::COMPACT_IR => Some(compact::mirrored_cid(frame).unwrap_or(frame[2])),
-        format::PACKED_IR => Some(frame[0] & 0x1F),
+        format::COMPACT_IR => CompactIr::new_checked(frame).map(|f| f.cid()),
+        format::PACKED_IR => PackedIr::new_checked(frame).ok().map(|f| f.cid()),
         other::CO_N..=other::CO_N_LAST => other::cid_of(kind, frame),
         other::TUNNEL => {
             let (inner, at) = tunnel_inner(frame);
@@ -1240,8 +1242,9 @@ fn check_plus(dir: &Path, scheme: &str, capture: Option<&Path>, extra: &[&str], 
                 "{at}"
             );
             let (cids, checksums): (Vec<i64>, Vec<i64>) = match frame[0] {
-                4 => taroc_core::plus::receipt::parse(frame)
+                4 => taroc_core::plus::receipt::ReceiptFrame::new_checked(frame)
                     .unwrap()
+                    .receipts()
                     .map(|(c, s)| (i64::from(c), i64::from(s)))
                     .unzip(),
                 2 => (

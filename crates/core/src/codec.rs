@@ -93,13 +93,8 @@ impl FrameKind {
     /// keep one slot per named kind count it as.
     pub fn family(self) -> FrameKind {
         match self {
-            // From 0x21: `taroc-plus`'s kind bytes that name a CID and a CO frame's kind.
-            FrameKind::Profile(byte) if byte > 0x20 => FrameKind::CompressedTcp,
-            FrameKind::Profile(FrameKind::PROFILE_NON_TCP_FULL) => FrameKind::UncompressedTcp,
-            FrameKind::Profile(byte) if byte >= FrameKind::PROFILE_NON_TCP => {
-                FrameKind::CompressedNonTcp
-            }
-            FrameKind::Profile(_) => FrameKind::UncompressedTcp,
+            // The profile's own kinds: `taroc-plus`'s, as its format says.
+            FrameKind::Profile(byte) => crate::plus::format::family(byte),
             named => named,
         }
     }
@@ -305,6 +300,9 @@ mod tests {
             (0x10, FrameKind::CompressedNonTcp),
             (0x16, FrameKind::UncompressedTcp),
             (0x17, FrameKind::CompressedNonTcp),
+            (0x0F, FrameKind::UncompressedTcp),
+            (0x20, FrameKind::CompressedNonTcp),
+            (0x21, FrameKind::CompressedTcp),
             (0x40, FrameKind::CompressedTcp),
         ] {
             assert_eq!(FrameKind::Profile(byte).family(), family, "{byte:#04x}");

@@ -127,35 +127,35 @@ fn primed_plus_frames_include_scaling_notes() {
 /// with its sibling notes.
 #[test]
 fn primed_plus_frames_include_mirrored_frames() {
-    use taroc_core::plus::compact;
+    use taroc_core::plus::compact::CompactIr;
     use taroc_core::plus::format::ir::{MIRRORED, NUMBERED};
-    use taroc_core::plus::handshake::{self, EXTENDED, MIRROR};
+    use taroc_core::plus::format::{COMPACT_IR, IR_S, PACKED_IR};
+    use taroc_core::plus::handshake::{Base, IrS};
     let frames = logic::primed_plus_frames();
-    let count = |kind: u8, bit: u8| {
+    let of_kind = |kind: u8| {
         frames
             .iter()
-            .filter(|(k, f)| {
-                k.to_byte() == kind
-                    && if kind == 0x0E {
-                        compact::mirror_flags(f) & bit != 0
-                    } else {
-                        f.get(1).is_some_and(|b| b & bit != 0)
-                    }
-            })
+            .filter(move |(k, _)| k.to_byte() == kind)
+            .map(|(_, f)| f.as_slice())
+    };
+    let compact = |bit: u8| {
+        of_kind(COMPACT_IR)
+            .filter(|f| CompactIr::new_checked(*f).is_some_and(|v| v.mirror_flags() & bit != 0))
             .count()
     };
-    // Packed IRs (kind 0x16) are short mirrored compact IRs with numbers in two octets fewer.
-    let packed = frames.iter().filter(|(k, _)| k.to_byte() == 0x16).count();
+    // Packed IRs are short mirrored compact IRs with numbers in two octets fewer.
+    let packed = of_kind(PACKED_IR).count();
     assert!(packed >= 1, "packed IRs");
-    assert_eq!(count(0x0E, MIRRORED) + packed, 6, "compact IRs");
-    assert_eq!(count(0x0E, NUMBERED) + packed, 6, "with numbers");
-    assert_eq!(count(0x0B, MIRROR), 1, "IR-S");
+    assert_eq!(compact(MIRRORED) + packed, 6, "compact IRs");
+    assert_eq!(compact(NUMBERED) + packed, 6, "with numbers");
+    let ir_s: Vec<_> = of_kind(IR_S).filter_map(IrS::new_checked).collect();
+    let mirrored = ir_s
+        .iter()
+        .filter(|v| matches!(v.base(), Base::Mirror(_) | Base::Reference(_)))
+        .count();
+    assert_eq!(mirrored, 1, "IR-S");
     // The IR-S codes its acknowledgment number and TS echo against the SYN (extension bit N).
-    let numbered_ir_s = frames.iter().any(|(k, f)| {
-        k.to_byte() == 0x0B
-            && f.get(1).is_some_and(|b| b & EXTENDED != 0)
-            && f.get(2).is_some_and(|e| e & handshake::NUMBERED != 0)
-    });
+    let numbered_ir_s = ir_s.iter().any(|v| v.reference_checksum().is_some());
     assert!(numbered_ir_s, "an IR-S with numbers");
 }
 

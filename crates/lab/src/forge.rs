@@ -12,7 +12,10 @@
 //! | VJ | `COMPRESSED_TCP` | the octet after the change mask, when its C bit is set |
 //!
 //! The first length field is the IPv4 Total Length (octets 2-3) or the IPv6 Payload Length
-//! (octets 4-5). NONE has no contexts: every frame is `TYPE_IP`.
+//! (octets 4-5). NONE has no contexts: every frame is `TYPE_IP`. `taroc-plus`'s IR, compact IR
+//! and packed IR frames are read and moved through their frames' views
+//! (`taroc_core::plus::{ir, compact, packed}`); its IR-R frames carry the CID in their second
+//! octet.
 //!
 //! The frames are made by a fresh compressor of the victim's scheme from the packets of a
 //! *foreign* TCP flow (another host of the victim's subnet to the victim), so they are what
@@ -23,6 +26,10 @@ use std::net::IpAddr;
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
+use taroc_core::plus::compact::CompactIr;
+use taroc_core::plus::format;
+use taroc_core::plus::ir::IrFrame;
+use taroc_core::plus::packed::PackedIr;
 use taroc_core::variant::Variant;
 use taroc_core::vj::format::NEW_C;
 use taroc_core::{Compressor, FrameKind, Scheme};
@@ -58,17 +65,11 @@ fn cid_offset(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> Option<usize> {
         _ => None,
     };
     let offset = match (scheme, kind) {
-        (Scheme::Taroc, FrameKind::UncompressedTcp)
-        | (Scheme::Plus, FrameKind::Profile(taroc_core::plus::format::IR)) => ip_length_field()?,
+        (Scheme::Taroc, FrameKind::UncompressedTcp) => ip_length_field()?,
         (
             Scheme::Plus,
-            FrameKind::Profile(
-                taroc_core::plus::format::IR_R
-                | taroc_core::plus::format::IR_R_SOURCE_KEPT
-                | taroc_core::plus::format::IR_R_DEST_KEPT,
-            ),
+            FrameKind::Profile(format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT),
         ) => 1,
-        (Scheme::Plus, FrameKind::Profile(taroc_core::plus::format::COMPACT_IR)) => 2,
         (Scheme::Iphc, FrameKind::FullHeader) if is_tcp()? => ip_length_field()?,
         (Scheme::Taroc, FrameKind::CompressedTcp)
         | (Scheme::Iphc, FrameKind::CompressedTcp | FrameKind::CompressedTcpNoDelta) => 0,
@@ -79,14 +80,52 @@ fn cid_offset(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> Option<usize> {
     (offset < frame.len()).then_some(offset)
 }
 
+/// The CID of a `taroc-plus` IR, compact IR or packed IR, read through its frame's view.
+fn plus_cid(kind: FrameKind, frame: &[u8]) -> Option<u8> {
+    match kind {
+        FrameKind::Profile(format::IR) => IrFrame::new_checked(frame).ok().map(|f| f.cid()),
+        FrameKind::Profile(format::COMPACT_IR) => CompactIr::new_checked(frame).map(|f| f.cid()),
+        FrameKind::Profile(format::PACKED_IR) => PackedIr::new_checked(frame).ok().map(|f| f.cid()),
+        _ => None,
+    }
+}
+
+/// `frame`, a `taroc-plus` IR, compact IR or packed IR (whose CIDs go up to 31), moved to
+/// context `cid` through its frame's view; `None` for a frame of another kind or a CID its
+/// kind cannot name.
+fn plus_with_cid(kind: FrameKind, frame: &[u8], cid: u8) -> Option<Vec<u8>> {
+    let mut out = frame.to_vec();
+    match kind {
+        FrameKind::Profile(format::IR) => IrFrame::new_checked(&mut out[..]).ok()?.set_cid(cid),
+        FrameKind::Profile(format::COMPACT_IR) => {
+            CompactIr::new_checked(&mut out[..])?.set_cid(cid)
+        }
+        FrameKind::Profile(format::PACKED_IR) if cid < 32 => {
+            PackedIr::new_checked(&mut out[..]).ok()?.set_cid(cid)
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
 /// The TCP context a frame of `scheme` names, if it names one explicitly.
 pub fn cid_of(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> Option<u8> {
+    if scheme == Scheme::Plus {
+        if let Some(cid) = plus_cid(kind, frame) {
+            return Some(cid);
+        }
+    }
     cid_offset(scheme, kind, frame).map(|at| frame[at])
 }
 
 /// `frame` moved to context `cid`, if frames of this kind name a TCP context in `scheme` (a VJ
 /// `COMPRESSED_TCP` without a connection number gets one).
 pub fn with_cid(scheme: Scheme, kind: FrameKind, frame: &[u8], cid: u8) -> Option<Vec<u8>> {
+    if scheme == Scheme::Plus {
+        if let Some(moved) = plus_with_cid(kind, frame, cid) {
+            return Some(moved);
+        }
+    }
     let mut out = frame.to_vec();
     if scheme == Scheme::Vj
         && kind == FrameKind::CompressedTcp

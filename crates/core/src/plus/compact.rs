@@ -21,6 +21,10 @@
 //! an IR uses for the context flags and CID) from the frame's length; the IPv4 header checksum
 //! is recomputed. Expanding yields the IR frame the compressor started from, which then goes
 //! the IR's way (verified, installed as a context).
+//!
+//! Both ends code the frame here: the compressor writes it with [`encode`], the decompressor
+//! reads it with [`expand`]; [`CompactIr`] is a view of a compact IR's head (its shape, context
+//! flags and CID), for what reads or moves the CID without expanding the frame.
 
 use alloc::vec::Vec;
 
@@ -146,68 +150,138 @@ fn try_encode(
     if mirror.is_some() && framing != Framing::Ir {
         return None;
     }
-    let v4 = match ir.first()? >> 4 {
-        4 => true,
-        6 => false,
-        _ => return None,
-    };
-    let ip_len = if v4 { 20 } else { 40 };
-    let tcp = ir.get(ip_len..ip_len + TCP_LEN)?;
-    if tcp[DATA_OFFSET] & 0x0F != 0 {
+    let h = Headers::read(ir, framing)?;
+    let numbered = mirror.and_then(|m| m.reference).and_then(|r| h.numbered(r));
+    let short = framing == Framing::Ir
+        && numbered.is_some()
+        && h.fits_short()
+        && mirror.is_some_and(|m| m.named);
+    h.put_head(framing, mirror, numbered, short, out);
+    h.put_ip(mirror.is_none(), out);
+    // A compact SYN sends the flags first: without ACK, the acknowledgment number and the
+    // TS echo are 0 and not sent.
+    let bare_syn = framing == Framing::Packet && h.tcp[13] & ACK == 0;
+    if bare_syn && (h.tcp[8..12] != [0; 4] || h.layout == 2 && h.options[12..16] != [0; 4]) {
         return None;
     }
-    let tcp_end = ip_len + usize::from(tcp[DATA_OFFSET] >> 4) * 4;
-    let options = ir.get(ip_len + TCP_LEN..tcp_end)?;
-    let layout = LAYOUTS.iter().position(|l| fits(l, options))?;
-    let mut shape = (layout as u8) << O_SHIFT;
-    let at = packet::length_field_offset(v4);
-    let context = &ir[at..at + 2];
-    if framing == Framing::Packet && !length_is_derived(ir, v4) {
-        return None;
+    h.put_tcp(framing, numbered, bare_syn, out);
+    if mirror.is_some() {
+        // The checksum XOR the flow's hash: swapping both ends leaves the checksums as they were.
+        let at = out.len() - 2;
+        let sealed =
+            u16::from_be_bytes([out[at], out[at + 1]]) ^ mirror::flow_hash(&flow_of(ir, h.v4));
+        out[at..].copy_from_slice(&sealed.to_be_bytes());
     }
-    let (ttl, first) = if v4 {
-        if ir[0] != V4_FIRST || ir[9] != protocol::TCP || !header_checksum_is_derived(ir) {
-            return None;
-        }
-        match [ir[6], ir[7]] {
-            DF => {}
-            [0, 0] => shape |= D,
+    h.put_tail(numbered, short, bare_syn, out);
+    Some(())
+}
+
+/// A mirrored IR's numbers coded against the mirror's reference: the reference's TCP checksum
+/// field, the differences of [`numbers::differences`], the window's difference and (with
+/// [`U`]) the urgent pointer field's from the usual stride.
+type Numbered = (u16, [Option<u32>; 4], u32, Option<u32>);
+
+/// What the encoder reads of the IR frame (or packet) it codes.
+struct Headers<'a> {
+    /// The IR frame or packet.
+    ir: &'a [u8],
+    /// Whether it is IPv4 (else IPv6).
+    v4: bool,
+    /// The TCP header without options.
+    tcp: &'a [u8],
+    /// Where the TCP header ends.
+    tcp_end: usize,
+    /// The TCP options.
+    options: &'a [u8],
+    /// The option layout ([`LAYOUTS`]).
+    layout: usize,
+    /// The shape octet.
+    shape: u8,
+    /// The length field: an IR frame's context flags and CID.
+    context: [u8; 2],
+    /// The IPv4 TOS octet, or IPv6's first four octets.
+    first: &'a [u8],
+    /// The TTL or hop limit.
+    ttl: u8,
+}
+
+impl<'a> Headers<'a> {
+    /// The headers of `ir` and the shape that codes them, if a compact frame can.
+    fn read(ir: &'a [u8], framing: Framing) -> Option<Headers<'a>> {
+        let v4 = match ir.first()? >> 4 {
+            4 => true,
+            6 => false,
             _ => return None,
-        }
-        if ir[4..6] == [0, 0] {
-            shape |= Z;
-        }
-        (ir[8], &ir[1..2])
-    } else {
-        if ir[6] != protocol::TCP {
+        };
+        let ip_len = if v4 { 20 } else { 40 };
+        let tcp = ir.get(ip_len..ip_len + TCP_LEN)?;
+        if tcp[DATA_OFFSET] & 0x0F != 0 {
             return None;
         }
-        shape |= V;
-        (ir[7], &ir[0..4])
-    };
-    if ttl != USUAL_TTL {
-        shape |= T;
-    }
-    let usual: &[u8] = if v4 { &[0] } else { &V6_FIRST };
-    if first != usual {
-        shape |= S;
-    }
-    if tcp[18..20] != [0, 0] {
-        shape |= U;
-    }
-    // The numbers against the mirror's reference, if it has one and that is shorter.
-    let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    let ts = (layout == 1).then(|| (be32(&options[4..8]), be32(&options[8..12])));
-    let window = u16::from_be_bytes([tcp[14], tcp[15]]);
-    let urgent = u16::from_be_bytes([tcp[18], tcp[19]]);
-    let usual_stride = usual_stride(tcp_end);
-    let numbered = mirror.and_then(|m| m.reference).and_then(|r| {
-        if layout > 1 || ts.is_some() != r.ts.is_some() {
+        let tcp_end = ip_len + usize::from(tcp[DATA_OFFSET] >> 4) * 4;
+        let options = ir.get(ip_len + TCP_LEN..tcp_end)?;
+        let layout = LAYOUTS.iter().position(|l| fits(l, options))?;
+        let at = packet::length_field_offset(v4);
+        let context = [ir[at], ir[at + 1]];
+        if framing == Framing::Packet && !length_is_derived(ir, v4) {
             return None;
         }
-        let d = numbers::differences(r, be32(&tcp[4..8]), be32(&tcp[8..12]), ts);
-        let window = difference16(window, r.window);
-        let urgent = (shape & U != 0).then(|| difference16(urgent, usual_stride));
+        let (ip_shape, ttl, first) = if v4 {
+            ipv4_shape(ir)?
+        } else {
+            if ir[6] != protocol::TCP {
+                return None;
+            }
+            (V, ir[7], &ir[0..4])
+        };
+        let mut shape = (layout as u8) << O_SHIFT | ip_shape;
+        if ttl != USUAL_TTL {
+            shape |= T;
+        }
+        let usual: &[u8] = if v4 { &[0] } else { &V6_FIRST };
+        if first != usual {
+            shape |= S;
+        }
+        if tcp[18..20] != [0, 0] {
+            shape |= U;
+        }
+        Some(Headers {
+            ir,
+            v4,
+            tcp,
+            tcp_end,
+            options,
+            layout,
+            shape,
+            context,
+            first,
+            ttl,
+        })
+    }
+
+    /// The TCP window.
+    fn window(&self) -> u16 {
+        u16::from_be_bytes([self.tcp[14], self.tcp[15]])
+    }
+
+    /// The TCP urgent pointer field.
+    fn urgent(&self) -> u16 {
+        u16::from_be_bytes([self.tcp[18], self.tcp[19]])
+    }
+
+    /// The numbers coded against `reference`, if the layout allows and that is shorter.
+    fn numbered(&self, reference: &Numbers) -> Option<Numbered> {
+        let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        let ts =
+            (self.layout == 1).then(|| (be32(&self.options[4..8]), be32(&self.options[8..12])));
+        if self.layout > 1 || ts.is_some() != reference.ts.is_some() {
+            return None;
+        }
+        let tcp = self.tcp;
+        let d = numbers::differences(reference, be32(&tcp[4..8]), be32(&tcp[8..12]), ts);
+        let window = difference16(self.window(), reference.window);
+        let urgent =
+            (self.shape & U != 0).then(|| difference16(self.urgent(), usual_stride(self.tcp_end)));
         let coded: usize = d
             .iter()
             .flatten()
@@ -215,26 +289,43 @@ fn try_encode(
             .map(|&d| numbers::signed_len(d))
             .sum();
         let whole = 10 + if ts.is_some() { 8 } else { 0 } + if urgent.is_some() { 2 } else { 0 };
-        (2 + coded < whole).then_some((r.checksum, d, window, urgent))
-    });
-    // The short mirrored form: a common mirrored IR with numbers, its stride the usual one.
-    let strided = context[0] & format::ir::STRIDES != 0;
-    let short = framing == Framing::Ir
-        && numbered.is_some()
-        && shape & !U == 1 << O_SHIFT
-        && context[0] & (MIRRORED | NUMBERED) == 0
-        && (shape & U != 0) == strided
-        && (!strided || urgent == usual_stride)
-        && mirror.is_some_and(|m| m.named);
-    if short {
-        let flags = context[0];
-        out.push((flags & SHORT_FLAGS_HIGH) << 2 | SHORT | flags & 0x03);
-        out.push(context[1]);
-        out.extend_from_slice(&numbered?.0.to_be_bytes());
-    } else {
-        out.push(shape);
+        (2 + coded < whole).then_some((reference.checksum, d, window, urgent))
     }
-    if framing == Framing::Ir && !short {
+
+    /// Whether the short mirrored form ([`SHORT`]) can carry these headers (given numbers and a
+    /// mirror named by its reference): a common mirrored IR, its stride the usual one.
+    fn fits_short(&self) -> bool {
+        let strided = self.context[0] & format::ir::STRIDES != 0;
+        self.shape & !U == 1 << O_SHIFT
+            && self.context[0] & (MIRRORED | NUMBERED) == 0
+            && (self.shape & U != 0) == strided
+            && (!strided || self.urgent() == usual_stride(self.tcp_end))
+    }
+
+    /// Writes the shape, and an IR's context flags and CID with what names its mirror and
+    /// reference (the short form's own head if `short`).
+    fn put_head(
+        &self,
+        framing: Framing,
+        mirror: Option<Mirror<'_>>,
+        numbered: Option<Numbered>,
+        short: bool,
+        out: &mut Vec<u8>,
+    ) {
+        let context = self.context;
+        match numbered {
+            Some((checksum, ..)) if short => {
+                let flags = context[0];
+                out.push((flags & SHORT_FLAGS_HIGH) << 2 | SHORT | flags & 0x03);
+                out.push(context[1]);
+                out.extend_from_slice(&checksum.to_be_bytes());
+                return;
+            }
+            _ => out.push(self.shape),
+        }
+        if framing != Framing::Ir {
+            return;
+        }
         match mirror {
             Some(m) => {
                 let flag = if numbered.is_some() { NUMBERED } else { 0 };
@@ -244,78 +335,107 @@ fn try_encode(
                     out.extend_from_slice(&checksum.to_be_bytes());
                 }
             }
-            None => out.extend_from_slice(context),
+            None => out.extend_from_slice(&context),
         }
     }
-    if shape & S != 0 {
-        out.extend_from_slice(first);
+
+    /// Writes the IP fields the shape does not stand for, then (unless a mirror stands for
+    /// them, `!flow`) the addresses and ports.
+    fn put_ip(&self, flow: bool, out: &mut Vec<u8>) {
+        let ir = self.ir;
+        if self.shape & S != 0 {
+            out.extend_from_slice(self.first);
+        }
+        if self.shape & T != 0 {
+            out.push(self.ttl);
+        }
+        if self.v4 && self.shape & Z == 0 {
+            out.extend_from_slice(&ir[4..6]);
+        }
+        if flow {
+            out.extend_from_slice(if self.v4 { &ir[12..20] } else { &ir[8..40] });
+            out.extend_from_slice(&self.tcp[..4]);
+        }
     }
-    if shape & T != 0 {
-        out.push(ttl);
+
+    /// Writes the TCP numbers, flags, window and checksum field (a compact SYN's flags first,
+    /// without the acknowledgment number if `bare_syn`).
+    fn put_tcp(
+        &self,
+        framing: Framing,
+        numbered: Option<Numbered>,
+        bare_syn: bool,
+        out: &mut Vec<u8>,
+    ) {
+        let tcp = self.tcp;
+        match numbered {
+            Some((_, [Some(seq), Some(ack), ..], window, _)) => {
+                numbers::put_signed(seq, out);
+                numbers::put_signed(ack, out);
+                out.push(tcp[13]);
+                numbers::put_signed(window, out);
+                out.extend_from_slice(&tcp[16..18]);
+            }
+            _ if framing == Framing::Packet => {
+                out.push(tcp[13]);
+                out.extend_from_slice(&tcp[4..8]);
+                if !bare_syn {
+                    out.extend_from_slice(&tcp[8..12]);
+                }
+                out.extend_from_slice(&tcp[14..18]);
+            }
+            _ => {
+                out.extend_from_slice(&tcp[4..12]);
+                out.extend_from_slice(&tcp[13..18]);
+            }
+        }
     }
-    if v4 && shape & Z == 0 {
-        out.extend_from_slice(&ir[4..6]);
+
+    /// Writes the urgent pointer field (unless the shape or the short form stands for it), the
+    /// option holes (or the timestamps' differences) and the TCP data.
+    fn put_tail(&self, numbered: Option<Numbered>, short: bool, bare_syn: bool, out: &mut Vec<u8>) {
+        match numbered {
+            _ if short => {}
+            Some((_, _, _, Some(urgent))) => numbers::put_signed(urgent, out),
+            _ if self.shape & U != 0 => out.extend_from_slice(&self.tcp[18..20]),
+            _ => {}
+        }
+        match numbered {
+            Some((_, [_, _, Some(val), Some(ecr)], ..)) => {
+                numbers::put_signed(val, out);
+                numbers::put_signed(ecr, out);
+            }
+            _ => out.extend(
+                LAYOUTS[self.layout]
+                    .iter()
+                    .zip(self.options)
+                    .enumerate()
+                    .filter(|&(at, (&l, _))| {
+                        l == HOLE && !(bare_syn && is_syn_echo(self.layout, at))
+                    })
+                    .map(|(_, (_, &b))| b),
+            ),
+        }
+        out.extend_from_slice(&self.ir[self.tcp_end..]);
     }
-    if mirror.is_none() {
-        out.extend_from_slice(if v4 { &ir[12..20] } else { &ir[8..40] });
-        out.extend_from_slice(&tcp[..4]);
-    }
-    // A compact SYN sends the flags first: without ACK, the acknowledgment number and the
-    // TS echo are 0 and not sent.
-    let bare_syn = framing == Framing::Packet && tcp[13] & ACK == 0;
-    if bare_syn && (tcp[8..12] != [0; 4] || layout == 2 && options[12..16] != [0; 4]) {
+}
+
+/// The shape bits ([`D`], [`Z`]), TTL and TOS octet of an IPv4 IR frame `ir`, if a compact
+/// frame can code its header: version 4 and IHL 5, TCP, a header checksum its header computes
+/// to, DF set or clear and no fragment.
+fn ipv4_shape(ir: &[u8]) -> Option<(u8, u8, &[u8])> {
+    if ir[0] != V4_FIRST || ir[9] != protocol::TCP || !header_checksum_is_derived(ir) {
         return None;
     }
-    match numbered {
-        Some((_, [seq, ack, ..], window, _)) => {
-            numbers::put_signed(seq?, out);
-            numbers::put_signed(ack?, out);
-            out.push(tcp[13]);
-            numbers::put_signed(window, out);
-            out.extend_from_slice(&tcp[16..18]);
-        }
-        None if framing == Framing::Packet => {
-            out.push(tcp[13]);
-            out.extend_from_slice(&tcp[4..8]);
-            if !bare_syn {
-                out.extend_from_slice(&tcp[8..12]);
-            }
-            out.extend_from_slice(&tcp[14..18]);
-        }
-        None => {
-            out.extend_from_slice(&tcp[4..12]);
-            out.extend_from_slice(&tcp[13..18]);
-        }
+    let mut shape = match [ir[6], ir[7]] {
+        DF => 0,
+        [0, 0] => D,
+        _ => return None,
+    };
+    if ir[4..6] == [0, 0] {
+        shape |= Z;
     }
-    if mirror.is_some() {
-        // The checksum XOR the flow's hash: swapping both ends leaves the checksums as they were.
-        let at = out.len() - 2;
-        let sealed =
-            u16::from_be_bytes([out[at], out[at + 1]]) ^ mirror::flow_hash(&flow_of(ir, v4));
-        out[at..].copy_from_slice(&sealed.to_be_bytes());
-    }
-    match numbered {
-        _ if short => {}
-        Some((_, _, _, Some(urgent))) => numbers::put_signed(urgent, out),
-        _ if shape & U != 0 => out.extend_from_slice(&tcp[18..20]),
-        _ => {}
-    }
-    match numbered {
-        Some((_, [_, _, Some(val), Some(ecr)], ..)) => {
-            numbers::put_signed(val, out);
-            numbers::put_signed(ecr, out);
-        }
-        _ => out.extend(
-            LAYOUTS[layout]
-                .iter()
-                .zip(options)
-                .enumerate()
-                .filter(|&(at, (&l, _))| l == HOLE && !(bare_syn && is_syn_echo(layout, at)))
-                .map(|(_, (_, &b))| b),
-        ),
-    }
-    out.extend_from_slice(&ir[tcp_end..]);
-    Some(())
+    Some((shape, ir[8], &ir[1..2]))
 }
 
 /// The urgent pointer field (an IR's stride) a mirrored IR with numbers codes its own against,
@@ -336,22 +456,69 @@ fn add16(base: u16, difference: u32) -> u16 {
     base.wrapping_add(difference as u16)
 }
 
-/// The CID of a mirrored compact IR `frame` (either form), if it is one.
-pub fn mirrored_cid(frame: &[u8]) -> Option<u8> {
-    match *frame {
-        [shape, cid, ..] if shape & SHORT == SHORT => Some(cid),
-        [_, flags, cid, ..] if flags & MIRRORED != 0 => Some(cid),
-        _ => None,
+/// A view of a compact IR's head (the frame after its kind byte): its shape, and its context
+/// flags and CID (the short form's [`SHORT`] shape standing for most context flags).
+#[derive(Debug, Clone)]
+pub struct CompactIr<T> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> CompactIr<T> {
+    /// A view of `buffer` if it holds the frame's head up to its CID: the shape and CID of the
+    /// short form, the shape, context flags and CID of the long one.
+    pub fn new_checked(buffer: T) -> Option<CompactIr<T>> {
+        let bytes = buffer.as_ref();
+        let head = match bytes.first()? & SHORT == SHORT {
+            true => 2,
+            false => 3,
+        };
+        (bytes.len() >= head).then_some(CompactIr { buffer })
+    }
+
+    /// The shape octet.
+    pub fn shape(&self) -> u8 {
+        self.buffer.as_ref()[0]
+    }
+
+    /// Whether it is the short mirrored form ([`SHORT`]).
+    pub fn is_short(&self) -> bool {
+        self.shape() & SHORT == SHORT
+    }
+
+    /// Where the CID octet is.
+    fn cid_at(&self) -> usize {
+        if self.is_short() {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The CID.
+    pub fn cid(&self) -> u8 {
+        self.buffer.as_ref()[self.cid_at()]
+    }
+
+    /// The context flags' bits M and N ([`MIRRORED`], [`NUMBERED`]): both in the short form,
+    /// else as its context flags have them.
+    pub fn mirror_flags(&self) -> u8 {
+        match self.is_short() {
+            true => MIRRORED | NUMBERED,
+            false => self.buffer.as_ref()[1] & (MIRRORED | NUMBERED),
+        }
+    }
+
+    /// The CID, if the frame names a mirror.
+    pub fn mirrored_cid(&self) -> Option<u8> {
+        (self.mirror_flags() & MIRRORED != 0).then(|| self.cid())
     }
 }
 
-/// The context flags' bits M and N ([`MIRRORED`], [`NUMBERED`]) of a compact IR `frame`:
-/// both in the short form ([`SHORT`]), else as its context flags have them.
-pub fn mirror_flags(frame: &[u8]) -> u8 {
-    match *frame {
-        [shape, ..] if shape & SHORT == SHORT => MIRRORED | NUMBERED,
-        [_, flags, ..] => flags & (MIRRORED | NUMBERED),
-        _ => 0,
+impl<T: AsRef<[u8]> + AsMut<[u8]>> CompactIr<T> {
+    /// Sets the CID.
+    pub fn set_cid(&mut self, cid: u8) {
+        let at = self.cid_at();
+        self.buffer.as_mut()[at] = cid;
     }
 }
 

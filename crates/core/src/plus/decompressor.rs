@@ -7,16 +7,13 @@ use core::time::Duration;
 
 use super::ack::{self, Extension};
 use super::cids;
-use super::compact;
 use super::format::{self, ext, kind};
-use super::handshake;
 use super::ipid::Behaviour;
 use super::mirror::{self, Mirrors, Outbox};
 use super::note;
 use super::numbers::Numbers;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
-use super::packed;
 use super::ports;
 use super::receipt::Receipts;
 use super::scaled::{Learner, Strides};
@@ -110,9 +107,9 @@ pub struct PlusDecompressor {
     tunnel_outer: Option<Option<(Outer, u16)>>,
     /// The CID the last IR frame set up.
     installed: Option<u8>,
-    /// The IR frame a compact IR stands for ([`compact::expand`]).
+    /// The IR frame a compact IR stands for ([`super::compact::expand`]).
     compact: Vec<u8>,
-    /// The short mirrored compact IR a packed IR stands for ([`packed::unpack`]).
+    /// The short mirrored compact IR a packed IR stands for ([`super::packed::PackedIr::unpack`]).
     packed: Vec<u8>,
     /// When a loss note is due ([`loss`]).
     loss: LossWatch,
@@ -407,34 +404,8 @@ impl PlusDecompressor {
         let result = match kind {
             FrameKind::Ip => crate::codec::deliver_unchanged(frame, out),
             FrameKind::Profile(format::IR) => self.ir(frame, out),
-            FrameKind::Profile(format::PACKED_IR) => {
-                let mut short = core::mem::take(&mut self.packed);
-                let result = packed::unpack(frame, &mut short).and_then(|()| {
-                    self.decompress_frame(FrameKind::Profile(format::COMPACT_IR), &short, out)
-                });
-                self.packed = short;
-                result
-            }
-            FrameKind::Profile(format::COMPACT_IR) => {
-                let mut ir = core::mem::take(&mut self.compact);
-                let expanded = compact::expand(frame, compact::Framing::Ir, &self.mirrors, &mut ir);
-                let result = expanded.and_then(|named| self.ir(&ir, out).map(|()| named));
-                self.compact = ir;
-                // The far end delivered the packet its numbers name: the sibling compressor
-                // hears of it (a reference receipt, `super::receipt`).
-                if let Ok(Some((hash, checksum))) = result {
-                    if let Some(numbers) = self.mirrors.numbers(hash, checksum) {
-                        self.outbox.referenced(hash, numbers);
-                    }
-                }
-                let result = result.map(drop);
-                // A mirrored IR refused for its mirror (missing, or another flow's now) asks
-                // for the context: the IR frames that answer go unmirrored.
-                if let Some(cid) = compact::mirrored_cid(frame).filter(|_| result.is_err()) {
-                    self.requests.record(cid, &result);
-                }
-                result
-            }
+            FrameKind::Profile(format::PACKED_IR) => self.packed_ir(frame, out),
+            FrameKind::Profile(format::COMPACT_IR) => self.compact_ir(frame, out),
             FrameKind::Profile(
                 k @ (format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT),
             ) => {
@@ -449,33 +420,8 @@ impl PlusDecompressor {
                 }
                 result
             }
-            FrameKind::Profile(format::IR_S) => {
-                let result = self.ir_s(frame, out);
-                // Refused against a base context (lost, or never had after a restart): ask for
-                // it. The segment's retransmission goes without a base anyway.
-                if let (Err(_), Some(handshake::Base::Context(cid))) =
-                    (&result, handshake::base(frame))
-                {
-                    self.requests.record(cid, &result);
-                }
-                if let (Ok(()), Some(p)) = (&result, handshake::parse(out)) {
-                    self.outbox.handshake(p.key);
-                    self.numbers_due = true;
-                }
-                result
-            }
-            FrameKind::Profile(format::COMPACT_SYN) => {
-                compact::expand(frame, compact::Framing::Packet, &self.mirrors, out).and_then(
-                    |_| {
-                        let p = handshake::parse(out).ok_or(DropReason::ChecksumMismatch)?;
-                        // The sibling compressor hears of it: the flow's data may go the other
-                        // way next.
-                        self.outbox.handshake(p.key);
-                        self.numbers_due = true;
-                        Ok(())
-                    },
-                )
-            }
+            FrameKind::Profile(format::IR_S) => self.ir_s(frame, out),
+            FrameKind::Profile(format::COMPACT_SYN) => self.compact_syn(frame, out),
             FrameKind::Profile(other::IR_N) => {
                 let result = self.other.ir_n(frame, out);
                 if let Ok(cid) = result {

@@ -87,6 +87,22 @@ pub fn is_ir(kind: u8) -> bool {
     )
 }
 
+/// The named kind a `taroc-plus` kind byte stands in for ([`FrameKind::family`]): the CO
+/// frames' (from [`super::cids::PREFIX`]: the kind bytes that name a CID and a CO frame's kind,
+/// then [`CO`]'s) for [`FrameKind::CompressedTcp`]; the non-TCP compressed frames' (CO-S,
+/// CO-N, CO-I, from [`super::other::CO_N`]) and the tunnel frame's for
+/// [`FrameKind::CompressedNonTcp`]; the full headers' (IR, IR-R, IR-N, IR-S, compact IR and
+/// SYN, and the packed IR among the non-TCP compressed frames' bytes) for
+/// [`FrameKind::UncompressedTcp`].
+pub fn family(kind: u8) -> FrameKind {
+    match kind {
+        PACKED_IR => FrameKind::UncompressedTcp,
+        k if k >= super::cids::PREFIX => FrameKind::CompressedTcp,
+        k if k >= super::other::CO_N => FrameKind::CompressedNonTcp,
+        _ => FrameKind::UncompressedTcp,
+    }
+}
+
 /// The kind byte of a CO frame without any of its bits set.
 pub const CO: u8 = FrameKind::PROFILE_TCP;
 

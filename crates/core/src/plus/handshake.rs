@@ -33,6 +33,10 @@
 //! from the reference's next sequence number, and its TS echo (with a layout that has it) as
 //! one from the reference's TS value. A SYN-ACK then codes both against its SYN: two octets
 //! where there were eight, less the reference's two.
+//!
+//! Both ends code the frame here: the compressor writes it with [`write()`], the decompressor
+//! reads it through [`IrS`], a view of its bytes that names its base and reference and rebuilds
+//! its packet.
 
 use alloc::vec::Vec;
 
@@ -263,91 +267,47 @@ pub fn write(
     out: &mut Vec<u8>,
 ) -> bool {
     out.clear();
-    let b = p.bytes;
+    try_write(p, base_template, base, reference, out).is_some()
+}
+
+fn try_write(
+    p: &TcpIpPacket<'_>,
+    base_template: &[u8],
+    base: Base,
+    reference: Option<(&Numbers, bool)>,
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    if !fits_template(p, base_template) {
+        return None;
+    }
     let header = p.tcp_offset;
-    if base_template.len() != header + 4 {
-        return false;
-    }
-    let ip_bytes = &IR_R_IP_BYTES[usize::from(!p.v4)];
-    let same = |at: usize| ip_bytes.contains(&at) || p.template_byte(at) == base_template[at];
-    if !(0..header).all(same) {
-        return false;
-    }
-    let ack = p.flags & flags::ACK != 0;
-    let urg = p.flags & flags::URG != 0;
-    if (!ack && p.fields.ack != 0) || (!urg && p.urgent != 0) {
-        return false;
-    }
-    let tcp = &b[header..];
+    let tcp = &p.bytes[header..];
     let options = &tcp[20..p.tcp_header_len];
+    let ack = p.flags & flags::ACK != 0;
     let code = LAYOUTS
         .iter()
         .position(|l| fits(l, options, ack))
         .map_or(0, |c| c as u8 + 1);
-    let base_ip = ip_bytes.iter().all(|&at| b[at] == base_template[at]);
+    let ip_bytes = &IR_R_IP_BYTES[usize::from(!p.v4)];
+    let base_ip = ip_bytes.iter().all(|&at| p.bytes[at] == base_template[at]);
     let own_ports: &[u8; 4] = tcp[..4].try_into().expect("a TCP header");
     let base_ports: &[u8; 4] = base_template[header..]
         .try_into()
-        .expect("the length checked above");
+        .expect("the length fits_template checked");
     let mode = ports::mode(own_ports, base_ports);
-    let echo = ack && code == 1;
-    let named = reference.is_some_and(|(_, named)| named);
-    let numbered = match (base, reference.map(|(r, _)| r)) {
-        (Base::Mirror(_), Some(r)) if ack && (!echo || r.ts.is_some()) => {
-            let diffs = number_differences(p, r, echo);
-            let cost = 2 + diffs
-                .iter()
-                .flatten()
-                .map(|&d| signed_len(d))
-                .sum::<usize>();
-            (cost < if echo { 8 } else { 4 }).then_some((r.checksum, diffs))
-        }
+    let numbered = match (base, reference) {
+        (Base::Mirror(_), Some((r, _))) => numbered(p, r, code),
         _ => None,
     };
-    let mut extension = 0;
-    if p.v4 && p.fields.ip_id == 0 {
-        extension |= ZERO_ID;
-    }
-    if numbered.is_some() {
-        extension |= NUMBERED;
-        if named {
-            extension |= NAMED;
-        }
-    }
-    let usual = code != 0 && options[2..4] == usual_mss(p.v4);
-    if usual {
-        extension |= USUAL_MSS;
-    }
-    let window = [tcp[14], tcp[15]];
-    if window == usual_window(p.v4, tcp[13], code) {
-        extension |= USUAL_WINDOW;
-    }
-    // Octets 12 and 13 left out: no options but the layout's (without a layout, none at all:
-    // a data offset of 5).
-    let flags_code = FLAGS
-        .iter()
-        .position(|&f| f == tcp[13])
-        .filter(|_| Some(tcp[12]) == layout_data_offset(code))
-        .map_or(0, |i| i as u8 + 1);
-    extension |= flags_code << 1;
-    // A mirror goes by its hash, or with R by the reference's checksum, in the same octets
-    // (the compressor names a mirror by hash: R is its own choice, never the caller's).
-    let (first, mut shape, second) = match (base, numbered) {
-        (Base::Context(cid), _) => (cid, code, None),
-        (Base::Mirror(hash), numbered) => {
-            let named = match numbered {
-                Some((checksum, _)) if extension & NAMED != 0 => checksum,
-                _ => hash,
-            };
-            let [high, low] = named.to_be_bytes();
-            (high, code | MIRROR, Some(low))
-        }
-        (Base::Reference(_), _) => return false,
-    };
+    let named = reference.is_some_and(|(_, named)| named);
+    let extension = extension_of(p, options, code, numbered.is_some(), named);
+    let (first, second) = names(base, numbered, extension)?;
+    let mut shape = code;
     for (on, bit) in [
         (base_ip, BASE_IP),
         (mode == ports::Mode::SourceKept, SOURCE_KEPT),
         (mode == ports::Mode::DestKept, DEST_KEPT),
+        (second.is_some(), MIRROR),
         (extension != 0, EXTENDED),
     ] {
         if on {
@@ -360,36 +320,144 @@ pub fn write(
     }
     // The hash's low octet, or with NAMED the checksum's.
     out.extend(second);
-    match numbered {
-        Some(_) if extension & NAMED != 0 => {}
-        Some((checksum, _)) => out.extend_from_slice(&checksum.to_be_bytes()),
-        None => {}
+    if extension & NAMED == 0 {
+        if let Some((checksum, _)) = numbered {
+            out.extend_from_slice(&checksum.to_be_bytes());
+        }
     }
     if !base_ip {
-        out.extend(ip_bytes.iter().map(|&at| b[at]));
+        out.extend(ip_bytes.iter().map(|&at| p.bytes[at]));
     }
     if p.v4 && extension & ZERO_ID == 0 {
-        out.extend_from_slice(&b[ipv4::IDENT_OFFSET..ipv4::IDENT_OFFSET + 2]);
+        out.extend_from_slice(&p.bytes[ipv4::IDENT_OFFSET..ipv4::IDENT_OFFSET + 2]);
     }
     ports::put(out, mode, own_ports, base_ports);
+    put_tcp(p, extension, numbered, out);
+    put_options(options, code, ack, extension, numbered, out);
+    out.extend_from_slice(p.payload());
+    Some(())
+}
+
+/// The reference's TCP checksum field and the differences ([`number_differences`]) an IR-S
+/// with N sends.
+type Numbered = (u16, [Option<u32>; 2]);
+
+/// Whether `p`'s template is `base_template` but for the six IP bytes and the ports, and the
+/// fields that must be 0 without their flag (the acknowledgment number without ACK, the urgent
+/// pointer without URG) are.
+fn fits_template(p: &TcpIpPacket<'_>, base_template: &[u8]) -> bool {
+    let header = p.tcp_offset;
+    if base_template.len() != header + 4 {
+        return false;
+    }
+    let ip_bytes = &IR_R_IP_BYTES[usize::from(!p.v4)];
+    let same = |at: usize| ip_bytes.contains(&at) || p.template_byte(at) == base_template[at];
+    let ack = p.flags & flags::ACK != 0;
+    let urg = p.flags & flags::URG != 0;
+    (0..header).all(same) && (ack || p.fields.ack == 0) && (urg || p.urgent == 0)
+}
+
+/// The numbers of `p`, with option layout `code`, coded against a mirror's `reference`, if
+/// that is shorter: only with ACK, and with the TS echo only if the reference has timestamps.
+fn numbered(p: &TcpIpPacket<'_>, reference: &Numbers, code: u8) -> Option<Numbered> {
+    let ack = p.flags & flags::ACK != 0;
+    let echo = ack && code == 1;
+    if !ack || echo && reference.ts.is_none() {
+        return None;
+    }
+    let diffs = number_differences(p, reference, echo);
+    let cost = 2 + diffs
+        .iter()
+        .flatten()
+        .map(|&d| signed_len(d))
+        .sum::<usize>();
+    (cost < if echo { 8 } else { 4 }).then_some((reference.checksum, diffs))
+}
+
+/// The extension octet of `p`, with TCP `options` of layout `code`, its numbers coded against
+/// a reference if `numbered` (one that names its mirror if `named`).
+fn extension_of(p: &TcpIpPacket<'_>, options: &[u8], code: u8, numbered: bool, named: bool) -> u8 {
+    let tcp = &p.bytes[p.tcp_offset..];
+    let mut extension = 0;
+    if p.v4 && p.fields.ip_id == 0 {
+        extension |= ZERO_ID;
+    }
+    if numbered {
+        extension |= NUMBERED;
+        if named {
+            extension |= NAMED;
+        }
+    }
+    if code != 0 && options[2..4] == usual_mss(p.v4) {
+        extension |= USUAL_MSS;
+    }
+    if [tcp[14], tcp[15]] == usual_window(p.v4, tcp[13], code) {
+        extension |= USUAL_WINDOW;
+    }
+    // Octets 12 and 13 left out: no options but the layout's (without a layout, none at all:
+    // a data offset of 5).
+    let flags_code = FLAGS
+        .iter()
+        .position(|&f| f == tcp[13])
+        .filter(|_| Some(tcp[12]) == layout_data_offset(code))
+        .map_or(0, |i| i as u8 + 1);
+    extension | flags_code << 1
+}
+
+/// The octets that name the base: the first, and for a mirror the one after the shape (and
+/// the extension): its hash, or with [`NAMED`] the reference's checksum (the compressor names a
+/// mirror by hash: R is its own choice, never the caller's). `None` for a [`Base::Reference`]
+/// (what a decompressor reads, never a base to write against).
+fn names(base: Base, numbered: Option<Numbered>, extension: u8) -> Option<(u8, Option<u8>)> {
+    match base {
+        Base::Context(cid) => Some((cid, None)),
+        Base::Mirror(hash) => {
+            let named = match numbered {
+                Some((checksum, _)) if extension & NAMED != 0 => checksum,
+                _ => hash,
+            };
+            let [high, low] = named.to_be_bytes();
+            Some((high, Some(low)))
+        }
+        Base::Reference(_) => None,
+    }
+}
+
+/// Writes `p`'s TCP fields from the sequence number to the urgent pointer, as `extension` says
+/// (the acknowledgment number against a reference if `numbered`), the checksum sealed.
+fn put_tcp(p: &TcpIpPacket<'_>, extension: u8, numbered: Option<Numbered>, out: &mut Vec<u8>) {
+    let tcp = &p.bytes[p.tcp_offset..];
     out.extend_from_slice(&tcp[4..8]);
-    if flags_code == 0 {
+    if extension & FLAGS_CODE == 0 {
         out.extend_from_slice(&tcp[12..14]);
     }
     match numbered {
         Some((_, [Some(d), _])) => put_signed(d, out),
-        _ if ack => out.extend_from_slice(&tcp[8..12]),
+        _ if p.flags & flags::ACK != 0 => out.extend_from_slice(&tcp[8..12]),
         _ => {}
     }
     if extension & USUAL_WINDOW == 0 {
-        out.extend_from_slice(&window);
+        out.extend_from_slice(&tcp[14..16]);
     }
     let sealed = p.checksum ^ seal_of(p);
     out.extend_from_slice(&sealed.to_be_bytes());
-    if urg {
+    if p.flags & flags::URG != 0 {
         out.extend_from_slice(&tcp[18..20]);
     }
+}
+
+/// Writes TCP `options` of layout `code` (0: raw): the layout's holes, the MSS unless usual
+/// ([`USUAL_MSS`]), the TS echo only with `ack` (a difference if `numbered` has one).
+fn put_options(
+    options: &[u8],
+    code: u8,
+    ack: bool,
+    extension: u8,
+    numbered: Option<Numbered>,
+    out: &mut Vec<u8>,
+) {
     let echo_difference = numbered.and_then(|(_, [_, d])| d);
+    let usual = extension & USUAL_MSS != 0;
     match code {
         0 => out.extend_from_slice(options),
         c => {
@@ -408,8 +476,6 @@ pub fn write(
             }
         }
     }
-    out.extend_from_slice(p.payload());
-    true
 }
 
 /// The differences an IR-S with N sends for `p` against `reference`: its acknowledgment number
@@ -436,7 +502,7 @@ fn fits(layout: &[u16], options: &[u8], ack: bool) -> bool {
 
 mod decode;
 
-pub use decode::{base, rebuild, reference_checksum};
+pub use decode::IrS;
 
 #[cfg(test)]
 mod tests;

@@ -6,8 +6,8 @@
 //! the CID, in place of the short form's shape octet, CID octet and TCP flags octet.
 //!
 //! Both ends convert between the two forms octet for octet: the compressor packs a short form
-//! it wrote, the decompressor unpacks a packed IR into the short form and decodes that as any
-//! compact IR.
+//! it wrote ([`pack`]), the decompressor unpacks a packed IR ([`PackedIr`], a view of its
+//! bytes) into the short form and decodes that as any compact IR.
 
 use alloc::vec::Vec;
 
@@ -40,6 +40,70 @@ fn flags_at(short: &[u8]) -> Option<usize> {
     (at < short.len()).then_some(at)
 }
 
+/// A view of a packed IR's bytes (the frame after its kind byte): the packed octet
+/// `K T P c c c c c`, then the short form's octets from the reference's checksum on, its TCP
+/// flags octet left out.
+#[derive(Debug, Clone)]
+pub struct PackedIr<T> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> PackedIr<T> {
+    /// A view of `buffer` if it holds the packed octet.
+    pub fn new_checked(buffer: T) -> Result<PackedIr<T>, DropReason> {
+        if buffer.as_ref().is_empty() {
+            return Err(DropReason::Malformed);
+        }
+        Ok(PackedIr { buffer })
+    }
+
+    /// The packed octet.
+    fn first(&self) -> u8 {
+        self.buffer.as_ref()[0]
+    }
+
+    /// The CID.
+    pub fn cid(&self) -> u8 {
+        self.first() & (CIDS - 1)
+    }
+
+    /// The context flags' stride bits K and T, in their places there.
+    pub fn stride_flags(&self) -> u8 {
+        (self.first() & 0xC0) >> 2
+    }
+
+    /// The TCP flags: ACK, with PSH if the packed octet says so.
+    pub fn tcp_flags(&self) -> u8 {
+        flags::ACK
+            | if self.first() & PSH != 0 {
+                flags::PSH
+            } else {
+                0
+            }
+    }
+
+    /// Writes the short mirrored compact IR this packed IR stands for to `out` (cleared
+    /// first).
+    pub fn unpack(&self, out: &mut Vec<u8>) -> Result<(), DropReason> {
+        out.clear();
+        let packed = self.buffer.as_ref();
+        out.extend_from_slice(&[self.stride_flags() << 2 | SHORT, self.cid()]);
+        out.extend_from_slice(&packed[1..]);
+        let at = flags_at(out).ok_or(DropReason::Malformed)?;
+        out.insert(at, self.tcp_flags());
+        Ok(())
+    }
+}
+
+impl<T: AsRef<[u8]> + AsMut<[u8]>> PackedIr<T> {
+    /// Sets the CID, which must be below 32.
+    pub fn set_cid(&mut self, cid: u8) {
+        debug_assert!(cid < CIDS);
+        let first = &mut self.buffer.as_mut()[0];
+        *first = *first & !(CIDS - 1) | cid & (CIDS - 1);
+    }
+}
+
 /// Writes the packed form of the short mirrored compact IR `short` (the frame after its kind
 /// byte) to `out` (cleared first), if it has one; returns whether it did.
 pub fn pack(short: &[u8], out: &mut Vec<u8>) -> bool {
@@ -59,21 +123,6 @@ pub fn pack(short: &[u8], out: &mut Vec<u8>) -> bool {
     out.extend_from_slice(&short[2..at]);
     out.extend_from_slice(&short[at + 1..]);
     true
-}
-
-/// Writes the short mirrored compact IR that the packed IR `packed` (the frame after its kind
-/// byte) stands for to `out` (cleared first).
-pub fn unpack(packed: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-    out.clear();
-    let [first, ..] = *packed else {
-        return Err(DropReason::Malformed);
-    };
-    out.extend_from_slice(&[first & 0xC0 | SHORT, first & (CIDS - 1)]);
-    out.extend_from_slice(&packed[1..]);
-    let at = flags_at(out).ok_or(DropReason::Malformed)?;
-    let psh = if first & PSH != 0 { flags::PSH } else { 0 };
-    out.insert(at, flags::ACK | psh);
-    Ok(())
 }
 
 #[cfg(test)]
@@ -96,9 +145,17 @@ mod tests {
         assert_eq!(packed.len(), SHORT_FORM.len() - 2);
         assert_eq!(packed[0], 0x40 | PSH | 0x02);
         assert_eq!(&packed[1..7], &SHORT_FORM[2..8]);
+        let view = PackedIr::new_checked(&packed[..]).unwrap();
+        assert_eq!(
+            (view.cid(), view.stride_flags(), view.tcp_flags()),
+            (2, 0x10, flags::ACK | flags::PSH)
+        );
         let mut back = Vec::new();
-        unpack(&packed, &mut back).unwrap();
+        view.unpack(&mut back).unwrap();
         assert_eq!(back, SHORT_FORM);
+        let mut moved = packed.clone();
+        PackedIr::new_checked(&mut moved[..]).unwrap().set_cid(31);
+        assert_eq!((moved[0], &moved[1..]), (0x40 | PSH | 31, &packed[1..]));
     }
 
     #[test]
@@ -128,7 +185,10 @@ mod tests {
     #[test]
     fn a_truncated_packed_ir_is_malformed() {
         let mut out = Vec::new();
-        assert_eq!(unpack(&[], &mut out), Err(DropReason::Malformed));
+        assert!(PackedIr::new_checked(&[][..]).is_err());
+        let unpack = |packed: &[u8], out: &mut Vec<u8>| {
+            PackedIr::new_checked(packed).and_then(|p| p.unpack(out))
+        };
         assert_eq!(
             unpack(&[0x02, 1, 2, 3, 4, 0x80], &mut out),
             Err(DropReason::Malformed)

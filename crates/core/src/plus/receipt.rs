@@ -17,7 +17,7 @@
 //!
 //! *IR receipts* are feedback frames: `| 0x04 | CID | checksum (2) | CID | checksum (2) | ...`,
 //! at least one receipt, each CID once, naming the TCP checksum field of the packet an IR frame
-//! set the context up with. The decompressor sends them only for a context set up again for the
+//! set the context up with ([`emit`] writes them, [`ReceiptFrame`] reads them). The decompressor sends them only for a context set up again for the
 //! flow it held (a restart or an answer to a request, which no reference receipt ends), as
 //! every start's cost five octets each for nothing a reference receipt does not do (0.38 octets
 //! per packet on the unseen many-flows capture); for restarts they are worth it on a link that
@@ -32,15 +32,41 @@ use super::compressor::LOSSY_MEMORY;
 /// `0x03`).
 pub const RECEIPT: u8 = 0x04;
 
-/// The receipts a frame holds, as (CID, TCP checksum field) pairs; `None` if `frame` is not
-/// a receipt frame.
-pub fn parse(frame: &[u8]) -> Option<impl Iterator<Item = (u8, u16)> + '_> {
-    match frame {
-        [RECEIPT, body @ ..] if !body.is_empty() && body.len() % 3 == 0 => Some(
-            body.chunks_exact(3)
-                .map(|r| (r[0], u16::from_be_bytes([r[1], r[2]]))),
-        ),
-        _ => None,
+/// A view of a receipt frame's bytes: its type octet, then one or more receipts of three
+/// octets, a CID and the TCP checksum field it names.
+#[derive(Debug, Clone)]
+pub struct ReceiptFrame<T> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> ReceiptFrame<T> {
+    /// A view of `buffer` if it is a receipt frame: its type octet [`RECEIPT`], then at least
+    /// one whole receipt and nothing else.
+    pub fn new_checked(buffer: T) -> Option<ReceiptFrame<T>> {
+        match buffer.as_ref() {
+            [RECEIPT, body @ ..] if !body.is_empty() && body.len() % 3 == 0 => {
+                Some(ReceiptFrame { buffer })
+            }
+            _ => None,
+        }
+    }
+
+    /// The receipts, as (CID, TCP checksum field) pairs.
+    pub fn receipts(&self) -> impl Iterator<Item = (u8, u16)> + '_ {
+        self.buffer.as_ref()[1..]
+            .chunks_exact(3)
+            .map(|r| (r[0], u16::from_be_bytes([r[1], r[2]])))
+    }
+}
+
+/// Writes the receipt frame of `receipts` (at least one; (CID, TCP checksum field) pairs) into
+/// `out`, replacing its contents.
+pub fn emit(receipts: impl IntoIterator<Item = (u8, u16)>, out: &mut Vec<u8>) {
+    out.clear();
+    out.push(RECEIPT);
+    for (cid, checksum) in receipts {
+        out.push(cid);
+        out.extend_from_slice(&checksum.to_be_bytes());
     }
 }
 
@@ -164,12 +190,7 @@ impl Receipts {
         if self.due.is_empty() {
             return false;
         }
-        out.clear();
-        out.push(RECEIPT);
-        for (cid, checksum) in self.due.drain(..) {
-            out.push(cid);
-            out.extend_from_slice(&checksum.to_be_bytes());
-        }
+        emit(self.due.drain(..), out);
         true
     }
 }
@@ -181,12 +202,15 @@ mod tests {
     #[test]
     fn receipt_frames_parse_and_garbage_does_not() {
         let frame = [RECEIPT, 3, 0xAB, 0xCD, 9, 0, 1];
-        let got: Vec<_> = parse(&frame).unwrap().collect();
+        let view = ReceiptFrame::new_checked(&frame[..]).unwrap();
+        let got: Vec<_> = view.receipts().collect();
         assert_eq!(got, [(3, 0xABCD), (9, 1)]);
-        assert!(parse(&[RECEIPT]).is_none());
-        assert!(parse(&[RECEIPT, 1, 2]).is_none());
-        assert!(parse(&[0x01, 1, 2, 3]).is_none());
-        assert!(parse(&[]).is_none());
+        let mut out = vec![0xEE];
+        emit(got, &mut out);
+        assert_eq!(out, frame);
+        for garbage in [&[RECEIPT][..], &[RECEIPT, 1, 2], &[0x01, 1, 2, 3], &[]] {
+            assert!(ReceiptFrame::new_checked(garbage).is_none(), "{garbage:?}");
+        }
     }
 
     #[test]

@@ -47,6 +47,34 @@ fn ipv4_round_trips_with_and_without_timestamps() {
     assert_eq!(round_trip(&plain), plain.len() - 10);
 }
 
+/// The view reads the long form's context flags and CID, and moves the frame to another CID.
+#[test]
+fn the_view_reads_and_moves_the_cid() {
+    let mut frame = Vec::new();
+    assert!(encode(
+        &v4_ir(&ts_options(), &[]),
+        Framing::Ir,
+        None,
+        &mut frame
+    ));
+    let view = CompactIr::new_checked(&frame[..]).expect("a whole head");
+    assert!(!view.is_short());
+    assert_eq!(
+        (view.cid(), view.mirror_flags(), view.mirrored_cid()),
+        (5, 0, None)
+    );
+    CompactIr::new_checked(&mut frame[..])
+        .expect("a whole head")
+        .set_cid(9);
+    let mut back = Vec::new();
+    expand(&frame, Framing::Ir, &Mirrors::default(), &mut back).expect("expands");
+    assert_eq!(back[2..4], [0x02, 9]);
+    // Too short for the CID: no view.
+    assert!(CompactIr::new_checked(&frame[..2]).is_none());
+    assert!(CompactIr::new_checked(&[SHORT][..]).is_none());
+    assert!(CompactIr::new_checked(&[][..]).is_none());
+}
+
 #[test]
 fn ipv4_unusual_fields_round_trip() {
     let mut ir = v4_ir(&ts_options(), &[]);
@@ -335,8 +363,9 @@ fn a_mirrored_ir_codes_its_numbers_against_the_reference_it_names() {
     // mirror hash (the reference names the mirror).
     assert_eq!(frame.len(), plain.len() + 2 + 4 - 16 - 1 - 1 - 2);
     assert_eq!(frame[0] & SHORT, SHORT);
-    assert_eq!(mirror_flags(&frame), MIRRORED | NUMBERED);
-    assert_eq!(mirrored_cid(&frame), Some(5));
+    let view = CompactIr::new_checked(&frame[..]).expect("a whole head");
+    assert_eq!(view.mirror_flags(), MIRRORED | NUMBERED);
+    assert_eq!(view.mirrored_cid(), Some(5));
     assert_eq!(frame[2..4], [0xC0, 0xDE]);
     // The far end holds the mirror and was told of the reference (it sent that packet).
     let mut mirrors = mirrors_of_v4_ir();

@@ -6,7 +6,7 @@ use super::{PlusCompressor, LOSSY_MEMORY};
 use crate::plus::format;
 use crate::plus::mirror;
 use crate::plus::other;
-use crate::plus::receipt;
+use crate::plus::receipt::ReceiptFrame;
 use crate::tcp::repair;
 
 impl PlusCompressor {
@@ -19,11 +19,11 @@ impl PlusCompressor {
             self.lossy_at = Some(self.clock);
             return;
         }
-        if let Some(receipts) = receipt::parse(frame) {
+        if let Some(receipts) = ReceiptFrame::new_checked(frame) {
             if !self.takes_receipts() {
                 return;
             }
-            for (cid, checksum) in receipts {
+            for (cid, checksum) in receipts.receipts() {
                 if let Some(Some(ctx)) = self.contexts.get_mut(usize::from(cid)) {
                     if ctx.issued.names(checksum) {
                         ctx.end_start();

@@ -1,18 +1,21 @@
-//! The decompressor's full headers: IR frames (spec section 3) and IR-R frames (section 4) set
-//! a context up once their packet verified; IR-S frames (section 4.1) rebuild a handshake
-//! segment against a base context or a mirror and set up nothing.
+//! The decompressor's full headers: IR frames (spec section 3; compact and packed IRs expanded
+//! into one) and IR-R frames (section 4) set a context up once their packet verified; IR-S
+//! frames (section 4.1) rebuild a handshake segment against a base context or a mirror, and
+//! compact SYNs expand into one, and set up nothing.
 
 use alloc::vec::Vec;
 
 use super::{decode_body, Context, PlusDecompressor, Quotients, CO_KINDS};
 use crate::codec::DropReason;
 use crate::plus::ack::{self, Extension};
+use crate::plus::compact::{self, CompactIr, Framing};
 use crate::plus::format::{self, ext, kind};
-use crate::plus::handshake;
+use crate::plus::handshake::{self, Base, IrS};
 use crate::plus::ipid::Behaviour;
 use crate::plus::ir::{IrFrame, IrRepr};
 use crate::plus::numbers;
 use crate::plus::outer::{Outer, Predictor};
+use crate::plus::packed::PackedIr;
 use crate::plus::ports;
 use crate::plus::scaled::{Learner, Strides};
 use crate::plus::seal;
@@ -259,18 +262,84 @@ impl PlusDecompressor {
             .is_none_or(|c| c.key != *key || c.strides != strides || c.behaviour != behaviour)
     }
 
+    /// Sets up a context from a packed IR ([`crate::plus::packed`]): the short mirrored
+    /// compact IR it stands for.
+    pub(super) fn packed_ir(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let mut short = core::mem::take(&mut self.packed);
+        let unpacked = PackedIr::new_checked(frame).and_then(|p| p.unpack(&mut short));
+        let result = unpacked.and_then(|()| self.compact_ir(&short, out));
+        self.packed = short;
+        result
+    }
+
+    /// Sets up a context from a compact IR ([`compact`]): the IR frame it stands for.
+    pub(super) fn compact_ir(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let mut ir = core::mem::take(&mut self.compact);
+        let expanded = compact::expand(frame, Framing::Ir, &self.mirrors, &mut ir);
+        let result = expanded.and_then(|named| self.ir(&ir, out).map(|()| named));
+        self.compact = ir;
+        // The far end delivered the packet its numbers name: the sibling compressor hears of it
+        // (a reference receipt, `crate::plus::receipt`).
+        if let Ok(Some((hash, checksum))) = result {
+            if let Some(numbers) = self.mirrors.numbers(hash, checksum) {
+                self.outbox.referenced(hash, numbers);
+            }
+        }
+        let result = result.map(drop);
+        // A mirrored IR refused for its mirror (missing, or another flow's now) asks for the
+        // context: the IR frames that answer go unmirrored.
+        let refused = CompactIr::new_checked(frame).filter(|_| result.is_err());
+        if let Some(cid) = refused.and_then(|f| f.mirrored_cid()) {
+            self.requests.record(cid, &result);
+        }
+        result
+    }
+
+    /// Delivers the handshake segment of a compact SYN ([`compact`]), once it verified; the
+    /// sibling compressor hears of it: the flow's data may go the other way next.
+    pub(super) fn compact_syn(
+        &mut self,
+        frame: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DropReason> {
+        compact::expand(frame, Framing::Packet, &self.mirrors, out)?;
+        let p = handshake::parse(out).ok_or(DropReason::ChecksumMismatch)?;
+        self.outbox.handshake(p.key);
+        self.numbers_due = true;
+        Ok(())
+    }
+
+    /// Delivers the handshake segment of an IR-S frame ([`handshake`]), once it verified; the
+    /// sibling compressor hears of it. One refused against a base context (lost, or never had
+    /// after a restart) asks for that context: the segment's retransmission goes without a base
+    /// anyway.
+    pub(super) fn ir_s(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let result = self.ir_s_against_base(frame, out);
+        if result.is_err() {
+            if let Some(Base::Context(cid)) = IrS::new_checked(frame).map(|f| f.base()) {
+                self.requests.record(cid, &result);
+            }
+        }
+        if let (Ok(()), Some(p)) = (&result, handshake::parse(out)) {
+            self.outbox.handshake(p.key);
+            self.numbers_due = true;
+        }
+        result
+    }
+
     /// Rebuilds an IR-S frame ([`handshake`]) against the base context or the mirror it names;
     /// the reference a frame with numbers names goes to the sibling compressor once it verified
     /// (a reference receipt, [`crate::plus::receipt`]).
-    pub(super) fn ir_s(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        match handshake::base(frame).ok_or(DropReason::Malformed)? {
-            handshake::Base::Context(cid) => {
+    fn ir_s_against_base(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let frame = IrS::new_checked(frame).ok_or(DropReason::Malformed)?;
+        match frame.base() {
+            Base::Context(cid) => {
                 let base = self.contexts[usize::from(cid)]
                     .as_ref()
                     .ok_or(DropReason::NoContext)?;
-                handshake::rebuild(frame, &base.identity.template, |_| None, out)
+                frame.rebuild(&base.identity.template, |_| None, out)
             }
-            handshake::Base::Reference(checksum) => {
+            Base::Reference(checksum) => {
                 let (hash, numbers) = self
                     .mirrors
                     .numbers_by_checksum(checksum)
@@ -279,18 +348,19 @@ impl PlusDecompressor {
                 let flow = self.mirrors.resolve(hash).ok_or(DropReason::NoContext)?;
                 handshake::mirror_template(flow, &mut self.compact);
                 let reference = |c: u16| (c == checksum).then_some(numbers);
-                handshake::rebuild(frame, &self.compact, reference, out)?;
+                frame.rebuild(&self.compact, reference, out)?;
                 self.outbox.referenced(hash, &numbers);
                 Ok(())
             }
-            handshake::Base::Mirror(m) => {
+            Base::Mirror(m) => {
                 let flow = self.mirrors.resolve(m).ok_or(DropReason::NoContext)?;
                 // The compact IR's buffer, free meanwhile, holds the template.
                 handshake::mirror_template(flow, &mut self.compact);
                 let mirrors = &self.mirrors;
                 let reference = |checksum| mirrors.numbers(m, checksum).copied();
-                handshake::rebuild(frame, &self.compact, reference, out)?;
-                let numbers = handshake::reference_checksum(frame)
+                frame.rebuild(&self.compact, reference, out)?;
+                let numbers = frame
+                    .reference_checksum()
                     .and_then(|checksum| self.mirrors.numbers(m, checksum));
                 if let Some(numbers) = numbers {
                     self.outbox.referenced(m, numbers);

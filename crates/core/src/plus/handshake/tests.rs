@@ -9,6 +9,23 @@ use crate::plus::{PlusCompressor, PlusDecompressor};
 use crate::tcp::repair::Repair;
 use alloc::vec;
 
+/// The base an IR-S `frame` names, if its view holds the octets that name it.
+fn base(frame: &[u8]) -> Option<Base> {
+    IrS::new_checked(frame).map(|f| f.base())
+}
+
+/// [`IrS::rebuild`] of `frame`'s view; a frame too short for one is malformed.
+fn rebuild(
+    frame: &[u8],
+    base_template: &[u8],
+    reference: impl Fn(u16) -> Option<Numbers>,
+    out: &mut Vec<u8>,
+) -> Result<(), DropReason> {
+    IrS::new_checked(frame)
+        .ok_or(DropReason::Malformed)?
+        .rebuild(base_template, reference, out)
+}
+
 /// An IPv4 SYN (or SYN-ACK if `ack` is not 0) from port `port` to 80 with `options`,
 /// TTL `ttl`.
 fn syn(port: u16, ack: u32, ttl: u8, options: &[u8]) -> Vec<u8> {
@@ -349,6 +366,13 @@ fn a_syn_ack_codes_its_ack_and_echo_against_its_syn_and_drops_a_zero_ip_id() {
     assert_eq!(named[2] & NAMED, NAMED);
     assert_eq!(named.len() + 2, numbered.len());
     assert_eq!(base(&named), Some(Base::Reference(reference.checksum)));
+    // Either way the view names the reference's checksum; a frame without numbers names none.
+    for frame in [&numbered, &named] {
+        let view = IrS::new_checked(&frame[..]).expect("a whole head");
+        assert_eq!(view.reference_checksum(), Some(reference.checksum));
+    }
+    let view = IrS::new_checked(&plain[..]).expect("a whole head");
+    assert_eq!(view.reference_checksum(), None);
     // A base named by its reference is what a decompressor reads, never one to write against.
     assert!(!write(&p, &template, Base::Reference(1), None, &mut out));
     assert_eq!(rebuild(&named, &template, found, &mut out), Ok(()));

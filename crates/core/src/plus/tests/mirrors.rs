@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use super::{config, fill_checksums, fix_tcp_checksum, linux_syn, segment};
 use crate::codec::{pass_sibling_notes, Compressor, Decompressor, DropReason};
-use crate::plus::compact;
+use crate::plus::compact::CompactIr;
 use crate::plus::format::{self, ir::MIRRORED, ir::NUMBERED};
 use crate::plus::handshake::MIRROR;
 use crate::plus::mirror::{self, Note};
@@ -13,6 +13,11 @@ use crate::plus::packed;
 use crate::plus::{PlusCompressor, PlusDecompressor};
 use crate::tcp::packet::TcpIpPacket;
 use crate::test_rng::Rng;
+
+/// The context flags' bits M and N of a compact IR `frame` ([`CompactIr::mirror_flags`]).
+fn mirror_flags(frame: &[u8]) -> u8 {
+    CompactIr::new_checked(frame).map_or(0, |f| f.mirror_flags())
+}
 
 /// The codecs at one end of the link: the compressor of the direction it sends, the
 /// decompressor of the one it receives.
@@ -54,7 +59,7 @@ pub(super) fn send(
 }
 
 /// A frame as the compact IR it stands for: a packed IR unpacked to its short mirrored form
-/// ([`packed::unpack`]), any other frame as it is.
+/// ([`packed::PackedIr::unpack`]), any other frame as it is.
 fn unpacked(
     (kind, frame, result): (u8, Vec<u8>, Result<(), DropReason>),
 ) -> (u8, Vec<u8>, Result<(), DropReason>) {
@@ -62,7 +67,9 @@ fn unpacked(
         return (kind, frame, result);
     }
     let mut short = Vec::new();
-    packed::unpack(&frame, &mut short).expect("a packed IR the compressor wrote");
+    packed::PackedIr::new_checked(&frame[..])
+        .and_then(|p| p.unpack(&mut short))
+        .expect("a packed IR the compressor wrote");
     (format::COMPACT_IR, short, result)
 }
 
@@ -105,7 +112,7 @@ fn the_reverse_flow_starts_from_its_mirror() {
             frame.len(),
             "two octets fewer packed"
         );
-        let flags = compact::mirror_flags(&frame);
+        let flags = mirror_flags(&frame);
         assert_eq!(
             flags,
             MIRRORED | NUMBERED,
@@ -149,7 +156,7 @@ fn a_mirror_the_far_end_does_not_know_is_refused_then_repaired() {
         }
         let (kind, frame, result) = unpacked(send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0)));
         assert_eq!(kind, format::COMPACT_IR);
-        assert_eq!(compact::mirror_flags(&frame) & MIRRORED, MIRRORED);
+        assert_eq!(mirror_flags(&frame) & MIRRORED, MIRRORED);
         assert_eq!(result, Err(DropReason::NoContext), "{heard:?}");
         // The refusal asks for the context; the IR frames that answer are not mirrored.
         let mut request = Vec::new();
@@ -158,7 +165,7 @@ fn a_mirror_the_far_end_does_not_know_is_refused_then_repaired() {
         let (kind, frame, result) = send(&mut b, &mut a, &reply(78, 1600, 41, 901, 0));
         assert_eq!(result, Ok(()), "{heard:?}");
         assert_eq!(kind, format::COMPACT_IR);
-        assert_eq!(compact::mirror_flags(&frame) & MIRRORED, 0);
+        assert_eq!(mirror_flags(&frame) & MIRRORED, 0);
     }
 }
 
@@ -179,7 +186,7 @@ fn a_mirror_whose_cid_went_to_another_flow_is_still_found() {
     a.d.sibling_note(&note);
     let (kind, frame, result) = unpacked(send(&mut b, &mut a, &reply(77, 1600, 40, 900, 0)));
     assert_eq!(
-        (kind, compact::mirror_flags(&frame) & MIRRORED),
+        (kind, mirror_flags(&frame) & MIRRORED),
         (format::COMPACT_IR, MIRRORED)
     );
     assert_eq!(result, Ok(()));
@@ -198,7 +205,7 @@ fn without_notes_nothing_is_mirrored() {
     let p = reply(77, 1600, 40, 900, 0);
     let kind = b.c.compress(&p, &mut frame);
     assert_eq!(kind.to_byte(), format::COMPACT_IR);
-    assert_eq!(compact::mirror_flags(&frame) & MIRRORED, 0);
+    assert_eq!(mirror_flags(&frame) & MIRRORED, 0);
 }
 
 #[test]
@@ -221,7 +228,7 @@ fn a_syn_ack_and_the_data_after_it_start_from_the_handshake() {
     for i in 0..3 {
         let (kind, frame, result) = unpacked(send(&mut a, &mut b, &segment(1000, 77, i, 501, 100)));
         assert_eq!((kind, result), (format::COMPACT_IR, Ok(())), "{i}");
-        assert_eq!(compact::mirror_flags(&frame) & MIRRORED, MIRRORED, "{i}");
+        assert_eq!(mirror_flags(&frame) & MIRRORED, MIRRORED, "{i}");
     }
     // The SYN-ACK sent again (a retransmission) goes without a base, so a far end that never
     // heard of the handshake (restarted meanwhile) rebuilds it.
@@ -407,7 +414,7 @@ fn mirrors_never_deliver_wrong_and_every_connection_resumes() {
             let kind = from.c.compress(packet, &mut frame);
             from.share();
             mirrored += usize::from(match kind.to_byte() {
-                format::COMPACT_IR => compact::mirror_flags(&frame) & MIRRORED != 0,
+                format::COMPACT_IR => mirror_flags(&frame) & MIRRORED != 0,
                 format::PACKED_IR => true,
                 format::IR_S => frame[1] & MIRROR != 0,
                 _ => false,

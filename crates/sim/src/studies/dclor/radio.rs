@@ -313,6 +313,7 @@ impl Radio {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use taroc_core::plus::compact::CompactIr;
 
     fn tx(bytes: usize) -> Time {
         bytes as Time
@@ -390,9 +391,9 @@ mod tests {
                 mirrored[dir as usize] += usize::from(
                     t.frame.kind == FrameKind::Profile(PACKED_IR)
                         || t.frame.kind == FrameKind::Profile(COMPACT_IR)
-                            && taroc_core::plus::compact::mirror_flags(frame)
-                                & taroc_core::plus::format::ir::MIRRORED
-                                != 0,
+                            && CompactIr::new_checked(frame).is_some_and(|f| {
+                                f.mirror_flags() & taroc_core::plus::format::ir::MIRRORED != 0
+                            }),
                 );
                 let delivered = radio.receive(t.arrive_at, t.frame, &mut Vec::new());
                 assert_eq!(delivered, Some(packet));
