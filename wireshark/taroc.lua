@@ -326,12 +326,14 @@ local f = {
     ext2_z = flag("taroc.plus.ext2.z", "Z (acknowledgment number unscaled)", 0x40),
     ext2_o = flag("taroc.plus.ext2.o", "O (outer Identification coded)", 0x20),
     ext2_n = flag("taroc.plus.ext2.n", "N (scaling note)", 0x10),
+    ext2_v = flag("taroc.plus.ext2.v", "V (check follows)", 0x08),
     note = u8("taroc.plus.note", "Scaling note", base.HEX),
     note_k = flag("taroc.plus.note.k", "K (acknowledgment stride)", 0x20),
     note_t = flag("taroc.plus.note.t", "T (a stride follows)", 0x10),
     note_b = u8("taroc.plus.note.ipid", "B B (IP-ID behaviour)", base.DEC, behaviours, 0x03),
     note_stride = u16("taroc.plus.note.stride", "Stride"),
     co_checksum = u16("taroc.plus.checksum", "Checksum field (TCP checksum + IPv4 IP-ID, XOR seal)", base.HEX),
+    co_check = u16("taroc.plus.check", "Check (16 more bits of the seal)", base.HEX),
     ctx_seq_stride = u16("taroc.plus.ctx.seq_stride", "Context's sequence stride"),
     ctx_ack_stride = u16("taroc.plus.ctx.ack_stride", "Context's acknowledgment stride"),
     ctx_ts = ProtoField.bool("taroc.plus.ctx.ts", "Context has timestamps"),
@@ -991,10 +993,11 @@ local function plus_co(r, pinfo, tree, dir, k, named, body, tunnel)
                 local range2 = r:take(1)
                 local y = range2:uint()
                 local item2 = tree:add(f.ext2, range2)
-                for _, b in ipairs({ f.ext2_q, f.ext2_z, f.ext2_o, f.ext2_n }) do item2:add(b, range2) end
-                if y == 0 or y % 16 ~= 0 then malformed() end
+                for _, b in ipairs({ f.ext2_q, f.ext2_z, f.ext2_o, f.ext2_n, f.ext2_v }) do item2:add(b, range2) end
+                if y == 0 or y % 8 ~= 0 then malformed() end
                 e.q, e.z = bit32.band(y, 0x80) ~= 0, bit32.band(y, 0x40) ~= 0
                 e.o, e.n = bit32.band(y, 0x20) ~= 0, bit32.band(y, 0x10) ~= 0
+                e.v = bit32.band(y, 0x08) ~= 0
                 any = true
             end
             if not any then malformed() end
@@ -1042,6 +1045,7 @@ local function plus_co(r, pinfo, tree, dir, k, named, body, tunnel)
         end
     end
     tree:add(f.co_checksum, r:take(2))
+    if e.v then tree:add(f.co_check, r:take(2)) end
     if ctx == nil then
         tree:add_proto_expert_info(e_no_context, string.format(
             "No frame that set CID %d up is in the file: the rest cannot be read", cid))

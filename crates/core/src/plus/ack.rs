@@ -66,14 +66,16 @@ pub const SACK_ORDERS: [u8; 4] = [0, 1, 3, 10];
 const LONG: u8 = 0x80;
 /// Long extension bits, in wire order after the marker: C W R U K F M.
 const LONG_BITS: [u8; 6] = [ext::C, ext::W, ext::R, ext::U, ext::K, ext::F];
-/// Long extension: a second octet (Q, Z, O, N) follows.
+/// Long extension: a second octet (Q, Z, O, N, V) follows.
 const MORE: u8 = 0x01;
 /// The second octet's O bit: the outer IPv4 Identification's code is in the bit field.
 const OUTER: u8 = 0x20;
 /// The second octet's N bit: a scaling note follows the CID ([`crate::plus::note`]).
 const NOTE: u8 = 0x10;
+/// The second octet's V bit: a 16-bit check follows the checksum (spec section 5.8).
+const CHECK: u8 = 0x08;
 /// The second octet's reserved bits.
-const RESERVED: u8 = 0x0F;
+const RESERVED: u8 = 0x07;
 
 /// A CO frame's extension, read: its flags (the [`ext`] bits) and, if it came short, the
 /// value in its low five bits.
@@ -90,6 +92,8 @@ pub struct Extension {
     /// The long form's N flag: a scaling note (the context's strides and IP-ID behaviour)
     /// follows the CID (spec section 5.3).
     pub note: bool,
+    /// The long form's V flag: a 16-bit check follows the checksum field (spec section 5.8).
+    pub check: bool,
 }
 
 /// Whether flags `e` can go as a short extension (only W and K, at least one).
@@ -97,11 +101,12 @@ pub fn short_fits(e: u8) -> bool {
     e != 0 && e & !(ext::W | ext::K) == 0
 }
 
-/// Writes the extension of flags `e` (and O if `outer`, N if `note`): short with value `short`
-/// (5 bits) if given, else long.
-pub fn put_extension(out: &mut Vec<u8>, e: u8, outer: bool, note: bool, short: Option<u8>) {
-    if let Some(v) = short {
-        debug_assert!(short_fits(e) && !outer && !note);
+/// Writes the extension `x` of flags `x.flags` (and O, N and V as `x` says): short with the
+/// value `x.short` (5 bits) if given, else long.
+pub fn put_extension(out: &mut Vec<u8>, x: &Extension) {
+    let (e, outer, note) = (x.flags, x.outer, x.note);
+    if let Some(v) = x.short {
+        debug_assert!(short_fits(e) && !outer && !note && !x.check);
         let w = if e & ext::W != 0 { 0x40 } else { 0 };
         let k = if e & ext::K != 0 { 0x20 } else { 0 };
         out.push(w | k | (v & 0x1F));
@@ -116,7 +121,8 @@ pub fn put_extension(out: &mut Vec<u8>, e: u8, outer: bool, note: bool, short: O
     let second = (if e & ext::Q != 0 { 0x80 } else { 0 })
         | (if e & ext::Z != 0 { 0x40 } else { 0 })
         | (if outer { OUTER } else { 0 })
-        | (if note { NOTE } else { 0 });
+        | (if note { NOTE } else { 0 })
+        | (if x.check { CHECK } else { 0 });
     if second != 0 {
         out.push(first | MORE);
         out.push(second);
@@ -152,7 +158,7 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         }
     }
     let mut used = 1;
-    let (mut outer, mut note) = (false, false);
+    let (mut outer, mut note, mut check) = (false, false, false);
     if first & MORE != 0 {
         let second = *data.get(1)?;
         if second == 0 || second & RESERVED != 0 {
@@ -160,6 +166,7 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         }
         outer = second & OUTER != 0;
         note = second & NOTE != 0;
+        check = second & CHECK != 0;
         if second & 0x80 != 0 {
             flags |= ext::Q;
         }
@@ -173,8 +180,9 @@ pub fn get_extension(data: &[u8]) -> Option<(Extension, usize)> {
         short: None,
         outer,
         note,
+        check,
     };
-    (flags != 0 || outer || note).then_some((x, used))
+    (flags != 0 || outer || note || check).then_some((x, used))
 }
 
 /// The values a SACK codes: each block's distances from the ACK, divided by `s`.
@@ -297,47 +305,51 @@ mod tests {
             ext::Z,
             ext::F,
         ];
-        let seconds = [(false, false), (true, false), (false, true), (true, true)];
-        for (e, (outer, note)) in (0..=255u8).flat_map(|e| seconds.map(|s| (e, s))) {
-            if e == 0 && !outer && !note {
+        let seconds = (0..8u8).map(|b| (b & 1 != 0, b & 2 != 0, b & 4 != 0));
+        for (e, (outer, note, check)) in
+            (0..=255u8).flat_map(|e| seconds.clone().map(move |s| (e, s)))
+        {
+            if e == 0 && !outer && !note && !check {
                 continue;
             }
-            let mut out = Vec::new();
-            put_extension(&mut out, e, outer, note, None);
-            let want = if e & (ext::Q | ext::Z) != 0 || outer || note {
-                2
-            } else {
-                1
-            };
-            assert_eq!(out.len(), want, "{e:#x}");
             let x = Extension {
                 flags: e,
                 short: None,
                 outer,
                 note,
+                check,
             };
+            let mut out = Vec::new();
+            put_extension(&mut out, &x);
+            let want = if e & (ext::Q | ext::Z) != 0 || outer || note || check {
+                2
+            } else {
+                1
+            };
+            assert_eq!(out.len(), want, "{e:#x}");
             assert_eq!(get_extension(&out), Some((x, want)));
-            if short_fits(e) && !outer && !note {
+            if short_fits(e) && !outer && !note && !check {
                 out.clear();
-                put_extension(&mut out, e, false, false, Some(0x15));
                 let x = Extension {
                     flags: e,
                     short: Some(0x15),
                     ..Extension::default()
                 };
+                put_extension(&mut out, &x);
                 assert_eq!(get_extension(&out), Some((x, 1)));
             }
         }
         assert!(all
             .iter()
             .all(|&b| !short_fits(b) || b == ext::W || b == ext::K));
-        // No flag, or a second octet without Q, Z, O and N or with its reserved bits:
+        // No flag, or a second octet without Q, Z, O, N and V or with its reserved bits:
         // malformed.
         assert_eq!(get_extension(&[0x1F]), None);
         assert_eq!(get_extension(&[0x80]), None);
         assert_eq!(get_extension(&[0x81, 0x00]), None);
         assert_eq!(get_extension(&[0xC1, 0x81]), None);
-        assert_eq!(get_extension(&[0xC1, 0x28]), None);
+        assert_eq!(get_extension(&[0xC1, 0x24]), None);
+        assert!(get_extension(&[0x81, 0x08]).is_some_and(|(x, _)| x.check && !x.note));
         assert!(get_extension(&[0x81, 0x20]).is_some_and(|(x, _)| x.outer && x.flags == 0));
         assert!(get_extension(&[0x81, 0x10]).is_some_and(|(x, _)| x.note && !x.outer));
         assert_eq!(get_extension(&[0xC1]), None);

@@ -7,6 +7,7 @@ use core::time::Duration;
 
 use super::ack::{self, Extension};
 use super::cids;
+use super::compressor::MIN_WINDOW_PACKETS;
 use super::format::{self, ext, kind};
 use super::ipid::Behaviour;
 use super::mirror::{self, Mirrors, Outbox};
@@ -17,6 +18,7 @@ use super::outer::{Outer, Predictor};
 use super::ports;
 use super::receipt::Receipts;
 use super::scaled::{Learner, Strides};
+use super::stale::{self, Trace};
 use super::window::Scaling;
 use super::PlusConfig;
 use crate::codec::{Decompressor, DropReason, FrameKind};
@@ -73,9 +75,9 @@ struct Context {
     /// plus one for FIN): what a CO frame's sequence number is decoded against, and with the
     /// acknowledgment number the order of references (spec section 5.7).
     next: u32,
-    /// The IP-ID of the flow's last delivered packet (older ones, which do not become the
-    /// reference, included).
-    last_ip_id: u16,
+    /// The flow's last delivered packet (older ones, which do not become the reference,
+    /// included): its IP-ID, next sequence number and acknowledgment number ([`stale`]).
+    last: Trace,
     /// The reference's numbers over the strides, where a frame's decoding found them.
     quotients: Quotients,
     /// The delivered packets' segment sizes and ACK steps, watched as the compressor watches
@@ -85,6 +87,55 @@ struct Context {
     /// Packets delivered since the context was set up, up to [`NUMBERS_NOTED`]: the first
     /// go to the sibling compressor with their numbers ([`super::numbers`]).
     delivered: u8,
+    /// The context may have lost its reference (spec section 5.8): a CO frame of it was
+    /// refused, or one verified whose packet jumped further than the compressor's window
+    /// reaches ([`stale`]). Until a frame is delivered, a CO frame without the check is not
+    /// delivered on its own checksum: it is held, and delivered only if the next one verifies
+    /// against it.
+    suspect: bool,
+    /// The packet held while suspect: the reference it would be.
+    held: Option<Held>,
+}
+
+/// What a held packet would make of its context's reference (spec section 5.8).
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    reference: packet::Fields,
+    next: u32,
+    quotients: Quotients,
+    outer_ref: u16,
+    scaling: Scaling,
+    last: Trace,
+}
+
+impl Context {
+    /// The reference state, as a held packet would replace it.
+    fn state(&self) -> Held {
+        Held {
+            reference: self.reference,
+            next: self.next,
+            quotients: self.quotients,
+            outer_ref: self.outer_ref,
+            scaling: Scaling {
+                strides: self.strides,
+                behaviour: self.behaviour,
+            },
+            last: self.last,
+        }
+    }
+
+    /// Puts `state` in place of the reference state.
+    fn restore(&mut self, state: &Held) {
+        (self.reference, self.next) = (state.reference, state.next);
+        (self.quotients, self.outer_ref) = (state.quotients, state.outer_ref);
+        (self.strides, self.behaviour) = (state.scaling.strides, state.scaling.behaviour);
+        self.last = state.last;
+    }
+
+    /// A context set up afresh by an IR frame: nothing held, nothing suspect.
+    fn trust(&mut self) {
+        (self.suspect, self.held) = (false, None);
+    }
 }
 
 /// A context's first this many packets delivered go to the sibling compressor with their
@@ -125,6 +176,13 @@ pub struct PlusDecompressor {
     /// The flow and numbers of that packet (a tunnel frame's inner one), sent once the whole
     /// frame is delivered.
     numbers: Option<(FlowKey, Numbers)>,
+    /// Without context requests, a CO frame without the check whose packet jumped by more
+    /// than this many packets from the last delivered one is held ([`stale`]): the fewest
+    /// packets the compressor's window holds ([`MIN_WINDOW_PACKETS`]). With them, a refusal brings IR
+    /// frames within a round trip, and a jump holds nothing.
+    stale_gap: Option<u16>,
+    /// The CO frame just decoded was held, not refused: it asks for nothing.
+    held_now: bool,
 }
 
 impl PlusDecompressor {
@@ -151,6 +209,8 @@ impl PlusDecompressor {
             receipts: Receipts::new(config.repair.context_requests),
             numbers_due: false,
             numbers: None,
+            stale_gap: (!config.repair.context_requests).then_some(MIN_WINDOW_PACKETS as u16),
+            held_now: false,
         }
     }
 
@@ -228,7 +288,9 @@ impl PlusDecompressor {
     }
 
     /// Decodes a CO frame's body (after its CID and note) against the context of `cid`,
-    /// under `scaling` if the frame carries a note ([`note`]), and commits it.
+    /// under `scaling` if the frame carries a note ([`note`]), and commits it; a suspect
+    /// context's frame without the check is held instead, or confirms the one held (spec
+    /// section 5.8).
     fn co_fields(
         &mut self,
         k: u8,
@@ -238,6 +300,7 @@ impl PlusDecompressor {
         rest: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), DropReason> {
+        let limit = self.stale_gap;
         let ctx = self.contexts[usize::from(cid)]
             .as_mut()
             .ok_or(DropReason::NoContext)?;
@@ -245,53 +308,117 @@ impl PlusDecompressor {
         if ctx.outer.is_some() && self.tunnel_outer.is_some() {
             return Err(DropReason::Malformed);
         }
-        let r = ctx.reference;
-        let d = match scaling {
-            // A note's frame decodes under its scaling, which the context takes only once it
-            // verifies (as the reference).
-            Some(s) => {
-                if !ctx.v4 && s.behaviour != Behaviour::Zero {
-                    return Err(DropReason::Malformed);
-                }
-                let kept = (ctx.strides, ctx.behaviour);
-                (ctx.strides, ctx.behaviour) = (s.strides, s.behaviour);
-                let decoded = decode_body(ctx, k, x, rest, out);
-                let reference = decoded
-                    .as_ref()
-                    .is_ok_and(|d| takes_over(d, (ctx.next, r.ack)));
-                if !reference {
-                    (ctx.strides, ctx.behaviour) = kept;
-                }
-                decoded?
-            }
-            None => match decode_body(ctx, k, x, rest, out) {
-                Ok(decoded) => decoded,
-                Err(reason) => guess_stride(ctx, k, x, rest, out).ok_or(reason)?,
-            },
-        };
-        let (fields, quotients) = (d.fields, d.quotients);
-        // Only a context without strides guesses one: a strided one spares the watch.
-        if ctx.strides == Strides::default() {
-            ctx.learner.observe(d.payload, fields.ack, ctx.strides);
-        }
-        if let Some(outer) = &ctx.outer {
-            if !outer.wrap(out, d.outer_id) {
-                return Err(DropReason::Malformed);
+        // A packet held: this frame confirms it if it verifies against it.
+        if let Some(held) = ctx.held.take() {
+            let kept = ctx.state();
+            ctx.restore(&held);
+            match decode_in(ctx, k, x, scaling, rest, out) {
+                Ok((d, under)) => match deliver(ctx, &d, under, scaling.is_some(), out) {
+                    Ok((sequential, gap)) => {
+                        self.loss.delivered(sequential, gap);
+                        return Ok(());
+                    }
+                    Err(reason) => {
+                        ctx.restore(&kept);
+                        return Err(reason);
+                    }
+                },
+                Err(_) => ctx.restore(&kept),
             }
         }
-        // A verified packet becomes the reference unless it is older than the current one.
-        if takes_over(&d, (ctx.next, r.ack)) {
-            ctx.reference = fields;
-            ctx.next = d.next;
-            ctx.quotients = quotients;
-            ctx.outer_ref = d.outer_id.wrapping_sub(fields.ip_id);
+        let decoded = decode_in(ctx, k, x, scaling, rest, out);
+        let (d, under) = decoded.inspect_err(|_| ctx.suspect = true)?;
+        let jumped = limit.is_some_and(|l| stale::jumped(under, &ctx.last, &d.trace(), l));
+        if !x.check && (ctx.suspect || jumped) {
+            // Verified on 16 bits alone where the reference may be lost: held until the next
+            // frame verifies against it.
+            let kept = ctx.state();
+            commit(ctx, &d, under, scaling.is_some());
+            ctx.held = Some(ctx.state());
+            ctx.restore(&kept);
+            ctx.suspect = true;
+            self.held_now = true;
+            return Err(DropReason::ChecksumMismatch);
         }
-        let gap = fields.ip_id.wrapping_sub(ctx.last_ip_id);
-        ctx.last_ip_id = fields.ip_id;
-        self.loss
-            .delivered(ctx.behaviour == Behaviour::Sequential, gap);
+        let (sequential, gap) = deliver(ctx, &d, under, scaling.is_some(), out)?;
+        self.loss.delivered(sequential, gap);
         Ok(())
     }
+}
+
+/// Decodes a CO body against `ctx`'s reference, under `scaling` if the frame carries a note
+/// (else the context's, or the strides its packets suggest if that fails, [`guess_stride`]):
+/// the packet verified, and the scaling it verified under. The context is left as it was.
+fn decode_in(
+    ctx: &mut Context,
+    k: u8,
+    x: Extension,
+    scaling: Option<Scaling>,
+    rest: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(Decoded, Scaling), DropReason> {
+    let kept = (ctx.strides, ctx.behaviour);
+    let decoded = match scaling {
+        Some(s) => {
+            if !ctx.v4 && s.behaviour != Behaviour::Zero {
+                return Err(DropReason::Malformed);
+            }
+            (ctx.strides, ctx.behaviour) = (s.strides, s.behaviour);
+            decode_body(ctx, k, x, rest, out)
+        }
+        None => match decode_body(ctx, k, x, rest, out) {
+            Ok(decoded) => Ok(decoded),
+            Err(reason) => guess_stride(ctx, k, x, rest, out).ok_or(reason),
+        },
+    };
+    let under = Scaling {
+        strides: ctx.strides,
+        behaviour: ctx.behaviour,
+    };
+    (ctx.strides, ctx.behaviour) = kept;
+    decoded.map(|d| (d, under))
+}
+
+/// Delivers the verified packet `d` (decoded under `under`, from a frame with a note if
+/// `noted`) and commits it: the context trusts its reference again. Whether the context's
+/// IP-ID is sequential, and its step from the last packet delivered ([`loss`]).
+fn deliver(
+    ctx: &mut Context,
+    d: &Decoded,
+    under: Scaling,
+    noted: bool,
+    out: &mut Vec<u8>,
+) -> Result<(bool, u16), DropReason> {
+    if let Some(outer) = &ctx.outer {
+        if !outer.wrap(out, d.outer_id) {
+            return Err(DropReason::Malformed);
+        }
+    }
+    let gap = d.fields.ip_id.wrapping_sub(ctx.last.ip_id);
+    commit(ctx, d, under, noted);
+    ctx.trust();
+    Ok((ctx.behaviour == Behaviour::Sequential, gap))
+}
+
+/// Commits the verified packet `d` to `ctx` (spec section 5.7, step 6): it becomes the
+/// reference unless it is older, and a note's scaling (`noted`) with it; guessed strides
+/// (`under` without a note) are kept whatever.
+fn commit(ctx: &mut Context, d: &Decoded, under: Scaling, noted: bool) {
+    let takes = takes_over(d, (ctx.next, ctx.reference.ack));
+    if takes || !noted {
+        (ctx.strides, ctx.behaviour) = (under.strides, under.behaviour);
+    }
+    // Only a context without strides guesses one: a strided one spares the watch.
+    if ctx.strides == Strides::default() {
+        ctx.learner.observe(d.payload, d.fields.ack, ctx.strides);
+    }
+    if takes {
+        ctx.reference = d.fields;
+        ctx.next = d.next;
+        ctx.quotients = d.quotients;
+        ctx.outer_ref = d.outer_id.wrapping_sub(d.fields.ip_id);
+    }
+    ctx.last = d.trace();
 }
 
 /// Whether the verified packet `d` becomes a context's reference (spec section 5.7, step 6):
@@ -450,7 +577,10 @@ impl PlusDecompressor {
                     }
                 };
                 if let Some(cid) = cid {
-                    self.requests.record(cid, &result);
+                    // A held frame asks for nothing: the next one may confirm it.
+                    if !core::mem::take(&mut self.held_now) {
+                        self.requests.record(cid, &result);
+                    }
                     self.receipts.co(cid);
                     if result.is_ok() {
                         self.count_delivered(cid);

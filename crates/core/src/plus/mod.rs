@@ -46,6 +46,7 @@ pub mod ports;
 pub mod receipt;
 pub mod scaled;
 pub mod seal;
+pub mod stale;
 pub mod stats;
 #[cfg(test)]
 mod tests;

@@ -58,6 +58,13 @@ fn fnv_on(h: u32, bytes: impl Iterator<Item = u8>) -> u32 {
 /// the IPv4 Identification of a tunnelled context's outer header (section 8.1) when the frame
 /// carries it, else 0.
 pub fn seal(identity: u32, f: &Fields, outer_id: u16) -> u16 {
+    (long_seal(identity, f, outer_id) >> 16) as u16
+}
+
+/// The seal of [`seal`] and the 16 bits below it in the hash (specification section 5.8): a
+/// frame with the extension's V flag carries the low 16 as its *check*, so that a header
+/// rebuilt wrong passes with odds of about 2^-32 instead of 2^-16.
+pub fn long_seal(identity: u32, f: &Fields, outer_id: u16) -> u32 {
     let mut h = (u64::from(f.seq) << 32 | u64::from(f.ack)) ^ u64::from(identity);
     h = h.wrapping_mul(K1);
     h ^= h >> 32;
@@ -66,7 +73,7 @@ pub fn seal(identity: u32, f: &Fields, outer_id: u16) -> u16 {
     h ^= h >> 32;
     h ^= u64::from(outer_id) << 32 | u64::from(f.ip_id) << 16 | u64::from(f.win);
     h = h.wrapping_mul(K3);
-    (h >> 48) as u16
+    (h >> 32) as u32
 }
 
 #[cfg(test)]

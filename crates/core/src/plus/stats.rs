@@ -31,6 +31,9 @@ pub struct PlusStats {
     /// Window entries dropped because a reference receipt showed the decompressor holds a
     /// newer reference.
     pub window_receipts: u64,
+    /// Wide CO frames (every field whole, with the check) sent without context requests
+    /// (spec section 5.8).
+    pub wide_frames: u64,
 }
 
 impl PlusStats {

@@ -15,6 +15,7 @@ mod mirrors;
 mod notes;
 mod receipts;
 mod restarts;
+mod soak;
 mod starts;
 mod strides;
 mod tunnel;

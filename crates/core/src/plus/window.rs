@@ -43,6 +43,35 @@ pub struct Needs {
     pub win: Span,
 }
 
+impl Span {
+    /// The larger steps of `self` and `other`: what decodes against the references of both.
+    pub fn max(self, other: Span) -> Span {
+        Span {
+            up: self.up.max(other.up),
+            down: self.down.max(other.down),
+        }
+    }
+}
+
+impl Needs {
+    /// What a packet needs against the references of two windows: each span the larger, a
+    /// number scaled only if it scales against both.
+    pub fn max(self, other: &Needs) -> Needs {
+        let both = |a: Option<Span>, b: Option<Span>| Some(a?.max(b?));
+        Needs {
+            seq: self.seq.max(other.seq),
+            seq_scaled: both(self.seq_scaled, other.seq_scaled),
+            ack: self.ack.max(other.ack),
+            ack_scaled: both(self.ack_scaled, other.ack_scaled),
+            ip_id: self.ip_id.max(other.ip_id),
+            ts_val: self.ts_val.max(other.ts_val),
+            ts_ecr: self.ts_ecr.max(other.ts_ecr),
+            ts_gap: self.ts_gap.max(other.ts_gap),
+            win: self.win.max(other.win),
+        }
+    }
+}
+
 /// Division of any `u32` by a fixed divisor with one 64-bit multiplication (D. Lemire's direct
 /// computation, `M = ceil(2^64 / d)`), exact for every `u32`: the window scan divides every
 /// entry by the strides. A divisor of 1 (no stride) needs no multiplication.

@@ -97,12 +97,25 @@ pub(super) struct Coder<'a> {
     /// The frame carries a scaling note ([`note`]): the context's strides and behaviour
     /// changed, and the decompressor may not know it yet.
     pub(super) note: bool,
+    /// A *wide* frame's second window: its fields are coded to decode against these
+    /// references too, the packets sampled over a longer past (spec section 7).
+    pub(super) horizon: Option<&'a Vsw<DerivedColumns>>,
+    /// The frame carries the 16-bit check (V): its packet jumped from the context's previous
+    /// one (a decompressor that missed that many packets holds it back without the check,
+    /// [`crate::plus::stale`]).
+    pub(super) check: bool,
 }
 
 impl Coder<'_> {
     /// The coder of a context's own CO frames, for `p` whose outer header (if the context
     /// keeps an IPv4 one) has the Identification `outer_id`.
-    pub(super) fn of<'a>(ctx: &'a Context, outer_id: u16, p: &TcpIpPacket<'_>) -> Coder<'a> {
+    pub(super) fn of<'a>(
+        ctx: &'a Context,
+        outer_id: u16,
+        p: &TcpIpPacket<'_>,
+        wide: bool,
+        check: bool,
+    ) -> Coder<'a> {
         Coder {
             vsw: &ctx.vsw,
             derived_by: ctx.scaler.scaling(),
@@ -117,8 +130,15 @@ impl Coder<'_> {
                 .outer
                 .as_ref()
                 .filter(|o| o.is_v4())
-                .map(|_| outer_code(ctx, outer_id, p.fields.ip_id)),
-            note: ctx.notes_due > 0,
+                .map(|_| outer_code(ctx, outer_id, p.fields.ip_id))
+                .map(|(id, code, layout)| match code {
+                    // Near LSBs rest on the window's offsets only.
+                    Code::Near(_) if wide => (id, Code::Whole, layout),
+                    _ => (id, code, layout),
+                }),
+            note: ctx.notes_due > 0 || (wide && ctx.wide_notes > 0),
+            horizon: wide.then_some(&ctx.horizon),
+            check,
         }
     }
 }
@@ -192,6 +212,11 @@ fn write_co_as(
     // The quotients and the IP-ID offset by the scaler's multiplications, once per packet.
     let me = ctx.scaler.derive(&p.fields);
     let mut needs: Needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler);
+    // A wide frame decodes against its horizon too ([`Coder::horizon`]).
+    if let Some(horizon) = ctx.horizon {
+        let more = window::needs(horizon, ctx.derived_by, &p.fields, &me, ctx.scaler);
+        needs = needs.max(&more);
+    }
     // A sequence or acknowledgment number 2^30 or more away from a reference (no TCP moves so
     // far between two packets: a mangled or forged one) goes IR. Sequence arithmetic cannot
     // order such a packet, so the decompressor may keep its older reference while the window's
@@ -200,11 +225,11 @@ fn write_co_as(
     if !ctx.full_numbers && (far(needs.seq) || far(needs.ack)) {
         return Err(Why::Unfit);
     }
+    let whole = Span {
+        up: u64::MAX,
+        down: u64::MAX,
+    };
     if ctx.full_numbers {
-        let whole = Span {
-            up: u64::MAX,
-            down: u64::MAX,
-        };
         (needs.seq, needs.ack) = (whole, whole);
         (needs.seq_scaled, needs.ack_scaled) = (None, None);
     }
@@ -245,14 +270,19 @@ fn write_co_as(
     // The short extension: the window's code in it if one fits, else the SACK header.
     // The O flag (section 8.1; `write_co` sets it only for a context that codes an outer
     // Identification).
-    let short = if !ack::short_fits(e) || o_flag || ctx.note || (win && short_window.is_none()) {
+    let short = if !ack::short_fits(e)
+        || o_flag
+        || ctx.note
+        || ctx.check
+        || (win && short_window.is_none())
+    {
         None
     } else if let Some((v, _)) = short_window {
         Some(v)
     } else {
         sack_header
     };
-    let extension = e != 0 || o_flag || ctx.note;
+    let extension = e != 0 || o_flag || ctx.note || ctx.check;
     if extension {
         k |= kind::X;
     }
@@ -267,7 +297,14 @@ fn write_co_as(
     };
     let before_extension = out.len();
     if extension {
-        ack::put_extension(out, e, o_flag, ctx.note, short);
+        let x = ack::Extension {
+            flags: e,
+            short,
+            outer: o_flag,
+            note: ctx.note,
+            check: ctx.check,
+        };
+        ack::put_extension(out, &x);
     }
     let mut extension_bits = 8 * (out.len() - before_extension) as u32;
     if cid != 0 && !prefixed {
@@ -278,11 +315,7 @@ fn write_co_as(
         note::put(out, ctx.scaler.scaling());
         extension_bits += 8 * (out.len() - before_note) as u32;
     }
-    let checksum = if p.v4 {
-        p.checksum.wrapping_add(p.fields.ip_id)
-    } else {
-        p.checksum
-    } ^ seal::seal(
+    let sealed = seal::long_seal(
         if ctx.note {
             ctx.identity_hash ^ note::seal_key(ctx.scaler.scaling())
         } else {
@@ -291,12 +324,20 @@ fn write_co_as(
         &p.fields,
         ctx.outer_id.map_or(0, |(id, ..)| id),
     );
+    let checksum = if p.v4 {
+        p.checksum.wrapping_add(p.fields.ip_id)
+    } else {
+        p.checksum
+    } ^ (sealed >> 16) as u16;
     out.extend_from_slice(&checksum.to_be_bytes());
+    if ctx.check {
+        out.extend_from_slice(&(sealed as u16).to_be_bytes());
+    }
     let base = out.len() + 1;
     let mut count = |field: Field, bits: u8| tally[field as usize] += u32::from(bits);
     count(Field::Kind, 8);
     count(Field::Cid, 8 * u8::from(named));
-    count(Field::Checksum, 16);
+    count(Field::Checksum, if ctx.check { 32 } else { 16 });
     count(Field::Seq, seq.bits);
     count(Field::Ack, ack.bits);
     let mut w = BitWriter::new(out);

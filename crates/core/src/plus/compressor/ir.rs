@@ -111,7 +111,8 @@ pub(super) fn write_ir_r(
         full_numbers: true,
         outer_id: None,
         note: false,
-        ..Coder::of(ctx, 0, p)
+        horizon: None,
+        ..Coder::of(ctx, 0, p, false, false)
     };
     let (k, _) = write_co(&coder, p, 0, out, stats)?;
     out[at] = k;

@@ -6,12 +6,15 @@
 use alloc::boxed::Box;
 
 use super::{
-    Context, PlusCompressor, CHEAP_CIDS, MAX_WINDOW_PACKETS, MIN_WINDOW_PACKETS, PROTECTED_PACKETS,
+    Context, PlusCompressor, CHEAP_CIDS, HORIZON_PACKETS, MAX_WINDOW_PACKETS, MIN_WINDOW_PACKETS,
+    PROTECTED_PACKETS,
 };
 use crate::plus::ipid::Detector;
+use crate::plus::numbers;
 use crate::plus::outer::{Outer, Predictors};
 use crate::plus::scaled::{Learner, Strides};
 use crate::plus::seal;
+use crate::plus::stale::Trace;
 use crate::plus::window::{Scaler, Scaling};
 use crate::tcp::context::Identity;
 use crate::tcp::cwnd::{AckTracker, SeqTracker, TrackerParams};
@@ -143,6 +146,16 @@ impl PlusCompressor {
             full_only: false,
             issued: Default::default(),
             numbers_noted: 0,
+            last: Trace {
+                ip_id: p.fields.ip_id,
+                next: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
+                ack: p.fields.ack,
+            },
+            since_wide: 0,
+            wide_at: self.now,
+            horizon: Vsw::with_extras(HORIZON_PACKETS, Progress::SincePush),
+            since_sample: 0,
+            wide_notes: 0,
             watch: Watch::new(p, self.now),
         }));
         self.by_flow.insert(p.key, cid);

@@ -17,6 +17,7 @@ use crate::plus::numbers;
 use crate::plus::outer::{Layout, NEAR_BITS};
 use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
+use crate::plus::stale::Trace;
 use crate::plus::window::Scaling;
 use crate::tcp::packet::{self};
 
@@ -39,6 +40,17 @@ pub(super) struct Decoded {
     pub(super) outer_id: u16,
 }
 
+impl Decoded {
+    /// What the packet leaves to compare the next one with ([`crate::plus::stale`]).
+    pub(super) fn trace(&self) -> Trace {
+        Trace {
+            ip_id: self.fields.ip_id,
+            next: self.next,
+            ack: self.fields.ack,
+        }
+    }
+}
+
 /// Decodes a CO body (what follows the extension `x` and CID) against `ctx` into `out` and
 /// verifies it.
 pub(super) fn decode_body(
@@ -52,6 +64,12 @@ pub(super) fn decode_body(
         let e = x.flags;
         let [c0, c1, rest @ ..] = rest else {
             return Err(DropReason::Malformed);
+        };
+        // With V, the 16-bit check follows the checksum (section 5.8).
+        let (check, rest) = match (x.check, rest) {
+            (true, [v0, v1, rest @ ..]) => (Some(u16::from_be_bytes([*v0, *v1])), rest),
+            (true, _) => return Err(DropReason::Malformed),
+            (false, rest) => (None, rest),
         };
         let r = ctx.reference;
         let mut fields = r;
@@ -201,7 +219,11 @@ pub(super) fn decode_body(
         } else {
             ctx.identity_hash
         };
-        let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ seal::seal(identity, &fields, outer_id);
+        let sealed = seal::long_seal(identity, &fields, outer_id);
+        if check.is_some_and(|v| v != sealed as u16) {
+            return Err(DropReason::ChecksumMismatch);
+        }
+        let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ (sealed >> 16) as u16;
         if ctx.v4 {
             // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
             // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a

@@ -19,6 +19,7 @@ use crate::plus::packed::PackedIr;
 use crate::plus::ports;
 use crate::plus::scaled::{Learner, Strides};
 use crate::plus::seal;
+use crate::plus::stale::Trace;
 use crate::tcp::context::Identity;
 use crate::tcp::packet::{self, FlowKey, TcpIpPacket};
 
@@ -59,8 +60,9 @@ impl PlusDecompressor {
                 ctx.identity_hash = seal::identity_hash(&ctx.identity, outer.as_ref());
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 ctx.next = numbers::next_seq(p.fields.seq, p.payload_len(), p.flags);
-                ctx.last_ip_id = p.fields.ip_id;
+                ctx.last = trace(&p);
                 (ctx.behaviour, ctx.strides) = (behaviour, strides);
+                ctx.trust();
                 if same_flow {
                     ctx.learner.observe(p.payload_len(), p.fields.ack, strides);
                 } else {
@@ -83,10 +85,12 @@ impl PlusDecompressor {
                     strides,
                     reference: p.fields,
                     next: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
-                    last_ip_id: p.fields.ip_id,
+                    last: trace(&p),
                     quotients: Quotients::default(),
                     learner: Learner::after(p.payload_len(), p.fields.ack),
                     delivered: 0,
+                    suspect: false,
+                    held: None,
                 });
             }
         }
@@ -207,10 +211,12 @@ impl PlusDecompressor {
             strides,
             reference: base.reference,
             next: base.next,
-            last_ip_id: 0,
+            last: Trace::default(),
             quotients: Quotients::default(),
             learner: Learner::new(base.reference.ack),
             delivered: 0,
+            suspect: false,
+            held: None,
         };
         let (e, body) = if k & kind::X != 0 {
             let (e, used) = ack::get_extension(body).ok_or(DropReason::Malformed)?;
@@ -234,7 +240,7 @@ impl PlusDecompressor {
         self.contexts[usize::from(cid)] = Some(Context {
             reference: d.fields,
             next: d.next,
-            last_ip_id: d.fields.ip_id,
+            last: d.trace(),
             quotients: d.quotients,
             learner: Learner::after(d.payload, d.fields.ack),
             outer_predictor: outer_predictor(tunnel, d.fields.ip_id),
@@ -384,4 +390,13 @@ fn outer_predictor(tunnel: Option<(Outer, u16)>, inner: u16) -> Option<Predictor
 /// header `tunnel` (with its Identification), 0 without one.
 fn outer_offset(tunnel: Option<(Outer, u16)>, inner: u16) -> u16 {
     tunnel.map_or(0, |(_, id)| id.wrapping_sub(inner))
+}
+
+/// What packet `p` leaves to compare the next one with ([`crate::plus::stale`]).
+fn trace(p: &TcpIpPacket<'_>) -> Trace {
+    Trace {
+        ip_id: p.fields.ip_id,
+        next: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
+        ack: p.fields.ack,
+    }
 }

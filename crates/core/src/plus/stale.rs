@@ -1,0 +1,90 @@
+//! What shows that a decompressor may have lost its reference (specification section 5.8): a
+//! packet further from the flow's previous one than the compressor's window reaches, in
+//! packets. Both ends compare each packet with the flow's previous one they saw (the
+//! compressor: sent; the decompressor: delivered), so on a link that loses nothing they agree,
+//! and the compressor sends the check on exactly the frames the decompressor would otherwise
+//! hold back.
+
+use super::window::Scaling;
+
+/// What a packet leaves to compare the next one with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Its IPv4 Identification.
+    pub ip_id: u16,
+    /// Its next sequence number (its sequence number plus its payload's length, plus one for
+    /// FIN).
+    pub next: u32,
+    /// Its acknowledgment number.
+    pub ack: u32,
+}
+
+/// Whether `now` is more than `limit` packets from `last` either way, as far as the flow's
+/// `scaling` shows it: its counter IP-ID (sequential or byte-swapped behaviour); else its next
+/// sequence number over the sequence stride, or its acknowledgment number over the
+/// acknowledgment stride. Never for a flow with neither a counter nor a stride.
+pub fn jumped(scaling: Scaling, last: &Trace, now: &Trace, limit: u16) -> bool {
+    let b = scaling.behaviour;
+    if b.is_counter() {
+        let step = b.counter(now.ip_id).wrapping_sub(b.counter(last.ip_id)) as i16;
+        return step.unsigned_abs() > limit;
+    }
+    let far = |step: u32, stride: u16| {
+        stride != 0 && (step as i32).unsigned_abs() / u32::from(stride) > u32::from(limit)
+    };
+    let s = scaling.strides;
+    far(now.next.wrapping_sub(last.next), s.seq) || far(now.ack.wrapping_sub(last.ack), s.ack)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plus::ipid::Behaviour;
+    use crate::plus::scaled::Strides;
+
+    fn scaling(behaviour: Behaviour, seq: u16, ack: u16) -> Scaling {
+        Scaling {
+            strides: Strides { seq, ack },
+            behaviour,
+        }
+    }
+
+    #[test]
+    fn a_counter_jumps_by_its_packets_and_a_stride_by_its_segments() {
+        let last = Trace {
+            ip_id: 0xFFF0,
+            next: 1000,
+            ack: 5000,
+        };
+        let at = |ip_id: u16, next: u32, ack: u32| Trace { ip_id, next, ack };
+        let seq = scaling(Behaviour::Sequential, 1000, 0);
+        // 16 packets on (wrapping) is within the limit, 17 not; backwards the same.
+        assert!(!jumped(seq, &last, &at(0x0000, 90_000, 5000), 16));
+        assert!(jumped(seq, &last, &at(0x0001, 1000, 5000), 16));
+        assert!(jumped(seq, &last, &at(0xFFDF, 1000, 5000), 16));
+        // Byte-swapped counts in the swapped value.
+        let swapped = scaling(Behaviour::Swapped, 0, 0);
+        let last_swapped = Trace {
+            ip_id: 0x0100,
+            ..last
+        };
+        assert!(!jumped(swapped, &last_swapped, &at(0x1000, 0, 0), 16));
+        assert!(jumped(swapped, &last_swapped, &at(0x1200, 0, 0), 16));
+        // No counter: the strides' segments, either number.
+        let zero = scaling(Behaviour::Zero, 1000, 0);
+        assert!(!jumped(zero, &last, &at(0, 17_999, 5000), 16));
+        assert!(jumped(zero, &last, &at(0, 18_000, 5000), 16));
+        assert!(jumped(
+            zero,
+            &last,
+            &at(0, 1000u32.wrapping_sub(17_000), 5000),
+            16
+        ));
+        let acks = scaling(Behaviour::Zero, 0, 100);
+        assert!(jumped(acks, &last, &at(0, 1000, 6800), 16));
+        assert!(!jumped(acks, &last, &at(0, 900_000, 6600), 16));
+        // Neither: nothing shows.
+        let none = scaling(Behaviour::Random, 0, 0);
+        assert!(!jumped(none, &last, &at(1, 1 << 30, 1 << 30), 16));
+    }
+}
