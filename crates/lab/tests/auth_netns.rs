@@ -116,9 +116,12 @@ fn relay(
             }
         }
         r.truncated += u64::from(socket.send_to(&datagram[..10], to).is_ok());
-        let mut oversize = datagram.to_vec();
-        oversize.resize(2000, 0);
-        r.oversize += u64::from(attacker.send_to(&oversize, to).is_ok());
+        // A padded hello is malformed (a hello carries nothing), not oversize: pad frames only.
+        if datagram[0] & !LONG != HELLO {
+            let mut oversize = datagram.to_vec();
+            oversize.resize(2000, 0);
+            r.oversize += u64::from(attacker.send_to(&oversize, to).is_ok());
+        }
         if let Some(own) = b_long.take() {
             r.reflected += u64::from(socket.send_to(&own, to).is_ok());
         }
