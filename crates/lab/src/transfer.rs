@@ -342,7 +342,7 @@ pub fn run_watched(
         let (ready_tx, ready_rx) = mpsc::channel();
         let receiver = scope.spawn(move || {
             let listener = netns::enter(receiver_ns).and_then(|()| {
-                TcpListener::bind(addr).map_err(|e| Error::io(format!("listening on {addr}"), e))
+                bind_retrying(addr).map_err(|e| Error::io(format!("listening on {addr}"), e))
             });
             match listener {
                 Ok(listener) => {
@@ -382,4 +382,18 @@ pub fn run_watched(
             ..received
         })
     })
+}
+
+/// Binds a listener to `addr`, trying again for up to two seconds while the address is in use
+/// (the listener of the connection before, in the same namespace, may not be closed yet).
+fn bind_retrying(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let until = Instant::now() + Duration::from_secs(2);
+    loop {
+        match TcpListener::bind(addr) {
+            Err(e) if e.kind() == ErrorKind::AddrInUse && Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            result => return result,
+        }
+    }
 }
