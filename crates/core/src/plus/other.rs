@@ -197,11 +197,6 @@ pub const MAX_CONTEXTS: usize = 16;
 /// frame's two sequence LSBs reach three packets on.)
 pub const WINDOW: usize = 3;
 
-/// Fragment fields of a context's last IR-Ns the compressor keeps: a CO-N leaves its fragment
-/// field out only if it equals each of them, so that a decompressor that missed up to this many
-/// IR-Ns minus one (refreshes, [`REFRESH`]) still rebuilds it.
-pub const FRAG_HISTORY: usize = 3;
-
 /// Sequence advances a decompressor tries for a CO-S frame: `n`, `n + 4`, ... (each checked
 /// by the CRC), so that it decodes after up to `4 * SHORT_TRIALS - 1` lost packets of the flow.
 pub const SHORT_TRIALS: u16 = 16;
