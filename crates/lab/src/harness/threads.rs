@@ -6,7 +6,7 @@ use std::net::{Ipv4Addr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::Scenario;
 use crate::relay::{Relay, RelayCounters};
@@ -60,12 +60,16 @@ impl Drop for Worker {
 }
 
 /// A UDP gateway of [`Mode::Udp`] in a thread of its own, which can be restarted: stopped (its
-/// thread ends, its socket closes, its codec state is gone) and started anew on the same TUN
-/// device and UDP address. The thread is stopped and joined on drop.
+/// thread ends, its codec state is gone, what arrives meanwhile is lost) and started anew on the
+/// same TUN device and UDP address. The thread is stopped and joined on drop.
 pub(crate) struct UdpGateway {
     tun: Arc<Tun>,
     config: UdpConfig,
     options: LoopOptions,
+    /// A handle on the gateway's socket kept while it is down, so that no other socket of the
+    /// host can take its port (a test's other sockets bind ports of the kernel's choice); what
+    /// it queues while the gateway is down is dropped on restart, as a stopped process loses it.
+    held: UdpSocket,
     worker: Option<Worker>,
     /// The reports of the threads that ended.
     reports: Vec<RunReport>,
@@ -78,10 +82,14 @@ impl UdpGateway {
         config: UdpConfig,
         options: LoopOptions,
     ) -> Result<UdpGateway, Error> {
+        let held = socket
+            .try_clone()
+            .map_err(|e| Error::io("holding the gateway's UDP socket", e))?;
         let mut gateway = UdpGateway {
             tun: Arc::new(tun),
             config,
             options,
+            held,
             worker: None,
             reports: Vec::new(),
         };
@@ -127,23 +135,12 @@ impl UdpGateway {
         if self.is_running() {
             return Err(Error::new("the gateway runs already"));
         }
-        // The port was free a moment ago; another socket may have taken it meanwhile (unlikely
-        // for a port the kernel chose at random): retry for a second.
-        let deadline = Instant::now() + Duration::from_secs(1);
-        let socket = loop {
-            match UdpSocket::bind(self.config.listen) {
-                Ok(socket) => break socket,
-                Err(_) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20))
-                }
-                Err(e) => {
-                    return Err(Error::io(
-                        format!("binding UDP {} again", self.config.listen),
-                        e,
-                    ))
-                }
-            }
-        };
+        drop_queued(&self.held)
+            .map_err(|e| Error::io(format!("emptying UDP {}", self.config.listen), e))?;
+        let socket = self
+            .held
+            .try_clone()
+            .map_err(|e| Error::io(format!("reopening UDP {}", self.config.listen), e))?;
         self.spawn(socket)
     }
 
@@ -164,6 +161,21 @@ impl UdpGateway {
             total.wall += report.wall;
         }
         Ok(total)
+    }
+}
+
+/// Drops the datagrams queued on `socket` (what reached a stopped gateway).
+fn drop_queued(socket: &UdpSocket) -> std::io::Result<()> {
+    socket.set_nonblocking(true)?;
+    let mut buffer = [0u8; 2048];
+    loop {
+        match socket.recv(&mut buffer) {
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(()),
+            // A peer's earlier datagram refused (ICMP) is reported once; go on.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => continue,
+            Err(e) => return Err(e),
+        }
     }
 }
 
