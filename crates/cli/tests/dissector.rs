@@ -33,7 +33,7 @@ use pcap_file::DataLink;
 use taroc_cli::capture::{self, Capture};
 use taroc_core::plus::compact::CompactIr;
 use taroc_core::plus::packed::PackedIr;
-use taroc_core::plus::{ack, cids, format, mirror, other};
+use taroc_core::plus::{cids, co, format, mirror, other};
 use taroc_core::tcp::packet::FlowKey;
 use taroc_core::FrameKind;
 
@@ -435,17 +435,9 @@ fn our_cid(kind: u8, frame: &[u8]) -> Option<u8> {
             our_cid(inner, &frame[at..])
         }
         cids::PREFIX..format::CO => cids::read(kind, frame).map(|(cid, _, _)| cid),
-        format::CO..=FrameKind::PROFILE_LAST => {
-            if kind & format::kind::X == 0 {
-                return Some(0);
-            }
-            let (x, used) = ack::get_extension(frame)?;
-            Some(if x.flags & format::ext::C != 0 {
-                frame[used]
-            } else {
-                0
-            })
-        }
+        format::CO..=FrameKind::PROFILE_LAST => co::Head::parse(kind, None, frame)
+            .ok()
+            .map(|(head, _)| head.cid),
         _ => None,
     }
 }

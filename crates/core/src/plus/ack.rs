@@ -96,6 +96,14 @@ pub struct Extension {
     pub check: bool,
 }
 
+impl Extension {
+    /// Whether the frame has an extension at all (a flag set; the kind byte's X).
+    #[inline(always)]
+    pub fn present(&self) -> bool {
+        self.flags != 0 || self.outer || self.note || self.check
+    }
+}
+
 /// Whether flags `e` can go as a short extension (only W and K, at least one).
 pub fn short_fits(e: u8) -> bool {
     e != 0 && e & !(ext::W | ext::K) == 0

@@ -5,13 +5,13 @@
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::ack::{self, Extension};
+use super::ack::Extension;
 use super::cids;
+use super::co::Head;
 use super::compressor::MIN_WINDOW_PACKETS;
-use super::format::{self, ext, kind};
+use super::format;
 use super::ipid::Behaviour;
 use super::mirror::{self, Mirrors, Outbox};
-use super::note;
 use super::numbers::Numbers;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
@@ -235,48 +235,15 @@ impl PlusDecompressor {
         frame: &[u8],
         out: &mut Vec<u8>,
     ) -> (Option<u8>, Result<(), DropReason>) {
-        let (x, mut at) = if k & kind::X != 0 {
-            match ack::get_extension(frame) {
-                Some(read) => read,
-                None => return (None, Err(DropReason::Malformed)),
-            }
-        } else {
-            (Extension::default(), 0)
+        let (head, at) = match Head::parse(k, prefixed, frame) {
+            Ok(read) => read,
+            Err((cid, reason)) => return (cid, Err(reason)),
         };
-        let mut take = |n: usize| -> Result<&[u8], DropReason> {
-            let bytes = frame.get(at..at + n).ok_or(DropReason::Malformed)?;
-            at += n;
-            Ok(bytes)
-        };
-        let e = x.flags;
-        let cid = if let Some(cid) = prefixed {
-            if e & ext::C != 0 {
-                return (None, Err(DropReason::Malformed));
-            }
-            cid
-        } else if e & ext::C != 0 {
-            match take(1) {
-                Ok(&[c]) if c != 0 => c,
-                _ => return (None, Err(DropReason::Malformed)),
-            }
-        } else {
-            0
-        };
-        let scaling = if x.note {
-            match note::get(&frame[at..]) {
-                Some((scaling, n)) => {
-                    at += n;
-                    Some(scaling)
-                }
-                None => return (Some(cid), Err(DropReason::Malformed)),
-            }
-        } else {
-            None
-        };
+        let Head { x, cid, note } = head;
         // Against a context, a frame that does not parse is as wrong as one that fails its
         // checksum: the context is not the compressor's (a CID reused, an IR lost).
         let result = self
-            .co_fields(k, x, cid, scaling, &frame[at..], out)
+            .co_fields(k, x, cid, note, &frame[at..], out)
             .map_err(|reason| match reason {
                 DropReason::Malformed => DropReason::ChecksumMismatch,
                 other => other,

@@ -377,6 +377,24 @@ pub fn get_code(r: &mut BitReader<'_>, codes: &[u8; 4]) -> Option<(u32, u8)> {
 /// LSB counts of the window codes, prefixed `0` and `1`.
 pub const WINDOW_BITS: [u8; 2] = [8, 16];
 
+/// Writes the window's code: the first of [`WINDOW_BITS`] whose LSBs decode `window`, which is
+/// `up` above and `down` below every reference, behind its selector bit; the bits written.
+#[inline]
+pub fn put_window(w: &mut BitWriter<'_>, window: u16, up: u64, down: u64) -> u8 {
+    let c = usize::from(!lsb::fits(WINDOW_BITS[0], up, down));
+    let k = WINDOW_BITS[c];
+    w.put(c as u32, 1);
+    w.put(u32::from(window) & crate::encoding::wlsb::mask(k), k);
+    1 + k
+}
+
+/// Reads a window code ([`put_window`]): its LSBs and their number.
+#[inline]
+pub fn get_window(r: &mut BitReader<'_>) -> Option<(u32, u8)> {
+    let k = WINDOW_BITS[r.get(1)? as usize];
+    Some((r.get(k)?, k))
+}
+
 /// Whether SACK `blocks` can go scaled by `stride` against `ack`.
 pub fn sack_scales(ack: u32, blocks: &[(u32, u32)], stride: u32) -> bool {
     stride != 0

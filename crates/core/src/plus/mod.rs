@@ -28,6 +28,7 @@
 pub mod ack;
 pub mod breakdown;
 pub mod cids;
+pub mod co;
 pub mod compact;
 pub mod compressor;
 pub mod config;

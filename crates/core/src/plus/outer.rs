@@ -11,6 +11,8 @@ use alloc::vec::Vec;
 
 use taroc_wire::protocol;
 
+use crate::encoding::bits::{BitReader, BitWriter};
+
 /// Octets of an IPv6 outer header (no extension headers).
 pub const LEN: usize = 40;
 
@@ -210,6 +212,27 @@ pub enum Layout {
 
 /// LSBs of the offset `outer IP-ID - inner IP-ID` in an outer code (section 8.1).
 pub const NEAR_BITS: u8 = 8;
+
+/// Writes the outer code of `code` for the Identification `id`: `0` and the [`NEAR_BITS`] LSBs
+/// of a near code, else `1` and the 16 bits (a predicted value asked for a code goes whole);
+/// the bits written.
+pub fn put_code(w: &mut BitWriter<'_>, code: Code, id: u16) -> u8 {
+    let (whole, lsbs, k) = match code {
+        Code::Near(lsbs) => (0, lsbs, NEAR_BITS),
+        Code::Whole | Code::Predicted => (1, id, 16),
+    };
+    w.put(whole, 1);
+    w.put(lsbs.into(), k);
+    1 + k
+}
+
+/// Reads an outer code ([`put_code`]): whether it came whole, and its bits (the 16 of the
+/// Identification, or the [`NEAR_BITS`] LSBs of its offset).
+pub fn get_code(r: &mut BitReader<'_>) -> Option<(bool, u16)> {
+    let whole = r.get(1)? == 1;
+    let lsbs = r.get(if whole { 16 } else { NEAR_BITS })?;
+    Some((whole, lsbs as u16))
+}
 
 /// How a CO frame gives an IPv4 outer header's Identification (section 8.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

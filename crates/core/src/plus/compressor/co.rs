@@ -8,16 +8,17 @@ use taroc_wire::tcp::flags;
 
 use crate::encoding::bits::BitWriter;
 use crate::encoding::wlsb;
-use crate::plus::ack;
+use crate::plus::ack::{self, Extension};
 use crate::plus::breakdown::{Field, Tally};
 use crate::plus::cids;
+use crate::plus::co::{layout, BitField, Checks, Head, Number, NumberBits, Shape, Tail};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::Behaviour;
 use crate::plus::note;
-use crate::plus::outer::{Code, Layout, NEAR_BITS};
+use crate::plus::outer::{self, Code, Layout, NEAR_BITS};
 use crate::plus::scaled::Strides;
 use crate::plus::seal;
-use crate::plus::window::{self, DerivedColumns, Needs, Scaler, Scaling, Span};
+use crate::plus::window::{self, Derived, DerivedColumns, Needs, Scaler, Scaling, Span};
 use crate::plus::PlusStats;
 use crate::tcp::packet::TcpIpPacket;
 use crate::tcp::stats::{Part, Why};
@@ -25,16 +26,13 @@ use crate::tcp::vsw::Vsw;
 
 use super::Context;
 
-/// How one number (sequence or acknowledgment) goes.
+/// How one number (sequence or acknowledgment) goes: its size class and flag, from which
+/// [`number_bits`] gives its LSBs.
 struct NumberCode {
-    /// The LSBs are of the number divided by its stride.
-    scaled: bool,
     /// The extension's Q (Z) flag: unscaled, although the context has a stride.
     unscaled_flag: bool,
     /// The size class (the kind byte's S or A).
     class: u8,
-    /// The LSB count.
-    bits: u8,
 }
 
 /// How a number goes: scaled if it can ([`format::SCALED_BITS`] classes 1 and 2), else, with a
@@ -47,27 +45,21 @@ fn number_code(raw: Span, scaled: Option<Span>, stride: bool) -> NumberCode {
         .filter(|&c| c < strided)
     {
         return NumberCode {
-            scaled: true,
             unscaled_flag: false,
             class: c,
-            bits: format::SCALED_BITS[usize::from(c)],
         };
     }
     let c = format::class(&format::UNSCALED_BITS, raw.up, raw.down, true).unwrap_or(3);
     let k = format::SCALED_BITS[usize::from(strided)];
     if stride && c > 0 && crate::encoding::lsb::fits(k, raw.up, raw.down) {
         return NumberCode {
-            scaled: false,
             unscaled_flag: false,
             class: strided,
-            bits: k,
         };
     }
     NumberCode {
-        scaled: false,
         unscaled_flag: stride && c > 0,
         class: c,
-        bits: format::UNSCALED_BITS[usize::from(c)],
     }
 }
 
@@ -190,8 +182,136 @@ pub(super) fn write_co(
     ))
 }
 
-/// [`write_co`], with the extension's O flag if `o_flag`; `None` (and `out` to be cut back) if
-/// the frame needs the O flag and has not got it.
+/// Whether a packet can go in a CO frame at all: canonical options, at most 4 SACK blocks, an
+/// urgent pointer only with URG, and no IPv4 TCP checksum of 0xFFFF (the checksum field
+/// carries it plus the IP-ID, and the decompressor refuses that value).
+#[inline(always)]
+fn fits_co(p: &TcpIpPacket<'_>) -> bool {
+    let urgent = p.flags & flags::URG != 0;
+    p.canonical_options
+        && p.sack.len() <= 4
+        && (urgent || p.urgent == 0)
+        && !(p.v4 && p.checksum == 0xFFFF)
+}
+
+/// Widens `needs` (how far `p`'s fields are from the window's references) to what the frame
+/// must decode against: a wide frame's horizon too, and whole numbers for a frame coded against
+/// another flow's references; or says why the packet cannot go CO: a sequence or acknowledgment
+/// number 2^30 or more away from a reference (no TCP moves so far between two packets: a mangled
+/// or forged one) goes IR. Sequence arithmetic cannot order such a packet, so the decompressor
+/// may keep its older reference while the window's pruning counts the jump as progress and drops
+/// that reference.
+#[inline(always)]
+fn widen(needs: &mut Needs, ctx: &Coder<'_>, p: &TcpIpPacket<'_>, me: &Derived) -> Result<(), Why> {
+    if let Some(horizon) = ctx.horizon {
+        let more = window::needs(horizon, ctx.derived_by, &p.fields, me, ctx.scaler);
+        *needs = needs.max(&more);
+    }
+    if ctx.full_numbers {
+        let whole = Span {
+            up: u64::MAX,
+            down: u64::MAX,
+        };
+        (needs.seq, needs.ack) = (whole, whole);
+        (needs.seq_scaled, needs.ack_scaled) = (None, None);
+        return Ok(());
+    }
+    let far = |s: Span| s.up.max(s.down) >= 1 << 30;
+    if far(needs.seq) || far(needs.ack) {
+        return Err(Why::Unfit);
+    }
+    Ok(())
+}
+
+/// What a frame's kind byte, extension and SACK header say, chosen from what `p` needs.
+struct Plan {
+    /// The CO kind byte.
+    k: u8,
+    /// The extension.
+    x: Extension,
+    /// The SACK header, if the packet has SACK blocks.
+    sack_header: Option<u8>,
+    /// Whether the SACK blocks go scaled.
+    sack_scaled: bool,
+    /// The window's short code (the extension's five low bits, and the bits that follow in
+    /// the bit field), when the short extension carries it.
+    short_window: Option<(u8, (u8, u32))>,
+}
+
+impl Plan {
+    #[inline(always)]
+    fn of(ctx: &Coder<'_>, p: &TcpIpPacket<'_>, needs: &Needs, cid: u8, o_flag: bool) -> Plan {
+        let seq = number_code(needs.seq, needs.seq_scaled, ctx.strides.seq != 0);
+        let ack = number_code(needs.ack, needs.ack_scaled, ctx.strides.ack != 0);
+        let prefixed = (1..=cids::PREFIX_CIDS).contains(&cid);
+        let win = needs.win != Span::default();
+        let mut e = 0u8;
+        for (on, bit) in [
+            (cid != 0 && !prefixed, ext::C),
+            (win, ext::W),
+            (p.r_octet != ctx.usual_ecn, ext::R),
+            (p.flags & flags::URG != 0, ext::U),
+            (!p.sack.is_empty(), ext::K),
+            (seq.unscaled_flag, ext::Q),
+            (ack.unscaled_flag, ext::Z),
+            (p.flags & flags::FIN != 0, ext::F),
+        ] {
+            if on {
+                e |= bit;
+            }
+        }
+        let mut k = format::CO | seq.class << kind::S_SHIFT | ack.class << kind::A_SHIFT;
+        if p.flags & flags::PSH != 0 {
+            k |= kind::P;
+        }
+        let sack = p.sack.as_slice();
+        let sack_scaled = format::sack_scales(p.fields.ack, sack, ctx.strides.ack.into());
+        let sack_header = (!sack.is_empty())
+            .then(|| ack::sack_header(p.fields.ack, sack, ctx.strides.ack.into(), sack_scaled));
+        // The short extension's window code: the first of its LSB counts that fits.
+        let short_window = ack::SHORT_WINDOW_BITS
+            .iter()
+            .position(|&k| crate::encoding::lsb::fits(k, needs.win.up, needs.win.down))
+            .filter(|_| win)
+            .map(|c| ack::short_window(p.fields.win, c == 1));
+        // The short extension: the window's code in it if one fits, else the SACK header.
+        // The O flag (section 8.1; `write_co` sets it only for a context that codes an outer
+        // Identification).
+        let short = if !ack::short_fits(e)
+            || o_flag
+            || ctx.note
+            || ctx.check
+            || (win && short_window.is_none())
+        {
+            None
+        } else if let Some((v, _)) = short_window {
+            Some(v)
+        } else {
+            sack_header
+        };
+        let x = Extension {
+            flags: e,
+            short,
+            outer: o_flag,
+            note: ctx.note,
+            check: ctx.check,
+        };
+        if x.present() {
+            k |= kind::X;
+        }
+        Plan {
+            k,
+            x,
+            sack_header,
+            sack_scaled,
+            short_window: short_window.filter(|_| short.is_some()),
+        }
+    }
+}
+
+/// [`write_co`], with the extension's O flag if `o_flag`: the link's kind byte (the bits per
+/// field in `tally`), or `None` (and `out` to be cut back) if the frame needs the O flag and
+/// has not got it.
 fn write_co_as(
     ctx: &Coder<'_>,
     p: &TcpIpPacket<'_>,
@@ -201,123 +321,35 @@ fn write_co_as(
     o_flag: bool,
     tally: &mut Tally,
 ) -> Result<Option<u8>, Why> {
-    let urgent = p.flags & flags::URG != 0;
-    if !p.canonical_options
-        || p.sack.len() > 4
-        || (!urgent && p.urgent != 0)
-        || (p.v4 && p.checksum == 0xFFFF)
-    {
+    if !fits_co(p) {
         return Err(Why::Unfit);
     }
     // The quotients and the IP-ID offset by the scaler's multiplications, once per packet.
     let me = ctx.scaler.derive(&p.fields);
-    let mut needs: Needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler);
-    // A wide frame decodes against its horizon too ([`Coder::horizon`]).
-    if let Some(horizon) = ctx.horizon {
-        let more = window::needs(horizon, ctx.derived_by, &p.fields, &me, ctx.scaler);
-        needs = needs.max(&more);
-    }
-    // A sequence or acknowledgment number 2^30 or more away from a reference (no TCP moves so
-    // far between two packets: a mangled or forged one) goes IR. Sequence arithmetic cannot
-    // order such a packet, so the decompressor may keep its older reference while the window's
-    // pruning counts the jump as progress and drops that reference.
-    let far = |s: Span| s.up.max(s.down) >= 1 << 30;
-    if !ctx.full_numbers && (far(needs.seq) || far(needs.ack)) {
-        return Err(Why::Unfit);
-    }
-    let whole = Span {
-        up: u64::MAX,
-        down: u64::MAX,
-    };
-    if ctx.full_numbers {
-        (needs.seq, needs.ack) = (whole, whole);
-        (needs.seq_scaled, needs.ack_scaled) = (None, None);
-    }
-    let seq = number_code(needs.seq, needs.seq_scaled, ctx.strides.seq != 0);
-    let ack = number_code(needs.ack, needs.ack_scaled, ctx.strides.ack != 0);
-    let prefixed = (1..=cids::PREFIX_CIDS).contains(&cid);
-    let r_octet = p.r_octet != ctx.usual_ecn;
-    let win = needs.win != Span::default();
-    let mut e = 0u8;
-    for (on, bit) in [
-        (cid != 0 && !prefixed, ext::C),
-        (win, ext::W),
-        (r_octet, ext::R),
-        (urgent, ext::U),
-        (!p.sack.is_empty(), ext::K),
-        (seq.unscaled_flag, ext::Q),
-        (ack.unscaled_flag, ext::Z),
-        (p.flags & flags::FIN != 0, ext::F),
-    ] {
-        if on {
-            e |= bit;
-        }
-    }
-    let mut k = format::CO | seq.class << kind::S_SHIFT | ack.class << kind::A_SHIFT;
-    if p.flags & flags::PSH != 0 {
-        k |= kind::P;
-    }
-    let sack = p.sack.as_slice();
-    let sack_scaled = format::sack_scales(p.fields.ack, sack, ctx.strides.ack.into());
-    let sack_header = (!sack.is_empty())
-        .then(|| ack::sack_header(p.fields.ack, sack, ctx.strides.ack.into(), sack_scaled));
-    // The short extension's window code: the first of its LSB counts that fits.
-    let short_window = ack::SHORT_WINDOW_BITS
-        .iter()
-        .position(|&k| crate::encoding::lsb::fits(k, needs.win.up, needs.win.down))
-        .filter(|_| win)
-        .map(|c| ack::short_window(p.fields.win, c == 1));
-    // The short extension: the window's code in it if one fits, else the SACK header.
-    // The O flag (section 8.1; `write_co` sets it only for a context that codes an outer
-    // Identification).
-    let short = if !ack::short_fits(e)
-        || o_flag
-        || ctx.note
-        || ctx.check
-        || (win && short_window.is_none())
-    {
-        None
-    } else if let Some((v, _)) = short_window {
-        Some(v)
-    } else {
-        sack_header
-    };
-    let extension = e != 0 || o_flag || ctx.note || ctx.check;
-    if extension {
-        k |= kind::X;
-    }
+    let mut needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler);
+    widen(&mut needs, ctx, p, &me)?;
+    let plan = Plan::of(ctx, p, &needs, cid, o_flag);
     // The link's kind byte: the CO kind byte, or one that names the CID too (and then maybe
     // the octet after a CID prefix).
-    let (lead, named) = if prefixed {
-        let (lead, second) = cids::name(cid, k);
+    let (lead, named) = if (1..=cids::PREFIX_CIDS).contains(&cid) {
+        let (lead, second) = cids::name(cid, plan.k);
         out.extend(second);
         (lead, second.is_some())
     } else {
-        (k, cid != 0)
+        (plan.k, cid != 0)
     };
-    let before_extension = out.len();
-    if extension {
-        let x = ack::Extension {
-            flags: e,
-            short,
-            outer: o_flag,
-            note: ctx.note,
-            check: ctx.check,
-        };
-        ack::put_extension(out, &x);
+    let before_head = out.len();
+    let scaling = ctx.scaler.scaling();
+    Head {
+        x: plan.x,
+        cid,
+        note: ctx.note.then_some(scaling),
     }
-    let mut extension_bits = 8 * (out.len() - before_extension) as u32;
-    if cid != 0 && !prefixed {
-        out.push(cid);
-    }
-    if ctx.note {
-        let before_note = out.len();
-        note::put(out, ctx.scaler.scaling());
-        extension_bits += 8 * (out.len() - before_note) as u32;
-    }
+    .emit(out);
+    let extension_bits = 8 * (out.len() - before_head - usize::from(plan.x.flags & ext::C != 0));
     let sealed = seal::long_seal(
         if ctx.note {
-            ctx.identity_hash ^ note::seal_key(ctx.scaler.scaling())
+            ctx.identity_hash ^ note::seal_key(scaling)
         } else {
             ctx.identity_hash
         },
@@ -328,140 +360,58 @@ fn write_co_as(
         p.checksum.wrapping_add(p.fields.ip_id)
     } else {
         p.checksum
-    } ^ (sealed >> 16) as u16;
-    out.extend_from_slice(&checksum.to_be_bytes());
-    if ctx.check {
-        out.extend_from_slice(&(sealed as u16).to_be_bytes());
+    };
+    Checks {
+        checksum: checksum ^ (sealed >> 16) as u16,
+        check: ctx.check.then_some(sealed as u16),
     }
+    .emit(out);
     let base = out.len() + 1;
-    let mut count = |field: Field, bits: u8| tally[field as usize] += u32::from(bits);
-    count(Field::Kind, 8);
-    count(Field::Cid, 8 * u8::from(named));
-    count(Field::Checksum, if ctx.check { 32 } else { 16 });
-    count(Field::Seq, seq.bits);
-    count(Field::Ack, ack.bits);
-    let mut w = BitWriter::new(out);
-    let f = &p.fields;
+    tally[Field::Kind as usize] = 8;
+    tally[Field::Cid as usize] = 8 * u32::from(named);
+    tally[Field::Checksum as usize] = if ctx.check { 32 } else { 16 };
     debug_assert_eq!(
-        (ctx.scaler.scaling().strides, ctx.scaler.scaling().behaviour),
+        (scaling.strides, scaling.behaviour),
         (ctx.strides, ctx.behaviour)
     );
-    for (code, value, scaled) in [(&seq, f.seq, me.seq_q()), (&ack, f.ack, me.ack_q())] {
-        let v = if code.scaled { scaled } else { value };
-        w.put(v & wlsb::mask(code.bits), code.bits);
+    let shape = Shape {
+        strides: ctx.strides,
+        behaviour: ctx.behaviour,
+        ts: ctx.ts,
+        outer: ctx.outer_id.map(|(.., layout)| layout),
+    };
+    let mut writer = Writer {
+        w: BitWriter::new(out),
+        tally,
+        p,
+        me: &me,
+        needs: &needs,
+        plan: &plan,
+        ack_stride: ctx.strides.ack.into(),
+        outer: ctx.outer_id,
+    };
+    if layout(&mut writer, &shape, plan.k, &plan.x).is_err() {
+        return Ok(None);
     }
-    let codes = format::Codes::of(ctx.strides);
-    match ctx.behaviour {
-        Behaviour::Sequential | Behaviour::Swapped => {
-            let offset = me.offset();
-            let c = format::code(&codes.ip_id, needs.ip_id.up, needs.ip_id.down);
-            format::put_code(&mut w, &codes.ip_id, c, offset.into());
-            count(
-                Field::IpId,
-                format::prefix_len(c) + codes.ip_id[usize::from(c)],
-            );
-        }
-        Behaviour::Zero => {}
-        Behaviour::Random => {
-            w.put(f.ip_id.into(), 16);
-            count(Field::IpId, 16);
-        }
-    }
-    if ctx.ts {
-        let (val, ecr, gap) = (needs.ts_val, needs.ts_ecr, needs.ts_gap);
-        let c = format::code(&codes.ts, val.up, val.down);
-        format::put_code(&mut w, &codes.ts, c, f.ts_val);
-        count(
-            Field::TsVal,
-            format::prefix_len(c) + codes.ts[usize::from(c)],
-        );
-        let c = format::ecr_code(&codes.ecr, (ecr.up, ecr.down), (gap.up, gap.down));
-        let (is_gap, k) = codes.ecr[usize::from(c)];
-        let v = if is_gap {
-            f.ts_val.wrapping_sub(f.ts_ecr)
-        } else {
-            f.ts_ecr
-        };
-        format::put_prefixed(&mut w, c, k, v);
-        count(Field::TsEcr, format::prefix_len(c) + k);
-    }
-    if let Some(header) = sack_header.filter(|_| short.is_none() || win) {
-        w.put(header.into(), 5);
-        count(Field::Sack, 5);
-    }
-    if let Some((_, (more, bits))) = short_window.filter(|_| short.is_some()) {
-        w.put(bits, more);
-        count(Field::Window, more);
-    }
-    if win && short.is_none() {
-        let c = usize::from(!crate::encoding::lsb::fits(
-            format::WINDOW_BITS[0],
-            needs.win.up,
-            needs.win.down,
-        ));
-        w.put(c as u32, 1);
-        let k = format::WINDOW_BITS[c];
-        w.put(u32::from(f.win) & wlsb::mask(k), k);
-        count(Field::Window, 1 + k);
-    }
-    if let Some(header) = sack_header {
-        let (_, _, order) = ack::sack_header_fields(header);
-        let bits = ack::put_sack(
-            &mut w,
-            f.ack,
-            sack,
-            ctx.strides.ack.into(),
-            sack_scaled,
-            order,
-        );
-        tally[Field::Sack as usize] += bits;
-    }
-    if let Some((id, code, layout)) = ctx.outer_id {
-        // Last in the bit field: with O, the code; else as the layout says (a marker bit, or
-        // a spare bit before the padding, 0 for the predicted value or 1 and the code).
-        let predicted = code == Code::Predicted;
-        let put_code = |w: &mut BitWriter<'_>, marker: u8| {
-            let (whole, lsbs, k) = match code {
-                Code::Near(lsbs) => (0, lsbs, NEAR_BITS),
-                // (A predicted value goes as no code; were it asked for one, the 16 bits.)
-                Code::Whole | Code::Predicted => (1, id, 16),
-            };
-            w.put(1, marker);
-            w.put(whole, 1);
-            w.put(lsbs.into(), k);
-            u32::from(marker + 1 + k)
-        };
-        let bits = if o_flag {
-            put_code(&mut w, 0)
-        } else if layout == Layout::Marked || !w.at_boundary() {
-            if predicted {
-                w.put(0, 1);
-                1
-            } else {
-                put_code(&mut w, 1)
-            }
-        } else if predicted {
-            0
-        } else {
-            return Ok(None);
-        };
-        tally[Field::IpId as usize] += bits;
-    }
-    w.finish();
+    writer.finish();
     let after_bits = out.len() + 1;
     let used: u32 = tally[Field::Seq as usize..].iter().sum();
     tally[Field::Padding as usize] = 8 * (after_bits - base) as u32 - used;
     // A short extension's five low bits are the window's or the SACK header's.
-    let short_bits = if short.is_some() { 5 } else { 0 };
-    tally[Field::Extension as usize] = extension_bits - short_bits;
-    let short_field = if win { Field::Window } else { Field::Sack };
+    let short_bits = if plan.x.short.is_some() { 5 } else { 0 };
+    tally[Field::Extension as usize] = extension_bits as u32 - short_bits;
+    let short_field = if plan.x.flags & ext::W != 0 {
+        Field::Window
+    } else {
+        Field::Sack
+    };
     tally[short_field as usize] += short_bits;
-    if r_octet {
-        out.push(p.r_octet);
+    let e = plan.x.flags;
+    Tail {
+        r_octet: (e & ext::R != 0).then_some(p.r_octet),
+        urgent: (e & ext::U != 0).then_some(p.urgent),
     }
-    if urgent {
-        out.extend_from_slice(&p.urgent.to_be_bytes());
-    }
+    .emit(out);
     let after_fixed = out.len() + 1;
     tally[Field::Other as usize] = 8 * (after_fixed - after_bits) as u32;
     out.extend_from_slice(p.payload());
@@ -472,14 +422,173 @@ fn write_co_as(
     Ok(Some(lead))
 }
 
+/// The frame needs the extension's O flag: the outer Identification is not the predicted one
+/// and the bit field leaves no spare bit to say so.
+struct NeedsOuterFlag;
+
+/// The compressor's [`BitField`]: each field's code chosen from how far the packet is from the
+/// references, written, and its bits counted.
+struct Writer<'a, 'p, 'd> {
+    w: BitWriter<'a>,
+    tally: &'p mut Tally,
+    p: &'p TcpIpPacket<'d>,
+    me: &'p Derived,
+    needs: &'p Needs,
+    plan: &'p Plan,
+    ack_stride: u32,
+    outer: Option<(u16, Code, Layout)>,
+}
+
+impl Writer<'_, '_, '_> {
+    /// Pads the bit field to an octet.
+    fn finish(self) {
+        self.w.finish();
+    }
+
+    #[inline(always)]
+    fn count(&mut self, field: Field, bits: u8) {
+        self.tally[field as usize] += u32::from(bits);
+    }
+}
+
+impl BitField for Writer<'_, '_, '_> {
+    type Error = NeedsOuterFlag;
+
+    fn invalid(&self) -> NeedsOuterFlag {
+        // Not reached: the compressor sets O only for a context with an outer Identification.
+        NeedsOuterFlag
+    }
+
+    #[inline(always)]
+    fn at_boundary(&self) -> bool {
+        self.w.at_boundary()
+    }
+
+    #[inline(always)]
+    fn number(&mut self, which: Number, bits: NumberBits) -> Result<(), NeedsOuterFlag> {
+        let (field, value, scaled) = match which {
+            Number::Seq => (Field::Seq, self.p.fields.seq, self.me.seq_q()),
+            Number::Ack => (Field::Ack, self.p.fields.ack, self.me.ack_q()),
+        };
+        let v = if bits.scaled { scaled } else { value };
+        self.w.put(v & wlsb::mask(bits.bits), bits.bits);
+        self.count(field, bits.bits);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), NeedsOuterFlag> {
+        let c = format::code(codes, self.needs.ip_id.up, self.needs.ip_id.down);
+        format::put_code(&mut self.w, codes, c, self.me.offset().into());
+        self.count(Field::IpId, format::prefix_len(c) + codes[usize::from(c)]);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn random_ip_id(&mut self) -> Result<(), NeedsOuterFlag> {
+        self.w.put(self.p.fields.ip_id.into(), 16);
+        self.count(Field::IpId, 16);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), NeedsOuterFlag> {
+        let val = self.needs.ts_val;
+        let c = format::code(codes, val.up, val.down);
+        format::put_code(&mut self.w, codes, c, self.p.fields.ts_val);
+        self.count(Field::TsVal, format::prefix_len(c) + codes[usize::from(c)]);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), NeedsOuterFlag> {
+        let (ecr, gap, f) = (self.needs.ts_ecr, self.needs.ts_gap, &self.p.fields);
+        let c = format::ecr_code(codes, (ecr.up, ecr.down), (gap.up, gap.down));
+        let (is_gap, k) = codes[usize::from(c)];
+        let v = if is_gap {
+            f.ts_val.wrapping_sub(f.ts_ecr)
+        } else {
+            f.ts_ecr
+        };
+        format::put_prefixed(&mut self.w, c, k, v);
+        self.count(Field::TsEcr, format::prefix_len(c) + k);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn sack_header(&mut self) -> Result<u8, NeedsOuterFlag> {
+        let header = self.plan.sack_header.unwrap_or_default();
+        self.w.put(header.into(), 5);
+        self.count(Field::Sack, 5);
+        Ok(header)
+    }
+
+    #[inline(always)]
+    fn short_window(&mut self, _short: u8) -> Result<(), NeedsOuterFlag> {
+        let (_, (more, bits)) = self.plan.short_window.unwrap_or_default();
+        self.w.put(bits, more);
+        self.count(Field::Window, more);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn window(&mut self) -> Result<(), NeedsOuterFlag> {
+        let win = self.needs.win;
+        let bits = format::put_window(&mut self.w, self.p.fields.win, win.up, win.down);
+        self.count(Field::Window, bits);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn sack(&mut self, header: u8) -> Result<(), NeedsOuterFlag> {
+        let (_, _, order) = ack::sack_header_fields(header);
+        let bits = ack::put_sack(
+            &mut self.w,
+            self.p.fields.ack,
+            self.p.sack.as_slice(),
+            self.ack_stride,
+            self.plan.sack_scaled,
+            order,
+        );
+        self.tally[Field::Sack as usize] += bits;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn outer_marker(&mut self) -> Result<bool, NeedsOuterFlag> {
+        let coded = !matches!(self.outer, Some((_, Code::Predicted, _)));
+        self.w.put(coded.into(), 1);
+        self.count(Field::IpId, 1);
+        Ok(coded)
+    }
+
+    #[inline(always)]
+    fn outer_predicted(&mut self) -> Result<(), NeedsOuterFlag> {
+        match self.outer {
+            Some((_, Code::Predicted, _)) => Ok(()),
+            _ => Err(NeedsOuterFlag),
+        }
+    }
+
+    #[inline(always)]
+    fn outer_code(&mut self) -> Result<(), NeedsOuterFlag> {
+        let (id, code, _) = self.outer.ok_or(NeedsOuterFlag)?;
+        let bits = outer::put_code(&mut self.w, code, id);
+        self.count(Field::IpId, bits);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plus::co::number_bits;
 
     fn code(raw: (u64, u64), scaled: Option<(u64, u64)>, stride: bool) -> (bool, bool, u8, u8) {
         let span = |(up, down)| Span { up, down };
         let c = number_code(span(raw), scaled.map(span), stride);
-        (c.scaled, c.unscaled_flag, c.class, c.bits)
+        let b = number_bits(c.class, stride, c.unscaled_flag);
+        (b.scaled, c.unscaled_flag, c.class, b.bits)
     }
 
     #[test]
@@ -494,8 +603,8 @@ mod tests {
             code((30_000, 0), Some((300, 0)), true),
             (false, false, 3, 16)
         );
-        // Nothing changed: class 0, whether scaled or not.
-        assert_eq!(code((0, 0), None, true), (false, false, 0, 0));
+        // Nothing changed: class 0 (no LSBs, scaled or not).
+        assert_eq!(code((0, 0), None, true), (true, false, 0, 0));
         // Beyond 16 bits: unscaled with the flag.
         assert_eq!(code((1 << 20, 0), None, true), (false, true, 3, 32));
         // Without a stride, the unscaled classes and never a flag.

@@ -10,11 +10,12 @@ use crate::codec::DropReason;
 use crate::encoding::bits::BitReader;
 use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
+use crate::plus::co::{layout, BitField, Checks, CoBits, Number, NumberBits, Shape, Tail};
 use crate::plus::format::{self, ext, kind};
 use crate::plus::ipid::{self, Behaviour};
 use crate::plus::note;
 use crate::plus::numbers;
-use crate::plus::outer::{Layout, NEAR_BITS};
+use crate::plus::outer::{self, NEAR_BITS};
 use crate::plus::scaled::{self, quotient, Strides};
 use crate::plus::seal;
 use crate::plus::stale::Trace;
@@ -60,225 +61,285 @@ pub(super) fn decode_body(
     rest: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<Decoded, DropReason> {
-    {
-        let e = x.flags;
-        let [c0, c1, rest @ ..] = rest else {
-            return Err(DropReason::Malformed);
-        };
-        // With V, the 16-bit check follows the checksum (section 5.8).
-        let (check, rest) = match (x.check, rest) {
-            (true, [v0, v1, rest @ ..]) => (Some(u16::from_be_bytes([*v0, *v1])), rest),
-            (true, _) => return Err(DropReason::Malformed),
-            (false, rest) => (None, rest),
-        };
-        let r = ctx.reference;
-        let mut fields = r;
-        let mut bits = BitReader::new(rest);
-        let s_class = usize::from((k >> kind::S_SHIFT) & 0x03);
-        let a_class = usize::from((k >> kind::A_SHIFT) & 0x03);
-        let seq_scaled = ctx.strides.seq != 0 && e & ext::Q == 0;
-        let ack_scaled = ctx.strides.ack != 0 && e & ext::Z == 0;
-        if (ctx.strides.seq == 0 && e & ext::Q != 0) || (ctx.strides.ack == 0 && e & ext::Z != 0) {
-            // The compressor has a stride this context lacks: an IR was lost (context damage).
-            return Err(DropReason::ChecksumMismatch);
-        }
-        let seq_rq = ctx.quotients.seq.of(r.seq, ctx.strides.seq);
-        let next_q = ctx.quotients.next.of(ctx.next, ctx.strides.seq);
-        let seq_q;
-        (fields.seq, seq_q) = number(
-            &mut bits,
-            (ctx.next, next_q),
-            s_class,
-            seq_scaled,
-            ctx.strides.seq,
-        )?;
-        let ack_rq = if ack_scaled {
-            ctx.quotients.ack.of(r.ack, ctx.strides.ack)
-        } else {
-            0
-        };
-        let ack_q;
-        (fields.ack, ack_q) = number(
-            &mut bits,
-            (r.ack, ack_rq),
-            a_class,
-            ack_scaled,
-            ctx.strides.ack,
-        )?;
-        let codes = format::Codes::of(ctx.strides);
-        fields.ip_id = match ctx.behaviour {
-            Behaviour::Sequential | Behaviour::Swapped => {
-                let (lsbs, n) =
-                    format::get_code(&mut bits, &codes.ip_id).ok_or(DropReason::Malformed)?;
-                let s = ctx.strides.seq;
-                let reference = ipid::offset(ctx.behaviour.counter(r.ip_id), seq_rq);
-                let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
-                let q = seq_q.unwrap_or_else(|| quotient(fields.seq, s));
-                let counter = ipid::counter(offset, q);
-                ctx.behaviour.ip_id(counter)
-            }
-            Behaviour::Zero => 0,
-            Behaviour::Random => bits.get(16).ok_or(DropReason::Malformed)? as u16,
-        };
-
-        if ctx.identity.ts {
-            let (lsbs, n) = format::get_code(&mut bits, &codes.ts).ok_or(DropReason::Malformed)?;
-            fields.ts_val = lsb::decode(r.ts_val, lsbs, n, 32);
-            let c = format::get_prefix(&mut bits).ok_or(DropReason::Malformed)?;
-            let (is_gap, n) = codes.ecr[c];
-            let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
-            fields.ts_ecr = if is_gap {
-                let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
-                fields.ts_val.wrapping_sub(gap)
+    let e = x.flags;
+    if (ctx.strides.seq == 0 && e & ext::Q != 0) || (ctx.strides.ack == 0 && e & ext::Z != 0) {
+        // The compressor has a stride this context lacks: an IR was lost (context damage).
+        return Err(DropReason::ChecksumMismatch);
+    }
+    let (checks, rest) = Checks::parse(&x, rest)?;
+    let shape = Shape {
+        strides: ctx.strides,
+        behaviour: ctx.behaviour,
+        ts: ctx.identity.ts,
+        outer: ctx.outer_predictor.map(|predictor| predictor.layout()),
+    };
+    let ack_scaled = ctx.strides.ack != 0 && e & ext::Z == 0;
+    let mut reader = Reader {
+        bits: BitReader::new(rest),
+        ctx,
+        // The bit field has no IP-ID of zero behaviour: it is 0.
+        fields: packet::Fields {
+            ip_id: if ctx.behaviour == Behaviour::Zero {
+                0
             } else {
-                lsb::decode(r.ts_ecr, lsbs, n, 32)
-            };
-        }
-        // A short extension carries the window's LSBs (if W) or else the SACK header.
-        let short = x.short;
-        let sack_header = match short {
-            Some(v) if e & ext::W == 0 => Some(v),
-            _ if e & ext::K != 0 => Some(bits.get(5).ok_or(DropReason::Malformed)? as u8),
-            _ => None,
-        };
-        if e & ext::W != 0 {
-            fields.win = match short {
-                Some(v) => {
-                    let (k, more) = ack::short_window_bits(v);
-                    let high = bits.get(more).ok_or(DropReason::Malformed)?;
-                    let lsbs = u32::from(v & 0x0F) | high << 4;
-                    lsb::decode(r.win.into(), lsbs, k, 16) as u16
-                }
-                None => {
-                    let c = bits.get(1).ok_or(DropReason::Malformed)?;
-                    let k = format::WINDOW_BITS[c as usize];
-                    let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
-                    lsb::decode(r.win.into(), lsbs, k, 16) as u16
-                }
-            };
-        }
-        let mut sack = SackBlocks::default();
-        if let Some(header) = sack_header {
-            let (count, scaled, order) = ack::sack_header_fields(header);
-            if scaled && ctx.strides.ack == 0 {
-                return Err(DropReason::Malformed);
-            }
-            let stride = if scaled { ctx.strides.ack.into() } else { 1 };
-            sack = ack::get_sack(&mut bits, fields.ack, count, stride, order)
-                .ok_or(DropReason::Malformed)?;
-        }
-        // Last in the bit field (section 8.1): with O, the outer Identification's code; else
-        // a spare bit before the padding says whether one follows; no spare bit, none does.
-        let outer_id = match ctx.outer_predictor {
-            Some(predictor) => {
-                let marked = predictor.layout() == Layout::Marked || !bits.at_boundary();
-                let coded = x.outer || (marked && bits.get(1).ok_or(DropReason::Malformed)? == 1);
-                if coded {
-                    match bits.get(1).ok_or(DropReason::Malformed)? {
-                        0 => {
-                            let k = NEAR_BITS;
-                            let lsbs = bits.get(k).ok_or(DropReason::Malformed)?;
-                            let offset = lsb::decode(ctx.outer_ref.into(), lsbs, k, 16) as u16;
-                            fields.ip_id.wrapping_add(offset)
-                        }
-                        _ => bits.get(16).ok_or(DropReason::Malformed)? as u16,
-                    }
-                } else {
-                    predictor.predict(fields.ip_id)
-                }
-            }
-            // Only a context under an IPv4 outer header codes one.
-            None if x.outer => return Err(DropReason::Malformed),
-            None => 0,
-        };
-        let mut at = bits.bytes_consumed();
-        let mut take = |n: usize| -> Result<&[u8], DropReason> {
-            let bytes = rest.get(at..at + n).ok_or(DropReason::Malformed)?;
-            at += n;
-            Ok(bytes)
-        };
-        let r_octet = if e & ext::R != 0 {
-            take(1)?[0]
-        } else {
-            ctx.identity.usual_ecn
-        };
-        let urgent = if e & ext::U != 0 {
-            let b = take(2)?;
-            u16::from_be_bytes([b[0], b[1]])
+                ctx.reference.ip_id
+            },
+            ..ctx.reference
+        },
+        seq_q: None,
+        ack_q: None,
+        seq_rq: ctx.quotients.seq.of(ctx.reference.seq, ctx.strides.seq),
+        ack_rq: if ack_scaled {
+            ctx.quotients.ack.of(ctx.reference.ack, ctx.strides.ack)
         } else {
             0
-        };
-        let payload = rest.get(at..).ok_or(DropReason::Malformed)?;
-        // A note's frame is sealed under the note too (decoded here under its scaling).
-        let identity = if x.note {
-            ctx.identity_hash
-                ^ note::seal_key(Scaling {
-                    strides: ctx.strides,
-                    behaviour: ctx.behaviour,
-                })
+        },
+        sack: SackBlocks::default(),
+        outer_id: 0,
+    };
+    layout(&mut reader, &shape, k, &x)?;
+    let at = reader.bits.bytes_consumed();
+    // The fields as coded, read again without the context, take the same bits.
+    debug_assert_eq!(CoBits::parse(&shape, k, &x, rest).map(|b| b.octets), Ok(at));
+    let fields = reader.fields;
+    let (tail, payload) = Tail::parse(e, rest.get(at..).ok_or(DropReason::Malformed)?)?;
+    let checksum = verify_checks(ctx, &x, checks, &fields, reader.outer_id)?;
+    let mut tcp_flags = flags::ACK;
+    for (on, flag) in [
+        (k & kind::P != 0, flags::PSH),
+        (e & ext::U != 0, flags::URG),
+        (e & ext::F != 0, flags::FIN),
+    ] {
+        if on {
+            tcp_flags |= flag;
+        }
+    }
+    packet::rebuild(
+        out,
+        &ctx.identity.template,
+        ctx.v4,
+        &fields,
+        ctx.identity.ts,
+        &reader.sack,
+        tcp_flags,
+        tail.r_octet.unwrap_or(ctx.identity.usual_ecn),
+        tail.urgent.unwrap_or(0),
+        checksum,
+        payload,
+    )
+    .ok_or(DropReason::Malformed)?;
+    if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
+        return Err(DropReason::ChecksumMismatch);
+    }
+    let mut found = ctx.quotients;
+    let next = numbers::next_seq(fields.seq, payload.len(), tcp_flags);
+    if let Some(q) = reader.seq_q {
+        found.seq = Quotient::known(fields.seq, ctx.strides.seq, q);
+        if next == fields.seq {
+            found.next = found.seq;
+        }
+    }
+    if let Some(q) = reader.ack_q.filter(|_| ack_scaled) {
+        found.ack = Quotient::known(fields.ack, ctx.strides.ack, q);
+    }
+    Ok(Decoded {
+        fields,
+        quotients: found,
+        payload: payload.len(),
+        next,
+        outer_id: reader.outer_id,
+    })
+}
+
+/// The TCP checksum a frame's checks give for the decoded `fields` (and outer Identification
+/// `outer_id`), once the seal (under the note, if the frame carries one: decoded under its
+/// scaling) and the 16-bit check (with V) agree.
+fn verify_checks(
+    ctx: &Context,
+    x: &Extension,
+    checks: Checks,
+    fields: &packet::Fields,
+    outer_id: u16,
+) -> Result<u16, DropReason> {
+    let identity = if x.note {
+        ctx.identity_hash
+            ^ note::seal_key(Scaling {
+                strides: ctx.strides,
+                behaviour: ctx.behaviour,
+            })
+    } else {
+        ctx.identity_hash
+    };
+    let sealed = seal::long_seal(identity, fields, outer_id);
+    if checks.check.is_some_and(|v| v != sealed as u16) {
+        return Err(DropReason::ChecksumMismatch);
+    }
+    let mut checksum = checks.checksum ^ (sealed >> 16) as u16;
+    if ctx.v4 {
+        // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
+        // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a
+        // checksum of 0 would leave).
+        checksum = checksum.wrapping_sub(fields.ip_id);
+        if checksum == 0xFFFF {
+            return Err(DropReason::ChecksumMismatch);
+        }
+    }
+    Ok(checksum)
+}
+
+/// The decompressor's [`BitField`]: each field read and decoded against the context's
+/// reference, into the packet's fields.
+struct Reader<'a, 'c> {
+    bits: BitReader<'a>,
+    ctx: &'c Context,
+    /// The packet's fields: the reference's, each replaced as it is decoded.
+    fields: packet::Fields,
+    /// The sequence number's quotient by its stride, when decoding found it.
+    seq_q: Option<u32>,
+    /// The acknowledgment number's quotient, likewise.
+    ack_q: Option<u32>,
+    /// The reference's sequence quotient.
+    seq_rq: u32,
+    /// The reference's acknowledgment quotient (0 unless the number goes scaled).
+    ack_rq: u32,
+    sack: SackBlocks,
+    outer_id: u16,
+}
+
+impl Reader<'_, '_> {
+    #[inline(always)]
+    fn get(&mut self, bits: u8) -> Result<u32, DropReason> {
+        self.bits.get(bits).ok_or(DropReason::Malformed)
+    }
+}
+
+impl BitField for Reader<'_, '_> {
+    type Error = DropReason;
+
+    fn invalid(&self) -> DropReason {
+        // Only a context under an IPv4 outer header codes an outer Identification.
+        DropReason::Malformed
+    }
+
+    #[inline(always)]
+    fn at_boundary(&self) -> bool {
+        self.bits.at_boundary()
+    }
+
+    #[inline(always)]
+    fn number(&mut self, which: Number, bits: NumberBits) -> Result<(), DropReason> {
+        let ctx = self.ctx;
+        match which {
+            Number::Seq => {
+                let next_q = ctx.quotients.next.of(ctx.next, ctx.strides.seq);
+                (self.fields.seq, self.seq_q) =
+                    number(&mut self.bits, (ctx.next, next_q), bits, ctx.strides.seq)?;
+            }
+            Number::Ack => {
+                let reference = (ctx.reference.ack, self.ack_rq);
+                (self.fields.ack, self.ack_q) =
+                    number(&mut self.bits, reference, bits, ctx.strides.ack)?;
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
+        let ctx = self.ctx;
+        let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
+        let s = ctx.strides.seq;
+        let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
+        let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
+        let q = self.seq_q.unwrap_or_else(|| quotient(self.fields.seq, s));
+        self.fields.ip_id = ctx.behaviour.ip_id(ipid::counter(offset, q));
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn random_ip_id(&mut self) -> Result<(), DropReason> {
+        self.fields.ip_id = self.get(16)? as u16;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
+        let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
+        self.fields.ts_val = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), DropReason> {
+        let r = &self.ctx.reference;
+        let c = format::get_prefix(&mut self.bits).ok_or(DropReason::Malformed)?;
+        let (is_gap, n) = codes[c];
+        let lsbs = self.get(n)?;
+        self.fields.ts_ecr = if is_gap {
+            let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
+            self.fields.ts_val.wrapping_sub(gap)
         } else {
-            ctx.identity_hash
+            lsb::decode(r.ts_ecr, lsbs, n, 32)
         };
-        let sealed = seal::long_seal(identity, &fields, outer_id);
-        if check.is_some_and(|v| v != sealed as u16) {
-            return Err(DropReason::ChecksumMismatch);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn sack_header(&mut self) -> Result<u8, DropReason> {
+        Ok(self.get(5)? as u8)
+    }
+
+    #[inline(always)]
+    fn short_window(&mut self, short: u8) -> Result<(), DropReason> {
+        let (k, more) = ack::short_window_bits(short);
+        let high = self.get(more)?;
+        let lsbs = u32::from(short & 0x0F) | high << 4;
+        self.fields.win = lsb::decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn window(&mut self) -> Result<(), DropReason> {
+        let (lsbs, k) = format::get_window(&mut self.bits).ok_or(DropReason::Malformed)?;
+        self.fields.win = lsb::decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn sack(&mut self, header: u8) -> Result<(), DropReason> {
+        let (count, scaled, order) = ack::sack_header_fields(header);
+        let stride = self.ctx.strides.ack;
+        if scaled && stride == 0 {
+            return Err(DropReason::Malformed);
         }
-        let mut checksum = u16::from_be_bytes([*c0, *c1]) ^ (sealed >> 16) as u16;
-        if ctx.v4 {
-            // The field carries checksum + IP-ID: a wrongly decoded IP-ID leaves a wrong TCP
-            // checksum (0xFFFF is never sent, and is what an IP-ID one too high against a
-            // checksum of 0 would leave).
-            checksum = checksum.wrapping_sub(fields.ip_id);
-            if checksum == 0xFFFF {
-                return Err(DropReason::ChecksumMismatch);
+        let stride = if scaled { stride.into() } else { 1 };
+        self.sack = ack::get_sack(&mut self.bits, self.fields.ack, count, stride, order)
+            .ok_or(DropReason::Malformed)?;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn outer_marker(&mut self) -> Result<bool, DropReason> {
+        Ok(self.get(1)? == 1)
+    }
+
+    #[inline(always)]
+    fn outer_predicted(&mut self) -> Result<(), DropReason> {
+        let predictor = self.ctx.outer_predictor.ok_or(DropReason::Malformed)?;
+        self.outer_id = predictor.predict(self.fields.ip_id);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn outer_code(&mut self) -> Result<(), DropReason> {
+        self.outer_id = match outer::get_code(&mut self.bits).ok_or(DropReason::Malformed)? {
+            (true, id) => id,
+            (false, lsbs) => {
+                let offset = lsb::decode(self.ctx.outer_ref.into(), lsbs.into(), NEAR_BITS, 16);
+                self.fields.ip_id.wrapping_add(offset as u16)
             }
-        }
-        let mut tcp_flags = flags::ACK;
-        for (bit, flag) in [(kind::P, flags::PSH)] {
-            if k & bit != 0 {
-                tcp_flags |= flag;
-            }
-        }
-        for (bit, flag) in [(ext::U, flags::URG), (ext::F, flags::FIN)] {
-            if e & bit != 0 {
-                tcp_flags |= flag;
-            }
-        }
-        packet::rebuild(
-            out,
-            &ctx.identity.template,
-            ctx.v4,
-            &fields,
-            ctx.identity.ts,
-            &sack,
-            tcp_flags,
-            r_octet,
-            urgent,
-            checksum,
-            payload,
-        )
-        .ok_or(DropReason::Malformed)?;
-        if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
-            return Err(DropReason::ChecksumMismatch);
-        }
-        let mut found = ctx.quotients;
-        let next = numbers::next_seq(fields.seq, payload.len(), tcp_flags);
-        if let Some(q) = seq_q {
-            found.seq = Quotient::known(fields.seq, ctx.strides.seq, q);
-            if next == fields.seq {
-                found.next = found.seq;
-            }
-        }
-        if let Some(q) = ack_q.filter(|_| ack_scaled) {
-            found.ack = Quotient::known(fields.ack, ctx.strides.ack, q);
-        }
-        Ok(Decoded {
-            fields,
-            quotients: found,
-            payload: payload.len(),
-            next,
-            outer_id,
-        })
+        };
+        Ok(())
     }
 }
 
@@ -307,7 +368,7 @@ pub(super) fn guess_stride(
     decoded
 }
 
-/// Reads a sequence or acknowledgment number of size class `class`, scaled by `stride` or not,
+/// Reads a sequence or acknowledgment number's LSBs (`bits`), scaled by `stride` or not,
 /// against `reference` and its quotient by `stride` (0 without a stride; only a scaled number
 /// needs it): the number, and its quotient at no division's cost if there is one (a number
 /// decoded scaled; the reference's own, as given, if the number is the reference).
@@ -315,21 +376,14 @@ pub(super) fn guess_stride(
 fn number(
     bits: &mut BitReader<'_>,
     (reference, reference_q): (u32, u32),
-    class: usize,
-    scaled: bool,
+    code: NumberBits,
     stride: u16,
 ) -> Result<(u32, Option<u32>), DropReason> {
-    let table = if scaled {
-        &format::SCALED_BITS
-    } else {
-        &format::UNSCALED_BITS
-    };
-    let n = table[class];
+    let n = code.bits;
     let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
-    let scaled = scaled && class != usize::from(format::STRIDED_UNSCALED_CLASS);
     if n == 0 {
         Ok((reference, Some(reference_q)))
-    } else if scaled {
+    } else if code.scaled {
         // No such number: the reference is not the compressor's (context damage).
         scaled::decode_divided(reference, reference_q, lsbs, n, stride)
             .map(|(v, q)| (v, Some(q)))
