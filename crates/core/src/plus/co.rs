@@ -17,7 +17,7 @@
 //! holds, in which order and of how many bits, and hands each to a [`BitField`]. The
 //! compressor's writes each field (choosing its code as it goes), the decompressor's reads and
 //! decodes it, and [`CoBits`] keeps each as coded, for tools and tests. Each field's own code is
-//! paired in one module: [`format`] (prefix codes, window), [`ack`] (short window, SACK),
+//! paired in one module: [`format`](mod@format) (prefix codes, window), [`ack`] (short window, SACK),
 //! [`crate::plus::outer`] (outer Identification).
 
 use alloc::vec::Vec;
