@@ -32,6 +32,7 @@ use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
 use pcap_file::DataLink;
 use taroc_cli::capture::{self, Capture};
 use taroc_core::plus::compact::CompactIr;
+use taroc_core::plus::ir_r::{self, IrR};
 use taroc_core::plus::packed::PackedIr;
 use taroc_core::plus::{cids, co, format, mirror, other};
 use taroc_core::tcp::packet::FlowKey;
@@ -426,7 +427,7 @@ fn our_cid(kind: u8, frame: &[u8]) -> Option<u8> {
         // A replicated IR-N: | form | flags | CID | base CID | ...
         other::IR_N if other::is_replica(frame) => Some(frame[2]),
         format::IR | other::IR_N => Some(length_field(frame)),
-        format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT => Some(frame[1]),
+        k if ir_r::mode(k).is_some() => IrR::parse(ir_r::mode(k)?, frame).ok().map(|f| f.cid),
         format::COMPACT_IR => CompactIr::new_checked(frame).map(|f| f.cid()),
         format::PACKED_IR => PackedIr::new_checked(frame).ok().map(|f| f.cid()),
         other::CO_N..=other::CO_N_LAST => other::cid_of(kind, frame),

@@ -29,6 +29,7 @@ use rand_core::{RngCore, SeedableRng};
 use taroc_core::plus::compact::CompactIr;
 use taroc_core::plus::format;
 use taroc_core::plus::ir::IrFrame;
+use taroc_core::plus::ir_r::{self, IrR};
 use taroc_core::plus::packed::PackedIr;
 use taroc_core::variant::Variant;
 use taroc_core::vj::format::NEW_C;
@@ -66,10 +67,6 @@ fn cid_offset(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> Option<usize> {
     };
     let offset = match (scheme, kind) {
         (Scheme::Taroc, FrameKind::UncompressedTcp) => ip_length_field()?,
-        (
-            Scheme::Plus,
-            FrameKind::Profile(format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT),
-        ) => 1,
         (Scheme::Iphc, FrameKind::FullHeader) if is_tcp()? => ip_length_field()?,
         (Scheme::Taroc, FrameKind::CompressedTcp)
         | (Scheme::Iphc, FrameKind::CompressedTcp | FrameKind::CompressedTcpNoDelta) => 0,
@@ -80,9 +77,13 @@ fn cid_offset(scheme: Scheme, kind: FrameKind, frame: &[u8]) -> Option<usize> {
     (offset < frame.len()).then_some(offset)
 }
 
-/// The CID of a `taroc-plus` IR, compact IR or packed IR, read through its frame's view.
+/// The CID of a `taroc-plus` IR, IR-R, compact IR or packed IR, read through its frame's view.
 fn plus_cid(kind: FrameKind, frame: &[u8]) -> Option<u8> {
     match kind {
+        FrameKind::Profile(k) if ir_r::mode(k).is_some() => {
+            let mode = ir_r::mode(k)?;
+            IrR::parse(mode, frame).ok().map(|f| f.cid)
+        }
         FrameKind::Profile(format::IR) => IrFrame::new_checked(frame).ok().map(|f| f.cid()),
         FrameKind::Profile(format::COMPACT_IR) => CompactIr::new_checked(frame).map(|f| f.cid()),
         FrameKind::Profile(format::PACKED_IR) => PackedIr::new_checked(frame).ok().map(|f| f.cid()),
@@ -90,10 +91,21 @@ fn plus_cid(kind: FrameKind, frame: &[u8]) -> Option<u8> {
     }
 }
 
-/// `frame`, a `taroc-plus` IR, compact IR or packed IR (whose CIDs go up to 31), moved to
-/// context `cid` through its frame's view; `None` for a frame of another kind or a CID its
-/// kind cannot name.
+/// `frame`, a `taroc-plus` IR, IR-R, compact IR or packed IR (whose CIDs
+/// go up to 31), moved to context `cid` through its frame's view; `None` for a frame of another
+/// kind or a CID its kind cannot name.
 fn plus_with_cid(kind: FrameKind, frame: &[u8], cid: u8) -> Option<Vec<u8>> {
+    if let FrameKind::Profile(k) = kind {
+        if let Some(mode) = ir_r::mode(k) {
+            let moved = IrR {
+                cid,
+                ..IrR::parse(mode, frame).ok()?
+            };
+            let mut out = Vec::with_capacity(frame.len());
+            moved.emit(&mut out);
+            return Some(out);
+        }
+    }
     let mut out = frame.to_vec();
     match kind {
         FrameKind::Profile(format::IR) => IrFrame::new_checked(&mut out[..]).ok()?.set_cid(cid),

@@ -6,41 +6,37 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use taroc_wire::tcp::flags;
-
 use super::breakdown::Breakdown;
 use super::cids;
 use super::compact;
 use super::format::{self};
 use super::handshake;
-use super::ipid::{self, Behaviour, Detector};
+use super::ipid::{Behaviour, Detector};
 use super::mirror::{self, Mirrors, Outbox};
-use super::numbers::{self, Numbers};
+use super::numbers::Numbers;
 use super::other::{self, OtherCompressor};
 use super::outer::{Outer, Predictors};
 use super::receipt::Issued;
 use super::scaled::{Learner, Strides};
-use super::stale::{self, Trace};
+use super::stale::Trace;
 use super::window::{self, DerivedColumns, Scaler, Scaling};
 use super::{PlusConfig, PlusStats};
 use crate::codec::{Compressor, FrameKind};
 use crate::tcp::context::{Identity, ALL_CIDS};
 use crate::tcp::cwnd::{AckTracker, SeqTracker};
-use crate::tcp::packet::{Fields, FlowKey, TcpIpPacket};
+use crate::tcp::packet::{FlowKey, TcpIpPacket};
 use crate::tcp::repair::Watch;
 use crate::tcp::stats::{Part, Why};
-use crate::tcp::vsw::{Entry, Vsw};
+use crate::tcp::vsw::Vsw;
 
 mod bases;
 mod co;
 mod feedback;
 mod handshakes;
 mod ir;
+mod packet;
 mod table;
 mod tunnel;
-
-use co::{write_co, Coder};
-use ir::{write_ir, write_ir_r};
 
 /// The CIDs a new context takes first (0 to 31), reusing those of flows that are over before
 /// taking higher ones: CO frames name them in at most one octet besides the kind byte
@@ -106,7 +102,7 @@ pub const MAX_WINDOW_PACKETS: usize = 16;
 
 /// Fewest entries of a context's window: however small the tracked congestion window, the
 /// decompressor keeps a reference unless it misses this many packets of the flow in a row,
-/// which the next packet's jump shows without context requests ([`stale`]). (Sixteen without
+/// which the next packet's jump shows without context requests ([`stale`](super::stale)). (Sixteen without
 /// requests, so that a jump always meant a lost reference, cost slow flows up to 1.1 octets
 /// per packet on a clean link.)
 pub const MIN_WINDOW_PACKETS: usize = 8;
@@ -469,211 +465,6 @@ impl PlusCompressor {
         let base = handshake::Base::Mirror(mirror);
         let reference = reference.as_ref().map(|r| (r, named));
         handshake::write(p, &self.mirrored, base, reference, out)
-    }
-
-    /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile), `outer_id`
-    /// its IPv4 outer header's Identification if the context is tunnelled under one.
-    fn compress_in(
-        &mut self,
-        ctx: &mut Context,
-        cid: u8,
-        p: &TcpIpPacket<'_>,
-        outer_id: u16,
-        out: &mut Vec<u8>,
-    ) -> FrameKind {
-        // The context keeps an IPv4 outer header, whose Identification its frames code.
-        let outer_v4 = ctx.outer.as_ref().is_some_and(Outer::is_v4);
-        ctx.last_used = self.clock;
-        ctx.fin |= p.flags & flags::FIN != 0;
-        if let Some(strides) = ctx
-            .learner
-            .observe(p.payload_len(), p.fields.ack, ctx.strides)
-        {
-            ctx.strides = strides;
-            self.scaling_changed(ctx);
-        }
-        if let Some(behaviour) = ctx.detector.observe(p.fields.ip_id, ctx.behaviour) {
-            ctx.behaviour = behaviour;
-            self.scaling_changed(ctx);
-        }
-        ctx.rescale();
-        let config = &self.config;
-
-        // The window keeps each packet with its next sequence number in place of its own: what
-        // a later packet's is coded against, and the decompressor's order (spec section 5.2).
-        let sent = Fields {
-            seq: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
-            ..p.fields
-        };
-        let len = sent.seq.wrapping_sub(p.fields.seq);
-        let mut why = if ctx.vsw.is_empty() {
-            Some(Why::NoReference)
-        } else if ctx.irs_due > 0 {
-            Some(Why::SlowStart)
-        } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
-            Some(Why::Retransmission)
-        } else {
-            None
-        };
-        // The watch sees every packet (it counts retransmissions), so ask it first.
-        let repair = ctx.watch.due(&config.repair, p, self.now);
-        if repair == Some(Why::Requested) {
-            // A request means the decompressor lacks the context: answer with more IRs than
-            // a start's, so that more losses do not leave it waiting for another request (a
-            // request comes only after a refusal, so a clean link never pays for them).
-            ctx.irs_due = ANSWER_IRS;
-            ctx.full_only = true;
-            ctx.issued.clear();
-        }
-        why = why.or(repair);
-        // Without a reverse channel, a wide frame now and then, and the check on a frame whose
-        // packet jumped further than the decompressor may miss packets and keep a reference.
-        let one_way = !config.repair.context_requests;
-        let wide = one_way
-            && (ctx.since_wide >= WIDE_EVERY_PACKETS
-                || self.now.saturating_sub(ctx.wide_at) >= WIDE_INTERVAL);
-        let limit = MIN_WINDOW_PACKETS as u16;
-        let now = Trace {
-            ip_id: p.fields.ip_id,
-            next: sent.seq,
-            ack: sent.ack,
-        };
-        let check = one_way && stale::jumped(ctx.scaler.scaling(), &ctx.last, &now, limit);
-        ctx.last = now;
-        let kind = match why {
-            None => match write_co(
-                &Coder::of(ctx, outer_id, p, wide, check),
-                p,
-                cid,
-                out,
-                &mut self.stats,
-            ) {
-                Ok((kind, tally)) => {
-                    self.breakdown.add(p.payload_len() > 0, &tally);
-                    Some(FrameKind::Profile(kind))
-                }
-                Err(reason) => {
-                    why = Some(reason);
-                    None
-                }
-            },
-            Some(_) => None,
-        };
-        let compressed = kind.is_some();
-        if !compressed || wide {
-            (ctx.since_wide, ctx.wide_at) = (0, self.now);
-        } else {
-            ctx.since_wide += 1;
-        }
-        if compressed && wide {
-            self.stats.wide_frames += 1;
-            ctx.wide_notes = ctx.wide_notes.saturating_sub(1);
-        }
-        if compressed && ctx.notes_due > 0 {
-            self.stats.scaling_notes += 1;
-        }
-        ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
-        // This frame carries the strides and behaviour, as a note or in its IR.
-        ctx.notes_due = ctx.notes_due.saturating_sub(1);
-        // The kind byte of the full header sent instead of a CO frame.
-        let mut full_kind = format::IR;
-        if !compressed {
-            let replicate =
-                !ctx.full_only && matches!(why, Some(Why::NoReference | Why::SlowStart));
-            let base = replicate
-                .then(|| self.find_base(p))
-                .flatten()
-                .filter(|(_, b)| b.co_run >= YOUNG_BASE);
-            let replicated = base.and_then(|(base_cid, base)| {
-                write_ir_r(ctx, base, base_cid, p, cid, out, &mut PlusStats::default())
-                    .ok()
-                    .filter(|_| out.len() <= p.bytes.len())
-                    .map(|k| (k, base.depth.saturating_add(1)))
-            });
-            // The reverse of a flow the sibling decompressor verified: a mirrored compact IR,
-            // unless the IR-R is shorter. It rests on no frame of this direction's.
-            let mirror = replicate
-                .then(|| self.mirrors.find(&p.key))
-                .flatten()
-                .map(|hash| {
-                    let reference = self.mirrors.fresh_numbers(hash);
-                    compact::Mirror {
-                        hash,
-                        reference,
-                        named: reference.is_some_and(|r| self.mirrors.names(hash, r)),
-                    }
-                });
-            let strides = ctx.strides;
-            let mirrored = mirror
-                .map(|_| write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact))
-                .filter(|&k| k != format::IR)
-                .filter(|_| replicated.is_none_or(|_| self.mirrored.len() < out.len()));
-            (full_kind, ctx.depth) = match (mirrored, replicated) {
-                (Some(kind), _) => {
-                    core::mem::swap(out, &mut self.mirrored);
-                    self.stats.mirrored_irs += 1;
-                    (kind, 0)
-                }
-                (None, Some(k)) => k,
-                (None, None) => (write_ir(ctx, p, cid, None, out, &mut self.compact), 0),
-            };
-            if ctx.strides != strides {
-                // The IR frame dropped the strides (an urgent pointer in use).
-                ctx.issued.clear();
-            }
-            ctx.issued.sent(p.checksum);
-            ctx.irs_due = ctx.irs_due.saturating_sub(1);
-            ctx.full_only &= ctx.irs_due > 0;
-            if outer_v4 {
-                ctx.predictors.sent_ir(outer_id, p.fields.ip_id);
-            }
-            self.stats.count(why.unwrap_or(Why::Unfit));
-            self.stats
-                .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
-        }
-        ctx.watch.sent(p, self.now, !compressed);
-        if ctx.numbers_noted < NUMBERS_NOTED {
-            ctx.numbers_noted += 1;
-            self.outbox
-                .numbers(mirror::flow_hash(&p.key), Numbers::of(p));
-        }
-        ctx.rescale();
-        let mut derived = ctx.scaler.derive_entry(&sent, len);
-        if outer_v4 {
-            derived = derived.with_outer(outer_id.wrapping_sub(p.fields.ip_id));
-        }
-        let derived = if ctx.behaviour.is_counter() {
-            ipid::window_offset(&ctx.vsw, &sent, derived, compressed)
-        } else {
-            derived
-        };
-        let entry = Entry {
-            fields: sent,
-            has_payload: p.payload_len() > 0,
-            uncompressed: !compressed,
-        };
-        ctx.vsw.push_with(entry, derived);
-        if !config.repair.context_requests {
-            ctx.since_sample += 1;
-            // Every IR frame too: it is the reference of a decompressor that lost what
-            // followed it (a restart's IR frames, say).
-            if ctx.since_sample >= HORIZON_STEP || !compressed {
-                ctx.since_sample = 0;
-                ctx.horizon.push_with(entry, derived);
-            }
-        }
-        ctx.seq.on_segment(p.fields.seq);
-        ctx.ack.on_segment(p.fields.ack);
-        let w = ctx.window(config.k);
-        ctx.vsw.prune(w);
-        if compressed && ctx.vsw.len() == 1 {
-            // The window shrank to this one packet: if it is lost, nothing the decompressor
-            // holds is a reference. Start again.
-            self.stats.long_jumps += 1;
-            ctx.irs_due = self.start_irs();
-            ctx.issued.clear();
-        }
-        kind.unwrap_or(FrameKind::Profile(full_kind))
     }
 
     /// After a change of `ctx`'s strides or behaviour: the next [`start_irs`] frames carry

@@ -11,11 +11,11 @@ use super::co::Head;
 use super::compressor::MIN_WINDOW_PACKETS;
 use super::format;
 use super::ipid::Behaviour;
+use super::ir_r;
 use super::mirror::{self, Mirrors, Outbox};
 use super::numbers::Numbers;
 use super::other::{self, OtherDecompressor};
 use super::outer::{Outer, Predictor};
-use super::ports;
 use super::receipt::Receipts;
 use super::scaled::{Learner, Strides};
 use super::stale::{self, Trace};
@@ -503,11 +503,7 @@ impl PlusDecompressor {
             FrameKind::Profile(
                 k @ (format::IR_R | format::IR_R_SOURCE_KEPT | format::IR_R_DEST_KEPT),
             ) => {
-                let mode = match k {
-                    format::IR_R => ports::Mode::Whole,
-                    format::IR_R_SOURCE_KEPT => ports::Mode::SourceKept,
-                    _ => ports::Mode::DestKept,
-                };
+                let mode = ir_r::mode(k).expect("an IR-R kind byte");
                 let (cid, result) = self.ir_r(frame, mode, out);
                 if let Some(cid) = cid {
                     self.requests.record(cid, &result);

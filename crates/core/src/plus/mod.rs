@@ -37,6 +37,7 @@ pub mod format;
 pub mod handshake;
 pub mod ipid;
 pub mod ir;
+pub mod ir_r;
 pub mod mirror;
 pub mod note;
 pub mod numbers;

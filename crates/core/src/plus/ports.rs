@@ -50,15 +50,53 @@ fn unzigzag(z: u32) -> Option<i16> {
     Some(((z >> 1) as i16) ^ -((z & 1) as i16))
 }
 
-/// Appends `ports` coded in `mode` ([`mode`]) against `base`.
-pub fn put(out: &mut Vec<u8>, mode: Mode, ports: &[u8; 4], base: &[u8; 4]) {
+/// Ports coded against a base's: at most four octets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coded {
+    bytes: [u8; 4],
+    len: u8,
+}
+
+impl Coded {
+    /// The octets.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+/// `ports` coded in `mode` ([`mode`]) against `base`.
+pub fn encode(mode: Mode, ports: &[u8; 4], base: &[u8; 4]) -> Coded {
     let at = match mode {
-        Mode::Whole => return out.extend_from_slice(ports),
+        Mode::Whole => {
+            return Coded {
+                bytes: *ports,
+                len: 4,
+            }
+        }
         Mode::SourceKept => 2,
         Mode::DestKept => 0,
     };
     let d = port(&ports[at..]).wrapping_sub(port(&base[at..])) as i16;
-    varint::put(out, zigzag(d));
+    // A zigzag value below 2^16 takes at most three octets.
+    let mut coded = Coded {
+        bytes: [0; 4],
+        len: 0,
+    };
+    let mut value = zigzag(d);
+    loop {
+        let more = value >= 0x80;
+        coded.bytes[usize::from(coded.len)] = value as u8 & 0x7F | if more { 0x80 } else { 0 };
+        coded.len += 1;
+        value >>= 7;
+        if !more {
+            return coded;
+        }
+    }
+}
+
+/// Appends `ports` coded in `mode` ([`mode`]) against `base`.
+pub fn put(out: &mut Vec<u8>, mode: Mode, ports: &[u8; 4], base: &[u8; 4]) {
+    out.extend_from_slice(encode(mode, ports, base).as_bytes());
 }
 
 /// Reads ports coded in `mode` against `base` from the start of `data`: the ports and the
@@ -74,6 +112,18 @@ pub fn get(data: &[u8], mode: Mode, base: &[u8; 4]) -> Option<([u8; 4], usize)> 
     let mut ports = *base;
     ports[at..at + 2].copy_from_slice(&value.to_be_bytes());
     Some((ports, used))
+}
+
+/// The octets of ports coded in `mode` at the start of `data`, or `None` if cut short or out
+/// of range (what [`get`] takes, without the base).
+pub fn coded_len(data: &[u8], mode: Mode) -> Option<usize> {
+    match mode {
+        Mode::Whole => (data.len() >= 4).then_some(4),
+        Mode::SourceKept | Mode::DestKept => {
+            let (z, used) = varint::get(data)?;
+            unzigzag(z).map(|_| used)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -103,11 +153,19 @@ mod tests {
             assert_eq!(out.len(), len);
             out.push(0xAB);
             assert_eq!(get(&out, m, &base), Some((p, len)));
+            assert_eq!(coded_len(&out, m), Some(len));
         }
         // Past 16 bits, or cut short: refused.
         assert_eq!(get(&[0x80, 0x80, 0x04], Mode::DestKept, &base), None);
         assert_eq!(get(&[0x80], Mode::SourceKept, &base), None);
         assert_eq!(get(&[1, 2, 3], Mode::Whole, &base), None);
+        for (data, m) in [
+            (&[0x80, 0x80, 0x04][..], Mode::DestKept),
+            (&[0x80], Mode::SourceKept),
+            (&[1, 2, 3], Mode::Whole),
+        ] {
+            assert_eq!(coded_len(data, m), None);
+        }
     }
 
     #[test]

@@ -420,10 +420,30 @@ fn ir_r_refuses_both_stride_flags_and_a_missing_base() {
     assert_eq!(
         d.decompress(
             FrameKind::Profile(super::format::IR_R),
-            &[super::format::ir::BASE_IP, 1, 0, 0],
+            &[
+                super::format::ir::BASE_IP,
+                1,
+                0,
+                0x13,
+                0x88,
+                0,
+                80,
+                0x40,
+                0,
+                0
+            ],
             &mut out
         ),
         Err(DropReason::NoContext)
+    );
+    // Cut short, it is malformed whatever the base.
+    assert_eq!(
+        d.decompress(
+            FrameKind::Profile(super::format::IR_R),
+            &[super::format::ir::BASE_IP, 1, 0, 0],
+            &mut out
+        ),
+        Err(DropReason::Malformed)
     );
     assert!(out.is_empty());
 }

@@ -11,6 +11,7 @@ use super::Context;
 use crate::plus::compact;
 use crate::plus::format;
 use crate::plus::ir::IrRepr;
+use crate::plus::ir_r::{self, IrR};
 use crate::plus::packed;
 use crate::plus::ports;
 use crate::plus::scaled::Strides;
@@ -84,25 +85,26 @@ pub(super) fn write_ir_r(
     } else if send_strides {
         flags |= format::ir::STRIDES;
     }
-    out.extend_from_slice(&[flags, cid, base_cid]);
-    if send_strides {
-        out.extend_from_slice(&ctx.strides.seq.to_be_bytes());
-        out.extend_from_slice(&ctx.strides.ack.to_be_bytes());
-    }
-    if !base_ip {
-        out.extend(ip_bytes.iter().map(|&at| ctx.identity.template[at]));
-    }
     let header = p.tcp_offset;
     let (own, theirs) = (&ctx.identity.template, &base.identity.template);
     let four = |t: &[u8]| -> Option<[u8; 4]> { t.get(header..header + 4)?.try_into().ok() };
     let (Some(own_ports), Some(base_ports)) = (four(own), four(theirs)) else {
         return Err(Why::Unfit);
     };
-    let (own_ports, base_ports) = (&own_ports, &base_ports);
-    let mode = ports::mode(own_ports, base_ports);
-    ports::put(out, mode, own_ports, base_ports);
-    let at = out.len();
-    out.push(0);
+    let mode = ports::mode(&own_ports, &base_ports);
+    let coded_ports = ports::encode(mode, &own_ports, &base_ports);
+    let at = IrR {
+        mode,
+        flags,
+        cid,
+        base_cid,
+        strides: send_strides.then_some(ctx.strides),
+        ip: (!base_ip).then(|| ip_bytes.map(|at| ctx.identity.template[at])),
+        ports: coded_ports.as_bytes(),
+        co_kind: 0,
+        body: &[],
+    }
+    .emit(out);
     // The new context's own coding, against the base's window, numbers whole; an outer
     // header's Identification is in the tunnel frame around it (section 8.1).
     let coder = Coder {
@@ -116,9 +118,5 @@ pub(super) fn write_ir_r(
     };
     let (k, _) = write_co(&coder, p, 0, out, stats)?;
     out[at] = k;
-    Ok(match mode {
-        ports::Mode::Whole => format::IR_R,
-        ports::Mode::SourceKept => format::IR_R_SOURCE_KEPT,
-        ports::Mode::DestKept => format::IR_R_DEST_KEPT,
-    })
+    Ok(ir_r::kind(mode))
 }

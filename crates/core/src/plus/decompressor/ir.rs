@@ -7,12 +7,13 @@ use alloc::vec::Vec;
 
 use super::{decode_body, Context, PlusDecompressor, Quotients, CO_KINDS};
 use crate::codec::DropReason;
-use crate::plus::ack::{self, Extension};
+use crate::plus::co::Head;
 use crate::plus::compact::{self, CompactIr, Framing};
-use crate::plus::format::{self, ext, kind};
+use crate::plus::format;
 use crate::plus::handshake::{self, Base, IrS};
 use crate::plus::ipid::Behaviour;
 use crate::plus::ir::{IrFrame, IrRepr};
+use crate::plus::ir_r::IrR;
 use crate::plus::numbers;
 use crate::plus::outer::{Outer, Predictor};
 use crate::plus::packed::PackedIr;
@@ -106,59 +107,41 @@ impl PlusDecompressor {
         mode: ports::Mode,
         out: &mut Vec<u8>,
     ) -> (Option<u8>, Result<(), DropReason>) {
-        let [flags, cid, base_cid, rest @ ..] = frame else {
-            return (None, Err(DropReason::Malformed));
-        };
-        (
-            Some(*cid),
-            self.ir_r_body(*flags, *cid, *base_cid, rest, mode, out),
-        )
+        match IrR::parse(mode, frame) {
+            Ok(frame) => (Some(frame.cid), self.ir_r_body(&frame, out)),
+            Err((cid, reason)) => (cid, Err(reason)),
+        }
     }
 
-    fn ir_r_body(
-        &mut self,
-        flags: u8,
-        cid: u8,
-        base_cid: u8,
-        rest: &[u8],
-        mode: ports::Mode,
-        out: &mut Vec<u8>,
-    ) -> Result<(), DropReason> {
-        if cid == base_cid {
-            return Err(DropReason::Malformed);
-        }
-        if flags & format::ir::BASE_STRIDES != 0 && flags & format::ir::STRIDES != 0 {
-            return Err(DropReason::Malformed);
-        }
+    fn ir_r_body(&mut self, frame: &IrR<'_>, out: &mut Vec<u8>) -> Result<(), DropReason> {
+        let IrR {
+            mode,
+            flags,
+            cid,
+            base_cid,
+            co_kind: k,
+            body,
+            ..
+        } = *frame;
         let base = self.contexts[usize::from(base_cid)]
             .as_ref()
             .ok_or(DropReason::NoContext)?;
-        let (strides, rest) = if flags & format::ir::BASE_STRIDES != 0 {
-            (base.strides, rest)
-        } else if flags & format::ir::STRIDES != 0 {
-            let [s0, s1, a0, a1, rest @ ..] = rest else {
-                return Err(DropReason::Malformed);
-            };
-            let strides = Strides {
-                seq: u16::from_be_bytes([*s0, *s1]),
-                ack: u16::from_be_bytes([*a0, *a1]),
-            };
-            (strides, rest)
+        let strides = if flags & format::ir::BASE_STRIDES != 0 {
+            base.strides
         } else {
-            (Strides::default(), rest)
+            frame.strides.unwrap_or_default()
         };
         let base_template = &base.identity.template;
-        let mut ip = [0u8; 6];
-        let rest = if flags & format::ir::BASE_IP != 0 {
-            let v4 = base.v4;
-            for (byte, &at) in ip.iter_mut().zip(&format::IR_R_IP_BYTES[usize::from(!v4)]) {
-                *byte = *base_template.get(at).ok_or(DropReason::Malformed)?;
+        let ip = match frame.ip {
+            Some(ip) => ip,
+            None => {
+                let mut ip = [0u8; 6];
+                let at = &format::IR_R_IP_BYTES[usize::from(!base.v4)];
+                for (byte, &at) in ip.iter_mut().zip(at) {
+                    *byte = *base_template.get(at).ok_or(DropReason::Malformed)?;
+                }
+                ip
             }
-            rest
-        } else {
-            let (sent, rest) = rest.split_at_checked(6).ok_or(DropReason::Malformed)?;
-            ip.copy_from_slice(sent);
-            rest
         };
         let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
         let (v4, header_len) = match (ip[0], base_template.len()) {
@@ -169,10 +152,7 @@ impl PlusDecompressor {
         let base_ports: &[u8; 4] = base_template[header_len..]
             .try_into()
             .map_err(|_| DropReason::Malformed)?;
-        let (ports, used) = ports::get(rest, mode, base_ports).ok_or(DropReason::Malformed)?;
-        let (Some(&k), Some(body)) = (rest.get(used), rest.get(used + 1..)) else {
-            return Err(DropReason::Malformed);
-        };
+        let (ports, _) = ports::get(frame.ports, mode, base_ports).ok_or(DropReason::Malformed)?;
         template.extend_from_slice(&base_template[..header_len]);
         for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(&ip) {
             template[at] = byte;
@@ -218,15 +198,12 @@ impl PlusDecompressor {
             suspect: false,
             held: None,
         };
-        let (e, body) = if k & kind::X != 0 {
-            let (e, used) = ack::get_extension(body).ok_or(DropReason::Malformed)?;
-            (e, &body[used..])
-        } else {
-            (Extension::default(), body)
-        };
-        if e.flags & ext::C != 0 {
+        // The body has no CID (its context's is the frame's) and no note.
+        let (head, at) = Head::parse(k, Some(cid), body).map_err(|(_, reason)| reason)?;
+        if head.note.is_some() {
             return Err(DropReason::Malformed);
         }
+        let (e, body) = (head.x, &body[at..]);
         let d = decode_body(&ctx, k, e, body, out).map_err(|_| DropReason::ChecksumMismatch)?;
         self.outbox.changed(cid);
         let fresh = self.changes(cid, &ctx.key, ctx.strides, ctx.behaviour);

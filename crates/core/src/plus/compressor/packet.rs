@@ -1,0 +1,279 @@
+//! Compressing one packet in its context: what the context learns from it, why it must go as
+//! a full header (if it must), the CO frame or the full header that carries it, and what the
+//! window keeps of it.
+
+use alloc::vec::Vec;
+
+use taroc_wire::tcp::flags;
+
+use super::co::{write_co, Coder};
+use super::ir::{write_ir, write_ir_r};
+use super::{
+    Context, PlusCompressor, ANSWER_IRS, HORIZON_STEP, MIN_WINDOW_PACKETS, NUMBERS_NOTED,
+    WIDE_EVERY_PACKETS, WIDE_INTERVAL, YOUNG_BASE,
+};
+use crate::codec::FrameKind;
+use crate::plus::compact;
+use crate::plus::format;
+use crate::plus::ipid;
+use crate::plus::mirror;
+use crate::plus::numbers::{self, Numbers};
+use crate::plus::outer::Outer;
+use crate::plus::stale::{self, Trace};
+use crate::plus::PlusStats;
+use crate::tcp::packet::{Fields, TcpIpPacket};
+use crate::tcp::stats::{Part, Why};
+use crate::tcp::vsw::Entry;
+
+impl PlusCompressor {
+    /// Compresses `p` in its context `ctx` (of `cid`, out of the table meanwhile), `outer_id`
+    /// its IPv4 outer header's Identification if the context is tunnelled under one.
+    pub(super) fn compress_in(
+        &mut self,
+        ctx: &mut Context,
+        cid: u8,
+        p: &TcpIpPacket<'_>,
+        outer_id: u16,
+        out: &mut Vec<u8>,
+    ) -> FrameKind {
+        self.learn(ctx, p);
+        // The window keeps each packet with its next sequence number in place of its own: what
+        // a later packet's is coded against, and the decompressor's order (spec section 5.2).
+        let sent = Fields {
+            seq: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
+            ..p.fields
+        };
+        let mut why = self.why_full(ctx, p, &sent);
+        // Without a reverse channel, a wide frame now and then, and the check on a frame whose
+        // packet jumped further than the decompressor may miss packets and keep a reference.
+        let one_way = !self.config.repair.context_requests;
+        let wide = one_way
+            && (ctx.since_wide >= WIDE_EVERY_PACKETS
+                || self.now.saturating_sub(ctx.wide_at) >= WIDE_INTERVAL);
+        let now = Trace {
+            ip_id: p.fields.ip_id,
+            next: sent.seq,
+            ack: sent.ack,
+        };
+        let limit = MIN_WINDOW_PACKETS as u16;
+        let check = one_way && stale::jumped(ctx.scaler.scaling(), &ctx.last, &now, limit);
+        ctx.last = now;
+        let kind = match why {
+            None => {
+                let coder = Coder::of(ctx, outer_id, p, wide, check);
+                match write_co(&coder, p, cid, out, &mut self.stats) {
+                    Ok((kind, tally)) => {
+                        self.breakdown.add(p.payload_len() > 0, &tally);
+                        Some(FrameKind::Profile(kind))
+                    }
+                    Err(reason) => {
+                        why = Some(reason);
+                        None
+                    }
+                }
+            }
+            Some(_) => None,
+        };
+        let compressed = kind.is_some();
+        self.count_co(ctx, compressed, wide);
+        let kind = match kind {
+            Some(kind) => kind,
+            None => {
+                let why = why.unwrap_or(Why::Unfit);
+                FrameKind::Profile(self.write_full(ctx, cid, p, why, outer_id, out))
+            }
+        };
+        ctx.watch.sent(p, self.now, !compressed);
+        if ctx.numbers_noted < NUMBERS_NOTED {
+            ctx.numbers_noted += 1;
+            self.outbox
+                .numbers(mirror::flow_hash(&p.key), Numbers::of(p));
+        }
+        self.keep(ctx, p, &sent, compressed, outer_id);
+        kind
+    }
+
+    /// What the context learns from `p` before it is coded: its strides and IP-ID behaviour.
+    #[inline(always)]
+    fn learn(&self, ctx: &mut Context, p: &TcpIpPacket<'_>) {
+        ctx.last_used = self.clock;
+        ctx.fin |= p.flags & flags::FIN != 0;
+        if let Some(strides) = ctx
+            .learner
+            .observe(p.payload_len(), p.fields.ack, ctx.strides)
+        {
+            ctx.strides = strides;
+            self.scaling_changed(ctx);
+        }
+        if let Some(behaviour) = ctx.detector.observe(p.fields.ip_id, ctx.behaviour) {
+            ctx.behaviour = behaviour;
+            self.scaling_changed(ctx);
+        }
+        ctx.rescale();
+    }
+
+    /// Why `p` (whose next sequence number makes `sent`) must go as a full header, if it must:
+    /// no reference, the context's start, a retransmission of a packet sent full, or a repair
+    /// ([`crate::tcp::repair`]; a context request makes the context start again).
+    #[inline(always)]
+    fn why_full(&self, ctx: &mut Context, p: &TcpIpPacket<'_>, sent: &Fields) -> Option<Why> {
+        let why = if ctx.vsw.is_empty() {
+            Some(Why::NoReference)
+        } else if ctx.irs_due > 0 {
+            Some(Why::SlowStart)
+        } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
+            Some(Why::Retransmission)
+        } else {
+            None
+        };
+        // The watch sees every packet (it counts retransmissions), so ask it first.
+        let repair = ctx.watch.due(&self.config.repair, p, self.now);
+        if repair == Some(Why::Requested) {
+            // A request means the decompressor lacks the context: answer with more IRs than
+            // a start's, so that more losses do not leave it waiting for another request (a
+            // request comes only after a refusal, so a clean link never pays for them).
+            ctx.irs_due = ANSWER_IRS;
+            ctx.full_only = true;
+            ctx.issued.clear();
+        }
+        why.or(repair)
+    }
+
+    /// Counts a frame that went CO (`compressed`) or not: the wide frames' and notes' dues, the
+    /// run of CO frames.
+    #[inline(always)]
+    fn count_co(&mut self, ctx: &mut Context, compressed: bool, wide: bool) {
+        if !compressed || wide {
+            (ctx.since_wide, ctx.wide_at) = (0, self.now);
+        } else {
+            ctx.since_wide += 1;
+        }
+        if compressed && wide {
+            self.stats.wide_frames += 1;
+            ctx.wide_notes = ctx.wide_notes.saturating_sub(1);
+        }
+        if compressed && ctx.notes_due > 0 {
+            self.stats.scaling_notes += 1;
+        }
+        ctx.co_run = if compressed { ctx.co_run + 1 } else { 0 };
+        // This frame carries the strides and behaviour, as a note or in its IR.
+        ctx.notes_due = ctx.notes_due.saturating_sub(1);
+    }
+
+    /// Writes `p` as a full header for reason `why`: an IR-R against a base context of the same
+    /// hosts or a mirrored compact IR at a start, whichever is shorter, else an IR (compact or
+    /// packed where shorter). Returns its kind byte.
+    fn write_full(
+        &mut self,
+        ctx: &mut Context,
+        cid: u8,
+        p: &TcpIpPacket<'_>,
+        why: Why,
+        outer_id: u16,
+        out: &mut Vec<u8>,
+    ) -> u8 {
+        let replicate = !ctx.full_only && matches!(why, Why::NoReference | Why::SlowStart);
+        let base = replicate
+            .then(|| self.find_base(p))
+            .flatten()
+            .filter(|(_, b)| b.co_run >= YOUNG_BASE);
+        let replicated = base.and_then(|(base_cid, base)| {
+            write_ir_r(ctx, base, base_cid, p, cid, out, &mut PlusStats::default())
+                .ok()
+                .filter(|_| out.len() <= p.bytes.len())
+                .map(|k| (k, base.depth.saturating_add(1)))
+        });
+        // The reverse of a flow the sibling decompressor verified: a mirrored compact IR,
+        // unless the IR-R is shorter. It rests on no frame of this direction's.
+        let mirror = replicate
+            .then(|| self.mirrors.find(&p.key))
+            .flatten()
+            .map(|hash| {
+                let reference = self.mirrors.fresh_numbers(hash);
+                compact::Mirror {
+                    hash,
+                    reference,
+                    named: reference.is_some_and(|r| self.mirrors.names(hash, r)),
+                }
+            });
+        let strides = ctx.strides;
+        let mirrored = mirror
+            .map(|_| write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact))
+            .filter(|&k| k != format::IR)
+            .filter(|_| replicated.is_none_or(|_| self.mirrored.len() < out.len()));
+        let kind;
+        (kind, ctx.depth) = match (mirrored, replicated) {
+            (Some(kind), _) => {
+                core::mem::swap(out, &mut self.mirrored);
+                self.stats.mirrored_irs += 1;
+                (kind, 0)
+            }
+            (None, Some(k)) => k,
+            (None, None) => (write_ir(ctx, p, cid, None, out, &mut self.compact), 0),
+        };
+        if ctx.strides != strides {
+            // The IR frame dropped the strides (an urgent pointer in use).
+            ctx.issued.clear();
+        }
+        ctx.issued.sent(p.checksum);
+        ctx.irs_due = ctx.irs_due.saturating_sub(1);
+        ctx.full_only &= ctx.irs_due > 0;
+        if ctx.outer.as_ref().is_some_and(Outer::is_v4) {
+            ctx.predictors.sent_ir(outer_id, p.fields.ip_id);
+        }
+        self.stats.count(why);
+        self.stats
+            .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);
+        kind
+    }
+
+    /// What the context keeps of `p` (sent as `sent`, CO if `compressed`): a window entry (and
+    /// a horizon sample without a reverse channel), the tracked window, the pruned window.
+    #[inline(always)]
+    fn keep(
+        &mut self,
+        ctx: &mut Context,
+        p: &TcpIpPacket<'_>,
+        sent: &Fields,
+        compressed: bool,
+        outer_id: u16,
+    ) {
+        ctx.rescale();
+        let len = sent.seq.wrapping_sub(p.fields.seq);
+        let mut derived = ctx.scaler.derive_entry(sent, len);
+        if ctx.outer.as_ref().is_some_and(Outer::is_v4) {
+            derived = derived.with_outer(outer_id.wrapping_sub(p.fields.ip_id));
+        }
+        let derived = if ctx.behaviour.is_counter() {
+            ipid::window_offset(&ctx.vsw, sent, derived, compressed)
+        } else {
+            derived
+        };
+        let entry = Entry {
+            fields: *sent,
+            has_payload: p.payload_len() > 0,
+            uncompressed: !compressed,
+        };
+        ctx.vsw.push_with(entry, derived);
+        if !self.config.repair.context_requests {
+            ctx.since_sample += 1;
+            // Every IR frame too: it is the reference of a decompressor that lost what
+            // followed it (a restart's IR frames, say).
+            if ctx.since_sample >= HORIZON_STEP || !compressed {
+                ctx.since_sample = 0;
+                ctx.horizon.push_with(entry, derived);
+            }
+        }
+        ctx.seq.on_segment(p.fields.seq);
+        ctx.ack.on_segment(p.fields.ack);
+        let w = ctx.window(self.config.k);
+        ctx.vsw.prune(w);
+        if compressed && ctx.vsw.len() == 1 {
+            // The window shrank to this one packet: if it is lost, nothing the decompressor
+            // holds is a reference. Start again.
+            self.stats.long_jumps += 1;
+            ctx.irs_due = self.start_irs();
+            ctx.issued.clear();
+        }
+    }
+}
