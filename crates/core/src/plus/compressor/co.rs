@@ -329,47 +329,9 @@ fn write_co_as(
     let mut needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler);
     widen(&mut needs, ctx, p, &me)?;
     let plan = Plan::of(ctx, p, &needs, cid, o_flag);
-    // The link's kind byte: the CO kind byte, or one that names the CID too (and then maybe
-    // the octet after a CID prefix).
-    let (lead, named) = if (1..=cids::PREFIX_CIDS).contains(&cid) {
-        let (lead, second) = cids::name(cid, plan.k);
-        out.extend(second);
-        (lead, second.is_some())
-    } else {
-        (plan.k, cid != 0)
-    };
-    let before_head = out.len();
-    let scaling = ctx.scaler.scaling();
-    Head {
-        x: plan.x,
-        cid,
-        note: ctx.note.then_some(scaling),
-    }
-    .emit(out);
-    let extension_bits = 8 * (out.len() - before_head - usize::from(plan.x.flags & ext::C != 0));
-    let sealed = seal::long_seal(
-        if ctx.note {
-            ctx.identity_hash ^ note::seal_key(scaling)
-        } else {
-            ctx.identity_hash
-        },
-        &p.fields,
-        ctx.outer_id.map_or(0, |(id, ..)| id),
-    );
-    let checksum = if p.v4 {
-        p.checksum.wrapping_add(p.fields.ip_id)
-    } else {
-        p.checksum
-    };
-    Checks {
-        checksum: checksum ^ (sealed >> 16) as u16,
-        check: ctx.check.then_some(sealed as u16),
-    }
-    .emit(out);
+    let (lead, extension_bits) = write_head(ctx, p, cid, &plan, out, tally);
     let base = out.len() + 1;
-    tally[Field::Kind as usize] = 8;
-    tally[Field::Cid as usize] = 8 * u32::from(named);
-    tally[Field::Checksum as usize] = if ctx.check { 32 } else { 16 };
+    let scaling = ctx.scaler.scaling();
     debug_assert_eq!(
         (scaling.strides, scaling.behaviour),
         (ctx.strides, ctx.behaviour)
@@ -420,6 +382,62 @@ fn write_co_as(
     stats.add_part(Part::Wasi, (after_bits - base) as u64);
     stats.add_part(Part::RandomFields, (after_fixed - after_bits) as u64);
     Ok(Some(lead))
+}
+
+/// Writes what precedes a CO frame's bit field: the octet after a CID prefix if the link's kind
+/// byte needs one ([`cids`]), the head ([`Head`]) and the checks ([`Checks`]). Returns the link's
+/// kind byte and the bits of the extension and note, and counts the kind byte's, the CID's and
+/// the checks' bits in `tally`.
+#[inline(always)]
+fn write_head(
+    ctx: &Coder<'_>,
+    p: &TcpIpPacket<'_>,
+    cid: u8,
+    plan: &Plan,
+    out: &mut Vec<u8>,
+    tally: &mut Tally,
+) -> (u8, usize) {
+    // The link's kind byte: the CO kind byte, or one that names the CID too (and then maybe
+    // the octet after a CID prefix).
+    let (lead, named) = if (1..=cids::PREFIX_CIDS).contains(&cid) {
+        let (lead, second) = cids::name(cid, plan.k);
+        out.extend(second);
+        (lead, second.is_some())
+    } else {
+        (plan.k, cid != 0)
+    };
+    let before_head = out.len();
+    let scaling = ctx.scaler.scaling();
+    Head {
+        x: plan.x,
+        cid,
+        note: ctx.note.then_some(scaling),
+    }
+    .emit(out);
+    let extension_bits = 8 * (out.len() - before_head - usize::from(plan.x.flags & ext::C != 0));
+    let sealed = seal::long_seal(
+        if ctx.note {
+            ctx.identity_hash ^ note::seal_key(scaling)
+        } else {
+            ctx.identity_hash
+        },
+        &p.fields,
+        ctx.outer_id.map_or(0, |(id, ..)| id),
+    );
+    let checksum = if p.v4 {
+        p.checksum.wrapping_add(p.fields.ip_id)
+    } else {
+        p.checksum
+    };
+    Checks {
+        checksum: checksum ^ (sealed >> 16) as u16,
+        check: ctx.check.then_some(sealed as u16),
+    }
+    .emit(out);
+    tally[Field::Kind as usize] = 8;
+    tally[Field::Cid as usize] = 8 * u32::from(named);
+    tally[Field::Checksum as usize] = if ctx.check { 32 } else { 16 };
+    (lead, extension_bits)
 }
 
 /// The frame needs the extension's O flag: the outer Identification is not the predicted one

@@ -115,7 +115,6 @@ impl PlusDecompressor {
 
     fn ir_r_body(&mut self, frame: &IrR<'_>, out: &mut Vec<u8>) -> Result<(), DropReason> {
         let IrR {
-            mode,
             flags,
             cid,
             base_cid,
@@ -131,51 +130,11 @@ impl PlusDecompressor {
         } else {
             frame.strides.unwrap_or_default()
         };
-        let base_template = &base.identity.template;
-        let ip = match frame.ip {
-            Some(ip) => ip,
-            None => {
-                let mut ip = [0u8; 6];
-                let at = &format::IR_R_IP_BYTES[usize::from(!base.v4)];
-                for (byte, &at) in ip.iter_mut().zip(at) {
-                    *byte = *base_template.get(at).ok_or(DropReason::Malformed)?;
-                }
-                ip
-            }
-        };
-        let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
-        let (v4, header_len) = match (ip[0], base_template.len()) {
-            (0x45, 24) if ip[5] == taroc_wire::protocol::TCP => (true, 20),
-            (b, 44) if b >> 4 == 6 && ip[4] == taroc_wire::protocol::TCP => (false, 40),
-            _ => return Err(DropReason::Malformed),
-        };
-        let base_ports: &[u8; 4] = base_template[header_len..]
-            .try_into()
-            .map_err(|_| DropReason::Malformed)?;
-        let (ports, _) = ports::get(frame.ports, mode, base_ports).ok_or(DropReason::Malformed)?;
-        template.extend_from_slice(&base_template[..header_len]);
-        for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(&ip) {
-            template[at] = byte;
-        }
-        if (v4 && template[1] & 0x03 != 0) || (!v4 && template[1] & 0x30 != 0) {
-            return Err(DropReason::Malformed);
-        }
-        template.extend_from_slice(&ports);
+        let (identity, key, v4, header_len) = replica_identity(frame, base)?;
         let behaviour = Behaviour::of_code(flags);
         if !v4 && behaviour != Behaviour::Zero || !(CO_KINDS).contains(&k) {
             return Err(DropReason::Malformed);
         }
-        let key = FlowKey {
-            src_port: u16::from_be_bytes([ports[0], ports[1]]),
-            dst_port: u16::from_be_bytes([ports[2], ports[3]]),
-            ..base.key
-        };
-        let identity = Identity {
-            template,
-            ts: flags & format::ir::TS != 0,
-            random_ip_id: false,
-            usual_ecn: (flags >> 2) & 0x03,
-        };
         let tunnel = self.tunnel_outer.flatten();
         let outer = tunnel.map(|(o, _)| o);
         // The body's outer Identification is the tunnel frame's, not in the body.
@@ -376,4 +335,57 @@ fn trace(p: &TcpIpPacket<'_>) -> Trace {
         next: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
         ack: p.fields.ack,
     }
+}
+
+/// The identity of the context an IR-R frame sets up against `base`: the base's IP header with
+/// the frame's six bytes (or the base's), its ports, the frame's timestamps flag and ECN; with
+/// the flow's key, whether it is IPv4 and its IP header's length. The six bytes must keep the base's IP version and
+/// header length (no options: the base's template has none).
+fn replica_identity(
+    frame: &IrR<'_>,
+    base: &Context,
+) -> Result<(Identity, FlowKey, bool, usize), DropReason> {
+    let base_template = &base.identity.template;
+    let ip_bytes = &format::IR_R_IP_BYTES[usize::from(!base.v4)];
+    let ip = match frame.ip {
+        Some(ip) => ip,
+        None => {
+            let mut ip = [0u8; 6];
+            for (byte, &at) in ip.iter_mut().zip(ip_bytes) {
+                *byte = *base_template.get(at).ok_or(DropReason::Malformed)?;
+            }
+            ip
+        }
+    };
+    let (v4, header_len) = match (ip[0], base_template.len()) {
+        (0x45, 24) if ip[5] == taroc_wire::protocol::TCP => (true, 20),
+        (b, 44) if b >> 4 == 6 && ip[4] == taroc_wire::protocol::TCP => (false, 40),
+        _ => return Err(DropReason::Malformed),
+    };
+    let base_ports: &[u8; 4] = base_template[header_len..]
+        .try_into()
+        .map_err(|_| DropReason::Malformed)?;
+    let (ports, _) =
+        ports::get(frame.ports, frame.mode, base_ports).ok_or(DropReason::Malformed)?;
+    let mut template = Vec::with_capacity(packet::MAX_TEMPLATE_LEN);
+    template.extend_from_slice(&base_template[..header_len]);
+    for (&at, &byte) in format::IR_R_IP_BYTES[usize::from(!v4)].iter().zip(&ip) {
+        template[at] = byte;
+    }
+    if (v4 && template[1] & 0x03 != 0) || (!v4 && template[1] & 0x30 != 0) {
+        return Err(DropReason::Malformed);
+    }
+    template.extend_from_slice(&ports);
+    let key = FlowKey {
+        src_port: u16::from_be_bytes([ports[0], ports[1]]),
+        dst_port: u16::from_be_bytes([ports[2], ports[3]]),
+        ..base.key
+    };
+    let identity = Identity {
+        template,
+        ts: frame.flags & format::ir::TS != 0,
+        random_ip_id: false,
+        usual_ecn: (frame.flags >> 2) & 0x03,
+    };
+    Ok((identity, key, v4, header_len))
 }
