@@ -21,6 +21,9 @@
 //! refresh) apply unchanged. The wire format, the decompressor's rules and test vectors are in
 //! `docs/taroc-plus-format.md`.
 //!
+//! Each frame kind is read and written in one module, used by both ends: [`ir`], [`ir_r`],
+//! [`co`], [`compact`], [`packed`], [`handshake`], [`receipt`], [`note`] and [`other`].
+//!
 //! What it shares with the draft (packet parsing, the window, the tracking, the repairs) comes
 //! from [`crate::tcp`], nothing from the draft's own module; its settings are [`PlusConfig`],
 //! its counters [`PlusStats`].
