@@ -31,7 +31,8 @@ use taroc_lab::resume::{self, NewConnectionsRecord, ResumeConfig, ResumeRecord};
 
 /// The schemes that must stay live: every variant, except that the draft's `taroc` (no repair
 /// at all: it stalls for good after a restart or a poisoned context, as docs/results/robustness.md measures)
-/// runs as `taroc-repair`, the draft with the bounded repairs on.
+/// runs as `taroc-repair`, the draft with the bounded repairs on; and `taroc-plus-u`, which
+/// must resume with no reverse channel at all.
 fn live_variants() -> Vec<Variant> {
     Variant::all()
         .into_iter()
@@ -39,6 +40,7 @@ fn live_variants() -> Vec<Variant> {
             "taroc" => Variant::by_name("taroc-repair").expect("a variant"),
             _ => v,
         })
+        .chain(Variant::by_name("taroc-plus-u"))
         .collect()
 }
 
@@ -73,7 +75,7 @@ fn run_link(disturbance: Disturbance, seed: u64, authenticated: bool) -> Option<
         new_connection_bytes: 0,
     };
     let records = resume::run_matrix(&config, |_| {}).expect("the harness runs");
-    assert_eq!(records.len(), Variant::all().len());
+    assert_eq!(records.len(), live_variants().len());
     for r in &records {
         println!(
             "{} / {}: intact {}, {:.2} s, resume {:?} s, longest stall {:.3} s, checksum \
