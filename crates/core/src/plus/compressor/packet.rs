@@ -221,6 +221,10 @@ impl PlusCompressor {
         if ctx.outer.as_ref().is_some_and(Outer::is_v4) {
             ctx.predictors.sent_ir(outer_id, p.fields.ip_id);
         }
+        // A full header may start the far decompressor's context afresh (after its restart,
+        // say), which then tells its sibling compressor the numbers of its first packets: this
+        // one and the next are noted again, so that a mirrored IR coded against them resolves.
+        ctx.numbers_noted = 0;
         self.stats.count(why);
         self.stats
             .add_part(Part::FullHeader, (out.len() + 1 - p.payload_len()) as u64);

@@ -1,7 +1,8 @@
-//! New connections after the far end's decompressor restarted: a SYN between hosts that
-//! have a context goes IR-S against it, which the restarted decompressor lacks; its
-//! retransmission goes without a base and sets the connection up, with or without context
-//! requests.
+//! After the far end's decompressor restarted: a SYN between hosts that have a context goes
+//! IR-S against it, which the restarted decompressor lacks; its retransmission goes without a
+//! base and sets the connection up, with or without context requests. And a flow carried on
+//! across the restart: the far end's first ACK, coded against the full header that set its
+//! fresh context up, resolves here.
 
 use alloc::vec::Vec;
 
@@ -101,5 +102,38 @@ fn a_rst_sent_again_keeps_its_base() {
     for _ in 0..3 {
         let (kind, _, result) = send(&mut a, &mut b, &rst);
         assert_eq!((kind, result), (format::IR_S, Ok(())));
+    }
+}
+
+#[test]
+fn after_the_far_end_restarts_mid_flow_its_first_ack_resolves_against_the_full_header() {
+    // A long flow from A (past the packets a compressor notes at a context's start), then B
+    // restarts (both codecs): A's repair sends the flow a full header, and B's first ACK, a
+    // mirrored IR coded against that packet's numbers, must resolve at A with or without
+    // requests.
+    for requests in [true, false] {
+        let config = PlusConfig {
+            repair: Repair {
+                context_requests: requests,
+                ..config().repair
+            },
+            ..config()
+        };
+        let (mut a, mut b) = (End::new(), End::new());
+        a.c = crate::plus::PlusCompressor::new(config.clone());
+        a.d = PlusDecompressor::new(config.clone());
+        let data = |i: u32| segment(1000 + 100 * i, 77, i as u16, 500 + i, 100);
+        for i in 0..100 {
+            assert_eq!(send(&mut a, &mut b, &data(i)).2, Ok(()));
+        }
+        b = End::new();
+        b.c = crate::plus::PlusCompressor::new(config.clone());
+        b.d = PlusDecompressor::new(config.clone());
+        // The last segment sent again until a repair sends it whole.
+        let delivered = (0..6).any(|_| send(&mut a, &mut b, &data(99)).2.is_ok());
+        assert!(delivered, "requests {requests}");
+        let ack = super::pure_ack(1000 + 100 * 100, 7, 700, 501, &[]);
+        let (kind, _, result) = send(&mut b, &mut a, &ack);
+        assert_eq!(result, Ok(()), "requests {requests}, kind {kind:#04x}");
     }
 }
