@@ -245,6 +245,7 @@ local f = {
     n_echo = flag("taroc.plus.n.flags.echo", "Echo mode", 0x02),
     n_rtp_mode = flag("taroc.plus.n.flags.rtp", "RTP mode (the UDP Length field carries the stride)", 0x04),
     n_step = flag("taroc.plus.n.flags.step", "Step (the IP-ID advances with the sequence number)", 0x08),
+    n_frame = flag("taroc.plus.n.flags.frame", "Frame mode (the RTP timestamp stays within a frame)", 0x10),
     n_mode = ProtoField.string("taroc.plus.n.mode", "Context mode"),
     n_kind = u8("taroc.plus.n.kind", "Kind byte", base.HEX),
     n_co_flags = u8("taroc.plus.n.co_flags", "CO-N flags", base.HEX),
@@ -257,6 +258,11 @@ local f = {
     n_id_octet = u8("taroc.plus.n.co_i", "CO-I octet", base.HEX),
     n_id_s = u8("taroc.plus.n.co_i.s", "S (sequence number LSBs)", base.DEC, nil, 0xC0),
     n_id_i = u8("taroc.plus.n.co_i.i", "I (IP-ID LSBs)", base.HEX, nil, 0x3F),
+    n_id_s3 = u8("taroc.plus.n.co_i.s3", "S (sequence number LSBs, frame mode)", base.DEC, nil, 0xE0),
+    n_id_m = flag("taroc.plus.n.co_i.m", "M (RTP marker, frame mode)", 0x10),
+    n_id_t = flag("taroc.plus.n.co_i.t", "T (the scaled timestamp's LSB, frame mode)", 0x08),
+    n_id_o = u8("taroc.plus.n.co_i.o", "O (LSBs of the IP-ID minus the sequence number, frame mode)",
+        base.HEX, nil, 0x07),
     n_seq_lsbs = u16("taroc.plus.n.seq_lsbs", "Sequence number LSBs", base.HEX),
     n_seq_lsbs_bits = u8("taroc.plus.n.seq_lsbs.bits", "Sequence number bits"),
     n_seq = u16("taroc.plus.n.seq", "Sequence number"),
@@ -267,6 +273,7 @@ local f = {
     n_rtp = u8("taroc.plus.n.rtp", "RTP octet", base.HEX),
     n_rtp_t = u8("taroc.plus.n.rtp.t", "T (timestamp code)", base.DEC, nil, 0xC0),
     n_rtp_m = flag("taroc.plus.n.rtp.m", "M (RTP marker)", 0x20),
+    n_rtp_v = flag("taroc.plus.n.rtp.v", "V (frame mode)", 0x10),
     n_ts = u32("taroc.plus.n.ts", "Timestamp field"),
     n_ts_bits = u8("taroc.plus.n.ts.bits", "Timestamp bits (scaled LSBs, or 32: the timestamp)"),
     n_stride = u16("taroc.plus.n.stride", "Timestamp stride"),
@@ -1835,10 +1842,12 @@ local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
     item:add(f.n_echo, tvb(at, 1))
     item:add(f.n_rtp_mode, tvb(at, 1))
     item:add(f.n_step, tvb(at, 1))
+    item:add(f.n_frame, tvb(at, 1))
     subtree:add(f.cid, tvb(at + 1, 1))
     local udp, echo = bit32.band(flags, 0x01) ~= 0, bit32.band(flags, 0x02) ~= 0
     local rtp, step = bit32.band(flags, 0x04) ~= 0, bit32.band(flags, 0x08) ~= 0
-    if flags >= 0x10 or (udp and echo) or (rtp and not udp) then malformed() end
+    local frame = bit32.band(flags, 0x10) ~= 0
+    if flags >= 0x20 or (udp and echo) or (rtp and not udp) or (frame and not rtp) then malformed() end
     local rt = restored(tvb, at, nil, "IR-N packet")
     local p = packet_info(rt)
     if step and not (p.v4 and (rtp or echo)) then malformed() end
@@ -1846,7 +1855,7 @@ local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
     local need = t + (udp and 8 or 0) + (echo and 8 or 0) + (rtp and 12 or 0)
     if rt:len() < need then malformed() end
     local ctx = { v4 = p.v4, udp = udp, echo = echo, rtp = rtp, step = step, stride = 0,
-        ip_id = p.ip_id, frag = p.frag, seq = 0 }
+        frame = frame, ip_id = p.ip_id, frag = p.frag, seq = 0 }
     add_generated(subtree, f.n_mode, mode_text(ctx))
     if rtp then
         -- The stride in the UDP Length field; the length restored from the frame's.
@@ -1903,6 +1912,7 @@ plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
     item:add(f.n_echo, flr)
     item:add(f.n_rtp_mode, flr)
     item:add(f.n_step, flr)
+    item:add(f.n_frame, flr)
     local cr = r:take(1)
     local cid = cr:uint()
     subtree:add(f.cid, cr)
@@ -1929,8 +1939,10 @@ plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
     end
     local ip, header, at = header_layout(base)
     local step = bit32.band(flags, 0x08) ~= 0
-    local bad = bit32.band(flags, 0xF7) ~= shape_flags(base)
+    local frame = bit32.band(flags, 0x10) ~= 0
+    local bad = bit32.band(flags, 0xE7) ~= shape_flags(base)
         or (step and not own_ip_id(base))
+        or (frame and not base.rtp)
         or (bit32.band(form, 0x04) ~= 0 and not base.v4)
         or (bit32.band(form, 0x02) ~= 0 and not base.rtp)
         or (bit32.band(form, 0x08) ~= 0 and at == nil)
@@ -1939,7 +1951,7 @@ plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
     end
     if bad then malformed() end
     local ctx = { v4 = base.v4, udp = base.udp, echo = base.echo, rtp = base.rtp, step = step,
-        stride = 0, ip_id = 0, frag = base.frag, seq = 0 }
+        stride = 0, frame = frame, ip_id = 0, frag = base.frag, seq = 0 }
     add_generated(subtree, f.n_mode, mode_text(ctx))
     -- The template: the base's with the words changed.
     local t = octets_of(base.template)
@@ -2075,7 +2087,7 @@ end
 -- fields to show it with (a tunnel's outer part has its own). The sequence number and IP-ID are
 -- decoded against the context's last frame in the file, as the compressor coded them.
 local function plus_other_head(r, tree, dir, k, fields)
-    local cid, ctx, lsb, id_lsbs, flags, id_range, id_item, crc_range, id8
+    local cid, ctx, lsb, id_lsbs, lsb3, off3, flags, id_range, id_item, crc_range, id8
     local short_cid, short_lsb = short_of(k)
     if short_cid ~= nil then
         cid, lsb = short_cid, short_lsb
@@ -2130,7 +2142,16 @@ local function plus_other_head(r, tree, dir, k, fields)
         -- context whose sequence number is the IP-ID, its 8 LSBs.
         if not ctx.v4 then malformed() end
         local octet = id_range:uint()
-        if own_ip_id(ctx) then
+        if own_ip_id(ctx) and ctx.rtp and ctx.frame then
+            -- Frame mode: three sequence LSBs, the marker, the scaled timestamp's LSB and three
+            -- LSBs of the IP-ID's offset from the sequence number.
+            id_item:add(f.n_id_s3, id_range)
+            id_item:add(f.n_id_m, id_range)
+            id_item:add(f.n_id_t, id_range)
+            id_item:add(f.n_id_o, id_range)
+            lsb3, off3 = math.floor(octet / 32), octet % 8
+            add_lsbs(tree, fields.seq_lsbs, fields.seq_lsbs_bits, id_range, lsb3, 3)
+        elseif own_ip_id(ctx) then
             id_item:add(f.n_id_s, id_range)
             id_item:add(f.n_id_i, id_range)
             lsb, id_lsbs = math.floor(octet / 64), octet % 64
@@ -2143,7 +2164,7 @@ local function plus_other_head(r, tree, dir, k, fields)
         end
         tree:add(fields.crc, crc_range)
     end
-    local seq, ip_id, frag, step, stride = ctx.seq, ctx.ip_id, ctx.frag, ctx.step, ctx.stride
+    local seq, ip_id, frag, step, stride, frame = ctx.seq, ctx.ip_id, ctx.frag, ctx.step, ctx.stride, ctx.frame
     if flags == nil then
         -- CO-S, CO-I: n sequence numbers on, the first value with the LSBs; CO-I in a context
         -- whose sequence number is the IP-ID: its 8 LSBs, as CO-N's S = 1.
@@ -2151,11 +2172,16 @@ local function plus_other_head(r, tree, dir, k, fields)
         local n = 0
         if id8 ~= nil then
             n = (lsb_decode(ctx.seq, id8, 8, 64) - ctx.seq) % 65536
+        elseif lsb3 ~= nil then
+            n = (lsb3 - ctx.seq) % 8
         elseif has_seq(ctx) then
             n = (lsb - ctx.seq) % 4
         end
         seq = (ctx.seq + n) % 65536
-        if id_lsbs ~= nil then
+        if off3 ~= nil then
+            local offset = lsb_decode((ctx.ip_id - ctx.seq) % 65536, off3, 3, 0)
+            ip_id = (seq + offset) % 65536
+        elseif id_lsbs ~= nil then
             ip_id = lsb_decode(ctx.ip_id, id_lsbs, 6, 4)
         elseif own_ip_id(ctx) then
             if step then ip_id = (ctx.ip_id + n) % 65536 end
@@ -2192,7 +2218,9 @@ local function plus_other_head(r, tree, dir, k, fields)
             local item = tree:add(f.n_rtp, rr)
             item:add(f.n_rtp_t, rr)
             item:add(f.n_rtp_m, rr)
-            if bit32.band(octet, 0x1F) ~= 0 then malformed() end
+            item:add(f.n_rtp_v, rr)
+            if bit32.band(octet, 0x0F) ~= 0 then malformed() end
+            frame = bit32.band(octet, 0x10) ~= 0
             local t = math.floor(octet / 64)
             if t == 1 or t == 2 then
                 tree:add(f.n_ts, r:take(t)):add(f.n_ts_bits, t * 8):set_generated()
@@ -2214,7 +2242,8 @@ local function plus_other_head(r, tree, dir, k, fields)
         if flags ~= nil then tree:add(fields.crc, r:take(2)) end
         if has_checksum(ctx) then add_generated(tree, f.n_checksum_computed, true) end
     end
-    store("other", dir, cid, with(ctx, { seq = seq, ip_id = ip_id, frag = frag, step = step, stride = stride }))
+    store("other", dir, cid, with(ctx, { seq = seq, ip_id = ip_id, frag = frag, step = step, stride = stride,
+        frame = frame }))
     return { ctx = ctx, seq = seq, ip_id = ip_id, frag = frag }
 end
 

@@ -530,6 +530,7 @@ const PLUS_FIELDS: &[&str] = &[
     "taroc.plus.n.mode",
     "taroc.plus.n.seq_lsbs",
     "taroc.plus.n.seq_lsbs.bits",
+    "taroc.plus.n.co_i.s3",
     "taroc.plus.n.seq",
     "taroc.plus.n.ip_id",
     "taroc.plus.n.ip_id.bits",
@@ -1216,6 +1217,17 @@ fn check_plus(dir: &Path, scheme: &str, capture: Option<&Path>, extra: &[&str], 
             let mode = t.strings("taroc.plus.n.mode").last().cloned();
             let mode = mode.unwrap_or_else(|| panic!("{at}: no mode"));
             *seen.forms.entry(format!("CO-I, {mode}")).or_default() += 1;
+            if t.has("taroc.plus.n.co_i.s3") {
+                // Frame mode: the marker, the timestamp's LSB, the IP-ID offset.
+                *seen.forms.entry("CO-I, frame mode".into()).or_default() += 1;
+            }
+        }
+        if form == "replicated IR-N" && frame.get(2) == frame.get(3) {
+            // A refresh replicated from the context itself.
+            *seen
+                .forms
+                .entry("replicated IR-N, own base".into())
+                .or_default() += 1;
         }
         seen.kinds.insert(kind);
         seen.frames += 1;
@@ -1536,6 +1548,9 @@ fn taroc_plus_frames_of_every_kind_decode_in_tshark_as_our_code_wrote_them() {
         // last), CO-I in IPv4 UDP contexts.
         (Some(repo("mixed/dns_v6.pcap")), &lossy),
         (Some(repo("mixed/dns_v4.pcap")), &[]),
+        // Frame mode (CO-I with the marker, the timestamp's LSB and the IP-ID offset), refreshes
+        // replicated from the context itself.
+        (Some(repo("mixed/rtp_video_v4.pcap")), &lossy),
     ];
     let mut seen = Seen::default();
     for (capture, extra) in &cases {
@@ -1567,6 +1582,8 @@ fn taroc_plus_frames_of_every_kind_decode_in_tshark_as_our_code_wrote_them() {
     for inner in [
         "CO-I, UDP",
         "CO-I, echo",
+        "CO-I, frame mode",
+        "replicated IR-N, own base",
         "tunnel: compact IR",
         "tunnel: IR-N",
         "tunnel: CO-I",

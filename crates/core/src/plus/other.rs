@@ -1,22 +1,27 @@
 //! `taroc-plus` for packets that are not compressible TCP: UDP (its header too, and an RTP
 //! header at the start of its payload), ICMP and ICMPv6 echoes, IP fragments and any other
 //! IP-only packet (IPv4 without options, IPv6 without extension headers). Their contexts live
-//! in a CID space of their own, set up by IR-N frames (the packet whole) and used by CO-S
-//! frames (the kind byte alone) and CO-N frames (fields as needed).
+//! in a CID space of their own, set up by IR-N frames (the packet whole, or replicated from
+//! another context) and used by CO-S frames (the kind byte alone), CO-I frames (an octet of
+//! IP-ID LSBs, or in frame mode of RTP's marker and timestamp too) and CO-N frames (fields as
+//! needed).
 //!
 //! Nothing end to end covers all of a rebuilt header (an IP fragment has no transport
 //! checksum; ICMP's does not cover the IP header; UDP's leaves out the IP-ID, TTL and TOS), so
-//! every CO-S and CO-N frame carries a CRC-16 of the original header as the compressor saw it
-//! (its transport checksum field taken as 0), and the decompressor delivers only a rebuilt
+//! every CO-S, CO-I and CO-N frame carries a CRC-16 of the original header as the compressor
+//! saw it (its transport checksum field included), and the decompressor delivers only a rebuilt
 //! header with that CRC. The payload is carried verbatim, so the header is all that can be
 //! wrong. A transport checksum is computed by the decompressor when the compressor found it
 //! valid, else carried. See `docs/taroc-plus-format.md`, section 8.
 //!
 //! ```text
 //! IR-N (kind byte 0x0A): the packet whole, its first length field replaced by
-//!   | flags (UDP, echo, RTP, IP-ID step) | CID |, in RTP mode its UDP Length by the stride.
+//!   | flags (UDP, echo, RTP, IP-ID step, frame mode) | CID |, in RTP mode its UDP Length by
+//!   the stride.
 //! CO-S (kind bytes 0x10-0x15, 0x17-0x1C): CID 0-2 and two LSBs of the sequence in the kind
 //!   byte; | CRC-16 (2) | payload |: every field follows from the reference.
+//! CO-I (kind bytes 0x1E, 0x1F and a CID octet): | S S I I I I I I | CRC-16 (2) | payload |;
+//!   in frame mode | S S S M T O O O |.
 //! CO-N (kind byte 0x1D): | flags | CID | sequence | IP-ID | fragment field | RTP octet |
 //!   timestamp | CRC-16 (2) | transport checksum | payload |, each field as its flags say.
 //! ```
@@ -139,18 +144,30 @@ pub fn cid_of(k: u8, frame: &[u8]) -> Option<u8> {
     }
 }
 
-/// IR-N frames a context starts with, and answers a context request with.
+/// IR-N frames a context starts with where the decompressor sends no context requests, and
+/// answers a context request with.
 pub const START_IRS: u8 = 3;
+
+/// IR-N frames a context in UDP mode (RTP included) starts with where the decompressor sends
+/// context requests (a decompressor that lost both asks for the context): its short flows (RTCP,
+/// DNS) are mostly their start, its long ones (RTP, QUIC) send 3-octet frames after it. (In echo
+/// and IP-only mode a third costs less than the frames a lost start would cost there.)
+pub const START_IRS_ASKING: u8 = 2;
 
 /// A context sends its first refresh IR-N this many packets after its start IR-Ns, so that a
 /// decompressor that lost them recovers without context requests (links without feedback).
-/// Each refresh doubles the period, up to [`MAX_REFRESH`] (compression slow-start in reverse,
-/// as RFC 2507 section 3.3 spaces full headers); a context request starts it over.
+/// Each refresh doubles the period, up to [`MAX_REFRESH_ALONE`] (compression slow-start in
+/// reverse, as RFC 2507 section 3.3 spaces full headers); a context request starts it over.
 pub const REFRESH: u16 = 16;
+
+/// The first refresh period where the decompressor sends context requests: a decompressor that
+/// lacks the context asks for it, so the refresh (replicated from the context itself) only
+/// re-sends the per-packet fields. It doubles up to [`MAX_REFRESH`].
+pub const REFRESH_ASKING: u16 = 512;
 
 /// The longest refresh period of an established context where the decompressor asks for
 /// contexts it lacks (context requests, section 7).
-pub const MAX_REFRESH: u16 = 256;
+pub const MAX_REFRESH: u16 = 1024;
 
 /// The longest refresh period of an established context where the decompressor sends no
 /// context requests: the refresh is its only repair.
@@ -180,6 +197,11 @@ pub const RTP_MODE: u8 = 0x04;
 
 /// IR-N flag: the IPv4 Identification steps with the sequence number ([`flag::D`]).
 pub const STEP: u8 = 0x08;
+
+/// IR-N flag (with [`RTP_MODE`]): *frame mode*, the RTP timestamp stays the reference's
+/// within a frame (several packets of one timestamp, video) and a CO-I frame gives the marker
+/// and one LSB of the scaled timestamp (the V bit of a CO-N frame's RTP octet sets it).
+pub const FRAME: u8 = 0x10;
 
 /// The ICMP echo request and echo reply types.
 const ECHO_TYPES: [u8; 2] = [8, 0];
@@ -457,385 +479,4 @@ fn zero_per_packet(t: &mut [u8], s: Shape) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::codec::DropReason;
-
-    fn v4_checksum(p: &mut [u8]) {
-        p[10..12].fill(0);
-        let sum = taroc_wire::checksum::checksum(&p[..20]);
-        p[10..12].copy_from_slice(&sum.to_be_bytes());
-    }
-
-    /// A UDP datagram with a valid checksum (or 0), to port 53 (or RTP's 40000 with `rtp`).
-    fn udp_with(id: u16, payload: &[u8], zero_sum: bool) -> Vec<u8> {
-        let total = 28 + payload.len();
-        let mut p = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, protocol::UDP, 0, 0];
-        p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
-        p[4..6].copy_from_slice(&id.to_be_bytes());
-        p.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
-        p.extend_from_slice(&[0x9c, 0x41, 0, 53]);
-        p.extend_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
-        p.extend_from_slice(&[0, 0]);
-        p.extend_from_slice(payload);
-        v4_checksum(&mut p);
-        if !zero_sum {
-            let s = shape(&p).unwrap();
-            let sum = transport_checksum(&p, s).unwrap();
-            p[26..28].copy_from_slice(&sum.to_be_bytes());
-        }
-        p
-    }
-
-    fn udp(id: u16, payload: usize) -> Vec<u8> {
-        udp_with(
-            id,
-            &(0..payload).map(|i| i as u8).collect::<Vec<_>>(),
-            false,
-        )
-    }
-
-    /// An RTP packet (PCMU) of sequence number `seq`, timestamp `ts`, IP-ID `id`.
-    fn rtp(id: u16, seq: u16, ts: u32, marker: bool) -> Vec<u8> {
-        let mut payload = vec![0x80, u8::from(marker) << 7];
-        payload.extend_from_slice(&seq.to_be_bytes());
-        payload.extend_from_slice(&ts.to_be_bytes());
-        payload.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
-        payload.extend((0..160).map(|i| (i * 7) as u8));
-        let mut p = udp_with(id, &payload, true);
-        p[20..24].copy_from_slice(&[0x9c, 0x40, 0x9c, 0x40]);
-        let s = shape(&p).unwrap();
-        assert!(s.rtp);
-        let sum = transport_checksum(&p, s).unwrap();
-        p[26..28].copy_from_slice(&sum.to_be_bytes());
-        p
-    }
-
-    fn decompress(d: &mut OtherDecompressor, k: u8, frame: &[u8]) -> Result<Vec<u8>, DropReason> {
-        let mut out = Vec::new();
-        if k == IR_N {
-            d.ir_n(frame, &mut out).map(|_| ())?;
-        } else {
-            d.co_n(k, frame, &mut out)?;
-        }
-        Ok(out)
-    }
-
-    fn compress(c: &mut OtherCompressor, p: &[u8]) -> (u8, Vec<u8>) {
-        let mut frame = Vec::new();
-        let FrameKind::Profile(k) = c.compress(p, &mut frame, true).unwrap() else {
-            panic!("not a profile kind");
-        };
-        (k, frame)
-    }
-
-    fn round(c: &mut OtherCompressor, d: &mut OtherDecompressor, p: &[u8]) -> (u8, usize) {
-        let (k, frame) = compress(c, p);
-        assert_eq!(decompress(d, k, &frame).unwrap(), p);
-        (k, frame.len())
-    }
-
-    fn echo(id: u16, sequence: u16, checksum_ok: bool) -> Vec<u8> {
-        let mut p = vec![0x45, 0, 0, 48, 0, 0, 0x40, 0, 64, protocol::ICMP, 0, 0];
-        p[4..6].copy_from_slice(&id.to_be_bytes());
-        p.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2, 8, 0, 0, 0, 0x12, 0x34]);
-        p.extend_from_slice(&sequence.to_be_bytes());
-        p.extend(0..20u8);
-        let s = Shape {
-            ip: 20,
-            header: 28,
-            udp: false,
-            rtp: false,
-            echo: true,
-            v4: true,
-        };
-        let sum = transport_checksum(&p, s).unwrap() ^ u16::from(!checksum_ok);
-        p[22..24].copy_from_slice(&sum.to_be_bytes());
-        v4_checksum(&mut p);
-        p
-    }
-
-    #[test]
-    fn short_kinds_skip_the_packed_ir() {
-        let kinds: Vec<u8> = (0..SHORT_CIDS)
-            .flat_map(|cid| (0..4).map(move |lsb| short_kind(cid, lsb)))
-            .collect();
-        assert!(!kinds.contains(&FrameKind::PROFILE_NON_TCP_FULL));
-        assert!(!kinds.contains(&CO_N_LONG));
-        assert!(kinds.iter().all(|&k| (CO_N..=CO_N_LAST).contains(&k)));
-        for (i, &k) in kinds.iter().enumerate() {
-            assert_eq!(short_of(k), Some((i as u8 / 4, i as u8 % 4)));
-        }
-        assert_eq!(short_of(CO_N_LONG), None);
-        assert_eq!(short_of(FrameKind::PROFILE_NON_TCP_FULL), None);
-    }
-
-    #[test]
-    fn icmp_echo_headers_go_in_the_kind_byte() {
-        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        for i in 0..u16::from(START_IRS) {
-            assert_eq!(round(&mut c, &mut d, &echo(50 + i, i, true)).0, IR_N);
-        }
-        // The sequence number and IP-ID step together: the kind byte and the CRC-16.
-        for i in 3..10 {
-            let (k, len) = round(&mut c, &mut d, &echo(50 + i, i, true));
-            assert_eq!((k, len), (short_kind(0, i as u8 & 3), 2 + 20));
-        }
-        // An echo whose checksum field is not the computed one keeps its ICMP header: another
-        // context (IP-only), whose packets still round-trip.
-        for i in 0..=u16::from(START_IRS) {
-            round(&mut c, &mut d, &echo(61 + i, 3 + i, false));
-        }
-        // Its IP-ID (its sequence number) jumps: 8 LSBs in a CO-I frame with its CID octet.
-        let (k, len) = round(&mut c, &mut d, &echo(70, 9, false));
-        assert_eq!((k, len), (CO_I_CID, 1 + 1 + 2 + 28));
-    }
-
-    #[test]
-    fn crc_is_ccitt_false() {
-        assert_eq!(crc16(b"123456789"), 0x29B1);
-        assert_eq!(crc16_update(crc16(b"1234"), b"56789"), 0x29B1);
-    }
-
-    #[test]
-    fn udp_round_trips_in_three_bytes() {
-        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        for id in (8 - u16::from(START_IRS))..8 {
-            assert_eq!(round(&mut c, &mut d, &udp(id, 30)).0, IR_N);
-        }
-        // The IP-ID is the sequence: its LSBs in the kind byte, the checksum computed.
-        assert_eq!(
-            round(&mut c, &mut d, &udp(8, 30)),
-            (short_kind(0, 0), 2 + 30)
-        );
-        // A jump goes CO-N with 16 bits.
-        assert_eq!(
-            round(&mut c, &mut d, &udp(9000, 5)),
-            (CO_N_LONG, 1 + 2 + 2 + 5)
-        );
-        // A checksum that is not the computed one travels.
-        let mut bad = udp(9001, 5);
-        bad[27] ^= 1;
-        assert_eq!(round(&mut c, &mut d, &bad), (CO_N_LONG, 1 + 2 + 2 + 2 + 5));
-        // A zero checksum: another context.
-        let zero = udp_with(9002, &[1, 2, 3], true);
-        assert_eq!(round(&mut c, &mut d, &zero).0, IR_N);
-    }
-
-    #[test]
-    fn lost_packets_decode_by_trial_and_a_second_frame_confirms() {
-        let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
-        for id in 0..10 {
-            round(&mut c, &mut d, &udp(id, 30));
-        }
-        // 9 packets lost (beyond the window and the first trial): the third trial decodes it,
-        // which holds it as the reference; the next frame, decoded at once, is delivered.
-        for id in 10..19 {
-            compress(&mut c, &udp(id, 30));
-        }
-        let (k, frame) = compress(&mut c, &udp(19, 30));
-        assert_eq!(short_of(k), Some((0, 3)));
-        assert_eq!(
-            decompress(&mut d, k, &frame),
-            Err(DropReason::ChecksumMismatch)
-        );
-        assert_eq!(round(&mut c, &mut d, &udp(20, 30)).0, short_kind(0, 0));
-        // More than the trials reach: refused, not delivered, and the next one too (held).
-        for id in 21..120 {
-            compress(&mut c, &udp(id, 30));
-        }
-        for id in 120..122 {
-            let (k, frame) = compress(&mut c, &udp(id, 30));
-            assert!(short_of(k).is_some());
-            assert_eq!(
-                decompress(&mut d, k, &frame),
-                Err(DropReason::ChecksumMismatch)
-            );
-        }
-    }
-
-    #[test]
-    fn without_requests_an_anchor_comes_every_sixteen_frames() {
-        let (mut c, mut d) = (OtherCompressor::new(false), OtherDecompressor::default());
-        let kinds: Vec<u8> = (0..60)
-            .map(|id| round(&mut c, &mut d, &udp(id, 30)).0)
-            .collect();
-        let at = |kind| (0..60).filter(|&i| kinds[i] == kind).collect::<Vec<_>>();
-        // IR-Ns: the start's, then refreshes after 16 and 32 packets; an anchor 16 frames
-        // after the last IR-N.
-        assert_eq!(at(IR_N), [0, 1, 2, 18, 50]);
-        assert_eq!(at(CO_N_LONG), [34]);
-    }
-
-    #[test]
-    fn rtp_voice_goes_in_the_kind_byte() {
-        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        let (mut seq, mut ts, mut id) = (1000u16, 5000u32, 77u16);
-        let mut sizes = Vec::new();
-        for i in 0..200 {
-            if i == 100 {
-                ts += 160 * 40; // a pause; the next packet has the marker
-            }
-            let p = rtp(id, seq, ts, i == 0 || i == 100);
-            let (k, len) = round(&mut c, &mut d, &p);
-            sizes.push((k, len - 160));
-            seq = seq.wrapping_add(1);
-            ts += 160;
-            id += 1;
-        }
-        // Three IR-Ns, then CO-N until the stride is known everywhere, then CO-S.
-        assert!(sizes[..3].iter().all(|&(k, _)| k == IR_N));
-        assert!(sizes[10..16]
-            .iter()
-            .all(|&(k, len)| short_of(k).is_some() && len == 2));
-        // The talkspurt's first packet and the window after it go CO-N (marker, timestamp).
-        assert_eq!(sizes[100].0, CO_N_LONG);
-        assert!(sizes[100 + WINDOW..100 + WINDOW + 8]
-            .iter()
-            .all(|&(k, len)| short_of(k).is_some() && len == 2));
-    }
-
-    /// `udp(id, 30)` from source port `port`.
-    fn udp_from(port: u16, id: u16) -> Vec<u8> {
-        let mut p = udp(id, 30);
-        p[20..22].copy_from_slice(&port.to_be_bytes());
-        let sum = transport_checksum(&p, shape(&p).unwrap()).unwrap();
-        p[26..28].copy_from_slice(&sum.to_be_bytes());
-        p
-    }
-
-    #[test]
-    fn a_new_flow_of_the_same_hosts_starts_from_a_base() {
-        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        for id in 0..5 {
-            round(&mut c, &mut d, &udp_from(5000, id));
-        }
-        // Another source port: its start IR-Ns name CID 0 and the one word that differs.
-        let mut lost = OtherDecompressor::default();
-        for id in 5..5 + u16::from(START_IRS) {
-            let p = udp_from(5002, id);
-            let (k, frame) = compress(&mut c, &p);
-            assert_eq!(k, IR_N);
-            assert!(is_replica(&frame));
-            // form, flags, CID, base, one change, IP-ID, CRC-16, payload
-            assert_eq!(frame.len(), 5 + 3 + 2 + 2 + 30);
-            assert_eq!(decompress(&mut d, k, &frame).unwrap(), p);
-            // A decompressor without the base refuses it.
-            assert_eq!(decompress(&mut lost, k, &frame), Err(DropReason::NoContext));
-        }
-        assert_eq!(
-            round(&mut c, &mut d, &udp_from(5002, 8)).0,
-            short_kind(1, 0)
-        );
-        // A base of another flow under the same CID (another TTL): the CRC refuses it.
-        let mut other = OtherDecompressor::default();
-        let mut ttl = udp_from(5000, 1);
-        ttl[8] = 63;
-        v4_checksum(&mut ttl);
-        let (k, frame) = compress(&mut OtherCompressor::default(), &ttl);
-        decompress(&mut other, k, &frame).unwrap();
-        let mut c2 = OtherCompressor::default();
-        for id in 0..3 {
-            compress(&mut c2, &udp_from(5000, id));
-        }
-        let (k, frame) = compress(&mut c2, &udp_from(5002, 3));
-        assert!(is_replica(&frame));
-        assert_eq!(
-            decompress(&mut other, k, &frame),
-            Err(DropReason::ChecksumMismatch)
-        );
-    }
-
-    #[test]
-    fn a_wrong_context_is_refused_not_delivered() {
-        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        for id in (8 - u16::from(START_IRS))..8 {
-            round(&mut c, &mut d, &udp(id, 30));
-        }
-        let mut other = udp(8, 30);
-        other[8] = 63; // another TTL: another context, CID 1, whose IR-N is lost
-        v4_checksum(&mut other);
-        let mut frame = Vec::new();
-        for _ in 0..START_IRS {
-            c.compress(&other, &mut frame, true);
-        }
-        // Its CO-S names CID 1, which the decompressor lacks.
-        let (k, frame) = compress(&mut c, &other);
-        assert_eq!(short_of(k).map(|(cid, _)| cid), Some(1));
-        assert_eq!(decompress(&mut d, k, &frame), Err(DropReason::NoContext));
-        // Forced onto CID 0: the CRC refuses it.
-        let forged = short_kind(0, short_of(k).unwrap().1);
-        assert_eq!(
-            decompress(&mut d, forged, &frame),
-            Err(DropReason::ChecksumMismatch)
-        );
-        assert_eq!(
-            decompress(&mut d, forged, &frame[..1]),
-            Err(DropReason::Malformed)
-        );
-    }
-
-    #[test]
-    fn fragments_and_ipv6_round_trip() {
-        let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
-        for (i, frag) in [0x2000u16, 0x00B9, 0x2000, 0x00B9, 0x2000, 0x00B9]
-            .into_iter()
-            .enumerate()
-        {
-            let mut p = udp(100 + i as u16 / 2, 60);
-            p[6..8].copy_from_slice(&frag.to_be_bytes());
-            v4_checksum(&mut p);
-            round(&mut c, &mut d, &p);
-        }
-        let mut v6 = vec![0x60, 0, 0, 0, 0, 8, protocol::ICMPV6, 64];
-        v6.extend_from_slice(&[0x20; 32]);
-        v6.extend_from_slice(&[1, 0, 1, 2, 3, 4, 5, 6]);
-        for _ in 0..START_IRS {
-            assert_eq!(round(&mut c, &mut d, &v6).0, IR_N);
-        }
-        assert_eq!(round(&mut c, &mut d, &v6), (short_kind(1, 0), 2 + 8));
-        // Refreshes after 16, then 32, 64, 128, then every 256 packets (with context
-        // requests; else every 64).
-        let mut refreshes = Vec::new();
-        for i in 1..=800 {
-            if round(&mut c, &mut d, &v6).0 == IR_N {
-                refreshes.push(i);
-            }
-        }
-        assert_eq!(refreshes, [15, 47, 111, 239, 495, 751]);
-        // A context request starts the refreshes over.
-        assert!(c.request(1));
-        for _ in 0..START_IRS {
-            assert_eq!(round(&mut c, &mut d, &v6).0, IR_N);
-        }
-        let next = (1..=REFRESH).find(|_| round(&mut c, &mut d, &v6).0 == IR_N);
-        assert_eq!(next, Some(REFRESH));
-    }
-
-    #[test]
-    fn icmpv6_echoes_have_their_checksum_computed() {
-        let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
-        for i in 0..10u16 {
-            let mut p = vec![0x60, 0, 0, 0, 0, 16, protocol::ICMPV6, 64];
-            p.extend_from_slice(&[0x20; 32]);
-            p.extend_from_slice(&[128, 0, 0, 0, 0x12, 0x34]);
-            p.extend_from_slice(&i.to_be_bytes());
-            p.extend_from_slice(&[9; 8]);
-            let s = Shape {
-                ip: 40,
-                header: 48,
-                udp: false,
-                rtp: false,
-                echo: true,
-                v4: false,
-            };
-            let sum = transport_checksum(&p, s).unwrap();
-            p[42..44].copy_from_slice(&sum.to_be_bytes());
-            assert_eq!(shape(&p), Some(s));
-            let (k, len) = round(&mut c, &mut d, &p);
-            if i >= 3 {
-                assert_eq!((k, len), (short_kind(0, i as u8 & 3), 2 + 8));
-            }
-        }
-    }
-}
+mod tests;

@@ -329,7 +329,7 @@ fn a_non_tcp_context_whose_ir_ns_were_lost_is_requested_and_repaired() {
     let mut d = PlusDecompressor::new(config());
     let (mut frame, mut out, mut feedback) = (Vec::new(), Vec::new(), Vec::new());
     // Both IR-Ns are lost: the CO-N after them is refused, and the refusal asks for CID 0.
-    for id in 0..super::other::START_IRS {
+    for id in 0..super::other::START_IRS_ASKING {
         assert_eq!(
             c.compress(&dns(u16::from(id)), &mut frame),
             FrameKind::Profile(super::other::IR_N)

@@ -6,11 +6,12 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::fields::{fits_lsb8, Dynamic, State};
-use super::head::{Form, Head, RTP_M, T_SHIFT};
+use super::head::{Form, Head, ID_M, ID_O, ID_T, RTP_M, RTP_V, T_SHIFT};
 use super::replica::{changes, Replica, MAX_CHANGES};
 use super::{
-    flag, header_crc, shape, template_in, transport_checksum, Shape, IR_N, MAX_CONTEXTS,
-    MAX_HEADER, MAX_REFRESH, MAX_REFRESH_ALONE, REFRESH, SHORT_CIDS, START_IRS, STEP, WINDOW,
+    flag, header_crc, shape, template_in, transport_checksum, Shape, FRAME, IR_N, MAX_CONTEXTS,
+    MAX_HEADER, MAX_REFRESH, MAX_REFRESH_ALONE, REFRESH, REFRESH_ASKING, SHORT_CIDS, START_IRS,
+    START_IRS_ASKING, STEP, WINDOW,
 };
 use crate::codec::FrameKind;
 use crate::tcp::packet::length_field_offset;
@@ -34,6 +35,9 @@ struct CompContext {
     /// The RTP timestamp stride, as the packets so far say, and the last advance seen.
     stride: u16,
     last_delta: u32,
+    /// Frame mode ([`FRAME`]), as the packets so far say: two packets in a row with one
+    /// timestamp set it, a timestamp that moves after a packet without the marker clears it.
+    frame: bool,
     last_used: u64,
     /// When it was set up (the compressor's clock): a base is named with it, so that a base
     /// whose CID went to another flow is not taken for it.
@@ -55,6 +59,7 @@ impl CompContext {
             fields: d,
             step,
             stride: 0,
+            frame: false,
         };
         CompContext {
             template,
@@ -68,6 +73,7 @@ impl CompContext {
             step,
             stride: 0,
             last_delta: 0,
+            frame: false,
             last_used: clock,
             birth: clock,
             base: None,
@@ -79,10 +85,10 @@ impl CompContext {
 
     /// Starts the context over on another CID: start IR-Ns (whole, or replicating
     /// `moved_from`), the refresh period from its start.
-    fn restart(&mut self, clock: u64, moved_from: Option<u8>) {
+    fn restart(&mut self, clock: u64, moved_from: Option<u8>, period: u16) {
         self.irs_due = START_IRS;
         self.since_ir = 0;
-        self.period = REFRESH;
+        self.period = period;
         self.birth = clock;
         self.base = None;
         self.moved_from = moved_from;
@@ -103,6 +109,11 @@ impl CompContext {
         }
         if s.rtp && n == 1 {
             let delta = d.ts.wrapping_sub(last.ts);
+            if delta == 0 {
+                self.frame = true;
+            } else if !last.marker {
+                self.frame = false;
+            }
             if delta != 0 && delta <= u32::from(u16::MAX) {
                 if self.stride == 0 || delta == self.last_delta {
                     self.stride = delta as u16;
@@ -120,6 +131,7 @@ impl CompContext {
             fields: d,
             step: self.step && self.shape.own_ip_id(),
             stride: if self.shape.rtp { self.stride } else { 0 },
+            frame: self.shape.rtp && self.frame,
         }
     }
 
@@ -187,7 +199,7 @@ impl CompContext {
         if want.step {
             flags |= flag::D;
         }
-        let marker = if d.marker { RTP_M } else { 0 };
+        let marker = if d.marker { RTP_M } else { 0 } | if want.frame { RTP_V } else { 0 };
         let mut head = Head {
             cid,
             form: Form::Long {
@@ -289,7 +301,7 @@ impl OtherCompressor {
         out.clear();
         let Some(cid) = self.by_template.get(t).copied() else {
             let cid = self.new_context(t, s, d);
-            return Some(self.start_frame(packet, cid, out));
+            return Some(self.start_frame(packet, cid, out, false));
         };
         let cid = if payload { self.moved(cid) } else { cid };
         let ctx = &mut self.contexts[usize::from(cid)];
@@ -306,7 +318,9 @@ impl OtherCompressor {
                     MAX_REFRESH_ALONE
                 };
                 ctx.period = (ctx.period * 2).min(most);
-                // A refresh goes whole: it repairs whatever the decompressor lacks.
+                // Without requests a refresh goes whole: it repairs whatever the decompressor
+                // lacks. With them, a decompressor that lacks the context asks for it, and the
+                // refresh replicates the context from itself: the per-packet fields and the CRC.
                 ctx.base = None;
                 ctx.moved_from = None;
             }
@@ -315,7 +329,8 @@ impl OtherCompressor {
             ctx.since_long = 0;
             let state = ctx.state(d);
             ctx.push(state);
-            return Some(self.start_frame(packet, cid, out));
+            let own = !start && self.requests;
+            return Some(self.start_frame(packet, cid, out, own));
         }
         let want = ctx.state(d);
         let checksum = carried_checksum(packet, s, &ctx.template);
@@ -328,17 +343,8 @@ impl OtherCompressor {
             crc,
             checksum: None,
         };
-        let lsb = if s.has_seq() { d.seq as u8 & 3 } else { 0 };
         let id = Head {
-            form: Form::Id {
-                // Where the sequence number is the IP-ID, the octet is its 8 LSBs.
-                lsb: if s.own_ip_id() {
-                    lsb
-                } else {
-                    (d.ip_id >> 6) as u8 & 3
-                },
-                ip_id: d.ip_id as u8 & 0x3F,
-            },
+            form: id_form(&want, s),
             ..short
         };
         let anchor = !self.requests && ctx.since_long + 1 >= ANCHOR;
@@ -378,8 +384,9 @@ impl OtherCompressor {
             return cid;
         };
         self.contexts.swap(low, usize::from(cid));
-        self.contexts[low].restart(clock, Some(cid));
-        self.contexts[usize::from(cid)].restart(clock, None);
+        let first = self.first_period();
+        self.contexts[low].restart(clock, Some(cid), first);
+        self.contexts[usize::from(cid)].restart(clock, None, first);
         // The idle context starts over as a new one would, from a base if it has one.
         let idle = &self.contexts[usize::from(cid)];
         let base = self.base_for(&idle.template.clone(), idle.shape, Some(usize::from(cid)));
@@ -396,10 +403,11 @@ impl OtherCompressor {
     /// The IR-N frame of `packet` in context `cid`: replicated from the context's base while it
     /// has one that is still the same flow (or from its own former CID after a move), else
     /// whole.
-    fn start_frame(&self, packet: &[u8], cid: u8, out: &mut Vec<u8>) -> FrameKind {
+    fn start_frame(&self, packet: &[u8], cid: u8, out: &mut Vec<u8>, own: bool) -> FrameKind {
         let ctx = &self.contexts[usize::from(cid)];
         out.clear();
         let base = match ctx.moved_from {
+            _ if own => Some((cid, &ctx.refs, &ctx.template)),
             Some(b) => Some((b, &ctx.refs, &ctx.template)),
             None => ctx.base.and_then(|(b, birth)| {
                 let base = self.contexts.get(usize::from(b))?;
@@ -419,7 +427,7 @@ impl OtherCompressor {
         let replica = Replica {
             cid,
             base: b,
-            flags: s.flags() | if state.step { STEP } else { 0 },
+            flags: s.flags() | ir_flags(&state),
             changes: &buf[..n],
             fields: d,
             frag_sent: s.v4 && base_refs.iter().any(|r| r.fields.frag != d.frag),
@@ -450,9 +458,23 @@ impl OtherCompressor {
             .map(|(_, _, i)| (i as u8, self.contexts[i].birth))
     }
 
+    /// The first refresh period of a context: [`REFRESH`], or [`REFRESH_ASKING`] where the
+    /// decompressor sends context requests.
+    fn first_period(&self) -> u16 {
+        if self.requests {
+            REFRESH_ASKING
+        } else {
+            REFRESH
+        }
+    }
+
     /// Sets a context up for the template `t` (least recently used replaced); its CID.
     fn new_context(&mut self, t: &[u8], s: Shape, d: Dynamic) -> u8 {
         let mut ctx = CompContext::new(t.to_vec(), s, d, self.clock);
+        ctx.period = self.first_period();
+        if self.requests && s.udp {
+            ctx.irs_due = START_IRS_ASKING - 1;
+        }
         let lru = (self.contexts.len() >= MAX_CONTEXTS).then(|| {
             (0..self.contexts.len())
                 .min_by_key(|&i| self.contexts[i].last_used)
@@ -489,11 +511,45 @@ impl OtherCompressor {
             return false;
         };
         ctx.irs_due = START_IRS;
-        ctx.period = REFRESH;
+        ctx.period = if self.requests {
+            REFRESH_ASKING
+        } else {
+            REFRESH
+        };
         // The answer goes whole: the base may be what the decompressor lacks.
         ctx.base = None;
         ctx.moved_from = None;
         true
+    }
+}
+
+/// The CO-I form of the packet of state `want` in a context of shape `s`: the sequence LSBs and
+/// six IP-ID LSBs; where the sequence number is the IP-ID, its 8 LSBs; in frame mode the
+/// three sequence LSBs, the marker, the scaled timestamp's LSB and three LSBs of the IP-ID's
+/// offset from the sequence number.
+fn id_form(want: &State, s: Shape) -> Form {
+    let d = &want.fields;
+    let lsb = d.seq as u8 & 3;
+    if !s.own_ip_id() {
+        return Form::Id {
+            lsb: (d.ip_id >> 6) as u8 & 3,
+            ip_id: d.ip_id as u8 & 0x3F,
+        };
+    }
+    if !(s.rtp && want.frame) {
+        return Form::Id {
+            lsb,
+            ip_id: d.ip_id as u8 & 0x3F,
+        };
+    }
+    let t = (d.ts / u32::from(want.stride.max(1))) & 1 != 0;
+    let offset = d.ip_id.wrapping_sub(d.seq) as u8 & ID_O;
+    Form::Id {
+        lsb: (d.seq >> 1) as u8 & 3,
+        ip_id: (d.seq as u8 & 1) << 5
+            | if d.marker { ID_M } else { 0 }
+            | if t { ID_T } else { 0 }
+            | offset,
     }
 }
 
@@ -511,6 +567,11 @@ fn carried_checksum(packet: &[u8], s: Shape, template: &[u8]) -> Option<[u8; 2]>
     (field != expected.to_be_bytes()).then_some(field)
 }
 
+/// The IR-N flags of a state besides the mode's: the step and frame mode.
+fn ir_flags(state: &State) -> u8 {
+    (if state.step { STEP } else { 0 }) | if state.frame { FRAME } else { 0 }
+}
+
 /// Writes `packet` as an IR-N frame of context `ctx`, CID `cid`.
 fn ir_n(packet: &[u8], ctx: &CompContext, cid: u8, out: &mut Vec<u8>) -> FrameKind {
     let s = ctx.shape;
@@ -518,7 +579,7 @@ fn ir_n(packet: &[u8], ctx: &CompContext, cid: u8, out: &mut Vec<u8>) -> FrameKi
     out.clear();
     out.extend_from_slice(packet);
     let at = length_field_offset(s.v4);
-    out[at] = s.flags() | if state.step { STEP } else { 0 };
+    out[at] = s.flags() | ir_flags(&state);
     out[at + 1] = cid;
     if s.rtp {
         out[s.ip + 4..s.ip + 6].copy_from_slice(&state.stride.to_be_bytes());

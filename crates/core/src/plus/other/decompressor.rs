@@ -8,8 +8,8 @@ use super::fields::{Dynamic, State};
 use super::head::Head;
 use super::replica::{is_replica, Replica};
 use super::{
-    checksum_of, header_crc, shape, template_in, Shape, ECHO_MODE, MAX_HEADER, RTP_MODE, STEP,
-    UDP_MODE,
+    checksum_of, header_crc, shape, template_in, Shape, ECHO_MODE, FRAME, MAX_HEADER, RTP_MODE,
+    STEP, UDP_MODE,
 };
 use crate::codec::DropReason;
 use crate::tcp::packet::length_field_offset;
@@ -70,7 +70,7 @@ impl OtherDecompressor {
             Some(&[f, c]) => (f, c),
             _ => return Err(DropReason::Malformed),
         };
-        if flags & !(UDP_MODE | ECHO_MODE | RTP_MODE | STEP) != 0 {
+        if flags & !(UDP_MODE | ECHO_MODE | RTP_MODE | STEP | FRAME) != 0 {
             return Err(DropReason::Malformed);
         }
         let len = if v4 {
@@ -96,11 +96,7 @@ impl OtherDecompressor {
             field.copy_from_slice(&((frame.len() - ip) as u16).to_be_bytes());
         }
         let s = match shape(out) {
-            Some(s)
-                if s.flags() | flags & STEP == flags && (s.own_ip_id() || flags & STEP == 0) =>
-            {
-                s
-            }
+            Some(s) if s.flags() | flags & (STEP | FRAME) == flags && extras_fit(s, flags) => s,
             _ => {
                 out.clear();
                 return Err(DropReason::Malformed);
@@ -110,6 +106,7 @@ impl OtherDecompressor {
             fields: Dynamic::of(out, s),
             step: flags & STEP != 0,
             stride,
+            frame: flags & FRAME != 0,
         };
         // A refresh of a context reuses its template's buffer: no allocation per IR-N.
         let mut buf = [0; MAX_HEADER];
@@ -179,6 +176,7 @@ impl OtherDecompressor {
             fields: Dynamic::of(out, s),
             step: r.flags & STEP != 0,
             stride: if s.rtp { r.stride } else { 0 },
+            frame: r.flags & FRAME != 0,
         };
         let slot = &mut self.contexts[usize::from(r.cid)];
         let mut template = slot.take().map(|c| c.template).unwrap_or_default();
@@ -236,7 +234,7 @@ impl OtherDecompressor {
         let total = u16::try_from(len).map_err(|_| DropReason::Malformed)?;
         let zero_sum = s.udp && ctx.template[s.ip + 6..s.ip + 8] == [0, 0];
         let sum = Payload::of(payload);
-        for trial in 0..head.trials(s) {
+        for trial in 0..head.trials(s, ctx.state.frame) {
             let Some((fields, state)) = head.decode(s, &ctx.state, trial) else {
                 continue;
             };
@@ -271,6 +269,12 @@ impl OtherDecompressor {
         out.clear();
         Err(DropReason::ChecksumMismatch)
     }
+}
+
+/// Whether the IR-N flags `flags` set the step and frame mode only where they have a meaning:
+/// the step in RTP and echo mode over IPv4, frame mode in RTP mode.
+pub(super) fn extras_fit(s: Shape, flags: u8) -> bool {
+    (s.own_ip_id() || flags & STEP == 0) && (s.rtp || flags & FRAME == 0)
 }
 
 /// Sets the length fields of the header `out` of shape `s` for a packet of `total` octets, and

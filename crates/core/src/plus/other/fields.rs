@@ -73,8 +73,12 @@ pub struct State {
     /// Whether the IPv4 Identification steps with the sequence number (RTP and echo
     /// contexts; with others the sequence number is the Identification).
     pub step: bool,
-    /// The RTP timestamp's advance per sequence number (0: none known).
+    /// The RTP timestamp's advance per sequence number (0: none known); in frame mode, per
+    /// frame.
     pub stride: u16,
+    /// Frame mode (RTP contexts): the timestamp follows the reference's unchanged, not by one
+    /// stride per sequence number ([`super::FRAME`]).
+    pub frame: bool,
 }
 
 impl State {
@@ -104,7 +108,7 @@ impl State {
             ip_id,
             frag: r.frag,
             seq,
-            ts: self.ts_with(seq),
+            ts: self.ts_with(seq, self.frame),
             marker: false,
         }
     }
@@ -121,12 +125,27 @@ impl State {
     }
 
     /// The RTP timestamp of a packet of sequence number `seq` on the reference's line: its
-    /// timestamp plus one stride per sequence number.
-    pub fn ts_with(&self, seq: u16) -> u32 {
+    /// timestamp plus one stride per sequence number, or in `frame` mode its timestamp.
+    pub fn ts_with(&self, seq: u16, frame: bool) -> u32 {
+        if frame {
+            return self.fields.ts;
+        }
         let n = u32::from(seq.wrapping_sub(self.fields.seq));
         self.fields
             .ts
             .wrapping_add(n.wrapping_mul(u32::from(self.stride)))
+    }
+
+    /// In frame mode, the RTP timestamp of a CO-I frame whose scaled timestamp (the timestamp
+    /// over the stride) has the LSB `lsb`: the reference's, or one stride on (the next frame);
+    /// `None` without a stride.
+    pub fn frame_ts(&self, lsb: u8) -> Option<u32> {
+        let stride = u32::from(self.stride);
+        if stride == 0 {
+            return None;
+        }
+        let k = (u32::from(lsb) ^ (self.fields.ts / stride)) & 1;
+        Some(self.fields.ts.wrapping_add(k * stride))
     }
 
     /// The RTP timestamp whose scaled value (timestamp over stride, the remainder the
@@ -166,6 +185,13 @@ pub const ID_BELOW: u16 = 4;
 pub fn decode_lsb6(reference: u16, lsbs: u8) -> u16 {
     let low = reference.wrapping_sub(ID_BELOW);
     low.wrapping_add(u16::from(lsbs).wrapping_sub(low) & 0x3F)
+}
+
+/// The IP-ID offset (the IP-ID minus the sequence number, which only grows while the flow's
+/// packets draw their IP-IDs from a counter) with the 3 LSBs `lsbs` in `[reference, reference +
+/// 7]` (mod 2^16): a CO-I frame's in frame mode.
+pub fn decode_offset(reference: u16, lsbs: u8) -> u16 {
+    reference.wrapping_add(u16::from(lsbs).wrapping_sub(reference) & 0x07)
 }
 
 /// Whether `value` decodes from its 8 LSBs against `reference` ([`decode_lsb8`]).

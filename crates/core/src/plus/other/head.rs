@@ -4,7 +4,7 @@
 
 use alloc::vec::Vec;
 
-use super::fields::{decode_lsb6, decode_lsb8, Dynamic, State};
+use super::fields::{decode_lsb6, decode_lsb8, decode_offset, Dynamic, State};
 use super::{flag, short_kind, short_of, Shape, CO_I, CO_I_CID, CO_N_LONG, SHORT_TRIALS};
 use crate::codec::DropReason;
 
@@ -31,12 +31,14 @@ pub enum Form {
         lsb: u8,
     },
     /// CO-I: the two sequence LSBs and six LSBs of the IPv4 Identification (in a context whose
-    /// sequence number is the Identification, its 8 LSBs); the other fields follow from the
+    /// sequence number is the Identification, its 8 LSBs; in frame mode `| S S S M T O O O |`:
+    /// three sequence LSBs, the marker, the scaled timestamp's LSB and three LSBs of the
+    /// Identification's offset from the sequence number); the other fields follow from the
     /// reference.
     Id {
         /// The sequence number's two LSBs.
         lsb: u8,
-        /// The IP-ID's six LSBs.
+        /// The octet's six other bits: the IP-ID's six LSBs, or in frame mode `| S M T O O O |`.
         ip_id: u8,
     },
     /// CO-N: the flags octet ([`flag`]) and the fields it says are there.
@@ -64,6 +66,28 @@ pub const T_SHIFT: u8 = 6;
 
 /// The marker bit of the RTP octet.
 pub const RTP_M: u8 = 0x20;
+
+/// The frame-mode bit of the RTP octet: the context is in frame mode from this frame on
+/// ([`super::FRAME`]).
+pub const RTP_V: u8 = 0x10;
+
+/// The marker bit of a CO-I octet's six low bits in frame mode (`| S S | S M T O O O |`).
+pub const ID_M: u8 = 0x10;
+
+/// The scaled timestamp's LSB in a CO-I octet's six low bits in frame mode.
+pub const ID_T: u8 = 0x08;
+
+/// The IP-ID offset's three LSBs in a CO-I octet's six low bits in frame mode.
+pub const ID_O: u8 = 0x07;
+
+/// Sequence advances a CO-I frame in frame mode tries: `n`, `n + 8`, ... `n + 56`, as far as a
+/// CO-S frame's.
+pub const FRAME_SEQ_TRIALS: u16 = 8;
+
+/// Trials of a CO-I frame in frame mode: each sequence advance with the timestamp the one its
+/// LSB says, two frames on and four frames on, each with the IP-ID offset its LSBs say, 8 and 16
+/// on.
+pub const FRAME_TRIALS: u16 = 9 * FRAME_SEQ_TRIALS;
 
 /// Reads a frame's octets in order.
 struct Reader<'a> {
@@ -176,7 +200,7 @@ impl Head {
         let (mut rtp, mut ts, mut stride) = (0, 0, 0);
         if s.rtp {
             rtp = r.number(1)? as u8;
-            if rtp & !(3 << T_SHIFT | RTP_M) != 0 {
+            if rtp & !(3 << T_SHIFT | RTP_M | RTP_V) != 0 {
                 return Err(DropReason::Malformed);
             }
             match rtp >> T_SHIFT {
@@ -273,10 +297,14 @@ impl Head {
         kind
     }
 
-    /// The number of decodings to try: [`SHORT_TRIALS`] for a CO-S frame in a context with a
-    /// sequence number, else 1.
-    pub fn trials(&self, s: Shape) -> u16 {
+    /// The number of decodings to try in a context of shape `s` (in frame mode if `frame`):
+    /// [`SHORT_TRIALS`] for a CO-S frame in a context with a sequence number (three times as
+    /// many in frame mode) and a CO-I frame in RTP and echo mode, `FRAME_TRIALS` (72) for a CO-I
+    /// frame in frame mode, else 1.
+    pub fn trials(&self, s: Shape, frame: bool) -> u16 {
         match self.form {
+            Form::Id { .. } if s.rtp && frame => FRAME_TRIALS,
+            Form::Short { .. } if s.rtp && frame => 3 * SHORT_TRIALS,
             Form::Short { .. } if s.has_seq() => SHORT_TRIALS,
             Form::Id { .. } if s.own_ip_id() => SHORT_TRIALS,
             _ => 1,
@@ -288,9 +316,37 @@ impl Head {
     /// do not decode (a scaled timestamp without a stride or out of range).
     pub fn decode(&self, s: Shape, state: &State, trial: u16) -> Option<(Dynamic, State)> {
         let (fields, step, stride) = match self.form {
+            Form::Short { lsb } if s.rtp && state.frame => {
+                // In frame mode each sequence advance with the timestamp the reference's, and
+                // one and two frames on (a loss run over a frame's end).
+                let n = state.short_advance(s, lsb, trial % SHORT_TRIALS);
+                let mut fields = state.advanced(s, n);
+                let frames = u32::from(trial / SHORT_TRIALS);
+                fields.ts = fields.ts.wrapping_add(frames * u32::from(state.stride));
+                (fields, state.step, state.stride)
+            }
             Form::Short { lsb } => {
                 let n = state.short_advance(s, lsb, trial);
                 (state.advanced(s, n), state.step, state.stride)
+            }
+            Form::Id { lsb, ip_id } if s.rtp && state.frame => {
+                // Three sequence LSBs: the packet up to 7 on at the first try; then 8, 16 ... on,
+                // each with the timestamp 2 and 4 frames further on and the IP-ID offset 8 and
+                // 16 further on (a loss run over several short frames).
+                let r = &state.fields;
+                let lsbs = u16::from(lsb << 1 | ip_id >> 5);
+                let n = (lsbs.wrapping_sub(r.seq) & 0x07) + 8 * (trial % FRAME_SEQ_TRIALS);
+                let frames = u32::from(trial / FRAME_SEQ_TRIALS % 3) * 2;
+                let more = 8 * (trial / (3 * FRAME_SEQ_TRIALS));
+                let mut fields = state.advanced(s, n);
+                // The IP-ID's offset from the sequence number, which packets sent back to back
+                // keep: a run of them lost leaves it.
+                let offset = decode_offset(r.ip_id.wrapping_sub(r.seq), ip_id & ID_O) + more;
+                fields.ip_id = fields.seq.wrapping_add(offset);
+                let ts = state.frame_ts(u8::from(ip_id & ID_T != 0))?;
+                fields.ts = ts.wrapping_add(frames * u32::from(state.stride));
+                fields.marker = ip_id & ID_M != 0;
+                (fields, state.step, state.stride)
             }
             Form::Id { lsb, ip_id } if s.own_ip_id() => {
                 let n = state.short_advance(s, lsb, trial);
@@ -320,6 +376,7 @@ impl Head {
                     _ => seq,
                 };
                 let step = flags & flag::D != 0;
+                let frame = s.rtp && rtp & RTP_V != 0;
                 let ip_id = if !s.v4 {
                     0
                 } else if !s.own_ip_id() {
@@ -333,7 +390,7 @@ impl Head {
                 };
                 let (ts, stride) = match rtp >> T_SHIFT {
                     _ if !s.rtp => (0, 0),
-                    0 => (state.ts_with(seq), state.stride),
+                    0 => (state.ts_with(seq, frame), state.stride),
                     1 => (state.scaled_ts(ts, 8)?, state.stride),
                     2 => (state.scaled_ts(ts, 16)?, state.stride),
                     _ => (ts, stride),
@@ -345,7 +402,13 @@ impl Head {
                     ts,
                     marker: rtp & RTP_M != 0,
                 };
-                (fields, step && s.own_ip_id(), stride)
+                let state = State {
+                    fields,
+                    step: step && s.own_ip_id(),
+                    stride,
+                    frame,
+                };
+                return Some((fields, state));
             }
         };
         Some((
@@ -354,6 +417,7 @@ impl Head {
                 fields,
                 step,
                 stride,
+                frame: state.frame,
             },
         ))
     }

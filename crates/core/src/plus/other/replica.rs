@@ -15,7 +15,7 @@
 use alloc::vec::Vec;
 
 use super::fields::Dynamic;
-use super::{Shape, STEP};
+use super::{Shape, FRAME, STEP};
 use crate::codec::DropReason;
 
 /// Form octet: the transport checksum follows.
@@ -73,9 +73,8 @@ impl<'a> Replica<'a> {
         }
         let changes = rest.get(..3 * n).ok_or_else(bad)?;
         let s = shape_of(*base).ok_or(DropReason::NoContext)?;
-        let step_ok = flags & STEP == 0 || s.own_ip_id();
-        if s.flags() != flags & !STEP
-            || !step_ok
+        if s.flags() != flags & !(STEP | FRAME)
+            || !super::decompressor::extras_fit(s, *flags)
             || (form & F != 0 && !s.v4)
             || (form & M != 0 && !s.rtp)
             || (form & K != 0 && s.checksum_at().is_none())
