@@ -142,36 +142,51 @@ impl Head {
             };
             return Ok((head, r.at));
         }
-        if k == CO_I || k == CO_I_CID {
-            let cid = if k == CO_I_CID {
-                match r.number(1)? as u8 {
-                    0 => return Err(DropReason::Malformed),
-                    c => c,
-                }
-            } else {
-                0
-            };
-            let octet = r.number(1)? as u8;
-            let crc = r.number(2)? as u16;
-            let s = shape_of(cid).ok_or(DropReason::NoContext)?;
-            if !s.v4 {
-                return Err(DropReason::Malformed);
-            }
-            let form = Form::Id {
-                lsb: octet >> 6,
-                ip_id: octet & 0x3F,
-            };
-            let head = Head {
-                cid,
-                form,
-                crc,
-                checksum: None,
-            };
-            return Ok((head, r.at));
+        match k {
+            CO_I | CO_I_CID => Head::parse_id(k == CO_I_CID, r, shape_of),
+            CO_N_LONG => Head::parse_long(r, shape_of),
+            _ => Err(DropReason::Malformed),
         }
-        if k != CO_N_LONG {
+    }
+
+    /// [`Head::parse`] of a CO-I frame (with a CID octet if `named`), from its second octet on.
+    fn parse_id(
+        named: bool,
+        mut r: Reader<'_>,
+        shape_of: impl Fn(u8) -> Option<Shape>,
+    ) -> Result<(Head, usize), DropReason> {
+        let cid = if named {
+            match r.number(1)? as u8 {
+                0 => return Err(DropReason::Malformed),
+                c => c,
+            }
+        } else {
+            0
+        };
+        let octet = r.number(1)? as u8;
+        let crc = r.number(2)? as u16;
+        let s = shape_of(cid).ok_or(DropReason::NoContext)?;
+        if !s.v4 {
             return Err(DropReason::Malformed);
         }
+        let form = Form::Id {
+            lsb: octet >> 6,
+            ip_id: octet & 0x3F,
+        };
+        let head = Head {
+            cid,
+            form,
+            crc,
+            checksum: None,
+        };
+        Ok((head, r.at))
+    }
+
+    /// [`Head::parse`] of a CO-N frame, from its flags octet on.
+    fn parse_long(
+        mut r: Reader<'_>,
+        shape_of: impl Fn(u8) -> Option<Shape>,
+    ) -> Result<(Head, usize), DropReason> {
         let flags = r.number(1)? as u8;
         let cid = if flags & flag::C != 0 {
             match r.number(1)? as u8 {
@@ -360,56 +375,7 @@ impl Head {
                 let n = seq.wrapping_sub(state.fields.seq);
                 (state.advanced(s, n), state.step, state.stride)
             }
-            Form::Long {
-                flags,
-                seq,
-                ip_id,
-                frag,
-                rtp,
-                ts,
-                stride,
-            } => {
-                let r = &state.fields;
-                let seq = match (flags >> flag::S_SHIFT) & 3 {
-                    0 => r.seq,
-                    1 => decode_lsb8(r.seq, seq as u8),
-                    _ => seq,
-                };
-                let step = flags & flag::D != 0;
-                let frame = s.rtp && rtp & RTP_V != 0;
-                let ip_id = if !s.v4 {
-                    0
-                } else if !s.own_ip_id() {
-                    seq
-                } else {
-                    match (flags >> flag::I_SHIFT) & 3 {
-                        0 => state.ip_id_with(seq, step),
-                        1 => decode_lsb8(r.ip_id, ip_id as u8),
-                        _ => ip_id,
-                    }
-                };
-                let (ts, stride) = match rtp >> T_SHIFT {
-                    _ if !s.rtp => (0, 0),
-                    0 => (state.ts_with(seq, frame), state.stride),
-                    1 => (state.scaled_ts(ts, 8)?, state.stride),
-                    2 => (state.scaled_ts(ts, 16)?, state.stride),
-                    _ => (ts, stride),
-                };
-                let fields = Dynamic {
-                    ip_id,
-                    frag: frag.unwrap_or(r.frag),
-                    seq,
-                    ts,
-                    marker: rtp & RTP_M != 0,
-                };
-                let state = State {
-                    fields,
-                    step: step && s.own_ip_id(),
-                    stride,
-                    frame,
-                };
-                return Some((fields, state));
-            }
+            Form::Long { .. } => return self.decode_long(s, state),
         };
         Some((
             fields,
@@ -420,5 +386,61 @@ impl Head {
                 frame: state.frame,
             },
         ))
+    }
+
+    /// [`Head::decode`] of a CO-N frame: its fields as coded against the reference `state`.
+    fn decode_long(&self, s: Shape, state: &State) -> Option<(Dynamic, State)> {
+        let Form::Long {
+            flags,
+            seq,
+            ip_id,
+            frag,
+            rtp,
+            ts,
+            stride,
+        } = self.form
+        else {
+            return None;
+        };
+        let r = &state.fields;
+        let seq = match (flags >> flag::S_SHIFT) & 3 {
+            0 => r.seq,
+            1 => decode_lsb8(r.seq, seq as u8),
+            _ => seq,
+        };
+        let step = flags & flag::D != 0;
+        let frame = s.rtp && rtp & RTP_V != 0;
+        let ip_id = if !s.v4 {
+            0
+        } else if !s.own_ip_id() {
+            seq
+        } else {
+            match (flags >> flag::I_SHIFT) & 3 {
+                0 => state.ip_id_with(seq, step),
+                1 => decode_lsb8(r.ip_id, ip_id as u8),
+                _ => ip_id,
+            }
+        };
+        let (ts, stride) = match rtp >> T_SHIFT {
+            _ if !s.rtp => (0, 0),
+            0 => (state.ts_with(seq, frame), state.stride),
+            1 => (state.scaled_ts(ts, 8)?, state.stride),
+            2 => (state.scaled_ts(ts, 16)?, state.stride),
+            _ => (ts, stride),
+        };
+        let fields = Dynamic {
+            ip_id,
+            frag: frag.unwrap_or(r.frag),
+            seq,
+            ts,
+            marker: rtp & RTP_M != 0,
+        };
+        let state = State {
+            fields,
+            step: step && s.own_ip_id(),
+            stride,
+            frame,
+        };
+        Some((fields, state))
     }
 }
