@@ -129,12 +129,18 @@ impl Sum {
 /// The sum of `data` as native-order 32-bit words (the last bytes as 16-bit words, an odd last
 /// byte padded with zero), congruent modulo `0xFFFF` to the sum of its native-order 16-bit words.
 fn native_words(data: &[u8]) -> u64 {
-    let words = data.chunks_exact(4);
-    let tail = tail_words(words.remainder());
-    words.fold(tail, |sum, w| {
-        let w: [u8; 4] = w.try_into().expect("chunks of 4 bytes");
-        sum + u64::from(u32::from_ne_bytes(w))
-    })
+    // 64-bit loads, each added as its two 32-bit halves.
+    let longs = data.chunks_exact(8);
+    let rest = longs.remainder();
+    let sum = longs.fold(0, |sum, w| {
+        let w = u64::from_ne_bytes(w.try_into().expect("chunks of 8 bytes"));
+        sum + (w & 0xFFFF_FFFF) + (w >> 32)
+    });
+    let (word, tail) = rest.split_at(rest.len() & 4);
+    let word = word
+        .try_into()
+        .map_or(0, |w| u64::from(u32::from_ne_bytes(w)));
+    sum + word + tail_words(tail)
 }
 
 /// The sum of the last bytes (fewer than 4) of data summed as 32-bit words, as native-order
