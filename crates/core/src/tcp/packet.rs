@@ -224,7 +224,9 @@ impl<'a> TcpIpPacket<'a> {
 
     /// The packet of `bytes`, IPv4 (or IPv6) with addresses `src` and `dst` and its TCP header
     /// of `tcp_header_len` octets at `tcp_offset`, with its timestamp and SACK options: the
-    /// fields read in place. What the packet must satisfy is the caller's to check.
+    /// fields read in place. What the packet must satisfy is the caller's to check. Inlined,
+    /// so that the packet is written where the parse returns it.
+    #[inline(always)]
     fn assemble(
         bytes: &'a [u8],
         (v4, tcp_offset, src, dst): (bool, usize, IpAddr, IpAddr),
