@@ -10,9 +10,9 @@ use core::net::IpAddr;
 /// Inputs up to this many bytes go [`Sum::add_short`]'s way.
 const SHORT: usize = 64;
 
-/// [`Sum::add_bytes`] sums at most this many bytes (65536 chunks of 64) before folding, so that
-/// no lane's sum of low halves reaches 2^32.
-const BLOCK: usize = 1 << 22;
+/// [`Sum::add_bytes`] sums at most this many bytes (65536 words of 32 bits) before folding, so
+/// that the sum of the words' low halves stays below 2^32.
+const BLOCK: usize = 1 << 18;
 
 /// A running one's-complement sum, folded lazily.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,14 +27,14 @@ impl Sum {
     /// Adds `data` as big-endian 16-bit words (an odd last byte is padded with zero). The data
     /// must start at an even offset of the checksummed whole.
     ///
-    /// The data is summed as native-order 32-bit words, 64 bytes at a time into sixteen
-    /// independent lanes (a loop LLVM turns into vector adds on baseline x86-64). Each lane
-    /// keeps two wrapping sums: of its words, and of their high 16-bit halves; the sum of the
-    /// low halves is the first minus the second shifted up by 16, exact while it stays below
-    /// 2^32 (blocks of at most 65536 chunks). Since `2^16 ≡ 1` modulo `0xFFFF`, a word is
-    /// congruent to the sum of its halves, and the one's-complement sum does not depend on byte
-    /// order (RFC 1071 section 2 B), so the lanes' sum, folded and swapped to big-endian, is the
-    /// sum of the big-endian words. The last bytes (fewer than 64) are summed as a header is.
+    /// The data is summed as native-order 32-bit words, 64 bytes at a time into four lanes
+    /// (one vector register on baseline x86-64: a loop LLVM turns into vector adds, where
+    /// sixteen lanes were split between vector and scalar registers), then the lanes and the
+    /// last words together. Each sum is a pair of wrapping sums: of the words, and of their high
+    /// 16-bit halves; the sum of the low halves is the first minus the second shifted up by 16,
+    /// exact while it stays below 2^32 (blocks of at most 65536 words). Since `2^16 ≡ 1` modulo `0xFFFF`, a word is congruent to the sum of its halves,
+    /// and the one's-complement sum does not depend on byte order (RFC 1071 section 2 B), so the
+    /// sum, folded and swapped to big-endian, is the sum of the big-endian words.
     pub fn add_bytes(self, data: &[u8]) -> Sum {
         if data.len() <= SHORT {
             return self.add_short(data);
@@ -44,21 +44,26 @@ impl Sum {
 
     /// [`Sum::add_bytes`] for at most [`BLOCK`] bytes.
     fn add_block(self, block: &[u8]) -> Sum {
+        let add = |(all, high): (u32, u32), word: &[u8]| {
+            let word = u32::from_ne_bytes(word.try_into().expect("chunks of 4 bytes"));
+            (all.wrapping_add(word), high.wrapping_add(word >> 16))
+        };
         let chunks = block.chunks_exact(64);
-        let tail = chunks.remainder();
-        let mut words = [0u32; 16];
-        let mut highs = [0u32; 16];
+        let rest = chunks.remainder();
+        let mut lanes = [(0u32, 0u32); 4];
         for chunk in chunks {
-            for (lane, word) in chunk.chunks_exact(4).enumerate() {
-                let word = u32::from_ne_bytes(word.try_into().expect("chunks of 4 bytes"));
-                words[lane] = words[lane].wrapping_add(word);
-                highs[lane] = highs[lane].wrapping_add(word >> 16);
+            for (i, word) in chunk.chunks_exact(4).enumerate() {
+                lanes[i % 4] = add(lanes[i % 4], word);
             }
         }
-        let native = words.iter().zip(&highs).fold(0u64, |sum, (&all, &high)| {
-            sum + u64::from(all.wrapping_sub(high << 16)) + u64::from(high)
+        let words = rest.chunks_exact(4);
+        let tail = words.remainder();
+        let sums = lanes.iter().fold((0u32, 0u32), |(a, h), &(all, high)| {
+            (a.wrapping_add(all), h.wrapping_add(high))
         });
-        self.add_native(native + native_words(tail))
+        let (all, high) = words.fold(sums, add);
+        let low = all.wrapping_sub(high << 16);
+        self.add_native(u64::from(low) + u64::from(high) + tail_words(tail))
     }
 
     /// [`Sum::add_bytes`] for at most [`SHORT`] bytes (headers): 32-bit words in a plain loop,
@@ -79,14 +84,16 @@ impl Sum {
         self
     }
 
-    /// Adds a 32-bit value as two words.
-    pub fn add_u32(self, value: u32) -> Sum {
-        self.add_u16((value >> 16) as u16).add_u16(value as u16)
+    /// Adds a 32-bit value as two words (in one addition: `2^16 ≡ 1` modulo `0xFFFF`, so the
+    /// value is congruent to the sum of its words, and zero only if both are).
+    pub fn add_u32(mut self, value: u32) -> Sum {
+        self.0 += u64::from(value);
+        self
     }
 
-    /// Adds a 128-bit value as eight words.
+    /// Adds a 128-bit value as eight words (four 32-bit additions, as [`Sum::add_u32`]).
     fn add_u128(self, value: u128) -> Sum {
-        (0..8).fold(self, |sum, i| sum.add_u16((value >> (112 - 16 * i)) as u16))
+        (0..4).fold(self, |sum, i| sum.add_u32((value >> (32 * i)) as u32))
     }
 
     /// Adds the TCP/UDP pseudo-header (RFC 793 / RFC 8200 section 8.1). Addresses of different
@@ -122,14 +129,30 @@ impl Sum {
 /// The sum of `data` as native-order 32-bit words (the last bytes as 16-bit words, an odd last
 /// byte padded with zero), congruent modulo `0xFFFF` to the sum of its native-order 16-bit words.
 fn native_words(data: &[u8]) -> u64 {
-    let words = data.chunks_exact(4);
-    let tail = words.remainder().chunks(2).fold(0u64, |sum, w| {
-        sum + u64::from(u16::from_ne_bytes([w[0], *w.get(1).unwrap_or(&0)]))
+    // 64-bit loads, each added as its two 32-bit halves.
+    let longs = data.chunks_exact(8);
+    let rest = longs.remainder();
+    let sum = longs.fold(0, |sum, w| {
+        let w = u64::from_ne_bytes(w.try_into().expect("chunks of 8 bytes"));
+        sum + (w & 0xFFFF_FFFF) + (w >> 32)
     });
-    words.fold(tail, |sum, w| {
-        let w: [u8; 4] = w.try_into().expect("chunks of 4 bytes");
-        sum + u64::from(u32::from_ne_bytes(w))
-    })
+    let (word, tail) = rest.split_at(rest.len() & 4);
+    let word = word
+        .try_into()
+        .map_or(0, |w| u64::from(u32::from_ne_bytes(w)));
+    sum + word + tail_words(tail)
+}
+
+/// The sum of the last bytes (fewer than 4) of data summed as 32-bit words, as native-order
+/// 16-bit words (an odd last byte padded with zero).
+fn tail_words(tail: &[u8]) -> u64 {
+    let word = |a: u8, b: u8| u64::from(u16::from_ne_bytes([a, b]));
+    match *tail {
+        [a, b, c, ..] => word(a, b) + word(c, 0),
+        [a, b] => word(a, b),
+        [a] => word(a, 0),
+        [] => 0,
+    }
 }
 
 /// An address as 128 bits (IPv4 as its IPv4-mapped IPv6 address).

@@ -37,6 +37,21 @@ impl<'a> BitWriter<'a> {
         self.used += bits;
     }
 
+    /// Writes the `bits` low bits of `value` (`bits` up to [`LONG_BITS`]): what two
+    /// [`BitWriter::put`]s of its high and low parts write, in one.
+    #[inline]
+    pub fn put_long(&mut self, value: u64, bits: u8) {
+        debug_assert!(bits <= LONG_BITS);
+        if bits == 0 {
+            return;
+        }
+        if self.used + bits > 64 {
+            self.flush();
+        }
+        self.acc = (self.acc << bits) | (value & (u64::MAX >> (64 - bits)));
+        self.used += bits;
+    }
+
     /// Moves the whole bytes of the pending bits to the vector.
     fn flush(&mut self) {
         let whole = self.used / 8;
@@ -71,6 +86,10 @@ impl Drop for BitWriter<'_> {
         self.flush();
     }
 }
+
+/// The most bits [`BitWriter::put_long`] writes at once: what stays free of the accumulator's
+/// 64 after a flush leaves at most 7.
+pub const LONG_BITS: u8 = 57;
 
 /// The bits [`BitReader::window`] shows at least: a word from the current byte, less the bits
 /// of it already read.

@@ -294,9 +294,10 @@ fn cheapest(cost_fits: impl Fn(u8) -> (u8, bool)) -> u8 {
 #[inline]
 pub fn put_prefixed(w: &mut BitWriter<'_>, c: u8, k: u8, value: u32) {
     let len = prefix_len(c);
-    let prefix = if c == 3 { 0b111 } else { (1u32 << len) - 2 };
-    w.put(prefix, len);
-    w.put(value & crate::encoding::wlsb::mask(k), k);
+    let prefix = if c == 3 { 0b111 } else { (1u64 << len) - 2 };
+    let lsbs = u64::from(value & crate::encoding::wlsb::mask(k));
+    // At most 3 + 32 bits, in one write.
+    w.put_long((prefix << k) | lsbs, len + k);
 }
 
 /// Reads a prefix code's number (0 to 3).

@@ -334,7 +334,8 @@ impl Extras for DerivedColumns {
         each_derived!(self, Derived::default(), v, _x => v.reserve_exact(n));
     }
 
-    #[inline]
+    // Inlined where it is read, so that the slices not read are not made.
+    #[inline(always)]
     fn live(&self, from: usize) -> DerivedSlices<'_> {
         DerivedSlices {
             seq_q: &self.seq_q[from..],

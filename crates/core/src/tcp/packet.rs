@@ -89,36 +89,32 @@ impl<'a> TcpIpPacket<'a> {
     /// SYN and RST clear, well-formed options, a template of at most [`MAX_TEMPLATE_LEN`]
     /// bytes. Anything else travels as TYPE_IP.
     pub fn parse(bytes: &'a [u8]) -> Option<TcpIpPacket<'a>> {
-        if let Some(plain) = TcpIpPacket::parse_plain(bytes) {
-            return plain;
+        match plain_layout(bytes) {
+            Some(v4) => TcpIpPacket::parse_plain(bytes, v4),
+            None => TcpIpPacket::parse_general(bytes),
         }
-        TcpIpPacket::parse_general(bytes)
     }
 
-    /// [`TcpIpPacket::parse`] for the layouts nearly every packet has, read in place: IPv4
-    /// without options or IPv6 whose next header is TCP. `None` for any other layout, which
-    /// [`TcpIpPacket::parse_general`] reads; for these layouts, the same answer as that
-    /// (`plain_parse_agrees_with_the_general_parse` checks it).
-    fn parse_plain(bytes: &'a [u8]) -> Option<Option<TcpIpPacket<'a>>> {
-        let (v4, ip_len) = match bytes.first()? {
-            0x45 => (true, ipv4::MIN_HEADER_LEN),
-            b if b >> 4 == 6 => (false, taroc_wire::ipv6::HEADER_LEN),
-            _ => return None,
+    /// [`TcpIpPacket::parse`] for the layouts nearly every packet has ([`plain_layout`]; IPv4
+    /// if `v4`), read in place; for these layouts, the same answer as
+    /// [`TcpIpPacket::parse_general`] (`plain_parse_agrees_with_the_general_parse` checks it).
+    fn parse_plain(bytes: &'a [u8], v4: bool) -> Option<TcpIpPacket<'a>> {
+        let ip_len = if v4 {
+            ipv4::MIN_HEADER_LEN
+        } else {
+            taroc_wire::ipv6::HEADER_LEN
         };
-        if bytes.len() < ip_len + 20 {
-            return None;
-        }
         let be16 = |at: usize| u16::from_be_bytes([bytes[at], bytes[at + 1]]);
         let (src, dst) = if v4 {
             let declared = usize::from(be16(2));
             let fragment = be16(6) & 0x3FFF != 0;
             if declared != bytes.len() || bytes[9] != protocol::TCP || fragment {
-                return Some(None);
+                return None;
             }
             // Valid, and not the 0xFFFF spelling of zero (see `parse_general`).
             let header = &bytes[..ip_len];
             if !Sum::new().add_bytes(header).verifies() || be16(10) == 0xFFFF {
-                return Some(None);
+                return None;
             }
             let addr = |at: usize| -> IpAddr {
                 let octets: [u8; 4] = bytes[at..at + 4].try_into().expect("4 octets");
@@ -126,11 +122,8 @@ impl<'a> TcpIpPacket<'a> {
             };
             (addr(12), addr(16))
         } else {
-            if bytes[6] != protocol::TCP {
-                return None;
-            }
             if ip_len + usize::from(be16(4)) != bytes.len() {
-                return Some(None);
+                return None;
             }
             let addr = |at: usize| -> IpAddr {
                 let octets: [u8; 16] = bytes[at..at + 16].try_into().expect("16 octets");
@@ -146,31 +139,32 @@ impl<'a> TcpIpPacket<'a> {
             || f & (flags::SYN | flags::RST) != 0
             || f & flags::ACK == 0
         {
-            return Some(None);
+            return None;
         }
+        // The pseudo-header's addresses are the octets just before the segment: one sum over
+        // both.
+        let addresses = if v4 { 12 } else { 8 };
         let verifies = Sum::new()
-            .add_pseudo_header(src, dst, protocol::TCP, segment.len() as u32)
-            .add_bytes(segment)
+            .add_u32(segment.len() as u32)
+            .add_u16(protocol::TCP.into())
+            .add_bytes(&bytes[addresses..])
             .verifies();
         if !verifies {
-            return Some(None);
+            return None;
         }
         let options = &segment[20..tcp_header_len];
         let (ts, sack, canonical_options) = match usual_options(options) {
             Some(ts) => (ts, SackBlocks::default(), true),
-            None => match parse_options(options) {
-                Some(parsed) => parsed,
-                None => return Some(None),
-            },
+            None => parse_options(options)?,
         };
-        Some(Some(TcpIpPacket::assemble(
+        Some(TcpIpPacket::assemble(
             bytes,
             (v4, ip_len, src, dst),
             tcp_header_len,
             ts,
             sack,
             canonical_options,
-        )))
+        ))
     }
 
     /// [`TcpIpPacket::parse`] for any layout.
@@ -230,7 +224,9 @@ impl<'a> TcpIpPacket<'a> {
 
     /// The packet of `bytes`, IPv4 (or IPv6) with addresses `src` and `dst` and its TCP header
     /// of `tcp_header_len` octets at `tcp_offset`, with its timestamp and SACK options: the
-    /// fields read in place. What the packet must satisfy is the caller's to check.
+    /// fields read in place. What the packet must satisfy is the caller's to check. Inlined,
+    /// so that the packet is written where the parse returns it.
+    #[inline(always)]
     fn assemble(
         bytes: &'a [u8],
         (v4, tcp_offset, src, dst): (bool, usize, IpAddr, IpAddr),
@@ -345,6 +341,20 @@ impl<'a> TcpIpPacket<'a> {
     }
 }
 
+/// Whether `bytes` starts with a layout [`TcpIpPacket::parse_plain`] reads, and if so whether
+/// it is IPv4: an IPv4 header without options, or an IPv6 header whose next header is TCP, each
+/// followed by at least a TCP header's fixed part.
+fn plain_layout(bytes: &[u8]) -> Option<bool> {
+    let (v4, ip_len) = match bytes.first()? {
+        0x45 => (true, ipv4::MIN_HEADER_LEN),
+        b if b >> 4 == 6 && bytes.get(6) == Some(&protocol::TCP) => {
+            (false, taroc_wire::ipv6::HEADER_LEN)
+        }
+        _ => return None,
+    };
+    (bytes.len() >= ip_len + 20).then_some(v4)
+}
+
 /// The offset of an IP header's first length field (IPv4 Total Length, IPv6 Payload Length),
 /// where full-header frames (UNCOMPRESSED_TCP, IR, IR-N) carry their context flags and CID.
 pub fn length_field_offset(v4: bool) -> usize {
@@ -419,8 +429,8 @@ mod tests {
                             let general = TcpIpPacket::parse_general(bytes);
                             checked += usize::from(general.is_some());
                             let general = alloc::format!("{general:?}");
-                            let plain = TcpIpPacket::parse_plain(bytes);
-                            if let Some(plain) = plain {
+                            if let Some(v4) = plain_layout(bytes) {
+                                let plain = TcpIpPacket::parse_plain(bytes, v4);
                                 assert_eq!(alloc::format!("{plain:?}"), general, "{bytes:x?}");
                             }
                             let parsed = alloc::format!("{:?}", TcpIpPacket::parse(bytes));

@@ -153,32 +153,38 @@ impl Watch {
         if repair.context_requests && self.requested {
             return Some(Why::Requested);
         }
-        let silent = match (repair.distress_silence, self.last_seen) {
-            (Some(silence), Some(last)) => now.saturating_sub(last) >= silence,
-            _ => false,
-        };
-        let repeated = repair.repeated_retransmission && data && stale && self.retransmitted.1 >= 2;
-        if stale && (silent || repeated) {
-            // Every second signal of a run answers: a retransmission timeout at a high bit
-            // error rate is often followed by another, and a full header is more likely to be
-            // hit than a compressed one, which lengthens the sender's backoff. A broken context
-            // costs one more timeout; a healthy one half the full headers.
-            self.distress = self.distress.wrapping_add(1);
-            if self.distress & 1 == 0 {
-                return Some(if silent {
-                    Why::Timeout
-                } else {
-                    Why::RepeatedRetransmission
-                });
+        if stale {
+            let silent = match (repair.distress_silence, self.last_seen) {
+                (Some(silence), Some(last)) => now.saturating_sub(last) >= silence,
+                _ => false,
+            };
+            let repeated = repair.repeated_retransmission && data && self.retransmitted.1 >= 2;
+            if silent || repeated {
+                // Every second signal of a run answers: a retransmission timeout at a high bit
+                // error rate is often followed by another, and a full header is more likely to
+                // be hit than a compressed one, which lengthens the sender's backoff. A broken
+                // context costs one more timeout; a healthy one half the full headers.
+                self.distress = self.distress.wrapping_add(1);
+                if self.distress & 1 == 0 {
+                    return Some(if silent {
+                        Why::Timeout
+                    } else {
+                        Why::RepeatedRetransmission
+                    });
+                }
             }
+            // A refresh rides on a packet of new data (or a new ACK), never on a
+            // retransmission: a timeout's retransmission lost to a full header's extra bits
+            // doubles the backoff.
+            return None;
         }
         let by_packets = repair.refresh_packets > 0 && self.since_refresh >= repair.refresh_packets;
-        let by_time = repair
-            .refresh_interval
-            .is_some_and(|interval| now.saturating_sub(self.refreshed_at) >= interval);
-        // A refresh rides on a packet of new data (or a new ACK), never on a retransmission:
-        // a timeout's retransmission lost to a full header's extra bits doubles the backoff.
-        (!stale && (by_packets || by_time)).then_some(Why::Refresh)
+        let by_time = || {
+            repair
+                .refresh_interval
+                .is_some_and(|interval| now.saturating_sub(self.refreshed_at) >= interval)
+        };
+        (by_packets || by_time()).then_some(Why::Refresh)
     }
 
     /// Records that `p` was sent at `now`, UNCOMPRESSED_TCP or not.

@@ -227,7 +227,7 @@ impl<X: Extras> Vsw<X> {
     }
 
     /// The live entries' extras, oldest first (as [`Vsw::columns`]).
-    #[inline]
+    #[inline(always)]
     pub fn extras(&self) -> X::Live<'_> {
         self.columns.extra.live(self.columns.start)
     }

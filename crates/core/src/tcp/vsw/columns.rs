@@ -232,11 +232,11 @@ impl<X: Extras> Columns<X> {
         // sequence numbers equal (a flow of pure ACKs), if it has a higher acknowledgment
         // number and those are in order.
         let n = seq.len();
-        let sorted = |bit| self.order.known_sorted(bit);
+        let sorted = |bit, column: &[u32]| self.order.sorted_32(bit, column);
         let rises = |column: &[u32]| column[n - protect] != column[0];
-        if sorted(ordered::SEQ)
-            && n > protect
-            && (rises(seq) || (seq[n - 1] == seq[0] && sorted(ordered::ACK) && rises(ack)))
+        if n > protect
+            && sorted(ordered::SEQ, seq)
+            && (rises(seq) || (seq[n - 1] == seq[0] && sorted(ordered::ACK, ack) && rises(ack)))
             && (seq[0], ack[0]) != (max_seq, max_ack)
         {
             debug_assert_eq!(self.first_unprotected_scan(protect, max_seq, max_ack), 0);

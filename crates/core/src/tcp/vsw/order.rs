@@ -106,10 +106,10 @@ impl ColumnOrder {
         self.unsorted.set(self.unsorted.get() | broken);
     }
 
-    /// Whether column `bit` is known to be in order (not checked if unknown).
+    /// Whether 32-bit sequence-space column `bit` is in order (checked if unknown).
     #[inline]
-    pub fn known_sorted(&self, bit: u16) -> bool {
-        self.sorted.get() & bit != 0
+    pub fn sorted_32(&self, bit: u16, column: &[u32]) -> bool {
+        self.is_sorted(bit, || in_order_32(Space::Wrap32, column))
     }
 
     /// Whether column `bit` is in order (checked by `in_order` if unknown).
