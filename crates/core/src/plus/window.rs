@@ -440,13 +440,15 @@ impl Scaler {
 
 /// The needs of `f`, whose derived values under `scaler` are `me` ([`Scaler::derive`]), against
 /// `vsw`, whose extras were derived under `derived_by`, for a context scaled by `scaler` (when
-/// that is another scaling, the window's extras are derived anew).
+/// that is another scaling, the window's extras are derived anew). The timestamps' spans are
+/// scanned only for a context with timestamps (`ts`; else they are left empty).
 pub fn needs(
     vsw: &Vsw<DerivedColumns>,
     derived_by: Scaling,
     f: &Fields,
     me: &Derived,
     scaler: &Scaler,
+    ts: bool,
 ) -> Needs {
     let mut spans = if derived_by == scaler.scaling {
         DerivedSpans::of_columns(vsw.extras(), me, scaler.scaling)
@@ -484,8 +486,16 @@ pub fn needs(
             .unwrap_or_else(|| span_32(ordered::ACK, c.ack, f.ack)),
         ack_scaled,
         ip_id: span(spans.offset.0.into(), spans.offset.1.into()),
-        ts_val: span_32(ordered::TS_VAL, c.ts_val, f.ts_val),
-        ts_ecr: span_32(ordered::TS_ECR, c.ts_ecr, f.ts_ecr),
+        ts_val: if ts {
+            span_32(ordered::TS_VAL, c.ts_val, f.ts_val)
+        } else {
+            Span::default()
+        },
+        ts_ecr: if ts {
+            span_32(ordered::TS_ECR, c.ts_ecr, f.ts_ecr)
+        } else {
+            Span::default()
+        },
         ts_gap: span(spans.gap.0.into(), spans.gap.1.into()),
         win: match o.distances_16(ordered::WIN, c.win, f.win) {
             Some((lo, hi)) => span(lo.into(), hi.into()),

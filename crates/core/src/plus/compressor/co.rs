@@ -204,7 +204,7 @@ fn fits_co(p: &TcpIpPacket<'_>) -> bool {
 #[inline(always)]
 fn widen(needs: &mut Needs, ctx: &Coder<'_>, p: &TcpIpPacket<'_>, me: &Derived) -> Result<(), Why> {
     if let Some(horizon) = ctx.horizon {
-        let more = window::needs(horizon, ctx.derived_by, &p.fields, me, ctx.scaler);
+        let more = window::needs(horizon, ctx.derived_by, &p.fields, me, ctx.scaler, ctx.ts);
         *needs = needs.max(&more);
     }
     if ctx.full_numbers {
@@ -326,7 +326,7 @@ fn write_co_as(
     }
     // The quotients and the IP-ID offset by the scaler's multiplications, once per packet.
     let me = ctx.scaler.derive(&p.fields);
-    let mut needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler);
+    let mut needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler, ctx.ts);
     widen(&mut needs, ctx, p, &me)?;
     let plan = Plan::of(ctx, p, &needs, cid, o_flag);
     let (lead, extension_bits) = write_head(ctx, p, cid, &plan, out, tally);

@@ -125,7 +125,7 @@ fn needs_match_the_entry_by_entry_scan() {
         assert_eq!(
             {
                 let scaler = Scaler::new(scaling);
-                needs(&vsw, derived_by, &f, &scaler.derive(&f), &scaler)
+                needs(&vsw, derived_by, &f, &scaler.derive(&f), &scaler, true)
             },
             needs_entry_by_entry(&vsw, &f, strides, b),
             "round {round}"
@@ -191,7 +191,7 @@ fn kept_column_order_gives_the_needs_of_the_scan() {
                 f.ts_ecr.wrapping_add((r >> 20) as u32 % 2)
             };
             assert_eq!(
-                needs(&vsw, scaling, &g, &scaler.derive(&g), &scaler),
+                needs(&vsw, scaling, &g, &scaler.derive(&g), &scaler, true),
                 needs_entry_by_entry(&vsw, &g, scaling.strides, b),
                 "round {round} step {step}"
             );
