@@ -331,10 +331,12 @@ fn write_co_as(
     let plan = Plan::of(ctx, p, &needs, cid, o_flag);
     let (lead, extension_bits) = write_head(ctx, p, cid, &plan, out, tally);
     let base = out.len() + 1;
-    let scaling = ctx.scaler.scaling();
     debug_assert_eq!(
-        (scaling.strides, scaling.behaviour),
-        (ctx.strides, ctx.behaviour)
+        ctx.scaler.scaling(),
+        Scaling {
+            strides: ctx.strides,
+            behaviour: ctx.behaviour
+        }
     );
     let shape = Shape {
         strides: ctx.strides,

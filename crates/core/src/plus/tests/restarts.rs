@@ -14,19 +14,31 @@ use crate::plus::PlusConfig;
 use crate::plus::PlusDecompressor;
 use crate::tcp::repair::Repair;
 
+/// The test configuration, with context requests or without.
+fn with_requests(requests: bool) -> PlusConfig {
+    PlusConfig {
+        repair: Repair {
+            context_requests: requests,
+            ..config().repair
+        },
+        ..config()
+    }
+}
+
+/// Two fresh ends whose codecs run `config`.
+fn ends(config: &PlusConfig) -> (End, End) {
+    let end = || End {
+        c: crate::plus::PlusCompressor::new(config.clone()),
+        d: PlusDecompressor::new(config.clone()),
+    };
+    (end(), end())
+}
+
 #[test]
 fn a_retransmitted_syn_reaches_a_restarted_decompressor_with_or_without_requests() {
     for requests in [true, false] {
-        let config = PlusConfig {
-            repair: Repair {
-                context_requests: requests,
-                ..config().repair
-            },
-            ..config()
-        };
-        let (mut a, mut b) = (End::new(), End::new());
-        a.c = crate::plus::PlusCompressor::new(config.clone());
-        b.d = PlusDecompressor::new(config.clone());
+        let config = with_requests(requests);
+        let (mut a, mut b) = ends(&config);
         // A flow between the two hosts, carried.
         for i in 0..6 {
             let (_, _, result) = send(
@@ -112,23 +124,13 @@ fn after_the_far_end_restarts_mid_flow_its_first_ack_resolves_against_the_full_h
     // mirrored IR coded against that packet's numbers, must resolve at A with or without
     // requests.
     for requests in [true, false] {
-        let config = PlusConfig {
-            repair: Repair {
-                context_requests: requests,
-                ..config().repair
-            },
-            ..config()
-        };
-        let (mut a, mut b) = (End::new(), End::new());
-        a.c = crate::plus::PlusCompressor::new(config.clone());
-        a.d = PlusDecompressor::new(config.clone());
+        let config = with_requests(requests);
+        let (mut a, mut b) = ends(&config);
         let data = |i: u32| segment(1000 + 100 * i, 77, i as u16, 500 + i, 100);
         for i in 0..100 {
             assert_eq!(send(&mut a, &mut b, &data(i)).2, Ok(()));
         }
-        b = End::new();
-        b.c = crate::plus::PlusCompressor::new(config.clone());
-        b.d = PlusDecompressor::new(config.clone());
+        b = ends(&config).1;
         // The last segment sent again until a repair sends it whole.
         let delivered = (0..6).any(|_| send(&mut a, &mut b, &data(99)).2.is_ok());
         assert!(delivered, "requests {requests}");
