@@ -36,6 +36,42 @@ pub fn jumped(scaling: Scaling, last: &Trace, now: &Trace, limit: u16) -> bool {
     far(now.next.wrapping_sub(last.next), s.seq) || far(now.ack.wrapping_sub(last.ack), s.ack)
 }
 
+/// How many of a flow's last packets the compressor compares each packet with: a decompressor
+/// that lost the flow's last packet compares the next one with the packet before it, and
+/// holds it if it jumped from there. Pooled over the shared, unseen and twin captures (seeds
+/// 1-5, 10% random loss), 51 frames held for a jump with one, 5 with two, 3 with three, for
+/// 0.03-0.05 / 0.07-0.11 more octets per packet on a clean link with two / three (the IPv6
+/// bulk captures, whose jumps then carry the check), nothing elsewhere over 0.02.
+pub const RECENT: usize = 2;
+
+/// The traces of a flow's last [`RECENT`] packets (the compressor's side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recent {
+    traces: [Trace; RECENT],
+}
+
+impl Recent {
+    /// A flow whose only packet so far left `first`.
+    pub fn new(first: Trace) -> Recent {
+        Recent {
+            traces: [first; RECENT],
+        }
+    }
+
+    /// Whether `now` jumped ([`jumped`]) from any of the last packets.
+    pub fn jumped(&self, scaling: Scaling, now: &Trace, limit: u16) -> bool {
+        self.traces
+            .iter()
+            .any(|last| jumped(scaling, last, now, limit))
+    }
+
+    /// Records the packet that left `now`.
+    pub fn push(&mut self, now: Trace) {
+        self.traces.copy_within(..RECENT - 1, 1);
+        self.traces[0] = now;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +122,24 @@ mod tests {
         // Neither: nothing shows.
         let none = scaling(Behaviour::Random, 0, 0);
         assert!(!jumped(none, &last, &at(1, 1 << 30, 1 << 30), 16));
+    }
+
+    #[test]
+    fn recent_jumps_from_any_of_the_last_packets() {
+        let at = |ip_id: u16| Trace {
+            ip_id,
+            next: 0,
+            ack: 0,
+        };
+        let seq = scaling(Behaviour::Sequential, 0, 0);
+        let mut recent = Recent::new(at(100));
+        recent.push(at(120));
+        // 8 on from the last packet but 28 from the one before: a decompressor that lost the
+        // last would hold it.
+        assert!(recent.jumped(seq, &at(128), 16));
+        recent.push(at(128));
+        // Within reach of both 120 and 128; the first packet is no longer compared.
+        assert!(!recent.jumped(seq, &at(130), 16));
+        assert!(jumped(seq, &at(100), &at(130), 16));
     }
 }

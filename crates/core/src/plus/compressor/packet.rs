@@ -10,7 +10,7 @@ use super::co::{write_co, Coder};
 use super::ir::{write_ir, write_ir_r};
 use super::{
     Context, PlusCompressor, ANSWER_IRS, HORIZON_STEP, MIN_WINDOW_PACKETS, NUMBERS_NOTED,
-    WIDE_EVERY_PACKETS, WIDE_INTERVAL, YOUNG_BASE,
+    SPREAD_AFTER_CO, WIDE_EVERY_PACKETS, WIDE_INTERVAL, YOUNG_BASE,
 };
 use crate::codec::FrameKind;
 use crate::plus::compact;
@@ -19,7 +19,7 @@ use crate::plus::ipid;
 use crate::plus::mirror;
 use crate::plus::numbers::{self, Numbers};
 use crate::plus::outer::Outer;
-use crate::plus::stale::{self, Trace};
+use crate::plus::stale::Trace;
 use crate::plus::PlusStats;
 use crate::tcp::packet::{Fields, TcpIpPacket};
 use crate::tcp::stats::{Part, Why};
@@ -56,8 +56,8 @@ impl PlusCompressor {
             ack: sent.ack,
         };
         let limit = MIN_WINDOW_PACKETS as u16;
-        let check = one_way && stale::jumped(ctx.scaler.scaling(), &ctx.last, &now, limit);
-        ctx.last = now;
+        let check = one_way && ctx.recent.jumped(ctx.scaler.scaling(), &now, limit);
+        ctx.recent.push(now);
         let kind = match why {
             None => {
                 let coder = Coder::of(ctx, outer_id, p, wide, check);
@@ -120,6 +120,11 @@ impl PlusCompressor {
         let why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
+            Some(Why::SlowStart)
+        } else if ctx.spread_due && ctx.co_run >= SPREAD_AFTER_CO {
+            // The start's last IR frame, away from the others: a burst that took them all
+            // leaves the context unset for this many packets of the flow, not a refresh's.
+            ctx.spread_due = false;
             Some(Why::SlowStart)
         } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
             Some(Why::Retransmission)
@@ -277,6 +282,7 @@ impl PlusCompressor {
             // holds is a reference. Start again.
             self.stats.long_jumps += 1;
             ctx.irs_due = self.start_irs();
+            ctx.spread_due = self.spreads();
             ctx.issued.clear();
         }
     }

@@ -14,7 +14,7 @@ use crate::plus::numbers;
 use crate::plus::outer::{Outer, Predictors};
 use crate::plus::scaled::{Learner, Strides};
 use crate::plus::seal;
-use crate::plus::stale::Trace;
+use crate::plus::stale::{Recent, Trace};
 use crate::plus::window::{Scaler, Scaling};
 use crate::tcp::context::Identity;
 use crate::tcp::cwnd::{AckTracker, SeqTracker, TrackerParams};
@@ -146,11 +146,12 @@ impl PlusCompressor {
             full_only: false,
             issued: Default::default(),
             numbers_noted: 0,
-            last: Trace {
+            recent: Recent::new(Trace {
                 ip_id: p.fields.ip_id,
                 next: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
                 ack: p.fields.ack,
-            },
+            }),
+            spread_due: self.spreads(),
             since_wide: 0,
             wide_at: self.now,
             horizon: Vsw::with_extras(HORIZON_PACKETS, Progress::SincePush),

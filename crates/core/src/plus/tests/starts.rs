@@ -135,3 +135,57 @@ fn a_decompressor_that_sees_ip_ids_skip_sends_a_loss_note() {
         assert_eq!(starts >= 7, noted, "{b:02x?}");
     }
 }
+
+#[test]
+fn without_requests_a_start_ends_with_a_spread_ir_that_sets_up_a_context_whose_start_was_lost() {
+    // One-way: the start's IR frames go back to back (again once the flow's stride is learnt),
+    // then CO frames, then one more IR frame after SPREAD_AFTER_CO of them. A decompressor
+    // that lost every IR frame before it refuses the CO frames (no context) and delivers from
+    // the spread IR frame on.
+    let one_way = crate::plus::PlusConfig {
+        repair: crate::tcp::repair::Repair {
+            context_requests: false,
+            ..crate::tcp::repair::Repair::live()
+        },
+        ..crate::plus::PlusConfig::default()
+    };
+    let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
+    let packets: Vec<Vec<u8>> = (0..60u32)
+        .map(|i| segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i))
+        .collect();
+    let mut c = PlusCompressor::new(one_way.clone());
+    let frames: Vec<_> = packets
+        .iter()
+        .map(|p| {
+            let mut frame = Vec::new();
+            let kind = c.compress(p, &mut frame);
+            (kind, frame)
+        })
+        .collect();
+    let kinds: Vec<u8> = frames.iter().map(|(k, _)| k.to_byte()).collect();
+    let irs: Vec<usize> = (0..kinds.len())
+        .filter(|&i| !all_co(&kinds[i..=i]))
+        .collect();
+    let (&last, start) = irs.split_last().unwrap();
+    let before = *start.last().unwrap();
+    assert_eq!(last, before + spread + 1, "{kinds:02x?}");
+    let mut d = PlusDecompressor::new(one_way);
+    let mut out = Vec::new();
+    for (i, (kind, frame)) in frames
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !start.contains(i))
+    {
+        let r = d.decompress(*kind, frame, &mut out);
+        if i < last {
+            assert!(r.is_err(), "packet {i} delivered without a context");
+        } else {
+            assert_eq!(r, Ok(()), "packet {i}: {kinds:02x?}");
+            assert_eq!(&out, &packets[i], "packet {i}");
+        }
+    }
+    // With requests, no spread IR frame: the decompressor asks instead.
+    let (mut c, mut d) = pair();
+    let kinds: Vec<u8> = sends(&mut c, &mut d, 5001, 0..60);
+    assert!(all_co(&kinds[before + 1..]), "{kinds:02x?}");
+}
