@@ -15,9 +15,9 @@ use super::scaled::Strides;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {
     /// Largest `value - reference` (0 if none is positive).
-    pub up: u64,
+    pub up: u32,
     /// Largest `reference - value` (0 if none is positive).
-    pub down: u64,
+    pub down: u32,
 }
 
 /// What one packet needs against the window.
@@ -103,11 +103,13 @@ impl Divider {
     }
 }
 
-/// The span of the distances `d` of one field, from their smallest and largest.
+/// The span of the distances `d` of one field, from their smallest and largest (each a
+/// difference of two `u32`s, so its magnitude fits a `u32`).
+#[inline(always)]
 fn span(lo: i64, hi: i64) -> Span {
     Span {
-        up: hi.max(0).unsigned_abs(),
-        down: lo.min(0).unsigned_abs(),
+        up: hi.max(0).unsigned_abs() as u32,
+        down: lo.min(0).unsigned_abs() as u32,
     }
 }
 
@@ -271,11 +273,11 @@ impl Extras for DerivedColumns {
     type Live<'a> = DerivedSlices<'a>;
 
     #[inline]
-    fn push(&mut self, item: Derived, from: usize) {
-        if self.seq_q.len() == from {
+    fn push(&mut self, item: Derived, from: usize, at: usize) {
+        if at == from {
             self.order.reset();
         } else {
-            let last = self.seq_q.len() - 1;
+            let last = at - 1;
             let plain = |bit, column: &[u32], value| {
                 Space::Plain.breaks(bit, column[from], column[last], value)
             };
@@ -293,7 +295,7 @@ impl Extras for DerivedColumns {
                     ),
             );
         }
-        each_derived!(self, item, v, x => v.push(x));
+        each_derived!(self, item, v, x => v[at] = x);
     }
 
     fn removed(&mut self) {
@@ -322,30 +324,26 @@ impl Extras for DerivedColumns {
         each_derived!(self, Derived::default(), v, _x => v[to] = v[from]);
     }
 
-    fn drain_front(&mut self, n: usize) {
-        each_derived!(self, Derived::default(), v, _x => v.drain(..n));
+    fn compact(&mut self, from: usize, to: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.copy_within(from..to, 0));
     }
 
-    fn truncate(&mut self, n: usize) {
-        each_derived!(self, Derived::default(), v, _x => v.truncate(n));
-    }
-
-    fn reserve(&mut self, n: usize) {
-        each_derived!(self, Derived::default(), v, _x => v.reserve_exact(n));
+    fn resize(&mut self, n: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.resize(n, 0));
     }
 
     // Inlined where it is read, so that the slices not read are not made.
     #[inline(always)]
-    fn live(&self, from: usize) -> DerivedSlices<'_> {
+    fn live(&self, from: usize, to: usize) -> DerivedSlices<'_> {
         DerivedSlices {
-            seq_q: &self.seq_q[from..],
-            seq_r: &self.seq_r[from..],
-            ack_q: &self.ack_q[from..],
-            ack_r: &self.ack_r[from..],
-            gap: &self.gap[from..],
-            offset: &self.offset[from..],
-            outer: &self.outer[from..],
-            len: &self.len[from..],
+            seq_q: &self.seq_q[from..to],
+            seq_r: &self.seq_r[from..to],
+            ack_q: &self.ack_q[from..to],
+            ack_r: &self.ack_r[from..to],
+            gap: &self.gap[from..to],
+            offset: &self.offset[from..to],
+            outer: &self.outer[from..to],
+            len: &self.len[from..to],
             order: &self.order,
         }
     }
@@ -510,7 +508,10 @@ pub fn needs(
 /// there is no scaled span or a distance may not.
 fn unscaled(scaled: Option<Span>, stride: u16) -> Option<Span> {
     let s = scaled?;
-    let times = |q: u64| q.checked_mul(stride.into()).filter(|&d| d < 1 << 31);
+    let times = |q: u32| {
+        let d = u64::from(q) * u64::from(stride);
+        (d < 1 << 31).then_some(d as u32)
+    };
     Some(Span {
         up: times(s.up)?,
         down: times(s.down)?,
