@@ -438,8 +438,9 @@ impl Scaler {
 
 /// The needs of `f`, whose derived values under `scaler` are `me` ([`Scaler::derive`]), against
 /// `vsw`, whose extras were derived under `derived_by`, for a context scaled by `scaler` (when
-/// that is another scaling, the window's extras are derived anew). The timestamps' spans are
-/// scanned only for a context with timestamps (`ts`; else they are left empty).
+/// that is another scaling, the window's extras are derived anew). The timestamps' spans (and
+/// their gaps') are scanned only for a context with timestamps (`ts`; else they are left
+/// empty).
 pub fn needs(
     vsw: &Vsw<DerivedColumns>,
     derived_by: Scaling,
@@ -449,7 +450,7 @@ pub fn needs(
     ts: bool,
 ) -> Needs {
     let mut spans = if derived_by == scaler.scaling {
-        DerivedSpans::of_columns(vsw.extras(), me, scaler.scaling)
+        DerivedSpans::of_columns(vsw.extras(), me, scaler.scaling, ts)
     } else {
         let lens = vsw.extras().len;
         let derived = vsw
@@ -538,8 +539,9 @@ struct DerivedSpans {
 
 impl DerivedSpans {
     /// From the window's columns: a loop per column, each of which vectorizes; only the
-    /// columns `scaling` codes with ([`needs`] ignores the others).
-    fn of_columns(c: DerivedSlices<'_>, me: &Derived, scaling: Scaling) -> DerivedSpans {
+    /// columns `scaling` codes with ([`needs`] ignores the others), and the gaps only for a
+    /// context with timestamps (`ts`).
+    fn of_columns(c: DerivedSlices<'_>, me: &Derived, scaling: Scaling, ts: bool) -> DerivedSpans {
         let o = c.order;
         let range = |bit: u16, column: &[u32], v: u32| {
             o.range(bit, column, v).unwrap_or_else(|| {
@@ -552,11 +554,16 @@ impl DerivedSpans {
             Some(equal) => u32::from(!equal),
             None => column.iter().fold(0, |bits, &g| bits | (g ^ v)),
         };
-        // Not kept in order: the gaps go up and down (a scan costs less than a check).
-        let gap = c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
-            let d = me.gap.wrapping_sub(g) as i32;
-            (lo.min(d), hi.max(d))
-        });
+        // Not kept in order: the gaps go up and down (a scan costs less than a check). Only a
+        // context with timestamps codes them.
+        let gap = if ts {
+            c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
+                let d = me.gap.wrapping_sub(g) as i32;
+                (lo.min(d), hi.max(d))
+            })
+        } else {
+            (0, 0)
+        };
         let offset = if scaling.behaviour.is_counter() {
             o.distances_16(DERIVED_OFFSET, c.offset, me.offset)
                 .unwrap_or_else(|| {

@@ -236,6 +236,7 @@ impl<X: Extras> Columns<X> {
     }
 
     /// Removes live entry `i`: the entries before it move up one place.
+    #[inline]
     pub(super) fn remove_at(&mut self, i: usize) {
         for j in (self.start..self.start + i).rev() {
             each_column!(self, v => v[j + 1] = v[j]);
@@ -247,6 +248,7 @@ impl<X: Extras> Columns<X> {
 
     /// The oldest live entry that is neither the frontier `(max_seq, max_ack)` nor among the
     /// `protect` newest entries in sequence order ([`is_older`]); entry 0 if there is none.
+    #[inline]
     pub(super) fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
         let (seq, ack) = (self.live(&self.seq), self.live(&self.ack));
         // Sequence numbers in order: the oldest entry has the `protect` newest after it in
