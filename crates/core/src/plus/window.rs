@@ -11,6 +11,9 @@ use crate::tcp::vsw::{ordered, ColumnOrder, Extras, Space, Vsw};
 use super::ipid::{self, Behaviour};
 use super::scaled::Strides;
 
+mod divider;
+use divider::Divider;
+
 /// The largest steps up and down from the references to a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {
@@ -69,37 +72,6 @@ impl Needs {
             ts_gap: self.ts_gap.max(other.ts_gap),
             win: self.win.max(other.win),
         }
-    }
-}
-
-/// Division of any `u32` by a fixed divisor with one 64-bit multiplication (D. Lemire's direct
-/// computation, `M = ceil(2^64 / d)`), exact for every `u32`: the window scan divides every
-/// entry by the strides. A divisor of 1 (no stride) needs no multiplication.
-#[derive(Debug, Clone, Copy)]
-struct Divider {
-    d: u32,
-    /// `ceil(2^64 / d)`, or 0 for `d == 1`.
-    m: u64,
-}
-
-impl Divider {
-    fn new(d: u16) -> Divider {
-        let d = u32::from(d.max(1));
-        let m = if d == 1 {
-            0
-        } else {
-            u64::MAX / u64::from(d) + 1
-        };
-        Divider { d, m }
-    }
-
-    /// `(n / d, n % d)`.
-    fn div_rem(self, n: u32) -> (u32, u32) {
-        if self.m == 0 {
-            return (n, 0);
-        }
-        let q = ((u128::from(self.m) * u128::from(n)) >> 64) as u32;
-        (q, n - q * self.d)
     }
 }
 
