@@ -109,6 +109,7 @@ pub(super) struct Coder<'a> {
 impl Coder<'_> {
     /// The coder of a context's own CO frames, for `p` whose outer header (if the context
     /// keeps an IPv4 one) has the Identification `outer_id`.
+    #[inline]
     pub(super) fn of<'a>(
         ctx: &'a Context,
         outer_id: u16,
