@@ -236,6 +236,18 @@ const IDLE_AFTER_FIN: u64 = 16;
 /// A context that sent nothing for this many of the compressor's TCP packets is over.
 const IDLE: u64 = 1024;
 
+/// Slots of [`PlusCompressor`]'s cache of recent flows in front of its map of flows (a power
+/// of two).
+const RECENT_FLOWS: usize = 16;
+
+/// The slot of flow `key` in the cache of recent flows: a multiplicative hash of its ports
+/// (flows of one host pair differ in their ports, often by steps of two).
+#[inline]
+fn flow_slot(key: &FlowKey) -> usize {
+    let ports = u32::from(key.src_port) << 16 | u32::from(key.dst_port);
+    (ports.wrapping_mul(0x9E37_79B1) >> (32 - RECENT_FLOWS.trailing_zeros())) as usize
+}
+
 impl Context {
     /// Brings the scaler (and the window's extras) up to date with the strides and the IP-ID
     /// behaviour, if they changed.
@@ -286,6 +298,10 @@ pub struct PlusCompressor {
     /// The flow and CID of the last packet, if `by_flow` still maps them so: packets of one
     /// flow come in runs, and this spares most of them the map lookup.
     last_flow: Option<(FlowKey, u8)>,
+    /// Recent flows and their CIDs, each in the slot of its ports ([`flow_slot`]), while
+    /// `by_flow` still maps them so: the packets of many flows come interleaved, and this
+    /// spares most of them the map lookup when the last packet's flow is another.
+    recent_flows: [Option<(FlowKey, u8)>; RECENT_FLOWS],
     clock: u64,
     /// `clock` when the last context request for a TCP context or loss note came in.
     lossy_at: Option<u64>,
@@ -319,6 +335,7 @@ impl PlusCompressor {
             contexts: (0..n).map(|_| None).collect(),
             by_flow: BTreeMap::new(),
             last_flow: None,
+            recent_flows: [None; RECENT_FLOWS],
             clock: 0,
             lossy_at: None,
             now: Duration::ZERO,

@@ -11,13 +11,16 @@ use crate::tcp::vsw::{ordered, ColumnOrder, Extras, Space, Vsw};
 use super::ipid::{self, Behaviour};
 use super::scaled::Strides;
 
+mod divider;
+use divider::Divider;
+
 /// The largest steps up and down from the references to a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {
     /// Largest `value - reference` (0 if none is positive).
-    pub up: u64,
+    pub up: u32,
     /// Largest `reference - value` (0 if none is positive).
-    pub down: u64,
+    pub down: u32,
 }
 
 /// What one packet needs against the window.
@@ -72,42 +75,13 @@ impl Needs {
     }
 }
 
-/// Division of any `u32` by a fixed divisor with one 64-bit multiplication (D. Lemire's direct
-/// computation, `M = ceil(2^64 / d)`), exact for every `u32`: the window scan divides every
-/// entry by the strides. A divisor of 1 (no stride) needs no multiplication.
-#[derive(Debug, Clone, Copy)]
-struct Divider {
-    d: u32,
-    /// `ceil(2^64 / d)`, or 0 for `d == 1`.
-    m: u64,
-}
-
-impl Divider {
-    fn new(d: u16) -> Divider {
-        let d = u32::from(d.max(1));
-        let m = if d == 1 {
-            0
-        } else {
-            u64::MAX / u64::from(d) + 1
-        };
-        Divider { d, m }
-    }
-
-    /// `(n / d, n % d)`.
-    fn div_rem(self, n: u32) -> (u32, u32) {
-        if self.m == 0 {
-            return (n, 0);
-        }
-        let q = ((u128::from(self.m) * u128::from(n)) >> 64) as u32;
-        (q, n - q * self.d)
-    }
-}
-
-/// The span of the distances `d` of one field, from their smallest and largest.
+/// The span of the distances `d` of one field, from their smallest and largest (each a
+/// difference of two `u32`s, so its magnitude fits a `u32`).
+#[inline(always)]
 fn span(lo: i64, hi: i64) -> Span {
     Span {
-        up: hi.max(0).unsigned_abs(),
-        down: lo.min(0).unsigned_abs(),
+        up: hi.max(0).unsigned_abs() as u32,
+        down: lo.min(0).unsigned_abs() as u32,
     }
 }
 
@@ -271,11 +245,11 @@ impl Extras for DerivedColumns {
     type Live<'a> = DerivedSlices<'a>;
 
     #[inline]
-    fn push(&mut self, item: Derived, from: usize) {
-        if self.seq_q.len() == from {
+    fn push(&mut self, item: Derived, from: usize, at: usize) {
+        if at == from {
             self.order.reset();
         } else {
-            let last = self.seq_q.len() - 1;
+            let last = at - 1;
             let plain = |bit, column: &[u32], value| {
                 Space::Plain.breaks(bit, column[from], column[last], value)
             };
@@ -293,7 +267,7 @@ impl Extras for DerivedColumns {
                     ),
             );
         }
-        each_derived!(self, item, v, x => v.push(x));
+        each_derived!(self, item, v, x => v[at] = x);
     }
 
     fn removed(&mut self) {
@@ -322,30 +296,26 @@ impl Extras for DerivedColumns {
         each_derived!(self, Derived::default(), v, _x => v[to] = v[from]);
     }
 
-    fn drain_front(&mut self, n: usize) {
-        each_derived!(self, Derived::default(), v, _x => v.drain(..n));
+    fn compact(&mut self, from: usize, to: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.copy_within(from..to, 0));
     }
 
-    fn truncate(&mut self, n: usize) {
-        each_derived!(self, Derived::default(), v, _x => v.truncate(n));
-    }
-
-    fn reserve(&mut self, n: usize) {
-        each_derived!(self, Derived::default(), v, _x => v.reserve_exact(n));
+    fn resize(&mut self, n: usize) {
+        each_derived!(self, Derived::default(), v, _x => v.resize(n, 0));
     }
 
     // Inlined where it is read, so that the slices not read are not made.
     #[inline(always)]
-    fn live(&self, from: usize) -> DerivedSlices<'_> {
+    fn live(&self, from: usize, to: usize) -> DerivedSlices<'_> {
         DerivedSlices {
-            seq_q: &self.seq_q[from..],
-            seq_r: &self.seq_r[from..],
-            ack_q: &self.ack_q[from..],
-            ack_r: &self.ack_r[from..],
-            gap: &self.gap[from..],
-            offset: &self.offset[from..],
-            outer: &self.outer[from..],
-            len: &self.len[from..],
+            seq_q: &self.seq_q[from..to],
+            seq_r: &self.seq_r[from..to],
+            ack_q: &self.ack_q[from..to],
+            ack_r: &self.ack_r[from..to],
+            gap: &self.gap[from..to],
+            offset: &self.offset[from..to],
+            outer: &self.outer[from..to],
+            len: &self.len[from..to],
             order: &self.order,
         }
     }
@@ -440,8 +410,9 @@ impl Scaler {
 
 /// The needs of `f`, whose derived values under `scaler` are `me` ([`Scaler::derive`]), against
 /// `vsw`, whose extras were derived under `derived_by`, for a context scaled by `scaler` (when
-/// that is another scaling, the window's extras are derived anew). The timestamps' spans are
-/// scanned only for a context with timestamps (`ts`; else they are left empty).
+/// that is another scaling, the window's extras are derived anew). The timestamps' spans (and
+/// their gaps') are scanned only for a context with timestamps (`ts`; else they are left
+/// empty).
 pub fn needs(
     vsw: &Vsw<DerivedColumns>,
     derived_by: Scaling,
@@ -451,7 +422,7 @@ pub fn needs(
     ts: bool,
 ) -> Needs {
     let mut spans = if derived_by == scaler.scaling {
-        DerivedSpans::of_columns(vsw.extras(), me, scaler.scaling)
+        DerivedSpans::of_columns(vsw.extras(), me, scaler.scaling, ts)
     } else {
         let lens = vsw.extras().len;
         let derived = vsw
@@ -510,7 +481,10 @@ pub fn needs(
 /// there is no scaled span or a distance may not.
 fn unscaled(scaled: Option<Span>, stride: u16) -> Option<Span> {
     let s = scaled?;
-    let times = |q: u64| q.checked_mul(stride.into()).filter(|&d| d < 1 << 31);
+    let times = |q: u32| {
+        let d = u64::from(q) * u64::from(stride);
+        (d < 1 << 31).then_some(d as u32)
+    };
     Some(Span {
         up: times(s.up)?,
         down: times(s.down)?,
@@ -537,8 +511,9 @@ struct DerivedSpans {
 
 impl DerivedSpans {
     /// From the window's columns: a loop per column, each of which vectorizes; only the
-    /// columns `scaling` codes with ([`needs`] ignores the others).
-    fn of_columns(c: DerivedSlices<'_>, me: &Derived, scaling: Scaling) -> DerivedSpans {
+    /// columns `scaling` codes with ([`needs`] ignores the others), and the gaps only for a
+    /// context with timestamps (`ts`).
+    fn of_columns(c: DerivedSlices<'_>, me: &Derived, scaling: Scaling, ts: bool) -> DerivedSpans {
         let o = c.order;
         let range = |bit: u16, column: &[u32], v: u32| {
             o.range(bit, column, v).unwrap_or_else(|| {
@@ -551,11 +526,16 @@ impl DerivedSpans {
             Some(equal) => u32::from(!equal),
             None => column.iter().fold(0, |bits, &g| bits | (g ^ v)),
         };
-        // Not kept in order: the gaps go up and down (a scan costs less than a check).
-        let gap = c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
-            let d = me.gap.wrapping_sub(g) as i32;
-            (lo.min(d), hi.max(d))
-        });
+        // Not kept in order: the gaps go up and down (a scan costs less than a check). Only a
+        // context with timestamps codes them.
+        let gap = if ts {
+            c.gap.iter().fold((0i32, 0i32), |(lo, hi), &g| {
+                let d = me.gap.wrapping_sub(g) as i32;
+                (lo.min(d), hi.max(d))
+            })
+        } else {
+            (0, 0)
+        };
         let offset = if scaling.behaviour.is_counter() {
             o.distances_16(DERIVED_OFFSET, c.offset, me.offset)
                 .unwrap_or_else(|| {

@@ -191,7 +191,7 @@ impl<X: Extras> Vsw<X> {
     /// How many entries are newer than `fields` in the decompressor's order ([`is_older`]).
     pub fn newer_than(&self, fields: &Fields) -> usize {
         let c = &self.columns;
-        newer_entries(&c.seq[c.start..], &c.ack[c.start..], fields.seq, fields.ack)
+        newer_entries(c.live(&c.seq), c.live(&c.ack), fields.seq, fields.ack)
     }
 
     /// Forgets every entry.
@@ -208,14 +208,13 @@ impl<X: Extras> Vsw<X> {
     #[inline]
     pub fn columns(&self) -> FieldColumns<'_> {
         let c = &self.columns;
-        let at = c.start;
         FieldColumns {
-            seq: &c.seq[at..],
-            ack: &c.ack[at..],
-            win: &c.win[at..],
-            ip_id: &c.ip_id[at..],
-            ts_val: &c.ts_val[at..],
-            ts_ecr: &c.ts_ecr[at..],
+            seq: c.live(&c.seq),
+            ack: c.live(&c.ack),
+            win: c.live(&c.win),
+            ip_id: c.live(&c.ip_id),
+            ts_val: c.live(&c.ts_val),
+            ts_ecr: c.live(&c.ts_ecr),
         }
     }
 
@@ -229,7 +228,9 @@ impl<X: Extras> Vsw<X> {
     /// The live entries' extras, oldest first (as [`Vsw::columns`]).
     #[inline(always)]
     pub fn extras(&self) -> X::Live<'_> {
-        self.columns.extra.live(self.columns.start)
+        self.columns
+            .extra
+            .live(self.columns.start, self.columns.end)
     }
 
     /// Replaces every live entry's extras by `f` of its fields and its extras so far.
@@ -313,13 +314,13 @@ impl<X: Extras> Vsw<X> {
         if n == 0 {
             return;
         }
-        let (marks_seq, marks_ack) = (&c.mark_seq[c.start..], &c.mark_ack[c.start..]);
+        let (marks_seq, marks_ack) = (c.live(&c.mark_seq), c.live(&c.mark_ack));
         // When entries leave by progress since their push, the frontier stays: it is the
         // decompressor's reference until a newer packet arrives, however far the other number
         // has moved since (an ACK jump must not prune it). By the draft's rule it is at no
         // distance from itself, so it stays anyway.
         let frontier = if self.progress == Progress::SincePush {
-            let (seq, ack) = (&c.seq[c.start..], &c.ack[c.start..]);
+            let (seq, ack) = (c.live(&c.seq), c.live(&c.ack));
             (0..n).rfind(|&i| (seq[i], ack[i]) == (self.max_seq, self.max_ack))
         } else {
             None
@@ -335,14 +336,20 @@ impl<X: Extras> Vsw<X> {
             .find(|&i| keep(i))
             .unwrap_or(n - 1)
             .min(n.saturating_sub(self.min_len));
-        // A loop that vectorizes first; the frontier's exception only if it may matter.
-        let all_within = marks_seq[first_kept..n - 1]
-            .iter()
-            .zip(&marks_ack[first_kept..n - 1])
-            .fold(true, |all, (&s, &a)| {
-                all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
-            });
-        let rest_kept = all_within || (frontier.is_some() && (first_kept..n - 1).all(keep));
+        // A loop that vectorizes first; the frontier's exception only if it may matter. The
+        // newest entry (which stays anyway) is usually within W too: the loop first takes it
+        // along, which leaves no odd entries after the vector steps of a window of 8 or 16.
+        let within = |from: usize, to: usize| {
+            marks_seq[from..to]
+                .iter()
+                .zip(&marks_ack[from..to])
+                .fold(true, |all, (&s, &a)| {
+                    all & (seq_diff(to_seq, s) <= w) & (seq_diff(to_ack, a) <= w)
+                })
+        };
+        let rest_kept = within(first_kept, n)
+            || within(first_kept, n - 1)
+            || (frontier.is_some() && (first_kept..n - 1).all(keep));
         if rest_kept {
             self.columns.start += first_kept;
             if first_kept > 0 {
@@ -359,7 +366,7 @@ impl<X: Extras> Vsw<X> {
     /// `(seq, ack)`. The number of entries dropped.
     pub fn drop_older_than_held(&mut self, seq: u32, ack: u32) -> usize {
         let c = &self.columns;
-        let (seqs, acks) = (&c.seq[c.start..], &c.ack[c.start..]);
+        let (seqs, acks) = (c.live(&c.seq), c.live(&c.ack));
         let held = seqs.iter().zip(acks).any(|(&s, &a)| (s, a) == (seq, ack));
         if !held {
             return 0;
@@ -381,8 +388,8 @@ impl<X: Extras> Vsw<X> {
     pub fn is_behind(&self, fields: &Fields) -> bool {
         let c = &self.columns;
         !self.is_empty()
-            && (c.seq[c.start..].iter().all(|&g| seq_lt(fields.seq, g))
-                || c.ack[c.start..].iter().all(|&g| seq_lt(fields.ack, g)))
+            && (c.live(&c.seq).iter().all(|&g| seq_lt(fields.seq, g))
+                || c.live(&c.ack).iter().all(|&g| seq_lt(fields.ack, g)))
     }
 
     /// Whether a segment with payload at `seq` retransmits one the window holds as sent
@@ -390,9 +397,9 @@ impl<X: Extras> Vsw<X> {
     /// stopping at the first match: a loop that vectorizes.
     pub fn retransmits_uncompressed(&self, seq: u32) -> bool {
         let c = &self.columns;
-        c.kind[c.start..]
+        c.live(&c.kind)
             .iter()
-            .zip(&c.seq[c.start..])
+            .zip(c.live(&c.seq))
             .fold(false, |any, (&k, &g)| {
                 any | ((k == HAS_PAYLOAD | UNCOMPRESSED) & (g == seq))
             })
@@ -401,10 +408,9 @@ impl<X: Extras> Vsw<X> {
     /// The W-LSB bit count of each field of `f` against every entry.
     pub fn needs(&self, f: &Fields) -> Needs {
         let c = &self.columns;
-        let at = c.start;
         // bits_needed depends on the bit length of the largest distance only.
-        let r32 = |column: &[u32], v: u32| bits_needed(distance_bits_32(&column[at..], v).into());
-        let r16 = |column: &[u16], v: u16| bits_needed(distance_bits_16(&column[at..], v).into());
+        let r32 = |column: &[u32], v: u32| bits_needed(distance_bits_32(c.live(column), v).into());
+        let r16 = |column: &[u16], v: u16| bits_needed(distance_bits_16(c.live(column), v).into());
         Needs {
             win: r16(&c.win, f.win).min(16),
             ack: r32(&c.ack, f.ack).min(32),

@@ -41,7 +41,14 @@ struct NumberCode {
 fn number_code(raw: Span, scaled: Option<Span>, stride: bool) -> NumberCode {
     let strided = format::STRIDED_UNSCALED_CLASS;
     if let Some(c) = scaled
-        .and_then(|span| format::class(&format::SCALED_BITS, span.up, span.down, false))
+        .and_then(|span| {
+            format::class(
+                &format::SCALED_BITS,
+                span.up.into(),
+                span.down.into(),
+                false,
+            )
+        })
         .filter(|&c| c < strided)
     {
         return NumberCode {
@@ -49,9 +56,10 @@ fn number_code(raw: Span, scaled: Option<Span>, stride: bool) -> NumberCode {
             class: c,
         };
     }
-    let c = format::class(&format::UNSCALED_BITS, raw.up, raw.down, true).unwrap_or(3);
+    let c =
+        format::class(&format::UNSCALED_BITS, raw.up.into(), raw.down.into(), true).unwrap_or(3);
     let k = format::SCALED_BITS[usize::from(strided)];
-    if stride && c > 0 && crate::encoding::lsb::fits(k, raw.up, raw.down) {
+    if stride && c > 0 && crate::encoding::lsb::fits(k, raw.up.into(), raw.down.into()) {
         return NumberCode {
             unscaled_flag: false,
             class: strided,
@@ -101,6 +109,7 @@ pub(super) struct Coder<'a> {
 impl Coder<'_> {
     /// The coder of a context's own CO frames, for `p` whose outer header (if the context
     /// keeps an IPv4 one) has the Identification `outer_id`.
+    #[inline]
     pub(super) fn of<'a>(
         ctx: &'a Context,
         outer_id: u16,
@@ -146,7 +155,7 @@ fn outer_code(ctx: &Context, outer: u16, inner: u16) -> (u16, Code, Layout) {
     }
     let offset = outer.wrapping_sub(inner);
     let span = window::outer_span(&ctx.vsw, offset);
-    let code = if crate::encoding::lsb::fits(NEAR_BITS, span.up, span.down) {
+    let code = if crate::encoding::lsb::fits(NEAR_BITS, span.up.into(), span.down.into()) {
         Code::Near(offset & wlsb::mask(NEAR_BITS) as u16)
     } else {
         Code::Whole
@@ -209,8 +218,8 @@ fn widen(needs: &mut Needs, ctx: &Coder<'_>, p: &TcpIpPacket<'_>, me: &Derived) 
     }
     if ctx.full_numbers {
         let whole = Span {
-            up: u64::MAX,
-            down: u64::MAX,
+            up: u32::MAX,
+            down: u32::MAX,
         };
         (needs.seq, needs.ack) = (whole, whole);
         (needs.seq_scaled, needs.ack_scaled) = (None, None);
@@ -271,7 +280,9 @@ impl Plan {
         // The short extension's window code: the first of its LSB counts that fits.
         let short_window = ack::SHORT_WINDOW_BITS
             .iter()
-            .position(|&k| crate::encoding::lsb::fits(k, needs.win.up, needs.win.down))
+            .position(|&k| {
+                crate::encoding::lsb::fits(k, needs.win.up.into(), needs.win.down.into())
+            })
             .filter(|_| win)
             .map(|c| ack::short_window(p.fields.win, c == 1));
         // The short extension: the window's code in it if one fits, else the SACK header.
@@ -498,7 +509,11 @@ impl BitField for Writer<'_, '_, '_> {
 
     #[inline(always)]
     fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), NeedsOuterFlag> {
-        let c = format::code(codes, self.needs.ip_id.up, self.needs.ip_id.down);
+        let c = format::code(
+            codes,
+            self.needs.ip_id.up.into(),
+            self.needs.ip_id.down.into(),
+        );
         format::put_code(&mut self.w, codes, c, self.me.offset().into());
         self.count(Field::IpId, format::prefix_len(c) + codes[usize::from(c)]);
         Ok(())
@@ -514,7 +529,7 @@ impl BitField for Writer<'_, '_, '_> {
     #[inline(always)]
     fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), NeedsOuterFlag> {
         let val = self.needs.ts_val;
-        let c = format::code(codes, val.up, val.down);
+        let c = format::code(codes, val.up.into(), val.down.into());
         format::put_code(&mut self.w, codes, c, self.p.fields.ts_val);
         self.count(Field::TsVal, format::prefix_len(c) + codes[usize::from(c)]);
         Ok(())
@@ -523,7 +538,11 @@ impl BitField for Writer<'_, '_, '_> {
     #[inline(always)]
     fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), NeedsOuterFlag> {
         let (ecr, gap, f) = (self.needs.ts_ecr, self.needs.ts_gap, &self.p.fields);
-        let c = format::ecr_code(codes, (ecr.up, ecr.down), (gap.up, gap.down));
+        let c = format::ecr_code(
+            codes,
+            (ecr.up.into(), ecr.down.into()),
+            (gap.up.into(), gap.down.into()),
+        );
         let (is_gap, k) = codes[usize::from(c)];
         let v = if is_gap {
             f.ts_val.wrapping_sub(f.ts_ecr)
@@ -554,7 +573,12 @@ impl BitField for Writer<'_, '_, '_> {
     #[inline(always)]
     fn window(&mut self) -> Result<(), NeedsOuterFlag> {
         let win = self.needs.win;
-        let bits = format::put_window(&mut self.w, self.p.fields.win, win.up, win.down);
+        let bits = format::put_window(
+            &mut self.w,
+            self.p.fields.win,
+            win.up.into(),
+            win.down.into(),
+        );
         self.count(Field::Window, bits);
         Ok(())
     }
@@ -604,7 +628,7 @@ mod tests {
     use super::*;
     use crate::plus::co::number_bits;
 
-    fn code(raw: (u64, u64), scaled: Option<(u64, u64)>, stride: bool) -> (bool, bool, u8, u8) {
+    fn code(raw: (u32, u32), scaled: Option<(u32, u32)>, stride: bool) -> (bool, bool, u8, u8) {
         let span = |(up, down)| Span { up, down };
         let c = number_code(span(raw), scaled.map(span), stride);
         let b = number_bits(c.class, stride, c.unscaled_flag);

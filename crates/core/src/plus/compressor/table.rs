@@ -6,8 +6,8 @@
 use alloc::boxed::Box;
 
 use super::{
-    Context, PlusCompressor, CHEAP_CIDS, HORIZON_PACKETS, MAX_WINDOW_PACKETS, MIN_WINDOW_PACKETS,
-    PROTECTED_PACKETS,
+    flow_slot, Context, PlusCompressor, CHEAP_CIDS, HORIZON_PACKETS, MAX_WINDOW_PACKETS,
+    MIN_WINDOW_PACKETS, PROTECTED_PACKETS, RECENT_FLOWS,
 };
 use crate::plus::ipid::Detector;
 use crate::plus::numbers;
@@ -29,7 +29,7 @@ impl PlusCompressor {
     pub(super) fn context_for(&mut self, p: &TcpIpPacket<'_>, outer: Option<&Outer>) -> u8 {
         let mapped = match self.last_flow {
             Some((key, cid)) if key == p.key => Some(cid),
-            _ => self.by_flow.get(&p.key).copied(),
+            _ => self.recent_flow(p),
         };
         if let Some(cid) = mapped {
             let ctx = self.contexts[usize::from(cid)]
@@ -43,7 +43,7 @@ impl PlusCompressor {
             self.contexts[usize::from(cid)] = None;
             self.outbox.changed(cid);
             self.by_flow.remove(&p.key);
-            self.last_flow = None;
+            self.forget_flows();
             let fresh = self.allocate(Some(cid));
             self.install(fresh, p, outer);
             return fresh;
@@ -51,6 +51,26 @@ impl PlusCompressor {
         let cid = self.allocate(None);
         self.install(cid, p, outer);
         cid
+    }
+
+    /// The CID `by_flow` maps the packet's flow to, if any, from the cache of recent flows if
+    /// it holds the flow (else from the map, and then the cache holds it).
+    fn recent_flow(&mut self, p: &TcpIpPacket<'_>) -> Option<u8> {
+        let slot = flow_slot(&p.key);
+        match self.recent_flows[slot] {
+            Some((key, cid)) if key == p.key => Some(cid),
+            _ => {
+                let cid = self.by_flow.get(&p.key).copied()?;
+                self.recent_flows[slot] = Some((p.key, cid));
+                Some(cid)
+            }
+        }
+    }
+
+    /// Empties the caches in front of `by_flow` (a mapping left it).
+    fn forget_flows(&mut self) {
+        self.last_flow = None;
+        self.recent_flows = [None; RECENT_FLOWS];
     }
 
     /// A CID for a new context (not `avoid`): the lowest free one of the first
@@ -102,7 +122,7 @@ impl PlusCompressor {
         if let Some(old) = self.contexts[i].take() {
             self.outbox.changed(i as u8);
             self.by_flow.remove(&old.key);
-            self.last_flow = None;
+            self.forget_flows();
             self.stats.evictions += 1;
         }
         i as u8
@@ -161,6 +181,7 @@ impl PlusCompressor {
         }));
         self.by_flow.insert(p.key, cid);
         self.last_flow = Some((p.key, cid));
+        self.recent_flows[flow_slot(&p.key)] = Some((p.key, cid));
         self.outbox.changed(cid);
         self.stats.contexts_created += 1;
     }

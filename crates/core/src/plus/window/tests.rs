@@ -15,9 +15,9 @@ fn needs_entry_by_entry(
 ) -> Needs {
     let add = |s: &mut Span, d: i64| {
         if d >= 0 {
-            s.up = s.up.max(d.unsigned_abs());
+            s.up = s.up.max(d.unsigned_abs() as u32);
         } else {
-            s.down = s.down.max(d.unsigned_abs());
+            s.down = s.down.max(d.unsigned_abs() as u32);
         }
     };
     let (sd, ad) = (u32::from(strides.seq.max(1)), u32::from(strides.ack.max(1)));

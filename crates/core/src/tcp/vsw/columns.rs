@@ -9,12 +9,15 @@ use super::{is_older, ordered, ColumnOrder, Entry, Space};
 use crate::tcp::packet::Fields;
 
 /// The entries, one column per field (a structure of arrays, so that the scans every packet
-/// makes are simple loops over contiguous memory). The live entries, oldest first, are
-/// `start..` of every column; entries leave the front by moving `start`, and the dead prefix is
-/// dropped once it outgrows the live part, so each push costs O(1) amortized.
+/// makes are simple loops over contiguous memory). Every column has the same fixed length, its
+/// *room*, and the live entries, oldest first, are `start..end` of every column: a push writes
+/// at `end` (no column keeps a length of its own), entries leave the front by moving `start`,
+/// and when a push finds no room the live entries move to the front (if the dead prefix is at
+/// least as long as they are) or the room doubles, so each push costs O(1) amortized.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Columns<X> {
     pub(super) start: usize,
+    pub(super) end: usize,
     pub(super) seq: Vec<u32>,
     pub(super) ack: Vec<u32>,
     pub(super) win: Vec<u16>,
@@ -41,8 +44,9 @@ pub trait Extras: Clone + Default + core::fmt::Debug {
     type Live<'a>
     where
         Self: 'a;
-    /// Appends an entry's values; the live entries start at `from`.
-    fn push(&mut self, item: Self::Item, from: usize);
+    /// Writes an entry's values at `at`, after the live entries `from..at` (no column grows:
+    /// [`Extras::resize`] made the room).
+    fn push(&mut self, item: Self::Item, from: usize, at: usize);
     /// Live entries left (from the front or the middle).
     fn removed(&mut self) {}
     /// Entry `i`'s values.
@@ -51,28 +55,25 @@ pub trait Extras: Clone + Default + core::fmt::Debug {
     fn set(&mut self, i: usize, item: Self::Item);
     /// Copies entry `from`'s values over entry `to`'s.
     fn copy(&mut self, from: usize, to: usize);
-    /// Drops the first `n` entries.
-    fn drain_front(&mut self, n: usize);
-    /// Keeps the first `n` entries.
-    fn truncate(&mut self, n: usize);
-    /// Makes room for `n` more entries.
-    fn reserve(&mut self, n: usize);
-    /// The values of entries `from..`.
-    fn live(&self, from: usize) -> Self::Live<'_>;
+    /// Moves entries `from..to` to the front of every column.
+    fn compact(&mut self, from: usize, to: usize);
+    /// Makes every column `n` entries long (never shorter than it is).
+    fn resize(&mut self, n: usize);
+    /// The values of entries `from..to`.
+    fn live(&self, from: usize, to: usize) -> Self::Live<'_>;
 }
 
 /// No extras (the faithful `taroc`).
 impl Extras for () {
     type Item = ();
     type Live<'a> = ();
-    fn push(&mut self, _: (), _: usize) {}
+    fn push(&mut self, _: (), _: usize, _: usize) {}
     fn get(&self, _: usize) {}
     fn set(&mut self, _: usize, _: ()) {}
     fn copy(&mut self, _: usize, _: usize) {}
-    fn drain_front(&mut self, _: usize) {}
-    fn truncate(&mut self, _: usize) {}
-    fn reserve(&mut self, _: usize) {}
-    fn live(&self, _: usize) {}
+    fn compact(&mut self, _: usize, _: usize) {}
+    fn resize(&mut self, _: usize) {}
+    fn live(&self, _: usize, _: usize) {}
 }
 
 pub(super) const HAS_PAYLOAD: u8 = 1;
@@ -120,30 +121,54 @@ macro_rules! each_column {
     }};
 }
 
-/// Entries a new window has room for (twice this, with the dead prefix) before a column
-/// reallocates: a window of up to this many entries allocates once per column.
+/// Entries a new window has room for (twice this, with the dead prefix) before its columns
+/// grow: a window of up to this many entries allocates once per column.
 pub(super) const PREALLOCATED: usize = 32;
 
 impl<X: Extras> Columns<X> {
     /// Empty columns with room for `n` entries.
     pub(super) fn with_capacity(n: usize) -> Columns<X> {
         let mut c = Columns::<X>::default();
-        each_column!(c, v => v.reserve_exact(n));
-        c.extra.reserve(n);
+        c.resize(n.max(1));
         c.order.reset();
         c
     }
 
+    /// Makes every column `n` entries long.
+    fn resize(&mut self, n: usize) {
+        each_column!(self, v => v.resize(n, Default::default()));
+        self.extra.resize(n);
+    }
+
+    #[inline]
     pub(super) fn len(&self) -> usize {
-        self.seq.len() - self.start
+        self.end - self.start
+    }
+
+    /// The live part of `column` (one of this window's).
+    #[inline(always)]
+    pub(super) fn live<'a, T>(&self, column: &'a [T]) -> &'a [T] {
+        &column[self.start..self.end]
     }
 
     pub(super) fn clear(&mut self) {
-        each_column!(self, v => v.clear());
-        self.extra.truncate(0);
         self.extra.removed();
         self.order.reset();
-        self.start = 0;
+        (self.start, self.end) = (0, 0);
+    }
+
+    /// Room for one more entry at `end`: the live entries moved to the front if the dead prefix
+    /// is at least as long, else every column twice as long.
+    #[cold]
+    fn make_room(&mut self) {
+        let (start, end) = (self.start, self.end);
+        if start >= end - start {
+            each_column!(self, v => v.copy_within(start..end, 0));
+            self.extra.compact(start, end);
+            (self.start, self.end) = (0, end - start);
+        } else {
+            self.resize(2 * self.seq.len());
+        }
     }
 
     /// Live entries left.
@@ -153,17 +178,14 @@ impl<X: Extras> Columns<X> {
     }
 
     pub(super) fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X::Item) {
-        if self.start > 0 && self.start >= self.len() {
-            let dead = self.start;
-            each_column!(self, v => v.drain(..dead));
-            self.extra.drain_front(dead);
-            self.start = 0;
+        if self.end == self.seq.len() {
+            self.make_room();
         }
         let f = &e.fields;
         if self.len() == 0 {
             self.order.reset();
         } else {
-            let (at, last) = (self.start, self.seq.len() - 1);
+            let (at, last) = (self.start, self.end - 1);
             let w32 = |bit, column: &[u32], value| {
                 Space::Wrap32.breaks(bit, column[at], column[last], value)
             };
@@ -181,19 +203,19 @@ impl<X: Extras> Columns<X> {
                     ),
             );
         }
-        self.seq.push(f.seq);
-        self.ack.push(f.ack);
-        self.win.push(f.win);
-        self.ip_id.push(f.ip_id);
-        self.ts_val.push(f.ts_val);
-        self.ts_ecr.push(f.ts_ecr);
-        self.mark_seq.push(mark_seq);
-        self.mark_ack.push(mark_ack);
-        self.kind.push(
-            if e.has_payload { HAS_PAYLOAD } else { 0 }
-                | if e.uncompressed { UNCOMPRESSED } else { 0 },
-        );
-        self.extra.push(extra, self.start);
+        let i = self.end;
+        self.seq[i] = f.seq;
+        self.ack[i] = f.ack;
+        self.win[i] = f.win;
+        self.ip_id[i] = f.ip_id;
+        self.ts_val[i] = f.ts_val;
+        self.ts_ecr[i] = f.ts_ecr;
+        self.mark_seq[i] = mark_seq;
+        self.mark_ack[i] = mark_ack;
+        self.kind[i] = if e.has_payload { HAS_PAYLOAD } else { 0 }
+            | if e.uncompressed { UNCOMPRESSED } else { 0 };
+        self.extra.push(extra, self.start, i);
+        self.end = i + 1;
     }
 
     /// The entry at live index `i`.
@@ -214,6 +236,7 @@ impl<X: Extras> Columns<X> {
     }
 
     /// Removes live entry `i`: the entries before it move up one place.
+    #[inline]
     pub(super) fn remove_at(&mut self, i: usize) {
         for j in (self.start..self.start + i).rev() {
             each_column!(self, v => v[j + 1] = v[j]);
@@ -225,8 +248,9 @@ impl<X: Extras> Columns<X> {
 
     /// The oldest live entry that is neither the frontier `(max_seq, max_ack)` nor among the
     /// `protect` newest entries in sequence order ([`is_older`]); entry 0 if there is none.
+    #[inline]
     pub(super) fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
-        let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
+        let (seq, ack) = (self.live(&self.seq), self.live(&self.ack));
         // Sequence numbers in order: the oldest entry has the `protect` newest after it in
         // sequence order if the protect-th from the end has a higher sequence number; or, all
         // sequence numbers equal (a flow of pure ACKs), if it has a higher acknowledgment
@@ -255,7 +279,7 @@ impl<X: Extras> Columns<X> {
         max_seq: u32,
         max_ack: u32,
     ) -> usize {
-        let (seq, ack) = (&self.seq[self.start..], &self.ack[self.start..]);
+        let (seq, ack) = (self.live(&self.seq), self.live(&self.ack));
         let at_frontier = |i: usize| (seq[i], ack[i]) == (max_seq, max_ack);
         (0..seq.len())
             .find(|&i| !at_frontier(i) && newer_entries(seq, ack, seq[i], ack[i]) >= protect)
@@ -284,8 +308,7 @@ impl<X: Extras> Columns<X> {
                 to += 1;
             }
         }
-        each_column!(self, v => v.truncate(to));
-        self.extra.truncate(to);
+        self.end = to;
         self.removed();
     }
 }
