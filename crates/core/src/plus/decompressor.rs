@@ -526,6 +526,13 @@ impl PlusDecompressor {
                 if let Some(cid) = other::cid_of(k, frame).filter(|_| !self.other.held()) {
                     self.other_requests.record(cid, &result);
                 }
+                // An RTP sequence number that skipped, or a frame held (it decoded by trial),
+                // is a loss the loss notes count.
+                if self.other.held() {
+                    self.loss.delivered(true, 2);
+                } else if let Some(advance) = self.other.rtp_advance() {
+                    self.loss.delivered(true, advance);
+                }
                 result
             }
             FrameKind::Profile(k) if k >= cids::PREFIX => {

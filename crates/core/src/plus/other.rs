@@ -34,6 +34,7 @@ mod compressor;
 mod decompressor;
 mod fields;
 mod head;
+pub mod pair;
 mod replica;
 
 pub use compressor::{OtherCompressor, ANCHOR, MOVE_AFTER, MOVE_IDLE};
@@ -203,6 +204,15 @@ pub const STEP: u8 = 0x08;
 /// and one LSB of the scaled timestamp (the V bit of a CO-N frame's RTP octet sets it).
 pub const FRAME: u8 = 0x10;
 
+/// IR-N flag (with [`RTP_MODE`], IPv4): *pair mode*, a CO-S frame's IPv4 Identification is one
+/// above the last one sent between the same hosts with the same protocol ([`pair`]; the P bit of
+/// a CO-N frame's RTP octet sets it).
+pub const PAIR: u8 = 0x20;
+
+/// IP-IDs a decompressor tries for a CO-S frame in pair mode, for each sequence advance: one
+/// to this many above the pair's last (frames of the pair's other flows lost).
+pub const PAIR_TRIALS: u16 = 8;
+
 /// The ICMP echo request and echo reply types.
 const ECHO_TYPES: [u8; 2] = [8, 0];
 
@@ -216,7 +226,9 @@ pub const MAX_CONTEXTS: usize = 16;
 /// context's last frames (IR-Ns included). A CO-S or CO-N frame decodes correctly against each
 /// of them, so a decompressor that missed up to this many frames minus one still decodes it;
 /// after longer losses a CO-S frame decodes by trial ([`SHORT_TRIALS`]). (Three: a CO-S
-/// frame's two sequence LSBs reach three packets on.)
+/// frame's two sequence LSBs reach three packets on. In RTP and echo mode, whose sequence
+/// numbers only grow, they reach one to four packets on: a decompressor that missed three
+/// frames in a row decodes it at once too, where nothing else changed, the CRC checking it.)
 pub const WINDOW: usize = 3;
 
 /// Sequence advances a decompressor tries for a CO-S frame: `n`, `n + 4`, ... (each checked
