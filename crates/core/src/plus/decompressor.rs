@@ -197,7 +197,7 @@ impl PlusDecompressor {
             other_requests: Requests::new(config.repair.context_requests)
                 .every(REQUEST_EVERY_REFUSALS)
                 .repeat(REQUEST_REPEATS),
-            other: OtherDecompressor::default(),
+            other: OtherDecompressor::new(config.repair.context_requests),
             tunnel: Vec::new(),
             tunnel_outer: None,
             installed: None,
@@ -607,7 +607,8 @@ impl Decompressor for PlusDecompressor {
     }
 
     /// Context requests ([`crate::tcp::repair`]), when they are on: the TCP contexts' first,
-    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then loss notes, then IR receipts
+    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then pair notes
+    /// ([`other::PAIR_NOTE`]), then loss notes, then IR receipts
     /// ([`super::receipt`]; none for a while after a request or a loss note).
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
         if self.requests.take(out) {
@@ -616,6 +617,9 @@ impl Decompressor for PlusDecompressor {
         }
         if self.other_requests.take(out) {
             out[0] = other::REQUEST_N;
+            return true;
+        }
+        if self.other.take_pair_note(out) {
             return true;
         }
         if self.loss.take(out) {

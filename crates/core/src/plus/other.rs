@@ -186,6 +186,17 @@ pub fn parse_request(frame: &[u8]) -> Option<&[u8]> {
     }
 }
 
+/// The type octet of a pair note, a feedback frame of that octet alone: a CO-S frame in pair
+/// mode did not decode at once (a frame of its pair was lost on the link), so the compressor
+/// stops counting on the pair's last IP-ID for a while ([`pair`]).
+pub const PAIR_NOTE: u8 = 0x05;
+
+/// Copies of a pair note, sent back to back (the note crosses the lossy link too).
+pub const PAIR_NOTE_COPIES: u8 = 3;
+
+/// CO-S, CO-I and CO-N frames between two pair notes, at least.
+pub const PAIR_NOTE_EVERY: u32 = 64;
+
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
 

@@ -15,6 +15,10 @@ impl PlusCompressor {
         if !self.config.repair.context_requests {
             return;
         }
+        if frame == [other::PAIR_NOTE] {
+            self.other.lossy();
+            return;
+        }
         if frame == [format::LOSS_NOTE] {
             self.lossy_at = Some(self.clock);
             self.other.lossy();

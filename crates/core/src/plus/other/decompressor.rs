@@ -5,12 +5,12 @@
 use alloc::vec::Vec;
 
 use super::fields::{Dynamic, State};
-use super::head::Head;
+use super::head::{Form, Head};
 use super::pair::{key_of, Pairs};
 use super::replica::{is_replica, Replica};
 use super::{
     checksum_of, header_crc, shape, template_in, Shape, ECHO_MODE, FRAME, MAX_HEADER, PAIR,
-    RTP_MODE, STEP, UDP_MODE,
+    PAIR_NOTE, PAIR_NOTE_COPIES, PAIR_NOTE_EVERY, RTP_MODE, STEP, UDP_MODE,
 };
 use crate::codec::DropReason;
 use crate::tcp::packet::length_field_offset;
@@ -48,20 +48,45 @@ pub struct OtherDecompressor {
     pairs: Pairs,
     /// The sequence advance of the last CO-S, CO-I or CO-N frame delivered, in an RTP context.
     advance: Option<u16>,
+    /// Whether pair notes ([`PAIR_NOTE`]) are sent (where feedback is), the copies of one still
+    /// due, and the frames rebuilt since the last.
+    notes: bool,
+    notes_due: u8,
+    since_note: u32,
 }
 
 impl Default for OtherDecompressor {
+    /// A decompressor that sends no pair notes (no feedback).
     fn default() -> OtherDecompressor {
+        OtherDecompressor::new(false)
+    }
+}
+
+impl OtherDecompressor {
+    /// A decompressor that sends pair notes ([`PAIR_NOTE`]) if `notes`.
+    pub fn new(notes: bool) -> OtherDecompressor {
         OtherDecompressor {
             contexts: (0..256).map(|_| None).collect(),
             held: false,
             pairs: Pairs::default(),
             advance: None,
+            notes,
+            notes_due: 0,
+            since_note: PAIR_NOTE_EVERY,
         }
     }
-}
 
-impl OtherDecompressor {
+    /// Writes the due pair note, if any, into `out`.
+    pub fn take_pair_note(&mut self, out: &mut Vec<u8>) -> bool {
+        if self.notes_due == 0 {
+            return false;
+        }
+        self.notes_due -= 1;
+        out.clear();
+        out.push(PAIR_NOTE);
+        true
+    }
+
     /// Sets a context up from an IR-N frame and delivers its packet; the context's CID.
     pub fn ir_n(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<u8, DropReason> {
         if is_replica(frame) {
@@ -262,6 +287,7 @@ impl OtherDecompressor {
         out.clear();
         self.held = false;
         self.advance = None;
+        self.since_note = self.since_note.saturating_add(1);
         let ctx = self.contexts[usize::from(head.cid)]
             .as_mut()
             .ok_or(DropReason::NoContext)?;
@@ -272,6 +298,24 @@ impl OtherDecompressor {
         let total = u16::try_from(len).map_err(|_| DropReason::Malformed)?;
         let zero_sum = s.udp && ctx.template[s.ip + 6..s.ip + 8] == [0, 0];
         let sum = Payload::of(payload);
+        // A CO-S frame that counts on the pair's last IP-ID and does not decode at once: a
+        // frame of the pair was lost, and the compressor had better not count on it.
+        let paired = ctx.state.pair && matches!(head.form, Form::Short { .. });
+        if paired && self.notes && self.since_note >= PAIR_NOTE_EVERY {
+            let at_once = head
+                .decode(s, &ctx.state, 0, pair)
+                .is_some_and(|(fields, _)| {
+                    out.clear();
+                    out.extend_from_slice(&ctx.template);
+                    fields.write(out, s);
+                    set_lengths(out, s, total);
+                    fill_checksum(out, s, head.checksum, zero_sum, &sum);
+                    header_crc(out, s) == head.crc
+                });
+            if !at_once {
+                (self.notes_due, self.since_note) = (PAIR_NOTE_COPIES, 0);
+            }
+        }
         for trial in 0..head.trials(s, &ctx.state) {
             let Some((fields, state)) = head.decode(s, &ctx.state, trial, pair) else {
                 continue;

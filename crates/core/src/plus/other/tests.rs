@@ -505,10 +505,12 @@ fn calls_on_one_ip_id_counter_go_in_the_kind_byte_where_feedback_comes() {
 #[test]
 fn a_lost_frame_of_another_call_holds_the_next_frame_and_nothing_goes_wrong() {
     let packets = three_calls(300, 0, false);
-    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::new(true));
     for p in &packets[..240] {
         round(&mut c, &mut d, p);
     }
+    let mut note = Vec::new();
+    assert!(!d.take_pair_note(&mut note));
     // The frame of packet 240 (call 0) is lost; packet 241 (call 1) counts on its IP-ID.
     compress(&mut c, &packets[240]);
     let (k, frame) = compress(&mut c, &packets[241]);
@@ -518,6 +520,11 @@ fn a_lost_frame_of_another_call_holds_the_next_frame_and_nothing_goes_wrong() {
         Err(DropReason::ChecksumMismatch)
     );
     assert!(d.held());
+    // The decompressor tells the compressor (thrice) that the link lost a frame of the pair.
+    for _ in 0..PAIR_NOTE_COPIES {
+        assert!(d.take_pair_note(&mut note) && note == [PAIR_NOTE]);
+    }
+    assert!(!d.take_pair_note(&mut note));
     // Held with the right IP-ID: call 2's next frame decodes against it, and call 1's next
     // frame confirms its reference. (One frame in nine carries IP-ID bits.)
     let kinds: Vec<u8> = packets[242..260]
