@@ -93,7 +93,7 @@ impl State {
         if !s.has_seq() {
             return 0;
         }
-        let first = u16::from(s.rtp || s.echo);
+        let first = u16::from(s.rtp || s.echo || (s.v4 && self.step));
         (u16::from(lsb).wrapping_sub(self.fields.seq.wrapping_add(first)) & 3) + first + 4 * trial
     }
 
