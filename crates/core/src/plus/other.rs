@@ -16,8 +16,8 @@
 //!
 //! ```text
 //! IR-N (kind byte 0x0A): the packet whole, its first length field replaced by
-//!   | flags (UDP, echo, RTP, IP-ID step, frame mode) | CID |, in RTP mode its UDP Length by
-//!   the stride.
+//!   | flags (UDP, echo, RTP, IP-ID step, frame mode, pair mode) | CID |, in RTP mode its UDP
+//!   Length by the stride.
 //! CO-S (kind bytes 0x10-0x15, 0x17-0x1C): CID 0-2 and two LSBs of the sequence in the kind
 //!   byte; | CRC-16 (2) | payload |: every field follows from the reference.
 //! CO-I (kind bytes 0x1E, 0x1F and a CID octet): | S S I I I I I I | CRC-16 (2) | payload |;
@@ -122,7 +122,8 @@ pub mod flag {
     pub const F: u8 = 0x04;
     /// The transport checksum follows (else the decompressor computes it, or it is 0).
     pub const K: u8 = 0x02;
-    /// The IP-ID steps with the sequence number (kept as the context's step).
+    /// The context's step (IPv4): in RTP and echo mode the IP-ID steps with the sequence
+    /// number; else the IP-ID, the sequence number, moves at every packet.
     pub const D: u8 = 0x01;
 }
 
@@ -207,7 +208,7 @@ pub const ECHO_MODE: u8 = 0x02;
 /// Length carries the context's timestamp stride.
 pub const RTP_MODE: u8 = 0x04;
 
-/// IR-N flag: the IPv4 Identification steps with the sequence number ([`flag::D`]).
+/// IR-N flag (IPv4): the step ([`flag::D`]).
 pub const STEP: u8 = 0x08;
 
 /// IR-N flag (with [`RTP_MODE`]): *frame mode*, the RTP timestamp stays the reference's

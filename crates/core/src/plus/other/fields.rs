@@ -70,8 +70,9 @@ impl Dynamic {
 pub struct State {
     /// The reference: the last delivered packet's fields.
     pub fields: Dynamic,
-    /// Whether the IPv4 Identification steps with the sequence number (RTP and echo
-    /// contexts; with others the sequence number is the Identification).
+    /// The step (IPv4): in RTP and echo contexts, whether the Identification steps with the
+    /// sequence number; in others, whose sequence number is the Identification, whether it
+    /// moves at every packet (then a CO-S frame's LSBs mean one to four on).
     pub step: bool,
     /// The RTP timestamp's advance per sequence number (0: none known); in frame mode, per
     /// frame.
