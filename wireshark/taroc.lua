@@ -1713,8 +1713,8 @@ local function pair_key(ctx)
     return ctx.template:sub(13, 20) .. ctx.template:sub(10, 10)
 end
 -- Whether a CO-S or CO-I frame's sequence LSBs mean one to four on (section 8): in RTP and echo
--- mode, and where the sequence number is an IPv4 IP-ID that moves at every packet (the step).
-local function seq_grows(ctx) return ctx.rtp or ctx.echo or (ctx.v4 and ctx.step) end
+-- mode, whose sequence numbers only grow.
+local function seq_grows(ctx) return ctx.rtp or ctx.echo end
 local function mode_text(ctx)
     if ctx.rtp then return "RTP" end
     if ctx.udp then return "UDP" end
@@ -1861,7 +1861,7 @@ local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
     if flags >= 0x40 or (udp and echo) or (rtp and not udp) or (frame and not rtp) then malformed() end
     local rt = restored(tvb, at, nil, "IR-N packet")
     local p = packet_info(rt)
-    if (step and not p.v4) or (pair and not (p.v4 and rtp)) then malformed() end
+    if (step and not (p.v4 and (rtp or echo))) or (pair and not (p.v4 and rtp)) then malformed() end
     local t = p.header
     local need = t + (udp and 8 or 0) + (echo and 8 or 0) + (rtp and 12 or 0)
     if rt:len() < need then malformed() end
@@ -1954,7 +1954,7 @@ plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
     local frame = bit32.band(flags, 0x10) ~= 0
     local pair = bit32.band(flags, 0x20) ~= 0
     local bad = bit32.band(flags, 0xC7) ~= shape_flags(base)
-        or (step and not base.v4)
+        or (step and not own_ip_id(base))
         or (pair and not (base.v4 and base.rtp))
         or (frame and not base.rtp)
         or (bit32.band(form, 0x04) ~= 0 and not base.v4)
@@ -2214,8 +2214,7 @@ local function plus_other_head(r, tree, dir, k, fields)
         local s_code, i_code = math.floor(flags / 32) % 4, math.floor(flags / 8) % 4
         local d = flags % 2 == 1
         local bad = s_code == 3 or i_code == 3 or (s_code ~= 0 and not has_seq(ctx))
-            or (i_code ~= 0 and not own_ip_id(ctx))
-            or (d and not ctx.v4)
+            or ((i_code ~= 0 or d) and not own_ip_id(ctx))
             or (bit32.band(flags, 0x04) ~= 0 and not ctx.v4)
             or (bit32.band(flags, 0x02) ~= 0 and not has_checksum(ctx))
         if bad then malformed() end
@@ -2231,7 +2230,7 @@ local function plus_other_head(r, tree, dir, k, fields)
         elseif own_ip_id(ctx) then
             if d then ip_id = (ctx.ip_id + seq - ctx.seq) % 65536 end
         end
-        if ctx.v4 then step = d end
+        if own_ip_id(ctx) then step = d end
         if bit32.band(flags, 0x04) ~= 0 then
             local fr = r:take(2)
             tree:add(fields.frag, fr)

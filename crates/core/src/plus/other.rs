@@ -122,8 +122,7 @@ pub mod flag {
     pub const F: u8 = 0x04;
     /// The transport checksum follows (else the decompressor computes it, or it is 0).
     pub const K: u8 = 0x02;
-    /// The context's step (IPv4): in RTP and echo mode the IP-ID steps with the sequence
-    /// number; else the IP-ID, the sequence number, moves at every packet.
+    /// The IP-ID steps with the sequence number (kept as the context's step).
     pub const D: u8 = 0x01;
 }
 
@@ -208,7 +207,7 @@ pub const ECHO_MODE: u8 = 0x02;
 /// Length carries the context's timestamp stride.
 pub const RTP_MODE: u8 = 0x04;
 
-/// IR-N flag (IPv4): the step ([`flag::D`]).
+/// IR-N flag: the IPv4 Identification steps with the sequence number ([`flag::D`]).
 pub const STEP: u8 = 0x08;
 
 /// IR-N flag (with [`RTP_MODE`]): *frame mode*, the RTP timestamp stays the reference's

@@ -61,9 +61,7 @@ struct CompContext {
 
 impl CompContext {
     fn new(template: Vec<u8>, s: Shape, d: Dynamic, clock: u64) -> CompContext {
-        // RTP and echo: the IP-ID steps with the sequence number unless it is 0; else (IPv4)
-        // the IP-ID, the sequence number, moves at every packet, as the packets will say.
-        let step = s.v4 && (d.ip_id != 0 || !s.own_ip_id());
+        let step = s.own_ip_id() && d.ip_id != 0;
         let state = State {
             fields: d,
             step,
@@ -133,9 +131,6 @@ impl CompContext {
                     self.pair = false;
                 }
             }
-        } else if s.v4 {
-            // The sequence number is the IP-ID: the step says that it moves at every packet.
-            self.step = n != 0;
         }
         if s.rtp && n == 1 {
             let delta = d.ts.wrapping_sub(last.ts);
@@ -159,7 +154,7 @@ impl CompContext {
     fn state(&self, d: Dynamic) -> State {
         State {
             fields: d,
-            step: self.step && self.shape.v4,
+            step: self.step && self.shape.own_ip_id(),
             stride: if self.shape.rtp { self.stride } else { 0 },
             frame: self.shape.rtp && self.frame,
             pair: self.pair && !self.frame,

@@ -365,7 +365,7 @@ impl OtherDecompressor {
 /// meaning: the step in RTP and echo mode over IPv4, frame mode in RTP mode, pair mode in RTP
 /// mode over IPv4.
 pub(super) fn extras_fit(s: Shape, flags: u8) -> bool {
-    (s.v4 || flags & STEP == 0)
+    (s.own_ip_id() || flags & STEP == 0)
         && (s.rtp || flags & FRAME == 0)
         && ((s.rtp && s.own_ip_id()) || flags & PAIR == 0)
 }

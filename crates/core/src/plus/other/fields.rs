@@ -70,9 +70,8 @@ impl Dynamic {
 pub struct State {
     /// The reference: the last delivered packet's fields.
     pub fields: Dynamic,
-    /// The step (IPv4): in RTP and echo contexts, whether the Identification steps with the
-    /// sequence number; in others, whose sequence number is the Identification, whether it
-    /// moves at every packet (then a CO-S frame's LSBs mean one to four on).
+    /// Whether the IPv4 Identification steps with the sequence number (RTP and echo
+    /// contexts; with others the sequence number is the Identification).
     pub step: bool,
     /// The RTP timestamp's advance per sequence number (0: none known); in frame mode, per
     /// frame.
@@ -94,7 +93,7 @@ impl State {
         if !s.has_seq() {
             return 0;
         }
-        let first = u16::from(s.rtp || s.echo || (s.v4 && self.step));
+        let first = u16::from(s.rtp || s.echo);
         (u16::from(lsb).wrapping_sub(self.fields.seq.wrapping_add(first)) & 3) + first + 4 * trial
     }
 

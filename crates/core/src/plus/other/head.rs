@@ -205,8 +205,7 @@ impl Head {
         let s = shape_of(cid).ok_or(DropReason::NoContext)?;
         let (s_code, i_code) = ((flags >> flag::S_SHIFT) & 3, (flags >> flag::I_SHIFT) & 3);
         let bad = (s_code != 0 && !s.has_seq())
-            || (i_code != 0 && !s.own_ip_id())
-            || (flags & flag::D != 0 && !s.v4)
+            || ((i_code != 0 || flags & flag::D != 0) && !s.own_ip_id())
             || (flags & flag::F != 0 && !s.v4)
             || (flags & flag::K != 0 && s.checksum_at().is_none());
         if bad {
@@ -463,7 +462,7 @@ impl Head {
         };
         let state = State {
             fields,
-            step: step && s.v4,
+            step: step && s.own_ip_id(),
             stride,
             frame,
             pair: s.rtp && s.own_ip_id() && rtp & RTP_P != 0,
