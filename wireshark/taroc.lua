@@ -85,6 +85,7 @@ local feedback_types = {
     [2] = "non-TCP context request",
     [3] = "loss note",
     [4] = "IR receipts",
+    [5] = "pair note",
 }
 local layouts_compact = {
     [0] = "none",
@@ -786,6 +787,7 @@ local function plus_init()
     state = {
         tcp = { [0] = {}, [1] = {} },
         other = { [0] = {}, [1] = {} },
+        pair = { [0] = {}, [1] = {} },
         hashes = { [0] = {}, [1] = {} },
         checksums = { [0] = {}, [1] = {} },
         misc = { [0] = {}, [1] = {} },
@@ -1705,6 +1707,14 @@ end
 local function has_seq(ctx) return ctx.rtp or ctx.echo or ctx.v4 end
 local function own_ip_id(ctx) return ctx.v4 and (ctx.rtp or ctx.echo) end
 local function has_checksum(ctx) return ctx.udp or ctx.echo end
+-- The key of an IPv4 context's pair (section 8): its addresses and protocol, from its template.
+local function pair_key(ctx)
+    if not ctx.v4 or not ctx.template then return nil end
+    return ctx.template:sub(13, 20) .. ctx.template:sub(10, 10)
+end
+-- Whether a CO-S or CO-I frame's sequence LSBs mean one to four on (section 8): in RTP and echo
+-- mode, whose sequence numbers only grow.
+local function seq_grows(ctx) return ctx.rtp or ctx.echo end
 local function mode_text(ctx)
     if ctx.rtp then return "RTP" end
     if ctx.udp then return "UDP" end
@@ -1847,15 +1857,16 @@ local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
     local udp, echo = bit32.band(flags, 0x01) ~= 0, bit32.band(flags, 0x02) ~= 0
     local rtp, step = bit32.band(flags, 0x04) ~= 0, bit32.band(flags, 0x08) ~= 0
     local frame = bit32.band(flags, 0x10) ~= 0
-    if flags >= 0x20 or (udp and echo) or (rtp and not udp) or (frame and not rtp) then malformed() end
+    local pair = bit32.band(flags, 0x20) ~= 0
+    if flags >= 0x40 or (udp and echo) or (rtp and not udp) or (frame and not rtp) then malformed() end
     local rt = restored(tvb, at, nil, "IR-N packet")
     local p = packet_info(rt)
-    if step and not (p.v4 and (rtp or echo)) then malformed() end
+    if (step and not (p.v4 and (rtp or echo))) or (pair and not (p.v4 and rtp)) then malformed() end
     local t = p.header
     local need = t + (udp and 8 or 0) + (echo and 8 or 0) + (rtp and 12 or 0)
     if rt:len() < need then malformed() end
     local ctx = { v4 = p.v4, udp = udp, echo = echo, rtp = rtp, step = step, stride = 0,
-        frame = frame, ip_id = p.ip_id, frag = p.frag, seq = 0 }
+        frame = frame, pair = pair, ip_id = p.ip_id, frag = p.frag, seq = 0 }
     add_generated(subtree, f.n_mode, mode_text(ctx))
     if rtp then
         -- The stride in the UDP Length field; the length restored from the frame's.
@@ -1884,6 +1895,7 @@ local function plus_ir_n(tvb, pinfo, tree, subtree, dir)
     zero_per_packet(template, ctx)
     ctx.template = raw_of(template, header)
     store("other", dir, tvb(at + 1, 1):uint(), ctx)
+    if p.v4 then store("pair", dir, pair_key(ctx), p.ip_id) end
     store("misc", 0, "v4", p.v4)
     ip_dissect(rt, pinfo, tree)
 end
@@ -1940,8 +1952,10 @@ plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
     local ip, header, at = header_layout(base)
     local step = bit32.band(flags, 0x08) ~= 0
     local frame = bit32.band(flags, 0x10) ~= 0
-    local bad = bit32.band(flags, 0xE7) ~= shape_flags(base)
+    local pair = bit32.band(flags, 0x20) ~= 0
+    local bad = bit32.band(flags, 0xC7) ~= shape_flags(base)
         or (step and not own_ip_id(base))
+        or (pair and not (base.v4 and base.rtp))
         or (frame and not base.rtp)
         or (bit32.band(form, 0x04) ~= 0 and not base.v4)
         or (bit32.band(form, 0x02) ~= 0 and not base.rtp)
@@ -1951,7 +1965,7 @@ plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
     end
     if bad then malformed() end
     local ctx = { v4 = base.v4, udp = base.udp, echo = base.echo, rtp = base.rtp, step = step,
-        stride = 0, frame = frame, ip_id = 0, frag = base.frag, seq = 0 }
+        stride = 0, frame = frame, pair = pair, ip_id = 0, frag = base.frag, seq = 0 }
     add_generated(subtree, f.n_mode, mode_text(ctx))
     -- The template: the base's with the words changed.
     local t = octets_of(base.template)
@@ -2045,6 +2059,7 @@ plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
     ctx.outer = next_header == 4 or next_header == 41
     ctx.template = template
     store("other", dir, cid, ctx)
+    if ctx.v4 then store("pair", dir, pair_key(ctx), ctx.ip_id) end
     store("misc", 0, "v4", ctx.v4)
     ip_dissect(packet, pinfo, tree)
     return cid
@@ -2165,6 +2180,7 @@ local function plus_other_head(r, tree, dir, k, fields)
         tree:add(fields.crc, crc_range)
     end
     local seq, ip_id, frag, step, stride, frame = ctx.seq, ctx.ip_id, ctx.frag, ctx.step, ctx.stride, ctx.frame
+    local pair = ctx.pair
     if flags == nil then
         -- CO-S, CO-I: n sequence numbers on, the first value with the LSBs; CO-I in a context
         -- whose sequence number is the IP-ID: its 8 LSBs, as CO-N's S = 1.
@@ -2174,6 +2190,8 @@ local function plus_other_head(r, tree, dir, k, fields)
             n = (lsb_decode(ctx.seq, id8, 8, 64) - ctx.seq) % 65536
         elseif lsb3 ~= nil then
             n = (lsb3 - ctx.seq) % 8
+        elseif has_seq(ctx) and seq_grows(ctx) then
+            n = (lsb - ctx.seq - 1) % 4 + 1
         elseif has_seq(ctx) then
             n = (lsb - ctx.seq) % 4
         end
@@ -2183,6 +2201,12 @@ local function plus_other_head(r, tree, dir, k, fields)
             ip_id = (seq + offset) % 65536
         elseif id_lsbs ~= nil then
             ip_id = lsb_decode(ctx.ip_id, id_lsbs, 6, 4)
+        elseif own_ip_id(ctx) and ctx.pair and not ctx.frame and short_cid ~= nil then
+            -- Pair mode: one above the pair's last IP-ID (of any context of the same addresses
+            -- and protocol).
+            local last = look("pair", dir, pair_key(ctx))
+            if last == nil then malformed() end
+            ip_id = (last + 1) % 65536
         elseif own_ip_id(ctx) then
             if step then ip_id = (ctx.ip_id + n) % 65536 end
         end
@@ -2219,8 +2243,10 @@ local function plus_other_head(r, tree, dir, k, fields)
             item:add(f.n_rtp_t, rr)
             item:add(f.n_rtp_m, rr)
             item:add(f.n_rtp_v, rr)
-            if bit32.band(octet, 0x0F) ~= 0 then malformed() end
+            if bit32.band(octet, 0x07) ~= 0 then malformed() end
+            if bit32.band(octet, 0x08) ~= 0 and not own_ip_id(ctx) then malformed() end
             frame = bit32.band(octet, 0x10) ~= 0
+            pair = bit32.band(octet, 0x08) ~= 0
             local t = math.floor(octet / 64)
             if t == 1 or t == 2 then
                 tree:add(f.n_ts, r:take(t)):add(f.n_ts_bits, t * 8):set_generated()
@@ -2243,7 +2269,8 @@ local function plus_other_head(r, tree, dir, k, fields)
         if has_checksum(ctx) then add_generated(tree, f.n_checksum_computed, true) end
     end
     store("other", dir, cid, with(ctx, { seq = seq, ip_id = ip_id, frag = frag, step = step, stride = stride,
-        frame = frame }))
+        frame = frame, pair = pair }))
+    if ctx.v4 then store("pair", dir, pair_key(ctx), ip_id) end
     return { ctx = ctx, seq = seq, ip_id = ip_id, frag = frag }
 end
 
@@ -2373,7 +2400,7 @@ plus_frame = function(tvb, pinfo, tree, subtree, dir, kind, tunnel)
 end
 
 -- taroc-plus feedback (CONTEXT_STATE, section 7): | 0x01 | CID ... |, | 0x02 | CID ... |,
--- | 0x03 |, | 0x04 | CID | checksum (2) | ... |.
+-- | 0x03 |, | 0x04 | CID | checksum (2) | ... |, | 0x05 | (section 8).
 local function plus_feedback(tvb, subtree)
     local r = reader(tvb, 0)
     local tr = r:take(1)
@@ -2382,7 +2409,7 @@ local function plus_feedback(tvb, subtree)
     if t == 1 or t == 2 then
         if r:left() == 0 then malformed() end
         while r:left() > 0 do subtree:add(f.fb_cid, r:take(1)) end
-    elseif t == 3 then
+    elseif t == 3 or t == 5 then
         if r:left() ~= 0 then malformed() end
     elseif t == 4 then
         if r:left() == 0 or r:left() % 3 ~= 0 then malformed() end
@@ -2408,7 +2435,7 @@ end
 
 -- Which format a frame of kind byte `kind` is read in: "draft", "plus", or "both" for TYPE_IP,
 -- which both formats share. Auto: kinds 1 and 2 are the draft's, 8 and above taroc-plus's; a
--- CONTEXT_STATE frame of type 2, 3 or 4 is taroc-plus's, one of type 1 (a context request in
+-- CONTEXT_STATE frame of type 2 to 5 is taroc-plus's, one of type 1 (a context request in
 -- both formats) is read in the format of the frames before it (the draft's if none).
 local detected = "draft"
 local frame_profile = {}

@@ -197,7 +197,7 @@ impl PlusDecompressor {
             other_requests: Requests::new(config.repair.context_requests)
                 .every(REQUEST_EVERY_REFUSALS)
                 .repeat(REQUEST_REPEATS),
-            other: OtherDecompressor::default(),
+            other: OtherDecompressor::new(config.repair.context_requests),
             tunnel: Vec::new(),
             tunnel_outer: None,
             installed: None,
@@ -526,6 +526,13 @@ impl PlusDecompressor {
                 if let Some(cid) = other::cid_of(k, frame).filter(|_| !self.other.held()) {
                     self.other_requests.record(cid, &result);
                 }
+                // An RTP sequence number that skipped, or a frame held (it decoded by trial),
+                // is a loss the loss notes count.
+                if self.other.held() {
+                    self.loss.delivered(true, 2);
+                } else if let Some(advance) = self.other.rtp_advance() {
+                    self.loss.delivered(true, advance);
+                }
                 result
             }
             FrameKind::Profile(k) if k >= cids::PREFIX => {
@@ -600,7 +607,8 @@ impl Decompressor for PlusDecompressor {
     }
 
     /// Context requests ([`crate::tcp::repair`]), when they are on: the TCP contexts' first,
-    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then loss notes, then IR receipts
+    /// then the non-TCP contexts' ([`other::REQUEST_N`]), then pair notes
+    /// ([`other::PAIR_NOTE`]), then loss notes, then IR receipts
     /// ([`super::receipt`]; none for a while after a request or a loss note).
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
         if self.requests.take(out) {
@@ -609,6 +617,9 @@ impl Decompressor for PlusDecompressor {
         }
         if self.other_requests.take(out) {
             out[0] = other::REQUEST_N;
+            return true;
+        }
+        if self.other.take_pair_note(out) {
             return true;
         }
         if self.loss.take(out) {

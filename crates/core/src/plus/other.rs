@@ -16,8 +16,8 @@
 //!
 //! ```text
 //! IR-N (kind byte 0x0A): the packet whole, its first length field replaced by
-//!   | flags (UDP, echo, RTP, IP-ID step, frame mode) | CID |, in RTP mode its UDP Length by
-//!   the stride.
+//!   | flags (UDP, echo, RTP, IP-ID step, frame mode, pair mode) | CID |, in RTP mode its UDP
+//!   Length by the stride.
 //! CO-S (kind bytes 0x10-0x15, 0x17-0x1C): CID 0-2 and two LSBs of the sequence in the kind
 //!   byte; | CRC-16 (2) | payload |: every field follows from the reference.
 //! CO-I (kind bytes 0x1E, 0x1F and a CID octet): | S S I I I I I I | CRC-16 (2) | payload |;
@@ -34,6 +34,7 @@ mod compressor;
 mod decompressor;
 mod fields;
 mod head;
+pub mod pair;
 mod replica;
 
 pub use compressor::{OtherCompressor, ANCHOR, MOVE_AFTER, MOVE_IDLE};
@@ -185,6 +186,17 @@ pub fn parse_request(frame: &[u8]) -> Option<&[u8]> {
     }
 }
 
+/// The type octet of a pair note, a feedback frame of that octet alone: a CO-S frame in pair
+/// mode did not decode at once (a frame of its pair was lost on the link), so the compressor
+/// stops counting on the pair's last IP-ID for a while ([`pair`]).
+pub const PAIR_NOTE: u8 = 0x05;
+
+/// Copies of a pair note, sent back to back (the note crosses the lossy link too).
+pub const PAIR_NOTE_COPIES: u8 = 3;
+
+/// CO-S, CO-I and CO-N frames between two pair notes, at least.
+pub const PAIR_NOTE_EVERY: u32 = 64;
+
 /// IR-N flag: the context compresses the UDP header as well.
 pub const UDP_MODE: u8 = 0x01;
 
@@ -203,6 +215,15 @@ pub const STEP: u8 = 0x08;
 /// and one LSB of the scaled timestamp (the V bit of a CO-N frame's RTP octet sets it).
 pub const FRAME: u8 = 0x10;
 
+/// IR-N flag (with [`RTP_MODE`], IPv4): *pair mode*, a CO-S frame's IPv4 Identification is one
+/// above the last one sent between the same hosts with the same protocol ([`pair`]; the P bit of
+/// a CO-N frame's RTP octet sets it).
+pub const PAIR: u8 = 0x20;
+
+/// IP-IDs a decompressor tries for a CO-S frame in pair mode, for each sequence advance: one
+/// to this many above the pair's last (frames of the pair's other flows lost).
+pub const PAIR_TRIALS: u16 = 8;
+
 /// The ICMP echo request and echo reply types.
 const ECHO_TYPES: [u8; 2] = [8, 0];
 
@@ -216,7 +237,9 @@ pub const MAX_CONTEXTS: usize = 16;
 /// context's last frames (IR-Ns included). A CO-S or CO-N frame decodes correctly against each
 /// of them, so a decompressor that missed up to this many frames minus one still decodes it;
 /// after longer losses a CO-S frame decodes by trial ([`SHORT_TRIALS`]). (Three: a CO-S
-/// frame's two sequence LSBs reach three packets on.)
+/// frame's two sequence LSBs reach three packets on. In RTP and echo mode, whose sequence
+/// numbers only grow, they reach one to four packets on: a decompressor that missed three
+/// frames in a row decodes it at once too, where nothing else changed, the CRC checking it.)
 pub const WINDOW: usize = 3;
 
 /// Sequence advances a decompressor tries for a CO-S frame: `n`, `n + 4`, ... (each checked

@@ -15,8 +15,13 @@ impl PlusCompressor {
         if !self.config.repair.context_requests {
             return;
         }
+        if frame == [other::PAIR_NOTE] {
+            self.other.lossy();
+            return;
+        }
         if frame == [format::LOSS_NOTE] {
             self.lossy_at = Some(self.clock);
+            self.other.lossy();
             return;
         }
         if let Some(receipts) = ReceiptFrame::new_checked(frame) {
@@ -34,6 +39,7 @@ impl PlusCompressor {
             return;
         }
         if let Some(cids) = other::parse_request(frame) {
+            self.other.lossy();
             for &cid in cids {
                 if self.other.request(cid) {
                     self.stats.requests_received += 1;
@@ -51,6 +57,7 @@ impl PlusCompressor {
                 // The decompressor lacks the context now, whatever IR frame it had.
                 ctx.issued.clear();
                 self.lossy_at = Some(self.clock);
+                self.other.lossy();
                 self.stats.requests_received += 1;
             }
         }

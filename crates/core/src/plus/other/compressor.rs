@@ -6,14 +6,16 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::fields::{fits_lsb8, Dynamic, State};
-use super::head::{Form, Head, ID_M, ID_O, ID_T, RTP_M, RTP_V, T_SHIFT};
+use super::head::{Form, Head, ID_M, ID_O, ID_T, RTP_M, RTP_P, RTP_V, T_SHIFT};
+use super::pair::{key_of, Pairs, PAIR_RUN};
 use super::replica::{changes, Replica, MAX_CHANGES};
 use super::{
     flag, header_crc, shape, template_in, transport_checksum, Shape, FRAME, IR_N, MAX_CONTEXTS,
-    MAX_HEADER, MAX_REFRESH, MAX_REFRESH_ALONE, REFRESH, REFRESH_ASKING, SHORT_CIDS, START_IRS,
-    START_IRS_ASKING, STEP, WINDOW,
+    MAX_HEADER, MAX_REFRESH, MAX_REFRESH_ALONE, PAIR, REFRESH, REFRESH_ASKING, SHORT_CIDS,
+    START_IRS, START_IRS_ASKING, STEP, WINDOW,
 };
 use crate::codec::FrameKind;
+use crate::plus::compressor::LOSSY_MEMORY;
 use crate::tcp::packet::length_field_offset;
 
 #[derive(Debug, Clone)]
@@ -25,9 +27,8 @@ struct CompContext {
     /// Packets between refresh IR-Ns now ([`REFRESH`] doubling up to the compressor's most).
     period: u16,
     irs_due: u8,
-    /// The decompressor's state after each of the last frames, newest at `next - 1` (a ring).
+    /// The decompressor's state after each of the last frames, newest first.
     refs: [State; WINDOW],
-    next: usize,
     /// The last packet's fields.
     last: Dynamic,
     /// Whether the IP-ID steps with the sequence number, as the packets so far say.
@@ -38,6 +39,12 @@ struct CompContext {
     /// Frame mode ([`FRAME`]), as the packets so far say: two packets in a row with one
     /// timestamp set it, a timestamp that moves after a packet without the marker clears it.
     frame: bool,
+    /// Pair mode ([`PAIR`]), as the packets so far say, and the score that sets it: up for a
+    /// packet whose IP-ID is one above the pair's last and not on the flow's own line, down
+    /// for one on its own line (unchanged, or stepping with the sequence number) and not the
+    /// pair's.
+    pair: bool,
+    pair_score: i8,
     last_used: u64,
     /// When it was set up (the compressor's clock): a base is named with it, so that a base
     /// whose CID went to another flow is not taken for it.
@@ -60,6 +67,7 @@ impl CompContext {
             step,
             stride: 0,
             frame: false,
+            pair: false,
         };
         CompContext {
             template,
@@ -68,12 +76,13 @@ impl CompContext {
             period: REFRESH,
             irs_due: START_IRS - 1,
             refs: [state; WINDOW],
-            next: 0,
             last: d,
             step,
             stride: 0,
             last_delta: 0,
             frame: false,
+            pair: false,
+            pair_score: 0,
             last_used: clock,
             birth: clock,
             base: None,
@@ -95,16 +104,32 @@ impl CompContext {
         self.packets = 0;
     }
 
-    /// Learns the IP-ID's step and the timestamp's stride from the packet of fields `d`.
-    fn learn(&mut self, d: &Dynamic) {
+    /// Learns the IP-ID's step (and, where `pair` is the last IP-ID of the context's pair,
+    /// pair mode) and the timestamp's stride from the packet of fields `d`.
+    fn learn(&mut self, d: &Dynamic, pair: Option<u16>) {
         let s = self.shape;
         let last = self.last;
         let n = d.seq.wrapping_sub(last.seq);
         if s.own_ip_id() {
-            if n != 0 && d.ip_id == last.ip_id.wrapping_add(n) {
+            let stepped = n != 0 && d.ip_id == last.ip_id.wrapping_add(n);
+            if stepped {
                 self.step = true;
             } else if d.ip_id == last.ip_id {
                 self.step = false;
+            }
+            if s.rtp {
+                let paired = pair.is_some_and(|p| d.ip_id == p.wrapping_add(1));
+                let own = stepped || d.ip_id == last.ip_id;
+                if paired && !own {
+                    self.pair_score = (self.pair_score + 1).min(PAIR_SCORE);
+                } else if own && !paired {
+                    self.pair_score = (self.pair_score - 1).max(-PAIR_SCORE);
+                }
+                if self.pair_score == PAIR_SCORE {
+                    self.pair = true;
+                } else if self.pair_score == -PAIR_SCORE {
+                    self.pair = false;
+                }
             }
         }
         if s.rtp && n == 1 {
@@ -132,20 +157,28 @@ impl CompContext {
             step: self.step && self.shape.own_ip_id(),
             stride: if self.shape.rtp { self.stride } else { 0 },
             frame: self.shape.rtp && self.frame,
+            pair: self.pair && !self.frame,
         }
     }
 
     fn push(&mut self, state: State) {
-        self.refs[self.next] = state;
-        self.next = (self.next + 1) % WINDOW;
+        self.refs.copy_within(..WINDOW - 1, 1);
+        self.refs[0] = state;
     }
 
-    /// Whether `head` decodes into `want` against every reference.
-    fn decodes(&self, head: &Head, want: &State) -> bool {
+    /// The references the decompressor may hold: the last [`WINDOW`] frames' states.
+    fn refs(&self) -> &[State] {
+        &self.refs
+    }
+
+    /// Whether `head` decodes into `want` against every reference (a CO-S frame in pair mode:
+    /// with `pair` the decompressor's last IP-ID of the pair).
+    fn decodes(&self, head: &Head, want: &State, pair: Option<u16>) -> bool {
         let s = self.shape;
-        self.refs
-            .iter()
-            .all(|r| head.decode(s, r, 0).is_some_and(|(_, got)| got == *want))
+        self.refs().iter().all(|r| {
+            head.decode(s, r, 0, pair)
+                .is_some_and(|(_, got)| got == *want)
+        })
     }
 
     /// The CO-N head of the packet of fields `want.fields`: each field in as few octets as
@@ -164,7 +197,7 @@ impl CompContext {
     ) -> Head {
         let s = self.shape;
         let d = &want.fields;
-        let refs = &self.refs;
+        let refs = self.refs();
         let s_code: u8 = if !s.has_seq() || (!anchor && refs.iter().all(|r| r.fields.seq == d.seq))
         {
             0
@@ -199,7 +232,9 @@ impl CompContext {
         if want.step {
             flags |= flag::D;
         }
-        let marker = if d.marker { RTP_M } else { 0 } | if want.frame { RTP_V } else { 0 };
+        let marker = if d.marker { RTP_M } else { 0 }
+            | if want.frame { RTP_V } else { 0 }
+            | if want.pair { RTP_P } else { 0 };
         let mut head = Head {
             cid,
             form: Form::Long {
@@ -230,7 +265,7 @@ impl CompContext {
                     *rtp = code << T_SHIFT | marker;
                     *t = ts;
                 }
-                if same_stride && self.decodes(&trial, want) {
+                if same_stride && self.decodes(&trial, want, None) {
                     head = trial;
                     break;
                 }
@@ -253,6 +288,10 @@ pub const MOVE_AFTER: u32 = 16;
 /// ... if that CID's context has not sent for this many of the compressor's packets.
 pub const MOVE_IDLE: u64 = 64;
 
+/// A context goes into pair mode after this many more packets on the pair's line than on its
+/// own, and out of it after as many more on its own line.
+const PAIR_SCORE: i8 = 2;
+
 /// The compressor's side: contexts keyed by their template.
 #[derive(Debug)]
 pub struct OtherCompressor {
@@ -261,6 +300,10 @@ pub struct OtherCompressor {
     clock: u64,
     /// Whether the decompressor sends context requests.
     requests: bool,
+    /// The last IP-ID of each pair ([`super::pair`]).
+    pairs: Pairs,
+    /// `clock` when feedback last said that the link loses frames.
+    lossy_at: Option<u64>,
 }
 
 impl Default for OtherCompressor {
@@ -280,7 +323,22 @@ impl OtherCompressor {
             by_template: BTreeMap::new(),
             clock: 0,
             requests,
+            pairs: Pairs::default(),
+            lossy_at: None,
         }
+    }
+
+    /// Feedback said that the link loses frames (a loss note, a context request): for the next
+    /// 4096 packets no CO-S frame counts on the pair's last IP-ID.
+    pub fn lossy(&mut self) {
+        self.lossy_at = Some(self.clock);
+    }
+
+    /// Whether CO-S frames in pair mode count on the decompressor holding the pair's last
+    /// IP-ID: only where the decompressor sends feedback (so that a link that loses frames is
+    /// known) and none said lately that the link loses frames.
+    fn pairing(&self) -> bool {
+        self.requests && self.lossy_at.is_none_or(|t| self.clock - t >= LOSSY_MEMORY)
     }
 
     /// Compresses `packet` into `out` (IR-N, CO-S or CO-N), or returns `None` (send it whole).
@@ -293,7 +351,32 @@ impl OtherCompressor {
         payload: bool,
     ) -> Option<FrameKind> {
         let s = shape(packet)?;
+        let key = s.v4.then(|| key_of(packet));
+        let pair = key.and_then(|k| self.pairs.get(&k));
+        // After PAIR_RUN frames that counted on the pair's last IP-ID, one that carries bits.
+        let counted = pair.filter(|_| key.is_some_and(|k| self.pairs.run(&k) < PAIR_RUN));
+        let (kind, implicit) = self.compress_shaped(packet, s, pair, counted, out, payload);
+        if let Some(k) = key {
+            let ip_id = u16::from_be_bytes([packet[4], packet[5]]);
+            self.pairs.set_run(&k, ip_id, implicit);
+        }
+        Some(kind)
+    }
+
+    /// [`OtherCompressor::compress`] of a packet of shape `s` whose pair's last IP-ID is `pair`
+    /// (`counted`: if a CO-S frame may count on it); the frame's kind and whether it counted
+    /// on it.
+    fn compress_shaped(
+        &mut self,
+        packet: &[u8],
+        s: Shape,
+        pair: Option<u16>,
+        counted: Option<u16>,
+        out: &mut Vec<u8>,
+        payload: bool,
+    ) -> (FrameKind, bool) {
         self.clock += 1;
+        let pairing = self.pairing();
         // The template on the stack: a Vec is made only for a new context.
         let mut buf = [0; MAX_HEADER];
         let t = template_in(packet, s, &mut buf);
@@ -301,14 +384,14 @@ impl OtherCompressor {
         out.clear();
         let Some(cid) = self.by_template.get(t).copied() else {
             let cid = self.new_context(t, s, d);
-            return Some(self.start_frame(packet, cid, out, false));
+            return (self.start_frame(packet, cid, out, false), false);
         };
         let cid = if payload { self.moved(cid) } else { cid };
         let ctx = &mut self.contexts[usize::from(cid)];
         ctx.last_used = self.clock;
         ctx.since_ir += 1;
         ctx.packets = ctx.packets.saturating_add(1);
-        ctx.learn(&d);
+        ctx.learn(&d, pair.filter(|_| self.requests));
         if ctx.irs_due > 0 || ctx.since_ir >= ctx.period {
             let start = ctx.irs_due > 0;
             if !start {
@@ -330,7 +413,7 @@ impl OtherCompressor {
             let state = ctx.state(d);
             ctx.push(state);
             let own = !start && self.requests;
-            return Some(self.start_frame(packet, cid, out, own));
+            return (self.start_frame(packet, cid, out, own), false);
         }
         let want = ctx.state(d);
         let checksum = carried_checksum(packet, s, &ctx.template);
@@ -350,9 +433,9 @@ impl OtherCompressor {
         let anchor = !self.requests && ctx.since_long + 1 >= ANCHOR;
         let head = if !payload || checksum.is_some() || anchor {
             ctx.long_head(&want, crc, checksum, cid, anchor)
-        } else if cid < SHORT_CIDS && ctx.decodes(&short, &want) {
+        } else if cid < SHORT_CIDS && ctx.decodes(&short, &want, counted.filter(|_| pairing)) {
             short
-        } else if s.v4 && ctx.decodes(&id, &want) {
+        } else if s.v4 && ctx.decodes(&id, &want, None) {
             id
         } else {
             ctx.long_head(&want, crc, checksum, cid, false)
@@ -366,7 +449,8 @@ impl OtherCompressor {
         if payload {
             out.extend_from_slice(&packet[s.header..]);
         }
-        Some(FrameKind::Profile(kind))
+        let implicit = want.pair && matches!(head.form, Form::Short { .. });
+        (FrameKind::Profile(kind), implicit)
     }
 
     /// The CID context `cid` goes on: a busy context above the CO-S CIDs moves to one whose
@@ -407,11 +491,11 @@ impl OtherCompressor {
         let ctx = &self.contexts[usize::from(cid)];
         out.clear();
         let base = match ctx.moved_from {
-            _ if own => Some((cid, &ctx.refs, &ctx.template)),
-            Some(b) => Some((b, &ctx.refs, &ctx.template)),
+            _ if own => Some((cid, ctx.refs(), &ctx.template)),
+            Some(b) => Some((b, ctx.refs(), &ctx.template)),
             None => ctx.base.and_then(|(b, birth)| {
                 let base = self.contexts.get(usize::from(b))?;
-                (base.birth == birth).then_some((b, &base.refs, &base.template))
+                (base.birth == birth).then_some((b, base.refs(), &base.template))
             }),
         };
         let mut buf = [0; 3 * MAX_CHANGES];
@@ -567,9 +651,11 @@ fn carried_checksum(packet: &[u8], s: Shape, template: &[u8]) -> Option<[u8; 2]>
     (field != expected.to_be_bytes()).then_some(field)
 }
 
-/// The IR-N flags of a state besides the mode's: the step and frame mode.
+/// The IR-N flags of a state besides the mode's: the step, frame mode and pair mode.
 fn ir_flags(state: &State) -> u8 {
-    (if state.step { STEP } else { 0 }) | if state.frame { FRAME } else { 0 }
+    (if state.step { STEP } else { 0 })
+        | (if state.frame { FRAME } else { 0 })
+        | if state.pair { PAIR } else { 0 }
 }
 
 /// Writes `packet` as an IR-N frame of context `ctx`, CID `cid`.

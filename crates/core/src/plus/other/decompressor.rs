@@ -5,11 +5,12 @@
 use alloc::vec::Vec;
 
 use super::fields::{Dynamic, State};
-use super::head::Head;
+use super::head::{Form, Head};
+use super::pair::{key_of, Pairs};
 use super::replica::{is_replica, Replica};
 use super::{
-    checksum_of, header_crc, shape, template_in, Shape, ECHO_MODE, FRAME, MAX_HEADER, RTP_MODE,
-    STEP, UDP_MODE,
+    checksum_of, header_crc, shape, template_in, Shape, ECHO_MODE, FRAME, MAX_HEADER, PAIR,
+    PAIR_NOTE, PAIR_NOTE_COPIES, PAIR_NOTE_EVERY, RTP_MODE, STEP, UDP_MODE,
 };
 use crate::codec::DropReason;
 use crate::tcp::packet::length_field_offset;
@@ -43,18 +44,49 @@ pub struct OtherDecompressor {
     /// Whether the last frame rebuilt was held for confirmation (refused, but no sign that the
     /// context is damaged).
     held: bool,
+    /// The last IP-ID of each pair ([`super::pair`]).
+    pairs: Pairs,
+    /// The sequence advance of the last CO-S, CO-I or CO-N frame delivered, in an RTP context.
+    advance: Option<u16>,
+    /// Whether pair notes ([`PAIR_NOTE`]) are sent (where feedback is), the copies of one still
+    /// due, and the frames rebuilt since the last.
+    notes: bool,
+    notes_due: u8,
+    since_note: u32,
 }
 
 impl Default for OtherDecompressor {
+    /// A decompressor that sends no pair notes (no feedback).
     fn default() -> OtherDecompressor {
-        OtherDecompressor {
-            contexts: (0..256).map(|_| None).collect(),
-            held: false,
-        }
+        OtherDecompressor::new(false)
     }
 }
 
 impl OtherDecompressor {
+    /// A decompressor that sends pair notes ([`PAIR_NOTE`]) if `notes`.
+    pub fn new(notes: bool) -> OtherDecompressor {
+        OtherDecompressor {
+            contexts: (0..256).map(|_| None).collect(),
+            held: false,
+            pairs: Pairs::default(),
+            advance: None,
+            notes,
+            notes_due: 0,
+            since_note: PAIR_NOTE_EVERY,
+        }
+    }
+
+    /// Writes the due pair note, if any, into `out`.
+    pub fn take_pair_note(&mut self, out: &mut Vec<u8>) -> bool {
+        if self.notes_due == 0 {
+            return false;
+        }
+        self.notes_due -= 1;
+        out.clear();
+        out.push(PAIR_NOTE);
+        true
+    }
+
     /// Sets a context up from an IR-N frame and delivers its packet; the context's CID.
     pub fn ir_n(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<u8, DropReason> {
         if is_replica(frame) {
@@ -70,7 +102,7 @@ impl OtherDecompressor {
             Some(&[f, c]) => (f, c),
             _ => return Err(DropReason::Malformed),
         };
-        if flags & !(UDP_MODE | ECHO_MODE | RTP_MODE | STEP | FRAME) != 0 {
+        if flags & !(UDP_MODE | ECHO_MODE | RTP_MODE | STEP | FRAME | PAIR) != 0 {
             return Err(DropReason::Malformed);
         }
         let len = if v4 {
@@ -96,7 +128,11 @@ impl OtherDecompressor {
             field.copy_from_slice(&((frame.len() - ip) as u16).to_be_bytes());
         }
         let s = match shape(out) {
-            Some(s) if s.flags() | flags & (STEP | FRAME) == flags && extras_fit(s, flags) => s,
+            Some(s)
+                if s.flags() | flags & (STEP | FRAME | PAIR) == flags && extras_fit(s, flags) =>
+            {
+                s
+            }
             _ => {
                 out.clear();
                 return Err(DropReason::Malformed);
@@ -107,7 +143,11 @@ impl OtherDecompressor {
             step: flags & STEP != 0,
             stride,
             frame: flags & FRAME != 0,
+            pair: flags & PAIR != 0,
         };
+        if s.v4 {
+            self.pairs.set(&key_of(out), state.fields.ip_id);
+        }
         // A refresh of a context reuses its template's buffer: no allocation per IR-N.
         let mut buf = [0; MAX_HEADER];
         let t = template_in(out, s, &mut buf);
@@ -177,7 +217,11 @@ impl OtherDecompressor {
             step: r.flags & STEP != 0,
             stride: if s.rtp { r.stride } else { 0 },
             frame: r.flags & FRAME != 0,
+            pair: r.flags & PAIR != 0,
         };
+        if s.v4 {
+            self.pairs.set(&key_of(out), state.fields.ip_id);
+        }
         let slot = &mut self.contexts[usize::from(r.cid)];
         let mut template = slot.take().map(|c| c.template).unwrap_or_default();
         template.clear();
@@ -198,6 +242,21 @@ impl OtherDecompressor {
         self.rebuild(&head, &frame[at..], out)
     }
 
+    /// The sequence advance of the last CO-S, CO-I or CO-N frame delivered, if it was in an
+    /// RTP context (whose sequence number counts every packet: an advance of more than one is a
+    /// loss, on the link or before it).
+    pub fn rtp_advance(&self) -> Option<u16> {
+        self.advance
+    }
+
+    /// The last IP-ID of the pair of context `ctx` ([`super::pair`]), if IPv4 and held.
+    fn pair_of(&self, ctx: &DecompContext) -> Option<u16> {
+        ctx.shape
+            .v4
+            .then(|| self.pairs.get(&key_of(&ctx.template)))
+            .flatten()
+    }
+
     /// Parses the header part of a CO-S or CO-N frame of kind byte `k` (all but its payload);
     /// the fields and the octets they took.
     pub fn head(&self, k: u8, frame: &[u8]) -> Result<(Head, usize), DropReason> {
@@ -211,7 +270,8 @@ impl OtherDecompressor {
     /// for IPv6), if the context exists and the head decodes.
     pub fn ip_fields(&self, head: &Head) -> Option<(&[u8], u16, u16)> {
         let ctx = self.contexts[usize::from(head.cid)].as_ref()?;
-        let (d, _) = head.decode(ctx.shape, &ctx.state, 0)?;
+        let pair = self.pair_of(ctx);
+        let (d, _) = head.decode(ctx.shape, &ctx.state, 0, pair)?;
         Some((&ctx.template, d.frag, d.ip_id))
     }
 
@@ -226,16 +286,38 @@ impl OtherDecompressor {
     ) -> Result<(), DropReason> {
         out.clear();
         self.held = false;
+        self.advance = None;
+        self.since_note = self.since_note.saturating_add(1);
         let ctx = self.contexts[usize::from(head.cid)]
             .as_mut()
             .ok_or(DropReason::NoContext)?;
+        let key = ctx.shape.v4.then(|| key_of(&ctx.template));
+        let pair = key.and_then(|k| self.pairs.get(&k));
         let s = ctx.shape;
         let len = s.header + payload.len();
         let total = u16::try_from(len).map_err(|_| DropReason::Malformed)?;
         let zero_sum = s.udp && ctx.template[s.ip + 6..s.ip + 8] == [0, 0];
         let sum = Payload::of(payload);
-        for trial in 0..head.trials(s, ctx.state.frame) {
-            let Some((fields, state)) = head.decode(s, &ctx.state, trial) else {
+        // A CO-S frame that counts on the pair's last IP-ID and does not decode at once: a
+        // frame of the pair was lost, and the compressor had better not count on it.
+        let paired = ctx.state.pair && matches!(head.form, Form::Short { .. });
+        if paired && self.notes && self.since_note >= PAIR_NOTE_EVERY {
+            let at_once = head
+                .decode(s, &ctx.state, 0, pair)
+                .is_some_and(|(fields, _)| {
+                    out.clear();
+                    out.extend_from_slice(&ctx.template);
+                    fields.write(out, s);
+                    set_lengths(out, s, total);
+                    fill_checksum(out, s, head.checksum, zero_sum, &sum);
+                    header_crc(out, s) == head.crc
+                });
+            if !at_once {
+                (self.notes_due, self.since_note) = (PAIR_NOTE_COPIES, 0);
+            }
+        }
+        for trial in 0..head.trials(s, &ctx.state) {
+            let Some((fields, state)) = head.decode(s, &ctx.state, trial, pair) else {
                 continue;
             };
             out.clear();
@@ -245,6 +327,11 @@ impl OtherDecompressor {
             fill_checksum(out, s, head.checksum, zero_sum, &sum);
             if header_crc(out, s) != head.crc {
                 continue;
+            }
+            // Held or delivered, its IP-ID is the pair's last: a frame of another flow of the
+            // pair that counts on it confirms it (or fails its own CRC).
+            if let Some(k) = key {
+                self.pairs.set(&k, fields.ip_id);
             }
             let confirmed = trial == 0 && matches!(ctx.trust, Trust::Sure | Trust::Held(_));
             if !confirmed {
@@ -258,6 +345,9 @@ impl OtherDecompressor {
                 return Err(DropReason::ChecksumMismatch);
             }
             out.extend_from_slice(payload);
+            if s.rtp {
+                self.advance = Some(fields.seq.wrapping_sub(ctx.state.fields.seq));
+            }
             ctx.state = state;
             ctx.trust = Trust::Sure;
             return Ok(());
@@ -271,10 +361,13 @@ impl OtherDecompressor {
     }
 }
 
-/// Whether the IR-N flags `flags` set the step and frame mode only where they have a meaning:
-/// the step in RTP and echo mode over IPv4, frame mode in RTP mode.
+/// Whether the IR-N flags `flags` set the step, frame and pair mode only where they have a
+/// meaning: the step in RTP and echo mode over IPv4, frame mode in RTP mode, pair mode in RTP
+/// mode over IPv4.
 pub(super) fn extras_fit(s: Shape, flags: u8) -> bool {
-    (s.own_ip_id() || flags & STEP == 0) && (s.rtp || flags & FRAME == 0)
+    (s.own_ip_id() || flags & STEP == 0)
+        && (s.rtp || flags & FRAME == 0)
+        && ((s.rtp && s.own_ip_id()) || flags & PAIR == 0)
 }
 
 /// Sets the length fields of the header `out` of shape `s` for a packet of `total` octets, and

@@ -79,17 +79,22 @@ pub struct State {
     /// Frame mode (RTP contexts): the timestamp follows the reference's unchanged, not by one
     /// stride per sequence number ([`super::FRAME`]).
     pub frame: bool,
+    /// Pair mode (IPv4 RTP contexts, [`super::PAIR`]): a CO-S frame's IP-ID is one above the
+    /// last one of the same hosts and protocol ([`super::pair`]), not the reference's.
+    pub pair: bool,
 }
 
 impl State {
     /// The sequence advance a CO-S frame of sequence LSBs `lsb` means at trial `trial`
     /// (`0..`[`super::SHORT_TRIALS`]): the `trial`-th value with those LSBs from the
-    /// reference's on; 0 in a context without a sequence number.
+    /// reference's on (in RTP and echo mode, whose sequence numbers only grow, from the one
+    /// after the reference's on); 0 in a context without a sequence number.
     pub fn short_advance(&self, s: Shape, lsb: u8, trial: u16) -> u16 {
         if !s.has_seq() {
             return 0;
         }
-        (u16::from(lsb).wrapping_sub(self.fields.seq) & 3) + 4 * trial
+        let first = u16::from(s.rtp || s.echo);
+        (u16::from(lsb).wrapping_sub(self.fields.seq.wrapping_add(first)) & 3) + first + 4 * trial
     }
 
     /// The fields of the packet `n` sequence numbers on: the IP-ID with it (its own, by the

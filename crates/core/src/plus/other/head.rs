@@ -5,7 +5,9 @@
 use alloc::vec::Vec;
 
 use super::fields::{decode_lsb6, decode_lsb8, decode_offset, Dynamic, State};
-use super::{flag, short_kind, short_of, Shape, CO_I, CO_I_CID, CO_N_LONG, SHORT_TRIALS};
+use super::{
+    flag, short_kind, short_of, Shape, CO_I, CO_I_CID, CO_N_LONG, PAIR_TRIALS, SHORT_TRIALS,
+};
 use crate::codec::DropReason;
 
 /// The header part of a CO-S or CO-N frame: its CID, its fields, its CRC-16 and the transport
@@ -70,6 +72,10 @@ pub const RTP_M: u8 = 0x20;
 /// The frame-mode bit of the RTP octet: the context is in frame mode from this frame on
 /// ([`super::FRAME`]).
 pub const RTP_V: u8 = 0x10;
+
+/// The pair-mode bit of the RTP octet (IPv4): the context is in pair mode from this frame on
+/// ([`super::PAIR`]).
+pub const RTP_P: u8 = 0x08;
 
 /// The marker bit of a CO-I octet's six low bits in frame mode (`| S S | S M T O O O |`).
 pub const ID_M: u8 = 0x10;
@@ -215,7 +221,9 @@ impl Head {
         let (mut rtp, mut ts, mut stride) = (0, 0, 0);
         if s.rtp {
             rtp = r.number(1)? as u8;
-            if rtp & !(3 << T_SHIFT | RTP_M | RTP_V) != 0 {
+            if rtp & !(3 << T_SHIFT | RTP_M | RTP_V | RTP_P) != 0
+                || (rtp & RTP_P != 0 && !s.own_ip_id())
+            {
                 return Err(DropReason::Malformed);
             }
             match rtp >> T_SHIFT {
@@ -312,14 +320,15 @@ impl Head {
         kind
     }
 
-    /// The number of decodings to try in a context of shape `s` (in frame mode if `frame`):
+    /// The number of decodings to try in a context of shape `s` and state `state`:
     /// [`SHORT_TRIALS`] for a CO-S frame in a context with a sequence number (three times as
-    /// many in frame mode) and a CO-I frame in RTP and echo mode, `FRAME_TRIALS` (72) for a CO-I
-    /// frame in frame mode, else 1.
-    pub fn trials(&self, s: Shape, frame: bool) -> u16 {
+    /// many in frame mode, [`PAIR_TRIALS`] times as many in pair mode) and a CO-I frame in RTP
+    /// and echo mode, `FRAME_TRIALS` (72) for a CO-I frame in frame mode, else 1.
+    pub fn trials(&self, s: Shape, state: &State) -> u16 {
         match self.form {
-            Form::Id { .. } if s.rtp && frame => FRAME_TRIALS,
-            Form::Short { .. } if s.rtp && frame => 3 * SHORT_TRIALS,
+            Form::Id { .. } if s.rtp && state.frame => FRAME_TRIALS,
+            Form::Short { .. } if s.rtp && state.frame => 3 * SHORT_TRIALS,
+            Form::Short { .. } if state.pair => PAIR_TRIALS * SHORT_TRIALS,
             Form::Short { .. } if s.has_seq() => SHORT_TRIALS,
             Form::Id { .. } if s.own_ip_id() => SHORT_TRIALS,
             _ => 1,
@@ -328,8 +337,15 @@ impl Head {
 
     /// The fields the head says at trial `trial` (below [`Head::trials`]) against the
     /// decompressor's `state` of a context of shape `s`, and its state after it; `None` if they
-    /// do not decode (a scaled timestamp without a stride or out of range).
-    pub fn decode(&self, s: Shape, state: &State, trial: u16) -> Option<(Dynamic, State)> {
+    /// do not decode (a scaled timestamp without a stride or out of range, a CO-S frame in pair
+    /// mode without `pair`, the last IP-ID of the context's pair, [`super::pair`]).
+    pub fn decode(
+        &self,
+        s: Shape,
+        state: &State,
+        trial: u16,
+        pair: Option<u16>,
+    ) -> Option<(Dynamic, State)> {
         let (fields, step, stride) = match self.form {
             Form::Short { lsb } if s.rtp && state.frame => {
                 // In frame mode each sequence advance with the timestamp the reference's, and
@@ -338,6 +354,14 @@ impl Head {
                 let mut fields = state.advanced(s, n);
                 let frames = u32::from(trial / SHORT_TRIALS);
                 fields.ts = fields.ts.wrapping_add(frames * u32::from(state.stride));
+                (fields, state.step, state.stride)
+            }
+            Form::Short { lsb } if state.pair => {
+                // The IP-ID one above the pair's last at the first try; then 2, 3, ... above it
+                // (frames of the pair's other flows lost), each sequence advance in turn.
+                let n = state.short_advance(s, lsb, trial / PAIR_TRIALS);
+                let mut fields = state.advanced(s, n);
+                fields.ip_id = pair?.wrapping_add(1 + trial % PAIR_TRIALS);
                 (fields, state.step, state.stride)
             }
             Form::Short { lsb } => {
@@ -384,6 +408,7 @@ impl Head {
                 step,
                 stride,
                 frame: state.frame,
+                pair: state.pair,
             },
         ))
     }
@@ -440,6 +465,7 @@ impl Head {
             step: step && s.own_ip_id(),
             stride,
             frame,
+            pair: s.rtp && s.own_ip_id() && rtp & RTP_P != 0,
         };
         Some((fields, state))
     }

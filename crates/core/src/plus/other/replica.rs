@@ -15,7 +15,7 @@
 use alloc::vec::Vec;
 
 use super::fields::Dynamic;
-use super::{Shape, FRAME, STEP};
+use super::{Shape, FRAME, PAIR, STEP};
 use crate::codec::DropReason;
 
 /// Form octet: the transport checksum follows.
@@ -73,7 +73,7 @@ impl<'a> Replica<'a> {
         }
         let changes = rest.get(..3 * n).ok_or_else(bad)?;
         let s = shape_of(*base).ok_or(DropReason::NoContext)?;
-        if s.flags() != flags & !(STEP | FRAME)
+        if s.flags() != flags & !(STEP | FRAME | PAIR)
             || !super::decompressor::extras_fit(s, *flags)
             || (form & F != 0 && !s.v4)
             || (form & M != 0 && !s.rtp)

@@ -437,3 +437,192 @@ fn video_frames_keep_their_timestamp_in_frame_mode() {
     assert_eq!(*k, CO_I);
     assert_eq!(decompress(&mut lost, *k, frame).unwrap(), *p);
 }
+
+/// An RTP packet of `rtp(id, seq, ts, false)`'s shape on port `port` (both ends), from
+/// 10.0.0.2 to 10.0.0.1 if `swapped`.
+fn call(port: u16, id: u16, seq: u16, ts: u32, swapped: bool) -> Vec<u8> {
+    let mut p = rtp(id, seq, ts, false);
+    p[20..22].copy_from_slice(&port.to_be_bytes());
+    p[22..24].copy_from_slice(&port.to_be_bytes());
+    if swapped {
+        p[12..20].copy_from_slice(&[10, 0, 0, 2, 10, 0, 0, 1]);
+        v4_checksum(&mut p);
+    }
+    p[26..28].fill(0);
+    let sum = transport_checksum(&p, shape(&p).unwrap()).unwrap();
+    p[26..28].copy_from_slice(&sum.to_be_bytes());
+    p
+}
+
+/// Three calls between the same two hosts whose IP-IDs come from one counter, as Linux draws
+/// them for unconnected UDP sockets: `n` packets in turn, the counter one up per packet and
+/// `jump` more every fifth.
+fn three_calls(n: usize, jump: u16, swapped: bool) -> Vec<Vec<u8>> {
+    let mut id = 500u16;
+    (0..n)
+        .map(|i| {
+            let flow = (i % 3) as u16;
+            let k = (i / 3) as u32;
+            id = id.wrapping_add(1 + if i % 5 == 4 { jump } else { 0 });
+            let seq = (1000 * (flow + 1)).wrapping_add(k as u16);
+            call(
+                40000 + 4 * flow,
+                id,
+                seq,
+                160 * k + 7 * u32::from(flow),
+                swapped,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn calls_on_one_ip_id_counter_go_in_the_kind_byte_where_feedback_comes() {
+    let packets = three_calls(600, 3, false);
+    // Where the decompressor sends feedback: pair mode, CO-S for the packets one above the
+    // pair's last IP-ID (four in five), CO-I for the others.
+    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let kinds: Vec<u8> = packets.iter().map(|p| round(&mut c, &mut d, p).0).collect();
+    let tail = &kinds[300..];
+    let short = tail.iter().filter(|&&k| short_of(k).is_some()).count();
+    assert!(short >= 235, "{short} CO-S of 300");
+    assert!(tail
+        .iter()
+        .all(|&k| short_of(k).is_some() || k == CO_I || k == CO_I_CID));
+    // Without feedback (and after a loss note): no CO-S counts on the pair's last IP-ID.
+    let (mut c, mut d) = (OtherCompressor::new(false), OtherDecompressor::default());
+    let mut lossy = OtherCompressor::new(true);
+    let mut d2 = OtherDecompressor::default();
+    lossy.lossy();
+    for p in &packets {
+        for (c, d) in [(&mut c, &mut d), (&mut lossy, &mut d2)] {
+            let k = round(c, d, p).0;
+            assert!(short_of(k).is_none());
+        }
+    }
+}
+
+#[test]
+fn a_lost_frame_of_another_call_holds_the_next_frame_and_nothing_goes_wrong() {
+    let packets = three_calls(300, 0, false);
+    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::new(true));
+    for p in &packets[..240] {
+        round(&mut c, &mut d, p);
+    }
+    let mut note = Vec::new();
+    assert!(!d.take_pair_note(&mut note));
+    // The frame of packet 240 (call 0) is lost; packet 241 (call 1) counts on its IP-ID.
+    compress(&mut c, &packets[240]);
+    let (k, frame) = compress(&mut c, &packets[241]);
+    assert!(short_of(k).is_some());
+    assert_eq!(
+        decompress(&mut d, k, &frame),
+        Err(DropReason::ChecksumMismatch)
+    );
+    assert!(d.held());
+    // The decompressor tells the compressor (thrice) that the link lost a frame of the pair.
+    for _ in 0..PAIR_NOTE_COPIES {
+        assert!(d.take_pair_note(&mut note) && note == [PAIR_NOTE]);
+    }
+    assert!(!d.take_pair_note(&mut note));
+    // Held with the right IP-ID: call 2's next frame decodes against it, and call 1's next
+    // frame confirms its reference. (One frame in nine carries IP-ID bits.)
+    let kinds: Vec<u8> = packets[242..260]
+        .iter()
+        .map(|p| round(&mut c, &mut d, p).0)
+        .collect();
+    assert_eq!(kinds.iter().filter(|&&k| short_of(k).is_some()).count(), 16);
+}
+
+#[test]
+fn pair_mode_frames_damaged_or_misdirected_never_deliver_a_wrong_packet() {
+    let mut rng = crate::test_rng::Rng(0x005e_ed40);
+    for run in 0..40 {
+        let jump = (run % 4) as u16;
+        let packets = three_calls(450, jump, false);
+        // A decompressor of the other direction: the same ports, the addresses swapped.
+        let reverse = three_calls(60, jump, true);
+        let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+        let mut swapped = OtherDecompressor::default();
+        let mut rc = OtherCompressor::new(true);
+        for p in &reverse {
+            round(&mut rc, &mut swapped, p);
+        }
+        let (mut delivered, mut refused) = (0, 0);
+        for (i, p) in packets.iter().enumerate() {
+            let (mut k, mut frame) = compress(&mut c, p);
+            if i > 30 && rng.chance(25) {
+                continue; // lost on the link
+            }
+            if i > 30 && rng.chance(20) {
+                match rng.below(4) {
+                    // Another CID's kind byte (a frame in the wrong context).
+                    0 => {
+                        if let Some((cid, lsb)) = short_of(k) {
+                            k = short_kind((cid + 1 + rng.below(2) as u8) % SHORT_CIDS, lsb);
+                        }
+                    }
+                    // A damaged octet of the header part.
+                    1 => {
+                        let at = rng.below(3.min(frame.len() as u64)) as usize;
+                        frame[at] ^= 1 << rng.below(8);
+                    }
+                    // Other sequence LSBs.
+                    2 => {
+                        if let Some((cid, lsb)) = short_of(k) {
+                            k = short_kind(cid, (lsb + 1 + rng.below(3) as u8) % 4);
+                        }
+                    }
+                    // Zeros where the CRC is.
+                    _ => {
+                        let at = if short_of(k).is_some() {
+                            0
+                        } else {
+                            frame.len().min(3) - 2
+                        };
+                        frame[at..at + 2].fill(0);
+                    }
+                }
+                // The same frame to the decompressor of the other direction.
+                if let Ok(out) = decompress(&mut swapped, k, &frame) {
+                    assert!(reverse.contains(&out) || packets.contains(&out), "{out:?}");
+                    assert_ne!(out[12..20], p[12..20], "run {run} packet {i}");
+                }
+            }
+            match decompress(&mut d, k, &frame) {
+                Ok(out) => {
+                    assert_eq!(out, *p, "run {run} packet {i}: a wrong delivery");
+                    delivered += 1;
+                }
+                Err(_) => refused += 1,
+            }
+        }
+        assert!(
+            delivered > 120,
+            "run {run}: {delivered} delivered, {refused} refused"
+        );
+    }
+}
+
+#[test]
+fn an_rtp_frame_after_three_lost_decodes_at_once() {
+    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let mut id = 900u16;
+    let mut packet = |seq: u16| {
+        id = id.wrapping_add(3);
+        rtp(id, seq, 160 * u32::from(seq), false)
+    };
+    for seq in 0..40 {
+        round(&mut c, &mut d, &packet(seq));
+    }
+    // Three frames lost: the fourth's two sequence LSBs are those of the reference's, which in
+    // RTP mode (the sequence number only grows) mean four on, not none.
+    for seq in 40..43 {
+        compress(&mut c, &packet(seq));
+    }
+    let p = packet(43);
+    let (k, frame) = compress(&mut c, &p);
+    assert!(k == CO_I || short_of(k).is_some());
+    assert_eq!(decompress(&mut d, k, &frame).unwrap(), p);
+    assert!(!d.held());
+}
