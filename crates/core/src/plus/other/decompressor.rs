@@ -298,24 +298,10 @@ impl OtherDecompressor {
         let total = u16::try_from(len).map_err(|_| DropReason::Malformed)?;
         let zero_sum = s.udp && ctx.template[s.ip + 6..s.ip + 8] == [0, 0];
         let sum = Payload::of(payload);
-        // A CO-S frame that counts on the pair's last IP-ID and does not decode at once: a
-        // frame of the pair was lost, and the compressor had better not count on it.
+        // A CO-S frame that counts on the pair's last IP-ID and does not decode at once (at
+        // trial 0): a frame of the pair was lost, and the compressor had better not count on it.
         let paired = ctx.state.pair && matches!(head.form, Form::Short { .. });
-        if paired && self.notes && self.since_note >= PAIR_NOTE_EVERY {
-            let at_once = head
-                .decode(s, &ctx.state, 0, pair)
-                .is_some_and(|(fields, _)| {
-                    out.clear();
-                    out.extend_from_slice(&ctx.template);
-                    fields.write(out, s);
-                    set_lengths(out, s, total);
-                    fill_checksum(out, s, head.checksum, zero_sum, &sum);
-                    header_crc(out, s) == head.crc
-                });
-            if !at_once {
-                (self.notes_due, self.since_note) = (PAIR_NOTE_COPIES, 0);
-            }
-        }
+        let watch = paired && self.notes && self.since_note >= PAIR_NOTE_EVERY;
         for trial in 0..head.trials(s, &ctx.state) {
             let Some((fields, state)) = head.decode(s, &ctx.state, trial, pair) else {
                 continue;
@@ -327,6 +313,9 @@ impl OtherDecompressor {
             fill_checksum(out, s, head.checksum, zero_sum, &sum);
             if header_crc(out, s) != head.crc {
                 continue;
+            }
+            if watch && trial != 0 {
+                (self.notes_due, self.since_note) = (PAIR_NOTE_COPIES, 0);
             }
             // Held or delivered, its IP-ID is the pair's last: a frame of another flow of the
             // pair that counts on it confirms it (or fails its own CRC).
@@ -357,6 +346,9 @@ impl OtherDecompressor {
         }
         ctx.trust = Trust::Suspect;
         out.clear();
+        if watch {
+            (self.notes_due, self.since_note) = (PAIR_NOTE_COPIES, 0);
+        }
         Err(DropReason::ChecksumMismatch)
     }
 }

@@ -71,14 +71,18 @@ impl Pairs {
         } else {
             0
         };
-        self.set(key, ip_id);
-        if let Some(s) = self.slots.iter_mut().find(|s| s.live && s.key == *key) {
-            s.run = run;
-        }
+        let i = self.put(key, ip_id);
+        self.slots[i].run = run;
     }
 
     /// Records `ip_id` as the last IP-ID of `key`.
     pub fn set(&mut self, key: &PairKey, ip_id: u16) {
+        self.put(key, ip_id);
+    }
+
+    /// Puts `ip_id` in `key`'s slot (its own, else a free one, else the least recently used
+    /// one), with no run, and returns the slot's index.
+    fn put(&mut self, key: &PairKey, ip_id: u16) -> usize {
         self.clock += 1;
         let i = self
             .slots
@@ -93,6 +97,7 @@ impl Pairs {
             used: self.clock,
             live: true,
         };
+        i
     }
 }
 
