@@ -33,6 +33,7 @@ use taroc_wire::ip::IpInfo;
 use crate::capture::{CaptureReader, Packet};
 use crate::impair::LossModel;
 
+mod held;
 mod observe;
 pub mod output;
 mod prepare;
@@ -109,8 +110,12 @@ pub struct SchemeResult {
     pub feedback_bytes: u64,
     /// Feedback frames the link lost.
     pub feedback_lost: u64,
-    /// Packets the decompressors delivered (correct or not).
+    /// Packets the decompressors delivered (correct or not), late ones included.
     pub delivered: u64,
+    /// Of `delivered`, packets held for confirmation and delivered late, with the next frame
+    /// of their context ([`taroc_core::Decompressor::take_late`]); their frames are not
+    /// counted in `context_damage_lost`.
+    pub delivered_late: u64,
     /// Frames the link lost (random loss and bit errors).
     pub link_lost: u64,
     /// Of `link_lost`, the frames discarded for bit errors.

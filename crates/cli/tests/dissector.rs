@@ -108,7 +108,8 @@ fn rows(csv: &Path, scheme: &str) -> Vec<Row> {
         .lines()
         .skip(1)
         .map(|line| line.split(',').collect::<Vec<_>>())
-        .filter(|cols| cols[0] == scheme)
+        // A held packet delivered late has a second row, not a frame of its own.
+        .filter(|cols| cols[0] == scheme && cols[7] != "delivered_late")
         .map(|cols| Row {
             index: cols[1].parse().ok(),
             direction: u8::from(cols[3] == "reverse"),

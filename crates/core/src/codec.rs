@@ -131,16 +131,21 @@ pub enum DropReason {
     ChecksumMismatch,
     /// The frame uses a feature this implementation does not support.
     Unsupported,
+    /// The rebuilt packet verified on its own checksum alone where the context may have lost
+    /// its reference: it is held, and delivered late ([`Decompressor::take_late`]) only if the
+    /// context's next frame verifies against it.
+    Held,
 }
 
 impl DropReason {
     /// Every reason, for tables of counters.
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::Malformed,
         DropReason::UnknownKind,
         DropReason::NoContext,
         DropReason::ChecksumMismatch,
         DropReason::Unsupported,
+        DropReason::Held,
     ];
 
     /// A short snake_case name, for reports and JSON.
@@ -151,13 +156,18 @@ impl DropReason {
             DropReason::NoContext => "no_context",
             DropReason::ChecksumMismatch => "checksum_mismatch",
             DropReason::Unsupported => "unsupported",
+            DropReason::Held => "held",
         }
     }
 
     /// Whether a drop for this reason, of a frame the link delivered intact, is a loss caused by
-    /// the decompressor's context (the *context-damage loss* of MISSION.md).
+    /// the decompressor's context (the *context-damage loss* of MISSION.md). A held packet
+    /// counts as one until it is delivered late.
     pub fn is_context_damage(self) -> bool {
-        matches!(self, DropReason::NoContext | DropReason::ChecksumMismatch)
+        matches!(
+            self,
+            DropReason::NoContext | DropReason::ChecksumMismatch | DropReason::Held
+        )
     }
 }
 
@@ -227,6 +237,17 @@ pub trait Decompressor {
     /// timers (IPHC repeating a header request that went unanswered) read it; others ignore it.
     fn set_time(&mut self, now: Duration) {
         let _ = now;
+    }
+
+    /// Moves a packet delivered late into `out` (cleared first) and returns true, or returns
+    /// false if there is none: a packet refused as [`DropReason::Held`] that the frame just
+    /// decompressed confirmed (it verified against the held packet as its reference). It comes
+    /// before that frame's packet in the original order. Call after every
+    /// [`Decompressor::decompress`]; a late packet not taken then is dropped. Schemes that
+    /// hold nothing never have any.
+    fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
+        let _ = out;
+        false
     }
 
     /// Moves feedback for the compressor at the other end of the link into `out` (cleared

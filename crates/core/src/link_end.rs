@@ -101,6 +101,13 @@ impl<C: Compressor, D: Decompressor> LinkEnd<C, D> {
         Arrived::Packet(result)
     }
 
+    /// Moves the packet the last frame received delivered late (one held earlier that it
+    /// confirmed, [`Decompressor::take_late`]) into `out` (cleared first); false if there is
+    /// none. It came before that frame's packet.
+    pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
+        self.decompressor.take_late(out)
+    }
+
     /// The link received a damaged frame in place of the next one (its check failed).
     pub fn link_error(&mut self) {
         self.decompressor.link_error();

@@ -239,6 +239,13 @@ impl Decompressor for AnyDecompressor {
         }
     }
 
+    fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
+        match self {
+            AnyDecompressor::Plus(d) => d.take_late(out),
+            _ => false,
+        }
+    }
+
     fn take_feedback(&mut self, out: &mut Vec<u8>) -> bool {
         match self {
             AnyDecompressor::None(d) => d.take_feedback(out),

@@ -40,8 +40,9 @@ pub struct Counters {
     pub link_lost: u64,
     /// Frames discarded for bit errors (the link CRC).
     pub link_bit_errors: u64,
-    /// Intact frames the decompressor refused, by reason ([`DropReason::ALL`] order).
-    pub refused: [u64; 5],
+    /// Intact frames the decompressor refused, by reason ([`DropReason::ALL`] order), less
+    /// the held ones it delivered late.
+    pub refused: [u64; DropReason::ALL.len()],
     /// Refusals that are context damage ([`DropReason::is_context_damage`]).
     pub context_damage: u64,
     /// UDP datagrams refused before decompression, by reason: they reached neither the
@@ -50,8 +51,11 @@ pub struct Counters {
     /// Authenticated frames accepted from a source address other than `--peer` (the peer is
     /// pinned by its key, not its address; our frames still go to `--peer`).
     pub other_source: u64,
-    /// Packets the decompressor delivered.
+    /// Packets the decompressor delivered, late ones included.
     pub delivered: u64,
+    /// Of those, packets it held for confirmation and delivered late, with the next frame of
+    /// their context ([`taroc_core::Decompressor::take_late`]).
+    pub delivered_late: u64,
     /// Their bytes.
     pub delivered_bytes: u64,
     /// Delivered packets that differ from the original (emulated link only: the oracle).
@@ -132,6 +136,17 @@ impl Counters {
         }
     }
 
+    /// Counts a held packet delivered late: its refusal is undone (count the packet itself
+    /// with [`Counters::count_rebuilt`]).
+    pub fn count_late(&mut self) {
+        self.delivered_late += 1;
+        let held = DropReason::ALL.iter().position(|&r| r == DropReason::Held);
+        if let Some(n) = held.and_then(|i| self.refused.get_mut(i)) {
+            *n = n.saturating_sub(1);
+        }
+        self.context_damage = self.context_damage.saturating_sub(1);
+    }
+
     /// Counts a packet the decompressor rebuilt, of `len` bytes, whose TCP/UDP checksum
     /// verifies (`Some(true)`), fails (`Some(false)`) or does not apply (`None`). Returns whether
     /// it is to be delivered: not if it is longer than `mtu` (the TUN MTU), nor if its checksum
@@ -199,6 +214,7 @@ impl Counters {
             context_damage,
             other_source,
             delivered,
+            delivered_late,
             delivered_bytes,
             incorrect_delivered,
             incorrect_undetected,

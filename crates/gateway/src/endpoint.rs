@@ -123,6 +123,8 @@ pub struct Endpoint {
     framing: Framing,
     frame: Vec<u8>,
     rebuilt: Vec<u8>,
+    /// A held packet delivered late ([`LinkEnd::take_late`]).
+    late: Vec<u8>,
     feedback: Vec<u8>,
     datagram: Vec<u8>,
     counters: [Counters; 2],
@@ -167,6 +169,7 @@ impl Endpoint {
             framing,
             frame: Vec::with_capacity(link_mtu.max(config.tun_mtu) + 64),
             rebuilt: Vec::with_capacity(READ_BUFFER),
+            late: Vec::with_capacity(READ_BUFFER),
             feedback: Vec::with_capacity(READ_BUFFER),
             datagram: Vec::with_capacity(READ_BUFFER + LONG_HEADER + 16),
             counters: [Counters::default(), Counters::default()],
@@ -368,6 +371,20 @@ impl Endpoint {
             Arrived::Packet(result) => result,
         };
         let c = &mut self.counters[1];
+        // A held packet this frame confirmed goes first, late.
+        if self.codecs.take_late(&mut self.late) {
+            c.count_late();
+            let checksum = transport_checksum_ok(&self.late);
+            if c.count_rebuilt(
+                self.late.len(),
+                self.tun_mtu,
+                checksum,
+                self.verify_checksums,
+            ) && !write(&self.late)
+            {
+                c.tun_write_errors += 1;
+            }
+        }
         match result {
             Err(reason) => c.count_refusal(reason),
             Ok(()) => {

@@ -18,12 +18,13 @@ mod drop_log;
 mod event_loop;
 
 use taroc_core::variant::Variant;
-use taroc_core::{Arrived, FrameKind, LinkEnd};
+use taroc_core::{Arrived, DropReason, FrameKind, LinkEnd};
 
 use crate::counters::Counters;
 use crate::link::{scheme_for_link, Fate, Link, LinkConfig, LinkDrop};
 use crate::Error;
 use drop_log::log_incorrect;
+use std::collections::VecDeque;
 use std::time::Duration;
 
 pub use drop_log::{field_name, transport_checksum_ok, DropLog};
@@ -47,9 +48,17 @@ struct Codec {
     last_incorrect_log: Option<u64>,
     frame: Vec<u8>,
     rebuilt: Vec<u8>,
+    /// A held packet delivered late ([`LinkEnd::take_late`]).
+    late: Vec<u8>,
+    /// The originals of the last packets the decompressor held (the oracle's, with an
+    /// original at hand): a late packet must be one of them. Buffers are reused.
+    held: VecDeque<Vec<u8>>,
     feedback: Vec<u8>,
     counters: Counters,
 }
+
+/// The most held packets' originals the oracle keeps.
+const HELD_KEPT: usize = 64;
 
 #[derive(Debug)]
 struct Direction {
@@ -150,8 +159,22 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
             }
             Arrived::Packet(result) => result,
         };
+    if ends.receiver.take_late(&mut this.late) {
+        deliver_late(d, now, original.is_some(), this, sink);
+    }
     match result {
-        Err(reason) => this.counters.count_refusal(reason),
+        Err(reason) => {
+            this.counters.count_refusal(reason);
+            if let (DropReason::Held, Some(original)) = (reason, original) {
+                let mut kept = match this.held.len() {
+                    HELD_KEPT => this.held.pop_front().unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                kept.clear();
+                kept.extend_from_slice(original);
+                this.held.push_back(kept);
+            }
+        }
         Ok(()) => {
             let c = &mut this.counters;
             let checksum = transport_checksum_ok(&this.rebuilt);
@@ -194,6 +217,51 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
         } else if let Err(drop) = other_link.offer(now, &this.feedback, true) {
             other.counters.count_link_drop(drop);
         }
+    }
+}
+
+/// Delivers the held packet the last frame on link `d` confirmed (in `this.late`) to the TUN,
+/// first checked, if `checked`, against the originals of the packets held.
+fn deliver_late<S: FnMut(usize, &[u8]) -> bool>(
+    d: usize,
+    now: u64,
+    checked: bool,
+    this: &mut Codec,
+    sink: &mut S,
+) {
+    let c = &mut this.counters;
+    c.count_late();
+    let checksum = transport_checksum_ok(&this.late);
+    if !c.count_rebuilt(
+        this.late.len(),
+        this.tun_mtu,
+        checksum,
+        this.verify_checksums,
+    ) {
+        return;
+    }
+    if checked {
+        match this.held.iter().rposition(|h| *h == this.late) {
+            Some(at) => drop(this.held.remove(at)),
+            None => {
+                c.incorrect_delivered += 1;
+                if checksum != Some(false) {
+                    c.incorrect_undetected += 1;
+                }
+                let last = &mut this.last_incorrect_log;
+                log_incorrect(
+                    last,
+                    now,
+                    DIRECTIONS[d],
+                    &[],
+                    &this.late,
+                    c.incorrect_delivered,
+                );
+            }
+        }
+    }
+    if !sink(d, &this.late) {
+        c.tun_write_errors += 1;
     }
 }
 
@@ -282,6 +350,8 @@ impl Pipeline {
                     // longer than the packet), and for any packet it rebuilds.
                     frame: Vec::with_capacity(frame_capacity),
                     rebuilt: Vec::with_capacity(READ_BUFFER),
+                    late: Vec::with_capacity(READ_BUFFER),
+                    held: VecDeque::new(),
                     feedback: Vec::with_capacity(READ_BUFFER),
                     counters: Counters::default(),
                 },

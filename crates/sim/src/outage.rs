@@ -290,6 +290,20 @@ impl<K: Hash + Eq> OutageTracker<K> {
         };
     }
 
+    /// The last frame of `flow` recorded as damaged was delivered after all (late, with the
+    /// next frame of its context): one packet fewer in its outage, and no outage if it was
+    /// the only one.
+    pub fn delivered_late(&mut self, flow: K) {
+        if let Some(entry) = self.flows.get_mut(&flow) {
+            if let State::Down(since, packets) = entry.state {
+                entry.state = match packets {
+                    0 | 1 => State::Up,
+                    n => State::Down(since, n - 1),
+                };
+            }
+        }
+    }
+
     /// The decompressor was replaced by a fresh one at `at`.
     pub fn reset(&mut self, at: Duration) {
         for flow in self.flows.values_mut() {
@@ -318,6 +332,23 @@ mod tests {
 
     fn s(seconds: f64) -> Duration {
         Duration::from_secs_f64(seconds)
+    }
+
+    #[test]
+    fn a_damaged_frame_delivered_late_is_no_outage_or_one_packet_less() {
+        let mut t = OutageTracker::new();
+        t.frame(1, s(0.0), Delivered);
+        t.frame(1, s(1.0), Damaged); // held
+        t.delivered_late(1); // the next frame confirmed it
+        t.frame(1, s(2.0), Delivered);
+        t.frame(2, s(0.0), Damaged);
+        t.frame(2, s(1.0), Damaged);
+        t.delivered_late(2);
+        t.frame(2, s(3.0), Delivered);
+        t.delivered_late(3); // a flow never seen: nothing
+        let stats = t.stats(s(4.0));
+        assert_eq!((stats.outages, stats.longest_outage_packets), (1, 1));
+        assert_eq!(stats.longest_outage_s, 3.0);
     }
 
     #[test]

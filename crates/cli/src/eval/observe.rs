@@ -49,6 +49,9 @@ pub enum Outcome<'a> {
     Refused(DropReason),
     /// The decompressor delivered this packet (perhaps not the original).
     Delivered(&'a [u8]),
+    /// The decompressor delivered this packet late, for a frame it had held
+    /// ([`DropReason::Held`]), with the next frame of its context (perhaps not the original).
+    Late(&'a [u8]),
 }
 
 /// The fate of one packet, as the per-packet outputs name it.
@@ -56,6 +59,8 @@ pub enum Outcome<'a> {
 pub enum PacketFate {
     /// Delivered exactly as captured.
     Delivered,
+    /// Held, then delivered late exactly as captured ([`Outcome::Late`]).
+    DeliveredLate,
     /// Delivered, but different from the original; `undetected` if its TCP/UDP checksum still
     /// verifies (or it carries none).
     Incorrect {
@@ -86,16 +91,19 @@ impl PacketFate {
             }
             Outcome::Refused(reason) => PacketFate::Refused(reason),
             Outcome::Delivered(packet) if packet == sent.original => PacketFate::Delivered,
-            Outcome::Delivered(packet) => PacketFate::Incorrect {
+            Outcome::Late(packet) if packet == sent.original => PacketFate::DeliveredLate,
+            Outcome::Delivered(packet) | Outcome::Late(packet) => PacketFate::Incorrect {
                 undetected: !transport_checksum_rejects(packet),
             },
         }
     }
 
-    /// The fate's name: `delivered`, `incorrect`, `link_lost`, `context_damage` or `refused`.
+    /// The fate's name: `delivered`, `delivered_late`, `incorrect`, `link_lost`,
+    /// `context_damage` or `refused`.
     pub fn name(self) -> &'static str {
         match self {
             PacketFate::Delivered => "delivered",
+            PacketFate::DeliveredLate => "delivered_late",
             PacketFate::Incorrect { .. } => "incorrect",
             PacketFate::LinkLost { .. } => "link_lost",
             PacketFate::ContextDamage(_) => "context_damage",
@@ -108,7 +116,7 @@ impl PacketFate {
     /// delivery, empty for a correct one.
     pub fn reason(self) -> &'static str {
         match self {
-            PacketFate::Delivered => "",
+            PacketFate::Delivered | PacketFate::DeliveredLate => "",
             PacketFate::Incorrect { undetected: true } => "undetected",
             PacketFate::Incorrect { undetected: false } => "checksum_rejects",
             PacketFate::LinkLost { bit_errors: true } => "bit_errors",
@@ -149,7 +157,8 @@ pub trait Observer {
         let _ = (scheme, direction, time, kind, frame);
     }
 
-    /// What became of a packet the compressor of scheme `scheme` sent.
+    /// What became of a packet the compressor of scheme `scheme` sent. A packet held and then
+    /// delivered late is told twice: refused as held, then [`Outcome::Late`].
     fn packet(&mut self, scheme: usize, sent: &Sent<'_>, outcome: Outcome<'_>) {
         let _ = (scheme, sent, outcome);
     }

@@ -517,7 +517,7 @@ impl Observer for Outputs {
             return;
         };
         let mut written = Ok(());
-        if let Outcome::Delivered(packet) = outcome {
+        if let Outcome::Delivered(packet) | Outcome::Late(packet) = outcome {
             written = pcap
                 .write_packet(&PcapPacket::new(sent.time, packet.len() as u32, packet))
                 .map(|_| *records += 1)

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use taroc_core::{Arrived, DropReason, FrameKind, LinkEnd, Variant};
 use taroc_sim::outage::{FlowId, FrameFate, OutageStats, OutageTracker};
 
+use super::held::HeldFrames;
 use super::{
     transport_checksum_rejects, Observer, Options, Outcome, Released, Schedule, SchemeResult, Sent,
 };
@@ -53,6 +54,10 @@ struct Arrival<'a> {
     decompress_time: &'a mut Duration,
     decompressed: &'a mut u64,
     rebuilt: &'a mut Vec<u8>,
+    /// A packet delivered late.
+    late: &'a mut Vec<u8>,
+    /// The frames held for confirmation, until delivered late.
+    held: &'a mut HeldFrames,
     feedback: &'a mut Vec<u8>,
     outages: &'a mut OutageTracker<(usize, FlowId)>,
     overhead: Duration,
@@ -85,6 +90,9 @@ impl Arrival<'_> {
         while node.take_feedback(self.feedback) {
             pending.push(self.feedback.clone());
         }
+        if node.take_late(self.late) {
+            self.late(sent, observer);
+        }
 
         // 5. The oracle.
         let (result, outages) = (&mut *self.result, &mut *self.outages);
@@ -105,6 +113,9 @@ impl Arrival<'_> {
             }
             Err(reason) => {
                 observer.packet(self.scheme, sent, Outcome::Refused(reason));
+                if reason == DropReason::Held {
+                    self.held.hold(sent);
+                }
                 if reason.is_context_damage() {
                     result.context_damage_lost += 1;
                     outages.frame(flow, now, FrameFate::Damaged);
@@ -115,6 +126,30 @@ impl Arrival<'_> {
                 count(&mut result.drops_by_reason, reason.name());
             }
         }
+    }
+
+    /// The frame of `sent` delivered a held packet late, before its own: it is no loss if it
+    /// is one of the held frames' packets, and a wrong delivery if not.
+    fn late(&mut self, sent: &Sent, observer: &mut dyn Observer) {
+        let (result, outages) = (&mut *self.result, &mut *self.outages);
+        result.delivered += 1;
+        let Some(held) = self.held.take(sent.direction, self.late) else {
+            observer.packet(self.scheme, sent, Outcome::Late(self.late));
+            result.incorrect_delivered += 1;
+            if !transport_checksum_rejects(self.late) {
+                result.incorrect_undetected += 1;
+            }
+            return;
+        };
+        observer.packet(
+            self.scheme,
+            &held.sent(sent.direction),
+            Outcome::Late(self.late),
+        );
+        result.delivered_late += 1;
+        result.context_damage_lost -= 1;
+        uncount(&mut result.drops_by_reason, DropReason::Held.name());
+        outages.delivered_late((sent.direction, FlowId::of(held.original())));
     }
 
     /// Decompresses the frames the reordering of direction `direction` (`dir`) released, at
@@ -154,6 +189,13 @@ fn count(counts: &mut BTreeMap<String, u64>, name: &str) {
     }
 }
 
+/// Takes one from `name`'s count in `counts` (counted before).
+fn uncount(counts: &mut BTreeMap<String, u64>, name: &str) {
+    if let Some(n) = counts.get_mut(name) {
+        *n -= 1;
+    }
+}
+
 /// The time one clock read costs, measured: subtracted from every timed codec call.
 pub(super) fn clock_overhead() -> Duration {
     const READS: u32 = 2000;
@@ -179,6 +221,8 @@ pub(super) struct Run<'v> {
     decompressed: u64,
     frame: Vec<u8>,
     rebuilt: Vec<u8>,
+    late: Vec<u8>,
+    held: HeldFrames,
     feedback: Vec<u8>,
     outages: OutageTracker<(usize, FlowId)>,
     /// The cost of one clock read, subtracted from every timed codec call.
@@ -209,6 +253,7 @@ impl<'v> Run<'v> {
             feedback_bytes: 0,
             feedback_lost: 0,
             delivered: 0,
+            delivered_late: 0,
             link_lost: 0,
             link_lost_bit_errors: 0,
             context_damage_lost: 0,
@@ -258,6 +303,8 @@ impl<'v> Run<'v> {
             decompressed: 0,
             frame: Vec::with_capacity(2048),
             rebuilt: Vec::with_capacity(2048),
+            late: Vec::new(),
+            held: HeldFrames::default(),
             feedback: Vec::new(),
             outages: OutageTracker::new(),
             overhead,
@@ -288,6 +335,8 @@ impl<'v> Run<'v> {
             decompressed,
             frame,
             rebuilt,
+            late,
+            held,
             feedback,
             outages,
             overhead,
@@ -386,6 +435,8 @@ impl<'v> Run<'v> {
             decompress_time,
             decompressed,
             rebuilt,
+            late,
+            held,
             feedback,
             outages,
             overhead: *overhead,
@@ -420,6 +471,8 @@ impl<'v> Run<'v> {
             decompress_time,
             decompressed,
             rebuilt,
+            late,
+            held,
             feedback,
             outages,
             overhead,
@@ -431,6 +484,8 @@ impl<'v> Run<'v> {
             decompress_time,
             decompressed,
             rebuilt,
+            late,
+            held,
             feedback,
             outages,
             overhead: *overhead,

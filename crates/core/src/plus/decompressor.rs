@@ -183,6 +183,12 @@ pub struct PlusDecompressor {
     stale_gap: Option<u16>,
     /// The CO frame just decoded was held, not refused: it asks for nothing.
     held_now: bool,
+    /// Each context's held packet ([`Context::held`]), as it would be delivered: kept so that
+    /// the frame that confirms it delivers it late ([`Decompressor::take_late`]). A context's
+    /// buffer is reused from one held packet to the next.
+    held_packets: Vec<Vec<u8>>,
+    /// The context whose held packet the last frame confirmed, to be taken late.
+    late: Option<u8>,
 }
 
 impl PlusDecompressor {
@@ -211,6 +217,8 @@ impl PlusDecompressor {
             numbers: None,
             stale_gap: (!config.repair.context_requests).then_some(MIN_WINDOW_PACKETS as u16),
             held_now: false,
+            held_packets: (0..ALL_CIDS).map(|_| Vec::new()).collect(),
+            late: None,
         }
     }
 
@@ -275,7 +283,8 @@ impl PlusDecompressor {
         if ctx.outer.is_some() && self.tunnel_outer.is_some() {
             return Err(DropReason::Malformed);
         }
-        // A packet held: this frame confirms it if it verifies against it.
+        // A packet held: this frame confirms it if it verifies against it, and the held
+        // packet goes late (not from inside a tunnel frame, whose outer header it lacks).
         if let Some(held) = ctx.held.take() {
             let kept = ctx.state();
             ctx.restore(&held);
@@ -283,6 +292,10 @@ impl PlusDecompressor {
                 Ok((d, under)) => match deliver(ctx, &d, under, scaling.is_some(), out) {
                     Ok((sequential, gap)) => {
                         self.loss.delivered(sequential, gap);
+                        let packet = &self.held_packets[usize::from(cid)];
+                        if self.tunnel_outer.is_none() && !packet.is_empty() {
+                            self.late = Some(cid);
+                        }
                         return Ok(());
                     }
                     Err(reason) => {
@@ -300,12 +313,17 @@ impl PlusDecompressor {
             // Verified on 16 bits alone where the reference may be lost: held until the next
             // frame verifies against it.
             let kept = ctx.state();
+            let packet = &mut self.held_packets[usize::from(cid)];
+            packet.clone_from(out);
+            if ctx.outer.is_some_and(|o| !o.wrap(packet, d.outer_id)) {
+                packet.clear();
+            }
             commit(ctx, &d, under, scaling.is_some());
             ctx.held = Some(ctx.state());
             ctx.restore(&kept);
             ctx.suspect = true;
             self.held_now = true;
-            return Err(DropReason::ChecksumMismatch);
+            return Err(DropReason::Held);
         }
         let (sequential, gap) = deliver(ctx, &d, under, scaling.is_some(), out)?;
         self.loss.delivered(sequential, gap);
@@ -583,6 +601,8 @@ impl Decompressor for PlusDecompressor {
     ) -> Result<(), DropReason> {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
+            self.late = None;
+            self.other.forget_late();
             self.receipts.begin();
             self.numbers = None;
         }
@@ -599,6 +619,16 @@ impl Decompressor for PlusDecompressor {
             }
         }
         result
+    }
+
+    /// The packet the last frame confirmed, of a TCP context or another
+    /// ([`OtherDecompressor::take_late`]).
+    fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
+        if let Some(cid) = self.late.take() {
+            out.clone_from(&self.held_packets[usize::from(cid)]);
+            return true;
+        }
+        self.other.take_late(out)
     }
 
     fn set_time(&mut self, now: Duration) {

@@ -15,7 +15,7 @@ pub struct LinkStats {
     pub wire_bytes: u64,
     /// Frames discarded for bit errors.
     pub corrupted: u64,
-    /// Frames the decompressor refused.
+    /// Frames the decompressor refused, less the held ones it delivered late.
     pub decompressor_drops: u64,
     /// Feedback frames sent.
     pub feedback_frames: u64,

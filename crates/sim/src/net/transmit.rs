@@ -327,6 +327,17 @@ impl<H: NodeAgent> Network<H> {
             Err(_) => FrameFate::Lost,
         };
         let flow = frame.flow.unwrap_or_else(|| FlowId::of(&[]));
+        // A held packet this frame confirmed goes first, late: its refusal is undone.
+        let mut late = self.out.buffer();
+        if self.ends[end].take_late(&mut late) && receiver_accepts(crate::tunnel::innermost(&late))
+        {
+            let link = &mut self.links[l];
+            link.stats.decompressor_drops = link.stats.decompressor_drops.saturating_sub(1);
+            link.outages.delivered_late(flow);
+            self.deliver(to, late, observer);
+        } else {
+            self.out.recycle(late);
+        }
         self.links[l].outages.frame(flow, now, fate);
         if result.is_err() {
             self.links[l].stats.decompressor_drops += 1;

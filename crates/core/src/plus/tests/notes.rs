@@ -132,13 +132,22 @@ fn a_note_that_does_not_verify_leaves_the_context_as_it_was() {
     for (i, (kind, frame)) in frames.iter().enumerate() {
         let result = d.decompress(*kind, frame, &mut out);
         if forged_at.is_some_and(|f| f + 1 == i) {
-            // The context refused a frame: the next one is held, and delivered with the one
-            // after it (spec section 5.8).
-            assert_eq!(result, Err(DropReason::ChecksumMismatch), "frame {i}");
+            // The context refused a frame: the next one is held, and delivered late with the
+            // one after it (spec section 5.8).
+            assert_eq!(result, Err(DropReason::Held), "frame {i}");
             continue;
         }
         assert_eq!(result, Ok(()), "frame {i}");
         assert_eq!(out, packets[i]);
+        let mut late = Vec::new();
+        if forged_at.is_some_and(|f| f + 2 == i) {
+            assert!(
+                d.take_late(&mut late) && late == packets[i - 1],
+                "frame {i}"
+            );
+        } else {
+            assert!(!d.take_late(&mut late), "frame {i}");
+        }
         if i == *notes.last().unwrap() {
             forged_at = Some(i);
             // A copy of the note with another stride (a forged or corrupted frame): it is
