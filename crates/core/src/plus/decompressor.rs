@@ -32,7 +32,7 @@ mod ir;
 mod loss;
 mod quotients;
 
-use co::{decode_body, guess_stride, Decoded};
+use co::{decode_body, guess_stride, Decoded, Reach};
 use loss::LossWatch;
 use quotients::Quotients;
 
@@ -95,6 +95,13 @@ struct Context {
     suspect: bool,
     /// The packet held while suspect: the reference it would be.
     held: Option<Held>,
+}
+
+/// A held packet as it would be delivered, and how far its frame's codes reached.
+#[derive(Debug, Clone, Default)]
+struct HeldPacket {
+    bytes: Vec<u8>,
+    reach: Reach,
 }
 
 /// What a held packet would make of its context's reference (spec section 5.8).
@@ -186,7 +193,7 @@ pub struct PlusDecompressor {
     /// Each context's held packet ([`Context::held`]), as it would be delivered: kept so that
     /// the frame that confirms it delivers it late ([`Decompressor::take_late`]). A context's
     /// buffer is reused from one held packet to the next.
-    held_packets: Vec<Vec<u8>>,
+    held_packets: Vec<HeldPacket>,
     /// The context whose held packet the last frame confirmed, to be taken late.
     late: Option<u8>,
 }
@@ -217,7 +224,7 @@ impl PlusDecompressor {
             numbers: None,
             stale_gap: (!config.repair.context_requests).then_some(MIN_WINDOW_PACKETS as u16),
             held_now: false,
-            held_packets: (0..ALL_CIDS).map(|_| Vec::new()).collect(),
+            held_packets: (0..ALL_CIDS).map(|_| HeldPacket::default()).collect(),
             late: None,
         }
     }
@@ -292,8 +299,13 @@ impl PlusDecompressor {
                 Ok((d, under)) => match deliver(ctx, &d, under, scaling.is_some(), out) {
                     Ok((sequential, gap)) => {
                         self.loss.delivered(sequential, gap);
+                        // The confirmation vouches for the held packet's every field only
+                        // if none of its own codes reached further ([`Reach`]).
                         let packet = &self.held_packets[usize::from(cid)];
-                        if self.tunnel_outer.is_none() && !packet.is_empty() {
+                        if self.tunnel_outer.is_none()
+                            && !packet.bytes.is_empty()
+                            && d.reach.within(&packet.reach)
+                        {
                             self.late = Some(cid);
                         }
                         return Ok(());
@@ -314,9 +326,13 @@ impl PlusDecompressor {
             // frame verifies against it.
             let kept = ctx.state();
             let packet = &mut self.held_packets[usize::from(cid)];
-            packet.clone_from(out);
-            if ctx.outer.is_some_and(|o| !o.wrap(packet, d.outer_id)) {
-                packet.clear();
+            packet.bytes.clone_from(out);
+            packet.reach = d.reach;
+            if ctx
+                .outer
+                .is_some_and(|o| !o.wrap(&mut packet.bytes, d.outer_id))
+            {
+                packet.bytes.clear();
             }
             commit(ctx, &d, under, scaling.is_some());
             ctx.held = Some(ctx.state());
@@ -602,7 +618,6 @@ impl Decompressor for PlusDecompressor {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
             self.late = None;
-            self.other.forget_late();
             self.receipts.begin();
             self.numbers = None;
         }
@@ -621,14 +636,14 @@ impl Decompressor for PlusDecompressor {
         result
     }
 
-    /// The packet the last frame confirmed, of a TCP context or another
-    /// ([`OtherDecompressor::take_late`]).
+    /// The held packet of a TCP context the last frame confirmed (spec section 5.8). A held
+    /// non-TCP packet is never delivered.
     fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
-        if let Some(cid) = self.late.take() {
-            out.clone_from(&self.held_packets[usize::from(cid)]);
-            return true;
-        }
-        self.other.take_late(out)
+        let Some(cid) = self.late.take() else {
+            return false;
+        };
+        out.clone_from(&self.held_packets[usize::from(cid)].bytes);
+        true
     }
 
     fn set_time(&mut self, now: Duration) {

@@ -39,6 +39,46 @@ pub(super) struct Decoded {
     pub(super) next: u32,
     /// The IPv4 Identification of a tunnelled context's outer header (0 for others).
     pub(super) outer_id: u16,
+    /// How far each field's code reached ([`Reach`]).
+    pub(super) reach: Reach,
+}
+
+/// How far each field of a CO frame reached from its reference: the width of the interval its
+/// LSBs decode in, in the field's own units (a scaled number's stride counted), 0 for a field
+/// the frame does not code (the reference's value). A packet decoded wrong against a stale
+/// reference is off by a multiple of its code's reach in some field; a later frame confirms
+/// it as a whole only if no field of the later frame reaches further ([`Reach::within`]), so
+/// that no such error can fall inside the later frame's interval unnoticed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Reach {
+    seq: u64,
+    ack: u64,
+    ip_id: u64,
+    ts_val: u64,
+    ts_ecr: u64,
+    win: u64,
+    outer_id: u64,
+}
+
+impl Reach {
+    /// Whether no field of `self` reaches further than in `other`.
+    pub(super) fn within(&self, other: &Reach) -> bool {
+        self.seq <= other.seq
+            && self.ack <= other.ack
+            && self.ip_id <= other.ip_id
+            && self.ts_val <= other.ts_val
+            && self.ts_ecr <= other.ts_ecr
+            && self.win <= other.win
+            && self.outer_id <= other.outer_id
+    }
+}
+
+/// The reach of `bits` LSBs of a value in units of `unit`.
+fn reach(bits: u8, unit: u16) -> u64 {
+    match bits {
+        0 => 0,
+        b => (1u64 << b.min(32)) * u64::from(unit.max(1)),
+    }
 }
 
 impl Decoded {
@@ -96,6 +136,7 @@ pub(super) fn decode_body(
         },
         sack: SackBlocks::default(),
         outer_id: 0,
+        reach: Reach::default(),
     };
     layout(&mut reader, &shape, k, &x)?;
     let at = reader.bits.bytes_consumed();
@@ -148,6 +189,7 @@ pub(super) fn decode_body(
         payload: payload.len(),
         next,
         outer_id: reader.outer_id,
+        reach: reader.reach,
     })
 }
 
@@ -204,6 +246,7 @@ struct Reader<'a, 'c> {
     ack_rq: u32,
     sack: SackBlocks,
     outer_id: u16,
+    reach: Reach,
 }
 
 impl Reader<'_, '_> {
@@ -231,11 +274,15 @@ impl BitField for Reader<'_, '_> {
         let ctx = self.ctx;
         match which {
             Number::Seq => {
+                let unit = if bits.scaled { ctx.strides.seq } else { 1 };
+                self.reach.seq = reach(bits.bits, unit);
                 let next_q = ctx.quotients.next.of(ctx.next, ctx.strides.seq);
                 (self.fields.seq, self.seq_q) =
                     number(&mut self.bits, (ctx.next, next_q), bits, ctx.strides.seq)?;
             }
             Number::Ack => {
+                let unit = if bits.scaled { ctx.strides.ack } else { 1 };
+                self.reach.ack = reach(bits.bits, unit);
                 let reference = (ctx.reference.ack, self.ack_rq);
                 (self.fields.ack, self.ack_q) =
                     number(&mut self.bits, reference, bits, ctx.strides.ack)?;
@@ -248,6 +295,7 @@ impl BitField for Reader<'_, '_> {
     fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
         let ctx = self.ctx;
         let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
+        self.reach.ip_id = reach(n, 1);
         let s = ctx.strides.seq;
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
         let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
@@ -258,6 +306,7 @@ impl BitField for Reader<'_, '_> {
 
     #[inline(always)]
     fn random_ip_id(&mut self) -> Result<(), DropReason> {
+        self.reach.ip_id = reach(16, 1);
         self.fields.ip_id = self.get(16)? as u16;
         Ok(())
     }
@@ -265,6 +314,7 @@ impl BitField for Reader<'_, '_> {
     #[inline(always)]
     fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
         let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
+        self.reach.ts_val = reach(n, 1);
         self.fields.ts_val = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
         Ok(())
     }
@@ -274,6 +324,7 @@ impl BitField for Reader<'_, '_> {
         let r = &self.ctx.reference;
         let c = format::get_prefix(&mut self.bits).ok_or(DropReason::Malformed)?;
         let (is_gap, n) = codes[c];
+        self.reach.ts_ecr = reach(n, 1);
         let lsbs = self.get(n)?;
         self.fields.ts_ecr = if is_gap {
             let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
@@ -294,6 +345,7 @@ impl BitField for Reader<'_, '_> {
         let (k, more) = ack::short_window_bits(short);
         let high = self.get(more)?;
         let lsbs = u32::from(short & 0x0F) | high << 4;
+        self.reach.win = reach(k, 1);
         self.fields.win = lsb::decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
         Ok(())
     }
@@ -301,6 +353,7 @@ impl BitField for Reader<'_, '_> {
     #[inline(always)]
     fn window(&mut self) -> Result<(), DropReason> {
         let (lsbs, k) = format::get_window(&mut self.bits).ok_or(DropReason::Malformed)?;
+        self.reach.win = reach(k, 1);
         self.fields.win = lsb::decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
         Ok(())
     }
@@ -332,7 +385,9 @@ impl BitField for Reader<'_, '_> {
 
     #[inline(always)]
     fn outer_code(&mut self) -> Result<(), DropReason> {
-        self.outer_id = match outer::get_code(&mut self.bits).ok_or(DropReason::Malformed)? {
+        let code = outer::get_code(&mut self.bits).ok_or(DropReason::Malformed)?;
+        self.reach.outer_id = reach(if code.0 { 16 } else { NEAR_BITS }, 1);
+        self.outer_id = match code {
             (true, id) => id,
             (false, lsbs) => {
                 let offset = lsb::decode(self.ctx.outer_ref.into(), lsbs.into(), NEAR_BITS, 16);
@@ -390,5 +445,40 @@ fn number(
             .ok_or(DropReason::ChecksumMismatch)
     } else {
         Ok((lsb::decode(reference, lsbs, n, 32), None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_later_frame_vouches_for_a_held_packet_only_if_its_codes_reach_no_further() {
+        // The held frame: its sequence number scaled, 4 bits of 1448, and 3 IP-ID bits.
+        let held = Reach {
+            seq: reach(4, 1448),
+            ip_id: reach(3, 1),
+            ..Reach::default()
+        };
+        assert_eq!(held.seq, 16 * 1448);
+        let narrower = Reach {
+            seq: reach(2, 1448),
+            ip_id: reach(3, 1),
+            ..Reach::default()
+        };
+        assert!(narrower.within(&held));
+        // 16 LSBs of the unscaled number reach across an alias of the held one's 4 scaled bits.
+        let wider = Reach {
+            seq: reach(16, 1),
+            ..narrower
+        };
+        assert!(!wider.within(&held));
+        // A field the held frame did not code (its value the stale reference's).
+        let ts = Reach {
+            ts_val: reach(1, 1),
+            ..narrower
+        };
+        assert!(!ts.within(&held));
+        assert!(Reach::default().within(&Reach::default()));
     }
 }

@@ -12,6 +12,7 @@ fn decoded(seq: u32, payload: usize, ack: u32) -> Decoded {
         payload,
         next: seq + payload as u32,
         outer_id: 0,
+        reach: Reach::default(),
     }
 }
 

@@ -44,11 +44,6 @@ pub struct OtherDecompressor {
     /// Whether the last frame rebuilt was held for confirmation (refused, but no sign that the
     /// context is damaged).
     held: bool,
-    /// Each context's held packet ([`Trust::Held`]) as it would be delivered: the frame that
-    /// confirms it delivers it late ([`OtherDecompressor::take_late`]). Buffers are reused.
-    held_packets: Vec<Vec<u8>>,
-    /// The context whose held packet the last frame confirmed, to be taken late.
-    late: Option<u8>,
     /// The last IP-ID of each pair ([`super::pair`]).
     pairs: Pairs,
     /// The sequence advance of the last CO-S, CO-I or CO-N frame delivered, in an RTP context.
@@ -73,31 +68,12 @@ impl OtherDecompressor {
         OtherDecompressor {
             contexts: (0..256).map(|_| None).collect(),
             held: false,
-            held_packets: (0..256).map(|_| Vec::new()).collect(),
-            late: None,
             pairs: Pairs::default(),
             advance: None,
             notes,
             notes_due: 0,
             since_note: PAIR_NOTE_EVERY,
         }
-    }
-
-    /// Moves the packet the last frame confirmed (held before, as [`DropReason::Held`]) into `out`
-    /// and returns true, or returns false if there is none.
-    pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
-        match self.late.take() {
-            Some(cid) => {
-                out.clone_from(&self.held_packets[usize::from(cid)]);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Forgets a late packet not taken: a new frame arrives.
-    pub fn forget_late(&mut self) {
-        self.late = None;
     }
 
     /// Writes the due pair note, if any, into `out`.
@@ -310,7 +286,6 @@ impl OtherDecompressor {
     ) -> Result<(), DropReason> {
         out.clear();
         self.held = false;
-        self.late = None;
         self.advance = None;
         self.since_note = self.since_note.saturating_add(1);
         let ctx = self.contexts[usize::from(head.cid)]
@@ -349,21 +324,16 @@ impl OtherDecompressor {
             }
             let confirmed = trial == 0 && matches!(ctx.trust, Trust::Sure | Trust::Held(_));
             if !confirmed {
-                // Held: the reference for the next frame, delivered (late) only once
-                // confirmed.
+                // Held: the reference for the next frame, never delivered. (A next frame
+                // that decodes at once may still decode right against a held packet a trial
+                // got wrong by a packet or two, so it does not vouch for the held one.)
                 if !matches!(ctx.trust, Trust::Held(_)) {
                     ctx.trust = Trust::Held(ctx.state);
                 }
                 ctx.state = state;
                 self.held = true;
-                let packet = &mut self.held_packets[usize::from(head.cid)];
-                packet.clone_from(out);
-                packet.extend_from_slice(payload);
                 out.clear();
                 return Err(DropReason::Held);
-            }
-            if matches!(ctx.trust, Trust::Held(_)) {
-                self.late = Some(head.cid);
             }
             out.extend_from_slice(payload);
             if s.rtp {
