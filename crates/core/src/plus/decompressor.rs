@@ -618,6 +618,7 @@ impl Decompressor for PlusDecompressor {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
             self.late = None;
+            self.other.forget_late();
             self.receipts.begin();
             self.numbers = None;
         }
@@ -636,11 +637,11 @@ impl Decompressor for PlusDecompressor {
         result
     }
 
-    /// The held packet of a TCP context the last frame confirmed (spec section 5.8). A held
-    /// non-TCP packet is never delivered.
+    /// The held packet the last frame confirmed, of a TCP context (spec section 5.8) or
+    /// another ([`OtherDecompressor::take_late`]).
     fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
         let Some(cid) = self.late.take() else {
-            return false;
+            return self.other.take_late(out);
         };
         out.clone_from(&self.held_packets[usize::from(cid)].bytes);
         true

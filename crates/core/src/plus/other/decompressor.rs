@@ -44,6 +44,12 @@ pub struct OtherDecompressor {
     /// Whether the last frame rebuilt was held for confirmation (refused, but no sign that the
     /// context is damaged).
     held: bool,
+    /// Each context's held packet as it would be delivered, if a confirmation may deliver it
+    /// late ([`OtherDecompressor::take_late`]), with its frame's [`sequence_reach`]; empty if
+    /// not. Buffers are reused.
+    held_packets: Vec<(Vec<u8>, u8)>,
+    /// The context whose held packet the last frame confirmed, to be taken late.
+    late: Option<u8>,
     /// The last IP-ID of each pair ([`super::pair`]).
     pairs: Pairs,
     /// The sequence advance of the last CO-S, CO-I or CO-N frame delivered, in an RTP context.
@@ -68,12 +74,29 @@ impl OtherDecompressor {
         OtherDecompressor {
             contexts: (0..256).map(|_| None).collect(),
             held: false,
+            held_packets: (0..256).map(|_| (Vec::new(), 0)).collect(),
+            late: None,
             pairs: Pairs::default(),
             advance: None,
             notes,
             notes_due: 0,
             since_note: PAIR_NOTE_EVERY,
         }
+    }
+
+    /// Moves the held packet the last frame confirmed into `out` and returns true, or returns
+    /// false if there is none ([`sequence_reach`]).
+    pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
+        let Some(cid) = self.late.take() else {
+            return false;
+        };
+        out.clone_from(&self.held_packets[usize::from(cid)].0);
+        true
+    }
+
+    /// Forgets a late packet not taken: a new frame arrives.
+    pub fn forget_late(&mut self) {
+        self.late = None;
     }
 
     /// Writes the due pair note, if any, into `out`.
@@ -286,6 +309,7 @@ impl OtherDecompressor {
     ) -> Result<(), DropReason> {
         out.clear();
         self.held = false;
+        self.late = None;
         self.advance = None;
         self.since_note = self.since_note.saturating_add(1);
         let ctx = self.contexts[usize::from(head.cid)]
@@ -324,16 +348,30 @@ impl OtherDecompressor {
             }
             let confirmed = trial == 0 && matches!(ctx.trust, Trust::Sure | Trust::Held(_));
             if !confirmed {
-                // Held: the reference for the next frame, never delivered. (A next frame
-                // that decodes at once may still decode right against a held packet a trial
-                // got wrong by a packet or two, so it does not vouch for the held one.)
+                // Held: the reference for the next frame, delivered late only if that one
+                // proves it ([`sequence_reach`]).
                 if !matches!(ctx.trust, Trust::Held(_)) {
                     ctx.trust = Trust::Held(ctx.state);
+                }
+                let (packet, reach) = &mut self.held_packets[usize::from(head.cid)];
+                packet.clear();
+                *reach = sequence_reach(head, s, &ctx.state);
+                if *reach > 0 {
+                    packet.extend_from_slice(out);
+                    packet.extend_from_slice(payload);
                 }
                 ctx.state = state;
                 self.held = true;
                 out.clear();
                 return Err(DropReason::Held);
+            }
+            let (packet, reach) = &self.held_packets[usize::from(head.cid)];
+            let confirms = sequence_reach(head, s, &ctx.state);
+            if matches!(ctx.trust, Trust::Held(_))
+                && !packet.is_empty()
+                && (1..=*reach).contains(&confirms)
+            {
+                self.late = Some(head.cid);
             }
             out.extend_from_slice(payload);
             if s.rtp {
@@ -352,6 +390,28 @@ impl OtherDecompressor {
             (self.notes_due, self.since_note) = (PAIR_NOTE_COPIES, 0);
         }
         Err(DropReason::ChecksumMismatch)
+    }
+}
+
+/// How many sequence LSBs a CO-S or CO-I frame of a context of shape `s` in state `state`
+/// carries, where they and the IP-ID's own LSBs fix every field: 0 (none that may confirm or be
+/// confirmed) for a CO-N frame and in pair or frame mode, whose trials move the IP-ID or the
+/// timestamp alone. A held packet such a frame decoded wrong (a trial that passed the CRC, or a
+/// stale reference) has its sequence number off by a multiple of 2^bits (and its IP-ID, if its
+/// own LSBs came in the frame, by a multiple of 64): a later such frame with no more sequence
+/// LSBs, decoded at once against it, carries the error over into a packet that fails its own
+/// CRC. So that frame confirms the held packet as a whole, and it is delivered late; a frame
+/// with more LSBs (a CO-I of a context whose sequence number is its IP-ID, 8 of them, after a
+/// CO-S) would decode right across the error, and does not.
+fn sequence_reach(head: &Head, s: Shape, state: &State) -> u8 {
+    if state.pair || state.frame {
+        return 0;
+    }
+    match head.form {
+        Form::Short { .. } => 2,
+        Form::Id { .. } if s.own_ip_id() => 2,
+        Form::Id { .. } => 8,
+        Form::Long { .. } => 0,
     }
 }
 
