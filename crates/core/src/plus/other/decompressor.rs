@@ -85,7 +85,8 @@ impl OtherDecompressor {
     }
 
     /// Moves the held packet the last frame confirmed into `out` and returns true, or returns
-    /// false if there is none ([`sequence_reach`]).
+    /// false if there is none: a held CO-S or CO-I packet outside pair and frame mode that a
+    /// frame with no more sequence LSBs confirmed.
     pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
         let Some(cid) = self.late.take() else {
             return false;
