@@ -649,7 +649,7 @@ fn held_rtp_packets_delivered_late_are_never_wrong() {
     let (mut bad, mut late_count, mut held) = (false, 0, 0);
     let mut late = Vec::new();
     let packets: Vec<Vec<u8>> = (0..60_000u32)
-        .map(|i| rtp(7 + 3 * i as u16, i as u16, 160 * i, i % 50 == 0))
+        .map(|i| rtp((7 + 3 * i) as u16, i as u16, 160 * i, i % 50 == 0))
         .collect();
     for (i, p) in packets.iter().enumerate() {
         let (k, frame) = compress(&mut c, p);
