@@ -298,17 +298,17 @@ impl Extras for DerivedColumns {
     // Inlined where it is read, so that the slices not read are not made.
     #[inline(always)]
     fn live(&self, from: usize, to: usize) -> DerivedSlices<'_> {
-        let w = |k| self.words.part(k, from, to);
-        let h = |k| self.halves.part(k, from, to);
+        let [seq_q, seq_r, ack_q, ack_r, gap, len] = self.words.parts(from, to);
+        let [offset, outer] = self.halves.parts(from, to);
         DerivedSlices {
-            seq_q: w(WORD_SEQ_Q),
-            seq_r: w(WORD_SEQ_R),
-            ack_q: w(WORD_ACK_Q),
-            ack_r: w(WORD_ACK_R),
-            gap: w(WORD_GAP),
-            offset: h(0),
-            outer: h(1),
-            len: w(WORD_LEN),
+            seq_q,
+            seq_r,
+            ack_q,
+            ack_r,
+            gap,
+            offset,
+            outer,
+            len,
             order: &self.order,
         }
     }

@@ -193,12 +193,8 @@ impl<X: Extras> Vsw<X> {
     /// How many entries are newer than `fields` in the decompressor's order ([`is_older`]).
     pub fn newer_than(&self, fields: &Fields) -> usize {
         let c = &self.columns;
-        newer_entries(
-            c.live_word(word::SEQ),
-            c.live_word(word::ACK),
-            fields.seq,
-            fields.ack,
-        )
+        let (seq, ack) = c.live_seq_ack();
+        newer_entries(seq, ack, fields.seq, fields.ack)
     }
 
     /// Forgets every entry.
@@ -215,13 +211,15 @@ impl<X: Extras> Vsw<X> {
     #[inline]
     pub fn columns(&self) -> FieldColumns<'_> {
         let c = &self.columns;
+        let [seq, ack, ts_val, ts_ecr, _, _] = c.words.parts(c.start, c.end);
+        let [win, ip_id] = c.halves.parts(c.start, c.end);
         FieldColumns {
-            seq: c.live_word(word::SEQ),
-            ack: c.live_word(word::ACK),
-            win: c.live_half(half::WIN),
-            ip_id: c.live_half(half::IP_ID),
-            ts_val: c.live_word(word::TS_VAL),
-            ts_ecr: c.live_word(word::TS_ECR),
+            seq,
+            ack,
+            win,
+            ip_id,
+            ts_val,
+            ts_ecr,
         }
     }
 
@@ -322,13 +320,12 @@ impl<X: Extras> Vsw<X> {
         if n == 0 {
             return;
         }
-        let (marks_seq, marks_ack) = (c.live_word(word::MARK_SEQ), c.live_word(word::MARK_ACK));
+        let [seq, ack, _, _, marks_seq, marks_ack] = c.words.parts(c.start, c.end);
         // When entries leave by progress since their push, the frontier stays: it is the
         // decompressor's reference until a newer packet arrives, however far the other number
         // has moved since (an ACK jump must not prune it). By the draft's rule it is at no
         // distance from itself, so it stays anyway.
         let frontier = if self.progress == Progress::SincePush {
-            let (seq, ack) = (c.live_word(word::SEQ), c.live_word(word::ACK));
             (0..n).rfind(|&i| (seq[i], ack[i]) == (self.max_seq, self.max_ack))
         } else {
             None
@@ -374,7 +371,7 @@ impl<X: Extras> Vsw<X> {
     /// `(seq, ack)`. The number of entries dropped.
     pub fn drop_older_than_held(&mut self, seq: u32, ack: u32) -> usize {
         let c = &self.columns;
-        let (seqs, acks) = (c.live_word(word::SEQ), c.live_word(word::ACK));
+        let (seqs, acks) = c.live_seq_ack();
         let held = seqs.iter().zip(acks).any(|(&s, &a)| (s, a) == (seq, ack));
         if !held {
             return 0;

@@ -48,6 +48,19 @@ impl<T: Copy + Default, const N: usize> Block<T, N> {
         &self.values[at + from..at + to]
     }
 
+    /// Entries `from..to` of every column (`to` at most the room): one check of the range
+    /// covers them all.
+    #[inline(always)]
+    pub fn parts(&self, from: usize, to: usize) -> [&[T]; N] {
+        let room = self.room;
+        let mut rest: &[T] = &self.values;
+        core::array::from_fn(|_| {
+            let (column, tail) = rest.split_at(room);
+            rest = tail;
+            &column[from..to]
+        })
+    }
+
     /// Every column, to write: all of one length, so that one check of an index covers them
     /// all.
     #[inline(always)]

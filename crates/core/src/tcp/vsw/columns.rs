@@ -126,6 +126,13 @@ impl<X: Extras> Columns<X> {
         self.words.part(k, self.start, self.end)
     }
 
+    /// The live sequence and acknowledgment numbers.
+    #[inline(always)]
+    pub(super) fn live_seq_ack(&self) -> (&[u32], &[u32]) {
+        let [seq, ack, ..] = self.words.parts(self.start, self.end);
+        (seq, ack)
+    }
+
     /// The live part of 16-bit column `k` ([`half`]).
     #[inline(always)]
     pub(super) fn live_half(&self, k: usize) -> &[u16] {
@@ -255,7 +262,7 @@ impl<X: Extras> Columns<X> {
     /// `protect` newest entries in sequence order ([`is_older`]); entry 0 if there is none.
     #[inline]
     pub(super) fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
-        let (seq, ack) = (self.live_word(word::SEQ), self.live_word(word::ACK));
+        let (seq, ack) = self.live_seq_ack();
         // Sequence numbers in order: the oldest entry has the `protect` newest after it in
         // sequence order if the protect-th from the end has a higher sequence number; or, all
         // sequence numbers equal (a flow of pure ACKs), if it has a higher acknowledgment
@@ -284,7 +291,7 @@ impl<X: Extras> Columns<X> {
         max_seq: u32,
         max_ack: u32,
     ) -> usize {
-        let (seq, ack) = (self.live_word(word::SEQ), self.live_word(word::ACK));
+        let (seq, ack) = self.live_seq_ack();
         let at_frontier = |i: usize| (seq[i], ack[i]) == (max_seq, max_ack);
         (0..seq.len())
             .find(|&i| !at_frontier(i) && newer_entries(seq, ack, seq[i], ack[i]) >= protect)
