@@ -240,7 +240,7 @@ const IDLE: u64 = 1024;
 
 /// Slots of [`PlusCompressor`]'s cache of recent flows in front of its map of flows (a power
 /// of two).
-const RECENT_FLOWS: usize = 16;
+const RECENT_FLOWS: usize = 64;
 
 /// The slot of flow `key` in the cache of recent flows: a multiplicative hash of its ports
 /// (flows of one host pair differ in their ports, often by steps of two).
