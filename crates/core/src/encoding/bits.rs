@@ -109,7 +109,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `bits` bits (up to 32), or `None` past the end of the data.
-    #[inline]
+    #[inline(always)]
     pub fn get(&mut self, bits: u8) -> Option<u32> {
         debug_assert!(bits <= 32);
         let end = self.bit + usize::from(bits);
