@@ -128,6 +128,7 @@ impl Watch {
 
     /// Why `p`, about to be sent at `now`, must go UNCOMPRESSED_TCP to repair the context, if
     /// it must. Call once per packet, before [`Watch::sent`].
+    #[inline(always)]
     pub(crate) fn due(
         &mut self,
         repair: &Repair,
