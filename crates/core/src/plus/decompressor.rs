@@ -480,6 +480,7 @@ impl PlusDecompressor {
 impl PlusDecompressor {
     /// A packet of context `cid` was delivered: its numbers go to the sibling compressor if
     /// the context is young ([`NUMBERS_NOTED`]).
+    #[inline(always)]
     fn count_delivered(&mut self, cid: u8) {
         if let Some(ctx) = self.contexts[usize::from(cid)].as_mut() {
             if ctx.delivered < NUMBERS_NOTED {

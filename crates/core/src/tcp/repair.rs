@@ -300,6 +300,7 @@ impl Requests {
 
     /// Notes what became of a compressed frame of `cid`. A frame rebuilt against a wrong
     /// context can also look malformed (fields its context forbids): every refusal counts.
+    #[inline(always)]
     pub(crate) fn record(&mut self, cid: u8, result: &Result<(), DropReason>) {
         match result {
             Ok(()) => self.delivered(cid),
