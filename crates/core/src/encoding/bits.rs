@@ -109,7 +109,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `bits` bits (up to 32), or `None` past the end of the data.
-    #[inline]
+    #[inline(always)]
     pub fn get(&mut self, bits: u8) -> Option<u32> {
         debug_assert!(bits <= 32);
         let end = self.bit + usize::from(bits);
@@ -135,7 +135,7 @@ impl<'a> BitReader<'a> {
     /// The next [`WINDOW_BITS`] bits without reading them, from the word's top bit down
     /// (zeros past the end of the data; the word's low bits are unspecified): several fields
     /// read from one load ([`BitReader::skip`] then reads them).
-    #[inline]
+    #[inline(always)]
     pub fn window(&self) -> u64 {
         // The bytes from the current one, big-endian in one word, zeros past the end.
         let rest = self.data.get(self.bit / 8..).unwrap_or(&[]);

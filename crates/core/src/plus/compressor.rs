@@ -159,6 +159,8 @@ pub const PROTECTED_PACKETS: usize = 4;
 #[derive(Debug, Clone)]
 struct Context {
     key: FlowKey,
+    /// [`mirror::flow_hash`] of `key`.
+    flow_hash: u16,
     identity: Identity,
     /// The outer header of a tunnelled flow ([`Outer`]): its IR frames go in tunnel frames,
     /// its CO frames plain.
@@ -238,7 +240,7 @@ const IDLE: u64 = 1024;
 
 /// Slots of [`PlusCompressor`]'s cache of recent flows in front of its map of flows (a power
 /// of two).
-const RECENT_FLOWS: usize = 16;
+const RECENT_FLOWS: usize = 64;
 
 /// The slot of flow `key` in the cache of recent flows: a multiplicative hash of its ports
 /// (flows of one host pair differ in their ports, often by steps of two).
@@ -302,6 +304,8 @@ pub struct PlusCompressor {
     /// `by_flow` still maps them so: the packets of many flows come interleaved, and this
     /// spares most of them the map lookup when the last packet's flow is another.
     recent_flows: [Option<(FlowKey, u8)>; RECENT_FLOWS],
+    /// The emptied windows of the last context that left the table, for the next new one.
+    spare_windows: Option<(Vsw<DerivedColumns>, Vsw<DerivedColumns>)>,
     clock: u64,
     /// `clock` when the last context request for a TCP context or loss note came in.
     lossy_at: Option<u64>,
@@ -336,6 +340,7 @@ impl PlusCompressor {
             by_flow: BTreeMap::new(),
             last_flow: None,
             recent_flows: [None; RECENT_FLOWS],
+            spare_windows: None,
             clock: 0,
             lossy_at: None,
             now: Duration::ZERO,

@@ -350,6 +350,7 @@ impl PlusDecompressor {
 /// Decodes a CO body against `ctx`'s reference, under `scaling` if the frame carries a note
 /// (else the context's, or the strides its packets suggest if that fails, [`guess_stride`]):
 /// the packet verified, and the scaling it verified under. The context is left as it was.
+#[inline(always)]
 fn decode_in(
     ctx: &mut Context,
     k: u8,
@@ -383,6 +384,7 @@ fn decode_in(
 /// Delivers the verified packet `d` (decoded under `under`, from a frame with a note if
 /// `noted`) and commits it: the context trusts its reference again. Whether the context's
 /// IP-ID is sequential, and its step from the last packet delivered ([`loss`]).
+#[inline(always)]
 fn deliver(
     ctx: &mut Context,
     d: &Decoded,
@@ -512,6 +514,7 @@ impl PlusDecompressor {
 impl PlusDecompressor {
     /// A packet of context `cid` was delivered: its numbers go to the sibling compressor if
     /// the context is young ([`NUMBERS_NOTED`]).
+    #[inline(always)]
     fn count_delivered(&mut self, cid: u8) {
         if let Some(ctx) = self.contexts[usize::from(cid)].as_mut() {
             if ctx.delivered < NUMBERS_NOTED {

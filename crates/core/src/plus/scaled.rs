@@ -33,6 +33,7 @@ pub fn decode(reference: u32, lsbs: u32, k: u8, stride: u16) -> Option<u32> {
 
 /// [`decode`] given the reference's quotient `reference_q` (`reference / stride`, which the
 /// caller may have at hand): the number and its quotient.
+#[inline(always)]
 pub fn decode_divided(
     reference: u32,
     reference_q: u32,
@@ -138,6 +139,7 @@ impl Learner {
     /// Sees a packet with `payload` bytes acknowledging `ack`; returns the strides the flow
     /// should now use, if they differ from `current`. A flow has one stride at most (an IR
     /// frame carries one): the first learnt, sequence or acknowledgment, keeps the other out.
+    #[inline(always)]
     pub fn observe(&mut self, payload: usize, ack: u32, current: Strides) -> Option<Strides> {
         let mut next = current;
         if payload > 0 {

@@ -4,9 +4,8 @@
 //! ([`super::format::class`], [`super::format::code`]).
 
 use crate::tcp::packet::Fields;
-use alloc::vec::Vec;
 
-use crate::tcp::vsw::{ordered, ColumnOrder, Extras, Space, Vsw};
+use crate::tcp::vsw::{ordered, Block, ColumnOrder, Extras, Space, Vsw};
 
 use super::ipid::{self, Behaviour};
 use super::scaled::Strides;
@@ -164,20 +163,24 @@ impl Derived {
 }
 
 /// Every window entry's [`Derived`] values, one column per value (the window's [`Extras`]),
-/// so that the scan's loops run over contiguous memory.
+/// so that the scan's loops run over contiguous memory: the 32-bit ones in one [`Block`]
+/// (numbered by the `WORD_*` constants), the 16-bit ones in another.
 #[derive(Debug, Clone, Default)]
 pub struct DerivedColumns {
-    seq_q: Vec<u32>,
-    seq_r: Vec<u32>,
-    ack_q: Vec<u32>,
-    ack_r: Vec<u32>,
-    gap: Vec<u32>,
-    offset: Vec<u16>,
-    outer: Vec<u16>,
-    len: Vec<u32>,
+    words: Block<u32, 6>,
+    /// The IP-ID offsets, then the outer offsets.
+    halves: Block<u16, 2>,
     /// Which columns are in order (the `DERIVED_*` bits; all but the gaps and outer offsets).
     order: ColumnOrder,
 }
+
+/// [`DerivedColumns::words`]' columns.
+const WORD_SEQ_Q: usize = 0;
+const WORD_SEQ_R: usize = 1;
+const WORD_ACK_Q: usize = 2;
+const WORD_ACK_R: usize = 3;
+const WORD_GAP: usize = 4;
+const WORD_LEN: usize = 5;
 
 /// [`DerivedColumns::order`]'s bits.
 const DERIVED_SEQ_Q: u16 = 1;
@@ -200,44 +203,20 @@ pub struct DerivedSlices<'a> {
     order: &'a ColumnOrder,
 }
 
-/// Runs `$body` with `$v` bound to each column of `$c` and `$x` to its value in `$d`.
-macro_rules! each_derived {
-    ($c:expr, $d:expr, $v:ident, $x:ident => $body:expr) => {{
-        let c = $c;
-        let d = $d;
-        {
-            let ($v, $x) = (&mut c.seq_q, d.seq_q);
-            $body;
-        }
-        {
-            let ($v, $x) = (&mut c.seq_r, d.seq_r);
-            $body;
-        }
-        {
-            let ($v, $x) = (&mut c.ack_q, d.ack_q);
-            $body;
-        }
-        {
-            let ($v, $x) = (&mut c.ack_r, d.ack_r);
-            $body;
-        }
-        {
-            let ($v, $x) = (&mut c.gap, d.gap);
-            $body;
-        }
-        {
-            let ($v, $x) = (&mut c.offset, d.offset);
-            $body;
-        }
-        {
-            let ($v, $x) = (&mut c.outer, d.outer);
-            $body;
-        }
-        {
-            let ($v, $x) = (&mut c.len, d.len);
-            $body;
-        }
-    }};
+/// Writes `item`'s values at entry `i` of the columns of [`DerivedColumns::words`] and
+/// [`DerivedColumns::halves`].
+#[inline(always)]
+fn write_derived(words: [&mut [u32]; 6], halves: [&mut [u16]; 2], i: usize, item: &Derived) {
+    let [seq_q, seq_r, ack_q, ack_r, gap, len] = words;
+    let [offset, outer] = halves;
+    seq_q[i] = item.seq_q;
+    seq_r[i] = item.seq_r;
+    ack_q[i] = item.ack_q;
+    ack_r[i] = item.ack_r;
+    gap[i] = item.gap;
+    len[i] = item.len;
+    offset[i] = item.offset;
+    outer[i] = item.outer;
 }
 
 impl Extras for DerivedColumns {
@@ -246,19 +225,22 @@ impl Extras for DerivedColumns {
 
     #[inline]
     fn push(&mut self, item: Derived, from: usize, at: usize) {
+        let words = self.words.columns_mut();
+        let halves = self.halves.columns_mut();
         if at == from {
             self.order.reset();
         } else {
             let last = at - 1;
-            let plain = |bit, column: &[u32], value| {
+            let plain = |bit, k: usize, value| {
+                let column: &[u32] = words[k];
                 Space::Plain.breaks(bit, column[from], column[last], value)
             };
-            let offset = &self.offset;
+            let offset: &[u16] = halves[0];
             self.order.pushed(
-                plain(DERIVED_SEQ_Q, &self.seq_q, item.seq_q)
-                    | plain(DERIVED_SEQ_R, &self.seq_r, item.seq_r)
-                    | plain(DERIVED_ACK_Q, &self.ack_q, item.ack_q)
-                    | plain(DERIVED_ACK_R, &self.ack_r, item.ack_r)
+                plain(DERIVED_SEQ_Q, WORD_SEQ_Q, item.seq_q)
+                    | plain(DERIVED_SEQ_R, WORD_SEQ_R, item.seq_r)
+                    | plain(DERIVED_ACK_Q, WORD_ACK_Q, item.ack_q)
+                    | plain(DERIVED_ACK_R, WORD_ACK_R, item.ack_r)
                     | Space::Wrap16.breaks(
                         DERIVED_OFFSET,
                         offset[from].into(),
@@ -267,7 +249,7 @@ impl Extras for DerivedColumns {
                     ),
             );
         }
-        each_derived!(self, item, v, x => v[at] = x);
+        write_derived(words, halves, at, &item);
     }
 
     fn removed(&mut self) {
@@ -275,47 +257,58 @@ impl Extras for DerivedColumns {
     }
 
     fn get(&self, i: usize) -> Derived {
+        let w = |k| self.words.column(k)[i];
         Derived {
-            seq_q: self.seq_q[i],
-            seq_r: self.seq_r[i],
-            ack_q: self.ack_q[i],
-            ack_r: self.ack_r[i],
-            gap: self.gap[i],
-            offset: self.offset[i],
-            outer: self.outer[i],
-            len: self.len[i],
+            seq_q: w(WORD_SEQ_Q),
+            seq_r: w(WORD_SEQ_R),
+            ack_q: w(WORD_ACK_Q),
+            ack_r: w(WORD_ACK_R),
+            gap: w(WORD_GAP),
+            offset: self.halves.column(0)[i],
+            outer: self.halves.column(1)[i],
+            len: w(WORD_LEN),
         }
     }
 
     fn set(&mut self, i: usize, item: Derived) {
         self.order.forget();
-        each_derived!(self, item, v, x => v[i] = x);
+        write_derived(
+            self.words.columns_mut(),
+            self.halves.columns_mut(),
+            i,
+            &item,
+        );
     }
 
     fn copy(&mut self, from: usize, to: usize) {
-        each_derived!(self, Derived::default(), v, _x => v[to] = v[from]);
+        self.words.copy(from, to);
+        self.halves.copy(from, to);
     }
 
     fn compact(&mut self, from: usize, to: usize) {
-        each_derived!(self, Derived::default(), v, _x => v.copy_within(from..to, 0));
+        self.words.copy_within(from, to, 0);
+        self.halves.copy_within(from, to, 0);
     }
 
     fn resize(&mut self, n: usize) {
-        each_derived!(self, Derived::default(), v, _x => v.resize(n, 0));
+        self.words.grow(n);
+        self.halves.grow(n);
     }
 
     // Inlined where it is read, so that the slices not read are not made.
     #[inline(always)]
     fn live(&self, from: usize, to: usize) -> DerivedSlices<'_> {
+        let [seq_q, seq_r, ack_q, ack_r, gap, len] = self.words.parts(from, to);
+        let [offset, outer] = self.halves.parts(from, to);
         DerivedSlices {
-            seq_q: &self.seq_q[from..to],
-            seq_r: &self.seq_r[from..to],
-            ack_q: &self.ack_q[from..to],
-            ack_r: &self.ack_r[from..to],
-            gap: &self.gap[from..to],
-            offset: &self.offset[from..to],
-            outer: &self.outer[from..to],
-            len: &self.len[from..to],
+            seq_q,
+            seq_r,
+            ack_q,
+            ack_r,
+            gap,
+            offset,
+            outer,
+            len,
             order: &self.order,
         }
     }

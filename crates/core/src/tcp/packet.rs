@@ -321,6 +321,14 @@ impl<'a> TcpIpPacket<'a> {
         if template.len() != n {
             return false;
         }
+        // The usual layouts: the packet's bytes masked as the template zeroes them, in one
+        // comparison without branches.
+        if let (true, Ok(t)) = (self.v4, template.try_into()) {
+            return masked_equal(&self.bytes[..n], t, &PLAIN_V4_MASK);
+        }
+        if let (false, Ok(t)) = (self.v4, template.try_into()) {
+            return masked_equal(&self.bytes[..n], t, &PLAIN_V6_MASK);
+        }
         let (b, t) = (&self.bytes[..n], template);
         let zeroed = |range: core::ops::Range<usize>| t[range].iter().all(|&x| x == 0);
         if self.v4 {
@@ -339,6 +347,37 @@ impl<'a> TcpIpPacket<'a> {
                 && t[6..] == b[6..]
         }
     }
+}
+
+/// What [`TcpIpPacket::template_into`] keeps of each byte of an IPv4 header without options
+/// and the TCP ports: the ECN bits, Total Length, Identification and the checksum zeroed.
+const PLAIN_V4_MASK: [u8; ipv4::MIN_HEADER_LEN + 4] = {
+    let mut mask = [0xFF; ipv4::MIN_HEADER_LEN + 4];
+    mask[1] = 0xFC;
+    (mask[2], mask[3], mask[4], mask[5]) = (0, 0, 0, 0);
+    (mask[ipv4::CHECKSUM_OFFSET], mask[ipv4::CHECKSUM_OFFSET + 1]) = (0, 0);
+    mask
+};
+
+/// The same for an IPv6 header and the TCP ports: the ECN bits and Payload Length zeroed.
+const PLAIN_V6_MASK: [u8; taroc_wire::ipv6::HEADER_LEN + 4] = {
+    let mut mask = [0xFF; taroc_wire::ipv6::HEADER_LEN + 4];
+    mask[1] = !0x30;
+    (mask[4], mask[5]) = (0, 0);
+    mask
+};
+
+/// Whether `bytes` (`N` long) masked by `mask` are `template`.
+fn masked_equal<const N: usize>(bytes: &[u8], template: &[u8; N], mask: &[u8; N]) -> bool {
+    let Ok(bytes) = <&[u8; N]>::try_from(bytes) else {
+        return false;
+    };
+    let differ = bytes
+        .iter()
+        .zip(template)
+        .zip(mask)
+        .fold(0, |differ, ((&b, &t), &m)| differ | ((b & m) ^ t));
+    differ == 0
 }
 
 /// Whether `bytes` starts with a layout [`TcpIpPacket::parse_plain`] reads, and if so whether
@@ -448,12 +487,14 @@ mod tests {
     /// template, whichever header byte (or template byte) differs, and however.
     #[test]
     fn matching_in_place_is_comparing_templates() {
-        for v4 in [true, false] {
-            let bytes = Spec {
+        let plain = |v4| {
+            Spec {
                 v4,
                 ..Spec::default()
             }
-            .build();
+            .build()
+        };
+        for bytes in [plain(true), plain(false), with_ip_options(&plain(true))] {
             let p = TcpIpPacket::parse(&bytes).expect("a valid packet");
             let mut template = Vec::new();
             p.template_into(&mut template);
@@ -486,5 +527,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// An IPv4 packet (without options) with four octets of IP options (NOPs and an end).
+    fn with_ip_options(plain: &[u8]) -> Vec<u8> {
+        let mut bytes = plain.to_vec();
+        bytes.splice(20..20, [1, 1, 1, 0]);
+        bytes[0] = 0x46;
+        let total = u16::from_be_bytes([bytes[2], bytes[3]]) + 4;
+        bytes[2..4].copy_from_slice(&total.to_be_bytes());
+        bytes[10..12].fill(0);
+        let sum = bytes[..24]
+            .chunks(2)
+            .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
+            .sum::<u32>();
+        let folded = (sum & 0xFFFF) + (sum >> 16);
+        let folded = (folded & 0xFFFF) + (folded >> 16);
+        bytes[10..12].copy_from_slice(&(!(folded as u16)).to_be_bytes());
+        bytes
     }
 }

@@ -128,6 +128,7 @@ impl Watch {
 
     /// Why `p`, about to be sent at `now`, must go UNCOMPRESSED_TCP to repair the context, if
     /// it must. Call once per packet, before [`Watch::sent`].
+    #[inline(always)]
     pub(crate) fn due(
         &mut self,
         repair: &Repair,
@@ -299,6 +300,7 @@ impl Requests {
 
     /// Notes what became of a compressed frame of `cid`. A frame rebuilt against a wrong
     /// context can also look malformed (fields its context forbids): every refusal counts.
+    #[inline(always)]
     pub(crate) fn record(&mut self, cid: u8, result: &Result<(), DropReason>) {
         match result {
             Ok(()) => self.delivered(cid),

@@ -15,10 +15,12 @@ use taroc_wire::seq::{seq_diff, seq_lt};
 use super::packet::Fields;
 use crate::encoding::wlsb::bits_needed;
 
+mod block;
 mod columns;
 mod order;
+pub use block::Block;
 pub use columns::Extras;
-use columns::{newer_entries, Columns, HAS_PAYLOAD, PREALLOCATED, UNCOMPRESSED};
+use columns::{half, newer_entries, word, Columns, HAS_PAYLOAD, PREALLOCATED, UNCOMPRESSED};
 pub use order::{ColumnOrder, Space};
 
 /// The bits that number [`Vsw::order`]'s columns.
@@ -191,7 +193,8 @@ impl<X: Extras> Vsw<X> {
     /// How many entries are newer than `fields` in the decompressor's order ([`is_older`]).
     pub fn newer_than(&self, fields: &Fields) -> usize {
         let c = &self.columns;
-        newer_entries(c.live(&c.seq), c.live(&c.ack), fields.seq, fields.ack)
+        let (seq, ack) = c.live_seq_ack();
+        newer_entries(seq, ack, fields.seq, fields.ack)
     }
 
     /// Forgets every entry.
@@ -208,13 +211,15 @@ impl<X: Extras> Vsw<X> {
     #[inline]
     pub fn columns(&self) -> FieldColumns<'_> {
         let c = &self.columns;
+        let [seq, ack, ts_val, ts_ecr, _, _] = c.words.parts(c.start, c.end);
+        let [win, ip_id] = c.halves.parts(c.start, c.end);
         FieldColumns {
-            seq: c.live(&c.seq),
-            ack: c.live(&c.ack),
-            win: c.live(&c.win),
-            ip_id: c.live(&c.ip_id),
-            ts_val: c.live(&c.ts_val),
-            ts_ecr: c.live(&c.ts_ecr),
+            seq,
+            ack,
+            win,
+            ip_id,
+            ts_val,
+            ts_ecr,
         }
     }
 
@@ -268,8 +273,9 @@ impl<X: Extras> Vsw<X> {
             let evict = if self.protect > 0 {
                 c.first_unprotected(self.protect, self.max_seq, self.max_ack)
             } else {
+                let front = |k| c.words.column(k)[c.start];
                 let front_is_frontier =
-                    c.seq[c.start] == self.max_seq && c.ack[c.start] == self.max_ack;
+                    front(word::SEQ) == self.max_seq && front(word::ACK) == self.max_ack;
                 usize::from(front_is_frontier && self.cap > 1)
             };
             self.columns.remove_at(evict);
@@ -314,13 +320,12 @@ impl<X: Extras> Vsw<X> {
         if n == 0 {
             return;
         }
-        let (marks_seq, marks_ack) = (c.live(&c.mark_seq), c.live(&c.mark_ack));
+        let [seq, ack, _, _, marks_seq, marks_ack] = c.words.parts(c.start, c.end);
         // When entries leave by progress since their push, the frontier stays: it is the
         // decompressor's reference until a newer packet arrives, however far the other number
         // has moved since (an ACK jump must not prune it). By the draft's rule it is at no
         // distance from itself, so it stays anyway.
         let frontier = if self.progress == Progress::SincePush {
-            let (seq, ack) = (c.live(&c.seq), c.live(&c.ack));
             (0..n).rfind(|&i| (seq[i], ack[i]) == (self.max_seq, self.max_ack))
         } else {
             None
@@ -366,7 +371,7 @@ impl<X: Extras> Vsw<X> {
     /// `(seq, ack)`. The number of entries dropped.
     pub fn drop_older_than_held(&mut self, seq: u32, ack: u32) -> usize {
         let c = &self.columns;
-        let (seqs, acks) = (c.live(&c.seq), c.live(&c.ack));
+        let (seqs, acks) = c.live_seq_ack();
         let held = seqs.iter().zip(acks).any(|(&s, &a)| (s, a) == (seq, ack));
         if !held {
             return 0;
@@ -388,8 +393,13 @@ impl<X: Extras> Vsw<X> {
     pub fn is_behind(&self, fields: &Fields) -> bool {
         let c = &self.columns;
         !self.is_empty()
-            && (c.live(&c.seq).iter().all(|&g| seq_lt(fields.seq, g))
-                || c.live(&c.ack).iter().all(|&g| seq_lt(fields.ack, g)))
+            && (c
+                .live_word(word::SEQ)
+                .iter()
+                .all(|&g| seq_lt(fields.seq, g))
+                || c.live_word(word::ACK)
+                    .iter()
+                    .all(|&g| seq_lt(fields.ack, g)))
     }
 
     /// Whether a segment with payload at `seq` retransmits one the window holds as sent
@@ -397,9 +407,9 @@ impl<X: Extras> Vsw<X> {
     /// stopping at the first match: a loop that vectorizes.
     pub fn retransmits_uncompressed(&self, seq: u32) -> bool {
         let c = &self.columns;
-        c.live(&c.kind)
+        c.live_kind()
             .iter()
-            .zip(c.live(&c.seq))
+            .zip(c.live_word(word::SEQ))
             .fold(false, |any, (&k, &g)| {
                 any | ((k == HAS_PAYLOAD | UNCOMPRESSED) & (g == seq))
             })
@@ -409,15 +419,15 @@ impl<X: Extras> Vsw<X> {
     pub fn needs(&self, f: &Fields) -> Needs {
         let c = &self.columns;
         // bits_needed depends on the bit length of the largest distance only.
-        let r32 = |column: &[u32], v: u32| bits_needed(distance_bits_32(c.live(column), v).into());
-        let r16 = |column: &[u16], v: u16| bits_needed(distance_bits_16(c.live(column), v).into());
+        let r32 = |k, v: u32| bits_needed(distance_bits_32(c.live_word(k), v).into());
+        let r16 = |k, v: u16| bits_needed(distance_bits_16(c.live_half(k), v).into());
         Needs {
-            win: r16(&c.win, f.win).min(16),
-            ack: r32(&c.ack, f.ack).min(32),
-            seq: r32(&c.seq, f.seq).min(32),
-            ip_id: r16(&c.ip_id, f.ip_id).min(16),
-            ts_val: r32(&c.ts_val, f.ts_val).min(32),
-            ts_ecr: r32(&c.ts_ecr, f.ts_ecr).min(32),
+            win: r16(half::WIN, f.win).min(16),
+            ack: r32(word::ACK, f.ack).min(32),
+            seq: r32(word::SEQ, f.seq).min(32),
+            ip_id: r16(half::IP_ID, f.ip_id).min(16),
+            ts_val: r32(word::TS_VAL, f.ts_val).min(32),
+            ts_ecr: r32(word::TS_ECR, f.ts_ecr).min(32),
         }
     }
 }

@@ -4,7 +4,6 @@
 
 use super::{PlusCompressor, LOSSY_MEMORY};
 use crate::plus::format;
-use crate::plus::mirror;
 use crate::plus::other;
 use crate::plus::receipt::ReceiptFrame;
 use crate::tcp::repair;
@@ -81,7 +80,7 @@ impl PlusCompressor {
         }
         let mut ended = false;
         for ctx in self.contexts.iter_mut().flatten() {
-            if mirror::flow_hash(&ctx.key) != hash {
+            if ctx.flow_hash != hash {
                 continue;
             }
             self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;

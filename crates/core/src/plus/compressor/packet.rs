@@ -16,7 +16,6 @@ use crate::codec::FrameKind;
 use crate::plus::compact;
 use crate::plus::format;
 use crate::plus::ipid;
-use crate::plus::mirror;
 use crate::plus::numbers::{self, Numbers};
 use crate::plus::outer::Outer;
 use crate::plus::stale::Trace;
@@ -86,8 +85,7 @@ impl PlusCompressor {
         ctx.watch.sent(p, self.now, !compressed);
         if ctx.numbers_noted < NUMBERS_NOTED {
             ctx.numbers_noted += 1;
-            self.outbox
-                .numbers(mirror::flow_hash(&p.key), Numbers::of(p));
+            self.outbox.numbers(ctx.flow_hash, Numbers::of(p));
         }
         self.keep(ctx, p, &sent, compressed, outer_id);
         kind

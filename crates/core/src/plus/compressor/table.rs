@@ -10,12 +10,13 @@ use super::{
     MIN_WINDOW_PACKETS, PROTECTED_PACKETS, RECENT_FLOWS,
 };
 use crate::plus::ipid::Detector;
+use crate::plus::mirror;
 use crate::plus::numbers;
 use crate::plus::outer::{Outer, Predictors};
 use crate::plus::scaled::{Learner, Strides};
 use crate::plus::seal;
 use crate::plus::stale::{Recent, Trace};
-use crate::plus::window::{Scaler, Scaling};
+use crate::plus::window::{DerivedColumns, Scaler, Scaling};
 use crate::tcp::context::Identity;
 use crate::tcp::cwnd::{AckTracker, SeqTracker, TrackerParams};
 use crate::tcp::packet::TcpIpPacket;
@@ -40,7 +41,9 @@ impl PlusCompressor {
                 return cid;
             }
             self.stats.identity_changes += 1;
-            self.contexts[usize::from(cid)] = None;
+            if let Some(old) = self.contexts[usize::from(cid)].take() {
+                self.retire(old);
+            }
             self.outbox.changed(cid);
             self.by_flow.remove(&p.key);
             self.forget_flows();
@@ -124,8 +127,36 @@ impl PlusCompressor {
             self.by_flow.remove(&old.key);
             self.forget_flows();
             self.stats.evictions += 1;
+            self.retire(old);
         }
         i as u8
+    }
+
+    /// Keeps the windows of a context that left the table, emptied, for the next new context
+    /// (an empty window is the same whatever it held, and its columns need not be allocated
+    /// again).
+    fn retire(&mut self, old: Box<Context>) {
+        let Context {
+            mut vsw,
+            mut horizon,
+            ..
+        } = *old;
+        vsw.clear();
+        horizon.clear();
+        self.spare_windows = Some((vsw, horizon));
+    }
+
+    /// Empty windows for a new context: the last retired context's, else new ones.
+    fn windows(&mut self) -> (Vsw<DerivedColumns>, Vsw<DerivedColumns>) {
+        self.spare_windows.take().unwrap_or_else(|| {
+            let vsw = Vsw::with_extras(
+                self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
+                Progress::SincePush,
+            )
+            .with_min_len(MIN_WINDOW_PACKETS)
+            .with_protected(PROTECTED_PACKETS);
+            (vsw, Vsw::with_extras(HORIZON_PACKETS, Progress::SincePush))
+        })
     }
 
     fn install(&mut self, cid: u8, p: &TcpIpPacket<'_>, outer: Option<&Outer>) {
@@ -137,8 +168,10 @@ impl PlusCompressor {
             .map_or(Strides::default(), |(_, base)| base.strides);
         let identity = Identity::of(p, false);
         let behaviour = Detector::initial(p.v4, p.fields.ip_id);
+        let (vsw, horizon) = self.windows();
         self.contexts[usize::from(cid)] = Some(Box::new(Context {
             key: p.key,
+            flow_hash: mirror::flow_hash(&p.key),
             identity_hash: seal::identity_hash(&identity, outer),
             identity,
             outer: outer.copied(),
@@ -148,12 +181,7 @@ impl PlusCompressor {
             strides,
             scaler: Scaler::new(Scaling { strides, behaviour }),
             learner: Learner::new(p.fields.ack),
-            vsw: Vsw::with_extras(
-                self.config.max_vsw_entries.min(MAX_WINDOW_PACKETS),
-                Progress::SincePush,
-            )
-            .with_min_len(MIN_WINDOW_PACKETS)
-            .with_protected(PROTECTED_PACKETS),
+            vsw,
             seq: SeqTracker::new(params, p.fields.seq),
             ack: AckTracker::new(params, p.fields.ack),
             last_used: 0,
@@ -174,7 +202,7 @@ impl PlusCompressor {
             spread_due: self.spreads(),
             since_wide: 0,
             wide_at: self.now,
-            horizon: Vsw::with_extras(HORIZON_PACKETS, Progress::SincePush),
+            horizon,
             since_sample: 0,
             wide_notes: 0,
             watch: Watch::new(p, self.now),

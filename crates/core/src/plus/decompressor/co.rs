@@ -196,6 +196,7 @@ pub(super) fn decode_body(
 /// The TCP checksum a frame's checks give for the decoded `fields` (and outer Identification
 /// `outer_id`), once the seal (under the note, if the frame carries one: decoded under its
 /// scaling) and the 16-bit check (with V) agree.
+#[inline(always)]
 fn verify_checks(
     ctx: &Context,
     x: &Extension,

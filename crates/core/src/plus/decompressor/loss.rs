@@ -57,6 +57,7 @@ impl LossWatch {
 
     /// A CO frame delivered whose IP-ID is `gap` above the flow's previous delivered packet's,
     /// in a flow whose IP-ID is a sequential counter if `sequential`.
+    #[inline]
     pub(super) fn delivered(&mut self, sequential: bool, gap: u16) {
         if !self.on {
             return;

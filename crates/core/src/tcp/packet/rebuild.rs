@@ -13,6 +13,7 @@ use super::{Fields, FlowKey};
 /// Rebuilds a packet from a template and the per-packet fields into `out`; returns `None` if
 /// the result would be longer than an IP length field can say.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub fn rebuild(
     out: &mut Vec<u8>,
     template: &[u8],
@@ -63,6 +64,7 @@ pub fn rebuild(
 }
 
 /// Whether the TCP segment of a rebuilt packet verifies.
+#[inline(always)]
 pub fn tcp_checksum_ok(packet: &[u8], tcp_offset: usize, key: &FlowKey) -> bool {
     let segment = &packet[tcp_offset..];
     Sum::new()

@@ -1,38 +1,58 @@
 //! The window's entries as a structure of arrays: one column per field, live entries at the
 //! back of each, and the moves that keep the columns in step.
 
-use alloc::vec::Vec;
-
 use taroc_wire::seq::seq_diff;
 
+use super::block::Block;
 use super::{is_older, ordered, ColumnOrder, Entry, Space};
 use crate::tcp::packet::Fields;
 
 /// The entries, one column per field (a structure of arrays, so that the scans every packet
-/// makes are simple loops over contiguous memory). Every column has the same fixed length, its
-/// *room*, and the live entries, oldest first, are `start..end` of every column: a push writes
-/// at `end` (no column keeps a length of its own), entries leave the front by moving `start`,
-/// and when a push finds no room the live entries move to the front (if the dead prefix is at
-/// least as long as they are) or the room doubles, so each push costs O(1) amortized.
+/// makes are simple loops over contiguous memory), the columns of one type in one [`Block`].
+/// Every column has the same fixed length, its *room*, and the live entries, oldest first, are
+/// `start..end` of every column: a push writes at `end` (no column keeps a length of its own),
+/// entries leave the front by moving `start`, and when a push finds no room the live entries
+/// move to the front (if the dead prefix is at least as long as they are) or the room doubles,
+/// so each push costs O(1) amortized.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Columns<X> {
     pub(super) start: usize,
     pub(super) end: usize,
-    pub(super) seq: Vec<u32>,
-    pub(super) ack: Vec<u32>,
-    pub(super) win: Vec<u16>,
-    pub(super) ip_id: Vec<u16>,
-    pub(super) ts_val: Vec<u32>,
-    pub(super) ts_ecr: Vec<u32>,
-    /// Where each entry's progress is measured from ([`Progress`](super::Progress)).
-    pub(super) mark_seq: Vec<u32>,
-    pub(super) mark_ack: Vec<u32>,
+    /// The 32-bit columns, numbered by [`word`].
+    pub(super) words: Block<u32, 6>,
+    /// The 16-bit columns, numbered by [`half`].
+    pub(super) halves: Block<u16, 2>,
     /// `HAS_PAYLOAD | UNCOMPRESSED` bits.
-    pub(super) kind: Vec<u8>,
+    pub(super) kind: Block<u8, 1>,
     /// What the window's user keeps per entry ([`Vsw::push_with`](super::Vsw::push_with)).
     pub(super) extra: X,
     /// Which of the W-LSB columns are in order ([`ordered`](super::ordered)).
     pub(super) order: ColumnOrder,
+}
+
+/// The columns of [`Columns::words`].
+pub(super) mod word {
+    /// Sequence numbers.
+    pub const SEQ: usize = 0;
+    /// Acknowledgment numbers.
+    pub const ACK: usize = 1;
+    /// Timestamp values.
+    pub const TS_VAL: usize = 2;
+    /// Timestamp echo replies.
+    pub const TS_ECR: usize = 3;
+    /// Where each entry's progress is measured from ([`Progress`](super::super::Progress)),
+    /// in sequence numbers.
+    pub const MARK_SEQ: usize = 4;
+    /// The same, in acknowledgment numbers.
+    pub const MARK_ACK: usize = 5;
+}
+
+/// The columns of [`Columns::halves`].
+pub(super) mod half {
+    /// Windows.
+    pub const WIN: usize = 0;
+    /// IP-IDs.
+    pub const IP_ID: usize = 1;
 }
 
 /// Values a window's user keeps beside each entry ([`Vsw::push_with`](super::Vsw::push_with)), as more columns of
@@ -79,48 +99,6 @@ impl Extras for () {
 pub(super) const HAS_PAYLOAD: u8 = 1;
 pub(super) const UNCOMPRESSED: u8 = 2;
 
-/// Runs `$body` with `$v` bound to each column in turn (`&mut Vec<_>` of its own type).
-macro_rules! each_column {
-    ($c:expr, $v:ident => $body:expr) => {{
-        {
-            let $v = &mut $c.seq;
-            $body;
-        }
-        {
-            let $v = &mut $c.ack;
-            $body;
-        }
-        {
-            let $v = &mut $c.win;
-            $body;
-        }
-        {
-            let $v = &mut $c.ip_id;
-            $body;
-        }
-        {
-            let $v = &mut $c.ts_val;
-            $body;
-        }
-        {
-            let $v = &mut $c.ts_ecr;
-            $body;
-        }
-        {
-            let $v = &mut $c.mark_seq;
-            $body;
-        }
-        {
-            let $v = &mut $c.mark_ack;
-            $body;
-        }
-        {
-            let $v = &mut $c.kind;
-            $body;
-        }
-    }};
-}
-
 /// Entries a new window has room for (twice this, with the dead prefix) before its columns
 /// grow: a window of up to this many entries allocates once per column.
 pub(super) const PREALLOCATED: usize = 32;
@@ -136,19 +114,40 @@ impl<X: Extras> Columns<X> {
 
     /// Makes every column `n` entries long.
     fn resize(&mut self, n: usize) {
-        each_column!(self, v => v.resize(n, Default::default()));
+        self.words.grow(n);
+        self.halves.grow(n);
+        self.kind.grow(n);
         self.extra.resize(n);
+    }
+
+    /// The live part of 32-bit column `k` ([`word`]).
+    #[inline(always)]
+    pub(super) fn live_word(&self, k: usize) -> &[u32] {
+        self.words.part(k, self.start, self.end)
+    }
+
+    /// The live sequence and acknowledgment numbers.
+    #[inline(always)]
+    pub(super) fn live_seq_ack(&self) -> (&[u32], &[u32]) {
+        let [seq, ack, ..] = self.words.parts(self.start, self.end);
+        (seq, ack)
+    }
+
+    /// The live part of 16-bit column `k` ([`half`]).
+    #[inline(always)]
+    pub(super) fn live_half(&self, k: usize) -> &[u16] {
+        self.halves.part(k, self.start, self.end)
+    }
+
+    /// The live part of the kinds.
+    #[inline(always)]
+    pub(super) fn live_kind(&self) -> &[u8] {
+        self.kind.part(0, self.start, self.end)
     }
 
     #[inline]
     pub(super) fn len(&self) -> usize {
         self.end - self.start
-    }
-
-    /// The live part of `column` (one of this window's).
-    #[inline(always)]
-    pub(super) fn live<'a, T>(&self, column: &'a [T]) -> &'a [T] {
-        &column[self.start..self.end]
     }
 
     pub(super) fn clear(&mut self) {
@@ -163,11 +162,13 @@ impl<X: Extras> Columns<X> {
     fn make_room(&mut self) {
         let (start, end) = (self.start, self.end);
         if start >= end - start {
-            each_column!(self, v => v.copy_within(start..end, 0));
+            self.words.copy_within(start, end, 0);
+            self.halves.copy_within(start, end, 0);
+            self.kind.copy_within(start, end, 0);
             self.extra.compact(start, end);
             (self.start, self.end) = (0, end - start);
         } else {
-            self.resize(2 * self.seq.len());
+            self.resize(2 * self.words.room());
         }
     }
 
@@ -178,23 +179,25 @@ impl<X: Extras> Columns<X> {
     }
 
     pub(super) fn push(&mut self, e: &Entry, mark_seq: u32, mark_ack: u32, extra: X::Item) {
-        if self.end == self.seq.len() {
+        if self.end == self.words.room() {
             self.make_room();
         }
+        let (at, i) = (self.start, self.end);
         let f = &e.fields;
-        if self.len() == 0 {
+        let [seq, ack, ts_val, ts_ecr, marks_seq, marks_ack] = self.words.columns_mut();
+        let [win, ip_id] = self.halves.columns_mut();
+        if at == i {
             self.order.reset();
         } else {
-            let (at, last) = (self.start, self.end - 1);
+            let last = i - 1;
             let w32 = |bit, column: &[u32], value| {
                 Space::Wrap32.breaks(bit, column[at], column[last], value)
             };
-            let win = &self.win;
             self.order.pushed(
-                w32(ordered::SEQ, &self.seq, f.seq)
-                    | w32(ordered::ACK, &self.ack, f.ack)
-                    | w32(ordered::TS_VAL, &self.ts_val, f.ts_val)
-                    | w32(ordered::TS_ECR, &self.ts_ecr, f.ts_ecr)
+                w32(ordered::SEQ, seq, f.seq)
+                    | w32(ordered::ACK, ack, f.ack)
+                    | w32(ordered::TS_VAL, ts_val, f.ts_val)
+                    | w32(ordered::TS_ECR, ts_ecr, f.ts_ecr)
                     | Space::Wrap16.breaks(
                         ordered::WIN,
                         win[at].into(),
@@ -203,35 +206,37 @@ impl<X: Extras> Columns<X> {
                     ),
             );
         }
-        let i = self.end;
-        self.seq[i] = f.seq;
-        self.ack[i] = f.ack;
-        self.win[i] = f.win;
-        self.ip_id[i] = f.ip_id;
-        self.ts_val[i] = f.ts_val;
-        self.ts_ecr[i] = f.ts_ecr;
-        self.mark_seq[i] = mark_seq;
-        self.mark_ack[i] = mark_ack;
-        self.kind[i] = if e.has_payload { HAS_PAYLOAD } else { 0 }
+        seq[i] = f.seq;
+        ack[i] = f.ack;
+        ts_val[i] = f.ts_val;
+        ts_ecr[i] = f.ts_ecr;
+        marks_seq[i] = mark_seq;
+        marks_ack[i] = mark_ack;
+        win[i] = f.win;
+        ip_id[i] = f.ip_id;
+        let [kind] = self.kind.columns_mut();
+        kind[i] = if e.has_payload { HAS_PAYLOAD } else { 0 }
             | if e.uncompressed { UNCOMPRESSED } else { 0 };
-        self.extra.push(extra, self.start, i);
+        self.extra.push(extra, at, i);
         self.end = i + 1;
     }
 
     /// The entry at live index `i`.
     pub(super) fn get(&self, i: usize) -> Entry {
         let j = self.start + i;
+        let (w, h) = (|k| self.words.column(k)[j], |k| self.halves.column(k)[j]);
+        let kind = self.kind.column(0)[j];
         Entry {
             fields: Fields {
-                seq: self.seq[j],
-                ack: self.ack[j],
-                win: self.win[j],
-                ip_id: self.ip_id[j],
-                ts_val: self.ts_val[j],
-                ts_ecr: self.ts_ecr[j],
+                seq: w(word::SEQ),
+                ack: w(word::ACK),
+                win: h(half::WIN),
+                ip_id: h(half::IP_ID),
+                ts_val: w(word::TS_VAL),
+                ts_ecr: w(word::TS_ECR),
             },
-            has_payload: self.kind[j] & HAS_PAYLOAD != 0,
-            uncompressed: self.kind[j] & UNCOMPRESSED != 0,
+            has_payload: kind & HAS_PAYLOAD != 0,
+            uncompressed: kind & UNCOMPRESSED != 0,
         }
     }
 
@@ -239,18 +244,25 @@ impl<X: Extras> Columns<X> {
     #[inline]
     pub(super) fn remove_at(&mut self, i: usize) {
         for j in (self.start..self.start + i).rev() {
-            each_column!(self, v => v[j + 1] = v[j]);
-            self.extra.copy(j, j + 1);
+            self.copy(j, j + 1);
         }
         self.start += 1;
         self.removed();
+    }
+
+    /// Copies entry `from` of every column, extras too, over entry `to`.
+    fn copy(&mut self, from: usize, to: usize) {
+        self.words.copy(from, to);
+        self.halves.copy(from, to);
+        self.kind.copy(from, to);
+        self.extra.copy(from, to);
     }
 
     /// The oldest live entry that is neither the frontier `(max_seq, max_ack)` nor among the
     /// `protect` newest entries in sequence order ([`is_older`]); entry 0 if there is none.
     #[inline]
     pub(super) fn first_unprotected(&self, protect: usize, max_seq: u32, max_ack: u32) -> usize {
-        let (seq, ack) = (self.live(&self.seq), self.live(&self.ack));
+        let (seq, ack) = self.live_seq_ack();
         // Sequence numbers in order: the oldest entry has the `protect` newest after it in
         // sequence order if the protect-th from the end has a higher sequence number; or, all
         // sequence numbers equal (a flow of pure ACKs), if it has a higher acknowledgment
@@ -279,7 +291,7 @@ impl<X: Extras> Columns<X> {
         max_seq: u32,
         max_ack: u32,
     ) -> usize {
-        let (seq, ack) = (self.live(&self.seq), self.live(&self.ack));
+        let (seq, ack) = self.live_seq_ack();
         let at_frontier = |i: usize| (seq[i], ack[i]) == (max_seq, max_ack);
         (0..seq.len())
             .find(|&i| !at_frontier(i) && newer_entries(seq, ack, seq[i], ack[i]) >= protect)
@@ -296,14 +308,14 @@ impl<X: Extras> Columns<X> {
         let (n, mut to) = (self.len(), self.start);
         for i in 0..n {
             let from = self.start + i;
+            let mark = |k| self.words.column(k)[from];
             let keep = i == n - 1
                 || Some(i) == also
-                || (seq_diff(to_seq, self.mark_seq[from]) <= w
-                    && seq_diff(to_ack, self.mark_ack[from]) <= w);
+                || (seq_diff(to_seq, mark(word::MARK_SEQ)) <= w
+                    && seq_diff(to_ack, mark(word::MARK_ACK)) <= w);
             if keep {
                 if from != to {
-                    each_column!(self, v => v[to] = v[from]);
-                    self.extra.copy(from, to);
+                    self.copy(from, to);
                 }
                 to += 1;
             }
