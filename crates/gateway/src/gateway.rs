@@ -182,18 +182,8 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
             let (len, mtu) = (this.rebuilt.len(), this.tun_mtu);
             if c.count_rebuilt(len, mtu, checksum, this.verify_checksums) {
                 if let Some(original) = original.filter(|o| *o != &this.rebuilt[..]) {
-                    c.incorrect_delivered += 1;
-                    if checksum != Some(false) {
-                        c.incorrect_undetected += 1;
-                    }
-                    log_incorrect(
-                        &mut this.last_incorrect_log,
-                        now,
-                        DIRECTIONS[d],
-                        original,
-                        &this.rebuilt,
-                        c.incorrect_delivered,
-                    );
+                    let last = &mut this.last_incorrect_log;
+                    count_incorrect(c, last, d, now, checksum, original, &this.rebuilt);
                 }
                 if !sink(d, &this.rebuilt) {
                     c.tun_write_errors += 1;
@@ -241,28 +231,45 @@ fn deliver_late<S: FnMut(usize, &[u8]) -> bool>(
         return;
     }
     if checked {
-        match this.held.iter().rposition(|h| *h == this.late) {
-            Some(at) => drop(this.held.remove(at)),
+        // A held original delivered is emptied in place (never matched again, its buffer
+        // reused once it is the oldest).
+        match this.held.iter_mut().rev().find(|h| **h == this.late) {
+            Some(original) => original.clear(),
             None => {
-                c.incorrect_delivered += 1;
-                if checksum != Some(false) {
-                    c.incorrect_undetected += 1;
-                }
                 let last = &mut this.last_incorrect_log;
-                log_incorrect(
-                    last,
-                    now,
-                    DIRECTIONS[d],
-                    &[],
-                    &this.late,
-                    c.incorrect_delivered,
-                );
+                count_incorrect(c, last, d, now, checksum, &[], &this.late);
             }
         }
     }
     if !sink(d, &this.late) {
         c.tun_write_errors += 1;
     }
+}
+
+/// Counts `packet`, delivered on link `d` at `now` though it is not `original` (empty when
+/// the oracle has none), as incorrect, and undetected unless its `checksum` failed, and logs
+/// it (at most once a second).
+fn count_incorrect(
+    c: &mut Counters,
+    last_log: &mut Option<u64>,
+    d: usize,
+    now: u64,
+    checksum: Option<bool>,
+    original: &[u8],
+    packet: &[u8],
+) {
+    c.incorrect_delivered += 1;
+    if checksum != Some(false) {
+        c.incorrect_undetected += 1;
+    }
+    log_incorrect(
+        last_log,
+        now,
+        DIRECTIONS[d],
+        original,
+        packet,
+        c.incorrect_delivered,
+    );
 }
 
 /// Starts the transmission of every queued packet whose turn has come by `now`, compressing it

@@ -102,10 +102,7 @@ impl Arrival<'_> {
                 observer.packet(self.scheme, sent, Outcome::Delivered(self.rebuilt));
                 result.delivered += 1;
                 if self.rebuilt.as_slice() != sent.original {
-                    result.incorrect_delivered += 1;
-                    if !transport_checksum_rejects(self.rebuilt) {
-                        result.incorrect_undetected += 1;
-                    }
+                    count_incorrect(result, self.rebuilt);
                     outages.frame(flow, now, FrameFate::Damaged);
                 } else {
                     outages.frame(flow, now, FrameFate::Delivered);
@@ -135,10 +132,7 @@ impl Arrival<'_> {
         result.delivered += 1;
         let Some(held) = self.held.take(sent.direction, self.late) else {
             observer.packet(self.scheme, sent, Outcome::Late(self.late));
-            result.incorrect_delivered += 1;
-            if !transport_checksum_rejects(self.late) {
-                result.incorrect_undetected += 1;
-            }
+            count_incorrect(result, self.late);
             return;
         };
         observer.packet(
@@ -186,6 +180,15 @@ fn count(counts: &mut BTreeMap<String, u64>, name: &str) {
         None => {
             counts.insert(name.to_string(), 1);
         }
+    }
+}
+
+/// Counts `packet`, delivered though it is not the original, as incorrect, and undetected if
+/// the receiver's checksum would accept it.
+fn count_incorrect(result: &mut SchemeResult, packet: &[u8]) {
+    result.incorrect_delivered += 1;
+    if !transport_checksum_rejects(packet) {
+        result.incorrect_undetected += 1;
     }
 }
 

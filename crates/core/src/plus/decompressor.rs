@@ -12,6 +12,7 @@ use super::compressor::MIN_WINDOW_PACKETS;
 use super::format;
 use super::ipid::Behaviour;
 use super::ir_r;
+use super::late::LatePackets;
 use super::mirror::{self, Mirrors, Outbox};
 use super::numbers::Numbers;
 use super::other::{self, OtherDecompressor};
@@ -95,13 +96,6 @@ struct Context {
     suspect: bool,
     /// The packet held while suspect: the reference it would be.
     held: Option<Held>,
-}
-
-/// A held packet as it would be delivered, and how far its frame's codes reached.
-#[derive(Debug, Clone, Default)]
-struct HeldPacket {
-    bytes: Vec<u8>,
-    reach: Reach,
 }
 
 /// What a held packet would make of its context's reference (spec section 5.8).
@@ -190,12 +184,9 @@ pub struct PlusDecompressor {
     stale_gap: Option<u16>,
     /// The CO frame just decoded was held, not refused: it asks for nothing.
     held_now: bool,
-    /// Each context's held packet ([`Context::held`]), as it would be delivered: kept so that
-    /// the frame that confirms it delivers it late ([`Decompressor::take_late`]). A context's
-    /// buffer is reused from one held packet to the next.
-    held_packets: Vec<HeldPacket>,
-    /// The context whose held packet the last frame confirmed, to be taken late.
-    late: Option<u8>,
+    /// Each context's held packet ([`Context::held`]), as it would be delivered, with its
+    /// frame's [`Reach`]: the frame that confirms it delivers it late.
+    late: LatePackets<Reach>,
 }
 
 impl PlusDecompressor {
@@ -224,8 +215,7 @@ impl PlusDecompressor {
             numbers: None,
             stale_gap: (!config.repair.context_requests).then_some(MIN_WINDOW_PACKETS as u16),
             held_now: false,
-            held_packets: (0..ALL_CIDS).map(|_| HeldPacket::default()).collect(),
-            late: None,
+            late: LatePackets::default(),
         }
     }
 
@@ -301,12 +291,8 @@ impl PlusDecompressor {
                         self.loss.delivered(sequential, gap);
                         // The confirmation vouches for the held packet's every field only
                         // if none of its own codes reached further ([`Reach`]).
-                        let packet = &self.held_packets[usize::from(cid)];
-                        if self.tunnel_outer.is_none()
-                            && !packet.bytes.is_empty()
-                            && d.reach.within(&packet.reach)
-                        {
-                            self.late = Some(cid);
+                        if self.tunnel_outer.is_none() {
+                            self.late.confirm(cid, |held| d.reach.within(&held));
                         }
                         return Ok(());
                     }
@@ -325,14 +311,10 @@ impl PlusDecompressor {
             // Verified on 16 bits alone where the reference may be lost: held until the next
             // frame verifies against it.
             let kept = ctx.state();
-            let packet = &mut self.held_packets[usize::from(cid)];
-            packet.bytes.clone_from(out);
-            packet.reach = d.reach;
-            if ctx
-                .outer
-                .is_some_and(|o| !o.wrap(&mut packet.bytes, d.outer_id))
-            {
-                packet.bytes.clear();
+            let packet = self.late.hold(cid, d.reach);
+            packet.extend_from_slice(out);
+            if ctx.outer.is_some_and(|o| !o.wrap(packet, d.outer_id)) {
+                packet.clear();
             }
             commit(ctx, &d, under, scaling.is_some());
             ctx.held = Some(ctx.state());
@@ -620,7 +602,7 @@ impl Decompressor for PlusDecompressor {
     ) -> Result<(), DropReason> {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
-            self.late = None;
+            self.late.forget();
             self.other.forget_late();
             self.receipts.begin();
             self.numbers = None;
@@ -643,11 +625,7 @@ impl Decompressor for PlusDecompressor {
     /// The held packet the last frame confirmed, of a TCP context (spec section 5.8) or
     /// another ([`OtherDecompressor::take_late`]).
     fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
-        let Some(cid) = self.late.take() else {
-            return self.other.take_late(out);
-        };
-        out.clone_from(&self.held_packets[usize::from(cid)].bytes);
-        true
+        self.late.take(out) || self.other.take_late(out)
     }
 
     fn set_time(&mut self, now: Duration) {

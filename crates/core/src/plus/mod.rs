@@ -41,6 +41,7 @@ pub mod handshake;
 pub mod ipid;
 pub mod ir;
 pub mod ir_r;
+pub mod late;
 pub mod mirror;
 pub mod note;
 pub mod numbers;

@@ -13,6 +13,7 @@ use super::{
     PAIR_NOTE, PAIR_NOTE_COPIES, PAIR_NOTE_EVERY, RTP_MODE, STEP, UDP_MODE,
 };
 use crate::codec::DropReason;
+use crate::plus::late::LatePackets;
 use crate::tcp::packet::length_field_offset;
 
 #[derive(Debug, Clone)]
@@ -45,11 +46,8 @@ pub struct OtherDecompressor {
     /// context is damaged).
     held: bool,
     /// Each context's held packet as it would be delivered, if a confirmation may deliver it
-    /// late ([`OtherDecompressor::take_late`]), with its frame's [`sequence_reach`]; empty if
-    /// not. Buffers are reused.
-    held_packets: Vec<(Vec<u8>, u8)>,
-    /// The context whose held packet the last frame confirmed, to be taken late.
-    late: Option<u8>,
+    /// late ([`OtherDecompressor::take_late`]), with its frame's sequence LSBs.
+    late: LatePackets<u8>,
     /// The last IP-ID of each pair ([`super::pair`]).
     pairs: Pairs,
     /// The sequence advance of the last CO-S, CO-I or CO-N frame delivered, in an RTP context.
@@ -74,8 +72,7 @@ impl OtherDecompressor {
         OtherDecompressor {
             contexts: (0..256).map(|_| None).collect(),
             held: false,
-            held_packets: (0..256).map(|_| (Vec::new(), 0)).collect(),
-            late: None,
+            late: LatePackets::default(),
             pairs: Pairs::default(),
             advance: None,
             notes,
@@ -88,16 +85,12 @@ impl OtherDecompressor {
     /// false if there is none: a held CO-S or CO-I packet outside pair and frame mode that a
     /// frame with no more sequence LSBs confirmed.
     pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
-        let Some(cid) = self.late.take() else {
-            return false;
-        };
-        out.clone_from(&self.held_packets[usize::from(cid)].0);
-        true
+        self.late.take(out)
     }
 
     /// Forgets a late packet not taken: a new frame arrives.
     pub fn forget_late(&mut self) {
-        self.late = None;
+        self.late.forget();
     }
 
     /// Writes the due pair note, if any, into `out`.
@@ -310,7 +303,7 @@ impl OtherDecompressor {
     ) -> Result<(), DropReason> {
         out.clear();
         self.held = false;
-        self.late = None;
+        self.late.forget();
         self.advance = None;
         self.since_note = self.since_note.saturating_add(1);
         let ctx = self.contexts[usize::from(head.cid)]
@@ -354,10 +347,9 @@ impl OtherDecompressor {
                 if !matches!(ctx.trust, Trust::Held(_)) {
                     ctx.trust = Trust::Held(ctx.state);
                 }
-                let (packet, reach) = &mut self.held_packets[usize::from(head.cid)];
-                packet.clear();
-                *reach = sequence_reach(head, s, &ctx.state);
-                if *reach > 0 {
+                let reach = sequence_reach(head, s, &ctx.state);
+                let packet = self.late.hold(head.cid, reach);
+                if reach > 0 {
                     packet.extend_from_slice(out);
                     packet.extend_from_slice(payload);
                 }
@@ -366,13 +358,10 @@ impl OtherDecompressor {
                 out.clear();
                 return Err(DropReason::Held);
             }
-            let (packet, reach) = &self.held_packets[usize::from(head.cid)];
-            let confirms = sequence_reach(head, s, &ctx.state);
-            if matches!(ctx.trust, Trust::Held(_))
-                && !packet.is_empty()
-                && (1..=*reach).contains(&confirms)
-            {
-                self.late = Some(head.cid);
+            if matches!(ctx.trust, Trust::Held(_)) {
+                let confirms = sequence_reach(head, s, &ctx.state);
+                self.late
+                    .confirm(head.cid, |held| (1..=held).contains(&confirms));
             }
             out.extend_from_slice(payload);
             if s.rtp {
