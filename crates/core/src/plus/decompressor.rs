@@ -292,7 +292,8 @@ impl PlusDecompressor {
                         // The confirmation vouches for the held packet's every field only
                         // if none of its own codes reached further ([`Reach`]).
                         if self.tunnel_outer.is_none() {
-                            self.late.confirm(cid, |held| d.reach.within(&held));
+                            let reach = d.codes.reach(under.strides);
+                            self.late.confirm(cid, |held| reach.within(&held));
                         }
                         return Ok(());
                     }
@@ -311,7 +312,7 @@ impl PlusDecompressor {
             // Verified on 16 bits alone where the reference may be lost: held until the next
             // frame verifies against it.
             let kept = ctx.state();
-            let packet = self.late.hold(cid, d.reach);
+            let packet = self.late.hold(cid, d.codes.reach(under.strides));
             packet.extend_from_slice(out);
             if ctx.outer.is_some_and(|o| !o.wrap(packet, d.outer_id)) {
                 packet.clear();

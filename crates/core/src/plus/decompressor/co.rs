@@ -39,8 +39,39 @@ pub(super) struct Decoded {
     pub(super) next: u32,
     /// The IPv4 Identification of a tunnelled context's outer header (0 for others).
     pub(super) outer_id: u16,
-    /// How far each field's code reached ([`Reach`]).
-    pub(super) reach: Reach,
+    /// The LSBs each field's code took ([`Codes::reach`]).
+    pub(super) codes: Codes,
+}
+
+/// How many LSBs each field of a CO frame took (0: not coded, the reference's value), and
+/// whether the numbers went scaled: recorded as the frame is read, turned into a [`Reach`] only
+/// for a frame held or confirming one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Codes {
+    seq: (u8, bool),
+    ack: (u8, bool),
+    ip_id: u8,
+    ts_val: u8,
+    ts_ecr: u8,
+    win: u8,
+    outer_id: u8,
+}
+
+impl Codes {
+    /// How far the codes reach, the numbers scaled by `strides` where they went scaled.
+    pub(super) fn reach(&self, strides: Strides) -> Reach {
+        let number =
+            |(bits, scaled): (u8, bool), stride: u16| reach(bits, if scaled { stride } else { 1 });
+        Reach {
+            seq: number(self.seq, strides.seq),
+            ack: number(self.ack, strides.ack),
+            ip_id: reach(self.ip_id, 1),
+            ts_val: reach(self.ts_val, 1),
+            ts_ecr: reach(self.ts_ecr, 1),
+            win: reach(self.win, 1),
+            outer_id: reach(self.outer_id, 1),
+        }
+    }
 }
 
 /// How far each field of a CO frame reached from its reference: the width of the interval its
@@ -136,7 +167,7 @@ pub(super) fn decode_body(
         },
         sack: SackBlocks::default(),
         outer_id: 0,
-        reach: Reach::default(),
+        codes: Codes::default(),
     };
     layout(&mut reader, &shape, k, &x)?;
     let at = reader.bits.bytes_consumed();
@@ -189,7 +220,7 @@ pub(super) fn decode_body(
         payload: payload.len(),
         next,
         outer_id: reader.outer_id,
-        reach: reader.reach,
+        codes: reader.codes,
     })
 }
 
@@ -247,7 +278,7 @@ struct Reader<'a, 'c> {
     ack_rq: u32,
     sack: SackBlocks,
     outer_id: u16,
-    reach: Reach,
+    codes: Codes,
 }
 
 impl Reader<'_, '_> {
@@ -275,15 +306,13 @@ impl BitField for Reader<'_, '_> {
         let ctx = self.ctx;
         match which {
             Number::Seq => {
-                let unit = if bits.scaled { ctx.strides.seq } else { 1 };
-                self.reach.seq = reach(bits.bits, unit);
+                self.codes.seq = (bits.bits, bits.scaled);
                 let next_q = ctx.quotients.next.of(ctx.next, ctx.strides.seq);
                 (self.fields.seq, self.seq_q) =
                     number(&mut self.bits, (ctx.next, next_q), bits, ctx.strides.seq)?;
             }
             Number::Ack => {
-                let unit = if bits.scaled { ctx.strides.ack } else { 1 };
-                self.reach.ack = reach(bits.bits, unit);
+                self.codes.ack = (bits.bits, bits.scaled);
                 let reference = (ctx.reference.ack, self.ack_rq);
                 (self.fields.ack, self.ack_q) =
                     number(&mut self.bits, reference, bits, ctx.strides.ack)?;
@@ -296,7 +325,7 @@ impl BitField for Reader<'_, '_> {
     fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
         let ctx = self.ctx;
         let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
-        self.reach.ip_id = reach(n, 1);
+        self.codes.ip_id = n;
         let s = ctx.strides.seq;
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
         let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
@@ -307,7 +336,7 @@ impl BitField for Reader<'_, '_> {
 
     #[inline(always)]
     fn random_ip_id(&mut self) -> Result<(), DropReason> {
-        self.reach.ip_id = reach(16, 1);
+        self.codes.ip_id = 16;
         self.fields.ip_id = self.get(16)? as u16;
         Ok(())
     }
@@ -315,7 +344,7 @@ impl BitField for Reader<'_, '_> {
     #[inline(always)]
     fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
         let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
-        self.reach.ts_val = reach(n, 1);
+        self.codes.ts_val = n;
         self.fields.ts_val = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
         Ok(())
     }
@@ -325,7 +354,7 @@ impl BitField for Reader<'_, '_> {
         let r = &self.ctx.reference;
         let c = format::get_prefix(&mut self.bits).ok_or(DropReason::Malformed)?;
         let (is_gap, n) = codes[c];
-        self.reach.ts_ecr = reach(n, 1);
+        self.codes.ts_ecr = n;
         let lsbs = self.get(n)?;
         self.fields.ts_ecr = if is_gap {
             let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
@@ -346,7 +375,7 @@ impl BitField for Reader<'_, '_> {
         let (k, more) = ack::short_window_bits(short);
         let high = self.get(more)?;
         let lsbs = u32::from(short & 0x0F) | high << 4;
-        self.reach.win = reach(k, 1);
+        self.codes.win = k;
         self.fields.win = lsb::decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
         Ok(())
     }
@@ -354,7 +383,7 @@ impl BitField for Reader<'_, '_> {
     #[inline(always)]
     fn window(&mut self) -> Result<(), DropReason> {
         let (lsbs, k) = format::get_window(&mut self.bits).ok_or(DropReason::Malformed)?;
-        self.reach.win = reach(k, 1);
+        self.codes.win = k;
         self.fields.win = lsb::decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
         Ok(())
     }
@@ -387,7 +416,7 @@ impl BitField for Reader<'_, '_> {
     #[inline(always)]
     fn outer_code(&mut self) -> Result<(), DropReason> {
         let code = outer::get_code(&mut self.bits).ok_or(DropReason::Malformed)?;
-        self.reach.outer_id = reach(if code.0 { 16 } else { NEAR_BITS }, 1);
+        self.codes.outer_id = if code.0 { 16 } else { NEAR_BITS };
         self.outer_id = match code {
             (true, id) => id,
             (false, lsbs) => {
@@ -455,31 +484,33 @@ mod tests {
 
     #[test]
     fn a_later_frame_vouches_for_a_held_packet_only_if_its_codes_reach_no_further() {
+        let strides = Strides { seq: 1448, ack: 0 };
         // The held frame: its sequence number scaled, 4 bits of 1448, and 3 IP-ID bits.
-        let held = Reach {
-            seq: reach(4, 1448),
-            ip_id: reach(3, 1),
-            ..Reach::default()
-        };
+        let held = Codes {
+            seq: (4, true),
+            ip_id: 3,
+            ..Codes::default()
+        }
+        .reach(strides);
         assert_eq!(held.seq, 16 * 1448);
-        let narrower = Reach {
-            seq: reach(2, 1448),
-            ip_id: reach(3, 1),
-            ..Reach::default()
+        let narrower = Codes {
+            seq: (2, true),
+            ip_id: 3,
+            ..Codes::default()
         };
-        assert!(narrower.within(&held));
+        assert!(narrower.reach(strides).within(&held));
         // 16 LSBs of the unscaled number reach across an alias of the held one's 4 scaled bits.
-        let wider = Reach {
-            seq: reach(16, 1),
+        let wider = Codes {
+            seq: (16, false),
             ..narrower
         };
-        assert!(!wider.within(&held));
+        assert!(!wider.reach(strides).within(&held));
         // A field the held frame did not code (its value the stale reference's).
-        let ts = Reach {
-            ts_val: reach(1, 1),
+        let ts = Codes {
+            ts_val: 1,
             ..narrower
         };
-        assert!(!ts.within(&held));
+        assert!(!ts.reach(strides).within(&held));
         assert!(Reach::default().within(&Reach::default()));
     }
 }

@@ -1,3 +1,4 @@
+use super::co::Codes;
 use super::*;
 
 /// A decoded packet at sequence number `seq` with `payload` octets, acknowledging `ack`.
@@ -12,7 +13,7 @@ fn decoded(seq: u32, payload: usize, ack: u32) -> Decoded {
         payload,
         next: seq + payload as u32,
         outer_id: 0,
-        reach: Reach::default(),
+        codes: Codes::default(),
     }
 }
 
