@@ -36,6 +36,7 @@ mod fields;
 mod head;
 pub mod pair;
 mod replica;
+mod widths;
 
 pub use compressor::{OtherCompressor, ANCHOR, MOVE_AFTER, MOVE_IDLE};
 pub use decompressor::OtherDecompressor;
@@ -245,6 +246,14 @@ pub const WINDOW: usize = 3;
 /// Sequence advances a decompressor tries for a CO-S frame: `n`, `n + 4`, ... (each checked
 /// by the CRC), so that it decodes after up to `4 * SHORT_TRIALS - 1` lost packets of the flow.
 pub const SHORT_TRIALS: u16 = 16;
+
+/// Windows of its LSBs' span a decompressor tries for an IPv4 Identification coded by LSBs (a
+/// CO-I frame's six, a CO-N frame's eight, or a CO-I frame's eight where the Identification is
+/// the sequence number): the window around the reference first, then each one 2^bits further
+/// on. A host that draws the Identification from a counter it shares with other flows, and
+/// moves by a random amount as time passes (Linux does), advances it by tens per packet of a
+/// flow, so a run of a few lost packets takes it past the first window.
+pub const ID_TRIALS: u16 = 8;
 
 /// An 8-LSB field decodes into `[reference - LSB_BELOW, reference + 255 - LSB_BELOW]`.
 pub const LSB_BELOW: u16 = 64;

@@ -8,6 +8,7 @@ use super::fields::{Dynamic, State};
 use super::head::{Form, Head};
 use super::pair::{key_of, Pairs};
 use super::replica::{is_replica, Replica};
+use super::widths::Widths;
 use super::{
     checksum_of, header_crc, shape, template_in, Shape, ECHO_MODE, FRAME, MAX_HEADER, PAIR,
     PAIR_NOTE, PAIR_NOTE_COPIES, PAIR_NOTE_EVERY, RTP_MODE, STEP, UDP_MODE,
@@ -46,8 +47,8 @@ pub struct OtherDecompressor {
     /// context is damaged).
     held: bool,
     /// Each context's held packet as it would be delivered, if a confirmation may deliver it
-    /// late ([`OtherDecompressor::take_late`]), with its frame's sequence LSBs.
-    late: LatePackets<u8>,
+    /// late ([`OtherDecompressor::take_late`]), with its frame's widths.
+    late: LatePackets<Option<Widths>>,
     /// The last IP-ID of each pair ([`super::pair`]).
     pairs: Pairs,
     /// The sequence advance of the last CO-S, CO-I or CO-N frame delivered, in an RTP context.
@@ -82,8 +83,8 @@ impl OtherDecompressor {
     }
 
     /// Moves the held packet the last frame confirmed into `out` and returns true, or returns
-    /// false if there is none: a held CO-S or CO-I packet outside pair and frame mode that a
-    /// frame with no more sequence LSBs confirmed.
+    /// false if there is none: a held packet outside pair and frame mode that a frame whose
+    /// codes reach no further ([`Widths`]) confirmed.
     pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
         self.late.take(out)
     }
@@ -343,13 +344,13 @@ impl OtherDecompressor {
             let confirmed = trial == 0 && matches!(ctx.trust, Trust::Sure | Trust::Held(_));
             if !confirmed {
                 // Held: the reference for the next frame, delivered late only if that one
-                // proves it ([`sequence_reach`]).
+                // proves it ([`Widths`]).
                 if !matches!(ctx.trust, Trust::Held(_)) {
                     ctx.trust = Trust::Held(ctx.state);
                 }
-                let reach = sequence_reach(head, s, &ctx.state);
-                let packet = self.late.hold(head.cid, reach);
-                if reach > 0 {
+                let widths = Widths::of(head, s, &ctx.state);
+                let packet = self.late.hold(head.cid, widths);
+                if widths.is_some() {
                     packet.extend_from_slice(out);
                     packet.extend_from_slice(payload);
                 }
@@ -359,9 +360,11 @@ impl OtherDecompressor {
                 return Err(DropReason::Held);
             }
             if matches!(ctx.trust, Trust::Held(_)) {
-                let confirms = sequence_reach(head, s, &ctx.state);
-                self.late
-                    .confirm(head.cid, |held| (1..=held).contains(&confirms));
+                let confirms = Widths::of(head, s, &ctx.state);
+                self.late.confirm(head.cid, |held| match (confirms, held) {
+                    (Some(c), Some(h)) => c.within(h),
+                    _ => false,
+                });
             }
             out.extend_from_slice(payload);
             if s.rtp {
@@ -380,28 +383,6 @@ impl OtherDecompressor {
             (self.notes_due, self.since_note) = (PAIR_NOTE_COPIES, 0);
         }
         Err(DropReason::ChecksumMismatch)
-    }
-}
-
-/// How many sequence LSBs a CO-S or CO-I frame of a context of shape `s` in state `state`
-/// carries, where they and the IP-ID's own LSBs fix every field: 0 (none that may confirm or be
-/// confirmed) for a CO-N frame and in pair or frame mode, whose trials move the IP-ID or the
-/// timestamp alone. A held packet such a frame decoded wrong (a trial that passed the CRC, or a
-/// stale reference) has its sequence number off by a multiple of 2^bits (and its IP-ID, if its
-/// own LSBs came in the frame, by a multiple of 64): a later such frame with no more sequence
-/// LSBs, decoded at once against it, carries the error over into a packet that fails its own
-/// CRC. So that frame confirms the held packet as a whole, and it is delivered late; a frame
-/// with more LSBs (a CO-I of a context whose sequence number is its IP-ID, 8 of them, after a
-/// CO-S) would decode right across the error, and does not.
-fn sequence_reach(head: &Head, s: Shape, state: &State) -> u8 {
-    if state.pair || state.frame {
-        return 0;
-    }
-    match head.form {
-        Form::Short { .. } => 2,
-        Form::Id { .. } if s.own_ip_id() => 2,
-        Form::Id { .. } => 8,
-        Form::Long { .. } => 0,
     }
 }
 

@@ -6,7 +6,8 @@ use alloc::vec::Vec;
 
 use super::fields::{decode_lsb6, decode_lsb8, decode_offset, Dynamic, State};
 use super::{
-    flag, short_kind, short_of, Shape, CO_I, CO_I_CID, CO_N_LONG, PAIR_TRIALS, SHORT_TRIALS,
+    flag, short_kind, short_of, Shape, CO_I, CO_I_CID, CO_N_LONG, ID_TRIALS, PAIR_TRIALS,
+    SHORT_TRIALS,
 };
 use crate::codec::DropReason;
 
@@ -322,15 +323,20 @@ impl Head {
 
     /// The number of decodings to try in a context of shape `s` and state `state`:
     /// [`SHORT_TRIALS`] for a CO-S frame in a context with a sequence number (three times as
-    /// many in frame mode, [`PAIR_TRIALS`] times as many in pair mode) and a CO-I frame in RTP
-    /// and echo mode, `FRAME_TRIALS` (72) for a CO-I frame in frame mode, else 1.
+    /// many in frame mode, [`PAIR_TRIALS`] times as many in pair mode), [`ID_TRIALS`] times as
+    /// many for a CO-I frame in RTP and echo mode, `FRAME_TRIALS` (72) for a CO-I frame in frame
+    /// mode, [`ID_TRIALS`] for a frame that gives the IPv4 Identification by 8 LSBs (CO-I where
+    /// it is the sequence number, CO-N with I = 1, or S = 1 where it is the sequence number),
+    /// else 1.
     pub fn trials(&self, s: Shape, state: &State) -> u16 {
         match self.form {
             Form::Id { .. } if s.rtp && state.frame => FRAME_TRIALS,
             Form::Short { .. } if s.rtp && state.frame => 3 * SHORT_TRIALS,
             Form::Short { .. } if state.pair => PAIR_TRIALS * SHORT_TRIALS,
             Form::Short { .. } if s.has_seq() => SHORT_TRIALS,
-            Form::Id { .. } if s.own_ip_id() => SHORT_TRIALS,
+            Form::Id { .. } if s.own_ip_id() => SHORT_TRIALS * ID_TRIALS,
+            Form::Id { .. } => ID_TRIALS,
+            Form::Long { flags, .. } if self.lsb8_ip_id(s, flags) => ID_TRIALS,
             _ => 1,
         }
     }
@@ -388,18 +394,20 @@ impl Head {
                 (fields, state.step, state.stride)
             }
             Form::Id { lsb, ip_id } if s.own_ip_id() => {
-                let n = state.short_advance(s, lsb, trial);
+                // Each sequence advance in turn, then each with the IP-ID 64 further on.
+                let n = state.short_advance(s, lsb, trial % SHORT_TRIALS);
                 let mut fields = state.advanced(s, n);
-                fields.ip_id = decode_lsb6(state.fields.ip_id, ip_id);
+                fields.ip_id = decode_lsb6(state.fields.ip_id, ip_id)
+                    .wrapping_add(64 * (trial / SHORT_TRIALS));
                 (fields, state.step, state.stride)
             }
             Form::Id { lsb, ip_id } => {
                 // IPv4 IP-only or UDP: the octet is the IP-ID's (the sequence number's) 8 LSBs.
-                let seq = decode_lsb8(state.fields.seq, lsb << 6 | ip_id);
+                let seq = decode_lsb8(state.fields.seq, lsb << 6 | ip_id).wrapping_add(256 * trial);
                 let n = seq.wrapping_sub(state.fields.seq);
                 (state.advanced(s, n), state.step, state.stride)
             }
-            Form::Long { .. } => return self.decode_long(s, state),
+            Form::Long { .. } => return self.decode_long(s, state, trial),
         };
         Some((
             fields,
@@ -413,8 +421,21 @@ impl Head {
         ))
     }
 
-    /// [`Head::decode`] of a CO-N frame: its fields as coded against the reference `state`.
-    fn decode_long(&self, s: Shape, state: &State) -> Option<(Dynamic, State)> {
+    /// Whether a CO-N frame of `flags` in a context of shape `s` gives the IPv4 Identification
+    /// by its 8 LSBs (I = 1, or S = 1 where it is the sequence number), which trials move
+    /// ([`ID_TRIALS`]).
+    fn lsb8_ip_id(&self, s: Shape, flags: u8) -> bool {
+        let code = if s.own_ip_id() {
+            flags >> flag::I_SHIFT
+        } else {
+            flags >> flag::S_SHIFT
+        };
+        s.v4 && code & 3 == 1
+    }
+
+    /// [`Head::decode`] of a CO-N frame: its fields as coded against the reference `state`, an
+    /// IP-ID coded by 8 LSBs `256 * trial` further on.
+    fn decode_long(&self, s: Shape, state: &State, trial: u16) -> Option<(Dynamic, State)> {
         let Form::Long {
             flags,
             seq,
@@ -428,9 +449,11 @@ impl Head {
             return None;
         };
         let r = &state.fields;
+        let further = 256 * trial;
         let seq = match (flags >> flag::S_SHIFT) & 3 {
             0 => r.seq,
-            1 => decode_lsb8(r.seq, seq as u8),
+            1 if s.own_ip_id() => decode_lsb8(r.seq, seq as u8),
+            1 => decode_lsb8(r.seq, seq as u8).wrapping_add(further),
             _ => seq,
         };
         let step = flags & flag::D != 0;
@@ -442,7 +465,7 @@ impl Head {
         } else {
             match (flags >> flag::I_SHIFT) & 3 {
                 0 => state.ip_id_with(seq, step),
-                1 => decode_lsb8(r.ip_id, ip_id as u8),
+                1 => decode_lsb8(r.ip_id, ip_id as u8).wrapping_add(further),
                 _ => ip_id,
             }
         };

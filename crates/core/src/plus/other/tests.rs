@@ -3,6 +3,8 @@
 use super::*;
 use crate::codec::DropReason;
 
+mod held;
+
 fn v4_checksum(p: &mut [u8]) {
     p[10..12].fill(0);
     let sum = taroc_wire::checksum::checksum(&p[..20]);
@@ -637,45 +639,4 @@ fn an_rtp_frame_after_three_lost_decodes_at_once() {
     assert!(k == CO_I || short_of(k).is_some());
     assert_eq!(decompress(&mut d, k, &frame).unwrap(), p);
     assert!(!d.held());
-}
-
-#[test]
-fn held_rtp_packets_delivered_late_are_never_wrong() {
-    // One call over a link losing about 30% of the frames in runs of mean 6 (Gilbert-Elliott),
-    // so that frames decode by trial and are held; every packet delivered, late or not, is the
-    // one sent.
-    let mut rng = crate::test_rng::Rng(0x1a7e);
-    let (mut c, mut d) = (OtherCompressor::new(false), OtherDecompressor::default());
-    let (mut bad, mut late_count, mut held) = (false, 0, 0);
-    let mut late = Vec::new();
-    let packets: Vec<Vec<u8>> = (0..60_000u32)
-        .map(|i| rtp((7 + 3 * i) as u16, i as u16, 160 * i, i % 50 == 0))
-        .collect();
-    for (i, p) in packets.iter().enumerate() {
-        let (k, frame) = compress(&mut c, p);
-        bad = if bad {
-            !rng.chance(17)
-        } else {
-            rng.below(1000) < 73
-        };
-        if bad && i > 10 {
-            continue;
-        }
-        match decompress(&mut d, k, &frame) {
-            Ok(out) => assert_eq!(out, *p, "packet {i}"),
-            Err(DropReason::Held) => held += 1,
-            Err(_) => {}
-        }
-        if d.take_late(&mut late) {
-            assert!(
-                packets[..i].contains(&late),
-                "packet {i}: a wrong late packet"
-            );
-            late_count += 1;
-        }
-    }
-    assert!(
-        late_count > 0 && late_count <= held,
-        "{late_count} late of {held} held"
-    );
 }

@@ -1,0 +1,82 @@
+//! How far a CO-S, CO-I or CO-N frame's codes reach, field by field: what decides whether a
+//! frame that confirms a held packet proves it too (spec section 5.8), so that the held packet
+//! is delivered late.
+//!
+//! A held packet decoded wrong (a trial that passed the CRC, or a stale reference) has each
+//! field that came by LSBs off by a multiple of 2^bits, and each field that followed from the
+//! reference off as the reference was. A later frame decoded at once against it carries each
+//! such error over into its own header, and fails its CRC, as long as none of its fields is
+//! coded wider than the same field of the held frame: a wider code decodes right across the
+//! error. So a confirming frame whose widths are [`Widths::within`] the held frame's proves the
+//! held packet as a whole.
+
+use super::head::{Form, Head, T_SHIFT};
+use super::{flag, Shape, State};
+
+/// The LSBs of each per-packet field a frame carried: 0 where the field followed from the
+/// reference, [`Widths::FULL`] where it came whole. In a context whose sequence number is the
+/// IPv4 Identification, the two are one field and have one width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Widths {
+    seq: u8,
+    ip_id: u8,
+    frag: u8,
+    ts: u8,
+}
+
+impl Widths {
+    /// The width of a field carried whole.
+    pub const FULL: u8 = u8::MAX;
+
+    /// The widths of `head`'s fields in a context of shape `s` whose reference is `state`, or
+    /// `None` in pair and frame mode, where a trial moves the IP-ID or the timestamp by less
+    /// than its LSBs' span, and a later frame can decode right across the error.
+    pub fn of(head: &Head, s: Shape, state: &State) -> Option<Widths> {
+        if state.pair || state.frame {
+            return None;
+        }
+        let seq_bits = |code: u8| match code & 3 {
+            0 => 0,
+            1 => 8,
+            _ => Widths::FULL,
+        };
+        let (seq, own_id, frag, ts) = match head.form {
+            Form::Short { .. } => (2, 0, 0, 0),
+            Form::Id { .. } if s.own_ip_id() => (2, 6, 0, 0),
+            Form::Id { .. } => (8, 0, 0, 0),
+            Form::Long {
+                flags, frag, rtp, ..
+            } => {
+                let ts = match rtp >> T_SHIFT {
+                    _ if !s.rtp => 0,
+                    0 => 0,
+                    1 => 8,
+                    2 => 16,
+                    _ => Widths::FULL,
+                };
+                (
+                    seq_bits(flags >> flag::S_SHIFT),
+                    seq_bits(flags >> flag::I_SHIFT),
+                    if frag.is_some() { Widths::FULL } else { 0 },
+                    ts,
+                )
+            }
+        };
+        let ip_id = if s.own_ip_id() { own_id } else { seq };
+        Some(Widths {
+            seq,
+            ip_id,
+            frag,
+            ts,
+        })
+    }
+
+    /// Whether no field of these widths (a confirming frame's) reaches further than the same
+    /// field of `held`'s.
+    pub fn within(self, held: Widths) -> bool {
+        self.seq <= held.seq
+            && self.ip_id <= held.ip_id
+            && self.frag <= held.frag
+            && self.ts <= held.ts
+    }
+}
