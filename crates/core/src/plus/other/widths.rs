@@ -29,11 +29,30 @@ impl Widths {
     pub const FULL: u8 = u8::MAX;
 
     /// The widths of `head`'s fields in a context of shape `s` whose reference is `state`, or
-    /// `None` in pair and frame mode, where a trial moves the IP-ID or the timestamp by less
-    /// than its LSBs' span, and a later frame can decode right across the error.
+    /// `None` in pair mode, where a trial moves the IP-ID by one to eight, and a later frame in
+    /// pair mode takes its IP-ID from the pair, not from the held packet.
+    ///
+    /// In frame mode a CO-S frame's trials move the timestamp by one or two strides, so its
+    /// timestamp has width 0 (only a frame that takes the timestamp from the reference proves
+    /// it); a CO-I frame's move it by two and four frames (its scaled timestamp's one LSB) and
+    /// the IP-ID's offset by 8 and 16 (its three LSBs).
     pub fn of(head: &Head, s: Shape, state: &State) -> Option<Widths> {
-        if state.pair || state.frame {
+        if state.pair {
             return None;
+        }
+        if s.rtp && state.frame {
+            match head.form {
+                Form::Short { .. } => return Some(Widths::sequence(2)),
+                Form::Id { .. } => {
+                    return Some(Widths {
+                        seq: 3,
+                        ip_id: 3,
+                        frag: 0,
+                        ts: 1,
+                    })
+                }
+                Form::Long { .. } => {}
+            }
         }
         let seq_bits = |code: u8| match code & 3 {
             0 => 0,
@@ -69,6 +88,15 @@ impl Widths {
             frag,
             ts,
         })
+    }
+
+    /// The widths of a frame that carries `bits` sequence LSBs and takes every other field from
+    /// the reference.
+    fn sequence(bits: u8) -> Widths {
+        Widths {
+            seq: bits,
+            ..Widths::default()
+        }
     }
 
     /// Whether no field of these widths (a confirming frame's) reaches further than the same
