@@ -34,7 +34,7 @@
 -- A non-TCP frame's sequence number and IP-ID are decoded against its context's last frame in the
 -- file, which every CO-S, CO-I and CO-N frame decodes against at once (section 8). A non-TCP
 -- context keeps its template, so that a replicated IR-N (its base's template with words changed)
--- is rebuilt whole and its CRC-16 (over the header, transport checksum included) checked.
+-- is rebuilt whole and its check (over the header, transport checksum included) checked.
 --
 -- Use: tshark -X lua_script:wireshark/taroc.lua -r frames.pcap -V -O taroc
 -- or copy this file into Wireshark's personal plugins folder.
@@ -278,7 +278,7 @@ local f = {
     n_ts = u32("taroc.plus.n.ts", "Timestamp field"),
     n_ts_bits = u8("taroc.plus.n.ts.bits", "Timestamp bits (scaled LSBs, or 32: the timestamp)"),
     n_stride = u16("taroc.plus.n.stride", "Timestamp stride"),
-    n_crc = u16("taroc.plus.n.crc", "CRC-16 of the header", base.HEX),
+    n_crc = u16("taroc.plus.n.crc", "Check of the header (16 bits)", base.HEX),
     n_checksum = u16("taroc.plus.n.checksum", "Transport checksum (carried)", base.HEX),
     n_checksum_computed = ProtoField.bool("taroc.plus.n.checksum_computed",
         "Transport checksum left to the decompressor (computed, or 0)"),
@@ -295,7 +295,7 @@ local f = {
     n_rtp_ts = u32("taroc.plus.n.rtp_ts", "RTP timestamp"),
     n_marker = ProtoField.bool("taroc.plus.n.marker", "RTP marker"),
     n_header = ProtoField.bytes("taroc.plus.n.header", "Rebuilt header (its transport checksum filled in)"),
-    n_crc_ok = ProtoField.bool("taroc.plus.n.crc_ok", "CRC-16 matches the rebuilt header"),
+    n_crc_ok = ProtoField.bool("taroc.plus.n.crc_ok", "The check matches the rebuilt header"),
     t_outer = ProtoField.none("taroc.plus.tunnel.outer", "Outer header (CO-N)"),
     t_kind = u8("taroc.plus.tunnel.kind", "CO-N kind byte", base.HEX),
     t_flags = u8("taroc.plus.tunnel.flags", "Outer CO-N flags", base.HEX),
@@ -307,7 +307,7 @@ local f = {
     t_ip_id_bits = u8("taroc.plus.tunnel.ip_id.bits", "Outer IP-ID bits"),
     t_outer_id = u16("taroc.plus.tunnel.outer_id", "Outer Identification", base.HEX),
     t_frag = u16("taroc.plus.tunnel.frag", "Outer flags and fragment offset", base.HEX),
-    t_crc = u16("taroc.plus.tunnel.crc", "CRC-16 of the outer header", base.HEX),
+    t_crc = u16("taroc.plus.tunnel.crc", "Check of the outer header (16 bits)", base.HEX),
     t_kept = ProtoField.bool("taroc.plus.tunnel.kept", "Outer header kept in the inner context"),
     t_inner = u8("taroc.plus.tunnel.inner_kind", "Inner kind byte", base.HEX, kinds),
     -- CO (section 5).
@@ -404,7 +404,7 @@ local e_guess = ProtoExpert.new("taroc.plus.guess",
 local e_bug = ProtoExpert.new("taroc.dissector_error", "Dissector error",
     expert.group.MALFORMED, expert.severity.ERROR)
 local e_crc = ProtoExpert.new("taroc.plus.crc_mismatch",
-    "CRC-16 does not match the rebuilt header: the decompressor refuses the frame",
+    "The check does not match the rebuilt header: the decompressor refuses the frame",
     expert.group.CHECKSUM, expert.severity.WARN)
 taroc.experts = { e_malformed, e_unknown_ctx, e_unknown_kind, e_no_context, e_guess, e_bug, e_crc }
 
@@ -1730,7 +1730,7 @@ local function shape_flags(ctx)
     return 0
 end
 
--- Where a context's IP header ends, its header (what its template and the CRC-16 cover) ends
+-- Where a context's IP header ends, its header (what its template and the check cover) ends
 -- and its transport checksum is (nil: none).
 local function header_layout(ctx)
     local ip = ctx.v4 and 20 or 40
@@ -1776,20 +1776,25 @@ local function fold(acc)
     return acc
 end
 
--- CRC-16/CCITT-FALSE of the first `n` octets of `t` (section 8).
+-- a * b modulo 2^32, for a and b below 2^32 (exact in doubles: each partial product is below 2^53).
+local function mul32(a, b)
+    local a_lo, a_hi = a % 65536, math.floor(a / 65536)
+    return (a_lo * b + ((a_hi * (b % 65536)) % 65536) * 65536) % 4294967296
+end
+
+-- The check of the first `n` octets of `t` (section 8): FNV-1a (32 bits) of the octets through
+-- MurmurHash3's finaliser, the high 16 bits.
 local function crc16(t, n)
-    local crc = 0xFFFF
+    local h = 0x811C9DC5
     for i = 0, n - 1 do
-        crc = bit32.bxor(crc, t[i] * 256)
-        for _ = 1, 8 do
-            if crc >= 0x8000 then
-                crc = bit32.bxor((crc * 2) % 65536, 0x1021)
-            else
-                crc = crc * 2
-            end
-        end
+        h = mul32(bit32.bxor(h, t[i]), 0x01000193)
     end
-    return crc
+    h = bit32.bxor(h, bit32.rshift(h, 16))
+    h = mul32(h, 0x85EBCA6B)
+    h = bit32.bxor(h, bit32.rshift(h, 13))
+    h = mul32(h, 0xC2B2AE35)
+    h = bit32.bxor(h, bit32.rshift(h, 16))
+    return bit32.rshift(h, 16)
 end
 
 -- Zeroes the per-packet fields of the header `t` of a context of shape `ctx` (section 8): the
@@ -1904,9 +1909,9 @@ end
 -- the frame's words changed; the per-packet fields whole (section 8):
 --   | form 0000KFM0 | IR-N flags | CID | base CID | n | n x (word index, word) | IP-ID (IPv4) |
 --   | flags and fragment offset (F) | sequence number (RTP, echo) | timestamp, stride (RTP) |
---   | CRC-16 | transport checksum (K) | payload |
+--   | check | transport checksum (K) | payload |
 -- The packet is rebuilt as the decompressor rebuilds it (lengths, IPv4 header checksum, the
--- transport checksum carried, 0 or computed over the payload), checked against the CRC-16 and
+-- transport checksum carried, 0 or computed over the payload), checked against the check and
 -- handed to the IP dissector.
 plus_ir_n_replica = function(tvb, pinfo, tree, subtree, dir)
     local r = reader(tvb, 0)

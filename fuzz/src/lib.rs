@@ -282,7 +282,7 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
                 IpInfo::parse(out).is_ok(),
                 "delivered an invalid IP packet from {kind:?} frame {frame:02x?}: {out:02x?}"
             );
-            // At most an IPv6 and a UDP header rebuilt, for at least the CRC's two octets (and
+            // At most an IPv6 and a UDP header rebuilt, for at least the check's two octets (and
             // in a tunnel an inner TCP/IP header, see below).
             assert!(
                 out.len() <= frame.len() + 48 + 188,
@@ -296,7 +296,7 @@ fn check_delivered(kind: FrameKind, frame: &[u8], out: &[u8]) {
             }) =>
         {
             // A tunnelled packet that is not TCP: the outer header and the inner one (IPv6 and
-            // UDP at most) rebuilt, for at least the two CRCs.
+            // UDP at most) rebuilt, for at least the two checks.
             assert!(
                 out.len() <= frame.len() + 2 * (48 + 188),
                 "output grew: {}",

@@ -202,7 +202,7 @@ fn errors(fields: &Fields) -> Vec<String> {
                 "No IR-N",
                 "Lua Error",
                 "Q or Z",
-                "CRC-16",
+                "The check",
             ]
             .iter()
             .any(|p| m.starts_with(p))
@@ -445,7 +445,7 @@ fn our_cid(kind: u8, frame: &[u8]) -> Option<u8> {
 }
 
 /// A tunnel frame's inner kind byte and where its inner frame starts: after the CO-N kind
-/// byte and header part (`| flags | CID | sequence | IP-ID | fragment field | CRC-16 |`; an
+/// byte and header part (`| flags | CID | sequence | IP-ID | fragment field | check |`; an
 /// outer context is neither in UDP, RTP nor echo mode, section 8.1).
 fn tunnel_inner(frame: &[u8]) -> (u8, usize) {
     assert_eq!(
@@ -830,7 +830,7 @@ fn check_whole(t: &Fields, run: &Run, direction: u8, p: &Tcp, ip: &Ip<'_>, form:
 }
 
 /// What a non-TCP context of mode `mode` (as the dissector names it) compresses of `ip`: the
-/// header the CRC-16 covers, where its transport checksum is, its sequence number; and that the
+/// header the check covers, where its transport checksum is, its sequence number; and that the
 /// mode fits the packet's protocol.
 fn layout(mode: &str, ip: &Ip<'_>, at: &str) -> (usize, Option<usize>, Option<u16>) {
     let h = ip.header;
@@ -852,7 +852,7 @@ fn layout(mode: &str, ip: &Ip<'_>, at: &str) -> (usize, Option<usize>, Option<u1
 /// Checks a CO-S, CO-I or CO-N frame's header part (`prefix` `taroc.plus.n`, or
 /// `taroc.plus.tunnel` for a tunnel frame's outer part, always IP only) against the IP packet
 /// `ip` it stands for: the mode, every field carried (sequence number and IP-ID LSBs, fragment
-/// field, transport checksum), the sequence number and IP-ID decoded, the CRC-16 and the
+/// field, transport checksum), the sequence number and IP-ID decoded, the check and the
 /// payload length.
 fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
     let field = |name: &str| t.get(&format!("{prefix}.{name}"));
@@ -889,7 +889,7 @@ fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
     if let Some(frag) = field("frag") {
         assert_eq!(frag, i64::from(ip.frag), "{at}: fragment field");
     }
-    // The CRC-16 covers the header as it is, its transport checksum field included.
+    // The check covers the header as it is, its transport checksum field included.
     let original = &ip.bytes[..header];
     if let Some(c) = checksum_at {
         let carried = t.get("taroc.plus.n.checksum");
@@ -909,8 +909,8 @@ fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
     }
     assert_eq!(
         field("crc"),
-        Some(i64::from(other::crc16(original))),
-        "{at}: CRC-16"
+        Some(i64::from(other::header_check(original))),
+        "{at}: check"
     );
     if !tunnel {
         assert_eq!(
@@ -924,7 +924,7 @@ fn check_other(t: &Fields, prefix: &str, ip: &Ip<'_>, at: &str) {
 /// Checks a replicated IR-N (`| form | flags | CID | base CID | n | n × (word index, word) |
 /// ...`) against the IP packet `ip` it stands for: the base CID and the changed words as the
 /// frame has them, every per-packet field, the header the dissector rebuilt (lengths, IPv4 header
-/// checksum, transport checksum) equal to the packet's, the CRC-16 over it and the payload length.
+/// checksum, transport checksum) equal to the packet's, the check over it and the payload length.
 fn check_replica(t: &Fields, frame: &[u8], ip: &Ip<'_>, at: &str) {
     let mode = t
         .strings("taroc.plus.n.mode")
@@ -1024,14 +1024,10 @@ fn check_replica(t: &Fields, frame: &[u8], ip: &Ip<'_>, at: &str) {
     assert_eq!(rebuilt, original, "{at}: the rebuilt header");
     assert_eq!(
         t.get("taroc.plus.n.crc"),
-        Some(i64::from(other::crc16(&ip.bytes[..header]))),
-        "{at}: CRC-16"
+        Some(i64::from(other::header_check(&ip.bytes[..header]))),
+        "{at}: check"
     );
-    assert_eq!(
-        t.strings("taroc.plus.n.crc_ok"),
-        ["1"],
-        "{at}: CRC-16 match"
-    );
+    assert_eq!(t.strings("taroc.plus.n.crc_ok"), ["1"], "{at}: check match");
     assert_eq!(
         t.get("taroc.plus.n.payload_len"),
         Some((ip.bytes.len() - header) as i64),

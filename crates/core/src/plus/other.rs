@@ -8,9 +8,9 @@
 //!
 //! Nothing end to end covers all of a rebuilt header (an IP fragment has no transport
 //! checksum; ICMP's does not cover the IP header; UDP's leaves out the IP-ID, TTL and TOS), so
-//! every CO-S, CO-I and CO-N frame carries a CRC-16 of the original header as the compressor
+//! every CO-S, CO-I and CO-N frame carries a 16-bit check of the original header as the compressor
 //! saw it (its transport checksum field included), and the decompressor delivers only a rebuilt
-//! header with that CRC. The payload is carried verbatim, so the header is all that can be
+//! header with that check. The payload is carried verbatim, so the header is all that can be
 //! wrong. A transport checksum is computed by the decompressor when the compressor found it
 //! valid, else carried. See `docs/taroc-plus-format.md`, section 8.
 //!
@@ -19,11 +19,11 @@
 //!   | flags (UDP, echo, RTP, IP-ID step, frame mode, pair mode) | CID |, in RTP mode its UDP
 //!   Length by the stride.
 //! CO-S (kind bytes 0x10-0x15, 0x17-0x1C): CID 0-2 and two LSBs of the sequence in the kind
-//!   byte; | CRC-16 (2) | payload |: every field follows from the reference.
-//! CO-I (kind bytes 0x1E, 0x1F and a CID octet): | S S I I I I I I | CRC-16 (2) | payload |;
+//!   byte; | check (2) | payload |: every field follows from the reference.
+//! CO-I (kind bytes 0x1E, 0x1F and a CID octet): | S S I I I I I I | check (2) | payload |;
 //!   in frame mode | S S S M T O O O |.
 //! CO-N (kind byte 0x1D): | flags | CID | sequence | IP-ID | fragment field | RTP octet |
-//!   timestamp | CRC-16 (2) | transport checksum | payload |, each field as its flags say.
+//!   timestamp | check (2) | transport checksum | payload |, each field as its flags say.
 //! ```
 
 use taroc_wire::protocol;
@@ -57,7 +57,7 @@ pub const CO_N_LAST: u8 = CO_N | 0x0F;
 /// The kind byte of a CO-N frame (its flags octet follows).
 pub const CO_N_LONG: u8 = CO_N + 0x0D;
 
-/// The kind byte of a CO-I frame of CID 0 (`| S S | I I I I I I |` and the CRC-16 follow).
+/// The kind byte of a CO-I frame of CID 0 (`| S S | I I I I I I |` and the check follow).
 pub const CO_I: u8 = CO_N + 0x0E;
 
 /// The kind byte of a CO-I frame whose CID octet follows.
@@ -240,11 +240,11 @@ pub const MAX_CONTEXTS: usize = 16;
 /// after longer losses a CO-S frame decodes by trial ([`SHORT_TRIALS`]). (Three: a CO-S
 /// frame's two sequence LSBs reach three packets on. In RTP and echo mode, whose sequence
 /// numbers only grow, they reach one to four packets on: a decompressor that missed three
-/// frames in a row decodes it at once too, where nothing else changed, the CRC checking it.)
+/// frames in a row decodes it at once too, where nothing else changed, the check checking it.)
 pub const WINDOW: usize = 3;
 
 /// Sequence advances a decompressor tries for a CO-S frame: `n`, `n + 4`, ... (each checked
-/// by the CRC), so that it decodes after up to `4 * SHORT_TRIALS - 1` lost packets of the flow.
+/// by the check), so that it decodes after up to `4 * SHORT_TRIALS - 1` lost packets of the flow.
 pub const SHORT_TRIALS: u16 = 16;
 
 /// Windows of its LSBs' span a decompressor tries for an IPv4 Identification coded by LSBs (a
@@ -262,46 +262,42 @@ pub const LSB_BELOW: u16 = 64;
 /// TS_BELOW]`.
 pub const TS_BELOW: u32 = 16384;
 
-/// The CRC-16 table of polynomial 0x1021, one entry per octet value.
-const CRC_TABLE: [u16; 256] = {
-    let mut table = [0u16; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut crc = (i as u16) << 8;
-        let mut bit = 0;
-        while bit < 8 {
-            crc = if crc & 0x8000 != 0 {
-                crc << 1 ^ 0x1021
-            } else {
-                crc << 1
-            };
-            bit += 1;
-        }
-        table[i] = crc;
-        i += 1;
-    }
-    table
-};
+/// FNV-1a's 32-bit offset basis and prime.
+const FNV_BASIS: u32 = 0x811C_9DC5;
+const FNV_PRIME: u32 = 0x0100_0193;
 
-/// Continues a CRC-16/CCITT-FALSE computation over `data`.
-pub fn crc16_update(crc: u16, data: &[u8]) -> u16 {
-    data.iter().fold(crc, |crc, &byte| {
-        crc << 8 ^ CRC_TABLE[usize::from((crc >> 8) as u8 ^ byte)]
+/// FNV-1a (32 bits) of `data`: each octet XORed into the state, then the state multiplied by
+/// the prime.
+fn fnv1a(data: &[u8]) -> u32 {
+    data.iter().fold(FNV_BASIS, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(FNV_PRIME)
     })
 }
 
-/// The CRC-16 of CO-S and CO-N frames: CRC-16/CCITT-FALSE (polynomial 0x1021, initial value
-/// 0xFFFF, no reflection, no final XOR).
-pub fn crc16(data: &[u8]) -> u16 {
-    crc16_update(0xFFFF, data)
+/// MurmurHash3's 32-bit finaliser: every bit of the result depends on every bit of `h`.
+fn fmix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85EB_CA6B);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xC2B2_AE35);
+    h ^ h >> 16
 }
 
-/// The CRC-16 a CO-S, CO-I, CO-N or replicated IR-N frame carries for `header` of shape `s`:
-/// over the header as it is, its transport checksum field included. A decompressor that
-/// computes that field computes it over the payload it received, so a damaged payload fails the
-/// CRC as the end-to-end checksum would have failed.
+/// The check of CO-S, CO-I, CO-N and replicated IR-N frames over `data`: FNV-1a (32 bits) of
+/// its octets through MurmurHash3's finaliser, the high 16 bits. It is not linear, in octets or
+/// in sums: a header wrong by the same offsets as the previous one (a reference off by a whole
+/// alias, which every frame decoded against it carries over) passes or fails it independently
+/// of that one, where a CRC or a one's-complement sum would pass both or neither.
+pub fn header_check(data: &[u8]) -> u16 {
+    (fmix32(fnv1a(data)) >> 16) as u16
+}
+
+/// The check a CO-S, CO-I, CO-N or replicated IR-N frame carries for `header` of shape `s`
+/// ([`header_check`]): over the header as it is, its transport checksum field included. A
+/// decompressor that computes that field computes it over the payload it received, so a
+/// damaged payload fails the check as the end-to-end checksum would have failed.
 pub fn header_crc(header: &[u8], s: Shape) -> u16 {
-    crc16(&header[..s.header])
+    header_check(&header[..s.header])
 }
 
 /// A packet this module compresses: where its transport header starts (`ip`), its header

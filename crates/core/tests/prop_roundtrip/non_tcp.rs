@@ -16,7 +16,7 @@
 //!
 //! A damaged frame whose packet's transport checksum the decompressor computes (UDP with
 //! checksums, ICMP and ICMPv6 echo: the frame leaves the checksum out) is delivered exactly or
-//! refused: the CRC-16 covers the checksum computed over the payload received, so damage to the
+//! refused: the check covers the checksum computed over the payload received, so damage to the
 //! payload fails it as it would fail the end-to-end checksum.
 //!
 //! Four exceptions are not failures but counted and printed, as the format's design allows
@@ -26,9 +26,9 @@
 //! carries because it was wrong already); damage to the payload that the transport checksum
 //! itself cannot see (the payload's one's-complement sum unchanged), within a bound; a damaged
 //! frame of the full-header family (the packet whole, as a plain IR-N carries it: no check but
-//! the packet's own checksums; a replicated IR-N carries a CRC-16 and is a checked frame) and
+//! the packet's own checksums; a replicated IR-N carries a check and is a checked frame) and
 //! what follows from the context it set up; and a delivered header that differs from the
-//! original but has its CRC-16 (the 1 in 65,536 the check cannot tell), within a bound.
+//! original but has its check (the 1 in 65,536 the check cannot tell), within a bound.
 
 use super::*;
 use crate::non_tcp_traffic::*;
@@ -227,8 +227,8 @@ struct NonTcpTally {
     full_header_damage: usize,
     /// Frames delivered wrong after the decompressor accepted a damaged full-header frame.
     after_full_header_damage: usize,
-    /// Frames delivered wrong with the CRC of the original header.
-    crc_collisions: usize,
+    /// Frames delivered wrong with the check of the original header.
+    check_collisions: usize,
 }
 
 impl NonTcpTally {
@@ -257,7 +257,7 @@ impl NonTcpTally {
         self.damaged_replicas += t.damaged_replicas;
         self.full_header_damage += t.full_header_damage;
         self.after_full_header_damage += t.after_full_header_damage;
-        self.crc_collisions += t.crc_collisions;
+        self.check_collisions += t.check_collisions;
     }
 }
 
@@ -326,7 +326,7 @@ fn checksum_computed(p: &[u8]) -> bool {
 
 /// Whether a frame of kind `kind` is of the full-header family and unchecked: the packet whole,
 /// as an IR frame or a plain IR-N carries it (a replicated IR-N, an IR-N frame whose first octet
-/// is below 0x10, carries a CRC-16 of the header it stands for).
+/// is below 0x10, carries a 16-bit check of the header it stands for).
 fn unchecked(kind: FrameKind, frame: &[u8]) -> bool {
     let full = matches!(
         kind.family(),
@@ -389,15 +389,18 @@ impl Links {
                 return Ok(());
             }
             // A transport checksum the decompressor computed over the damaged payload is in
-            // the CRC: only a damage that leaves it as it was passes, and the packet's own
+            // the check: only a damage that leaves it as it was passes, and the packet's own
             // checksum verifies as the original's did.
             if transport_checksum_verifies(out) {
                 t.checksum_collisions += 1;
                 return Ok(());
             }
         }
-        if ours != theirs && ours.as_deref().map(crc16) == theirs.as_deref().map(crc16) {
-            t.crc_collisions += 1;
+        if ours != theirs
+            && ours.as_deref().map(other::header_check)
+                == theirs.as_deref().map(other::header_check)
+        {
+            t.check_collisions += 1;
             return Ok(());
         }
         if self.full_header_damaged[to] {
@@ -561,7 +564,7 @@ fn check_non_tcp(name: &str, cases: u32, seed: u64) {
              payload where the transport checksum is not computed ({} with a transport checksum \
              that verifies), {} wrong payload the transport checksum cannot tell, {} wrong \
              full-header frames, {} arrived as replicated IR-Ns; misdirected {}: {} delivered \
-             as sent, {} refused); wrong after a damaged full-header frame {}; CRC collisions {}",
+             as sent, {} refused); wrong after a damaged full-header frame {}; check collisions {}",
             variant.name,
             t.cases,
             t.packets,
@@ -582,7 +585,7 @@ fn check_non_tcp(name: &str, cases: u32, seed: u64) {
             t.exact[2],
             t.refused[2],
             t.after_full_header_damage,
-            t.crc_collisions,
+            t.check_collisions,
         );
     }
     if let Err(e) = result {
@@ -591,10 +594,10 @@ fn check_non_tcp(name: &str, cases: u32, seed: u64) {
     for (variant, t) in variants.iter().zip(totals.borrow().iter()) {
         // A 16-bit check lets about 1 in 65,536 wrong headers through: a bound far above that.
         assert!(
-            t.crc_collisions <= 1 + t.damaged_trials() / 1000,
+            t.check_collisions <= 1 + t.damaged_trials() / 1000,
             "{name} [{}]: {} wrong headers passed the check in {} damaged-frame trials",
             variant.name,
-            t.crc_collisions,
+            t.check_collisions,
             t.damaged_trials()
         );
         // Damage the one's-complement sum cannot see (two flips that cancel) is rarer still.

@@ -375,19 +375,3 @@ pub(crate) fn checked_header(p: &[u8]) -> (usize, Option<usize>) {
         _ => (ip_len, None),
     }
 }
-
-/// CRC-16/CCITT-FALSE (polynomial 0x1021, initial 0xFFFF, not reflected, no final XOR).
-pub(crate) fn crc16(bytes: &[u8]) -> u16 {
-    let mut crc = 0xFFFFu16;
-    for &b in bytes {
-        crc ^= u16::from(b) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                crc << 1 ^ 0x1021
-            } else {
-                crc << 1
-            };
-        }
-    }
-    crc
-}

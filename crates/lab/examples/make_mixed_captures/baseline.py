@@ -69,7 +69,7 @@ def frames_of(path):
 # taroc-plus's frames for non-TCP packets (docs/taroc-plus-format.md, sections 1 and 8): IR-N
 # (0x0A: the packet whole; or, its first octet below 0x10, a replicated IR-N: | form 0000KFM0 |
 # IR-N flags | CID | base CID | n | n x (word index, word) | IP-ID (IPv4) | fragment field (F) |
-# sequence number (RTP, echo) | timestamp, stride (RTP) | CRC-16 | checksum (K) |); CO-S (0x10-0x1C but 0x16, a packed IR of a TCP context: CID and two sequence LSBs in
+# sequence number (RTP, echo) | timestamp, stride (RTP) | check (2) | checksum (K) |); CO-S (0x10-0x1C but 0x16, a packed IR of a TCP context: CID and two sequence LSBs in
 # the kind byte); CO-N (0x1D, a flags octet |C|S S|I I|F|K|D| follows); CO-I (0x1E, CID 0; 0x1F,
 # a CID octet follows).
 IR_N, NON_TCP_FIRST, NON_TCP_LAST, PACKED_IR = 0x0A, 0x10, 0x1F, 0x16
@@ -104,7 +104,7 @@ def replica_parts(frame, v4):
     """The bytes of a replicated IR-N's header part by field (`frame` after its kind byte; `v4`
     whether its packet is IPv4): the kind byte, form octet and flags octet; the CID and base CID;
     the count and the changed template words (3 bytes each); the IP-ID (IPv4); the fragment field
-    (F); the sequence number (RTP, echo); the timestamp and stride (RTP); the CRC-16; the transport
+    (F); the sequence number (RTP, echo); the timestamp and stride (RTP); the check; the transport
     checksum (K)."""
     form, flags, n = frame[0], frame[1], frame[4]
     parts = dict.fromkeys(FIELDS, 0)
@@ -120,7 +120,7 @@ def replica_parts(frame, v4):
 def non_tcp_parts(k, frame, modes):
     """The bytes of a CO-S, CO-I or CO-N frame's header part by field, from its kind byte and
     frame (after the kind byte); `modes` the IR-N flags of the direction's contexts by CID. CO-S:
-    the kind byte (CID and sequence LSBs in it) and the CRC-16; CO-I: the kind byte, the CID octet,
+    the kind byte (CID and sequence LSBs in it) and the check; CO-I: the kind byte, the CID octet,
     the octet (RTP and echo mode: |S S|I I I I I I|, a quarter sequence, three quarters IP-ID;
     else the IP-ID's 8 LSBs, which are the sequence number's), the CRC-16; CO-N: the kind byte
     and flags octet, then the fields as the flags say."""

@@ -403,7 +403,7 @@ impl OtherCompressor {
                 ctx.period = (ctx.period * 2).min(most);
                 // Without requests a refresh goes whole: it repairs whatever the decompressor
                 // lacks. With them, a decompressor that lacks the context asks for it, and the
-                // refresh replicates the context from itself: the per-packet fields and the CRC.
+                // refresh replicates the context from itself: the per-packet fields and the check.
                 ctx.base = None;
                 ctx.moved_from = None;
             }

@@ -1,6 +1,6 @@
 //! The decompressor's side of `taroc-plus` for packets that are not compressible TCP: contexts
 //! set up by IR-N frames, CO-S and CO-N headers rebuilt against them and delivered only with
-//! the CRC of the original header.
+//! the check of the original header.
 
 use alloc::vec::Vec;
 
@@ -27,7 +27,7 @@ struct DecompContext {
 
 /// How far a context's reference is trusted. After a refused frame, or a frame that decoded
 /// only by trial, a decoded frame is not delivered but held as the reference until the next
-/// frame decodes against it at the first try: a wrong reference that passed one CRC-16 by
+/// frame decodes against it at the first try: a wrong reference that passed one check by
 /// chance must pass a second one too (odds 2^-32, not 2^-16).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Trust {
@@ -194,7 +194,7 @@ impl OtherDecompressor {
     }
 
     /// Sets a context up from a replicated IR-N frame (its base's template with the frame's
-    /// changes) and delivers its packet if its header has the frame's CRC; the context's CID.
+    /// changes) and delivers its packet if its header has the frame's check; the context's CID.
     fn replica(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<u8, DropReason> {
         out.clear();
         let (r, s, at) = Replica::parse(frame, |cid| {
@@ -254,7 +254,7 @@ impl OtherDecompressor {
     }
 
     /// Rebuilds the packet of a CO-S or CO-N frame of kind byte `k`; delivers it only if its
-    /// header has the frame's CRC.
+    /// header has the frame's check.
     pub fn co_n(&mut self, k: u8, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
         let (head, at) = self.head(k, frame)?;
         self.rebuild(&head, &frame[at..], out)
@@ -294,7 +294,7 @@ impl OtherDecompressor {
     }
 
     /// Rebuilds the packet of `head` (from [`OtherDecompressor::head`]) around `payload`;
-    /// delivers it only if its header has the frame's CRC (a CO-S frame: the first of its
+    /// delivers it only if its header has the frame's check (a CO-S frame: the first of its
     /// decodings that does).
     pub fn rebuild(
         &mut self,
@@ -337,7 +337,7 @@ impl OtherDecompressor {
                 (self.notes_due, self.since_note) = (PAIR_NOTE_COPIES, 0);
             }
             // Held or delivered, its IP-ID is the pair's last: a frame of another flow of the
-            // pair that counts on it confirms it (or fails its own CRC).
+            // pair that counts on it confirms it (or fails its own check).
             if let Some(k) = key {
                 self.pairs.set(&k, fields.ip_id);
             }

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::codec::DropReason;
 
-/// The header part of a CO-S or CO-N frame: its CID, its fields, its CRC-16 and the transport
+/// The header part of a CO-S or CO-N frame: its CID, its fields, its check and the transport
 /// checksum when carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Head {
@@ -19,7 +19,7 @@ pub struct Head {
     pub cid: u8,
     /// The fields as coded.
     pub form: Form,
-    /// The CRC-16 of the original header ([`super::header_crc`]).
+    /// The check of the original header ([`super::header_crc`]).
     pub crc: u16,
     /// The transport checksum, when carried (else computed, or 0).
     pub checksum: Option<[u8; 2]>,

@@ -5,9 +5,9 @@
 //! most often, one above the last one any of those flows sent.
 //!
 //! The compressor records every IPv4 packet this module compresses; the decompressor every
-//! IPv4 packet it rebuilds with the frame's CRC (delivered, or held for confirmation). A frame
+//! IPv4 packet it rebuilds with the frame's check (delivered, or held for confirmation). A frame
 //! lost on the link leaves the decompressor's value behind the compressor's: a CO-S frame that
-//! counts on it then fails its CRC and decodes by trial (held for confirmation), which is why
+//! counts on it then fails its check and decodes by trial (held for confirmation), which is why
 //! the compressor codes against it only on a link not known to lose frames. A decompressor's
 //! value further behind than its trials reach is set right again by the next frame of the pair
 //! that carries IP-ID bits (CO-I, CO-N, IR-N): the compressor sends at most [`PAIR_RUN`] CO-S

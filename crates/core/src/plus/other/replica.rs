@@ -6,7 +6,7 @@
 //! ```text
 //! | form: 0 0 0 0 K F M 0 | IR-N flags | CID | base CID | n | n × (word index, word) |
 //! | IP-ID (2, IPv4) | fragment field (2, if F) | sequence number (2, RTP or echo) |
-//! | timestamp (4, RTP) | stride (2, RTP) | CRC-16 (2) | transport checksum (2, if K) | payload |
+//! | timestamp (4, RTP) | stride (2, RTP) | check (2) | transport checksum (2, if K) | payload |
 //! ```
 //!
 //! An IR-N frame in its plain form starts with an IP version of 4 or 6; a first octet below
@@ -50,7 +50,7 @@ pub struct Replica<'a> {
     pub frag_sent: bool,
     /// The RTP stride.
     pub stride: u16,
-    /// The CRC-16 of the original header ([`super::header_crc`]).
+    /// The check of the original header ([`super::header_crc`]).
     pub crc: u16,
     /// The transport checksum, when carried.
     pub checksum: Option<[u8; 2]>,

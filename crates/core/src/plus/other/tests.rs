@@ -120,7 +120,7 @@ fn icmp_echo_headers_go_in_the_kind_byte() {
     for i in 0..u16::from(START_IRS) {
         assert_eq!(round(&mut c, &mut d, &echo(50 + i, i, true)).0, IR_N);
     }
-    // The sequence number and IP-ID step together: the kind byte and the CRC-16.
+    // The sequence number and IP-ID step together: the kind byte and the check.
     for i in 3..10 {
         let (k, len) = round(&mut c, &mut d, &echo(50 + i, i, true));
         assert_eq!((k, len), (short_kind(0, i as u8 & 3), 2 + 20));
@@ -136,10 +136,27 @@ fn icmp_echo_headers_go_in_the_kind_byte() {
 }
 
 #[test]
-fn crc_is_ccitt_false() {
-    assert_eq!(crc16(b"123456789"), 0x29B1);
-    assert_eq!(crc16_update(crc16(b"1234"), b"56789"), 0x29B1);
+fn the_check_is_fnv1a_through_murmur3s_finaliser() {
+    // FNV-1a's published values, and the finaliser's fixed point and one value.
+    assert_eq!(fnv1a(b""), 0x811C_9DC5);
+    assert_eq!(fnv1a(b"a"), 0xE40C_292C);
+    assert_eq!(fnv1a(b"foobar"), 0xBF9C_F968);
+    assert_eq!(fmix32(0), 0);
+    assert_eq!(header_check(b"123456789"), CHECK_VECTOR);
+    // A header wrong by the same offset as its predecessor changes its check by another
+    // amount: of 65,535 pairs of consecutive sequence numbers whose high octets are both off
+    // by one, a handful change it alike, where under a CRC (linear) every pair that keeps its
+    // high octet does, and the second header passes whenever the first did.
+    let header = |seq: u16| [0x45, 0x00, (seq >> 8) as u8, seq as u8, 0x12, 0x34];
+    let change = |seq: u16| header_check(&header(seq)) ^ header_check(&header(seq ^ 0x0100));
+    let alike = (0..u16::MAX)
+        .filter(|&q| change(q) == change(q + 1))
+        .count();
+    assert!(alike <= 8, "{alike}");
 }
+
+/// The check of `"123456789"` (section 8).
+const CHECK_VECTOR: u16 = 0x44AE;
 
 #[test]
 fn udp_round_trips_in_three_bytes() {
@@ -263,7 +280,7 @@ fn a_new_flow_of_the_same_hosts_starts_from_a_base() {
         let (k, frame) = compress(&mut c, &p);
         assert_eq!(k, IR_N);
         assert!(is_replica(&frame));
-        // form, flags, CID, base, one change, IP-ID, CRC-16, payload
+        // form, flags, CID, base, one change, IP-ID, check, payload
         assert_eq!(frame.len(), 5 + 3 + 2 + 2 + 30);
         assert_eq!(decompress(&mut d, k, &frame).unwrap(), p);
         // A decompressor without the base refuses it.
@@ -273,7 +290,7 @@ fn a_new_flow_of_the_same_hosts_starts_from_a_base() {
         round(&mut c, &mut d, &udp_from(5002, 8)).0,
         short_kind(1, 0)
     );
-    // A base of another flow under the same CID (another TTL): the CRC refuses it.
+    // A base of another flow under the same CID (another TTL): the check refuses it.
     let mut other = OtherDecompressor::default();
     let mut ttl = udp_from(5000, 1);
     ttl[8] = 63;
@@ -309,7 +326,7 @@ fn a_wrong_context_is_refused_not_delivered() {
     let (k, frame) = compress(&mut c, &other);
     assert_eq!(short_of(k).map(|(cid, _)| cid), Some(1));
     assert_eq!(decompress(&mut d, k, &frame), Err(DropReason::NoContext));
-    // Forced onto CID 0: the CRC refuses it.
+    // Forced onto CID 0: the check refuses it.
     let forged = short_kind(0, short_of(k).unwrap().1);
     assert_eq!(
         decompress(&mut d, forged, &frame),
@@ -348,7 +365,7 @@ fn fragments_and_ipv6_round_trip() {
         assert_eq!(decompress(&mut d, k, &frame).unwrap(), v6);
         if k == IR_N {
             assert!(is_replica(&frame));
-            // form, flags, CID, base CID (its own), no change, CRC-16, payload
+            // form, flags, CID, base CID (its own), no change, check, payload
             assert_eq!((frame[2], frame[3], frame[4]), (1, 1, 0));
             assert_eq!(frame.len(), 5 + 2 + 8);
             refreshes.push(i);
@@ -579,7 +596,7 @@ fn pair_mode_frames_damaged_or_misdirected_never_deliver_a_wrong_packet() {
                             k = short_kind(cid, (lsb + 1 + rng.below(3) as u8) % 4);
                         }
                     }
-                    // Zeros where the CRC is.
+                    // Zeros where the check is.
                     _ => {
                         let at = if short_of(k).is_some() {
                             0

@@ -2,10 +2,10 @@
 //! frame that confirms a held packet proves it too (spec section 5.8), so that the held packet
 //! is delivered late.
 //!
-//! A held packet decoded wrong (a trial that passed the CRC, or a stale reference) has each
+//! A held packet decoded wrong (a trial that passed the check, or a stale reference) has each
 //! field that came by LSBs off by a multiple of 2^bits, and each field that followed from the
 //! reference off as the reference was. A later frame decoded at once against it carries each
-//! such error over into its own header, and fails its CRC, as long as none of its fields is
+//! such error over into its own header, and fails its check, as long as none of its fields is
 //! coded wider than the same field of the held frame: a wider code decodes right across the
 //! error. So a confirming frame whose widths are [`Widths::within`] the held frame's proves the
 //! held packet as a whole.
