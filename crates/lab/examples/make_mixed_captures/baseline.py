@@ -122,7 +122,7 @@ def non_tcp_parts(k, frame, modes):
     frame (after the kind byte); `modes` the IR-N flags of the direction's contexts by CID. CO-S:
     the kind byte (CID and sequence LSBs in it) and the check; CO-I: the kind byte, the CID octet,
     the octet (RTP and echo mode: |S S|I I I I I I|, a quarter sequence, three quarters IP-ID;
-    else the IP-ID's 8 LSBs, which are the sequence number's), the CRC-16; CO-N: the kind byte
+    else the IP-ID's 8 LSBs, which are the sequence number's), the check; CO-N: the kind byte
     and flags octet, then the fields as the flags say."""
     parts = dict.fromkeys(FIELDS, 0)
     parts["kind"], parts["crc"] = 1, 2
@@ -395,7 +395,7 @@ def non_tcp_table(results):
           "that is not an echo's, an IPv6 fragment header, an RTP header in a context not in RTP "
           "mode.\n")
     print("| capture | kind | frames | CO-S | CO-I | CO-N | replicated IR-N | kind byte | CID "
-          "| template words | sequence | IP-ID | fragment field | RTP | CRC-16 | checksum | rest "
+          "| template words | sequence | IP-ID | fragment field | RTP | check | checksum | rest "
           "| total |")
     print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for r in results:
