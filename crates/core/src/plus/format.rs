@@ -217,14 +217,49 @@ pub struct Codes {
     /// The timestamp value codes.
     pub ts: [u8; 4],
     /// The timestamp echo reply codes.
-    pub ecr: [(bool, u8); 4],
+    pub ecr: EcrCodes,
+}
+
+/// A context's timestamp echo reply codes ([`TS_ECR_CODES`] and the like), with their order
+/// by cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EcrCodes {
+    /// The codes, prefixed `0`, `10`, `110`, `111`: whether their LSBs are of the gap, and how
+    /// many.
+    pub codes: [(bool, u8); 4],
+    /// The codes by cost (prefix plus LSBs), cheapest first, of equal costs the first: the
+    /// first of them that fits is the cheapest that fits.
+    pub by_cost: [u8; 4],
+}
+
+impl EcrCodes {
+    /// `codes` with their order by cost.
+    pub const fn new(codes: [(bool, u8); 4]) -> EcrCodes {
+        /// Code `c`'s prefix and LSBs ([`prefix_len`], which is not `const`).
+        const fn cost(codes: &[(bool, u8); 4], c: u8) -> u8 {
+            (if c < 2 { c + 1 } else { 3 }) + codes[c as usize].1
+        }
+        let mut by_cost = [0, 1, 2, 3];
+        // An insertion sort that moves a code only past a dearer one: equal costs keep their
+        // order.
+        let mut i = 1;
+        while i < 4 {
+            let mut j = i;
+            while j > 0 && cost(&codes, by_cost[j - 1]) > cost(&codes, by_cost[j]) {
+                (by_cost[j - 1], by_cost[j]) = (by_cost[j], by_cost[j - 1]);
+                j -= 1;
+            }
+            i += 1;
+        }
+        EcrCodes { codes, by_cost }
+    }
 }
 
 /// The codes of a context with a stride.
 pub const STRIDED_CODES: Codes = Codes {
     ip_id: IP_ID_CODES,
     ts: TS_CODES,
-    ecr: TS_ECR_CODES,
+    ecr: EcrCodes::new(TS_ECR_CODES),
 };
 
 /// The codes of a context without a stride. Its window of up to 16 packets spans seconds, so
@@ -236,7 +271,7 @@ pub const STRIDED_CODES: Codes = Codes {
 pub const UNSTRIDED_CODES: Codes = Codes {
     ip_id: [5, 7, 10, 16],
     ts: [13, 14, 15, 32],
-    ecr: [(false, 13), (true, 4), (false, 15), (false, 32)],
+    ecr: EcrCodes::new([(false, 13), (true, 4), (false, 15), (false, 32)]),
 };
 
 /// The codes of a context with an acknowledgment stride only (a bulk receiver's pure ACKs). Its
@@ -248,7 +283,7 @@ pub const UNSTRIDED_CODES: Codes = Codes {
 pub const ACK_CODES: Codes = Codes {
     ip_id: [5, 0, 8, 16],
     ts: [9, 10, 12, 32],
-    ecr: [(true, 8), (true, 6), (false, 11), (false, 32)],
+    ecr: EcrCodes::new([(true, 8), (true, 6), (false, 11), (false, 32)]),
 };
 
 impl Codes {
@@ -266,14 +301,16 @@ impl Codes {
 }
 
 /// The cheapest echo code of `codes` ([`Codes::ecr`]) for an echo `ecr` and a gap `gap` away
-/// from the references (each as `(up, down)`); the last always fits.
+/// from the references (each as `(up, down)`), of equal costs the first: the first that fits in
+/// their order by cost (the last code always fits).
 #[inline]
-pub fn ecr_code(codes: &[(bool, u8); 4], ecr: (u64, u64), gap: (u64, u64)) -> u8 {
-    cheapest(|c| {
-        let (is_gap, k) = codes[usize::from(c)];
+pub fn ecr_code(codes: &EcrCodes, ecr: (u64, u64), gap: (u64, u64)) -> u8 {
+    let fits = |c: u8| {
+        let (is_gap, k) = codes.codes[usize::from(c)];
         let (up, down) = if is_gap { gap } else { ecr };
-        (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
-    })
+        c == 3 || lsb::fits(k, up, down)
+    };
+    codes.by_cost.into_iter().find(|&c| fits(c)).unwrap_or(3)
 }
 
 /// The first of the cheapest prefix codes that fit, of `cost_fits` (each code's length in bits
@@ -446,18 +483,26 @@ mod tests {
                     let want = by_cost(&|c| lsb::fits(k(c), up, down), &|c| prefix_len(c) + k(c));
                     assert_eq!(code(codes, up, down), want, "{codes:?} {up} {down}");
                 }
-                for (ecr, gap) in [
+                let ecr_tables = [UNSTRIDED_CODES, STRIDED_CODES, ACK_CODES].map(|c| c.ecr);
+                for ((ecr, gap), codes) in [
                     ((up, down), (down, up)),
                     ((up, down), (0, 0)),
                     ((0, 0), (up, down)),
-                ] {
-                    let e = |c: u8| TS_ECR_CODES[usize::from(c)];
+                ]
+                .into_iter()
+                .flat_map(|spans| ecr_tables.map(|codes| (spans, codes)))
+                {
+                    let e = |c: u8| codes.codes[usize::from(c)];
                     let fits = |c: u8| {
                         let (up, down) = if e(c).0 { gap } else { ecr };
                         lsb::fits(e(c).1, up, down)
                     };
                     let want = by_cost(&fits, &|c| prefix_len(c) + e(c).1);
-                    assert_eq!(ecr_code(&TS_ECR_CODES, ecr, gap), want, "{ecr:?} {gap:?}");
+                    assert_eq!(
+                        ecr_code(&codes, ecr, gap),
+                        want,
+                        "{codes:?} {ecr:?} {gap:?}"
+                    );
                 }
             }
         }
@@ -536,11 +581,15 @@ mod tests {
         assert_eq!(code(&IP_ID_CODES, 1, 1), 2);
         assert_eq!(code(&IP_ID_CODES, 55, 8), 2);
         assert_eq!(code(&IP_ID_CODES, 56, 0), 3);
+        // Costs 8, 12, 5 and 35 bits; 14, 6, 18, 35; 9, 8, 14, 35.
+        assert_eq!(STRIDED_CODES.ecr.by_cost, [2, 0, 1, 3]);
+        assert_eq!(UNSTRIDED_CODES.ecr.by_cost, [1, 0, 2, 3]);
+        assert_eq!(ACK_CODES.ecr.by_cost, [1, 0, 2, 3]);
         // A gap that stays within 3 of every reference's: 2 bits behind code 2.
-        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (3, 0)), 2);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (50, 0)), 0);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (500, 0)), 1);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (1 << 20, 0), (3000, 0)), 3);
+        assert_eq!(ecr_code(&STRIDED_CODES.ecr, (500, 0), (3, 0)), 2);
+        assert_eq!(ecr_code(&STRIDED_CODES.ecr, (500, 0), (50, 0)), 0);
+        assert_eq!(ecr_code(&STRIDED_CODES.ecr, (500, 0), (500, 0)), 1);
+        assert_eq!(ecr_code(&STRIDED_CODES.ecr, (1 << 20, 0), (3000, 0)), 3);
         let mut out = alloc::vec::Vec::new();
         let mut w = BitWriter::new(&mut out);
         for c in 0..4 {

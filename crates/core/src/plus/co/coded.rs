@@ -6,6 +6,7 @@ use taroc_wire::tcp::SackBlocks;
 use super::{layout, BitField, Extension, Number, NumberBits, Shape};
 use crate::codec::DropReason;
 use crate::encoding::bits::BitReader;
+use crate::plus::format::EcrCodes;
 use crate::plus::outer::{self, NEAR_BITS};
 use crate::plus::{ack, format};
 
@@ -113,9 +114,9 @@ impl BitField for RawReader<'_> {
         Ok(())
     }
 
-    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), DropReason> {
+    fn ts_ecr(&mut self, codes: &EcrCodes) -> Result<(), DropReason> {
         let c = format::get_prefix(&mut self.bits).ok_or(DropReason::Malformed)?;
-        let (gap, bits) = codes[c];
+        let (gap, bits) = codes.codes[c];
         self.out.ts_ecr = Some((self.get(bits)?, gap));
         Ok(())
     }

@@ -12,7 +12,7 @@ use crate::plus::ack::{self, Extension};
 use crate::plus::breakdown::{Field, Tally};
 use crate::plus::cids;
 use crate::plus::co::{layout, BitField, Checks, Head, Number, NumberBits, Shape, Tail};
-use crate::plus::format::{self, ext, kind};
+use crate::plus::format::{self, ext, kind, EcrCodes};
 use crate::plus::ipid::Behaviour;
 use crate::plus::note;
 use crate::plus::outer::{self, Code, Layout, NEAR_BITS};
@@ -536,14 +536,14 @@ impl BitField for Writer<'_, '_, '_> {
     }
 
     #[inline(always)]
-    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), NeedsOuterFlag> {
+    fn ts_ecr(&mut self, codes: &EcrCodes) -> Result<(), NeedsOuterFlag> {
         let (ecr, gap, f) = (self.needs.ts_ecr, self.needs.ts_gap, &self.p.fields);
         let c = format::ecr_code(
             codes,
             (ecr.up.into(), ecr.down.into()),
             (gap.up.into(), gap.down.into()),
         );
-        let (is_gap, k) = codes[usize::from(c)];
+        let (is_gap, k) = codes.codes[usize::from(c)];
         let v = if is_gap {
             f.ts_val.wrapping_sub(f.ts_ecr)
         } else {

@@ -11,7 +11,7 @@ use crate::encoding::bits::BitReader;
 use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::co::{layout, BitField, Checks, CoBits, Number, NumberBits, Shape, Tail};
-use crate::plus::format::{self, ext, kind};
+use crate::plus::format::{self, ext, kind, EcrCodes};
 use crate::plus::ipid::{self, Behaviour};
 use crate::plus::note;
 use crate::plus::numbers;
@@ -350,10 +350,10 @@ impl BitField for Reader<'_, '_> {
     }
 
     #[inline(always)]
-    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), DropReason> {
+    fn ts_ecr(&mut self, codes: &EcrCodes) -> Result<(), DropReason> {
         let r = &self.ctx.reference;
         let c = format::get_prefix(&mut self.bits).ok_or(DropReason::Malformed)?;
-        let (is_gap, n) = codes[c];
+        let (is_gap, n) = codes.codes[c];
         self.codes.ts_ecr = n;
         let lsbs = self.get(n)?;
         self.fields.ts_ecr = if is_gap {
