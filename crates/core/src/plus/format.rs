@@ -213,11 +213,63 @@ pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 7), (true, 10), (true, 2), (fa
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Codes {
     /// The IP-ID offset codes.
-    pub ip_id: [u8; 4],
+    pub ip_id: FieldCodes,
     /// The timestamp value codes.
-    pub ts: [u8; 4],
+    pub ts: FieldCodes,
     /// The timestamp echo reply codes.
     pub ecr: EcrCodes,
+}
+
+/// The prefix codes of one field ([`IP_ID_CODES`], [`TS_CODES`] and the like): their LSB
+/// counts, with their order by cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldCodes {
+    /// The LSB counts of the codes prefixed `0`, `10`, `110`, `111`.
+    pub bits: [u8; 4],
+    /// The codes by cost (prefix plus LSBs), cheapest first, of equal costs the first: the
+    /// first of them that fits is the cheapest that fits.
+    pub by_cost: [u8; 4],
+}
+
+impl FieldCodes {
+    /// The codes of LSB counts `bits`, with their order by cost.
+    pub const fn new(bits: [u8; 4]) -> FieldCodes {
+        let mut costs = bits;
+        let mut c = 0;
+        while c < 4 {
+            costs[c] += prefix_cost(c);
+            c += 1;
+        }
+        FieldCodes {
+            bits,
+            by_cost: by_cost(costs),
+        }
+    }
+}
+
+/// [`prefix_len`] of code `c`, for the constant tables.
+const fn prefix_cost(c: usize) -> u8 {
+    if c < 2 {
+        c as u8 + 1
+    } else {
+        3
+    }
+}
+
+/// Codes 0 to 3 of `costs` by cost, cheapest first, of equal costs the first (an insertion sort
+/// that moves a code only past a dearer one).
+const fn by_cost(costs: [u8; 4]) -> [u8; 4] {
+    let mut order = [0u8, 1, 2, 3];
+    let mut i = 1;
+    while i < 4 {
+        let mut j = i;
+        while j > 0 && costs[order[j - 1] as usize] > costs[order[j] as usize] {
+            (order[j - 1], order[j]) = (order[j], order[j - 1]);
+            j -= 1;
+        }
+        i += 1;
+    }
+    order
 }
 
 /// A context's timestamp echo reply codes ([`TS_ECR_CODES`] and the like), with their order
@@ -235,30 +287,21 @@ pub struct EcrCodes {
 impl EcrCodes {
     /// `codes` with their order by cost.
     pub const fn new(codes: [(bool, u8); 4]) -> EcrCodes {
-        /// Code `c`'s prefix and LSBs ([`prefix_len`], which is not `const`).
-        const fn cost(codes: &[(bool, u8); 4], c: u8) -> u8 {
-            (if c < 2 { c + 1 } else { 3 }) + codes[c as usize].1
+        let mut costs = [0; 4];
+        let mut c = 0;
+        while c < 4 {
+            costs[c] = prefix_cost(c) + codes[c].1;
+            c += 1;
         }
-        let mut by_cost = [0, 1, 2, 3];
-        // An insertion sort that moves a code only past a dearer one: equal costs keep their
-        // order.
-        let mut i = 1;
-        while i < 4 {
-            let mut j = i;
-            while j > 0 && cost(&codes, by_cost[j - 1]) > cost(&codes, by_cost[j]) {
-                (by_cost[j - 1], by_cost[j]) = (by_cost[j], by_cost[j - 1]);
-                j -= 1;
-            }
-            i += 1;
-        }
+        let by_cost = by_cost(costs);
         EcrCodes { codes, by_cost }
     }
 }
 
 /// The codes of a context with a stride.
 pub const STRIDED_CODES: Codes = Codes {
-    ip_id: IP_ID_CODES,
-    ts: TS_CODES,
+    ip_id: FieldCodes::new(IP_ID_CODES),
+    ts: FieldCodes::new(TS_CODES),
     ecr: EcrCodes::new(TS_ECR_CODES),
 };
 
@@ -269,8 +312,8 @@ pub const STRIDED_CODES: Codes = Codes {
 /// of the flow (no sequence stride to offset it), so a window of 16 spans 4 to 5 bits of it,
 /// and the IP-ID has no code of 0 bits.
 pub const UNSTRIDED_CODES: Codes = Codes {
-    ip_id: [5, 7, 10, 16],
-    ts: [13, 14, 15, 32],
+    ip_id: FieldCodes::new([5, 7, 10, 16]),
+    ts: FieldCodes::new([13, 14, 15, 32]),
     ecr: EcrCodes::new([(false, 13), (true, 4), (false, 15), (false, 32)]),
 };
 
@@ -281,8 +324,8 @@ pub const UNSTRIDED_CODES: Codes = Codes {
 /// puts a window's timestamps within 9 bits, and the gap to the echo (the queue's delay) within
 /// 6 to 8.
 pub const ACK_CODES: Codes = Codes {
-    ip_id: [5, 0, 8, 16],
-    ts: [9, 10, 12, 32],
+    ip_id: FieldCodes::new([5, 0, 8, 16]),
+    ts: FieldCodes::new([9, 10, 12, 32]),
     ecr: EcrCodes::new([(true, 8), (true, 6), (false, 11), (false, 32)]),
 };
 
@@ -311,20 +354,6 @@ pub fn ecr_code(codes: &EcrCodes, ecr: (u64, u64), gap: (u64, u64)) -> u8 {
         c == 3 || lsb::fits(k, up, down)
     };
     codes.by_cost.into_iter().find(|&c| fits(c)).unwrap_or(3)
-}
-
-/// The first of the cheapest prefix codes that fit, of `cost_fits` (each code's length in bits
-/// and whether it fits; the last always fits).
-#[inline(always)]
-fn cheapest(cost_fits: impl Fn(u8) -> (u8, bool)) -> u8 {
-    let mut best = (u8::MAX, 3);
-    for c in 0..4u8 {
-        let (cost, fits) = cost_fits(c);
-        if cost < best.0 && fits {
-            best = (cost, c);
-        }
-    }
-    best.1
 }
 
 /// Writes prefix code `c` and `k` LSBs of `value`.
@@ -370,28 +399,21 @@ pub fn prefix_len(c: u8) -> u8 {
     (c + 1).min(3)
 }
 
-/// The cheapest code of `codes` (prefix plus LSBs) that fits `up` and `down`; the last code
-/// (the field's whole width) always fits.
+/// The cheapest code of `codes` (prefix plus LSBs) that fits `up` and `down`, of equal costs
+/// the first: the first that fits in their order by cost (the last code, the field's whole
+/// width, always fits).
 #[inline]
-pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
-    // LSB counts that rise from code to code (every table's) make the costs rise too, and a
-    // count that fits makes every larger one fit: the first code that fits is the cheapest,
-    // and the search stops there.
-    if codes[0] < codes[1] && codes[1] < codes[2] && codes[2] < codes[3] {
-        return (0..3u8)
-            .find(|&c| lsb::fits(codes[usize::from(c)], up, down))
-            .unwrap_or(3);
-    }
-    cheapest(|c| {
-        let k = codes[usize::from(c)];
-        (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
-    })
+pub fn code(codes: &FieldCodes, up: u64, down: u64) -> u8 {
+    let fits = |c: u8| c == 3 || lsb::fits(codes.bits[usize::from(c)], up, down);
+    codes.by_cost.into_iter().find(|&c| fits(c)).unwrap_or(3)
 }
 
-/// Writes prefix code `c` and the `codes[c]` LSBs of `value`.
+/// Writes prefix code `c` of `codes` and its LSBs of `value`; the bits written.
 #[inline]
-pub fn put_code(w: &mut BitWriter<'_>, codes: &[u8; 4], c: u8, value: u32) {
-    put_prefixed(w, c, codes[usize::from(c)], value);
+pub fn put_code(w: &mut BitWriter<'_>, codes: &FieldCodes, c: u8, value: u32) -> u8 {
+    let k = codes.bits[usize::from(c)];
+    put_prefixed(w, c, k, value);
+    prefix_len(c) + k
 }
 
 /// Reads a prefix code: its LSBs and their number.

@@ -6,7 +6,7 @@ use taroc_wire::tcp::SackBlocks;
 use super::{layout, BitField, Extension, Number, NumberBits, Shape};
 use crate::codec::DropReason;
 use crate::encoding::bits::BitReader;
-use crate::plus::format::EcrCodes;
+use crate::plus::format::{EcrCodes, FieldCodes};
 use crate::plus::outer::{self, NEAR_BITS};
 use crate::plus::{ack, format};
 
@@ -99,8 +99,8 @@ impl BitField for RawReader<'_> {
         Ok(())
     }
 
-    fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
-        self.out.ip_id = Some(self.code(codes)?);
+    fn ip_id(&mut self, codes: &FieldCodes) -> Result<(), DropReason> {
+        self.out.ip_id = Some(self.code(&codes.bits)?);
         Ok(())
     }
 
@@ -109,8 +109,8 @@ impl BitField for RawReader<'_> {
         Ok(())
     }
 
-    fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
-        self.out.ts_val = Some(self.code(codes)?);
+    fn ts_val(&mut self, codes: &FieldCodes) -> Result<(), DropReason> {
+        self.out.ts_val = Some(self.code(&codes.bits)?);
         Ok(())
     }
 

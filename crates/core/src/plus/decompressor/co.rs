@@ -11,7 +11,7 @@ use crate::encoding::bits::BitReader;
 use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::co::{layout, BitField, Checks, CoBits, Number, NumberBits, Shape, Tail};
-use crate::plus::format::{self, ext, kind, EcrCodes};
+use crate::plus::format::{self, ext, kind, EcrCodes, FieldCodes};
 use crate::plus::ipid::{self, Behaviour};
 use crate::plus::note;
 use crate::plus::numbers;
@@ -322,9 +322,10 @@ impl BitField for Reader<'_, '_> {
     }
 
     #[inline(always)]
-    fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
+    fn ip_id(&mut self, codes: &FieldCodes) -> Result<(), DropReason> {
         let ctx = self.ctx;
-        let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
+        let (lsbs, n) =
+            format::get_code(&mut self.bits, &codes.bits).ok_or(DropReason::Malformed)?;
         self.codes.ip_id = n;
         let s = ctx.strides.seq;
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
@@ -342,8 +343,9 @@ impl BitField for Reader<'_, '_> {
     }
 
     #[inline(always)]
-    fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
-        let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
+    fn ts_val(&mut self, codes: &FieldCodes) -> Result<(), DropReason> {
+        let (lsbs, n) =
+            format::get_code(&mut self.bits, &codes.bits).ok_or(DropReason::Malformed)?;
         self.codes.ts_val = n;
         self.fields.ts_val = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
         Ok(())
