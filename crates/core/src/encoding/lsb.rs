@@ -14,10 +14,9 @@ use super::wlsb::mask;
 /// `p(k)`: how far below the reference `k` LSBs reach (`2^(k-3)`, 0 below 4 bits).
 #[inline]
 pub fn below(k: u8) -> u32 {
-    if k >= 4 {
-        1 << (k - 3).min(31)
-    } else {
-        0
+    match REACH.get(usize::from(k)) {
+        Some(&(p, _)) => p as u32,
+        None => 1 << (k - 3).min(31),
     }
 }
 
@@ -25,12 +24,24 @@ pub fn below(k: u8) -> u32 {
 /// to every reference needs no bits: `k = 0` fits `up = down = 0`).
 #[inline]
 pub fn fits(k: u8, up: u64, down: u64) -> bool {
-    if k >= 32 {
-        return true;
+    match REACH.get(usize::from(k)) {
+        Some(&(below, beyond)) => down <= below && up < beyond,
+        None => true,
     }
-    let p = u64::from(below(k));
-    down <= p && up.saturating_add(p) < 1u64 << k
 }
+
+/// For each `k` below 32, how far `k` LSBs reach: `p(k)` below the reference ([`below`]), and
+/// `2^k - p(k)`, the first step up they do not reach (32 LSBs reach every value).
+const REACH: [(u64, u64); 32] = {
+    let mut reach = [(0, 0); 32];
+    let mut k = 0;
+    while k < 32 {
+        let p = if k >= 4 { 1 << (k - 3) } else { 0 };
+        reach[k] = (p, (1 << k) - p);
+        k += 1;
+    }
+    reach
+};
 
 /// Decodes `k` LSBs against `reference` in a space of `width` bits (16 or 32): the value of
 /// `[reference - p(k), reference + 2^k - 1 - p(k)]` whose `k` LSBs are `lsbs`.
@@ -68,6 +79,21 @@ mod tests {
         }
         assert!(fits(0, 0, 0) && !fits(0, 1, 0));
         assert!(fits(32, u64::MAX, u64::MAX));
+    }
+
+    #[test]
+    fn the_reach_table_gives_the_formula() {
+        for k in 0..=40u8 {
+            let p = if k >= 4 { 1u64 << (k - 3).min(31) } else { 0 };
+            assert_eq!(u64::from(below(k)), p, "k={k}");
+            let edge = (1u64 << k.min(63)).saturating_sub(p);
+            for up in [0, 1, edge.saturating_sub(1), edge, edge + 1, u64::MAX] {
+                for down in [0, p.saturating_sub(1), p, p + 1, u64::MAX] {
+                    let formula = k >= 32 || (down <= p && up.saturating_add(p) < 1u64 << k);
+                    assert_eq!(fits(k, up, down), formula, "k={k} up={up} down={down}");
+                }
+            }
+        }
     }
 
     #[test]

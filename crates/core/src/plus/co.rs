@@ -23,7 +23,7 @@
 use alloc::vec::Vec;
 
 use super::ack::{self, Extension};
-use super::format::{self, ext, kind, Codes};
+use super::format::{self, ext, kind, Codes, EcrCodes, FieldCodes};
 use super::ipid::Behaviour;
 use super::note;
 use super::outer::Layout;
@@ -268,16 +268,16 @@ pub trait BitField {
 
     /// The IP-ID's offset from the counter the scaled sequence number predicts, as a prefix code
     /// of `codes` (sequential or byte-swapped behaviour).
-    fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), Self::Error>;
+    fn ip_id(&mut self, codes: &FieldCodes) -> Result<(), Self::Error>;
 
     /// The IP-ID's 16 bits (random behaviour).
     fn random_ip_id(&mut self) -> Result<(), Self::Error>;
 
     /// The timestamp value, as a prefix code of `codes`.
-    fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), Self::Error>;
+    fn ts_val(&mut self, codes: &FieldCodes) -> Result<(), Self::Error>;
 
     /// The timestamp echo (or its gap below the value), as a prefix code of `codes`.
-    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), Self::Error>;
+    fn ts_ecr(&mut self, codes: &EcrCodes) -> Result<(), Self::Error>;
 
     /// The SACK header's 5 bits ([`ack::sack_header`]): written, or read.
     fn sack_header(&mut self) -> Result<u8, Self::Error>;

@@ -213,18 +213,96 @@ pub const TS_ECR_CODES: [(bool, u8); 4] = [(true, 7), (true, 10), (true, 2), (fa
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Codes {
     /// The IP-ID offset codes.
-    pub ip_id: [u8; 4],
+    pub ip_id: FieldCodes,
     /// The timestamp value codes.
-    pub ts: [u8; 4],
+    pub ts: FieldCodes,
     /// The timestamp echo reply codes.
-    pub ecr: [(bool, u8); 4],
+    pub ecr: EcrCodes,
+}
+
+/// The prefix codes of one field ([`IP_ID_CODES`], [`TS_CODES`] and the like): their LSB
+/// counts, with their order by cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldCodes {
+    /// The LSB counts of the codes prefixed `0`, `10`, `110`, `111`.
+    pub bits: [u8; 4],
+    /// The codes by cost (prefix plus LSBs), cheapest first, of equal costs the first: the
+    /// first of them that fits is the cheapest that fits.
+    pub by_cost: [u8; 4],
+}
+
+impl FieldCodes {
+    /// The codes of LSB counts `bits`, with their order by cost.
+    pub const fn new(bits: [u8; 4]) -> FieldCodes {
+        let mut costs = bits;
+        let mut c = 0;
+        while c < 4 {
+            costs[c] += prefix_cost(c);
+            c += 1;
+        }
+        FieldCodes {
+            bits,
+            by_cost: by_cost(costs),
+        }
+    }
+}
+
+/// [`prefix_len`] of code `c`, for the constant tables.
+const fn prefix_cost(c: usize) -> u8 {
+    if c < 2 {
+        c as u8 + 1
+    } else {
+        3
+    }
+}
+
+/// Codes 0 to 3 of `costs` by cost, cheapest first, of equal costs the first (an insertion sort
+/// that moves a code only past a dearer one).
+const fn by_cost(costs: [u8; 4]) -> [u8; 4] {
+    let mut order = [0u8, 1, 2, 3];
+    let mut i = 1;
+    while i < 4 {
+        let mut j = i;
+        while j > 0 && costs[order[j - 1] as usize] > costs[order[j] as usize] {
+            (order[j - 1], order[j]) = (order[j], order[j - 1]);
+            j -= 1;
+        }
+        i += 1;
+    }
+    order
+}
+
+/// A context's timestamp echo reply codes ([`TS_ECR_CODES`] and the like), with their order
+/// by cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EcrCodes {
+    /// The codes, prefixed `0`, `10`, `110`, `111`: whether their LSBs are of the gap, and how
+    /// many.
+    pub codes: [(bool, u8); 4],
+    /// The codes by cost (prefix plus LSBs), cheapest first, of equal costs the first: the
+    /// first of them that fits is the cheapest that fits.
+    pub by_cost: [u8; 4],
+}
+
+impl EcrCodes {
+    /// `codes` with their order by cost.
+    pub const fn new(codes: [(bool, u8); 4]) -> EcrCodes {
+        let mut costs = [0; 4];
+        let mut c = 0;
+        while c < 4 {
+            costs[c] = prefix_cost(c) + codes[c].1;
+            c += 1;
+        }
+        let by_cost = by_cost(costs);
+        EcrCodes { codes, by_cost }
+    }
 }
 
 /// The codes of a context with a stride.
 pub const STRIDED_CODES: Codes = Codes {
-    ip_id: IP_ID_CODES,
-    ts: TS_CODES,
-    ecr: TS_ECR_CODES,
+    ip_id: FieldCodes::new(IP_ID_CODES),
+    ts: FieldCodes::new(TS_CODES),
+    ecr: EcrCodes::new(TS_ECR_CODES),
 };
 
 /// The codes of a context without a stride. Its window of up to 16 packets spans seconds, so
@@ -234,9 +312,9 @@ pub const STRIDED_CODES: Codes = Codes {
 /// of the flow (no sequence stride to offset it), so a window of 16 spans 4 to 5 bits of it,
 /// and the IP-ID has no code of 0 bits.
 pub const UNSTRIDED_CODES: Codes = Codes {
-    ip_id: [5, 7, 10, 16],
-    ts: [13, 14, 15, 32],
-    ecr: [(false, 13), (true, 4), (false, 15), (false, 32)],
+    ip_id: FieldCodes::new([5, 7, 10, 16]),
+    ts: FieldCodes::new([13, 14, 15, 32]),
+    ecr: EcrCodes::new([(false, 13), (true, 4), (false, 15), (false, 32)]),
 };
 
 /// The codes of a context with an acknowledgment stride only (a bulk receiver's pure ACKs). Its
@@ -246,9 +324,9 @@ pub const UNSTRIDED_CODES: Codes = Codes {
 /// puts a window's timestamps within 9 bits, and the gap to the echo (the queue's delay) within
 /// 6 to 8.
 pub const ACK_CODES: Codes = Codes {
-    ip_id: [5, 0, 8, 16],
-    ts: [9, 10, 12, 32],
-    ecr: [(true, 8), (true, 6), (false, 11), (false, 32)],
+    ip_id: FieldCodes::new([5, 0, 8, 16]),
+    ts: FieldCodes::new([9, 10, 12, 32]),
+    ecr: EcrCodes::new([(true, 8), (true, 6), (false, 11), (false, 32)]),
 };
 
 impl Codes {
@@ -266,28 +344,16 @@ impl Codes {
 }
 
 /// The cheapest echo code of `codes` ([`Codes::ecr`]) for an echo `ecr` and a gap `gap` away
-/// from the references (each as `(up, down)`); the last always fits.
+/// from the references (each as `(up, down)`), of equal costs the first: the first that fits in
+/// their order by cost (the last code always fits).
 #[inline]
-pub fn ecr_code(codes: &[(bool, u8); 4], ecr: (u64, u64), gap: (u64, u64)) -> u8 {
-    cheapest(|c| {
-        let (is_gap, k) = codes[usize::from(c)];
+pub fn ecr_code(codes: &EcrCodes, ecr: (u64, u64), gap: (u64, u64)) -> u8 {
+    let fits = |c: u8| {
+        let (is_gap, k) = codes.codes[usize::from(c)];
         let (up, down) = if is_gap { gap } else { ecr };
-        (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
-    })
-}
-
-/// The first of the cheapest prefix codes that fit, of `cost_fits` (each code's length in bits
-/// and whether it fits; the last always fits).
-#[inline(always)]
-fn cheapest(cost_fits: impl Fn(u8) -> (u8, bool)) -> u8 {
-    let mut best = (u8::MAX, 3);
-    for c in 0..4u8 {
-        let (cost, fits) = cost_fits(c);
-        if cost < best.0 && fits {
-            best = (cost, c);
-        }
-    }
-    best.1
+        c == 3 || lsb::fits(k, up, down)
+    };
+    codes.by_cost.into_iter().find(|&c| fits(c)).unwrap_or(3)
 }
 
 /// Writes prefix code `c` and `k` LSBs of `value`.
@@ -333,28 +399,21 @@ pub fn prefix_len(c: u8) -> u8 {
     (c + 1).min(3)
 }
 
-/// The cheapest code of `codes` (prefix plus LSBs) that fits `up` and `down`; the last code
-/// (the field's whole width) always fits.
+/// The cheapest code of `codes` (prefix plus LSBs) that fits `up` and `down`, of equal costs
+/// the first: the first that fits in their order by cost (the last code, the field's whole
+/// width, always fits).
 #[inline]
-pub fn code(codes: &[u8; 4], up: u64, down: u64) -> u8 {
-    // LSB counts that rise from code to code (every table's) make the costs rise too, and a
-    // count that fits makes every larger one fit: the first code that fits is the cheapest,
-    // and the search stops there.
-    if codes[0] < codes[1] && codes[1] < codes[2] && codes[2] < codes[3] {
-        return (0..3u8)
-            .find(|&c| lsb::fits(codes[usize::from(c)], up, down))
-            .unwrap_or(3);
-    }
-    cheapest(|c| {
-        let k = codes[usize::from(c)];
-        (prefix_len(c) + k, c == 3 || lsb::fits(k, up, down))
-    })
+pub fn code(codes: &FieldCodes, up: u64, down: u64) -> u8 {
+    let fits = |c: u8| c == 3 || lsb::fits(codes.bits[usize::from(c)], up, down);
+    codes.by_cost.into_iter().find(|&c| fits(c)).unwrap_or(3)
 }
 
-/// Writes prefix code `c` and the `codes[c]` LSBs of `value`.
+/// Writes prefix code `c` of `codes` and its LSBs of `value`; the bits written.
 #[inline]
-pub fn put_code(w: &mut BitWriter<'_>, codes: &[u8; 4], c: u8, value: u32) {
-    put_prefixed(w, c, codes[usize::from(c)], value);
+pub fn put_code(w: &mut BitWriter<'_>, codes: &FieldCodes, c: u8, value: u32) -> u8 {
+    let k = codes.bits[usize::from(c)];
+    put_prefixed(w, c, k, value);
+    prefix_len(c) + k
 }
 
 /// Reads a prefix code: its LSBs and their number.
@@ -406,155 +465,4 @@ pub fn sack_scales(ack: u32, blocks: &[(u32, u32)], stride: u32) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The cheapest code is the first of the shortest that fit, as a search by cost says.
-    #[test]
-    fn codes_are_the_first_of_the_cheapest_that_fit() {
-        let by_cost = |fits: &dyn Fn(u8) -> bool, cost: &dyn Fn(u8) -> u8| {
-            (0..4u8)
-                .filter(|&c| c == 3 || fits(c))
-                .min_by_key(|&c| cost(c))
-                .unwrap_or(3)
-        };
-        let spans = [
-            0u64,
-            1,
-            3,
-            15,
-            16,
-            17,
-            100,
-            511,
-            512,
-            1023,
-            4096,
-            1 << 14,
-            1 << 20,
-            1 << 31,
-        ];
-        for &up in &spans {
-            for &down in &spans {
-                // Every table, and tables whose counts do not rise (the general search).
-                let tables = [UNSTRIDED_CODES, STRIDED_CODES, ACK_CODES]
-                    .iter()
-                    .flat_map(|c| [c.ip_id, c.ts])
-                    .chain([IP_ID_CODES, TS_CODES, [8, 5, 16, 9], [0, 9, 9, 16]]);
-                for codes in &tables.collect::<Vec<_>>() {
-                    let k = |c: u8| codes[usize::from(c)];
-                    let want = by_cost(&|c| lsb::fits(k(c), up, down), &|c| prefix_len(c) + k(c));
-                    assert_eq!(code(codes, up, down), want, "{codes:?} {up} {down}");
-                }
-                for (ecr, gap) in [
-                    ((up, down), (down, up)),
-                    ((up, down), (0, 0)),
-                    ((0, 0), (up, down)),
-                ] {
-                    let e = |c: u8| TS_ECR_CODES[usize::from(c)];
-                    let fits = |c: u8| {
-                        let (up, down) = if e(c).0 { gap } else { ecr };
-                        lsb::fits(e(c).1, up, down)
-                    };
-                    let want = by_cost(&fits, &|c| prefix_len(c) + e(c).1);
-                    assert_eq!(ecr_code(&TS_ECR_CODES, ecr, gap), want, "{ecr:?} {gap:?}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_codes_follow_the_strides() {
-        let of = |seq, ack| *Codes::of(Strides { seq, ack });
-        assert_eq!(of(0, 0), UNSTRIDED_CODES);
-        assert_eq!(of(1448, 0), STRIDED_CODES);
-        assert_eq!(of(1448, 2896), STRIDED_CODES);
-        assert_eq!(of(0, 2896), ACK_CODES);
-        assert_ne!(UNSTRIDED_CODES, STRIDED_CODES);
-        assert_ne!(ACK_CODES, STRIDED_CODES);
-        assert_ne!(ACK_CODES, UNSTRIDED_CODES);
-    }
-
-    #[test]
-    fn classes_are_the_smallest_that_fit() {
-        assert_eq!(class(&SCALED_BITS, 0, 0, false), Some(0));
-        assert_eq!(class(&SCALED_BITS, 1, 0, false), Some(1));
-        assert_eq!(class(&SCALED_BITS, 60, 0, false), Some(2));
-        assert_eq!(class(&SCALED_BITS, 0, 20, false), Some(2));
-        assert_eq!(class(&SCALED_BITS, 0, 40, false), Some(3));
-        assert_eq!(class(&SCALED_BITS, 1 << 17, 0, false), None);
-        assert_eq!(class(&UNSCALED_BITS, u64::MAX, 5, true), Some(3));
-    }
-
-    #[test]
-    fn prefixes_read_as_bit_by_bit() {
-        // Every prefix at every bit offset of one or two bytes, including prefixes the data
-        // cuts short.
-        for len in [1usize, 2] {
-            for byte in 0..=255u8 {
-                let data = [byte, byte.rotate_left(3)];
-                for skip in 0..8 * len as u8 {
-                    let mut fast = BitReader::new(&data[..len]);
-                    let mut slow = BitReader::new(&data[..len]);
-                    fast.get(skip);
-                    slow.get(skip);
-                    let mut c = 0;
-                    let expected = loop {
-                        match slow.get(1) {
-                            None => break None,
-                            Some(1) if c < 3 => c += 1,
-                            Some(_) => break Some(c),
-                        }
-                        if c == 3 {
-                            break Some(3);
-                        }
-                    };
-                    assert_eq!(get_prefix(&mut fast), expected, "{byte:#x} skip {skip}");
-                    assert_eq!(fast.get(1), slow.get(1), "{byte:#x} skip {skip}: position");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn sack_blocks_scale_by_the_stride() {
-        let blocks = [(1000 + 2 * 1448, 1000 + 5 * 1448)];
-        assert!(sack_scales(1000, &blocks, 1448));
-        assert!(!sack_scales(1000, &[(1001, 1100)], 1448));
-        assert!(!sack_scales(1000, &blocks, 0));
-    }
-
-    #[test]
-    fn prefix_codes_round_trip_and_pick_the_cheapest() {
-        assert_eq!(code(&TS_CODES, 0, 0), 0);
-        assert_eq!(code(&TS_CODES, 200, 3), 0);
-        assert_eq!(code(&TS_CODES, 400, 0), 1);
-        assert_eq!(code(&TS_CODES, 1500, 0), 2);
-        assert_eq!(code(&TS_CODES, 1 << 20, 0), 3);
-        assert_eq!(code(&IP_ID_CODES, 0, 0), 0);
-        assert_eq!(code(&IP_ID_CODES, 3, 0), 1);
-        assert_eq!(code(&IP_ID_CODES, 1, 1), 2);
-        assert_eq!(code(&IP_ID_CODES, 55, 8), 2);
-        assert_eq!(code(&IP_ID_CODES, 56, 0), 3);
-        // A gap that stays within 3 of every reference's: 2 bits behind code 2.
-        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (3, 0)), 2);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (50, 0)), 0);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (500, 0), (500, 0)), 1);
-        assert_eq!(ecr_code(&TS_ECR_CODES, (1 << 20, 0), (3000, 0)), 3);
-        let mut out = alloc::vec::Vec::new();
-        let mut w = BitWriter::new(&mut out);
-        for c in 0..4 {
-            put_code(&mut w, &TS_CODES, c, 0xABCD_1234);
-        }
-        w.finish();
-        // 1+8, 2+9, 3+11, 3+32 bits.
-        assert_eq!(out.len(), 69usize.div_ceil(8));
-        let mut r = BitReader::new(&out);
-        for k in TS_CODES {
-            assert_eq!(
-                get_code(&mut r, &TS_CODES),
-                Some((0xABCD_1234 & crate::encoding::wlsb::mask(k), k))
-            );
-        }
-    }
-}
+mod tests;

@@ -6,6 +6,7 @@ use taroc_wire::tcp::SackBlocks;
 use super::{layout, BitField, Extension, Number, NumberBits, Shape};
 use crate::codec::DropReason;
 use crate::encoding::bits::BitReader;
+use crate::plus::format::{EcrCodes, FieldCodes};
 use crate::plus::outer::{self, NEAR_BITS};
 use crate::plus::{ack, format};
 
@@ -98,8 +99,8 @@ impl BitField for RawReader<'_> {
         Ok(())
     }
 
-    fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
-        self.out.ip_id = Some(self.code(codes)?);
+    fn ip_id(&mut self, codes: &FieldCodes) -> Result<(), DropReason> {
+        self.out.ip_id = Some(self.code(&codes.bits)?);
         Ok(())
     }
 
@@ -108,14 +109,14 @@ impl BitField for RawReader<'_> {
         Ok(())
     }
 
-    fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
-        self.out.ts_val = Some(self.code(codes)?);
+    fn ts_val(&mut self, codes: &FieldCodes) -> Result<(), DropReason> {
+        self.out.ts_val = Some(self.code(&codes.bits)?);
         Ok(())
     }
 
-    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), DropReason> {
+    fn ts_ecr(&mut self, codes: &EcrCodes) -> Result<(), DropReason> {
         let c = format::get_prefix(&mut self.bits).ok_or(DropReason::Malformed)?;
-        let (gap, bits) = codes[c];
+        let (gap, bits) = codes.codes[c];
         self.out.ts_ecr = Some((self.get(bits)?, gap));
         Ok(())
     }

@@ -12,7 +12,7 @@ use crate::plus::ack::{self, Extension};
 use crate::plus::breakdown::{Field, Tally};
 use crate::plus::cids;
 use crate::plus::co::{layout, BitField, Checks, Head, Number, NumberBits, Shape, Tail};
-use crate::plus::format::{self, ext, kind};
+use crate::plus::format::{self, ext, kind, EcrCodes, FieldCodes};
 use crate::plus::ipid::Behaviour;
 use crate::plus::note;
 use crate::plus::outer::{self, Code, Layout, NEAR_BITS};
@@ -508,14 +508,14 @@ impl BitField for Writer<'_, '_, '_> {
     }
 
     #[inline(always)]
-    fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), NeedsOuterFlag> {
+    fn ip_id(&mut self, codes: &FieldCodes) -> Result<(), NeedsOuterFlag> {
         let c = format::code(
             codes,
             self.needs.ip_id.up.into(),
             self.needs.ip_id.down.into(),
         );
-        format::put_code(&mut self.w, codes, c, self.me.offset().into());
-        self.count(Field::IpId, format::prefix_len(c) + codes[usize::from(c)]);
+        let bits = format::put_code(&mut self.w, codes, c, self.me.offset().into());
+        self.count(Field::IpId, bits);
         Ok(())
     }
 
@@ -527,23 +527,23 @@ impl BitField for Writer<'_, '_, '_> {
     }
 
     #[inline(always)]
-    fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), NeedsOuterFlag> {
+    fn ts_val(&mut self, codes: &FieldCodes) -> Result<(), NeedsOuterFlag> {
         let val = self.needs.ts_val;
         let c = format::code(codes, val.up.into(), val.down.into());
-        format::put_code(&mut self.w, codes, c, self.p.fields.ts_val);
-        self.count(Field::TsVal, format::prefix_len(c) + codes[usize::from(c)]);
+        let bits = format::put_code(&mut self.w, codes, c, self.p.fields.ts_val);
+        self.count(Field::TsVal, bits);
         Ok(())
     }
 
     #[inline(always)]
-    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), NeedsOuterFlag> {
+    fn ts_ecr(&mut self, codes: &EcrCodes) -> Result<(), NeedsOuterFlag> {
         let (ecr, gap, f) = (self.needs.ts_ecr, self.needs.ts_gap, &self.p.fields);
         let c = format::ecr_code(
             codes,
             (ecr.up.into(), ecr.down.into()),
             (gap.up.into(), gap.down.into()),
         );
-        let (is_gap, k) = codes[usize::from(c)];
+        let (is_gap, k) = codes.codes[usize::from(c)];
         let v = if is_gap {
             f.ts_val.wrapping_sub(f.ts_ecr)
         } else {

@@ -11,7 +11,7 @@ use crate::encoding::bits::BitReader;
 use crate::encoding::lsb;
 use crate::plus::ack::{self, Extension};
 use crate::plus::co::{layout, BitField, Checks, CoBits, Number, NumberBits, Shape, Tail};
-use crate::plus::format::{self, ext, kind};
+use crate::plus::format::{self, ext, kind, EcrCodes, FieldCodes};
 use crate::plus::ipid::{self, Behaviour};
 use crate::plus::note;
 use crate::plus::numbers;
@@ -322,9 +322,10 @@ impl BitField for Reader<'_, '_> {
     }
 
     #[inline(always)]
-    fn ip_id(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
+    fn ip_id(&mut self, codes: &FieldCodes) -> Result<(), DropReason> {
         let ctx = self.ctx;
-        let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
+        let (lsbs, n) =
+            format::get_code(&mut self.bits, &codes.bits).ok_or(DropReason::Malformed)?;
         self.codes.ip_id = n;
         let s = ctx.strides.seq;
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
@@ -342,18 +343,19 @@ impl BitField for Reader<'_, '_> {
     }
 
     #[inline(always)]
-    fn ts_val(&mut self, codes: &[u8; 4]) -> Result<(), DropReason> {
-        let (lsbs, n) = format::get_code(&mut self.bits, codes).ok_or(DropReason::Malformed)?;
+    fn ts_val(&mut self, codes: &FieldCodes) -> Result<(), DropReason> {
+        let (lsbs, n) =
+            format::get_code(&mut self.bits, &codes.bits).ok_or(DropReason::Malformed)?;
         self.codes.ts_val = n;
         self.fields.ts_val = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
         Ok(())
     }
 
     #[inline(always)]
-    fn ts_ecr(&mut self, codes: &[(bool, u8); 4]) -> Result<(), DropReason> {
+    fn ts_ecr(&mut self, codes: &EcrCodes) -> Result<(), DropReason> {
         let r = &self.ctx.reference;
         let c = format::get_prefix(&mut self.bits).ok_or(DropReason::Malformed)?;
-        let (is_gap, n) = codes[c];
+        let (is_gap, n) = codes.codes[c];
         self.codes.ts_ecr = n;
         let lsbs = self.get(n)?;
         self.fields.ts_ecr = if is_gap {

@@ -258,3 +258,30 @@ fn outer_offsets_survive_a_refresh_of_the_extras() {
     assert_eq!(outer_span(&vsw, 720), before);
     assert_eq!(outer_span(&vsw, 690), Span { up: 0, down: 25 });
 }
+
+#[test]
+fn distances_past_16_bits_come_from_the_32_bit_scan() {
+    let scan = |column: &[u32], v: u32| {
+        column.iter().fold((0i32, 0i32), |(lo, hi), &g| {
+            let d = v.wrapping_sub(g) as i32;
+            (lo.min(d), hi.max(d))
+        })
+    };
+    let v = 1_000_000u32;
+    for d in [
+        0i32,
+        1,
+        -1,
+        32_766,
+        32_767,
+        32_768,
+        -32_767,
+        -32_768,
+        -32_769,
+        1 << 20,
+        -(1 << 30),
+    ] {
+        let column = [v, v.wrapping_sub(d as u32), v.wrapping_add(3)];
+        assert_eq!(distances_32(&column, v), scan(&column, v), "distance {d}");
+    }
+}
