@@ -29,15 +29,18 @@ impl Widths {
     pub const FULL: u8 = u8::MAX;
 
     /// The widths of `head`'s fields in a context of shape `s` whose reference is `state`, or
-    /// `None` in pair mode, where a trial moves the IP-ID by one to eight, and a later frame in
-    /// pair mode takes its IP-ID from the pair, not from the held packet.
+    /// `None` for a CO-S frame in pair mode (and any frame in pair and frame mode at once): its
+    /// trials move the IP-ID by one to eight, and a later CO-S frame takes its IP-ID from the
+    /// pair's last, which another flow's lost packet may have set at the compressor, so nothing
+    /// proves it. A CO-I or CO-N frame in pair mode gives its IP-ID against the reference, as
+    /// outside it.
     ///
     /// In frame mode a CO-S frame's trials move the timestamp by one or two strides, so its
     /// timestamp has width 0 (only a frame that takes the timestamp from the reference proves
     /// it); a CO-I frame's move it by two and four frames (its scaled timestamp's one LSB) and
     /// the IP-ID's offset by 8 and 16 (its three LSBs).
     pub fn of(head: &Head, s: Shape, state: &State) -> Option<Widths> {
-        if state.pair {
+        if state.pair && (state.frame || matches!(head.form, Form::Short { .. })) {
             return None;
         }
         if s.rtp && state.frame {

@@ -158,8 +158,19 @@ fn held_video_packets_delivered_late_are_never_wrong() {
     }
 }
 
+#[test]
+fn held_calls_on_one_counter_delivered_late_are_never_wrong() {
+    // Three calls whose IP-IDs come from one counter, in pair mode (where requests are sent):
+    // a held CO-I or CO-N frame goes late, a held CO-S frame (its IP-ID from the pair) never.
+    let packets = three_calls(60_000, 0, false);
+    for (loss, run) in [(60, 25), (30, 6)] {
+        let t = over_lossy_link(&packets, true, loss, run, 0xca11);
+        assert!(t.wrong == 0 && t.late > 0, "{t:?}");
+    }
+}
+
 /// The long soak: ten times the packets of each test above, three seeds, both settings, 60%
-/// lost in runs of mean 25 (about 7 minutes):
+/// lost in runs of mean 25 (about 10 minutes):
 /// `cargo test --release -p taroc-core held_packet_soak -- --ignored --nocapture`.
 ///
 /// A frame after a loss that decodes at once against a reference the loss left behind is
@@ -174,6 +185,7 @@ fn held_packet_soak() {
         ("voice", call(600_000)),
         ("pings and fragments", pings_and_fragments(400_000)),
         ("video", video_stream(600_000)),
+        ("three calls on one counter", three_calls(600_000, 3, false)),
     ];
     let (mut wrong, mut after_loss) = (0, 0);
     for (name, packets) in &kinds {
