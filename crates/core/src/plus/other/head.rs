@@ -323,7 +323,8 @@ impl Head {
 
     /// The number of decodings to try in a context of shape `s` and state `state`:
     /// [`SHORT_TRIALS`] for a CO-S frame in a context with a sequence number (three times as
-    /// many in frame mode, [`PAIR_TRIALS`] times as many in pair mode), [`ID_TRIALS`] times as
+    /// many in frame mode, [`PAIR_TRIALS`] times as many in pair mode, four times as many where
+    /// the sequence number is the IPv4 Identification), [`ID_TRIALS`] times as
     /// many for a CO-I frame in RTP and echo mode, `FRAME_TRIALS` (72) for a CO-I frame in frame
     /// mode, [`ID_TRIALS`] for a frame that gives the IPv4 Identification by 8 LSBs (CO-I where
     /// it is the sequence number, CO-N with I = 1, or S = 1 where it is the sequence number),
@@ -333,6 +334,7 @@ impl Head {
             Form::Id { .. } if s.rtp && state.frame => FRAME_TRIALS,
             Form::Short { .. } if s.rtp && state.frame => 3 * SHORT_TRIALS,
             Form::Short { .. } if state.pair => PAIR_TRIALS * SHORT_TRIALS,
+            Form::Short { .. } if s.v4 && !s.own_ip_id() => 4 * SHORT_TRIALS,
             Form::Short { .. } if s.has_seq() => SHORT_TRIALS,
             Form::Id { .. } if s.own_ip_id() => SHORT_TRIALS * ID_TRIALS,
             Form::Id { .. } => ID_TRIALS,
