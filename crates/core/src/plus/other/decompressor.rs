@@ -83,8 +83,8 @@ impl OtherDecompressor {
     }
 
     /// Moves the held packet the last frame confirmed into `out` and returns true, or returns
-    /// false if there is none: a held packet outside pair and frame mode that a frame whose
-    /// codes reach no further, field by field, confirmed.
+    /// false if there is none: a held packet (but a CO-S frame's in pair mode) that a frame
+    /// whose codes reach no further, field by field, confirmed.
     pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
         self.late.take(out)
     }

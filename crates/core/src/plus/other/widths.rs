@@ -43,25 +43,20 @@ impl Widths {
         if state.pair && (state.frame || matches!(head.form, Form::Short { .. })) {
             return None;
         }
-        if s.rtp && state.frame {
-            match head.form {
-                Form::Short { .. } => return Some(Widths::sequence(2)),
-                Form::Id { .. } => {
-                    return Some(Widths {
-                        seq: 3,
-                        ip_id: 3,
-                        frag: 0,
-                        ts: 1,
-                    })
-                }
-                Form::Long { .. } => {}
-            }
+        if s.rtp && state.frame && matches!(head.form, Form::Id { .. }) {
+            return Some(Widths {
+                seq: 3,
+                ip_id: 3,
+                frag: 0,
+                ts: 1,
+            });
         }
         let seq_bits = |code: u8| match code & 3 {
             0 => 0,
             1 => 8,
             _ => Widths::FULL,
         };
+        // A CO-S frame's timestamp follows from the reference (in frame mode too: width 0).
         let (seq, own_id, frag, ts) = match head.form {
             Form::Short { .. } => (2, 0, 0, 0),
             Form::Id { .. } if s.own_ip_id() => (2, 6, 0, 0),
@@ -91,15 +86,6 @@ impl Widths {
             frag,
             ts,
         })
-    }
-
-    /// The widths of a frame that carries `bits` sequence LSBs and takes every other field from
-    /// the reference.
-    fn sequence(bits: u8) -> Widths {
-        Widths {
-            seq: bits,
-            ..Widths::default()
-        }
     }
 
     /// Whether no field of these widths (a confirming frame's) reaches further than the same
