@@ -256,6 +256,9 @@ impl OtherDecompressor {
     /// Rebuilds the packet of a CO-S or CO-N frame of kind byte `k`; delivers it only if its
     /// header has the frame's check.
     pub fn co_n(&mut self, k: u8, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
+        // Whatever the last frame was, this one is not held until its context holds it (a
+        // frame refused before that, for a missing context, asks for it).
+        self.held = false;
         let (head, at) = self.head(k, frame)?;
         self.rebuild(&head, &frame[at..], out)
     }

@@ -218,6 +218,30 @@ fn lost_packets_decode_by_trial_and_a_second_frame_confirms() {
     }
 }
 
+/// A frame held for confirmation asks for nothing, but the next frame is judged on its own: one
+/// that names a context the decompressor lacks is a refusal (which asks for the context), not a
+/// held frame, whatever the frame before it was.
+#[test]
+fn a_frame_after_a_held_one_is_not_held_for_it() {
+    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    for id in 0..10 {
+        round(&mut c, &mut d, &udp(id, 30));
+    }
+    for id in 10..19 {
+        compress(&mut c, &udp(id, 30));
+    }
+    let (k, frame) = compress(&mut c, &udp(19, 30));
+    assert_eq!(decompress(&mut d, k, &frame), Err(DropReason::Held));
+    assert!(d.held());
+    // A CO-I frame of CID 5, which the decompressor never set up.
+    let frame = [5, 0x40, 0x12, 0x34];
+    assert_eq!(
+        decompress(&mut d, CO_I_CID, &frame),
+        Err(DropReason::NoContext)
+    );
+    assert!(!d.held());
+}
+
 #[test]
 fn without_requests_an_anchor_comes_every_sixteen_frames() {
     let (mut c, mut d) = (OtherCompressor::new(false), OtherDecompressor::default());
