@@ -534,8 +534,15 @@ impl PlusDecompressor {
             FrameKind::Profile(format::COMPACT_SYN) => self.compact_syn(frame, out),
             FrameKind::Profile(other::IR_N) => {
                 let result = self.other.ir_n(frame, out);
-                if let Ok(cid) = result {
-                    self.other_requests.delivered(cid);
+                match result {
+                    Ok(cid) => self.other_requests.delivered(cid),
+                    // A replica refused (its base missing here, or another flow's): its
+                    // context answers with a whole IR-N.
+                    Err(_) => {
+                        if let Some(cid) = other::replica_cid(frame) {
+                            self.other_requests.refused(cid);
+                        }
+                    }
                 }
                 result.map(drop)
             }

@@ -38,11 +38,11 @@ pub mod pair;
 mod replica;
 mod widths;
 
-pub use compressor::{OtherCompressor, ANCHOR, MOVE_AFTER, MOVE_IDLE};
+pub use compressor::{OtherCompressor, ANCHOR, LOSSY_START_EXTRA, MOVE_AFTER, MOVE_IDLE};
 pub use decompressor::OtherDecompressor;
 pub use fields::{Dynamic, State};
 pub use head::{Form, Head};
-pub use replica::{is_replica, Replica};
+pub use replica::{is_replica, replica_cid, Replica};
 
 /// The kind byte of an IR-N frame.
 pub const IR_N: u8 = FrameKind::PROFILE_FIRST + 2;

@@ -323,6 +323,42 @@ pub(super) fn dns(id: u16) -> Vec<u8> {
     p
 }
 
+/// A replicated IR-N refused for a base the decompressor lacks asks for the context it sets up:
+/// the answer goes whole.
+#[test]
+fn a_refused_replica_asks_for_its_context() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out, mut feedback) = (Vec::new(), Vec::new(), Vec::new());
+    // Flow A's start is lost whole; its CO-N frames come after.
+    for id in 0..4 {
+        c.compress(&dns(id), &mut frame);
+    }
+    // Flow B (another source port) starts as a replica of A, which the decompressor lacks.
+    let b = |id: u16| {
+        let mut p = dns(id);
+        p[21] = 0x41;
+        p
+    };
+    let kind = c.compress(&b(4), &mut frame);
+    assert_eq!(kind, FrameKind::Profile(super::other::IR_N));
+    assert!(super::other::is_replica(&frame));
+    let cid = frame[2];
+    assert_eq!(
+        d.decompress(kind, &frame, &mut out),
+        Err(DropReason::NoContext)
+    );
+    assert!(d.take_feedback(&mut feedback));
+    assert_eq!(feedback, [super::other::REQUEST_N, cid]);
+    // The answer: B's next packet is a whole IR-N, which sets B up.
+    c.handle_feedback(&feedback);
+    let kind = c.compress(&b(5), &mut frame);
+    assert_eq!(kind, FrameKind::Profile(super::other::IR_N));
+    assert!(!super::other::is_replica(&frame));
+    assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+    assert_eq!(out, b(5));
+}
+
 #[test]
 fn a_non_tcp_context_whose_ir_ns_were_lost_is_requested_and_repaired() {
     let mut c = PlusCompressor::new(config());

@@ -288,6 +288,11 @@ pub const MOVE_AFTER: u32 = 16;
 /// ... if that CID's context has not sent for this many of the compressor's packets.
 pub const MOVE_IDLE: u64 = 64;
 
+/// IR-N frames a context starts with (or answers a context request with) beyond its usual ones
+/// where feedback said lately that the link loses frames: a start all lost costs a context
+/// request's round trip, and for a flow that sends seldom, its next packets after that.
+pub const LOSSY_START_EXTRA: u8 = 1;
+
 /// A context goes into pair mode after this many more packets on the pair's line than on its
 /// own, and out of it after as many more on its own line.
 const PAIR_SCORE: i8 = 2;
@@ -332,6 +337,21 @@ impl OtherCompressor {
     /// 4096 packets no CO-S frame counts on the pair's last IP-ID.
     pub fn lossy(&mut self) {
         self.lossy_at = Some(self.clock);
+    }
+
+    /// Whether no feedback said lately that the link loses frames.
+    fn calm(&self) -> bool {
+        self.lossy_at.is_none_or(|t| self.clock - t >= LOSSY_MEMORY)
+    }
+
+    /// IR-N frames a context starts with beyond its usual ones: [`LOSSY_START_EXTRA`] on a link
+    /// that feedback said lately loses frames.
+    fn lossy_extra(&self) -> u8 {
+        if self.calm() {
+            0
+        } else {
+            LOSSY_START_EXTRA
+        }
     }
 
     /// Whether CO-S frames in pair mode count on the decompressor holding the pair's last
@@ -457,7 +477,7 @@ impl OtherCompressor {
     /// context has been idle for [`MOVE_IDLE`] packets (which starts over on `cid`).
     fn moved(&mut self, cid: u8) -> u8 {
         let c = &self.contexts[usize::from(cid)];
-        if cid < SHORT_CIDS || c.irs_due > 0 || c.packets < MOVE_AFTER {
+        if cid < SHORT_CIDS || c.irs_due > 0 || c.packets < MOVE_AFTER || !self.calm() {
             return cid;
         }
         let clock = self.clock;
@@ -559,6 +579,7 @@ impl OtherCompressor {
         if self.requests && s.udp {
             ctx.irs_due = START_IRS_ASKING - 1;
         }
+        ctx.irs_due += self.lossy_extra();
         let lru = (self.contexts.len() >= MAX_CONTEXTS).then(|| {
             (0..self.contexts.len())
                 .min_by_key(|&i| self.contexts[i].last_used)
@@ -591,10 +612,11 @@ impl OtherCompressor {
     /// The decompressor asked for context `cid`: its next packets go IR-N (as at its start).
     /// Returns whether the context exists.
     pub fn request(&mut self, cid: u8) -> bool {
+        let extra = self.lossy_extra();
         let Some(ctx) = self.contexts.get_mut(usize::from(cid)) else {
             return false;
         };
-        ctx.irs_due = START_IRS;
+        ctx.irs_due = START_IRS + extra;
         ctx.period = if self.requests {
             REFRESH_ASKING
         } else {

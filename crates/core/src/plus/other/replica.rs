@@ -33,6 +33,13 @@ pub fn is_replica(frame: &[u8]) -> bool {
     frame.first().is_some_and(|&b| b < 0x10)
 }
 
+/// The CID a replicated IR-N frame sets up, if `frame` is one (read before anything else of it
+/// is parsed): a replica refused, for a base the decompressor lacks or holds for another flow,
+/// asks for it.
+pub fn replica_cid(frame: &[u8]) -> Option<u8> {
+    frame.get(2).copied().filter(|_| is_replica(frame))
+}
+
 /// A replicated IR-N's fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replica<'a> {

@@ -292,6 +292,61 @@ fn udp_from(port: u16, id: u16) -> Vec<u8> {
     p
 }
 
+/// The IR-N frames a new flow of `port` starts with, the compressor lossy or not.
+fn start_irs(lossy: bool, port: u16) -> usize {
+    let mut c = OtherCompressor::new(true);
+    if lossy {
+        c.lossy();
+    }
+    (0..8)
+        .filter(|&id| compress(&mut c, &udp_from(port, id)).0 == IR_N)
+        .count()
+}
+
+#[test]
+fn on_a_lossy_link_a_start_has_one_more_ir_n() {
+    assert_eq!(start_irs(false, 5000), usize::from(START_IRS_ASKING));
+    assert_eq!(
+        start_irs(true, 5000),
+        usize::from(START_IRS_ASKING + LOSSY_START_EXTRA)
+    );
+}
+
+/// The CIDs of the frames of a busy flow that starts after three others (so above the CO-S
+/// CIDs) and sends while they are idle, the compressor lossy or not.
+fn busy_flow_cids(lossy: bool) -> Vec<u8> {
+    let mut c = OtherCompressor::new(true);
+    let mut id = 0;
+    for port in 5000..5003 {
+        for _ in 0..3 {
+            compress(&mut c, &udp_from(port, id));
+            id += 1;
+        }
+    }
+    if lossy {
+        c.lossy();
+    }
+    let mut cids = Vec::new();
+    for _ in 0..MOVE_IDLE + u64::from(MOVE_AFTER) + 8 {
+        let (k, frame) = compress(&mut c, &udp_from(6000, id));
+        id += 1;
+        if let Some(cid) = cid_of(k, &frame).filter(|_| k != IR_N) {
+            cids.push(cid);
+        }
+    }
+    cids
+}
+
+/// A busy context moves to an idle CO-S CID (its next frames are CO-S), but not on a link
+/// that feedback said loses frames: a move restarts it, and a lost restart costs frames.
+#[test]
+fn a_busy_context_moves_to_a_short_cid_only_on_a_calm_link() {
+    let calm = busy_flow_cids(false);
+    assert!(calm.iter().any(|&cid| cid < SHORT_CIDS), "{calm:?}");
+    let lossy = busy_flow_cids(true);
+    assert!(lossy.iter().all(|&cid| cid >= SHORT_CIDS), "{lossy:?}");
+}
+
 #[test]
 fn a_new_flow_of_the_same_hosts_starts_from_a_base() {
     let (mut c, mut d) = (OtherCompressor::default(), OtherDecompressor::default());
