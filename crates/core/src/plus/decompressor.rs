@@ -52,6 +52,13 @@ pub const REQUEST_EVERY_REFUSALS: u16 = 0;
 /// 6.75 per 1000, bursty 16.13 -> 14.42; six gained 1% more.
 pub const REQUEST_REPEATS: u8 = 4;
 
+/// A context asked for is asked for again this many times, 100 ms after the request and then
+/// at intervals that double (200, 400, 800 ms), until a frame of it is delivered: the request
+/// and its copies go back to back, and a loss burst on the reverse link may take them all. On
+/// the mixed capture (loss 10-50%, random and in bursts of 4 and 50, seeds 1-3) damage went
+/// 7.7 -> 7.3 per 1000, on the many-flows capture 5.9 -> 5.5.
+pub const REQUEST_REASKS: u8 = 4;
+
 /// One context: its identity, coding state and the reference packet's fields.
 #[derive(Debug, Clone)]
 struct Context {
@@ -197,10 +204,12 @@ impl PlusDecompressor {
             contexts: (0..ALL_CIDS).map(|_| None).collect(),
             requests: Requests::new(config.repair.context_requests)
                 .every(REQUEST_EVERY_REFUSALS)
-                .repeat(REQUEST_REPEATS),
+                .repeat(REQUEST_REPEATS)
+                .reask(REQUEST_REASKS),
             other_requests: Requests::new(config.repair.context_requests)
                 .every(REQUEST_EVERY_REFUSALS)
-                .repeat(REQUEST_REPEATS),
+                .repeat(REQUEST_REPEATS)
+                .reask(REQUEST_REASKS),
             other: OtherDecompressor::new(config.repair.context_requests),
             tunnel: Vec::new(),
             tunnel_outer: None,

@@ -232,6 +232,12 @@ pub(crate) struct Requests {
     /// CIDs still to be named again, and how many more times.
     again: [u64; ALL_CIDS / 64],
     again_left: Vec<u8>,
+    /// Times a context is asked for again later unless a frame of it is delivered first
+    /// ([`Requests::reask`]; 0 by default), and per CID when next and how many times more.
+    reasks: u8,
+    reask_at: Vec<(Option<Duration>, u8)>,
+    /// The earliest of `reask_at`'s times (or earlier), if any is set.
+    next_reask: Option<Duration>,
 }
 
 impl Requests {
@@ -249,6 +255,21 @@ impl Requests {
             repeat: 0,
             again: [0; ALL_CIDS / 64],
             again_left: Vec::new(),
+            reasks: 0,
+            reask_at: Vec::new(),
+            next_reask: None,
+        }
+    }
+
+    /// Asks for a requested context again `times` more times, [`REQUEST_INTERVAL`] after the
+    /// request and then after intervals that double, unless a frame of it is delivered first: a
+    /// request and its copies travel back to back, so a loss burst on the reverse link can take
+    /// them all, and a flow that sends seldom would otherwise wait for its next refused frame.
+    pub(crate) fn reask(self, times: u8) -> Requests {
+        Requests {
+            reasks: times,
+            reask_at: vec![(None, 0); if self.asked.is_empty() { 0 } else { ALL_CIDS }],
+            ..self
         }
     }
 
@@ -272,9 +293,31 @@ impl Requests {
         }
     }
 
-    /// The time now.
+    /// The time now: the contexts whose re-ask is due are asked for again.
     pub(crate) fn set_time(&mut self, now: Duration) {
         self.now = self.now.max(now);
+        if self.next_reask.is_some_and(|at| at <= self.now) {
+            self.reask_due();
+        }
+    }
+
+    /// Names every context whose re-ask is due in the next request, and schedules its next.
+    fn reask_due(&mut self) {
+        let now = self.now;
+        let mut next: Option<Duration> = None;
+        for (cid, (at, left)) in self.reask_at.iter_mut().enumerate() {
+            let Some(when) = *at else { continue };
+            if when <= now {
+                self.pending[cid / 64] |= 1 << (cid % 64);
+                *left = left.saturating_sub(1);
+                let done = u32::from(self.reasks - *left);
+                *at = (*left > 0).then(|| now + REQUEST_INTERVAL * (1 << done.min(16)));
+            }
+            if let Some(when) = *at {
+                next = Some(next.map_or(when, |n| n.min(when)));
+            }
+        }
+        self.next_reask = next;
     }
 
     /// A COMPRESSED_TCP of `cid` was refused.
@@ -294,6 +337,11 @@ impl Requests {
             self.pending[usize::from(cid) / 64] |= 1 << (cid % 64);
             if let Some(left) = self.again_left.get_mut(usize::from(cid)) {
                 *left = self.repeat;
+            }
+            if let Some(slot) = self.reask_at.get_mut(usize::from(cid)) {
+                let at = now + REQUEST_INTERVAL;
+                *slot = (Some(at), self.reasks);
+                self.next_reask = Some(self.next_reask.map_or(at, |n| n.min(at)));
             }
         }
     }
@@ -316,6 +364,9 @@ impl Requests {
         if let Some(left) = self.again_left.get_mut(usize::from(cid)) {
             *left = 0;
             self.again[usize::from(cid) / 64] &= !(1 << (cid % 64));
+        }
+        if let Some(slot) = self.reask_at.get_mut(usize::from(cid)) {
+            *slot = (None, 0);
         }
     }
 
@@ -394,6 +445,40 @@ mod tests {
         r.refused(200);
         assert!(r.take(&mut out));
         assert_eq!(out, [REQUEST, 200]);
+    }
+
+    #[test]
+    fn a_context_is_asked_for_again_later_until_it_is_delivered() {
+        let mut r = Requests::new(true).every(0).reask(3);
+        let mut out = Vec::new();
+        let ms = Duration::from_millis;
+        r.set_time(ms(1000));
+        r.refused(4);
+        assert!(r.take(&mut out));
+        assert_eq!(out, [REQUEST, 4]);
+        assert!(!r.take(&mut out));
+        // 100 ms later, then 200 and 400 ms after that: asked again, three times.
+        for (at, asks) in [(1099, false), (1100, true), (1299, false), (1300, true)] {
+            r.set_time(ms(at));
+            assert_eq!(r.take(&mut out), asks, "at {at} ms");
+        }
+        r.set_time(ms(1700));
+        assert!(r.take(&mut out));
+        assert_eq!(out, [REQUEST, 4]);
+        r.set_time(ms(10_000));
+        assert!(!r.take(&mut out));
+        // A delivery ends them.
+        r.refused(4);
+        assert!(r.take(&mut out));
+        r.delivered(4);
+        r.set_time(ms(10_100));
+        assert!(!r.take(&mut out));
+        // Off without `reask`.
+        let mut once = Requests::new(true);
+        once.refused(4);
+        assert!(once.take(&mut out));
+        once.set_time(ms(5000));
+        assert!(!once.take(&mut out));
     }
 
     #[test]
