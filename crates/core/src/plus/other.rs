@@ -38,7 +38,9 @@ pub mod pair;
 mod replica;
 mod widths;
 
-pub use compressor::{OtherCompressor, ANCHOR, LOSSY_START_EXTRA, MOVE_AFTER, MOVE_IDLE};
+pub use compressor::{
+    OtherCompressor, ANCHOR, IDLE_WHOLE, LOSSY_START_EXTRA, MOVE_AFTER, MOVE_IDLE,
+};
 pub use decompressor::OtherDecompressor;
 pub use fields::{Dynamic, State};
 pub use head::{Form, Head};

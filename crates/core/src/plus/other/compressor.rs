@@ -293,6 +293,17 @@ pub const MOVE_IDLE: u64 = 64;
 /// request's round trip, and for a flow that sends seldom, its next packets after that.
 pub const LOSSY_START_EXTRA: u8 = 1;
 
+/// On a link that feedback said lately loses frames, a context (not in RTP mode: a call's
+/// silences would pay for it) whose last packet came more than this many of the compressor's
+/// packets ago sends its next one as a whole IR-N: the
+/// context's start, or the answer to its request, may have been lost meanwhile with no refused
+/// frame to ask for it, and a flow that sends seldom (fragmented datagrams every two seconds, a
+/// stub resolver's queries) would lose its next packets too. On the mixed capture (loss
+/// 10-50%, random and in bursts of 4 and 50, seeds 1-3) fragments' damage went from 37.5 to
+/// 13.4 per 1000 and DNS's from 17.4 to 13.3, for 0.1 octets per packet more under loss (at
+/// 32: damage a little lower, 0.5 octets more).
+pub const IDLE_WHOLE: u64 = 128;
+
 /// A context goes into pair mode after this many more packets on the pair's line than on its
 /// own, and out of it after as many more on its own line.
 const PAIR_SCORE: i8 = 2;
@@ -407,7 +418,14 @@ impl OtherCompressor {
             return (self.start_frame(packet, cid, out, false), false);
         };
         let cid = if payload { self.moved(cid) } else { cid };
+        let calm = self.calm();
         let ctx = &mut self.contexts[usize::from(cid)];
+        if !calm && !s.rtp && self.clock - ctx.last_used > IDLE_WHOLE && ctx.irs_due == 0 {
+            // A context that sends seldom, on a link that loses frames, goes whole again.
+            ctx.irs_due = 1;
+            ctx.base = None;
+            ctx.moved_from = None;
+        }
         ctx.last_used = self.clock;
         ctx.since_ir += 1;
         ctx.packets = ctx.packets.saturating_add(1);

@@ -312,6 +312,30 @@ fn on_a_lossy_link_a_start_has_one_more_ir_n() {
     );
 }
 
+/// The kind of the frame of a flow's packet after `idle` packets of another flow, the
+/// compressor lossy or not.
+fn after_idle(lossy: bool, idle: u64) -> u8 {
+    let mut c = OtherCompressor::new(true);
+    for id in 0..8 {
+        compress(&mut c, &udp_from(5000, id));
+    }
+    if lossy {
+        c.lossy();
+    }
+    for id in 0..idle {
+        compress(&mut c, &udp_from(6000, 100 + id as u16));
+    }
+    compress(&mut c, &udp_from(5000, 8)).0
+}
+
+/// A flow that sends seldom goes whole after a long idle time, but only on a lossy link.
+#[test]
+fn on_a_lossy_link_a_context_idle_for_long_goes_whole() {
+    assert_eq!(after_idle(true, IDLE_WHOLE + 1), IR_N);
+    assert_ne!(after_idle(true, IDLE_WHOLE - 1), IR_N);
+    assert_ne!(after_idle(false, IDLE_WHOLE + 1), IR_N);
+}
+
 /// The CIDs of the frames of a busy flow that starts after three others (so above the CO-S
 /// CIDs) and sends while they are idle, the compressor lossy or not.
 fn busy_flow_cids(lossy: bool) -> Vec<u8> {
