@@ -648,6 +648,7 @@ impl Decompressor for PlusDecompressor {
     fn set_time(&mut self, now: Duration) {
         self.requests.set_time(now);
         self.other_requests.set_time(now);
+        self.other.set_time(now);
     }
 
     /// Context requests ([`crate::tcp::repair`]), when they are on: the TCP contexts' first,

@@ -34,6 +34,7 @@ mod compressor;
 mod decompressor;
 mod fields;
 mod head;
+mod pace;
 pub mod pair;
 mod replica;
 mod widths;

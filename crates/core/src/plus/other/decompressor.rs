@@ -3,9 +3,11 @@
 //! the check of the original header.
 
 use alloc::vec::Vec;
+use core::time::Duration;
 
 use super::fields::{Dynamic, State};
 use super::head::{Form, Head};
+use super::pace::{guided, Guided, Pace};
 use super::pair::{key_of, Pairs};
 use super::replica::{is_replica, Replica};
 use super::widths::Widths;
@@ -23,6 +25,8 @@ struct DecompContext {
     shape: Shape,
     state: State,
     trust: Trust,
+    /// When the reference arrived and how the flow paces (RTP contexts, [`super::pace`]).
+    pace: Pace,
 }
 
 /// How far a context's reference is trusted. After a refused frame, or a frame that decoded
@@ -58,6 +62,8 @@ pub struct OtherDecompressor {
     notes: bool,
     notes_due: u8,
     since_note: u32,
+    /// The time now ([`OtherDecompressor::set_time`]).
+    now: Duration,
 }
 
 impl Default for OtherDecompressor {
@@ -79,7 +85,14 @@ impl OtherDecompressor {
             notes,
             notes_due: 0,
             since_note: PAIR_NOTE_EVERY,
+            now: Duration::ZERO,
         }
+    }
+
+    /// The time now (of the frame about to be decompressed), which RTP contexts pace their
+    /// flows by ([`super::pace`]).
+    pub fn set_time(&mut self, now: Duration) {
+        self.now = self.now.max(now);
     }
 
     /// Moves the held packet the last frame confirmed into `out` and returns true, or returns
@@ -170,19 +183,23 @@ impl OtherDecompressor {
         let mut buf = [0; MAX_HEADER];
         let t = template_in(out, s, &mut buf);
         let slot = &mut self.contexts[usize::from(cid)];
-        let template = match slot.take() {
-            Some(DecompContext { mut template, .. }) => {
+        let (template, mut pace) = match slot.take() {
+            Some(DecompContext {
+                mut template, pace, ..
+            }) => {
                 template.clear();
                 template.extend_from_slice(t);
-                template
+                (template, pace)
             }
-            None => t.to_vec(),
+            None => (t.to_vec(), Pace::new(self.now)),
         };
+        pace.moved(self.now);
         *slot = Some(DecompContext {
             template,
             shape: s,
             state,
             trust: Trust::Sure,
+            pace,
         });
         Ok(cid)
     }
@@ -241,14 +258,19 @@ impl OtherDecompressor {
             self.pairs.set(&key_of(out), state.fields.ip_id);
         }
         let slot = &mut self.contexts[usize::from(r.cid)];
-        let mut template = slot.take().map(|c| c.template).unwrap_or_default();
+        let (mut template, mut pace) = slot.take().map_or_else(
+            || (Vec::new(), Pace::new(self.now)),
+            |c| (c.template, c.pace),
+        );
         template.clear();
         template.extend_from_slice(&buf[..s.header]);
+        pace.moved(self.now);
         *slot = Some(DecompContext {
             template,
             shape: s,
             state,
             trust: Trust::Sure,
+            pace,
         });
         Ok(r.cid)
     }
@@ -324,8 +346,24 @@ impl OtherDecompressor {
         // trial 0): a frame of the pair was lost, and the compressor had better not count on it.
         let paired = ctx.state.pair && matches!(head.form, Form::Short { .. });
         let watch = paired && self.notes && self.since_note >= PAIR_NOTE_EVERY;
-        for trial in 0..head.trials(s, &ctx.state) {
-            let Some((fields, state)) = head.decode(s, &ctx.state, trial, pair) else {
+        // The frame's own trials, then (RTP) those by the time since its reference.
+        let own = head.trials(s, &ctx.state);
+        let mut by_time: Option<Guided> = None;
+        let mut next = 0;
+        loop {
+            let trial = next;
+            next += 1;
+            let decoded = if trial < own {
+                head.decode(s, &ctx.state, trial, pair)
+            } else {
+                let g =
+                    by_time.get_or_insert_with(|| guided(head, s, &ctx.state, &ctx.pace, self.now));
+                match g.get(usize::from(trial - own)) {
+                    Some(d) => Some(d),
+                    None => break,
+                }
+            };
+            let Some((fields, state)) = decoded else {
                 continue;
             };
             out.clear();
@@ -358,6 +396,7 @@ impl OtherDecompressor {
                     packet.extend_from_slice(payload);
                 }
                 ctx.state = state;
+                ctx.pace.moved(self.now);
                 self.held = true;
                 out.clear();
                 return Err(DropReason::Held);
@@ -371,7 +410,10 @@ impl OtherDecompressor {
             }
             out.extend_from_slice(payload);
             if s.rtp {
-                self.advance = Some(fields.seq.wrapping_sub(ctx.state.fields.seq));
+                let n = fields.seq.wrapping_sub(ctx.state.fields.seq);
+                self.advance = Some(n);
+                let ids = fields.ip_id.wrapping_sub(ctx.state.fields.ip_id);
+                ctx.pace.learn(self.now, n, ids);
             }
             ctx.state = state;
             ctx.trust = Trust::Sure;

@@ -283,6 +283,63 @@ fn rtp_voice_goes_in_the_kind_byte() {
         .all(|&(k, len)| short_of(k).is_some() && len == 2));
 }
 
+/// What a frame decompressed into.
+type Decoded = Result<Vec<u8>, DropReason>;
+
+/// A call whose IP-ID moves by `id_step` per packet, 20 ms a packet: 40 packets delivered, then
+/// `lost` lost; the frame after them and the next one, with the decompressor told the time or
+/// not. Returns what became of those two and the packet delivered late, if any.
+fn after_long_loss(timed: bool, lost: u16, id_step: u16) -> (Decoded, Decoded, Option<Vec<u8>>) {
+    // Where the decompressor asks for contexts: no anchors, no refresh in the way.
+    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let packet = |i: u16| {
+        rtp(
+            500 + i * id_step,
+            1000 + i,
+            5000 + 160 * u32::from(i),
+            false,
+        )
+    };
+    let at = |i: u16| core::time::Duration::from_millis(20 * u64::from(i));
+    for i in 0..40 {
+        if timed {
+            d.set_time(at(i));
+        }
+        round(&mut c, &mut d, &packet(i));
+    }
+    for i in 40..40 + lost {
+        compress(&mut c, &packet(i));
+    }
+    let mut next = |i: u16| {
+        if timed {
+            d.set_time(at(i));
+        }
+        let (k, frame) = compress(&mut c, &packet(i));
+        decompress(&mut d, k, &frame)
+    };
+    let first = next(40 + lost);
+    let second = next(41 + lost);
+    let mut late = Vec::new();
+    let late = d.take_late(&mut late).then_some(late);
+    (first, second, late)
+}
+
+/// A call that lost more packets than a frame's trials reach decodes by the time since its
+/// reference, held until the next frame confirms it; without the time it is refused.
+#[test]
+fn an_rtp_frame_after_a_long_loss_decodes_by_the_time_since_its_reference() {
+    let voice = |i: u16, step: u16| rtp(500 + i * step, 1000 + i, 5000 + 160 * u32::from(i), false);
+    for step in [1, 3] {
+        let (first, second, late) = after_long_loss(true, 90, step);
+        assert_eq!(first, Err(DropReason::Held), "IP-ID step {step}");
+        assert_eq!(second, Ok(voice(131, step)));
+        assert_eq!(late, Some(voice(130, step)));
+        let (first, _, late) = after_long_loss(false, 90, step);
+        assert_eq!(first, Err(DropReason::ChecksumMismatch));
+        assert_eq!(late, None);
+    }
+}
+
 /// `udp(id, 30)` from source port `port`.
 fn udp_from(port: u16, id: u16) -> Vec<u8> {
     let mut p = udp(id, 30);
