@@ -90,7 +90,7 @@ impl OtherDecompressor {
     }
 
     /// The time now (of the frame about to be decompressed), which RTP contexts pace their
-    /// flows by ([`super::pace`]).
+    /// flows by (spec section 8, *guided trials*).
     pub fn set_time(&mut self, now: Duration) {
         self.now = self.now.max(now);
     }
