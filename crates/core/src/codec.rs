@@ -214,6 +214,11 @@ pub trait Compressor {
     fn sibling_note(&mut self, note: &[u8]) {
         let _ = note;
     }
+
+    /// A frame from the far end (a packet's frame, or feedback) arrived intact at this end: the
+    /// opposite direction carries frames, so feedback for this compressor can travel. Schemes
+    /// that do not depend on it ignore it.
+    fn heard_far_end(&mut self) {}
 }
 
 /// A header decompressor for one direction of one link.

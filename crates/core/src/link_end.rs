@@ -87,6 +87,7 @@ impl<C: Compressor, D: Decompressor> LinkEnd<C, D> {
         frame: &[u8],
         out: &mut Vec<u8>,
     ) -> Arrived {
+        self.compressor.heard_far_end();
         if kind == FrameKind::ContextState {
             self.compressor.handle_feedback(frame);
             return Arrived::Feedback;

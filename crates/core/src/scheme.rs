@@ -201,6 +201,12 @@ impl Compressor for AnyCompressor {
             c.sibling_note(note);
         }
     }
+
+    fn heard_far_end(&mut self) {
+        if let AnyCompressor::Plus(c) = self {
+            c.heard_far_end();
+        }
+    }
 }
 
 impl Decompressor for AnyDecompressor {

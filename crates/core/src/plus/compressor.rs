@@ -398,6 +398,12 @@ impl Compressor for PlusCompressor {
         }
     }
 
+    /// The non-TCP contexts count on context requests only while the far end is heard from
+    /// ([`other::OtherCompressor::heard`]).
+    fn heard_far_end(&mut self) {
+        self.other.heard();
+    }
+
     fn compress(&mut self, packet: &[u8], out: &mut Vec<u8>) -> FrameKind {
         out.clear();
         let Some(p) = TcpIpPacket::parse(packet) else {

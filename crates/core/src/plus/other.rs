@@ -40,7 +40,8 @@ mod replica;
 mod widths;
 
 pub use compressor::{
-    OtherCompressor, ANCHOR, IDLE_WHOLE, LOSSY_START_EXTRA, MOVE_AFTER, MOVE_IDLE,
+    OtherCompressor, ANCHOR, HEARD_FIRST, HEARD_MEMORY, IDLE_WHOLE, LOSSY_START_EXTRA, MOVE_AFTER,
+    MOVE_IDLE,
 };
 pub use decompressor::OtherDecompressor;
 pub use fields::{Dynamic, State};

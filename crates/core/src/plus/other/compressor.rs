@@ -288,6 +288,14 @@ pub const MOVE_AFTER: u32 = 16;
 /// ... if that CID's context has not sent for this many of the compressor's packets.
 pub const MOVE_IDLE: u64 = 64;
 
+/// Packets of the compressor within which a frame from the far end must have arrived for its
+/// contexts to count on context requests ([`OtherCompressor::heard`]).
+pub const HEARD_MEMORY: u64 = 256;
+
+/// The compressor's first packets, in which its contexts count on context requests before any
+/// frame from the far end arrived (the opposite direction's first packet may come after a few).
+pub const HEARD_FIRST: u64 = 32;
+
 /// IR-N frames a context starts with (or answers a context request with) beyond its usual ones
 /// where feedback said lately that the link loses frames: a start all lost costs a context
 /// request's round trip, and for a flow that sends seldom, its next packets after that.
@@ -320,6 +328,8 @@ pub struct OtherCompressor {
     pairs: Pairs,
     /// `clock` when feedback last said that the link loses frames.
     lossy_at: Option<u64>,
+    /// The compressor's packet count when a frame from the far end last arrived.
+    heard_at: Option<u64>,
 }
 
 impl Default for OtherCompressor {
@@ -341,6 +351,7 @@ impl OtherCompressor {
             requests,
             pairs: Pairs::default(),
             lossy_at: None,
+            heard_at: None,
         }
     }
 
@@ -348,6 +359,24 @@ impl OtherCompressor {
     /// 4096 packets no CO-S frame counts on the pair's last IP-ID.
     pub fn lossy(&mut self) {
         self.lossy_at = Some(self.clock);
+    }
+
+    /// A frame from the far end arrived: the opposite direction carries frames, so context
+    /// requests can reach this compressor.
+    pub fn heard(&mut self) {
+        self.heard_at = Some(self.clock);
+    }
+
+    /// Whether the contexts count on context requests: the decompressor sends them and, after
+    /// the compressor's first [`HEARD_FIRST`] packets, a frame from the far end arrived in its
+    /// last [`HEARD_MEMORY`]. Else they refresh as without requests, so that a context whose
+    /// start was lost comes back within [`MAX_REFRESH_ALONE`] packets where no request can
+    /// come back (a link used one way only, where feedback goes with the opposite
+    /// direction's frames).
+    fn asking(&self) -> bool {
+        self.requests
+            && (self.clock < HEARD_FIRST
+                || self.heard_at.is_some_and(|t| self.clock - t < HEARD_MEMORY))
     }
 
     /// Whether no feedback said lately that the link loses frames.
@@ -369,7 +398,7 @@ impl OtherCompressor {
     /// IP-ID: only where the decompressor sends feedback (so that a link that loses frames is
     /// known) and none said lately that the link loses frames.
     fn pairing(&self) -> bool {
-        self.requests && self.lossy_at.is_none_or(|t| self.clock - t >= LOSSY_MEMORY)
+        self.asking() && self.lossy_at.is_none_or(|t| self.clock - t >= LOSSY_MEMORY)
     }
 
     /// Compresses `packet` into `out` (IR-N, CO-S or CO-N), or returns `None` (send it whole).
@@ -419,7 +448,12 @@ impl OtherCompressor {
         };
         let cid = if payload { self.moved(cid) } else { cid };
         let calm = self.calm();
+        let asking = self.asking();
         let ctx = &mut self.contexts[usize::from(cid)];
+        if !asking {
+            // Where no request can come back, no period longer than without requests.
+            ctx.period = ctx.period.min(MAX_REFRESH_ALONE);
+        }
         if !calm && !s.rtp && self.clock - ctx.last_used > IDLE_WHOLE && ctx.irs_due == 0 {
             // A context that sends seldom, on a link that loses frames, goes whole again.
             ctx.irs_due = 1;
@@ -429,11 +463,11 @@ impl OtherCompressor {
         ctx.last_used = self.clock;
         ctx.since_ir += 1;
         ctx.packets = ctx.packets.saturating_add(1);
-        ctx.learn(&d, pair.filter(|_| self.requests));
+        ctx.learn(&d, pair.filter(|_| asking));
         if ctx.irs_due > 0 || ctx.since_ir >= ctx.period {
             let start = ctx.irs_due > 0;
             if !start {
-                let most = if self.requests {
+                let most = if asking {
                     MAX_REFRESH
                 } else {
                     MAX_REFRESH_ALONE
@@ -450,7 +484,7 @@ impl OtherCompressor {
             ctx.since_long = 0;
             let state = ctx.state(d);
             ctx.push(state);
-            let own = !start && self.requests;
+            let own = !start && asking;
             return (self.start_frame(packet, cid, out, own), false);
         }
         let want = ctx.state(d);
@@ -468,7 +502,7 @@ impl OtherCompressor {
             form: id_form(&want, s),
             ..short
         };
-        let anchor = !self.requests && ctx.since_long + 1 >= ANCHOR;
+        let anchor = !asking && ctx.since_long + 1 >= ANCHOR;
         let head = if !payload || checksum.is_some() || anchor {
             ctx.long_head(&want, crc, checksum, cid, anchor)
         } else if cid < SHORT_CIDS && ctx.decodes(&short, &want, counted.filter(|_| pairing)) {
@@ -583,7 +617,7 @@ impl OtherCompressor {
     /// The first refresh period of a context: [`REFRESH`], or [`REFRESH_ASKING`] where the
     /// decompressor sends context requests.
     fn first_period(&self) -> u16 {
-        if self.requests {
+        if self.asking() {
             REFRESH_ASKING
         } else {
             REFRESH
@@ -594,7 +628,7 @@ impl OtherCompressor {
     fn new_context(&mut self, t: &[u8], s: Shape, d: Dynamic) -> u8 {
         let mut ctx = CompContext::new(t.to_vec(), s, d, self.clock);
         ctx.period = self.first_period();
-        if self.requests && s.udp {
+        if self.asking() && s.udp {
             ctx.irs_due = START_IRS_ASKING - 1;
         }
         ctx.irs_due += self.lossy_extra();

@@ -65,7 +65,15 @@ fn decompress(d: &mut OtherDecompressor, k: u8, frame: &[u8]) -> Result<Vec<u8>,
     Ok(out)
 }
 
+/// Compresses `p` on a link whose far end is heard from (a frame came back after it).
 fn compress(c: &mut OtherCompressor, p: &[u8]) -> (u8, Vec<u8>) {
+    let frame = compress_unheard(c, p);
+    c.heard();
+    frame
+}
+
+/// Compresses `p`, nothing heard from the far end since.
+fn compress_unheard(c: &mut OtherCompressor, p: &[u8]) -> (u8, Vec<u8>) {
     let mut frame = Vec::new();
     let FrameKind::Profile(k) = c.compress(p, &mut frame, true).unwrap() else {
         panic!("not a profile kind");
@@ -391,6 +399,34 @@ fn on_a_lossy_link_a_context_idle_for_long_goes_whole() {
     assert_eq!(after_idle(true, IDLE_WHOLE + 1), IR_N);
     assert_ne!(after_idle(true, IDLE_WHOLE - 1), IR_N);
     assert_ne!(after_idle(false, IDLE_WHOLE + 1), IR_N);
+}
+
+/// The IR-N frames among a flow's 300 packets, the far end heard from after each of them or
+/// never.
+fn ir_ns_when(heard: bool) -> Vec<usize> {
+    let mut c = OtherCompressor::new(true);
+    (0..300)
+        .filter(|&id| {
+            let k = compress_unheard(&mut c, &udp(id as u16, 30)).0;
+            if heard {
+                c.heard();
+            }
+            k == IR_N
+        })
+        .collect()
+}
+
+/// Where context requests are on but nothing comes back from the far end (a link used one way,
+/// where feedback goes with the opposite direction's frames), a context refreshes as without
+/// requests, so that a lost start comes back within `MAX_REFRESH_ALONE` packets.
+#[test]
+fn a_compressor_that_hears_nothing_from_the_far_end_refreshes_as_without_requests() {
+    assert_eq!(ir_ns_when(true), [0, 1]);
+    let quiet = ir_ns_when(false);
+    assert!(quiet.len() > 4, "{quiet:?}");
+    assert!(quiet
+        .windows(2)
+        .all(|w| w[1] - w[0] <= usize::from(MAX_REFRESH_ALONE) + 1));
 }
 
 /// The CIDs of the frames of a busy flow that starts after three others (so above the CO-S
