@@ -398,7 +398,7 @@ impl OtherCompressor {
     /// IP-ID: only where the decompressor sends feedback (so that a link that loses frames is
     /// known) and none said lately that the link loses frames.
     fn pairing(&self) -> bool {
-        self.asking() && self.lossy_at.is_none_or(|t| self.clock - t >= LOSSY_MEMORY)
+        self.asking() && self.calm()
     }
 
     /// Compresses `packet` into `out` (IR-N, CO-S or CO-N), or returns `None` (send it whole).

@@ -358,7 +358,7 @@ impl OtherDecompressor {
             } else {
                 let g =
                     by_time.get_or_insert_with(|| guided(head, s, &ctx.state, &ctx.pace, self.now));
-                match g.get(usize::from(trial - own)) {
+                match g.get(usize::from(trial - own), &ctx.state) {
                     Some(d) => Some(d),
                     None => break,
                 }

@@ -19,9 +19,6 @@ pub const SEQ_SLACK: u16 = 6;
 /// IP-IDs a guided trial of a CO-I frame reaches on each side of the one the pace says.
 pub const ID_SLACK: u16 = 96;
 
-/// The most sequence advances a frame is decoded with by the time since its reference, at most.
-pub const MAX_GUIDED: usize = 16;
-
 /// The weight of a new sample in the learnt pace (1/4).
 const NEW_SHARE: u32 = 4;
 
@@ -64,30 +61,28 @@ impl Pace {
         self.at = now;
     }
 
-    /// The sequence advances from `first` on whose two LSBs, added to the reference's sequence
-    /// number `seq`, are `lsb`, within [`SEQ_SLACK`] of the advance the time since the
-    /// reference says, beyond `reach` (what the frame's own trials tried), at most
-    /// [`MAX_GUIDED`]; none if the pace is not known.
-    pub fn advances(&self, now: Duration, seq: u16, lsb: u8, reach: u16) -> Advances {
-        let mut out = Advances::default();
-        if self.gap == 0 || now <= self.at {
-            return out;
-        }
-        let micros = (now - self.at).as_micros();
-        let Ok(said) = u16::try_from(micros / u128::from(self.gap)) else {
-            return out;
+    /// The sequence advances whose two LSBs, added to the reference's sequence number `seq`,
+    /// are `lsb`, within [`SEQ_SLACK`] of the advance the time since the reference says, from
+    /// `reach` on (what the frame's own trials tried), in increasing order; none if the pace is
+    /// not known.
+    pub fn advances(
+        &self,
+        now: Duration,
+        seq: u16,
+        lsb: u8,
+        reach: u16,
+    ) -> impl Iterator<Item = u16> {
+        let said = (self.gap != 0 && now > self.at)
+            .then(|| u16::try_from((now - self.at).as_micros() / u128::from(self.gap)).ok())
+            .flatten();
+        let (lo, hi) = match said {
+            Some(said) => (
+                said.saturating_sub(SEQ_SLACK).max(reach),
+                said.saturating_add(SEQ_SLACK),
+            ),
+            None => (1, 0),
         };
-        let lo = said.saturating_sub(SEQ_SLACK).max(reach);
-        let hi = said.saturating_add(SEQ_SLACK);
-        let mut n = lo;
-        while n <= hi && out.len < MAX_GUIDED {
-            if seq.wrapping_add(n) & 3 == u16::from(lsb) {
-                out.n[out.len] = n;
-                out.len += 1;
-            }
-            n += 1;
-        }
-        out
+        (lo..=hi).filter(move |&n| seq.wrapping_add(n) & 3 == u16::from(lsb))
     }
 
     /// The IP-ID the pace puts `n` sequence numbers after the reference's `ip_id`.
@@ -97,39 +92,27 @@ impl Pace {
     }
 }
 
-/// The sequence advances of [`Pace::advances`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Advances {
-    n: [u16; MAX_GUIDED],
-    len: usize,
-}
-
-impl Advances {
-    /// The advances, in increasing order.
-    pub fn as_slice(&self) -> &[u16] {
-        &self.n[..self.len]
-    }
-}
-
 /// The most decodings a frame is tried with by the time since its reference.
 pub const MAX_DECODINGS: usize = 32;
 
 /// The decodings of a frame by the time since its reference ([`guided`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Guided {
-    decodings: [(Dynamic, State); MAX_DECODINGS],
+    decodings: [Dynamic; MAX_DECODINGS],
     len: usize,
 }
 
 impl Guided {
-    /// The `i`th decoding, if there is one.
-    pub fn get(&self, i: usize) -> Option<(Dynamic, State)> {
-        self.decodings[..self.len].get(i).copied()
+    /// The fields of the `i`th decoding against the reference `state`, and its state after
+    /// it, if there is one.
+    pub fn get(&self, i: usize, state: &State) -> Option<(Dynamic, State)> {
+        let fields = *self.decodings[..self.len].get(i)?;
+        Some((fields, State { fields, ..*state }))
     }
 
-    fn push(&mut self, fields: Dynamic, state: &State) {
+    fn push(&mut self, fields: Dynamic) {
         if self.len < MAX_DECODINGS {
-            self.decodings[self.len] = (fields, State { fields, ..*state });
+            self.decodings[self.len] = fields;
             self.len += 1;
         }
     }
@@ -143,7 +126,7 @@ impl Guided {
 /// frame (its fields are in it).
 pub fn guided(head: &Head, s: Shape, state: &State, pace: &Pace, now: Duration) -> Guided {
     let mut out = Guided {
-        decodings: [(Dynamic::default(), *state); MAX_DECODINGS],
+        decodings: [Dynamic::default(); MAX_DECODINGS],
         len: 0,
     };
     if !s.rtp || state.frame {
@@ -154,21 +137,18 @@ pub fn guided(head: &Head, s: Shape, state: &State, pace: &Pace, now: Duration) 
     let r = &state.fields;
     match head.form {
         Form::Short { lsb } if !state.pair => {
-            for &n in pace.advances(now, r.seq, lsb, reach).as_slice() {
-                out.push(state.advanced(s, n), state);
+            for n in pace.advances(now, r.seq, lsb, reach) {
+                out.push(state.advanced(s, n));
             }
         }
         Form::Id { lsb, ip_id } if s.own_ip_id() => {
-            for &n in pace.advances(now, r.seq, lsb, reach).as_slice() {
+            for n in pace.advances(now, r.seq, lsb, reach) {
                 let fields = state.advanced(s, n);
                 for id in ip_ids_near(pace.ip_id(r.ip_id, n), ip_id) {
-                    out.push(
-                        Dynamic {
-                            ip_id: id,
-                            ..fields
-                        },
-                        state,
-                    );
+                    out.push(Dynamic {
+                        ip_id: id,
+                        ..fields
+                    });
                 }
             }
         }
@@ -207,7 +187,7 @@ mod tests {
     #[test]
     fn the_pace_is_learnt_from_short_steps_and_says_how_far_a_long_loss_went() {
         let mut p = Pace::new(ms(0));
-        assert!(p.advances(ms(2000), 0, 0, 64).as_slice().is_empty());
+        assert_eq!(p.advances(ms(2000), 0, 0, 64).count(), 0);
         for i in 1..=10 {
             p.learn(ms(20 * i), 1, 3);
         }
@@ -215,11 +195,11 @@ mod tests {
         p.learn(ms(20 * 10 + 1000), 50, 150);
         p.moved(ms(1200));
         // 1.8 s later: 90 packets on; the advances within 6 of it with LSBs 2 from seq 0.
-        let a = p.advances(ms(3000), 0, 2, 64);
-        assert_eq!(a.as_slice(), [86, 90, 94]);
+        let a: alloc::vec::Vec<u16> = p.advances(ms(3000), 0, 2, 64).collect();
+        assert_eq!(a, [86, 90, 94]);
         assert_eq!(p.ip_id(1000, 90), 1270);
         // Not below what the frame's own trials reached.
-        assert!(p.advances(ms(1300), 0, 1, 64).as_slice().is_empty());
+        assert_eq!(p.advances(ms(1300), 0, 1, 64).count(), 0);
     }
 
     #[test]

@@ -191,20 +191,27 @@ fn udp_round_trips_in_three_bytes() {
     assert_eq!(round(&mut c, &mut d, &zero).0, IR_N);
 }
 
-#[test]
-fn lost_packets_decode_by_trial_and_a_second_frame_confirms() {
+/// A DNS-like flow of 10 packets delivered, 9 lost (beyond the window and the first trial),
+/// and the next one, which the third trial decodes and holds as the reference.
+fn held_after_nine_lost() -> (OtherCompressor, OtherDecompressor) {
     let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
     for id in 0..10 {
         round(&mut c, &mut d, &udp(id, 30));
     }
-    // 9 packets lost (beyond the window and the first trial): the third trial decodes it,
-    // which holds it as the reference; the next frame, decoded at once, is delivered.
     for id in 10..19 {
         compress(&mut c, &udp(id, 30));
     }
     let (k, frame) = compress(&mut c, &udp(19, 30));
     assert_eq!(short_of(k), Some((0, 3)));
     assert_eq!(decompress(&mut d, k, &frame), Err(DropReason::Held));
+    assert!(d.held());
+    (c, d)
+}
+
+#[test]
+fn lost_packets_decode_by_trial_and_a_second_frame_confirms() {
+    // The held frame's reference; the next frame, decoded at once, is delivered.
+    let (mut c, mut d) = held_after_nine_lost();
     assert_eq!(round(&mut c, &mut d, &udp(20, 30)).0, short_kind(0, 0));
     // Two CO-S frames: the held packet comes late with the one that confirmed it, once.
     let mut late = Vec::new();
@@ -231,16 +238,7 @@ fn lost_packets_decode_by_trial_and_a_second_frame_confirms() {
 /// held frame, whatever the frame before it was.
 #[test]
 fn a_frame_after_a_held_one_is_not_held_for_it() {
-    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
-    for id in 0..10 {
-        round(&mut c, &mut d, &udp(id, 30));
-    }
-    for id in 10..19 {
-        compress(&mut c, &udp(id, 30));
-    }
-    let (k, frame) = compress(&mut c, &udp(19, 30));
-    assert_eq!(decompress(&mut d, k, &frame), Err(DropReason::Held));
-    assert!(d.held());
+    let (_, mut d) = held_after_nine_lost();
     // A CO-I frame of CID 5, which the decompressor never set up.
     let frame = [5, 0x40, 0x12, 0x34];
     assert_eq!(
