@@ -41,7 +41,7 @@ mod widths;
 
 pub use compressor::{
     OtherCompressor, ANCHOR, HEARD_FIRST, HEARD_MEMORY, IDLE_WHOLE, LOSSY_START_EXTRA, MOVE_AFTER,
-    MOVE_IDLE,
+    MOVE_IDLE, YOUNG,
 };
 pub use decompressor::OtherDecompressor;
 pub use fields::{Dynamic, State};

@@ -410,10 +410,8 @@ impl OtherDecompressor {
             }
             out.extend_from_slice(payload);
             if s.rtp {
-                let n = fields.seq.wrapping_sub(ctx.state.fields.seq);
-                self.advance = Some(n);
-                let ids = fields.ip_id.wrapping_sub(ctx.state.fields.ip_id);
-                ctx.pace.learn(self.now, n, ids);
+                self.advance = Some(fields.seq.wrapping_sub(ctx.state.fields.seq));
+                ctx.pace.learn(self.now, fields.seq, fields.ip_id);
             }
             ctx.state = state;
             ctx.trust = Trust::Sure;

@@ -292,21 +292,36 @@ fn rtp_voice_goes_in_the_kind_byte() {
 /// What a frame decompressed into.
 type Decoded = Result<Vec<u8>, DropReason>;
 
+/// A call packet `i` whose IP-ID moves by `id_step` per packet, and by `id_extra` more from
+/// packet 40 on.
+fn voice(i: u16, id_step: u16, id_extra: u16) -> Vec<u8> {
+    let extra = if i >= 40 { id_extra } else { 0 };
+    rtp(
+        500 + i * id_step + extra,
+        1000 + i,
+        5000 + 160 * u32::from(i),
+        false,
+    )
+}
+
 /// A call whose IP-ID moves by `id_step` per packet, 20 ms a packet: 40 packets delivered, then
 /// `lost` lost; the frame after them and the next one, with the decompressor told the time or
-/// not. Returns what became of those two and the packet delivered late, if any.
-fn after_long_loss(timed: bool, lost: u16, id_step: u16) -> (Decoded, Decoded, Option<Vec<u8>>) {
+/// not. The sender stalls `stall` ms before the packets after the loss, sending them late and
+/// at once, and other flows move the IP-ID by `id_extra` meanwhile. Returns what became of
+/// those two and the packet delivered late, if any.
+fn after_long_loss(
+    timed: bool,
+    lost: u16,
+    id_step: u16,
+    (stall, id_extra): (u64, u16),
+) -> (Decoded, Decoded, Option<Vec<u8>>) {
     // Where the decompressor asks for contexts: no anchors, no refresh in the way.
     let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
-    let packet = |i: u16| {
-        rtp(
-            500 + i * id_step,
-            1000 + i,
-            5000 + 160 * u32::from(i),
-            false,
-        )
+    let packet = |i: u16| voice(i, id_step, id_extra);
+    let at = |i: u16| {
+        let late = if i >= 40 { stall } else { 0 };
+        core::time::Duration::from_millis(20 * u64::from(i) + late)
     };
-    let at = |i: u16| core::time::Duration::from_millis(20 * u64::from(i));
     for i in 0..40 {
         if timed {
             d.set_time(at(i));
@@ -334,16 +349,26 @@ fn after_long_loss(timed: bool, lost: u16, id_step: u16) -> (Decoded, Decoded, O
 /// reference, held until the next frame confirms it; without the time it is refused.
 #[test]
 fn an_rtp_frame_after_a_long_loss_decodes_by_the_time_since_its_reference() {
-    let voice = |i: u16, step: u16| rtp(500 + i * step, 1000 + i, 5000 + 160 * u32::from(i), false);
     for step in [1, 3] {
-        let (first, second, late) = after_long_loss(true, 90, step);
+        let (first, second, late) = after_long_loss(true, 90, step, (0, 0));
         assert_eq!(first, Err(DropReason::Held), "IP-ID step {step}");
-        assert_eq!(second, Ok(voice(131, step)));
-        assert_eq!(late, Some(voice(130, step)));
-        let (first, _, late) = after_long_loss(false, 90, step);
+        assert_eq!(second, Ok(voice(131, step, 0)));
+        assert_eq!(late, Some(voice(130, step, 0)));
+        let (first, _, late) = after_long_loss(false, 90, step, (0, 0));
         assert_eq!(first, Err(DropReason::ChecksumMismatch));
         assert_eq!(late, None);
     }
+}
+
+/// A sender that stalled sends late: the time says more packets than it sent, and the
+/// decodings below what the time says find it; the IP-ID, moved by other flows meanwhile far
+/// from where the call's own pace puts it, within what the frame's own trials reach.
+#[test]
+fn an_rtp_frame_after_a_long_loss_and_a_stall_decodes_too() {
+    let (first, second, late) = after_long_loss(true, 75, 3, (600, 200));
+    assert_eq!(first, Err(DropReason::Held));
+    assert_eq!(second, Ok(voice(116, 3, 200)));
+    assert_eq!(late, Some(voice(115, 3, 200)));
 }
 
 /// `udp(id, 30)` from source port `port`.
@@ -375,11 +400,41 @@ fn on_a_lossy_link_a_start_has_one_more_ir_n() {
     );
 }
 
+/// The kinds of a flow's frames after `sent` of its packets, feedback saying then (and again
+/// after one more) that the link loses frames, or not.
+fn after_first_note(sent: u16, notes: bool) -> [u8; 3] {
+    let mut c = OtherCompressor::new(true);
+    for id in 0..sent {
+        compress(&mut c, &udp_from(5000, id));
+    }
+    let mut kinds = [0; 3];
+    for (i, k) in kinds.iter_mut().enumerate() {
+        if notes && i != 1 {
+            c.lossy();
+        }
+        *k = compress(&mut c, &udp_from(5000, sent + i as u16)).0;
+    }
+    kinds
+}
+
+/// A context whose start went out before the link was known to lose frames sends one more
+/// IR-N at the first note that it does, a context past its first packets does not, and a
+/// second note adds nothing.
+#[test]
+fn a_young_context_sends_one_more_ir_n_at_the_first_loss_note() {
+    let (calm, noted) = (after_first_note(8, false), after_first_note(8, true));
+    assert!(!calm.contains(&IR_N), "{calm:?}");
+    assert_eq!(noted[0], IR_N);
+    assert!(!noted[1..].contains(&IR_N), "{noted:?}");
+    let old = YOUNG as u16 + 3;
+    assert_eq!(after_first_note(old, true), after_first_note(old, false));
+}
+
 /// The kind of the frame of a flow's packet after `idle` packets of another flow, the
 /// compressor lossy or not.
 fn after_idle(lossy: bool, idle: u64) -> u8 {
     let mut c = OtherCompressor::new(true);
-    for id in 0..8 {
+    for id in 0..YOUNG as u16 + 3 {
         compress(&mut c, &udp_from(5000, id));
     }
     if lossy {
