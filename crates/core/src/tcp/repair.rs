@@ -70,6 +70,17 @@ pub struct Repair {
     pub context_requests: bool,
 }
 
+/// Without context requests, a context's first refresh comes after this many compressed
+/// packets, the next ones every [`Repair::refresh_packets`]: a burst that took every IR frame of
+/// a start (and the spread one after it) leaves the context unset for about this many packets
+/// of the flow, not a whole period. Pooled over the shared, unseen and twin captures (seeds
+/// 1-5), damage per 1000 intact frames at 50% random loss went 37.6 -> 24.3, at 20 / 50% in
+/// bursts of mean 4 16.4 / 128.7 -> 8.6 / 78.6 and at 10 / 30% in bursts of mean 50 52.3 /
+/// 300.3 -> 40.0 / 251.1, for at most 0.20 octets per packet on a clean link (the unseen IPv6
+/// bulk capture, 620 packets). Doubling periods from here (64, 128, 256, then 512) took the
+/// bursts of 50 to 27.1 / 187.1 but cost up to 0.39 octets.
+pub const FIRST_REFRESH_ALONE: u32 = 64;
+
 impl Repair {
     /// The `taroc-plus` settings: every repair on. A silence of 150 ms is below the smallest
     /// retransmission timeout of Linux (200 ms) and of RFC 6298 (1 s); a refresh every 512
@@ -94,6 +105,8 @@ pub(crate) struct Watch {
     refreshed_at: Duration,
     /// Packets sent compressed since the last UNCOMPRESSED_TCP.
     since_refresh: u32,
+    /// Refreshes so far (counted up to 255).
+    refreshes: u8,
     /// One past the highest sequence number sent with data.
     sent_end: u32,
     /// The highest acknowledgment number sent.
@@ -113,6 +126,7 @@ impl Watch {
             last_seen: None,
             refreshed_at: now,
             since_refresh: 0,
+            refreshes: 0,
             sent_end: p.fields.seq,
             high_ack: p.fields.ack,
             retransmitted: (p.fields.seq, 0),
@@ -179,13 +193,23 @@ impl Watch {
             // doubles the backoff.
             return None;
         }
-        let by_packets = repair.refresh_packets > 0 && self.since_refresh >= repair.refresh_packets;
+        let period = if repair.context_requests {
+            repair.refresh_packets
+        } else {
+            match self.refreshes {
+                0 => repair.refresh_packets.min(FIRST_REFRESH_ALONE),
+                _ => repair.refresh_packets,
+            }
+        };
+        let by_packets = repair.refresh_packets > 0 && self.since_refresh >= period;
         let by_time = || {
             repair
                 .refresh_interval
                 .is_some_and(|interval| now.saturating_sub(self.refreshed_at) >= interval)
         };
-        (by_packets || by_time()).then_some(Why::Refresh)
+        let refresh = by_packets || by_time();
+        self.refreshes = self.refreshes.saturating_add(u8::from(refresh));
+        refresh.then_some(Why::Refresh)
     }
 
     /// Records that `p` was sent at `now`, UNCOMPRESSED_TCP or not.

@@ -174,3 +174,17 @@ fn without_context_requests_a_later_stride_restarts_with_irs() {
     // Only wide frames carry a note (spec section 7), for a flow whose restart was lost.
     assert_eq!(notes, [61], "notes at {notes:?}");
 }
+
+#[test]
+fn without_context_requests_the_first_refresh_comes_early() {
+    // A flow whose start (a restart at 4 for its stride; without requests, the spread IR frame
+    // at 22) a burst took all of waits 64 packets for its first refresh, not 512; later
+    // refreshes every 512.
+    let packets: Vec<_> = (0..700).map(|i| bulk(i, u32::MAX, u32::MAX)).collect();
+    let mut config = config();
+    let (_, asking) = notes_and_irs(&frames_with(config.clone(), &packets));
+    config.repair.context_requests = false;
+    let (_, alone) = notes_and_irs(&frames_with(config, &packets));
+    assert_eq!(asking, [0, 1, 2, 4, 517], "with requests");
+    assert_eq!(alone, [0, 1, 2, 4, 5, 6, 22, 87, 600], "without");
+}
