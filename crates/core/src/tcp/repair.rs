@@ -105,8 +105,8 @@ pub(crate) struct Watch {
     refreshed_at: Duration,
     /// Packets sent compressed since the last UNCOMPRESSED_TCP.
     since_refresh: u32,
-    /// Refreshes so far (counted up to 255).
-    refreshes: u8,
+    /// Whether the context was refreshed once.
+    refreshed: bool,
     /// One past the highest sequence number sent with data.
     sent_end: u32,
     /// The highest acknowledgment number sent.
@@ -126,7 +126,7 @@ impl Watch {
             last_seen: None,
             refreshed_at: now,
             since_refresh: 0,
-            refreshes: 0,
+            refreshed: false,
             sent_end: p.fields.seq,
             high_ack: p.fields.ack,
             retransmitted: (p.fields.seq, 0),
@@ -193,13 +193,10 @@ impl Watch {
             // doubles the backoff.
             return None;
         }
-        let period = if repair.context_requests {
+        let period = if repair.context_requests || self.refreshed {
             repair.refresh_packets
         } else {
-            match self.refreshes {
-                0 => repair.refresh_packets.min(FIRST_REFRESH_ALONE),
-                _ => repair.refresh_packets,
-            }
+            repair.refresh_packets.min(FIRST_REFRESH_ALONE)
         };
         let by_packets = repair.refresh_packets > 0 && self.since_refresh >= period;
         let by_time = || {
@@ -208,7 +205,7 @@ impl Watch {
                 .is_some_and(|interval| now.saturating_sub(self.refreshed_at) >= interval)
         };
         let refresh = by_packets || by_time();
-        self.refreshes = self.refreshes.saturating_add(u8::from(refresh));
+        self.refreshed |= refresh;
         refresh.then_some(Why::Refresh)
     }
 
