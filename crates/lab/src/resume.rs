@@ -90,6 +90,12 @@ pub struct ResumeConfig {
     pub new_connections: usize,
     /// Bytes each new connection carries, and the transfer before the restart.
     pub new_connection_bytes: u64,
+    /// Frame loss of each direction of the link all through the transfer (the average rate
+    /// when `burst` is set), besides the disturbance.
+    pub loss: f64,
+    /// Mean length of the link's loss bursts in frames (Gilbert–Elliott), if losses come in
+    /// bursts.
+    pub burst: Option<f64>,
 }
 
 impl ResumeConfig {
@@ -130,6 +136,8 @@ impl ResumeConfig {
                 queue: 100,
                 mtu: self.mtu as usize,
                 slots: 1024,
+                loss: self.loss,
+                burst: self.burst,
                 ..LinkConfig::default()
             },
             tun_mtu: self.mtu,
@@ -179,6 +187,8 @@ pub struct ResumeRecord {
     pub probes_delivered: u64,
     /// Datagrams the relay dropped (both directions).
     pub frames_dropped: u64,
+    /// Frames the emulated link lost ([`ResumeConfig::loss`], both directions).
+    pub link_lost: u64,
     /// Forged datagrams the relay sent (to both gateways).
     pub frames_injected: u64,
 }
@@ -217,6 +227,7 @@ fn run_cell(
         context_damage: a.context_damage + b.context_damage,
         probes_delivered: outcome.probes_delivered.iter().sum(),
         frames_dropped: relay.dropped.iter().sum(),
+        link_lost: a.link_lost + b.link_lost,
         frames_injected: relay.injected.iter().sum(),
     })
 }
@@ -579,6 +590,13 @@ pub struct ResumeArgs {
     /// M, G: powers of 1024).
     #[arg(long, value_name = "N", default_value = "256K", value_parser = byte_count)]
     pub new_connection_bytes: u64,
+    /// Frame loss of each direction of the link all through every run, besides the
+    /// disturbance (the average rate with --burst).
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    pub loss: f64,
+    /// Make --loss come in bursts of this mean length in frames (Gilbert-Elliott).
+    #[arg(long, value_name = "L", value_parser = taroc_gateway::args::burst_length)]
+    pub burst: Option<f64>,
 }
 
 impl ResumeArgs {
@@ -612,6 +630,15 @@ impl ResumeArgs {
                 self.delay
             )));
         }
+        if !(0.0..1.0).contains(&self.loss) {
+            return Err(Error::new(format!(
+                "--loss {}: expected a probability in [0, 1)",
+                self.loss
+            )));
+        }
+        if self.burst.is_some() && self.loss == 0.0 {
+            return Err(Error::new("--burst needs --loss above 0"));
+        }
         if self.rate == 0 || self.bytes == 0 || self.new_connection_bytes == 0 {
             return Err(Error::new(
                 "--rate, --bytes and --new-connection-bytes must be above 0",
@@ -637,6 +664,8 @@ impl ResumeArgs {
             authenticated: !self.insecure_no_auth,
             new_connections: self.new_connections,
             new_connection_bytes: self.new_connection_bytes,
+            loss: self.loss,
+            burst: self.burst,
         })
     }
 }
@@ -734,6 +763,7 @@ mod tests {
             probes_delivered: 0,
             frames_dropped: 0,
             frames_injected: 0,
+            link_lost: 0,
         }
     }
 
@@ -771,6 +801,12 @@ mod tests {
         assert!(config.baseline);
         assert!(Top::try_parse_from(["resume", "--schemes", "nope"]).is_err());
         assert!(Top::try_parse_from(["resume", "--ip", "5"]).is_err());
+        let lossy = ["resume", "--loss", "0.05", "--burst", "4"];
+        let config = Top::try_parse_from(lossy).unwrap().resume.config().unwrap();
+        assert_eq!((config.loss, config.burst), (0.05, Some(4.0)));
+        let link = config.scenario(&config.variants[0], 1).link;
+        assert_eq!((link.loss, link.burst), (0.05, Some(4.0)));
+        assert!(Top::try_parse_from(["resume", "--burst", "0.5"]).is_err());
     }
 
     #[test]
@@ -794,6 +830,8 @@ mod tests {
             insecure_no_auth: false,
             new_connections: 2,
             new_connection_bytes: 256 << 10,
+            loss: 0.0,
+            burst: None,
         };
         let config = args.config().unwrap();
         assert!(config.authenticated);
@@ -815,6 +853,14 @@ mod tests {
             },
             ResumeArgs {
                 new_connection_bytes: 0,
+                ..args.clone()
+            },
+            ResumeArgs {
+                loss: 1.0,
+                ..args.clone()
+            },
+            ResumeArgs {
+                burst: Some(4.0),
                 ..args.clone()
             },
         ] {

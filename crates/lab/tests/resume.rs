@@ -6,7 +6,9 @@
 //!   at the latest: TCP stops sending when nothing is acknowledged);
 //! - one forged context-setting frame per CID in use, and a forged `TYPE_IP` packet, to each
 //!   gateway, from the address it takes for its peer's;
-//! - a flood of forged frames, 2 of every kind on every CID 0..=255, to each gateway.
+//! - a flood of forged frames, 2 of every kind on every CID 0..=255, to each gateway;
+//! - for `taroc-plus-u` and `taroc-plus`, a restart of the decompressing gateway over a link
+//!   that also loses frames in bursts all along.
 //!
 //! Each test runs every scheme in parallel (each in its own namespaces), a 3 MiB transfer at
 //! 8 Mbit/s struck once the receiver has read a third of it, and prints what it measured (time
@@ -53,10 +55,25 @@ fn run(disturbance: Disturbance, seed: u64) -> Option<Vec<ResumeRecord>> {
 /// Runs `disturbance` on every scheme, the link authenticated or not (forged frames reach the
 /// decompressors only without).
 fn run_link(disturbance: Disturbance, seed: u64, authenticated: bool) -> Option<Vec<ResumeRecord>> {
+    run_on(live_variants(), disturbance, seed, authenticated, LOSSLESS)
+}
+
+/// A link that loses nothing but what the disturbance takes.
+const LOSSLESS: (f64, Option<f64>) = (0.0, None);
+
+/// Runs `disturbance` on `variants` over a link that also loses `loss` of the frames each way
+/// (the average rate and the mean burst length); returns the records, or `None` if skipped.
+fn run_on(
+    variants: Vec<Variant>,
+    disturbance: Disturbance,
+    seed: u64,
+    authenticated: bool,
+    (loss, burst): (f64, Option<f64>),
+) -> Option<Vec<ResumeRecord>> {
     if !harness::environment_or_skip("disturbance") {
         return None;
     }
-    let variants = live_variants();
+    let n = variants.len();
     let config = ResumeConfig {
         jobs: variants.len(),
         variants,
@@ -73,13 +90,15 @@ fn run_link(disturbance: Disturbance, seed: u64, authenticated: bool) -> Option<
         authenticated,
         new_connections: 0,
         new_connection_bytes: 0,
+        loss,
+        burst,
     };
     let records = resume::run_matrix(&config, |_| {}).expect("the harness runs");
-    assert_eq!(records.len(), live_variants().len());
+    assert_eq!(records.len(), n);
     for r in &records {
         println!(
             "{} / {}: intact {}, {:.2} s, resume {:?} s, longest stall {:.3} s, checksum \
-             dropped {}, context damage {}, relay dropped {} injected {}; {}",
+             dropped {}, context damage {}, relay dropped {} injected {}, link lost {}; {}",
             r.scheme,
             r.disturbance,
             r.intact,
@@ -90,6 +109,7 @@ fn run_link(disturbance: Disturbance, seed: u64, authenticated: bool) -> Option<
             r.context_damage,
             r.frames_dropped,
             r.frames_injected,
+            r.link_lost,
             r.detail
         );
     }
@@ -154,6 +174,49 @@ fn restart_gateway_b_every_scheme() {
     };
     require_every_scheme_recovers(&records, |_| None);
 }
+
+/// Without a reverse channel over a link that loses frames in bursts all along (2% in bursts
+/// of mean 2, each way), `taroc-plus-u` must resume after a restart of the side that
+/// decompresses the data, as `taroc-plus` (which has one) does: the restarted gateway's peer
+/// hears its new run and starts every context afresh, and whatever of those starts the link
+/// loses, the spread IR frame and the first refresh set it up again, within
+/// [`OUTAGE_BOUND_FRAMES`] refused frames. (Heavier loss tests TCP more than the codecs: at 5%
+/// in bursts of mean 4, a burst counted in frames outlasts several retransmission timeouts of
+/// a sender that sends one frame per timeout, and even `none` stalled for the whole run.)
+#[test]
+fn restart_gateway_b_over_a_bursty_link_without_a_reverse_channel() {
+    let variants = ["taroc-plus-u", "taroc-plus"].map(|v| Variant::by_name(v).expect("a variant"));
+    let restart = Disturbance::Restart {
+        side: 1,
+        down: Duration::from_secs(1),
+    };
+    let Some(records) = run_on(variants.to_vec(), restart, 701, true, (0.02, Some(2.0))) else {
+        return;
+    };
+    require_every_scheme_recovers(&records, |r| {
+        let slow = r
+            .resume_s
+            .filter(|&s| s > BURSTY_RESUME_BOUND_S)
+            .map(|s| format!("resumed after {s:.2} s, beyond {BURSTY_RESUME_BOUND_S} s"));
+        let refused = (r.context_damage > OUTAGE_BOUND_FRAMES).then(|| {
+            format!(
+                "{} intact frames refused for context damage, beyond {OUTAGE_BOUND_FRAMES}",
+                r.context_damage
+            )
+        });
+        let unimpaired = (r.link_lost == 0).then(|| "the link lost nothing".to_owned());
+        slow.or(refused).or(unimpaired)
+    });
+}
+
+/// The bound on resuming over the bursty link: seconds from the restarted gateway's return to
+/// the first new byte read.
+const BURSTY_RESUME_BOUND_S: f64 = 5.0;
+
+/// The bound on the frames a context refuses without a reverse channel once its start was
+/// lost: the first refresh comes after 64 compressed packets of the flow
+/// (`taroc_core::tcp::repair::FIRST_REFRESH_ALONE`).
+const OUTAGE_BOUND_FRAMES: u64 = 64;
 
 fn loss(directions: Directions) -> Disturbance {
     Disturbance::Loss {
@@ -302,6 +365,8 @@ fn run_new_connections(authenticated: bool, seed: u64) -> Option<Vec<NewConnecti
         authenticated,
         new_connections: 2,
         new_connection_bytes: 256 << 10,
+        loss: 0.0,
+        burst: None,
     };
     let records = resume::run_new_connections(&config, |_| {}).expect("the harness runs");
     assert_eq!(records.len(), 2 * NEW_CONNECTION_SCHEMES.len());
