@@ -396,6 +396,7 @@ impl Compressor for PlusCompressor {
             Some(mirror::Note::Referenced(hash, checksum, next_seq, ack)) => {
                 self.referenced(hash, checksum, next_seq, ack)
             }
+            Some(mirror::Note::Lossy) => self.sibling_saw_loss(),
             Some(other) => self.mirrors.hear_note(other),
             None => {}
         }

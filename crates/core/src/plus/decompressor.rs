@@ -172,6 +172,9 @@ pub struct PlusDecompressor {
     packed: Vec<u8>,
     /// When a loss note is due ([`loss`]).
     loss: LossWatch,
+    /// Loss notes go to the sibling compressor ([`mirror::Note::Lossy`]), not to the far end:
+    /// without context requests, nothing goes back over the link.
+    loss_to_sibling: bool,
     /// The flows the sibling compressor holds ([`mirror`]): mirrored compact IRs name them.
     mirrors: Mirrors,
     /// The notes for the sibling compressor.
@@ -216,7 +219,8 @@ impl PlusDecompressor {
             installed: None,
             compact: Vec::new(),
             packed: Vec::new(),
-            loss: LossWatch::new(config.repair.context_requests),
+            loss: LossWatch::new(true),
+            loss_to_sibling: !config.repair.context_requests,
             mirrors: Mirrors::default(),
             outbox: Outbox::default(),
             receipts: Receipts::new(config.repair.context_requests),
@@ -667,16 +671,21 @@ impl Decompressor for PlusDecompressor {
         if self.other.take_pair_note(out) {
             return true;
         }
-        if self.loss.take(out) {
+        if !self.loss_to_sibling && self.loss.take(out) {
             self.receipts.lossy();
             return true;
         }
         self.receipts.take(out)
     }
 
-    /// The flows of the contexts set up or dropped, and the handshake segments, since the last
-    /// note ([`super::mirror`]).
+    /// Without context requests, a loss note first ([`mirror::Note::Lossy`]); then the flows of
+    /// the contexts set up or dropped, and the handshake segments, since the last note
+    /// ([`super::mirror`]).
     fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
+        if self.loss_to_sibling && self.loss.take(out) {
+            mirror::put_note(&mirror::Note::Lossy, out);
+            return true;
+        }
         let contexts = &self.contexts;
         let flow_of = |cid: u8| contexts.get(usize::from(cid))?.as_ref().map(|c| c.key);
         self.outbox.take(flow_of, out)

@@ -54,6 +54,9 @@ const NUMBERS_NOTE: u8 = 2;
 /// it).
 const REFERENCED_NOTE: u8 = 3;
 
+/// Note type: the sibling decompressor sees the link lose frames ([`Note::Lossy`]).
+const LOSSY_NOTE: u8 = 4;
+
 /// The packets' numbers a codec remembers of those its sibling told of (a ring): a mirrored IR
 /// with numbers names its reference among them.
 pub const NUMBERS_KEPT: usize = 256;
@@ -77,6 +80,11 @@ pub enum Note {
     /// sibling compressor sent, and that packet's next sequence number and acknowledgment
     /// number: the far end delivered it (a *reference receipt*, [`super::receipt`]).
     Referenced(u16, u16, u32, u32),
+    /// The sibling decompressor saw the sequential IP-IDs of its flows skip often: the link
+    /// loses frames coming in, and likely going out too. Without a reverse channel this is how
+    /// a compressor learns that its starts need more IR frames (the note a decompressor with
+    /// one sends to the far compressor, [`super::format::LOSS_NOTE`]).
+    Lossy,
 }
 
 /// Writes `note` to `out`, cleared first.
@@ -98,6 +106,7 @@ pub fn put_note(note: &Note, out: &mut Vec<u8>) {
             out.extend_from_slice(&hash.to_be_bytes());
             numbers.put(out);
         }
+        Note::Lossy => out.push(LOSSY_NOTE),
         Note::Referenced(hash, checksum, next_seq, ack) => {
             out.push(REFERENCED_NOTE);
             out.extend_from_slice(&hash.to_be_bytes());
@@ -144,6 +153,7 @@ pub fn parse_note(note: &[u8]) -> Option<Note> {
             u16::from_be_bytes([*h0, *h1]),
             Numbers::parse(numbers)?,
         )),
+        (&LOSSY_NOTE, []) => Some(Note::Lossy),
         (&REFERENCED_NOTE, [h0, h1, c0, c1, n0, n1, n2, n3, a0, a1, a2, a3]) => {
             Some(Note::Referenced(
                 u16::from_be_bytes([*h0, *h1]),
@@ -304,7 +314,7 @@ impl Mirrors {
                 self.numbers.push_back((hash, numbers));
             }
             // The compressor's to act on ([`super::receipt`]).
-            Note::Referenced(..) => {}
+            Note::Referenced(..) | Note::Lossy => {}
         }
     }
 

@@ -1,7 +1,9 @@
 //! Loss notes ([`format::LOSS_NOTE`]): a decompressor that sees the sequential IP-IDs of its
 //! flows skip often tells the compressor that the link loses frames, so that it starts new
 //! contexts with more IR frames before a start is lost whole, not only after a context request
-//! (which comes after a refusal).
+//! (which comes after a refusal). Without context requests the note goes to the sibling
+//! compressor instead ([`crate::plus::mirror::Note::Lossy`]): the link that loses frames coming
+//! in likely loses them going out.
 
 use super::format;
 

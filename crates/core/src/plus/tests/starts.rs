@@ -137,6 +137,42 @@ fn a_decompressor_that_sees_ip_ids_skip_sends_a_loss_note() {
 }
 
 #[test]
+fn without_requests_the_loss_note_goes_to_the_sibling_compressor() {
+    // The same lossy link without context requests: nothing goes back, but the decompressor
+    // tells its sibling compressor (the other direction's, at the same end), whose next start
+    // then has at least seven IR frames; on a link that loses one frame in 40, no note and
+    // fewer.
+    for (every, noted) in [(8u32, true), (40, false)] {
+        let mut config = config();
+        config.repair.context_requests = false;
+        let mut c = PlusCompressor::new(config.clone());
+        let mut d = PlusDecompressor::new(config.clone());
+        let mut sibling = PlusCompressor::new(config.clone());
+        let mut far = PlusDecompressor::new(config);
+        let (mut frame, mut out, mut note) = (Vec::new(), Vec::new(), Vec::new());
+        let mut lossy_notes = 0;
+        for i in 0..300u32 {
+            let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+            let kind = c.compress(&p, &mut frame);
+            if i < 20 || i % every != 0 {
+                assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+            }
+            assert!(!d.take_feedback(&mut note), "feedback without requests");
+            while d.take_sibling_note(&mut note) {
+                let lossy = crate::plus::mirror::parse_note(&note);
+                lossy_notes += usize::from(lossy == Some(crate::plus::mirror::Note::Lossy));
+                sibling.sibling_note(&note);
+            }
+        }
+        assert_eq!(lossy_notes > 0, noted, "one in {every}");
+        let b = sends(&mut sibling, &mut far, 6001, 0..10);
+        let starts = b.iter().take_while(|&&k| !all_co(&[k])).count();
+        assert_eq!(starts >= 7, noted, "one in {every}: {b:02x?}");
+        assert!(starts >= 3, "one in {every}: {b:02x?}");
+    }
+}
+
+#[test]
 fn without_requests_a_start_ends_with_a_spread_ir_that_sets_up_a_context_whose_start_was_lost() {
     // One-way: the start's IR frames go back to back (again once the flow's stride is learnt),
     // then CO frames, then one more IR frame after SPREAD_AFTER_CO of them. A decompressor
