@@ -219,7 +219,7 @@ impl PlusDecompressor {
             installed: None,
             compact: Vec::new(),
             packed: Vec::new(),
-            loss: LossWatch::new(true),
+            loss: LossWatch::new(),
             loss_to_sibling: !config.repair.context_requests,
             mirrors: Mirrors::default(),
             outbox: Outbox::default(),

@@ -33,8 +33,6 @@ const NOTE_COPIES: u8 = 3;
 /// The watch over delivered frames' IP-IDs that decides when a loss note is due.
 #[derive(Debug, Clone)]
 pub(super) struct LossWatch {
-    /// Whether loss notes are sent (with context requests).
-    on: bool,
     /// Copies of a loss note still due.
     due: u8,
     /// CO frames delivered since the last loss note.
@@ -46,10 +44,9 @@ pub(super) struct LossWatch {
 }
 
 impl LossWatch {
-    /// A watch that sends notes if `on`; the first may come at once.
-    pub(super) fn new(on: bool) -> LossWatch {
+    /// A watch whose first note may come at once.
+    pub(super) fn new() -> LossWatch {
         LossWatch {
-            on,
             due: 0,
             since_note: NOTE_EVERY,
             gaps: 0,
@@ -61,9 +58,6 @@ impl LossWatch {
     /// in a flow whose IP-ID is a sequential counter if `sequential`.
     #[inline]
     pub(super) fn delivered(&mut self, sequential: bool, gap: u16) {
-        if !self.on {
-            return;
-        }
         let lost = sequential && (2..=LOSS_GAP_MAX).contains(&gap);
         self.since_note = self.since_note.saturating_add(1);
         self.gaps += u8::from(lost);
@@ -97,7 +91,7 @@ mod tests {
     fn a_note_needs_eight_gaps_in_a_window_and_comes_thrice_once_per_1024_frames() {
         let mut out = Vec::new();
         // Seven gaps in a window, then the window ends: no note; the eighth in the next: a note.
-        let mut w = LossWatch::new(true);
+        let mut w = LossWatch::new();
         for i in 0..GAP_WINDOW {
             w.delivered(true, if i < 7 { 2 } else { 1 });
         }
@@ -121,13 +115,10 @@ mod tests {
             w.delivered(true, 2);
         }
         assert!(w.take(&mut out));
-        // Gaps past the bound, of other behaviours, or with notes off: none.
-        for (sequential, gap, on) in [
-            (true, LOSS_GAP_MAX + 1, true),
-            (false, 2, true),
-            (true, 2, false),
-        ] {
-            let mut w = LossWatch::new(on);
+        // Gaps past the bound, or of other behaviours: none. (Where a note goes, to the far
+        // end or to the sibling compressor, is the decompressor's: `tests/starts.rs`.)
+        for (sequential, gap) in [(true, LOSS_GAP_MAX + 1), (false, 2)] {
+            let mut w = LossWatch::new();
             for _ in 0..100 {
                 w.delivered(sequential, gap);
             }
