@@ -33,7 +33,7 @@ mod ir;
 mod loss;
 mod quotients;
 
-use co::{decode_body, guess_stride, Decoded, Reach};
+use co::{decode_body, decode_late, guess_stride, Decoded, Reach};
 use loss::LossWatch;
 use quotients::Quotients;
 
@@ -299,6 +299,8 @@ impl PlusDecompressor {
             let kept = ctx.state();
             ctx.restore(&held);
             match decode_in(ctx, k, x, scaling, rest, out) {
+                // A trial confirms nothing.
+                Ok((d, _)) if d.trial => ctx.restore(&kept),
                 Ok((d, under)) => match deliver(ctx, &d, under, scaling.is_some(), out) {
                     Ok((sequential, gap)) => {
                         self.loss.delivered(sequential, gap);
@@ -321,7 +323,7 @@ impl PlusDecompressor {
         let decoded = decode_in(ctx, k, x, scaling, rest, out);
         let (d, under) = decoded.inspect_err(|_| ctx.suspect = true)?;
         let jumped = limit.is_some_and(|l| stale::jumped(under, &ctx.last, &d.trace(), l));
-        if !x.check && (ctx.suspect || jumped) {
+        if !x.check && (ctx.suspect || jumped || d.trial) {
             // Verified on 16 bits alone where the reference may be lost: held until the next
             // frame verifies against it.
             let kept = ctx.state();
@@ -366,7 +368,9 @@ fn decode_in(
         }
         None => match decode_body(ctx, k, x, rest, out) {
             Ok(decoded) => Ok(decoded),
-            Err(reason) => guess_stride(ctx, k, x, rest, out).ok_or(reason),
+            Err(reason) => guess_stride(ctx, k, x, rest, out)
+                .or_else(|| decode_late(ctx, k, x, rest, out))
+                .ok_or(reason),
         },
     };
     let under = Scaling {

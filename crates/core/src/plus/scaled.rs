@@ -41,12 +41,15 @@ pub fn decode_divided(
     k: u8,
     stride: u16,
 ) -> Option<(u32, u32)> {
-    let s = u32::from(stride);
     let q = lsb::decode(reference_q, lsbs, k, 32);
-    Some((
-        q.checked_mul(s)?.checked_add(reference - reference_q * s)?,
-        q,
-    ))
+    Some((from_quotient(reference, reference_q, q, stride)?, q))
+}
+
+/// The number of quotient `q` by `stride` whose residue is that of `reference` (of quotient
+/// `reference_q`), if it is below 2^32.
+pub fn from_quotient(reference: u32, reference_q: u32, q: u32, stride: u16) -> Option<u32> {
+    let s = u32::from(stride);
+    q.checked_mul(s)?.checked_add(reference - reference_q * s)
 }
 
 /// Segments and ACK steps smaller than this never become strides (interactive traffic).

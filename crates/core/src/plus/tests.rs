@@ -11,6 +11,7 @@ use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::plus::PlusConfig;
 use crate::tcp::repair::Repair;
 
+mod bursts;
 mod mirrors;
 mod notes;
 mod receipts;

@@ -41,6 +41,9 @@ pub(super) struct Decoded {
     pub(super) outer_id: u16,
     /// The LSBs each field's code took ([`Codes::reach`]).
     pub(super) codes: Codes,
+    /// Decoded by trial ([`decode_late`]): the timestamps taken whole periods of their LSBs
+    /// past the reference's interpretation interval.
+    pub(super) trial: bool,
 }
 
 /// How many LSBs each field of a CO frame took (0: not coded, the reference's value), and
@@ -132,6 +135,103 @@ pub(super) fn decode_body(
     rest: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<Decoded, DropReason> {
+    decode_shifted(ctx, k, x, rest, out, Trial::default())
+}
+
+/// How many periods of its LSBs a trial adds to each field's decoded value ([`decode_late`]):
+/// to the timestamp (the echo reply's reference moving as far), the sequence and the
+/// acknowledgment number (their quotients, if scaled) and the IP-ID's offset.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Trial {
+    ts: u8,
+    seq: u8,
+    ack: u8,
+    ip_id: u8,
+}
+
+impl Trial {
+    const fn of(ts: u8, seq: u8, ack: u8, ip_id: u8) -> Trial {
+        Trial {
+            ts,
+            seq,
+            ack,
+            ip_id,
+        }
+    }
+}
+
+/// The trials after a frame failed against its reference, in order: time moved (the
+/// timestamp 1 to 3 periods on), packets went missing (the moving number, sequence or
+/// acknowledgment, or the IP-ID, or both, one period on; with the timestamp one period on
+/// too), many went missing (two periods). A flow moves its sequence or its acknowledgment
+/// number, hardly both: no trial moves both. Pooled over the shared, unseen and twin captures
+/// (seeds 1-5, 10 to 50% loss in bursts of mean 50 and at random), 1,380 trials verified:
+/// the timestamp alone 637 (one period on: 575), the timestamp, acknowledgment number and
+/// IP-ID 136, the acknowledgment number and IP-ID 98, none of the others more than 90; four
+/// trials that moved both numbers verified none, and were dropped. Every trial is one more
+/// chance of 2^-16 that a damaged frame verifies (section 5.8 of the format), so the list
+/// stays short.
+const TRIALS: [Trial; 15] = [
+    Trial::of(1, 0, 0, 0),
+    Trial::of(2, 0, 0, 0),
+    Trial::of(3, 0, 0, 0),
+    Trial::of(0, 1, 0, 0),
+    Trial::of(0, 0, 1, 0),
+    Trial::of(0, 0, 0, 1),
+    Trial::of(1, 1, 0, 0),
+    Trial::of(1, 0, 1, 0),
+    Trial::of(1, 0, 0, 1),
+    Trial::of(0, 1, 0, 1),
+    Trial::of(0, 0, 1, 1),
+    Trial::of(1, 1, 0, 1),
+    Trial::of(1, 0, 1, 1),
+    Trial::of(0, 2, 0, 0),
+    Trial::of(0, 0, 2, 2),
+];
+
+/// Decodes a CO body that failed against the context's reference again, fields taken whole
+/// periods of their LSBs later ([`TRIALS`]: a loss burst or a silence longer than the
+/// compressor's window spans): the first that verifies, marked as a trial (held until the next
+/// frame verifies against it).
+pub(super) fn decode_late(
+    ctx: &Context,
+    k: u8,
+    x: Extension,
+    rest: &[u8],
+    out: &mut Vec<u8>,
+) -> Option<Decoded> {
+    // A trial of a field the context does not code would decode as the frame just did.
+    let codes =
+        |t: &&Trial| (t.ts == 0 || ctx.identity.ts) && (t.ip_id == 0 || ctx.behaviour.is_counter());
+    TRIALS
+        .iter()
+        .filter(codes)
+        .find_map(|&t| decode_shifted(ctx, k, x, rest, out, t).ok())
+}
+
+/// Adds `periods` periods of `n`-bit LSBs to `v` (`width` bits wide); fails a trial that
+/// moves a field not coded in LSBs (no trial means anything there).
+#[inline(always)]
+fn later(v: u32, periods: u8, n: u8, width: u8) -> Result<u32, DropReason> {
+    if periods == 0 {
+        return Ok(v);
+    }
+    if n == 0 || n >= width {
+        return Err(DropReason::ChecksumMismatch);
+    }
+    Ok(v.wrapping_add(u32::from(periods) << n))
+}
+
+/// [`decode_body`], each field `trial` periods of its LSBs past the reference's interval (a
+/// trial fails if a field it shifts is not coded in LSBs).
+fn decode_shifted(
+    ctx: &Context,
+    k: u8,
+    x: Extension,
+    rest: &[u8],
+    out: &mut Vec<u8>,
+    trial: Trial,
+) -> Result<Decoded, DropReason> {
     let e = x.flags;
     if (ctx.strides.seq == 0 && e & ext::Q != 0) || (ctx.strides.ack == 0 && e & ext::Z != 0) {
         // The compressor has a stride this context lacks: an IR was lost (context damage).
@@ -168,6 +268,8 @@ pub(super) fn decode_body(
         sack: SackBlocks::default(),
         outer_id: 0,
         codes: Codes::default(),
+        trial,
+        shift: 0,
     };
     layout(&mut reader, &shape, k, &x)?;
     let at = reader.bits.bytes_consumed();
@@ -221,6 +323,7 @@ pub(super) fn decode_body(
         next,
         outer_id: reader.outer_id,
         codes: reader.codes,
+        trial: trial != Trial::default(),
     })
 }
 
@@ -279,6 +382,10 @@ struct Reader<'a, 'c> {
     sack: SackBlocks,
     outer_id: u16,
     codes: Codes,
+    /// Periods of each field's LSBs to add ([`decode_late`]).
+    trial: Trial,
+    /// What the timestamp's came to: added to the echo reply's reference too.
+    shift: u32,
 }
 
 impl Reader<'_, '_> {
@@ -308,14 +415,24 @@ impl BitField for Reader<'_, '_> {
             Number::Seq => {
                 self.codes.seq = (bits.bits, bits.scaled);
                 let next_q = ctx.quotients.next.of(ctx.next, ctx.strides.seq);
-                (self.fields.seq, self.seq_q) =
-                    number(&mut self.bits, (ctx.next, next_q), bits, ctx.strides.seq)?;
+                (self.fields.seq, self.seq_q) = number(
+                    &mut self.bits,
+                    (ctx.next, next_q),
+                    bits,
+                    ctx.strides.seq,
+                    self.trial.seq,
+                )?;
             }
             Number::Ack => {
                 self.codes.ack = (bits.bits, bits.scaled);
                 let reference = (ctx.reference.ack, self.ack_rq);
-                (self.fields.ack, self.ack_q) =
-                    number(&mut self.bits, reference, bits, ctx.strides.ack)?;
+                (self.fields.ack, self.ack_q) = number(
+                    &mut self.bits,
+                    reference,
+                    bits,
+                    ctx.strides.ack,
+                    self.trial.ack,
+                )?;
             }
         }
         Ok(())
@@ -329,7 +446,12 @@ impl BitField for Reader<'_, '_> {
         self.codes.ip_id = n;
         let s = ctx.strides.seq;
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
-        let offset = lsb::decode(reference.into(), lsbs, n, 16) as u16;
+        let offset = later(
+            lsb::decode(reference.into(), lsbs, n, 16),
+            self.trial.ip_id,
+            n,
+            16,
+        )? as u16;
         let q = self.seq_q.unwrap_or_else(|| quotient(self.fields.seq, s));
         self.fields.ip_id = ctx.behaviour.ip_id(ipid::counter(offset, q));
         Ok(())
@@ -347,7 +469,9 @@ impl BitField for Reader<'_, '_> {
         let (lsbs, n) =
             format::get_code(&mut self.bits, &codes.bits).ok_or(DropReason::Malformed)?;
         self.codes.ts_val = n;
-        self.fields.ts_val = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
+        let v = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
+        self.fields.ts_val = later(v, self.trial.ts, n, 32)?;
+        self.shift = self.fields.ts_val.wrapping_sub(v);
         Ok(())
     }
 
@@ -361,8 +485,10 @@ impl BitField for Reader<'_, '_> {
         self.fields.ts_ecr = if is_gap {
             let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
             self.fields.ts_val.wrapping_sub(gap)
+        } else if n < 32 {
+            lsb::decode(r.ts_ecr.wrapping_add(self.shift), lsbs, n, 32)
         } else {
-            lsb::decode(r.ts_ecr, lsbs, n, 32)
+            lsbs
         };
         Ok(())
     }
@@ -465,18 +591,24 @@ fn number(
     (reference, reference_q): (u32, u32),
     code: NumberBits,
     stride: u16,
+    periods: u8,
 ) -> Result<(u32, Option<u32>), DropReason> {
     let n = code.bits;
     let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
     if n == 0 {
+        later(reference, periods, n, 32)?;
         Ok((reference, Some(reference_q)))
     } else if code.scaled {
         // No such number: the reference is not the compressor's (context damage).
-        scaled::decode_divided(reference, reference_q, lsbs, n, stride)
-            .map(|(v, q)| (v, Some(q)))
+        let q = later(lsb::decode(reference_q, lsbs, n, 32), periods, n, 32)?;
+        scaled::from_quotient(reference, reference_q, q, stride)
+            .map(|v| (v, Some(q)))
             .ok_or(DropReason::ChecksumMismatch)
     } else {
-        Ok((lsb::decode(reference, lsbs, n, 32), None))
+        Ok((
+            later(lsb::decode(reference, lsbs, n, 32), periods, n, 32)?,
+            None,
+        ))
     }
 }
 

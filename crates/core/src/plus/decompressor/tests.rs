@@ -14,6 +14,7 @@ fn decoded(seq: u32, payload: usize, ack: u32) -> Decoded {
         next: seq + payload as u32,
         outer_id: 0,
         codes: Codes::default(),
+        trial: false,
     }
 }
 
