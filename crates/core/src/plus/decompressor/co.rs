@@ -135,7 +135,7 @@ pub(super) fn decode_body(
     rest: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<Decoded, DropReason> {
-    decode_shifted(ctx, k, x, rest, out, Trial::default())
+    decode_shifted::<false>(ctx, k, x, rest, out, Trial::default())
 }
 
 /// How many periods of its LSBs a trial adds to each field's decoded value ([`decode_late`]):
@@ -206,7 +206,7 @@ pub(super) fn decode_late(
     TRIALS
         .iter()
         .filter(codes)
-        .find_map(|&t| decode_shifted(ctx, k, x, rest, out, t).ok())
+        .find_map(|&t| decode_shifted::<true>(ctx, k, x, rest, out, t).ok())
 }
 
 /// Adds `periods` periods of `n`-bit LSBs to `v` (`width` bits wide); fails a trial that
@@ -223,8 +223,10 @@ fn later(v: u32, periods: u8, n: u8, width: u8) -> Result<u32, DropReason> {
 }
 
 /// [`decode_body`], each field `trial` periods of its LSBs past the reference's interval (a
-/// trial fails if a field it shifts is not coded in LSBs).
-fn decode_shifted(
+/// trial fails if a field it shifts is not coded in LSBs); `TRIAL` false: no trial, and none
+/// of its work on the path every frame takes.
+#[inline(always)]
+fn decode_shifted<const TRIAL: bool>(
     ctx: &Context,
     k: u8,
     x: Extension,
@@ -245,7 +247,7 @@ fn decode_shifted(
         outer: ctx.outer_predictor.map(|predictor| predictor.layout()),
     };
     let ack_scaled = ctx.strides.ack != 0 && e & ext::Z == 0;
-    let mut reader = Reader {
+    let mut reader = Reader::<TRIAL> {
         bits: BitReader::new(rest),
         ctx,
         // The bit field has no IP-ID of zero behaviour: it is 0.
@@ -323,7 +325,7 @@ fn decode_shifted(
         next,
         outer_id: reader.outer_id,
         codes: reader.codes,
-        trial: trial != Trial::default(),
+        trial: TRIAL,
     })
 }
 
@@ -366,7 +368,7 @@ fn verify_checks(
 
 /// The decompressor's [`BitField`]: each field read and decoded against the context's
 /// reference, into the packet's fields.
-struct Reader<'a, 'c> {
+struct Reader<'a, 'c, const TRIAL: bool> {
     bits: BitReader<'a>,
     ctx: &'c Context,
     /// The packet's fields: the reference's, each replaced as it is decoded.
@@ -388,14 +390,24 @@ struct Reader<'a, 'c> {
     shift: u32,
 }
 
-impl Reader<'_, '_> {
+impl<const TRIAL: bool> Reader<'_, '_, TRIAL> {
+    /// Periods a trial adds to a field: `periods`, 0 without a trial.
+    #[inline(always)]
+    fn periods(periods: u8) -> u8 {
+        if TRIAL {
+            periods
+        } else {
+            0
+        }
+    }
+
     #[inline(always)]
     fn get(&mut self, bits: u8) -> Result<u32, DropReason> {
         self.bits.get(bits).ok_or(DropReason::Malformed)
     }
 }
 
-impl BitField for Reader<'_, '_> {
+impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
     type Error = DropReason;
 
     fn invalid(&self) -> DropReason {
@@ -420,7 +432,7 @@ impl BitField for Reader<'_, '_> {
                     (ctx.next, next_q),
                     bits,
                     ctx.strides.seq,
-                    self.trial.seq,
+                    Self::periods(self.trial.seq),
                 )?;
             }
             Number::Ack => {
@@ -431,7 +443,7 @@ impl BitField for Reader<'_, '_> {
                     reference,
                     bits,
                     ctx.strides.ack,
-                    self.trial.ack,
+                    Self::periods(self.trial.ack),
                 )?;
             }
         }
@@ -448,7 +460,7 @@ impl BitField for Reader<'_, '_> {
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
         let offset = later(
             lsb::decode(reference.into(), lsbs, n, 16),
-            self.trial.ip_id,
+            Self::periods(self.trial.ip_id),
             n,
             16,
         )? as u16;
@@ -470,8 +482,12 @@ impl BitField for Reader<'_, '_> {
             format::get_code(&mut self.bits, &codes.bits).ok_or(DropReason::Malformed)?;
         self.codes.ts_val = n;
         let v = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
-        self.fields.ts_val = later(v, self.trial.ts, n, 32)?;
-        self.shift = self.fields.ts_val.wrapping_sub(v);
+        if TRIAL {
+            self.fields.ts_val = later(v, self.trial.ts, n, 32)?;
+            self.shift = self.fields.ts_val.wrapping_sub(v);
+        } else {
+            self.fields.ts_val = v;
+        }
         Ok(())
     }
 
@@ -485,10 +501,10 @@ impl BitField for Reader<'_, '_> {
         self.fields.ts_ecr = if is_gap {
             let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
             self.fields.ts_val.wrapping_sub(gap)
-        } else if n < 32 {
+        } else if TRIAL {
             lsb::decode(r.ts_ecr.wrapping_add(self.shift), lsbs, n, 32)
         } else {
-            lsbs
+            lsb::decode(r.ts_ecr, lsbs, n, 32)
         };
         Ok(())
     }
