@@ -298,9 +298,8 @@ impl PlusDecompressor {
         if let Some(held) = ctx.held.take() {
             let kept = ctx.state();
             ctx.restore(&held);
-            match decode_in(ctx, k, x, scaling, rest, out) {
-                // A trial confirms nothing.
-                Ok((d, _)) if d.trial => ctx.restore(&kept),
+            // A trial confirms nothing: none against the held packet.
+            match decode_in(ctx, k, x, scaling, rest, out, false) {
                 Ok((d, under)) => match deliver(ctx, &d, under, scaling.is_some(), out) {
                     Ok((sequential, gap)) => {
                         self.loss.delivered(sequential, gap);
@@ -320,7 +319,7 @@ impl PlusDecompressor {
                 Err(_) => ctx.restore(&kept),
             }
         }
-        let decoded = decode_in(ctx, k, x, scaling, rest, out);
+        let decoded = decode_in(ctx, k, x, scaling, rest, out, true);
         let (d, under) = decoded.inspect_err(|_| ctx.suspect = true)?;
         let jumped = limit.is_some_and(|l| stale::jumped(under, &ctx.last, &d.trace(), l));
         if !x.check && (ctx.suspect || jumped || d.trial) {
@@ -346,8 +345,9 @@ impl PlusDecompressor {
 }
 
 /// Decodes a CO body against `ctx`'s reference, under `scaling` if the frame carries a note
-/// (else the context's, or the strides its packets suggest if that fails, [`guess_stride`]):
-/// the packet verified, and the scaling it verified under. The context is left as it was.
+/// (else the context's, or the strides its packets suggest if that fails, [`guess_stride`],
+/// or, with `trials`, fields whole periods further on, [`decode_late`]): the packet verified,
+/// and the scaling it verified under. The context is left as it was.
 #[inline(always)]
 fn decode_in(
     ctx: &mut Context,
@@ -356,6 +356,7 @@ fn decode_in(
     scaling: Option<Scaling>,
     rest: &[u8],
     out: &mut Vec<u8>,
+    trials: bool,
 ) -> Result<(Decoded, Scaling), DropReason> {
     let kept = (ctx.strides, ctx.behaviour);
     let decoded = match scaling {
@@ -369,7 +370,7 @@ fn decode_in(
         None => match decode_body(ctx, k, x, rest, out) {
             Ok(decoded) => Ok(decoded),
             Err(reason) => guess_stride(ctx, k, x, rest, out)
-                .or_else(|| decode_late(ctx, k, x, rest, out))
+                .or_else(|| trials.then(|| decode_late(ctx, k, x, rest, out)).flatten())
                 .ok_or(reason),
         },
     };

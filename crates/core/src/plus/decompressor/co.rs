@@ -41,8 +41,8 @@ pub(super) struct Decoded {
     pub(super) outer_id: u16,
     /// The LSBs each field's code took ([`Codes::reach`]).
     pub(super) codes: Codes,
-    /// Decoded by trial ([`decode_late`]): the timestamps taken whole periods of their LSBs
-    /// past the reference's interpretation interval.
+    /// Decoded by trial ([`decode_late`]): fields taken whole periods of their LSBs past the
+    /// reference's interpretation interval.
     pub(super) trial: bool,
 }
 
