@@ -9,7 +9,8 @@
 //!
 //! The per-call method adds the clock reads' own cost and the pipeline stall around them to
 //! every call, a share that grows as a call gets shorter; the loop method measures the codec
-//! alone.
+//! alone. Before it times a scheme, the loop checks that its frames deliver every packet as it
+//! went in, as many as the evaluation delivered (else the example fails).
 //!
 //! ```sh
 //! cargo run --release -p taroc-cli --example speed -- [--schemes vj,iphc,taroc,taroc-plus] \
@@ -102,6 +103,14 @@ struct Row {
     loop_times_rohc: Option<f64>,
 }
 
+/// One scheme's loop-method times on a capture, and what a pass delivers.
+struct LoopTimes {
+    compress: Spread,
+    decompress: Spread,
+    /// Packets a pass's frames deliver, each as it went in.
+    delivered: u64,
+}
+
 /// ROHC-TCP's compress + decompress ns per packet on a capture, by both methods.
 #[derive(Debug, Clone, Copy)]
 struct RohcTimes {
@@ -136,13 +145,34 @@ fn per_packet(n: usize, min_cpu: Duration, mut pass: impl FnMut()) -> Result<f64
     }
 }
 
+/// How many of `packets` (each with its link direction) fresh decompressors deliver from the
+/// `frames` fresh compressors made of them; an error if one comes out other than it went in.
+fn delivered(
+    packets: &[(usize, Vec<u8>)],
+    frames: &[(usize, FrameKind, Vec<u8>)],
+    variant: &Variant,
+) -> Result<u64, String> {
+    let mut d = [variant.decompressor(), variant.decompressor()];
+    let mut out = Vec::new();
+    let mut n = 0;
+    for (i, ((dir, p), (_, kind, f))) in packets.iter().zip(frames).enumerate() {
+        if d[*dir].decompress(*kind, f, &mut out).is_ok() {
+            if out != *p {
+                return Err(format!("{}: packet {i} decompressed wrong", variant.name));
+            }
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
 /// The loop method's compress and decompress ns per packet of `variant` over `packets` (each
-/// with its link direction), once.
+/// with its link direction), once, and how many packets a pass delivers.
 fn loop_once(
     packets: &[(usize, Vec<u8>)],
     variant: &Variant,
     min_cpu: Duration,
-) -> Result<(f64, f64), String> {
+) -> Result<(f64, f64, u64), String> {
     let mut compressors = [variant.compressor(), variant.compressor()];
     let frames: Vec<(usize, FrameKind, Vec<u8>)> = packets
         .iter()
@@ -152,6 +182,7 @@ fn loop_once(
             (*dir, kind, frame)
         })
         .collect();
+    let delivered = delivered(packets, &frames, variant)?;
     let mut frame = Vec::with_capacity(2048);
     let compress = per_packet(packets.len(), min_cpu, || {
         let mut c = [variant.compressor(), variant.compressor()];
@@ -167,7 +198,7 @@ fn loop_once(
             std::hint::black_box((r.is_ok(), &out));
         }
     })?;
-    Ok((compress, decompress))
+    Ok((compress, decompress, delivered))
 }
 
 /// Where the peer kit's harness is: `--rohc`, `$ROHC_BENCH`, or the kit's default build path.
@@ -265,24 +296,29 @@ fn loop_times(
     variants: &[Variant],
     runs: u32,
     min_cpu: Duration,
-) -> Result<Vec<(Spread, Spread)>, String> {
+) -> Result<Vec<LoopTimes>, String> {
     let capture = capture::read_file(path).map_err(|e| e.to_string())?;
     let packets: Vec<(usize, Vec<u8>)> = capture
         .packets
         .into_iter()
         .map(|p| (direction(&p), p))
         .collect();
-    let mut times = vec![(Vec::new(), Vec::new()); variants.len()];
+    let mut times = vec![(Vec::new(), Vec::new(), 0); variants.len()];
     for _ in 0..runs {
-        for (variant, (compress, decompress)) in variants.iter().zip(&mut times) {
-            let (c, d) = loop_once(&packets, variant, min_cpu)?;
+        for (variant, (compress, decompress, delivered)) in variants.iter().zip(&mut times) {
+            let (c, d, n) = loop_once(&packets, variant, min_cpu)?;
             compress.push(c);
             decompress.push(d);
+            *delivered = n;
         }
     }
     Ok(times
         .into_iter()
-        .map(|(mut c, mut d)| (Spread::of(&mut c), Spread::of(&mut d)))
+        .map(|(mut c, mut d, delivered)| LoopTimes {
+            compress: Spread::of(&mut c),
+            decompress: Spread::of(&mut d),
+            delivered,
+        })
         .collect())
 }
 
@@ -303,10 +339,19 @@ fn time_capture(
         .map(|harness| rohc_times(harness, path, runs, min_cpu))
         .transpose()?;
     let total = |t: &Timing| t.compress_ns_per_packet.median + t.decompress_ns_per_packet.median;
-    let loop_total = |(c, d): &(Spread, Spread)| c.median + d.median;
+    let loop_total = |l: &LoopTimes| l.compress.median + l.decompress.median;
     let vj = variants.iter().position(|v| v.name == "vj");
     let vj_call = vj.map_or(f64::NAN, |i| total(&timings[i]));
     let vj_loop = vj.map_or(f64::NAN, |i| loop_total(&loops[i]));
+    // The loop times a codec that works: its frames deliver what the evaluation's did.
+    for (r, lp) in first.iter().zip(&loops) {
+        if lp.delivered != r.delivered {
+            return Err(format!(
+                "{name}: {}'s frames delivered {} packets in the loop, {} in the evaluation",
+                r.scheme, lp.delivered, r.delivered
+            ));
+        }
+    }
     Ok(first
         .iter()
         .zip(timings)
@@ -322,8 +367,8 @@ fn time_capture(
             rohc_total_ns: rohc.map(|r| r.call_ns),
             times_rohc: rohc.map(|r| r.call_ns / total(&timing)),
             timing,
-            loop_compress_ns: lp.0,
-            loop_decompress_ns: lp.1,
+            loop_compress_ns: lp.compress,
+            loop_decompress_ns: lp.decompress,
             loop_total_ns: loop_total(&lp),
             loop_ratio_to_vj: loop_total(&lp) / vj_loop,
             rohc_loop_total_ns: rohc.map(|r| r.loop_ns),
