@@ -86,6 +86,9 @@ struct Context {
     /// The flow's last delivered packet (older ones, which do not become the reference,
     /// included): its IP-ID, next sequence number and acknowledgment number ([`stale`]).
     last: Trace,
+    /// The highest IP-ID (mod 2^16) the context delivered: a later one's step from it tells
+    /// packets lost from packets that came late ([`loss`]).
+    high_ip_id: u16,
     /// The reference's numbers over the strides, where a frame's decoding found them.
     quotients: Quotients,
     /// The delivered packets' segment sizes and ACK steps, watched as the compressor watches
@@ -384,7 +387,7 @@ fn decode_in(
 
 /// Delivers the verified packet `d` (decoded under `under`, from a frame with a note if
 /// `noted`) and commits it: the context trusts its reference again. Whether the context's
-/// IP-ID is sequential, and its step from the last packet delivered ([`loss`]).
+/// IP-ID is sequential, and its step from the highest one delivered ([`loss`]).
 #[inline(always)]
 fn deliver(
     ctx: &mut Context,
@@ -398,7 +401,10 @@ fn deliver(
             return Err(DropReason::Malformed);
         }
     }
-    let gap = d.fields.ip_id.wrapping_sub(ctx.last.ip_id);
+    let gap = d.fields.ip_id.wrapping_sub(ctx.high_ip_id);
+    if (gap as i16) > 0 {
+        ctx.high_ip_id = d.fields.ip_id;
+    }
     commit(ctx, d, under, noted);
     ctx.trust();
     Ok((ctx.behaviour == Behaviour::Sequential, gap))
@@ -595,6 +601,9 @@ impl PlusDecompressor {
                     // A held frame asks for nothing: the next one may confirm it.
                     if !core::mem::take(&mut self.held_now) {
                         self.requests.record(cid, &result);
+                        if self.loss_to_sibling && result.is_err() {
+                            self.loss.refused();
+                        }
                     }
                     self.receipts.co(cid);
                     if result.is_ok() {

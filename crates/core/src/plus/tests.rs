@@ -12,6 +12,7 @@ use crate::plus::PlusConfig;
 use crate::tcp::repair::Repair;
 
 mod bursts;
+mod lossy;
 mod mirrors;
 mod notes;
 mod receipts;
@@ -25,6 +26,17 @@ mod vectors;
 fn config() -> PlusConfig {
     PlusConfig {
         repair: Repair::live(),
+        ..PlusConfig::default()
+    }
+}
+
+/// `taroc-plus-u`'s settings: every repair but context requests.
+pub(super) fn one_way() -> PlusConfig {
+    PlusConfig {
+        repair: Repair {
+            context_requests: false,
+            ..Repair::live()
+        },
         ..PlusConfig::default()
     }
 }

@@ -276,7 +276,7 @@ impl Compressor for TarocCompressor {
             why = Some(Why::Retransmission);
         }
         // The watch sees every packet (it counts retransmissions), so ask it first.
-        let repair = ctx.watch.due(&config.repair, &p, self.now);
+        let repair = ctx.watch.due(&config.repair, &p, self.now, false);
         why = why.or(repair);
         let compressed = match why {
             None => match write_compressed(ctx, &p, cid, config, out, &mut self.stats) {

@@ -81,6 +81,16 @@ pub struct Repair {
 /// bursts of 50 to 27.1 / 187.1 but cost up to 0.39 octets.
 pub const FIRST_REFRESH_ALONE: u32 = 64;
 
+/// Without context requests, on a link known to lose frames, a context sends this many *early
+/// refreshes* besides the periodic ones: an IR frame once [`EARLY_REFRESH_FIRST`] passed since
+/// its last IR frame, then twice, four and eight times that (0.5, 1, 2 and 4 s). A burst that
+/// took every IR frame of a start leaves the context unset for about as long, not until the
+/// first refresh (64 packets, seconds for a flow that sends seldom).
+pub const EARLY_REFRESHES: u8 = 4;
+
+/// The interval before the first early refresh ([`EARLY_REFRESHES`]).
+pub const EARLY_REFRESH_FIRST: Duration = Duration::from_millis(500);
+
 impl Repair {
     /// The `taroc-plus` settings: every repair on. A silence of 150 ms is below the smallest
     /// retransmission timeout of Linux (200 ms) and of RFC 6298 (1 s); a refresh every 512
@@ -107,6 +117,8 @@ pub(crate) struct Watch {
     since_refresh: u32,
     /// Whether the context was refreshed once.
     refreshed: bool,
+    /// Early refreshes sent ([`EARLY_REFRESHES`]).
+    early_refreshes: u8,
     /// One past the highest sequence number sent with data.
     sent_end: u32,
     /// The highest acknowledgment number sent.
@@ -127,6 +139,7 @@ impl Watch {
             refreshed_at: now,
             since_refresh: 0,
             refreshed: false,
+            early_refreshes: 0,
             sent_end: p.fields.seq,
             high_ack: p.fields.ack,
             retransmitted: (p.fields.seq, 0),
@@ -141,13 +154,15 @@ impl Watch {
     }
 
     /// Why `p`, about to be sent at `now`, must go UNCOMPRESSED_TCP to repair the context, if
-    /// it must. Call once per packet, before [`Watch::sent`].
+    /// it must, `lossy` if the link is known to lose frames ([`EARLY_REFRESHES`]). Call once per
+    /// packet, before [`Watch::sent`].
     #[inline(always)]
     pub(crate) fn due(
         &mut self,
         repair: &Repair,
         p: &TcpIpPacket<'_>,
         now: Duration,
+        lossy: bool,
     ) -> Option<Why> {
         let (seq, ack) = (p.fields.seq, p.fields.ack);
         let data = p.payload_len() > 0;
@@ -199,14 +214,20 @@ impl Watch {
             repair.refresh_packets.min(FIRST_REFRESH_ALONE)
         };
         let by_packets = repair.refresh_packets > 0 && self.since_refresh >= period;
-        let by_time = || {
-            repair
-                .refresh_interval
-                .is_some_and(|interval| now.saturating_sub(self.refreshed_at) >= interval)
-        };
-        let refresh = by_packets || by_time();
-        self.refreshed |= refresh;
-        refresh.then_some(Why::Refresh)
+        let since = now.saturating_sub(self.refreshed_at);
+        let by_time = repair
+            .refresh_interval
+            .is_some_and(|interval| since >= interval);
+        // Without context requests, on a link that loses frames: the early refreshes, apart
+        // from the periodic ones (which they do not stand in for).
+        let early = lossy
+            && !repair.context_requests
+            && repair.refresh_interval.is_some()
+            && self.early_refreshes < EARLY_REFRESHES
+            && since >= EARLY_REFRESH_FIRST * (1 << self.early_refreshes);
+        self.early_refreshes += u8::from(early);
+        self.refreshed |= by_packets || by_time;
+        (by_packets || by_time || early).then_some(Why::Refresh)
     }
 
     /// Records that `p` was sent at `now`, UNCOMPRESSED_TCP or not.

@@ -10,7 +10,7 @@ use super::co::{write_co, Coder};
 use super::ir::{write_ir, write_ir_r};
 use super::{
     Context, PlusCompressor, ANSWER_IRS, HORIZON_STEP, MIN_WINDOW_PACKETS, NUMBERS_NOTED,
-    SPREAD_AFTER_CO, WIDE_EVERY_PACKETS, WIDE_INTERVAL, YOUNG_BASE,
+    SPREAD_AFTER_CO, WIDE_EVERY_LOSSY, WIDE_EVERY_PACKETS, WIDE_INTERVAL, YOUNG_BASE,
 };
 use crate::codec::FrameKind;
 use crate::plus::compact;
@@ -47,7 +47,12 @@ impl PlusCompressor {
         // packet jumped further than the decompressor may miss packets and keep a reference.
         let one_way = !self.config.repair.context_requests;
         let wide = one_way
-            && (ctx.since_wide >= WIDE_EVERY_PACKETS
+            && (ctx.since_wide
+                >= if self.lossy() {
+                    WIDE_EVERY_LOSSY
+                } else {
+                    WIDE_EVERY_PACKETS
+                }
                 || self.now.saturating_sub(ctx.wide_at) >= WIDE_INTERVAL);
         let now = Trace {
             ip_id: p.fields.ip_id,
@@ -130,7 +135,9 @@ impl PlusCompressor {
             None
         };
         // The watch sees every packet (it counts retransmissions), so ask it first.
-        let repair = ctx.watch.due(&self.config.repair, p, self.now);
+        let repair = ctx
+            .watch
+            .due(&self.config.repair, p, self.now, self.lossy());
         if repair == Some(Why::Requested) {
             // A request means the decompressor lacks the context: answer with more IRs than
             // a start's, so that more losses do not leave it waiting for another request (a

@@ -62,6 +62,7 @@ impl PlusDecompressor {
                 (ctx.key, ctx.v4, ctx.reference) = (p.key, p.v4, p.fields);
                 ctx.next = numbers::next_seq(p.fields.seq, p.payload_len(), p.flags);
                 ctx.last = trace(&p);
+                ctx.high_ip_id = p.fields.ip_id;
                 (ctx.behaviour, ctx.strides) = (behaviour, strides);
                 ctx.trust();
                 if same_flow {
@@ -87,6 +88,7 @@ impl PlusDecompressor {
                     reference: p.fields,
                     next: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
                     last: trace(&p),
+                    high_ip_id: p.fields.ip_id,
                     quotients: Quotients::default(),
                     learner: Learner::after(p.payload_len(), p.fields.ack),
                     delivered: 0,
@@ -151,6 +153,7 @@ impl PlusDecompressor {
             reference: base.reference,
             next: base.next,
             last: Trace::default(),
+            high_ip_id: 0,
             quotients: Quotients::default(),
             learner: Learner::new(base.reference.ack),
             delivered: 0,
@@ -177,6 +180,7 @@ impl PlusDecompressor {
             reference: d.fields,
             next: d.next,
             last: d.trace(),
+            high_ip_id: d.fields.ip_id,
             quotients: d.quotients,
             learner: Learner::after(d.payload, d.fields.ack),
             outer_predictor: outer_predictor(tunnel, d.fields.ip_id),

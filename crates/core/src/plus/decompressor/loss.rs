@@ -54,17 +54,35 @@ impl LossWatch {
         }
     }
 
-    /// A CO frame delivered whose IP-ID is `gap` above the flow's previous delivered packet's,
-    /// in a flow whose IP-ID is a sequential counter if `sequential`.
+    /// A CO frame delivered whose IP-ID is `gap` above the highest delivered of its flow, in a
+    /// flow whose IP-ID is a sequential counter if `sequential`. A packet that came late (below
+    /// that highest IP-ID) takes back a gap.
     #[inline]
     pub(super) fn delivered(&mut self, sequential: bool, gap: u16) {
         let lost = sequential && (2..=LOSS_GAP_MAX).contains(&gap);
+        let late = sequential && (1..=LOSS_GAP_MAX).contains(&gap.wrapping_neg());
         self.since_note = self.since_note.saturating_add(1);
-        self.gaps += u8::from(lost);
+        self.gaps = (self.gaps + u8::from(lost)).saturating_sub(u8::from(late));
         self.frames += 1;
         if self.frames == GAP_WINDOW {
             (self.gaps, self.frames) = (0, 0);
-        } else if self.gaps >= NOTE_GAPS && self.since_note >= NOTE_EVERY {
+        } else {
+            self.check();
+        }
+    }
+
+    /// A CO frame refused for context damage (not held) without context requests: frames of
+    /// its flow went missing, which counts as a gap. (With requests, the refusal's request
+    /// tells the compressor as much.) Long bursts skip IP-IDs by more than [`LOSS_GAP_MAX`],
+    /// and too seldom to make [`NOTE_GAPS`] gaps, but they leave refused frames behind.
+    pub(super) fn refused(&mut self) {
+        self.gaps = self.gaps.saturating_add(1);
+        self.check();
+    }
+
+    /// A note is due if enough gaps were seen, and none went lately.
+    fn check(&mut self) {
+        if self.gaps >= NOTE_GAPS && self.since_note >= NOTE_EVERY {
             (self.due, self.since_note) = (NOTE_COPIES, 0);
             (self.gaps, self.frames) = (0, 0);
         }

@@ -3,20 +3,9 @@
 
 use alloc::vec::Vec;
 
-use super::segment;
+use super::{one_way, segment};
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
-use crate::plus::{PlusCompressor, PlusConfig, PlusDecompressor};
-use crate::tcp::repair::Repair;
-
-fn one_way() -> PlusConfig {
-    PlusConfig {
-        repair: Repair {
-            context_requests: false,
-            ..Repair::live()
-        },
-        ..PlusConfig::default()
-    }
-}
+use crate::plus::{PlusCompressor, PlusDecompressor};
 
 /// One loss burst and what follows it: `fast` segments lost with the timestamp moving `tick`
 /// per segment, `slow` more lost moving 1, then `received` segments that arrive.

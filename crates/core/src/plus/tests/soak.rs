@@ -6,10 +6,9 @@
 
 use alloc::vec::Vec;
 
-use super::{config, pure_ack, segment};
+use super::{config, one_way, pure_ack, segment};
 use crate::codec::{Compressor, Decompressor, DropReason};
 use crate::plus::{PlusCompressor, PlusConfig, PlusDecompressor};
-use crate::tcp::repair::Repair;
 use crate::test_rng::Rng;
 
 /// What a soak counted.
@@ -106,14 +105,7 @@ fn soak(config: &PlusConfig, seed: u64, trials: u64, loss_percent: u64, burst: u
 /// `taroc-plus-u`'s settings (no context requests) and `taroc-plus`'s (whose feedback this
 /// link never carries back).
 fn configs() -> [PlusConfig; 2] {
-    let u = PlusConfig {
-        repair: Repair {
-            context_requests: false,
-            ..Repair::live()
-        },
-        ..PlusConfig::default()
-    };
-    [u, config()]
+    [one_way(), config()]
 }
 
 #[test]

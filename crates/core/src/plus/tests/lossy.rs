@@ -1,0 +1,142 @@
+//! Without context requests, on a link known to lose frames: how the link becomes known as one
+//! (frames refused, packets late rather than lost), and what a context then sends (early
+//! refreshes, wide frames more often).
+
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use super::{all_co, one_way, segment_from};
+use crate::codec::{Compressor, Decompressor, DropReason};
+use crate::plus::mirror::{self, Note};
+use crate::plus::{PlusCompressor, PlusDecompressor};
+
+/// The loss notes a decompressor gives its sibling compressor.
+fn lossy_notes(d: &mut PlusDecompressor) -> usize {
+    let mut note = Vec::new();
+    let mut notes = 0;
+    while d.take_sibling_note(&mut note) {
+        notes += usize::from(mirror::parse_note(&note) == Some(Note::Lossy));
+    }
+    notes
+}
+
+/// A compressor that its sibling decompressor told the link loses frames.
+fn lossy_compressor() -> PlusCompressor {
+    let mut c = PlusCompressor::new(one_way());
+    let mut note = Vec::new();
+    mirror::put_note(&Note::Lossy, &mut note);
+    c.sibling_note(&note);
+    c
+}
+
+#[test]
+fn refused_frames_tell_the_sibling_compressor_the_link_loses_frames() {
+    // A burst took a flow's start (its IR frames and the spread one): the decompressor refuses
+    // the CO frames after it for want of a context. Long bursts skip IP-IDs by too much to
+    // count as gaps, but eight refusals make the note.
+    let mut c = PlusCompressor::new(one_way());
+    let mut d = PlusDecompressor::new(one_way());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let (mut refused, mut notes) = (0, 0);
+    for i in 0..40u32 {
+        let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+        let kind = c.compress(&p, &mut frame);
+        if all_co(&[kind.to_byte()]) {
+            let r = d.decompress(kind, &frame, &mut out);
+            if r.is_err() {
+                assert_eq!(r, Err(DropReason::NoContext), "packet {i}");
+                refused += 1;
+            }
+            notes += lossy_notes(&mut d);
+            assert_eq!(notes > 0, refused >= 8, "packet {i}: {refused} refused");
+        }
+    }
+    assert!(refused >= 8, "{refused} refused");
+}
+
+#[test]
+fn packets_that_come_late_are_no_loss() {
+    // A flow whose packets come out of order (every fourth pair swapped) skips an IP-ID at
+    // each swap, and goes back for the packet it skipped: no loss note. Dropping the packet
+    // instead of delivering it late is a loss, and makes the note.
+    for late in [true, false] {
+        let mut c = PlusCompressor::new(one_way());
+        let mut d = PlusDecompressor::new(one_way());
+        let (mut out, mut notes) = (Vec::new(), 0);
+        let frames: Vec<_> = (0..120u32)
+            .map(|i| {
+                let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+                let mut frame = Vec::new();
+                (c.compress(&p, &mut frame), frame)
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..frames.len()).collect();
+        for at in (10..order.len() - 1).step_by(4) {
+            order.swap(at, at + 1);
+        }
+        for (n, &i) in order.iter().enumerate() {
+            let swapped_back = n > 10 && i + 1 == order[n - 1];
+            if !late && swapped_back {
+                continue;
+            }
+            let (kind, frame) = &frames[i];
+            let r = d.decompress(*kind, frame, &mut out);
+            assert!(r.is_ok() || r == Err(DropReason::Held), "packet {i}: {r:?}");
+            notes += lossy_notes(&mut d);
+        }
+        assert_eq!(notes > 0, !late, "late: {late}");
+    }
+}
+
+/// The times (s) of the IR frames a context sends after its start, one packet every 50 ms for
+/// 12 s, by a compressor `c`.
+fn refresh_times(mut c: PlusCompressor) -> Vec<f64> {
+    let mut frame = Vec::new();
+    let mut times = Vec::new();
+    let mut co = 0;
+    for i in 0..240u32 {
+        let now = Duration::from_millis(50 * u64::from(i));
+        c.set_time(now);
+        let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+        let kind = c.compress(&p, &mut frame);
+        if all_co(&[kind.to_byte()]) {
+            co += 1;
+        } else if co > 0 {
+            times.push(now.as_secs_f64());
+        }
+    }
+    times
+}
+
+#[test]
+fn on_a_lossy_link_a_context_sends_early_refreshes_besides_the_periodic_ones() {
+    // On a clean link: the spread IR frame (after 15 CO frames) and the first refresh (after
+    // 64 compressed packets). On a lossy one, after a longer start (to 0.35 s): besides those,
+    // IR frames 0.5, 1, 2 and 4 s after the IR frame before (0.85, 2.65, 4.65, 11.9), the
+    // spread one 15 CO frames after the first of them (1.65), and the first refresh still 64
+    // packets after the last IR frame (7.9).
+    let clean = refresh_times(PlusCompressor::new(one_way()));
+    assert_eq!(clean, [0.95, 4.2], "clean");
+    let lossy = refresh_times(lossy_compressor());
+    assert_eq!(lossy, [0.85, 1.65, 2.65, 4.65, 7.9, 11.9], "lossy");
+}
+
+#[test]
+fn on_a_lossy_link_wide_frames_come_more_often() {
+    // Without refreshes, so that only wide frames break the run of CO frames.
+    let quiet = |mut c: PlusCompressor| {
+        let mut frame = Vec::new();
+        for i in 0..300u32 {
+            let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+            c.compress(&p, &mut frame);
+        }
+        c.stats().wide_frames
+    };
+    let (clean, lossy) = (
+        quiet(PlusCompressor::new(one_way())),
+        quiet(lossy_compressor()),
+    );
+    let expected = |every: u32, co: u64| co / u64::from(every + 1);
+    assert!(clean.abs_diff(expected(28, 280)) <= 1, "clean: {clean}");
+    assert!(lossy.abs_diff(expected(12, 280)) <= 2, "lossy: {lossy}");
+}
