@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::{all_co, one_way, segment_from};
-use crate::codec::{Compressor, Decompressor, DropReason};
+use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::plus::mirror::{self, Note};
 use crate::plus::{PlusCompressor, PlusDecompressor};
 
@@ -139,4 +139,27 @@ fn on_a_lossy_link_wide_frames_come_more_often() {
     let expected = |every: u32, co: u64| co / u64::from(every + 1);
     assert!(clean.abs_diff(expected(28, 280)) <= 1, "clean: {clean}");
     assert!(lossy.abs_diff(expected(12, 280)) <= 2, "lossy: {lossy}");
+}
+
+#[test]
+fn frames_that_do_not_parse_are_no_loss() {
+    // A set-up context, then CO frames of its CID whose scaling note is malformed (K without
+    // T, format 5.3: garbage, not a lost reference): refused as malformed, and no loss note
+    // however many. (A frame cut short is context damage: it may have been coded against
+    // another context, format 5.8.)
+    let mut c = PlusCompressor::new(one_way());
+    let mut d = PlusDecompressor::new(one_way());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    for i in 0..20u32 {
+        let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+        let kind = c.compress(&p, &mut frame);
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+    }
+    let extended = FrameKind::Profile(crate::plus::format::CO | 0x20);
+    for _ in 0..40 {
+        // A long extension with M alone, its second octet with N alone, then the note.
+        let r = d.decompress(extended, &[0x81, 0x10, 0x20, 0, 0, 0], &mut out);
+        assert_eq!(r, Err(DropReason::Malformed));
+    }
+    assert_eq!(lossy_notes(&mut d), 0);
 }
