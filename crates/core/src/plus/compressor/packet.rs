@@ -42,17 +42,19 @@ impl PlusCompressor {
             seq: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
             ..p.fields
         };
-        let mut why = self.why_full(ctx, p, &sent);
-        // Without a reverse channel, a wide frame now and then, and the check on a frame whose
-        // packet jumped further than the decompressor may miss packets and keep a reference.
+        let lossy = self.lossy();
+        let mut why = self.why_full(ctx, p, &sent, lossy);
+        // Without a reverse channel, a wide frame now and then (more often on a lossy link),
+        // and the check on a frame whose packet jumped further than the decompressor may miss
+        // packets and keep a reference.
         let one_way = !self.config.repair.context_requests;
+        let wide_every = if lossy {
+            WIDE_EVERY_LOSSY
+        } else {
+            WIDE_EVERY_PACKETS
+        };
         let wide = one_way
-            && (ctx.since_wide
-                >= if self.lossy() {
-                    WIDE_EVERY_LOSSY
-                } else {
-                    WIDE_EVERY_PACKETS
-                }
+            && (ctx.since_wide >= wide_every
                 || self.now.saturating_sub(ctx.wide_at) >= WIDE_INTERVAL);
         let now = Trace {
             ip_id: p.fields.ip_id,
@@ -117,9 +119,16 @@ impl PlusCompressor {
 
     /// Why `p` (whose next sequence number makes `sent`) must go as a full header, if it must:
     /// no reference, the context's start, a retransmission of a packet sent full, or a repair
-    /// ([`crate::tcp::repair`]; a context request makes the context start again).
+    /// ([`crate::tcp::repair`]; a context request makes the context start again), `lossy` if
+    /// the link is known to lose frames.
     #[inline(always)]
-    fn why_full(&self, ctx: &mut Context, p: &TcpIpPacket<'_>, sent: &Fields) -> Option<Why> {
+    fn why_full(
+        &self,
+        ctx: &mut Context,
+        p: &TcpIpPacket<'_>,
+        sent: &Fields,
+        lossy: bool,
+    ) -> Option<Why> {
         let why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
@@ -135,9 +144,7 @@ impl PlusCompressor {
             None
         };
         // The watch sees every packet (it counts retransmissions), so ask it first.
-        let repair = ctx
-            .watch
-            .due(&self.config.repair, p, self.now, self.lossy());
+        let repair = ctx.watch.due(&self.config.repair, p, self.now, lossy);
         if repair == Some(Why::Requested) {
             // A request means the decompressor lacks the context: answer with more IRs than
             // a start's, so that more losses do not leave it waiting for another request (a
