@@ -62,7 +62,10 @@ impl LossWatch {
         let lost = sequential && (2..=LOSS_GAP_MAX).contains(&gap);
         let late = sequential && (1..=LOSS_GAP_MAX).contains(&gap.wrapping_neg());
         self.since_note = self.since_note.saturating_add(1);
-        self.gaps = (self.gaps + u8::from(lost)).saturating_sub(u8::from(late));
+        self.gaps = self
+            .gaps
+            .saturating_add(u8::from(lost))
+            .saturating_sub(u8::from(late));
         self.frames += 1;
         if self.frames == GAP_WINDOW {
             (self.gaps, self.frames) = (0, 0);
@@ -142,5 +145,23 @@ mod tests {
             }
             assert!(!w.take(&mut out));
         }
+    }
+
+    #[test]
+    fn refusals_past_any_count_of_gaps_overflow_nothing() {
+        // Right after a note (none due for 1024 frames), a long outage refuses more frames than
+        // a count of gaps holds; then a frame with a gap, and one that came late.
+        let mut out = Vec::new();
+        let mut w = LossWatch::new();
+        for _ in 0..NOTE_GAPS {
+            w.refused();
+        }
+        while w.take(&mut out) {}
+        for _ in 0..1000 {
+            w.refused();
+        }
+        w.delivered(true, 2);
+        w.delivered(true, 1u16.wrapping_neg());
+        assert!(!w.take(&mut out));
     }
 }
