@@ -11,7 +11,8 @@
 //!   `len = hdr & 0x3FFF`; bit 15 of `hdr` asks for the lengths and checksums of the packet to be
 //!   fixed up first (so mutated headers still reach the compressor's deep paths); with the
 //!   bounded repairs on, bit 14 sends the compressor a context request for CID 0 first.
-//! - [`taroc_plus_decompress`]: as [`taroc_decompress`], with `taroc-plus` primed frames.
+//! - [`taroc_plus_decompress`]: as [`taroc_decompress`], with `taroc-plus` primed frames, into a
+//!   `taroc-plus` decompressor and a `taroc-plus-u` one.
 //! - [`wire_parse`]: any bytes.
 //! - [`vj_decompress`], [`iphc_decompress`]: as [`taroc_decompress`], with the frame kind
 //!   `kind % 7` (every kind of [`FrameKind::ALL`]) and the scheme's own primed frames.
@@ -610,13 +611,22 @@ fn taroc_plus() -> Variant {
 }
 
 /// As [`taroc_decompress`], into a primed `taroc-plus` decompressor (with its repairs: context
-/// requests over the reverse channel), its clock advancing 30 ms per record so that requests
-/// come due: never a panic; what it delivers is a valid TCP/IP packet of bounded size; at most
-/// 256 contexts; every feedback frame is a loss note or a well-formed context request naming
-/// each CID once.
+/// requests over the reverse channel) and then a primed `taroc-plus-u` one (none: it counts
+/// refused frames as loss instead), each with its clock advancing 30 ms per record so that
+/// requests come due: never a panic; what it delivers is a valid TCP/IP packet of bounded size;
+/// at most 256 contexts; every feedback frame is a loss note, IR receipts or a well-formed
+/// context request naming each CID once, and `taroc-plus-u` requests no context.
 pub fn taroc_plus_decompress(data: &[u8]) {
+    plus_decompress(&taroc_plus(), data);
+    let one_way = Variant::by_name("taroc-plus-u").expect("the taroc-plus-u variant exists");
+    plus_decompress(&one_way, data);
+}
+
+/// [`taroc_plus_decompress`] into one primed decompressor of `variant`.
+fn plus_decompress(variant: &Variant, data: &[u8]) {
+    let requests = variant.config.plus.repair.context_requests;
     let primed = primed_plus_frames();
-    let mut d = taroc_plus().decompressor();
+    let mut d = variant.decompressor();
     for note in plus_sibling_notes() {
         d.sibling_note(&note);
     }
@@ -651,6 +661,7 @@ pub fn taroc_plus_decompress(data: &[u8]) {
                 }
                 continue;
             }
+            assert!(requests, "{} requested contexts: {feedback:02x?}", variant.name);
             let cids = match feedback.split_first() {
                 Some((&other::REQUEST_N, cids)) if !cids.is_empty() && cids.len() <= 256 => cids,
                 _ => parse_request(&feedback)
@@ -666,7 +677,7 @@ pub fn taroc_plus_decompress(data: &[u8]) {
             }
         }
         let AnyDecompressor::Plus(plus) = &d else {
-            panic!("taroc-plus is the taroc-plus decompressor")
+            panic!("{} is the taroc-plus decompressor", variant.name)
         };
         assert!(plus.context_count() <= 256);
     }
