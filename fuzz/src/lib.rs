@@ -661,7 +661,11 @@ fn plus_decompress(variant: &Variant, data: &[u8]) {
                 }
                 continue;
             }
-            assert!(requests, "{} requested contexts: {feedback:02x?}", variant.name);
+            assert!(
+                requests,
+                "{} requested contexts: {feedback:02x?}",
+                variant.name
+            );
             let cids = match feedback.split_first() {
                 Some((&other::REQUEST_N, cids)) if !cids.is_empty() && cids.len() <= 256 => cids,
                 _ => parse_request(&feedback)
