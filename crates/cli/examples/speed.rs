@@ -7,6 +7,11 @@
 //!   thread has run `--min-cpu` seconds, then the frames of one pass decompressed the same
 //!   way by fresh decompressors; the thread's CPU time over the packets; the median of RUNS.
 //!
+//! Beside the schemes, the loop method times the *floor* under a scheme whose decompressor
+//! verifies what it rebuilds (the codec bench's `verified_copy`): each packet copied into a
+//! frame, then out of it with its TCP or UDP checksum verified, with no header coding at all.
+//! Each scheme's row gives its loop time over the floor's (the byte work's share of it).
+//!
 //! The per-call method adds the clock reads' own cost and the pipeline stall around them to
 //! every call, a share that grows as a call gets shorter; the loop method measures the codec
 //! alone. Before it times a scheme, the loop checks that its frames deliver every packet as it
@@ -40,6 +45,7 @@ use taroc_cli::capture::{self, CaptureReader};
 use taroc_cli::eval::{direction, evaluate, Options, SchemeResult};
 use taroc_cli::timing::{measure, Spread, Timing};
 use taroc_core::{Compressor, Decompressor, FrameKind, Variant};
+use taroc_wire::ip::transport_checksum_ok;
 
 /// Compress + decompress time per packet of each scheme, and its ratio to VJ's.
 #[derive(Debug, Parser)]
@@ -101,6 +107,11 @@ struct Row {
     rohc_loop_total_ns: Option<f64>,
     /// `rohc_loop_total_ns` over `loop_total_ns`.
     loop_times_rohc: Option<f64>,
+    /// Loop method: the floor's copy in + copy out and verification, ns per packet (the sum
+    /// of the medians of `--runs` runs, interleaved with the schemes').
+    floor_loop_total_ns: f64,
+    /// `loop_total_ns` over `floor_loop_total_ns`.
+    loop_times_floor: f64,
 }
 
 /// One scheme's loop-method times on a capture, and what a pass delivers.
@@ -201,6 +212,28 @@ fn loop_once(
     Ok((compress, decompress, delivered))
 }
 
+/// The loop method's ns per packet of the floor over `packets`: each copied into a frame (its
+/// compress), then out of it and its TCP or UDP checksum verified (its decompress).
+fn floor_once(packets: &[(usize, Vec<u8>)], min_cpu: Duration) -> Result<(f64, f64), String> {
+    let mut frame = Vec::with_capacity(2048);
+    let copy_in = per_packet(packets.len(), min_cpu, || {
+        for (_, p) in packets {
+            frame.clear();
+            frame.extend_from_slice(std::hint::black_box(p));
+            std::hint::black_box(&frame);
+        }
+    })?;
+    let mut out = Vec::with_capacity(2048);
+    let copy_out = per_packet(packets.len(), min_cpu, || {
+        for (_, f) in packets {
+            out.clear();
+            out.extend_from_slice(std::hint::black_box(f));
+            std::hint::black_box(transport_checksum_ok(&out));
+        }
+    })?;
+    Ok((copy_in, copy_out))
+}
+
 /// Where the peer kit's harness is: `--rohc`, `$ROHC_BENCH`, or the kit's default build path.
 fn rohc_harness(given: Option<&PathBuf>) -> Option<PathBuf> {
     given
@@ -289,14 +322,14 @@ fn each_alone(name: &str, bytes: &[u8], variants: &[Variant]) -> Result<Vec<Sche
     Ok(results)
 }
 
-/// The loop method's times of every scheme: `runs` runs, interleaved (each run times every
-/// scheme in turn).
+/// The loop method's times of every scheme, and the floor's compress + decompress: `runs`
+/// runs, interleaved (each run times every scheme in turn, then the floor).
 fn loop_times(
     path: &Path,
     variants: &[Variant],
     runs: u32,
     min_cpu: Duration,
-) -> Result<Vec<LoopTimes>, String> {
+) -> Result<(Vec<LoopTimes>, f64), String> {
     let capture = capture::read_file(path).map_err(|e| e.to_string())?;
     let packets: Vec<(usize, Vec<u8>)> = capture
         .packets
@@ -304,6 +337,7 @@ fn loop_times(
         .map(|p| (direction(&p), p))
         .collect();
     let mut times = vec![(Vec::new(), Vec::new(), 0); variants.len()];
+    let (mut floor_in, mut floor_out) = (Vec::new(), Vec::new());
     for _ in 0..runs {
         for (variant, (compress, decompress, delivered)) in variants.iter().zip(&mut times) {
             let (c, d, n) = loop_once(&packets, variant, min_cpu)?;
@@ -311,15 +345,20 @@ fn loop_times(
             decompress.push(d);
             *delivered = n;
         }
+        let (copy_in, copy_out) = floor_once(&packets, min_cpu)?;
+        floor_in.push(copy_in);
+        floor_out.push(copy_out);
     }
-    Ok(times
+    let floor = Spread::of(&mut floor_in).median + Spread::of(&mut floor_out).median;
+    let times = times
         .into_iter()
         .map(|(mut c, mut d, delivered)| LoopTimes {
             compress: Spread::of(&mut c),
             decompress: Spread::of(&mut d),
             delivered,
         })
-        .collect())
+        .collect();
+    Ok((times, floor))
 }
 
 /// The rows of one capture: `runs` timed runs of every scheme by each method.
@@ -334,7 +373,7 @@ fn time_capture(
     let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
     let first = each_alone(&name, &bytes, variants)?;
     let timings = measure(runs, |_| each_alone(&name, &bytes, variants))?;
-    let loops = loop_times(path, variants, runs, min_cpu)?;
+    let (loops, floor) = loop_times(path, variants, runs, min_cpu)?;
     let rohc = rohc
         .map(|harness| rohc_times(harness, path, runs, min_cpu))
         .transpose()?;
@@ -373,13 +412,15 @@ fn time_capture(
             loop_ratio_to_vj: loop_total(&lp) / vj_loop,
             rohc_loop_total_ns: rohc.map(|r| r.loop_ns),
             loop_times_rohc: rohc.map(|r| r.loop_ns / loop_total(&lp)),
+            floor_loop_total_ns: floor,
+            loop_times_floor: loop_total(&lp) / floor,
         })
         .collect())
 }
 
 fn table(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<26} {:<12} {:>6} | {:>7} {:>7} {:>7} {:>6} {:>8} {:>6} | {:>7} {:>6} {:>8} {:>6}\n",
+        "{:<26} {:<12} {:>6} | {:>7} {:>7} {:>7} {:>6} {:>8} {:>6} {:>7} {:>7} | {:>7} {:>6} {:>8} {:>6}\n",
         "capture",
         "scheme",
         "pkts",
@@ -389,13 +430,15 @@ fn table(rows: &[Row]) -> String {
         "x VJ",
         "ROHC",
         "xROHC",
+        "floor",
+        "x floor",
         "total",
         "x VJ",
         "ROHC",
         "xROHC"
     );
     out += &format!(
-        "{:<46} | {:<48} | per call, ns per packet\n",
+        "{:<46} | {:<64} | per call, ns per packet\n",
         "", "loop, ns of CPU per packet"
     );
     let x = |v: Option<f64>, digits: usize| v.map_or("-".into(), |v| format!("{v:.digits$}"));
@@ -404,7 +447,7 @@ fn table(rows: &[Row]) -> String {
             .file_name()
             .map_or(r.capture.clone(), |f| f.to_string_lossy().into_owned());
         out += &format!(
-            "{:<26} {:<12} {:>6} | {:>7.1} {:>7.1} {:>7.1} {:>6.2} {:>8} {:>6} | {:>7.1} {:>6.2} {:>8} {:>6}\n",
+            "{:<26} {:<12} {:>6} | {:>7.1} {:>7.1} {:>7.1} {:>6.2} {:>8} {:>6} {:>7.1} {:>7.2} | {:>7.1} {:>6.2} {:>8} {:>6}\n",
             capture,
             r.scheme,
             r.packets,
@@ -414,6 +457,8 @@ fn table(rows: &[Row]) -> String {
             r.loop_ratio_to_vj,
             x(r.rohc_loop_total_ns, 1),
             x(r.loop_times_rohc, 2),
+            r.floor_loop_total_ns,
+            r.loop_times_floor,
             r.total_ns,
             r.ratio_to_vj,
             x(r.rohc_total_ns, 1),

@@ -33,9 +33,7 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
-use taroc_wire::checksum::transport_verifies;
-use taroc_wire::ip::IpInfo;
-use taroc_wire::protocol;
+use taroc_wire::ip::transport_checksum_ok as verifies;
 
 const CAPTURES: [&str; 8] = [
     "a_bulk_v4_default.pcap",
@@ -63,16 +61,6 @@ fn compress_all(scheme: Scheme, packets: &[(usize, Vec<u8>)]) -> Vec<(usize, Fra
             (*dir, kind, frame)
         })
         .collect()
-}
-
-/// Whether a TCP or UDP packet's transport checksum verifies (`false` for other packets).
-fn verifies(packet: &[u8]) -> bool {
-    let Ok(ip) = IpInfo::parse(packet) else {
-        return false;
-    };
-    let transport = matches!(ip.protocol, protocol::TCP | protocol::UDP);
-    let segment = packet.get(ip.transport_offset..ip.declared_len.min(packet.len()));
-    transport && segment.is_some_and(|s| transport_verifies(ip.src, ip.dst, ip.protocol, s))
 }
 
 /// The benchmark thread's time on the CPU.

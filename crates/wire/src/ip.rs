@@ -59,3 +59,54 @@ impl IpInfo {
         }
     }
 }
+
+/// Whether `packet` is a TCP or UDP packet whose transport checksum verifies under its
+/// pseudo-header (`false` for any other packet): the one check a decompressor that verifies
+/// what it rebuilds makes of every such packet.
+pub fn transport_checksum_ok(packet: &[u8]) -> bool {
+    let Ok(ip) = IpInfo::parse(packet) else {
+        return false;
+    };
+    let transport = matches!(ip.protocol, crate::protocol::TCP | crate::protocol::UDP);
+    let segment = packet.get(ip.transport_offset..ip.declared_len.min(packet.len()));
+    transport
+        && segment
+            .is_some_and(|s| crate::checksum::transport_verifies(ip.src, ip.dst, ip.protocol, s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checksum::{checksum, Sum};
+
+    /// An IPv4 packet of `protocol` with an 8-octet transport header and 4 octets of payload,
+    /// its IPv4 header checksum filled in and, for UDP, its UDP checksum.
+    fn v4(protocol: u8) -> [u8; 32] {
+        let mut p = [0u8; 32];
+        p[..12].copy_from_slice(&[0x45, 0, 0, 32, 0, 1, 0x40, 0, 64, protocol, 0, 0]);
+        p[12..20].copy_from_slice(&[10, 0, 0, 1, 10, 0, 0, 2]);
+        p[20..32].copy_from_slice(&[0x13, 0x88, 0, 53, 0, 12, 0, 0, 1, 2, 3, 4]);
+        let ip = checksum(&p[..20]);
+        p[10..12].copy_from_slice(&ip.to_be_bytes());
+        let sum = Sum::new()
+            .add_bytes(&p[12..20])
+            .add_u16(u16::from(protocol))
+            .add_u16(12)
+            .add_bytes(&p[20..])
+            .checksum();
+        p[26..28].copy_from_slice(&sum.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn a_transport_checksum_verifies_and_a_changed_octet_fails_it() {
+        let udp = v4(crate::protocol::UDP);
+        assert!(transport_checksum_ok(&udp));
+        let mut changed = udp;
+        changed[31] ^= 1;
+        assert!(!transport_checksum_ok(&changed));
+        // Neither TCP nor UDP, or no IP packet at all: nothing to verify.
+        assert!(!transport_checksum_ok(&v4(1)));
+        assert!(!transport_checksum_ok(&udp[..10]));
+    }
+}
