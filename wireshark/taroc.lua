@@ -1405,7 +1405,7 @@ local function plus_compact(r, pinfo, tree, dir, syn, tunnel, packed)
         tree:add(f.d_window, range, v)
         local cr = r:take(2)
         checksum = cr:uint()
-        tree:add(f.h_checksum, cr):append_text(" (XOR the flow's hash)")
+        tree:add(f.h_checksum, cr):append_text(" (XOR the flow's hash and the numbers' seal)")
     elseif syn then
         local fr = r:take(1)
         tcp_flags = fr:uint()
@@ -1458,7 +1458,8 @@ local function plus_compact(r, pinfo, tree, dir, syn, tunnel, packed)
     add_generated(tree, f.data_len, r:left())
     payload(r, pinfo, tree)
     if flow ~= nil and mirrored then checksum = bit32.bxor(checksum, flow_hash(flow)) end
-    if flow == nil then checksum = nil end
+    -- With numbers, the field is XORed with their seal too, which needs the reference's numbers.
+    if flow == nil or numbered then checksum = nil end
     if syn then
         tell(dir, flow, checksum)
         return nil

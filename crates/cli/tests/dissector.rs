@@ -34,7 +34,7 @@ use taroc_cli::capture::{self, Capture};
 use taroc_core::plus::compact::CompactIr;
 use taroc_core::plus::ir_r::{self, IrR};
 use taroc_core::plus::packed::PackedIr;
-use taroc_core::plus::{cids, co, format, mirror, other};
+use taroc_core::plus::{cids, co, format, mirror, other, seal};
 use taroc_core::tcp::packet::FlowKey;
 use taroc_core::FrameKind;
 
@@ -780,6 +780,13 @@ fn check_whole(t: &Fields, run: &Run, direction: u8, p: &Tcp, ip: &Ip<'_>, form:
             "IR-S" => c,
             "compact IR" | "compact SYN" => i64::from(p.checksum),
             _ => i64::from(p.checksum ^ mirror::flow_hash(&p.flow)),
+        };
+        // Numbers against a reference: their seal too (format section 3.4).
+        let expected = match t.get("taroc.plus.ref_checksum") {
+            Some(_) if form != "IR-S" => {
+                expected ^ i64::from(seal::numbers_seal_of(p.seq, p.ack, p.win, p.ts))
+            }
+            _ => expected,
         };
         assert_eq!(c, expected, "{at}: TCP checksum field");
     }

@@ -39,6 +39,7 @@ use super::format::{
 };
 use super::mirror;
 use super::numbers::{self, Numbers};
+use super::seal;
 use crate::tcp::packet::{self, FlowKey};
 
 /// The mirror a compact IR names instead of its addresses and ports ([`mirror`]).
@@ -166,10 +167,17 @@ fn try_encode(
     }
     h.put_tcp(framing, numbered, bare_syn, out);
     if mirror.is_some() {
-        // The checksum XOR the flow's hash: swapping both ends leaves the checksums as they were.
+        // The checksum XOR the flow's hash: swapping both ends leaves the checksums as they were;
+        // with numbers, XOR their seal too (a reference of the same checksum field rebuilds
+        // numbers whose sums cancel).
         let at = out.len() - 2;
-        let sealed =
-            u16::from_be_bytes([out[at], out[at + 1]]) ^ mirror::flow_hash(&flow_of(ir, h.v4));
+        let numbers_seal = match numbered {
+            Some(_) => seal::numbers_seal(h.tcp, h.timestamps()),
+            None => 0,
+        };
+        let sealed = u16::from_be_bytes([out[at], out[at + 1]])
+            ^ mirror::flow_hash(&flow_of(ir, h.v4))
+            ^ numbers_seal;
         out[at..].copy_from_slice(&sealed.to_be_bytes());
     }
     h.put_tail(numbered, short, bare_syn, out);
@@ -270,10 +278,15 @@ impl<'a> Headers<'a> {
     }
 
     /// The numbers coded against `reference`, if the layout allows and that is shorter.
+    /// The Timestamps option's value and echo, with option layout 1.
+    fn timestamps(&self) -> Option<(u32, u32)> {
+        let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        (self.layout == 1).then(|| (be32(&self.options[4..8]), be32(&self.options[8..12])))
+    }
+
     fn numbered(&self, reference: &Numbers) -> Option<Numbered> {
         let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-        let ts =
-            (self.layout == 1).then(|| (be32(&self.options[4..8]), be32(&self.options[8..12])));
+        let ts = self.timestamps();
         if self.layout > 1 || ts.is_some() != reference.ts.is_some() {
             return None;
         }

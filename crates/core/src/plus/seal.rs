@@ -61,6 +61,33 @@ pub fn seal(identity: u32, f: &Fields, outer_id: u16) -> u16 {
     (long_seal(identity, f, outer_id) >> 16) as u16
 }
 
+/// The seal of a mirrored IR whose numbers are coded against a reference (specification
+/// section 3.4), over the TCP header `tcp` (options included; its checksum field is not read):
+/// [`seal`] of its sequence and acknowledgment numbers, window and timestamps (0 without the
+/// option, `ts`) with identity hash 0 and no IP-ID. Numbers rebuilt against another reference
+/// whose checksum field is the same have one's-complement sums that cancel, so the TCP checksum
+/// alone would pass them; their seal differs but for a 2^-16 chance.
+pub fn numbers_seal(tcp: &[u8], ts: Option<(u32, u32)>) -> u16 {
+    let word = |at: usize| u32::from_be_bytes([tcp[at], tcp[at + 1], tcp[at + 2], tcp[at + 3]]);
+    let win = u16::from_be_bytes([tcp[14], tcp[15]]);
+    numbers_seal_of(word(4), word(8), win, ts)
+}
+
+/// [`numbers_seal`] of a packet's sequence number `seq`, acknowledgment number `ack`, window
+/// `win` and timestamps `ts`.
+pub fn numbers_seal_of(seq: u32, ack: u32, win: u16, ts: Option<(u32, u32)>) -> u16 {
+    let (ts_val, ts_ecr) = ts.unwrap_or_default();
+    let fields = Fields {
+        seq,
+        ack,
+        win,
+        ip_id: 0,
+        ts_val,
+        ts_ecr,
+    };
+    seal(0, &fields, 0)
+}
+
 /// The seal of [`seal`] and the 16 bits below it in the hash (specification section 5.8): a
 /// frame with the extension's V flag carries the low 16 as its *check*, so that a header
 /// rebuilt wrong passes with odds of about 2^-32 instead of 2^-16.

@@ -19,6 +19,7 @@ use crate::plus::format::{
 };
 use crate::plus::mirror::{self, Mirrors};
 use crate::plus::numbers::{self, Numbers};
+use crate::plus::seal;
 use crate::tcp::packet::{self, FlowKey};
 
 /// Rebuilds the IR frame (or packet, as `framing` says) a compact `frame` stands for into
@@ -71,6 +72,16 @@ pub fn expand(
         (_, false) => ir.extend_from_slice(&[0, 0]),
     }
     put_options(&mut r, layout_bits, reference.as_ref(), bare_syn, ir)?;
+    if let Some(n) = &reference {
+        // Numbers against a reference: their seal off the checksum field too.
+        let tcp = &ir[ip_len..ip_len + tcp_len];
+        let be32 = |at: usize| u32::from_be_bytes([tcp[at], tcp[at + 1], tcp[at + 2], tcp[at + 3]]);
+        let ts = n.ts.map(|_| (be32(tcp_len - 8), be32(tcp_len - 4)));
+        let seal = seal::numbers_seal(tcp, ts);
+        let at = ip_len + 16;
+        let sealed = u16::from_be_bytes([ir[at], ir[at + 1]]) ^ seal;
+        ir[at..at + 2].copy_from_slice(&sealed.to_be_bytes());
+    }
     ir.extend_from_slice(r.rest);
     fill_lengths(framing, v4, ir)?;
     Ok(named)

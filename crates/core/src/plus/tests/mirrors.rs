@@ -455,3 +455,39 @@ fn mirrors_never_deliver_wrong_and_every_connection_resumes() {
     // The runs did refuse frames (under loss), and repaired them.
     assert!(all_refused > 0, "{all_refused}");
 }
+
+#[test]
+fn a_reference_named_by_a_checksum_another_packet_shares_is_not_delivered_wrong() {
+    // A sends the forward flow; its last packet, lost on the way to B, has the same TCP
+    // checksum field as the one before it, which B delivered: its sequence number is 0xFFFF
+    // higher (the same one's-complement sum), its payload the same. B's reverse flow starts
+    // with a mirrored IR whose numbers name the packet B delivered by its checksum; A's
+    // decompressor must not take the lost packet A's compressor told it of instead.
+    let (mut a, mut b) = (End::new(), End::new());
+    forward_flow(&mut a, &mut b);
+    let delivered = segment(1600, 77, 6, 506, 100);
+    let (_, _, result) = send(&mut a, &mut b, &delivered);
+    assert_eq!(result, Ok(()));
+    let mut lost = delivered.clone();
+    lost[4..6].copy_from_slice(&7u16.to_be_bytes());
+    lost[10..12].fill(0);
+    lost[36..38].fill(0);
+    let seq = u32::from_be_bytes(lost[24..28].try_into().unwrap()).wrapping_add(0xFFFF);
+    lost[24..28].copy_from_slice(&seq.to_be_bytes());
+    fill_checksums(&mut lost);
+    assert_eq!(
+        lost[36..38],
+        delivered[36..38],
+        "the same TCP checksum field"
+    );
+    let mut frame = Vec::new();
+    a.c.compress(&lost, &mut frame);
+    a.share();
+    let p = reply(77, 1700, 40, 900, 0);
+    let mut frame = Vec::new();
+    let kind = b.c.compress(&p, &mut frame);
+    b.share();
+    let mut out = Vec::new();
+    let result = a.d.decompress(kind, &frame, &mut out);
+    assert!(result.is_err() || out == p, "delivered wrong: {result:?}");
+}
