@@ -784,7 +784,7 @@ fn check_whole(t: &Fields, run: &Run, direction: u8, p: &Tcp, ip: &Ip<'_>, form:
         // Numbers against a reference: their seal too (format section 3.4).
         let expected = match t.get("taroc.plus.ref_checksum") {
             Some(_) if form != "IR-S" => {
-                expected ^ i64::from(seal::numbers_seal_of(p.seq, p.ack, p.win, p.ts))
+                expected ^ i64::from(seal::numbers_seal(p.seq, p.ack, p.win, p.ts))
             }
             _ => expected,
         };

@@ -30,9 +30,10 @@ use taroc_core::{Arrived, FrameKind, LinkEnd};
 
 use crate::auth::{AuthConfig, Opened, Session, LONG_HEADER};
 use crate::counters::{Counters, Rejection};
-use crate::gateway::{self, transport_checksum_ok, DropLog, READ_BUFFER};
+use crate::gateway::{self, DropLog, READ_BUFFER};
 use crate::link::{scheme_for_link, Fate, Link, LinkConfig, LinkDrop};
 use crate::Error;
+use taroc_wire::ip::transport_checksum_ok;
 
 mod framing;
 

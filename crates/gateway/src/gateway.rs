@@ -27,12 +27,13 @@ use drop_log::log_incorrect;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-pub use drop_log::{field_name, transport_checksum_ok, DropLog};
+pub use drop_log::{field_name, DropLog};
 pub(crate) use event_loop::Schedule;
 pub use event_loop::{
     final_table, run_emulated, thread_cpu_time, wait_readable, Clock, Copy, DataPath, LoopOptions,
     RunReport,
 };
+use taroc_wire::ip::transport_checksum_ok;
 
 /// Room for any packet a TUN read can return (IPv4 and IPv6 lengths are 16-bit).
 pub const READ_BUFFER: usize = 65536;

@@ -60,18 +60,25 @@ impl IpInfo {
     }
 }
 
-/// Whether `packet` is a TCP or UDP packet whose transport checksum verifies under its
-/// pseudo-header (`false` for any other packet): the one check a decompressor that verifies
-/// what it rebuilds makes of every such packet.
-pub fn transport_checksum_ok(packet: &[u8]) -> bool {
-    let Ok(ip) = IpInfo::parse(packet) else {
-        return false;
-    };
-    let transport = matches!(ip.protocol, crate::protocol::TCP | crate::protocol::UDP);
-    let segment = packet.get(ip.transport_offset..ip.declared_len.min(packet.len()));
-    transport
-        && segment
-            .is_some_and(|s| crate::checksum::transport_verifies(ip.src, ip.dst, ip.protocol, s))
+/// Whether the TCP or UDP checksum of `packet` verifies; `None` when there is nothing to check
+/// (another protocol, a fragment, an IPv4 UDP datagram without checksum, unparsable headers).
+pub fn transport_checksum_ok(packet: &[u8]) -> Option<bool> {
+    let ip = IpInfo::parse(packet).ok()?;
+    if ip.fragment || (ip.protocol != crate::protocol::TCP && ip.protocol != crate::protocol::UDP) {
+        return None;
+    }
+    let end = ip.declared_len.min(packet.len());
+    let segment = packet.get(ip.transport_offset..end)?;
+    if ip.protocol == crate::protocol::UDP && ip.version == 4 && segment.get(6..8) == Some(&[0, 0])
+    {
+        return None;
+    }
+    Some(crate::checksum::transport_verifies(
+        ip.src,
+        ip.dst,
+        ip.protocol,
+        segment,
+    ))
 }
 
 #[cfg(test)]
@@ -101,12 +108,16 @@ mod tests {
     #[test]
     fn a_transport_checksum_verifies_and_a_changed_octet_fails_it() {
         let udp = v4(crate::protocol::UDP);
-        assert!(transport_checksum_ok(&udp));
+        assert_eq!(transport_checksum_ok(&udp), Some(true));
         let mut changed = udp;
         changed[31] ^= 1;
-        assert!(!transport_checksum_ok(&changed));
-        // Neither TCP nor UDP, or no IP packet at all: nothing to verify.
-        assert!(!transport_checksum_ok(&v4(1)));
-        assert!(!transport_checksum_ok(&udp[..10]));
+        assert_eq!(transport_checksum_ok(&changed), Some(false));
+        // Neither TCP nor UDP, an IPv4 UDP datagram without checksum, or no IP packet at all:
+        // nothing to verify.
+        assert_eq!(transport_checksum_ok(&v4(1)), None);
+        let mut unchecked = udp;
+        unchecked[26..28].fill(0);
+        assert_eq!(transport_checksum_ok(&unchecked), None);
+        assert_eq!(transport_checksum_ok(&udp[..10]), None);
     }
 }

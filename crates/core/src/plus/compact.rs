@@ -172,7 +172,7 @@ fn try_encode(
         // numbers whose sums cancel).
         let at = out.len() - 2;
         let numbers_seal = match numbered {
-            Some(_) => seal::numbers_seal(h.tcp, h.timestamps()),
+            Some(_) => h.numbers_seal(),
             None => 0,
         };
         let sealed = u16::from_be_bytes([out[at], out[at + 1]])
@@ -188,6 +188,11 @@ fn try_encode(
 /// field, the differences of [`numbers::differences`], the window's difference and (with
 /// [`U`]) the urgent pointer field's from the usual stride.
 type Numbered = (u16, [Option<u32>; 4], u32, Option<u32>);
+
+/// The big-endian 32-bit number in the first four octets of `b`.
+fn be32(b: &[u8]) -> u32 {
+    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+}
 
 /// What the encoder reads of the IR frame (or packet) it codes.
 struct Headers<'a> {
@@ -277,15 +282,25 @@ impl<'a> Headers<'a> {
         u16::from_be_bytes([self.tcp[18], self.tcp[19]])
     }
 
-    /// The numbers coded against `reference`, if the layout allows and that is shorter.
     /// The Timestamps option's value and echo, with option layout 1.
     fn timestamps(&self) -> Option<(u32, u32)> {
-        let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
         (self.layout == 1).then(|| (be32(&self.options[4..8]), be32(&self.options[8..12])))
     }
 
+    /// The seal of the numbers a mirrored IR codes against a reference
+    /// ([`seal::numbers_seal`]).
+    fn numbers_seal(&self) -> u16 {
+        let tcp = self.tcp;
+        seal::numbers_seal(
+            be32(&tcp[4..8]),
+            be32(&tcp[8..12]),
+            self.window(),
+            self.timestamps(),
+        )
+    }
+
+    /// The numbers coded against `reference`, if the layout allows and that is shorter.
     fn numbered(&self, reference: &Numbers) -> Option<Numbered> {
-        let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
         let ts = self.timestamps();
         if self.layout > 1 || ts.is_some() != reference.ts.is_some() {
             return None;

@@ -601,8 +601,7 @@ impl PlusDecompressor {
                     // A held frame asks for nothing: the next one may confirm it.
                     if !core::mem::take(&mut self.held_now) {
                         self.requests.record(cid, &result);
-                        let damage = result.is_err_and(|r| r.is_context_damage());
-                        if self.loss_to_sibling && damage {
+                        if self.loss_to_sibling && result.is_err_and(|r| r.is_context_damage()) {
                             self.loss.refused();
                         }
                     }

@@ -62,20 +62,12 @@ pub fn seal(identity: u32, f: &Fields, outer_id: u16) -> u16 {
 }
 
 /// The seal of a mirrored IR whose numbers are coded against a reference (specification
-/// section 3.4), over the TCP header `tcp` (options included; its checksum field is not read):
-/// [`seal`] of its sequence and acknowledgment numbers, window and timestamps (0 without the
-/// option, `ts`) with identity hash 0 and no IP-ID. Numbers rebuilt against another reference
-/// whose checksum field is the same have one's-complement sums that cancel, so the TCP checksum
-/// alone would pass them; their seal differs but for a 2^-16 chance.
-pub fn numbers_seal(tcp: &[u8], ts: Option<(u32, u32)>) -> u16 {
-    let word = |at: usize| u32::from_be_bytes([tcp[at], tcp[at + 1], tcp[at + 2], tcp[at + 3]]);
-    let win = u16::from_be_bytes([tcp[14], tcp[15]]);
-    numbers_seal_of(word(4), word(8), win, ts)
-}
-
-/// [`numbers_seal`] of a packet's sequence number `seq`, acknowledgment number `ack`, window
-/// `win` and timestamps `ts`.
-pub fn numbers_seal_of(seq: u32, ack: u32, win: u16, ts: Option<(u32, u32)>) -> u16 {
+/// section 3.4): [`seal`] of its sequence number `seq`, acknowledgment number `ack`, window
+/// `win` and timestamps `ts` (0 without the option), with identity hash 0 and no IP-ID.
+/// Numbers rebuilt against another reference whose checksum field is the same have
+/// one's-complement sums that cancel, so the TCP checksum alone would pass them; their seal
+/// differs but for a 2^-16 chance.
+pub fn numbers_seal(seq: u32, ack: u32, win: u16, ts: Option<(u32, u32)>) -> u16 {
     let (ts_val, ts_ecr) = ts.unwrap_or_default();
     let fields = Fields {
         seq,

@@ -3,24 +3,8 @@
 
 use std::io::Write as _;
 
-use taroc_wire::checksum::transport_verifies;
 use taroc_wire::ip::IpInfo;
 use taroc_wire::protocol;
-
-/// Whether the TCP or UDP checksum of `packet` verifies; `None` when there is nothing to check
-/// (another protocol, a fragment, an IPv4 UDP datagram without checksum, unparsable headers).
-pub fn transport_checksum_ok(packet: &[u8]) -> Option<bool> {
-    let ip = IpInfo::parse(packet).ok()?;
-    if ip.fragment || (ip.protocol != protocol::TCP && ip.protocol != protocol::UDP) {
-        return None;
-    }
-    let end = ip.declared_len.min(packet.len());
-    let segment = packet.get(ip.transport_offset..end)?;
-    if ip.protocol == protocol::UDP && ip.version == 4 && segment.get(6..8) == Some(&[0, 0]) {
-        return None;
-    }
-    Some(transport_verifies(ip.src, ip.dst, ip.protocol, segment))
-}
 
 /// Logs a refused packet or frame at most once per second per kind of refusal, so a flood of
 /// oversize packets cannot flood the log.

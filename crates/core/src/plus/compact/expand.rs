@@ -9,7 +9,7 @@ use taroc_wire::tcp::flags::ACK;
 use taroc_wire::{checksum, protocol};
 
 use super::{
-    add16, is_syn_echo, usual_stride, Framing, D, DF, HOLE, LAYOUTS, O_SHIFT, S, SHORT,
+    add16, be32, is_syn_echo, usual_stride, Framing, D, DF, HOLE, LAYOUTS, O_SHIFT, S, SHORT,
     SHORT_FLAGS_HIGH, T, TCP_LEN, U, USUAL_TTL, V, V4_FIRST, V6_FIRST, Z,
 };
 use crate::codec::DropReason;
@@ -75,9 +75,10 @@ pub fn expand(
     if let Some(n) = &reference {
         // Numbers against a reference: their seal off the checksum field too.
         let tcp = &ir[ip_len..ip_len + tcp_len];
-        let be32 = |at: usize| u32::from_be_bytes([tcp[at], tcp[at + 1], tcp[at + 2], tcp[at + 3]]);
-        let ts = n.ts.map(|_| (be32(tcp_len - 8), be32(tcp_len - 4)));
-        let seal = seal::numbers_seal(tcp, ts);
+        let window = u16::from_be_bytes([tcp[14], tcp[15]]);
+        let ts =
+            n.ts.map(|_| (be32(&tcp[tcp_len - 8..]), be32(&tcp[tcp_len - 4..])));
+        let seal = seal::numbers_seal(be32(&tcp[4..]), be32(&tcp[8..]), window, ts);
         let at = ip_len + 16;
         let sealed = u16::from_be_bytes([ir[at], ir[at + 1]]) ^ seal;
         ir[at..at + 2].copy_from_slice(&sealed.to_be_bytes());
