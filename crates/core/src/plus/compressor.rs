@@ -320,6 +320,8 @@ pub struct PlusCompressor {
     clock: u64,
     /// `clock` when the last context request for a TCP context or loss note came in.
     lossy_at: Option<u64>,
+    /// `clock` when the sibling decompressor last told of a burst ([`mirror::Note::Bursty`]).
+    bursty_at: Option<u64>,
     now: Duration,
     stats: PlusStats,
     breakdown: Breakdown,
@@ -354,6 +356,7 @@ impl PlusCompressor {
             spare_windows: None,
             clock: 0,
             lossy_at: None,
+            bursty_at: None,
             now: Duration::ZERO,
             stats: PlusStats::default(),
             breakdown: Breakdown::default(),
@@ -405,6 +408,7 @@ impl Compressor for PlusCompressor {
                 self.referenced(hash, checksum, next_seq, ack)
             }
             Some(mirror::Note::Lossy) => self.sibling_saw_loss(),
+            Some(mirror::Note::Bursty) => self.sibling_saw_burst(),
             Some(other) => self.mirrors.hear_note(other),
             None => {}
         }

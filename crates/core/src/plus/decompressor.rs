@@ -598,8 +598,13 @@ impl PlusDecompressor {
                     }
                 };
                 if let Some(cid) = cid {
+                    let held = core::mem::take(&mut self.held_now);
+                    let stale = held || result == Err(DropReason::ChecksumMismatch);
+                    if self.loss_to_sibling && stale {
+                        self.loss.burst();
+                    }
                     // A held frame asks for nothing: the next one may confirm it.
-                    if !core::mem::take(&mut self.held_now) {
+                    if !held {
                         self.requests.record(cid, &result);
                         if self.loss_to_sibling && result.is_err_and(|r| r.is_context_damage()) {
                             self.loss.refused();
@@ -698,6 +703,10 @@ impl Decompressor for PlusDecompressor {
     fn take_sibling_note(&mut self, out: &mut Vec<u8>) -> bool {
         if self.loss_to_sibling && self.loss.take(out) {
             mirror::put_note(&mirror::Note::Lossy, out);
+            return true;
+        }
+        if self.loss_to_sibling && self.loss.take_burst() {
+            mirror::put_note(&mirror::Note::Bursty, out);
             return true;
         }
         let contexts = &self.contexts;

@@ -57,6 +57,9 @@ const REFERENCED_NOTE: u8 = 3;
 /// Note type: the sibling decompressor sees the link lose frames ([`Note::Lossy`]).
 const LOSSY_NOTE: u8 = 4;
 
+/// Note type: the sibling decompressor lost a reference to a burst ([`Note::Bursty`]).
+const BURSTY_NOTE: u8 = 5;
+
 /// The packets' numbers a codec remembers of those its sibling told of (a ring): a mirrored IR
 /// with numbers names its reference among them.
 pub const NUMBERS_KEPT: usize = 256;
@@ -85,6 +88,10 @@ pub enum Note {
     /// a compressor learns that its starts need more IR frames (the note a decompressor with
     /// one sends to the far compressor, [`super::format::LOSS_NOTE`]).
     Lossy,
+    /// The sibling decompressor held or refused a CO frame (without a reverse channel): a
+    /// burst took more of a flow's frames than the compressor's window reaches, and the link
+    /// likely loses such bursts going out too.
+    Bursty,
 }
 
 /// Writes `note` to `out`, cleared first.
@@ -107,6 +114,7 @@ pub fn put_note(note: &Note, out: &mut Vec<u8>) {
             numbers.put(out);
         }
         Note::Lossy => out.push(LOSSY_NOTE),
+        Note::Bursty => out.push(BURSTY_NOTE),
         Note::Referenced(hash, checksum, next_seq, ack) => {
             out.push(REFERENCED_NOTE);
             out.extend_from_slice(&hash.to_be_bytes());
@@ -154,6 +162,7 @@ pub fn parse_note(note: &[u8]) -> Option<Note> {
             Numbers::parse(numbers)?,
         )),
         (&LOSSY_NOTE, []) => Some(Note::Lossy),
+        (&BURSTY_NOTE, []) => Some(Note::Bursty),
         (&REFERENCED_NOTE, [h0, h1, c0, c1, n0, n1, n2, n3, a0, a1, a2, a3]) => {
             Some(Note::Referenced(
                 u16::from_be_bytes([*h0, *h1]),
@@ -314,7 +323,7 @@ impl Mirrors {
                 self.numbers.push_back((hash, numbers));
             }
             // The compressor's to act on ([`super::receipt`]).
-            Note::Referenced(..) | Note::Lossy => {}
+            Note::Referenced(..) | Note::Lossy | Note::Bursty => {}
         }
     }
 

@@ -104,6 +104,35 @@ pub(super) struct Coder<'a> {
     /// one (a decompressor that missed that many packets holds it back without the check,
     /// [`crate::plus::stale`]).
     pub(super) check: bool,
+    /// The numbers that show a jump are coded to decode across [`LOSSY_REACH`] packets (a
+    /// link known to lose frames, without a reverse channel).
+    pub(super) reach: bool,
+}
+
+/// How many packets of its flow a burst may take on a link known to lose frames (without a
+/// reverse channel) before the first frame after it may decode near the last packet delivered,
+/// with no jump to show the loss (spec section 5.8): the numbers that show jumps reach this
+/// far in the frames of such a link.
+pub(super) const LOSSY_REACH: u32 = 128;
+
+/// Widens `needs` so that the numbers [`crate::plus::stale::jumped`] reads decode across
+/// [`LOSSY_REACH`] packets: the IP-ID's counter (through the scaled sequence number it is
+/// coded against, or its own offset without a sequence stride), else the number with a stride.
+fn reach(needs: &mut Needs, strides: Strides, counter: bool) {
+    let far = |span: Span, by: u32| Span {
+        up: span.up.max(by),
+        ..span
+    };
+    let packets = |stride: u16| LOSSY_REACH * u32::from(stride);
+    if strides.seq != 0 {
+        needs.seq_scaled = needs.seq_scaled.map(|s| far(s, LOSSY_REACH));
+        needs.seq = far(needs.seq, packets(strides.seq));
+    } else if counter {
+        needs.ip_id = far(needs.ip_id, LOSSY_REACH);
+    } else if strides.ack != 0 {
+        needs.ack_scaled = needs.ack_scaled.map(|s| far(s, LOSSY_REACH));
+        needs.ack = far(needs.ack, packets(strides.ack));
+    }
 }
 
 impl Coder<'_> {
@@ -116,6 +145,7 @@ impl Coder<'_> {
         p: &TcpIpPacket<'_>,
         wide: bool,
         check: bool,
+        reach: bool,
     ) -> Coder<'a> {
         Coder {
             vsw: &ctx.vsw,
@@ -140,6 +170,7 @@ impl Coder<'_> {
             note: ctx.notes_due > 0 || (wide && ctx.wide_notes > 0),
             horizon: wide.then_some(&ctx.horizon),
             check,
+            reach,
         }
     }
 }
@@ -215,6 +246,9 @@ fn widen(needs: &mut Needs, ctx: &Coder<'_>, p: &TcpIpPacket<'_>, me: &Derived) 
     if let Some(horizon) = ctx.horizon {
         let more = window::needs(horizon, ctx.derived_by, &p.fields, me, ctx.scaler, ctx.ts);
         *needs = needs.max(&more);
+    }
+    if ctx.reach {
+        reach(needs, ctx.strides, ctx.behaviour.is_counter());
     }
     if ctx.full_numbers {
         let whole = Span {

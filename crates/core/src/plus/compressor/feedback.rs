@@ -124,4 +124,19 @@ impl PlusCompressor {
     pub(super) fn lossy(&self) -> bool {
         self.lossy_at.is_some_and(|t| self.clock - t < LOSSY_MEMORY)
     }
+
+    /// The sibling decompressor held or refused a frame ([`crate::plus::mirror::Note::Bursty`],
+    /// sent without a reverse channel only): the link loses bursts longer than the window
+    /// reaches, and this compressor's frames reach further ([`super::co::LOSSY_REACH`]).
+    pub(super) fn sibling_saw_burst(&mut self) {
+        if !self.config.repair.context_requests {
+            self.bursty_at = Some(self.clock);
+        }
+    }
+
+    /// Whether a burst note came in lately ([`LOSSY_MEMORY`]).
+    pub(super) fn bursty(&self) -> bool {
+        self.bursty_at
+            .is_some_and(|t| self.clock - t < LOSSY_MEMORY)
+    }
 }

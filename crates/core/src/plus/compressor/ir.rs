@@ -114,7 +114,7 @@ pub(super) fn write_ir_r(
         outer_id: None,
         note: false,
         horizon: None,
-        ..Coder::of(ctx, 0, p, false, false)
+        ..Coder::of(ctx, 0, p, false, false, false)
     };
     let (k, _) = write_co(&coder, p, 0, out, stats)?;
     out[at] = k;

@@ -66,7 +66,7 @@ impl PlusCompressor {
         ctx.recent.push(now);
         let kind = match why {
             None => {
-                let coder = Coder::of(ctx, outer_id, p, wide, check);
+                let coder = Coder::of(ctx, outer_id, p, wide, check, one_way && self.bursty());
                 match write_co(&coder, p, cid, out, &mut self.stats) {
                     Ok((kind, tally)) => {
                         self.breakdown.add(p.payload_len() > 0, &tally);

@@ -41,6 +41,10 @@ pub(super) struct LossWatch {
     gaps: u8,
     /// Frames the current window has had.
     frames: u32,
+    /// A burst note is due ([`LossWatch::burst`]).
+    burst_due: bool,
+    /// CO frames delivered since the last burst note.
+    since_burst: u32,
 }
 
 impl LossWatch {
@@ -51,6 +55,8 @@ impl LossWatch {
             since_note: NOTE_EVERY,
             gaps: 0,
             frames: 0,
+            burst_due: false,
+            since_burst: NOTE_EVERY,
         }
     }
 
@@ -62,6 +68,7 @@ impl LossWatch {
         let lost = sequential && (2..=LOSS_GAP_MAX).contains(&gap);
         let late = sequential && (1..=LOSS_GAP_MAX).contains(&gap.wrapping_neg());
         self.since_note = self.since_note.saturating_add(1);
+        self.since_burst = self.since_burst.saturating_add(1);
         self.gaps = self
             .gaps
             .saturating_add(u8::from(lost))
@@ -81,6 +88,20 @@ impl LossWatch {
     pub(super) fn refused(&mut self) {
         self.gaps = self.gaps.saturating_add(1);
         self.check();
+    }
+
+    /// A CO frame held, or refused on its checksum, without context requests: a burst took a
+    /// reference with it. A burst note ([`crate::plus::mirror::Note::Bursty`]) is due, unless
+    /// one went within the last [`NOTE_EVERY`] frames delivered.
+    pub(super) fn burst(&mut self) {
+        if self.since_burst >= NOTE_EVERY {
+            (self.burst_due, self.since_burst) = (true, 0);
+        }
+    }
+
+    /// Whether a burst note is due, taking it.
+    pub(super) fn take_burst(&mut self) -> bool {
+        core::mem::take(&mut self.burst_due)
     }
 
     /// A note is due if enough gaps were seen, and none went lately.
@@ -163,5 +184,21 @@ mod tests {
         w.delivered(true, 2);
         w.delivered(true, 1u16.wrapping_neg());
         assert!(!w.take(&mut out));
+    }
+
+    #[test]
+    fn a_burst_note_comes_once_per_1024_frames() {
+        let mut w = LossWatch::new();
+        w.burst();
+        assert!(w.take_burst());
+        assert!(!w.take_burst());
+        for _ in 0..NOTE_EVERY - 1 {
+            w.delivered(true, 1);
+        }
+        w.burst();
+        assert!(!w.take_burst());
+        w.delivered(true, 1);
+        w.burst();
+        assert!(w.take_burst());
     }
 }

@@ -1,14 +1,15 @@
 //! Without context requests, on a link known to lose frames: how the link becomes known as one
 //! (frames refused, packets late rather than lost), and what a context then sends (early
-//! refreshes, wide frames more often).
+//! refreshes, wide frames more often, and after a burst numbers that reach further).
 
 use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::{all_co, one_way, segment_from};
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
+use crate::plus::format::{self, kind};
 use crate::plus::mirror::{self, Note};
-use crate::plus::{PlusCompressor, PlusDecompressor};
+use crate::plus::{cids, PlusCompressor, PlusDecompressor};
 
 /// The loss notes a decompressor gives its sibling compressor.
 fn lossy_notes(d: &mut PlusDecompressor) -> usize {
@@ -162,4 +163,57 @@ fn frames_that_do_not_parse_are_no_loss() {
         assert_eq!(r, Err(DropReason::Malformed));
     }
     assert_eq!(lossy_notes(&mut d), 0);
+}
+
+/// The size class of the sequence number in a CO frame (the kind byte's S), if it is one.
+fn seq_class(kind: FrameKind, frame: &[u8]) -> Option<u8> {
+    let k = kind.to_byte();
+    let co = if k >= format::CO {
+        k
+    } else {
+        cids::read(k, frame)?.1
+    };
+    (co >= format::CO).then_some(co >> kind::S_SHIFT & 0x03)
+}
+
+#[test]
+fn after_a_burst_longer_than_the_window_the_scaled_sequence_number_reaches_further() {
+    // A bulk flow (a sequence stride of 256, a counter IP-ID) loses 20 frames in a row: the
+    // frame after them jumped, and the decompressor holds it and tells its sibling compressor
+    // of the burst, once. Passed to the compressor (the link loses such bursts going out too),
+    // the note takes its CO frames from 6 LSBs of the scaled sequence number (class 1, 55
+    // packets ahead) to 8 (class 2, 223): a burst of up to 128 packets then decodes right and
+    // shows as a jump, where it could otherwise decode near the last packet delivered.
+    let mut c = PlusCompressor::new(one_way());
+    let mut d = PlusDecompressor::new(one_way());
+    let (mut frame, mut out, mut note) = (Vec::new(), Vec::new(), Vec::new());
+    let mut classes = Vec::new();
+    let mut bursts = 0;
+    for i in 0..400u32 {
+        let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i / 8);
+        let kind = c.compress(&p, &mut frame);
+        if (100..120).contains(&i) {
+            continue;
+        }
+        let r = d.decompress(kind, &frame, &mut out);
+        assert_eq!(r.is_err(), i == 120, "packet {i}: {r:?}");
+        while d.take_sibling_note(&mut note) {
+            if mirror::parse_note(&note) == Some(Note::Bursty) {
+                bursts += 1;
+                c.sibling_note(&note);
+            }
+        }
+        assert_eq!(bursts, usize::from(i >= 120), "packet {i}");
+        classes.push((i, seq_class(kind, &frame)));
+    }
+    let of = |from: u32, to: u32| {
+        classes
+            .iter()
+            .filter(move |&&(i, _)| (from..to).contains(&i))
+            .filter_map(|&(_, class)| class)
+    };
+    // Before the burst, 6 LSBs but in the wide frames; after it, never fewer than 8.
+    let six = of(40, 100).filter(|&class| class == 1).count();
+    assert!(six >= 55, "{six} of 60: {classes:?}");
+    assert!(of(121, 400).all(|class| class >= 2), "{classes:?}");
 }

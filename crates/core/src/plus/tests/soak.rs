@@ -2,12 +2,14 @@
 //! the decompressor keeps losing its reference, and every frame it is handed against a lost
 //! or wrong reference is a trial of its verification (spec section 5.8). Counts the trials
 //! (frames refused for context damage, held ones included, and wrong deliveries, late ones
-//! included) and requires no wrong delivery.
+//! included) and requires no wrong delivery. The link loses frames both ways: the
+//! decompressor's loss and burst notes reach the compressor, as the far end's would.
 
 use alloc::vec::Vec;
 
 use super::{config, one_way, pure_ack, segment};
 use crate::codec::{Compressor, Decompressor, DropReason};
+use crate::plus::mirror::{parse_note, Note};
 use crate::plus::{PlusCompressor, PlusConfig, PlusDecompressor};
 use crate::test_rng::Rng;
 
@@ -29,7 +31,7 @@ fn soak(config: &PlusConfig, seed: u64, trials: u64, loss_percent: u64, burst: u
     let mut rng = Rng(seed);
     let mut tally = Tally::default();
     let (mut out, mut frame, mut late) = (Vec::new(), Vec::new(), Vec::new());
-    let mut held = Vec::new();
+    let (mut held, mut note) = (Vec::new(), Vec::new());
     while tally.trials < trials {
         let mut c = PlusCompressor::new(config.clone());
         let mut d = PlusDecompressor::new(config.clone());
@@ -90,6 +92,13 @@ fn soak(config: &PlusConfig, seed: u64, trials: u64, loss_percent: u64, burst: u
                 }
                 Err(DropReason::ChecksumMismatch | DropReason::NoContext) => tally.trials += 1,
                 Err(other) => panic!("refused as {other:?}"),
+            }
+            // The link loses frames the other way too: the far end's decompressor would see
+            // it and tell this compressor, as this one tells its sibling.
+            while d.take_sibling_note(&mut note) {
+                if matches!(parse_note(&note), Some(Note::Lossy | Note::Bursty)) {
+                    c.sibling_note(&note);
+                }
             }
             // A held packet delivered late: the one held last (one context here).
             if d.take_late(&mut late) {
