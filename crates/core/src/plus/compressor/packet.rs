@@ -265,6 +265,7 @@ impl PlusCompressor {
         if ctx.outer.as_ref().is_some_and(Outer::is_v4) {
             derived = derived.with_outer(outer_id.wrapping_sub(p.fields.ip_id));
         }
+        let own = derived;
         let derived = if ctx.behaviour.is_counter() {
             ipid::window_offset(&ctx.vsw, sent, derived, compressed)
         } else {
@@ -279,10 +280,18 @@ impl PlusCompressor {
         if !self.config.repair.context_requests {
             ctx.since_sample += 1;
             // Every IR frame too: it is the reference of a decompressor that lost what
-            // followed it (a restart's IR frames, say).
-            if ctx.since_sample >= HORIZON_STEP || !compressed {
+            // followed it (a restart's IR frames, say). And after a burst note, with its own
+            // IP-ID offset, every packet whose window entry keeps another's: a decompressor
+            // takes it as its reference only after missing a window's worth of packets, which
+            // is what the horizon is for.
+            let sampled = ctx.since_sample >= HORIZON_STEP || !compressed;
+            if sampled {
                 ctx.since_sample = 0;
-                ctx.horizon.push_with(entry, derived);
+            }
+            let bursty = self.bursty();
+            if sampled || (bursty && derived != own) {
+                ctx.horizon
+                    .push_with(entry, if bursty { own } else { derived });
             }
         }
         ctx.seq.on_segment(p.fields.seq);
