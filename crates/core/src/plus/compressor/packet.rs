@@ -10,7 +10,8 @@ use super::co::{write_co, Coder};
 use super::ir::{write_ir, write_ir_r};
 use super::{
     Context, PlusCompressor, ANSWER_IRS, HORIZON_STEP, MIN_WINDOW_PACKETS, NUMBERS_NOTED,
-    SPREAD_AFTER_CO, WIDE_EVERY_LOSSY, WIDE_EVERY_PACKETS, WIDE_INTERVAL, YOUNG_BASE,
+    SPREAD_AFTER_CO, SPREAD_FIRST_AFTER_CO, WIDE_EVERY_LOSSY, WIDE_EVERY_PACKETS, WIDE_INTERVAL,
+    YOUNG_BASE,
 };
 use crate::codec::FrameKind;
 use crate::plus::compact;
@@ -133,10 +134,17 @@ impl PlusCompressor {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
             Some(Why::SlowStart)
-        } else if ctx.spread_due && ctx.co_run >= SPREAD_AFTER_CO {
+        } else if ctx.spread_due > 0
+            && ctx.co_run
+                >= if ctx.spread_due > 1 {
+                    SPREAD_FIRST_AFTER_CO
+                } else {
+                    SPREAD_AFTER_CO
+                }
+        {
             // The start's last IR frame, away from the others: a burst that took them all
             // leaves the context unset for this many packets of the flow, not a refresh's.
-            ctx.spread_due = false;
+            ctx.spread_due -= 1;
             Some(Why::SlowStart)
         } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
             Some(Why::Retransmission)

@@ -275,3 +275,36 @@ fn after_a_burst_a_retransmission_the_decompressor_took_as_its_reference_is_in_t
         .count();
     assert!(refused <= 30, "{refused} refused");
 }
+
+#[test]
+fn after_a_burst_note_a_start_spreads_two_ir_frames() {
+    // The start's IR frames go back to back; a burst takes them all as easily as one. After a
+    // burst note, one more IR frame follows 4 CO frames after them, before the spread one
+    // (SPREAD_AFTER_CO CO frames on), so that a context whose start a burst took is set up
+    // within a few packets of its flow.
+    let irs = |mut c: PlusCompressor| {
+        let mut frame = Vec::new();
+        let kinds: Vec<u8> = (0..60u32)
+            .map(|i| {
+                let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+                c.compress(&p, &mut frame).to_byte()
+            })
+            .collect();
+        let at: Vec<usize> = (0..kinds.len())
+            .filter(|&i| !all_co(&kinds[i..=i]))
+            .collect();
+        // The positions after the last of the back-to-back ones.
+        let run = at.iter().zip(1..).take_while(|&(&i, n)| i + 1 == n).count();
+        at[run..]
+            .iter()
+            .map(|i| i - at[run - 1])
+            .collect::<Vec<_>>()
+    };
+    let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
+    assert_eq!(irs(PlusCompressor::new(one_way())), [spread + 1]);
+    let mut c = PlusCompressor::new(one_way());
+    let mut note = Vec::new();
+    mirror::put_note(&Note::Bursty, &mut note);
+    c.sibling_note(&note);
+    assert_eq!(irs(c), [5, 5 + spread + 1]);
+}
