@@ -606,7 +606,8 @@ impl PlusDecompressor {
                     // A held frame asks for nothing: the next one may confirm it.
                     if !held {
                         self.requests.record(cid, &result);
-                        if self.loss_to_sibling && result.is_err_and(|r| r.is_context_damage()) {
+                        let damage = result.is_err_and(|r| r.is_context_damage());
+                        if self.loss_to_sibling && damage {
                             self.loss.refused();
                         }
                     }

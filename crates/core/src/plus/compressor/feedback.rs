@@ -122,7 +122,12 @@ impl PlusCompressor {
 
     /// Whether a context request or a loss note came in lately ([`LOSSY_MEMORY`]).
     pub(super) fn lossy(&self) -> bool {
-        self.lossy_at.is_some_and(|t| self.clock - t < LOSSY_MEMORY)
+        self.lately(self.lossy_at)
+    }
+
+    /// Whether `at` (a `clock`) is within the last [`LOSSY_MEMORY`] packets.
+    fn lately(&self, at: Option<u64>) -> bool {
+        at.is_some_and(|t| self.clock - t < LOSSY_MEMORY)
     }
 
     /// The sibling decompressor held or refused a frame ([`crate::plus::mirror::Note::Bursty`],
@@ -136,7 +141,6 @@ impl PlusCompressor {
 
     /// Whether a burst note came in lately ([`LOSSY_MEMORY`]).
     pub(super) fn bursty(&self) -> bool {
-        self.bursty_at
-            .is_some_and(|t| self.clock - t < LOSSY_MEMORY)
+        self.lately(self.bursty_at)
     }
 }

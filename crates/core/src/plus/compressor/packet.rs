@@ -64,10 +64,12 @@ impl PlusCompressor {
         };
         let limit = MIN_WINDOW_PACKETS as u16;
         let check = one_way && ctx.recent.jumped(ctx.scaler.scaling(), &now, limit);
+        // A burst note came lately (never with a reverse channel).
+        let bursty = self.bursty();
         ctx.recent.push(now);
         let kind = match why {
             None => {
-                let coder = Coder::of(ctx, outer_id, p, wide, check, one_way && self.bursty());
+                let coder = Coder::of(ctx, outer_id, p, wide, check, bursty);
                 match write_co(&coder, p, cid, out, &mut self.stats) {
                     Ok((kind, tally)) => {
                         self.breakdown.add(p.payload_len() > 0, &tally);
@@ -95,7 +97,7 @@ impl PlusCompressor {
             ctx.numbers_noted += 1;
             self.outbox.numbers(ctx.flow_hash, Numbers::of(p));
         }
-        self.keep(ctx, p, &sent, compressed, outer_id);
+        self.keep(ctx, p, &sent, compressed, outer_id, bursty);
         kind
     }
 
@@ -134,16 +136,9 @@ impl PlusCompressor {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
             Some(Why::SlowStart)
-        } else if ctx.spread_due > 0
-            && ctx.co_run
-                >= if ctx.spread_due > 1 {
-                    SPREAD_FIRST_AFTER_CO
-                } else {
-                    SPREAD_AFTER_CO
-                }
-        {
-            // The start's last IR frame, away from the others: a burst that took them all
-            // leaves the context unset for this many packets of the flow, not a refresh's.
+        } else if ctx.spread_due > 0 && ctx.co_run >= spread_after(ctx.spread_due) {
+            // A start's IR frame away from the others: a burst that took them all leaves the
+            // context unset for this many packets of the flow, not a refresh's.
             ctx.spread_due -= 1;
             Some(Why::SlowStart)
         } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
@@ -257,7 +252,8 @@ impl PlusCompressor {
     }
 
     /// What the context keeps of `p` (sent as `sent`, CO if `compressed`): a window entry (and
-    /// a horizon sample without a reverse channel), the tracked window, the pruned window.
+    /// a horizon sample without a reverse channel, more of them if `bursty`: a burst note came
+    /// lately), the tracked window, the pruned window.
     #[inline(always)]
     fn keep(
         &mut self,
@@ -266,6 +262,7 @@ impl PlusCompressor {
         sent: &Fields,
         compressed: bool,
         outer_id: u16,
+        bursty: bool,
     ) {
         ctx.rescale();
         let len = sent.seq.wrapping_sub(p.fields.seq);
@@ -296,7 +293,6 @@ impl PlusCompressor {
             if sampled {
                 ctx.since_sample = 0;
             }
-            let bursty = self.bursty();
             if sampled || (bursty && derived != own) {
                 ctx.horizon
                     .push_with(entry, if bursty { own } else { derived });
@@ -314,5 +310,16 @@ impl PlusCompressor {
             ctx.spread_due = self.spreads();
             ctx.issued.clear();
         }
+    }
+}
+
+/// CO frames after the last IR frame before the next of a start's `due` spread IR frames: the
+/// first of two comes [`SPREAD_FIRST_AFTER_CO`] after the back-to-back ones, the last
+/// [`SPREAD_AFTER_CO`] after the one before it.
+fn spread_after(due: u8) -> u32 {
+    if due > 1 {
+        SPREAD_FIRST_AFTER_CO
+    } else {
+        SPREAD_AFTER_CO
     }
 }

@@ -21,13 +21,18 @@ fn lossy_notes(d: &mut PlusDecompressor) -> usize {
     notes
 }
 
+/// A compressor whose sibling decompressor gave it `note`.
+fn told(note: Note) -> PlusCompressor {
+    let mut c = PlusCompressor::new(one_way());
+    let mut bytes = Vec::new();
+    mirror::put_note(&note, &mut bytes);
+    c.sibling_note(&bytes);
+    c
+}
+
 /// A compressor that its sibling decompressor told the link loses frames.
 fn lossy_compressor() -> PlusCompressor {
-    let mut c = PlusCompressor::new(one_way());
-    let mut note = Vec::new();
-    mirror::put_note(&Note::Lossy, &mut note);
-    c.sibling_note(&note);
-    c
+    told(Note::Lossy)
 }
 
 #[test]
@@ -228,11 +233,8 @@ fn after_a_burst_a_retransmission_the_decompressor_took_as_its_reference_is_in_t
     // frames after it fail against the decompressor's reference. After a burst note the
     // horizon keeps the retransmission's own offset, and the next wide frame (28 CO frames on)
     // sets the reference again; without it, nothing did before the periodic refresh.
-    let mut c = PlusCompressor::new(one_way());
+    let mut c = told(Note::Bursty);
     let mut d = PlusDecompressor::new(one_way());
-    let mut note = Vec::new();
-    mirror::put_note(&Note::Bursty, &mut note);
-    c.sibling_note(&note);
     let (mut frame, mut out) = (Vec::new(), Vec::new());
     let seq = |segment: u32| 1000 + 256 * segment;
     let mut id = 0u16;
@@ -246,29 +248,20 @@ fn after_a_burst_a_retransmission_the_decompressor_took_as_its_reference_is_in_t
         let r = d.decompress(kind, &frame, &mut out);
         Some(r.is_ok() || d.take_late(&mut out))
     };
-    for segment in 0..100 {
-        assert_eq!(
-            send(&mut c, &mut d, segment, false),
-            Some(true),
-            "{segment}"
+    // (segment, lost): the flow, the bursts, and the two retransmissions between them.
+    let steps = (0..100)
+        .map(|segment| (segment, false))
+        .chain((100..105).map(|segment| (segment, true)))
+        .chain([(90, false)])
+        .chain((105..111).map(|segment| (segment, true)))
+        .chain([(99, false)]);
+    for (i, (segment, lost)) in steps.enumerate() {
+        let delivered = send(&mut c, &mut d, segment, lost);
+        assert!(
+            lost || delivered == Some(true),
+            "step {i}, segment {segment}"
         );
     }
-    for segment in 100..105 {
-        send(&mut c, &mut d, segment, true);
-    }
-    assert_eq!(
-        send(&mut c, &mut d, 90, false),
-        Some(true),
-        "the first retransmission"
-    );
-    for segment in 105..111 {
-        send(&mut c, &mut d, segment, true);
-    }
-    assert_eq!(
-        send(&mut c, &mut d, 99, false),
-        Some(true),
-        "the second retransmission"
-    );
     let refused = (111..300)
         .map(|segment| send(&mut c, &mut d, segment, false))
         .take_while(|&delivered| delivered == Some(false))
@@ -302,9 +295,5 @@ fn after_a_burst_note_a_start_spreads_two_ir_frames() {
     };
     let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
     assert_eq!(irs(PlusCompressor::new(one_way())), [spread + 1]);
-    let mut c = PlusCompressor::new(one_way());
-    let mut note = Vec::new();
-    mirror::put_note(&Note::Bursty, &mut note);
-    c.sibling_note(&note);
-    assert_eq!(irs(c), [5, 5 + spread + 1]);
+    assert_eq!(irs(told(Note::Bursty)), [5, 5 + spread + 1]);
 }
