@@ -27,8 +27,7 @@ use std::time::Duration;
 use serde::Serialize;
 use taroc_core::Variant;
 use taroc_sim::outage::OutageStats;
-use taroc_wire::checksum::transport_verifies;
-use taroc_wire::ip::IpInfo;
+use taroc_wire::ip::transport_checksum_ok;
 
 use crate::capture::{CaptureReader, Packet};
 use crate::impair::LossModel;
@@ -167,18 +166,9 @@ pub struct SchemeResult {
 }
 
 /// Whether the receiver's TCP or UDP checksum would reject `packet` (false when it has none to
-/// check: other protocols, fragments, unparsable headers).
+/// check: other protocols, fragments, IPv4 UDP without checksum, unparsable headers).
 fn transport_checksum_rejects(packet: &[u8]) -> bool {
-    let Ok(ip) = IpInfo::parse(packet) else {
-        return false;
-    };
-    if ip.fragment || !(ip.protocol == 6 || ip.protocol == 17) {
-        return false;
-    }
-    match packet.get(ip.transport_offset..ip.declared_len.min(packet.len())) {
-        Some(segment) => !transport_verifies(ip.src, ip.dst, ip.protocol, segment),
-        None => true,
-    }
+    transport_checksum_ok(packet) == Some(false)
 }
 
 /// Runs every scheme variant of `variants` over the capture `reader` reads, in one pass: each
