@@ -227,6 +227,12 @@ struct Context {
     /// The context's last packets: a CO frame that jumped from one of them carries the check
     /// ([`stale`]).
     recent: Recent,
+    /// The context's last IR frame that was not a start's (a refresh, a repair) went
+    /// mirrored: the next goes unmirrored. A mirror resolves at the far end only while its
+    /// compressor sends the mirror's flow; after that compressor restarts, a receiver that
+    /// sends nothing on the flow until it hears from it would leave every mirrored refresh
+    /// refused, where an unmirrored one sets the context up.
+    repair_mirrored: bool,
     /// The start's spread IR frames still to come ([`PlusCompressor::spreads`]).
     spread_due: u8,
     /// CO frames sent since the last IR or wide frame ([`WIDE_EVERY_PACKETS`]).

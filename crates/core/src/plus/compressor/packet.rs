@@ -204,12 +204,17 @@ impl PlusCompressor {
                 .map(|k| (k, base.depth.saturating_add(1)))
         });
         // The reverse of a flow the sibling decompressor verified: a mirrored compact IR,
-        // unless the IR-R is shorter. It rests on no frame of this direction's.
-        let mirror = replicate
+        // unless the IR-R is shorter. It rests on no frame of this direction's, but on the far
+        // compressor still sending the mirror: a repair (a refresh, say) goes mirrored only
+        // if the context's last one did not ([`Context::repair_mirrored`]), and without
+        // numbers, whose references are a start's.
+        let start = matches!(why, Why::NoReference | Why::SlowStart);
+        let mirrorable = !ctx.full_only && why != Why::Requested && (start || !ctx.repair_mirrored);
+        let mirror = mirrorable
             .then(|| self.mirrors.find(&p.key))
             .flatten()
             .map(|hash| {
-                let reference = self.mirrors.fresh_numbers(hash);
+                let reference = self.mirrors.fresh_numbers(hash).filter(|_| start);
                 compact::Mirror {
                     hash,
                     reference,
@@ -221,6 +226,9 @@ impl PlusCompressor {
             .map(|_| write_ir(ctx, p, cid, mirror, &mut self.mirrored, &mut self.compact))
             .filter(|&k| k != format::IR)
             .filter(|_| replicated.is_none_or(|_| self.mirrored.len() < out.len()));
+        if !start {
+            ctx.repair_mirrored = mirrored.is_some();
+        }
         let kind;
         (kind, ctx.depth) = match (mirrored, replicated) {
             (Some(kind), _) => {

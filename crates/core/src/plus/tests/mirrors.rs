@@ -3,14 +3,14 @@
 
 use alloc::vec::Vec;
 
-use super::{config, fill_checksums, fix_tcp_checksum, linux_syn, segment};
+use super::{config, fill_checksums, fix_tcp_checksum, linux_syn, one_way, segment};
 use crate::codec::{pass_sibling_notes, Compressor, Decompressor, DropReason};
 use crate::plus::compact::CompactIr;
 use crate::plus::format::{self, ir::MIRRORED, ir::NUMBERED};
 use crate::plus::handshake::MIRROR;
 use crate::plus::mirror::{self, Note};
 use crate::plus::packed;
-use crate::plus::{PlusCompressor, PlusDecompressor};
+use crate::plus::{PlusCompressor, PlusConfig, PlusDecompressor};
 use crate::tcp::packet::TcpIpPacket;
 use crate::test_rng::Rng;
 
@@ -28,9 +28,13 @@ pub(super) struct End {
 
 impl End {
     pub(super) fn new() -> End {
+        End::with(config())
+    }
+
+    fn with(config: PlusConfig) -> End {
         End {
-            c: PlusCompressor::new(config()),
-            d: PlusDecompressor::new(config()),
+            c: PlusCompressor::new(config.clone()),
+            d: PlusDecompressor::new(config),
         }
     }
 
@@ -167,6 +171,36 @@ fn a_mirror_the_far_end_does_not_know_is_refused_then_repaired() {
         assert_eq!(kind, format::COMPACT_IR);
         assert_eq!(mirror_flags(&frame) & MIRRORED, 0);
     }
+}
+
+#[test]
+fn a_refresh_is_mirrored_and_the_next_repair_is_not() {
+    // Without context requests, B's reverse flow refreshes its context in a mirrored IR
+    // (without numbers), which A resolves among the flows its compressor sends. A's codecs then
+    // restart: its compressor no longer knows the forward flow, and A, the receiver, sends
+    // nothing on it. B's next refresh goes unmirrored, and A's new decompressor takes it.
+    let (mut a, mut b) = (End::with(one_way()), End::with(one_way()));
+    forward_flow(&mut a, &mut b);
+    // The IR frames of the reverse flow after its start (the first 30 packets), by packet.
+    let mut repairs = Vec::new();
+    for i in 0..700u32 {
+        if i == 200 {
+            a = End::with(one_way());
+        }
+        let p = reply(77 + 10 * i, 1600, 40 + i as u16, 900 + i, 10);
+        let (kind, frame, result) = unpacked(send(&mut b, &mut a, &p));
+        if kind < format::CO && i >= 30 {
+            repairs.push((i, mirror_flags(&frame), result));
+        }
+    }
+    let mirrored = (MIRRORED, Ok(()));
+    let full = (0, Ok(()));
+    let [(_, first_flags, first), (at, flags, result)] = repairs[..] else {
+        panic!("two refreshes: {repairs:?}");
+    };
+    assert_eq!((first_flags, first), mirrored, "the first refresh");
+    assert!(at > 200, "the second refresh after the restart, at {at}");
+    assert_eq!((flags, result), full, "the second refresh");
 }
 
 #[test]
