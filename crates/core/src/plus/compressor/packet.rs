@@ -44,12 +44,14 @@ impl PlusCompressor {
             ..p.fields
         };
         let lossy = self.lossy();
-        let mut why = self.why_full(ctx, p, &sent, lossy);
+        // A burst note came lately (never with a reverse channel).
+        let bursty = self.bursty();
+        let mut why = self.why_full(ctx, p, &sent, lossy || bursty);
         // Without a reverse channel, a wide frame now and then (more often on a lossy link),
         // and the check on a frame whose packet jumped further than the decompressor may miss
         // packets and keep a reference.
         let one_way = !self.config.repair.context_requests;
-        let wide_every = if lossy {
+        let wide_every = if lossy || bursty {
             WIDE_EVERY_LOSSY
         } else {
             WIDE_EVERY_PACKETS
@@ -64,8 +66,6 @@ impl PlusCompressor {
         };
         let limit = MIN_WINDOW_PACKETS as u16;
         let check = one_way && ctx.recent.jumped(ctx.scaler.scaling(), &now, limit);
-        // A burst note came lately (never with a reverse channel).
-        let bursty = self.bursty();
         ctx.recent.push(now);
         let kind = match why {
             None => {
@@ -123,7 +123,7 @@ impl PlusCompressor {
     /// Why `p` (whose next sequence number makes `sent`) must go as a full header, if it must:
     /// no reference, the context's start, a retransmission of a packet sent full, or a repair
     /// ([`crate::tcp::repair`]; a context request makes the context start again), `lossy` if
-    /// the link is known to lose frames.
+    /// the link is known to lose frames (a loss note or a burst note came lately).
     #[inline(always)]
     fn why_full(
         &self,
