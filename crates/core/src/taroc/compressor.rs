@@ -14,7 +14,7 @@ use crate::codec::{Compressor, FrameKind};
 use crate::tcp::context::{Identity, ALL_CIDS};
 use crate::tcp::cwnd::{AckTracker, SeqTracker, TrackerParams};
 use crate::tcp::packet::{self, FlowKey, TcpIpPacket};
-use crate::tcp::repair::{self, Watch};
+use crate::tcp::repair::{self, LinkLoss, Watch};
 use crate::tcp::vsw::{Entry, Progress, Vsw};
 
 /// Compression state of a context (draft section 4.2).
@@ -276,7 +276,9 @@ impl Compressor for TarocCompressor {
             why = Some(Why::Retransmission);
         }
         // The watch sees every packet (it counts retransmissions), so ask it first.
-        let repair = ctx.watch.due(&config.repair, &p, self.now, false);
+        let repair = ctx
+            .watch
+            .due(&config.repair, &p, self.now, LinkLoss::Unseen);
         why = why.or(repair);
         let compressed = match why {
             None => match write_compressed(ctx, &p, cid, config, out, &mut self.stats) {

@@ -82,7 +82,7 @@ pub struct Repair {
 /// link known to lose frames ([`LOSSY_DOUBLINGS`]).
 pub const FIRST_REFRESH_ALONE: u32 = 64;
 
-/// Without context requests, on a link known to lose frames, the periods between a context's
+/// Without context requests, on a link known to lose frames ([`LinkLoss::Frames`]), the periods between a context's
 /// refreshes double from [`FIRST_REFRESH_ALONE`] this many times (64, 128, 256, then 512
 /// packets): a flow whose start and first refresh a burst took waits 128 packets more, not
 /// 512. Pooled over the shared, unseen and twin captures, seeds 1-25, with the early refreshes
@@ -102,6 +102,25 @@ pub const EARLY_REFRESHES: u8 = 4;
 
 /// The interval before the first early refresh ([`EARLY_REFRESHES`]).
 pub const EARLY_REFRESH_FIRST: Duration = Duration::from_millis(500);
+
+/// What a compressor without context requests knows of its link's losses: its refreshes
+/// follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkLoss {
+    /// None seen lately (or context requests tell of each lost context).
+    Unseen,
+    /// The link loses frames: early refreshes, and periods that double ([`LOSSY_DOUBLINGS`]).
+    Frames,
+    /// The link loses frames in bursts that outlast a window (a burst note): early refreshes,
+    /// and a refresh every [`FIRST_REFRESH_ALONE`] packets. Pooled over the shared, unseen and
+    /// twin captures, seeds 1-25, against periods that double: damage per 1000 intact frames
+    /// at 50% in bursts of mean 4 and at 10 / 20 / 30 / 50% in bursts of mean 50 fell 14% and
+    /// 4 / 8 / 14 / 23%, the longest outage at 50% in bursts of mean 50 from 3353 packets to
+    /// 507; no row rose by more than 4% (30% random loss: 0.420 -> 0.437). Nothing on a clean
+    /// link; on links that lose bursts +0.09 to +0.14 octets per packet on average, at most
+    /// +0.42 (the shared IPv6 bulk capture at 30% in bursts of mean 4).
+    Bursts,
+}
 
 impl Repair {
     /// The `taroc-plus` settings: every repair on. A silence of 150 ms is below the smallest
@@ -166,15 +185,15 @@ impl Watch {
     }
 
     /// Why `p`, about to be sent at `now`, must go UNCOMPRESSED_TCP to repair the context, if
-    /// it must, `lossy` if the link is known to lose frames ([`EARLY_REFRESHES`],
-    /// [`LOSSY_DOUBLINGS`]). Call once per packet, before [`Watch::sent`].
+    /// it must, with `loss` what the compressor knows of the link's losses ([`LinkLoss`]).
+    /// Call once per packet, before [`Watch::sent`].
     #[inline(always)]
     pub(crate) fn due(
         &mut self,
         repair: &Repair,
         p: &TcpIpPacket<'_>,
         now: Duration,
-        lossy: bool,
+        loss: LinkLoss,
     ) -> Option<Why> {
         let (seq, ack) = (p.fields.seq, p.fields.ack);
         let data = p.payload_len() > 0;
@@ -222,7 +241,9 @@ impl Watch {
         }
         let period = if repair.context_requests {
             repair.refresh_packets
-        } else if lossy {
+        } else if loss == LinkLoss::Bursts {
+            repair.refresh_packets.min(FIRST_REFRESH_ALONE)
+        } else if loss == LinkLoss::Frames {
             let doubled = FIRST_REFRESH_ALONE << self.refreshes.min(LOSSY_DOUBLINGS);
             repair.refresh_packets.min(doubled)
         } else if self.refreshes > 0 {
@@ -237,7 +258,7 @@ impl Watch {
             .is_some_and(|interval| since >= interval);
         // Without context requests, on a link that loses frames: the early refreshes, apart
         // from the periodic ones (which they do not stand in for).
-        let early = lossy
+        let early = loss != LinkLoss::Unseen
             && !repair.context_requests
             && repair.refresh_interval.is_some()
             && self.early_refreshes < EARLY_REFRESHES

@@ -22,6 +22,7 @@ use crate::plus::outer::Outer;
 use crate::plus::stale::Trace;
 use crate::plus::PlusStats;
 use crate::tcp::packet::{Fields, TcpIpPacket};
+use crate::tcp::repair::LinkLoss;
 use crate::tcp::stats::{Part, Why};
 use crate::tcp::vsw::Entry;
 
@@ -46,7 +47,14 @@ impl PlusCompressor {
         let lossy = self.lossy();
         // A burst note came lately (never with a reverse channel).
         let bursty = self.bursty();
-        let mut why = self.why_full(ctx, p, &sent, lossy || bursty);
+        let loss = if bursty {
+            LinkLoss::Bursts
+        } else if lossy {
+            LinkLoss::Frames
+        } else {
+            LinkLoss::Unseen
+        };
+        let mut why = self.why_full(ctx, p, &sent, loss);
         // Without a reverse channel, a wide frame now and then (more often on a lossy link),
         // and the check on a frame whose packet jumped further than the decompressor may miss
         // packets and keep a reference.
@@ -122,15 +130,15 @@ impl PlusCompressor {
 
     /// Why `p` (whose next sequence number makes `sent`) must go as a full header, if it must:
     /// no reference, the context's start, a retransmission of a packet sent full, or a repair
-    /// ([`crate::tcp::repair`]; a context request makes the context start again), `lossy` if
-    /// the link is known to lose frames (a loss note or a burst note came lately).
+    /// ([`crate::tcp::repair`]; a context request makes the context start again), with `loss`
+    /// what the compressor knows of the link's losses (a loss note or a burst note lately).
     #[inline(always)]
     fn why_full(
         &self,
         ctx: &mut Context,
         p: &TcpIpPacket<'_>,
         sent: &Fields,
-        lossy: bool,
+        loss: LinkLoss,
     ) -> Option<Why> {
         let why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)
@@ -147,7 +155,7 @@ impl PlusCompressor {
             None
         };
         // The watch sees every packet (it counts retransmissions), so ask it first.
-        let repair = ctx.watch.due(&self.config.repair, p, self.now, lossy);
+        let repair = ctx.watch.due(&self.config.repair, p, self.now, loss);
         if repair == Some(Why::Requested) {
             // A request means the decompressor lacks the context: answer with more IRs than
             // a start's, so that more losses do not leave it waiting for another request (a
