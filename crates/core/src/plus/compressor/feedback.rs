@@ -6,7 +6,7 @@ use super::{PlusCompressor, LOSSY_MEMORY};
 use crate::plus::format;
 use crate::plus::other;
 use crate::plus::receipt::ReceiptFrame;
-use crate::tcp::repair;
+use crate::tcp::repair::{self, LinkLoss};
 
 impl PlusCompressor {
     /// Takes a feedback frame ([`crate::codec::Compressor::handle_feedback`]).
@@ -142,5 +142,17 @@ impl PlusCompressor {
     /// Whether a burst note came in lately ([`LOSSY_MEMORY`]).
     pub(super) fn bursty(&self) -> bool {
         self.lately(self.bursty_at)
+    }
+
+    /// What the notes and requests that came in lately say of the link's losses: a burst note
+    /// says more than a loss note or a request.
+    pub(super) fn link_loss(&self) -> LinkLoss {
+        if self.bursty() {
+            LinkLoss::Bursts
+        } else if self.lossy() {
+            LinkLoss::Frames
+        } else {
+            LinkLoss::Unseen
+        }
     }
 }

@@ -44,22 +44,15 @@ impl PlusCompressor {
             seq: numbers::next_seq(p.fields.seq, p.payload_len(), p.flags),
             ..p.fields
         };
-        let lossy = self.lossy();
+        let loss = self.link_loss();
         // A burst note came lately (never with a reverse channel).
-        let bursty = self.bursty();
-        let loss = if bursty {
-            LinkLoss::Bursts
-        } else if lossy {
-            LinkLoss::Frames
-        } else {
-            LinkLoss::Unseen
-        };
+        let bursty = loss == LinkLoss::Bursts;
         let mut why = self.why_full(ctx, p, &sent, loss);
         // Without a reverse channel, a wide frame now and then (more often on a lossy link),
         // and the check on a frame whose packet jumped further than the decompressor may miss
         // packets and keep a reference.
         let one_way = !self.config.repair.context_requests;
-        let wide_every = if lossy || bursty {
+        let wide_every = if loss != LinkLoss::Unseen {
             WIDE_EVERY_LOSSY
         } else {
             WIDE_EVERY_PACKETS
@@ -200,7 +193,8 @@ impl PlusCompressor {
         outer_id: u16,
         out: &mut Vec<u8>,
     ) -> u8 {
-        let replicate = !ctx.full_only && matches!(why, Why::NoReference | Why::SlowStart);
+        let start = matches!(why, Why::NoReference | Why::SlowStart);
+        let replicate = !ctx.full_only && start;
         let base = replicate
             .then(|| self.find_base(p))
             .flatten()
@@ -216,7 +210,6 @@ impl PlusCompressor {
         // compressor still sending the mirror: a repair (a refresh, say) goes mirrored only
         // if the context's last one did not ([`Context::repair_mirrored`]), and without
         // numbers, whose references are a start's.
-        let start = matches!(why, Why::NoReference | Why::SlowStart);
         let mirrorable = !ctx.full_only && why != Why::Requested && (start || !ctx.repair_mirrored);
         let mirror = mirrorable
             .then(|| self.mirrors.find(&p.key))

@@ -94,24 +94,33 @@ fn packets_that_come_late_are_no_loss() {
     }
 }
 
-/// The times (s) of the IR frames a context sends after its start, one packet every 50 ms for
-/// 12 s, by a compressor `c`.
-fn refresh_times(mut c: PlusCompressor) -> Vec<f64> {
+/// The IR frames a compressor `c` sends after a context's start, of `packets` of a bulk flow,
+/// by packet and time: one packet every `step` (or no time set, so no refresh by time).
+fn irs_after_start(mut c: PlusCompressor, packets: u32, step: Option<Duration>) -> Vec<(u32, f64)> {
     let mut frame = Vec::new();
-    let mut times = Vec::new();
+    let mut irs = Vec::new();
     let mut co = 0;
-    for i in 0..240u32 {
-        let now = Duration::from_millis(50 * u64::from(i));
-        c.set_time(now);
+    for i in 0..packets {
+        let now = step.map(|step| step * i);
+        if let Some(now) = now {
+            c.set_time(now);
+        }
         let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
         let kind = c.compress(&p, &mut frame);
         if all_co(&[kind.to_byte()]) {
             co += 1;
         } else if co > 0 {
-            times.push(now.as_secs_f64());
+            irs.push((i, now.unwrap_or_default().as_secs_f64()));
         }
     }
-    times
+    irs
+}
+
+/// The times (s) of the IR frames a context sends after its start, one packet every 50 ms for
+/// 12 s, by a compressor `c`.
+fn refresh_times(c: PlusCompressor) -> Vec<f64> {
+    let irs = irs_after_start(c, 240, Some(Duration::from_millis(50)));
+    irs.into_iter().map(|(_, t)| t).collect()
 }
 
 #[test]
@@ -133,20 +142,9 @@ fn on_a_link_known_to_lose_frames_a_context_sends_early_refreshes_besides_the_pe
 
 /// The packets (by index) a context sends as IR frames after its start, of 1500 with no time
 /// set (so no refresh by time), by a compressor `c`.
-fn refresh_packets(mut c: PlusCompressor) -> Vec<u32> {
-    let mut frame = Vec::new();
-    let mut irs = Vec::new();
-    let mut co = 0;
-    for i in 0..1500u32 {
-        let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
-        let kind = c.compress(&p, &mut frame);
-        if all_co(&[kind.to_byte()]) {
-            co += 1;
-        } else if co > 0 {
-            irs.push(i);
-        }
-    }
-    irs
+fn refresh_packets(c: PlusCompressor) -> Vec<u32> {
+    let irs = irs_after_start(c, 1500, None);
+    irs.into_iter().map(|(i, _)| i).collect()
 }
 
 #[test]
