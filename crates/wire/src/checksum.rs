@@ -42,28 +42,16 @@ impl Sum {
         data.chunks(BLOCK).fold(self, Sum::add_block)
     }
 
-    /// [`Sum::add_bytes`] for at most [`BLOCK`] bytes.
+    /// [`Sum::add_bytes`] for at most [`BLOCK`] bytes: with AVX2 if the CPU has it (and the
+    /// `std` feature can ask), else with the baseline's vectors.
     fn add_block(self, block: &[u8]) -> Sum {
-        let add = |(all, high): (u32, u32), word: &[u8]| {
-            let word = u32::from_ne_bytes(word.try_into().expect("chunks of 4 bytes"));
-            (all.wrapping_add(word), high.wrapping_add(word >> 16))
-        };
-        let chunks = block.chunks_exact(64);
-        let rest = chunks.remainder();
-        let mut lanes = [(0u32, 0u32); 4];
-        for chunk in chunks {
-            for (i, word) in chunk.chunks_exact(4).enumerate() {
-                lanes[i % 4] = add(lanes[i % 4], word);
-            }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, which `avx2::native_sum` needs.
+            #[allow(unsafe_code)]
+            return self.add_native(unsafe { avx2::native_sum(block) });
         }
-        let words = rest.chunks_exact(4);
-        let tail = words.remainder();
-        let sums = lanes.iter().fold((0u32, 0u32), |(a, h), &(all, high)| {
-            (a.wrapping_add(all), h.wrapping_add(high))
-        });
-        let (all, high) = words.fold(sums, add);
-        let low = all.wrapping_sub(high << 16);
-        self.add_native(u64::from(low) + u64::from(high) + tail_words(tail))
+        self.add_native(portable_sum(block))
     }
 
     /// [`Sum::add_bytes`] for at most [`SHORT`] bytes (headers): 32-bit words in a plain loop,
@@ -141,6 +129,84 @@ fn native_words(data: &[u8]) -> u64 {
         .try_into()
         .map_or(0, |w| u64::from(u32::from_ne_bytes(w)));
     sum + word + tail_words(tail)
+}
+
+/// The sum of at most [`BLOCK`] bytes as native-order 16-bit words, as [`native_words`]
+/// gives it, in the pairs of wrapping sums [`Sum::add_bytes`] describes: 64 bytes at a time
+/// into four lanes of 32 bits.
+fn portable_sum(block: &[u8]) -> u64 {
+    let add = |(all, high): (u32, u32), word: &[u8]| {
+        let word = u32::from_ne_bytes(word.try_into().expect("chunks of 4 bytes"));
+        (all.wrapping_add(word), high.wrapping_add(word >> 16))
+    };
+    let chunks = block.chunks_exact(64);
+    let rest = chunks.remainder();
+    let mut lanes = [(0u32, 0u32); 4];
+    for chunk in chunks {
+        for (i, word) in chunk.chunks_exact(4).enumerate() {
+            lanes[i % 4] = add(lanes[i % 4], word);
+        }
+    }
+    let words = rest.chunks_exact(4);
+    let tail = words.remainder();
+    let sums = lanes.iter().fold((0u32, 0u32), |(a, h), &(all, high)| {
+        (a.wrapping_add(all), h.wrapping_add(high))
+    });
+    let (all, high) = words.fold(sums, add);
+    let low = all.wrapping_sub(high << 16);
+    u64::from(low) + u64::from(high) + tail_words(tail)
+}
+
+/// The sum of a block with AVX2 (x86-64 CPUs since 2013, found at run time): the baseline's
+/// method on 256-bit vectors, about a third faster on a full-sized payload (`cargo bench -p
+/// taroc-wire --bench checksum`).
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[allow(unsafe_code)]
+mod avx2 {
+    use core::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_setzero_si256, _mm256_srli_epi32,
+        _mm256_storeu_si256,
+    };
+
+    /// The sum of `block` (at most [`super::BLOCK`] bytes) as native-order 16-bit words, as
+    /// [`super::native_words`] gives it, by [`super::Sum::add_bytes`]'s pairs of wrapping sums
+    /// (of the 32-bit words, and of their high halves) in eight lanes of 32 bits, two vectors
+    /// of each.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn native_sum(block: &[u8]) -> u64 {
+        let zero = _mm256_setzero_si256();
+        let (mut all, mut high) = ([zero; 2], [zero; 2]);
+        let chunks = block.chunks_exact(64);
+        let rest = chunks.remainder();
+        for chunk in chunks {
+            for (i, half) in chunk.chunks_exact(32).enumerate() {
+                // SAFETY: the load reads the 32 bytes of `half`; unaligned loads are allowed.
+                let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast::<__m256i>()) };
+                all[i] = _mm256_add_epi32(all[i], v);
+                high[i] = _mm256_add_epi32(high[i], _mm256_srli_epi32::<16>(v));
+            }
+        }
+        let (mut a, mut h) = ([0u32; 8], [0u32; 8]);
+        // SAFETY: each store writes the 32 bytes of an array of eight u32; unaligned stores
+        // are allowed.
+        unsafe {
+            _mm256_storeu_si256(
+                a.as_mut_ptr().cast::<__m256i>(),
+                _mm256_add_epi32(all[0], all[1]),
+            );
+            _mm256_storeu_si256(
+                h.as_mut_ptr().cast::<__m256i>(),
+                _mm256_add_epi32(high[0], high[1]),
+            );
+        }
+        let all = a.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+        let high = h.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+        let low = all.wrapping_sub(high << 16);
+        u64::from(low) + u64::from(high) + super::native_words(rest)
+    }
 }
 
 /// The sum of the last bytes (fewer than 4) of data summed as 32-bit words, as native-order
@@ -236,6 +302,35 @@ mod tests {
                     "{len} bytes"
                 );
                 assert_eq!(Sum::new().add_bytes(data).fold(), slow_sum(data).fold());
+            }
+        }
+    }
+
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[test]
+    fn the_avx2_sum_is_the_portable_sum() {
+        if !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        };
+        for len in (0..260usize).chain([1447, 1448, 65_537, BLOCK]) {
+            let random: Vec<u8> = (0..len).map(|_| next()).collect();
+            let ones = vec![0xFFu8; len];
+            for data in [&random, &ones] {
+                // SAFETY: the CPU has AVX2 (checked above).
+                #[allow(unsafe_code)]
+                let wide = unsafe { avx2::native_sum(data) };
+                assert_eq!(
+                    Sum(wide).fold(),
+                    Sum(portable_sum(data)).fold(),
+                    "{len} bytes"
+                );
             }
         }
     }

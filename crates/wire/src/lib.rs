@@ -11,8 +11,11 @@
 //! write to a slice, or, with the `std` feature, append to a caller's `Vec<u8>`; their
 //! deframers receive into one buffer given at construction (or, with `std`, allocated then).
 //! Nothing else allocates.
+//!
+//! No `unsafe` code but the Internet checksum's AVX2 loop ([`checksum`]), run only on a CPU
+//! found to have AVX2 (with the `std` feature).
 #![cfg_attr(not(feature = "std"), no_std)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod checksum;
