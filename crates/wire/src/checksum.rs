@@ -14,6 +14,11 @@ const SHORT: usize = 64;
 /// that the sum of the words' low halves stays below 2^32.
 const BLOCK: usize = 1 << 18;
 
+/// Blocks of at least this many bytes go the AVX2 loop (where the CPU has it): on shorter
+/// ones the baseline loop costs less than the AVX2 loop's setup and final sums.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+const AVX2_MIN: usize = 256;
+
 /// A running one's-complement sum, folded lazily.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sum(u64);
@@ -35,10 +40,18 @@ impl Sum {
     /// exact while it stays below 2^32 (blocks of at most 65536 words). Since `2^16 ≡ 1` modulo `0xFFFF`, a word is congruent to the sum of its halves,
     /// and the one's-complement sum does not depend on byte order (RFC 1071 section 2 B), so the
     /// sum, folded and swapped to big-endian, is the sum of the big-endian words.
+    #[inline]
     pub fn add_bytes(self, data: &[u8]) -> Sum {
         if data.len() <= SHORT {
             return self.add_short(data);
         }
+        self.add_long(data)
+    }
+
+    /// [`Sum::add_bytes`] for more than [`SHORT`] bytes, out of line: its vector loops' setup
+    /// is not paid by a short input.
+    #[inline(never)]
+    fn add_long(self, data: &[u8]) -> Sum {
         data.chunks(BLOCK).fold(self, Sum::add_block)
     }
 
@@ -46,7 +59,7 @@ impl Sum {
     /// `std` feature can ask), else with the baseline's vectors.
     fn add_block(self, block: &[u8]) -> Sum {
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        if std::is_x86_feature_detected!("avx2") {
+        if block.len() >= AVX2_MIN && std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, which `avx2::native_sum` needs.
             #[allow(unsafe_code)]
             return self.add_native(unsafe { avx2::native_sum(block) });
@@ -56,6 +69,7 @@ impl Sum {
 
     /// [`Sum::add_bytes`] for at most [`SHORT`] bytes (headers): 32-bit words in a plain loop,
     /// which spares a short input the setup of the vectorized loop.
+    #[inline(always)]
     fn add_short(self, data: &[u8]) -> Sum {
         self.add_native(native_words(data))
     }
@@ -116,6 +130,7 @@ impl Sum {
 
 /// The sum of `data` as native-order 32-bit words (the last bytes as 16-bit words, an odd last
 /// byte padded with zero), congruent modulo `0xFFFF` to the sum of its native-order 16-bit words.
+#[inline(always)]
 fn native_words(data: &[u8]) -> u64 {
     // 64-bit loads, each added as its two 32-bit halves.
     let longs = data.chunks_exact(8);
