@@ -71,6 +71,12 @@ impl Sum {
     /// which spares a short input the setup of the vectorized loop.
     #[inline(always)]
     fn add_short(self, data: &[u8]) -> Sum {
+        // The length of an IPv4 header without options, the most common input: five loads.
+        if let Ok(h) = <&[u8; 20]>::try_from(data) {
+            let word =
+                |at: usize| u64::from(u32::from_ne_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]));
+            return self.add_native(word(0) + word(4) + word(8) + word(12) + word(16));
+        }
         self.add_native(native_words(data))
     }
 
