@@ -19,7 +19,9 @@ const BLOCK: usize = 1 << 18;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 const AVX2_MIN: usize = 256;
 
-/// A running one's-complement sum, folded lazily.
+/// A running one's-complement sum, folded lazily: kept as a sum of native-order 16-bit words
+/// (the byte order its data is read in), swapped to big-endian once, when it is folded (RFC
+/// 1071 section 2 B: the sum of byte-swapped words is the byte-swapped sum).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sum(u64);
 
@@ -37,9 +39,9 @@ impl Sum {
     /// sixteen lanes were split between vector and scalar registers), then the lanes and the
     /// last words together. Each sum is a pair of wrapping sums: of the words, and of their high
     /// 16-bit halves; the sum of the low halves is the first minus the second shifted up by 16,
-    /// exact while it stays below 2^32 (blocks of at most 65536 words). Since `2^16 ≡ 1` modulo `0xFFFF`, a word is congruent to the sum of its halves,
-    /// and the one's-complement sum does not depend on byte order (RFC 1071 section 2 B), so the
-    /// sum, folded and swapped to big-endian, is the sum of the big-endian words.
+    /// exact while it stays below 2^32 (blocks of at most 65536 words). Since `2^16 ≡ 1`
+    /// modulo `0xFFFF`, a word is congruent to the sum of its halves; the sum stays in native
+    /// order until [`Sum::fold`].
     #[inline]
     pub fn add_bytes(self, data: &[u8]) -> Sum {
         if data.len() <= SHORT {
@@ -80,22 +82,22 @@ impl Sum {
         self.add_native(native_words(data))
     }
 
-    /// Adds a sum of native-order 16-bit words, folded and swapped to big-endian.
+    /// Adds a sum of native-order 16-bit words.
     fn add_native(mut self, native: u64) -> Sum {
-        self.0 += u64::from(u16::from_be(Sum(native).fold()));
+        self.0 += native;
         self
     }
 
     /// Adds one 16-bit word.
     pub fn add_u16(mut self, word: u16) -> Sum {
-        self.0 += u64::from(word);
+        self.0 += u64::from(word.to_be());
         self
     }
 
     /// Adds a 32-bit value as two words (in one addition: `2^16 ≡ 1` modulo `0xFFFF`, so the
     /// value is congruent to the sum of its words, and zero only if both are).
     pub fn add_u32(mut self, value: u32) -> Sum {
-        self.0 += u64::from(value);
+        self.0 += u64::from(value.to_be());
         self
     }
 
@@ -114,13 +116,13 @@ impl Sum {
         sum.add_u32(length).add_u16(u16::from(protocol))
     }
 
-    /// The folded 16-bit one's-complement sum.
+    /// The folded 16-bit one's-complement sum (of big-endian words).
     pub fn fold(self) -> u16 {
         let mut s = self.0;
         while s > 0xFFFF {
             s = (s & 0xFFFF) + (s >> 16);
         }
-        s as u16
+        u16::from_be(s as u16)
     }
 
     /// The checksum to store in a header: the complement of the folded sum.
