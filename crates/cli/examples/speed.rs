@@ -29,8 +29,10 @@
 //!
 //! ROHC-TCP (the C ROHC library, U-mode) is timed too when its peer kit's harness is built
 //! (`../shared/peers/rohc-tcp/build.sh`; found at `--rohc PATH`, `$ROHC_BENCH`, or the kit's
-//! default `$TMPDIR/rohc-tcp-peer/bin/rohc_bench`): on each capture right after our schemes, by
-//! both methods (its `call_*_ns` and `loop_*_pps`), `--runs` times (the median). Each scheme's
+//! default `$TMPDIR/rohc-tcp-peer/bin/rohc_bench`): on each capture, one run of the harness
+//! after each loop run of our schemes and the floor, so that a slow spell of the machine falls
+//! on both sides alike; by both methods (its `call_*_ns` and `loop_*_pps`), `--runs` times
+//! (the median). Each scheme's
 //! row then gives ROHC-TCP's time over its own, per method: how many times ROHC-TCP's packet
 //! rate it runs at. Without the harness those columns say `-` and a note says why; nothing of
 //! the product depends on it.
@@ -322,14 +324,17 @@ fn each_alone(name: &str, bytes: &[u8], variants: &[Variant]) -> Result<Vec<Sche
     Ok(results)
 }
 
-/// The loop method's times of every scheme, and the floor's compress + decompress: `runs`
-/// runs, interleaved (each run times every scheme in turn, then the floor).
+/// The loop method's times of every scheme, the floor's compress + decompress, and ROHC-TCP's
+/// times by both methods if `rohc` (its harness) is given: `runs` runs, interleaved (each run
+/// times every scheme in turn, then the floor, then ROHC-TCP, one run of the harness), so that
+/// the machine's slower and faster spells fall on every codec alike.
 fn loop_times(
     path: &Path,
     variants: &[Variant],
     runs: u32,
     min_cpu: Duration,
-) -> Result<(Vec<LoopTimes>, f64), String> {
+    rohc: Option<&Path>,
+) -> Result<(Vec<LoopTimes>, f64, Option<RohcTimes>), String> {
     let capture = capture::read_file(path).map_err(|e| e.to_string())?;
     let packets: Vec<(usize, Vec<u8>)> = capture
         .packets
@@ -338,6 +343,7 @@ fn loop_times(
         .collect();
     let mut times = vec![(Vec::new(), Vec::new(), 0); variants.len()];
     let (mut floor_in, mut floor_out) = (Vec::new(), Vec::new());
+    let (mut rohc_call, mut rohc_loop) = (Vec::new(), Vec::new());
     for _ in 0..runs {
         for (variant, (compress, decompress, delivered)) in variants.iter().zip(&mut times) {
             let (c, d, n) = loop_once(&packets, variant, min_cpu)?;
@@ -348,8 +354,17 @@ fn loop_times(
         let (copy_in, copy_out) = floor_once(&packets, min_cpu)?;
         floor_in.push(copy_in);
         floor_out.push(copy_out);
+        if let Some(harness) = rohc {
+            let r = rohc_times(harness, path, 1, min_cpu)?;
+            rohc_call.push(r.call_ns);
+            rohc_loop.push(r.loop_ns);
+        }
     }
     let floor = Spread::of(&mut floor_in).median + Spread::of(&mut floor_out).median;
+    let rohc = rohc.map(|_| RohcTimes {
+        call_ns: Spread::of(&mut rohc_call).median,
+        loop_ns: Spread::of(&mut rohc_loop).median,
+    });
     let times = times
         .into_iter()
         .map(|(mut c, mut d, delivered)| LoopTimes {
@@ -358,7 +373,7 @@ fn loop_times(
             delivered,
         })
         .collect();
-    Ok((times, floor))
+    Ok((times, floor, rohc))
 }
 
 /// The rows of one capture: `runs` timed runs of every scheme by each method.
@@ -373,10 +388,7 @@ fn time_capture(
     let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
     let first = each_alone(&name, &bytes, variants)?;
     let timings = measure(runs, |_| each_alone(&name, &bytes, variants))?;
-    let (loops, floor) = loop_times(path, variants, runs, min_cpu)?;
-    let rohc = rohc
-        .map(|harness| rohc_times(harness, path, runs, min_cpu))
-        .transpose()?;
+    let (loops, floor, rohc) = loop_times(path, variants, runs, min_cpu, rohc)?;
     let total = |t: &Timing| t.compress_ns_per_packet.median + t.decompress_ns_per_packet.median;
     let loop_total = |l: &LoopTimes| l.compress.median + l.decompress.median;
     let vj = variants.iter().position(|v| v.name == "vj");
