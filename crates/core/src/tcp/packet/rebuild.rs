@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use taroc_wire::checksum::{self, Sum};
+use taroc_wire::checksum::Sum;
 use taroc_wire::tcp::SackBlocks;
 use taroc_wire::{ipv4, protocol};
 
@@ -53,16 +53,8 @@ pub fn rebuild(
         out[1] |= ecn;
         out[2..4].copy_from_slice(&total.to_be_bytes());
         out[4..6].copy_from_slice(&fields.ip_id.to_be_bytes());
-        // The header checksum over the header the first octet declares: an IPv4 header no
-        // longer than the template's, as a context's template always has.
-        let header_len = usize::from(out[0] & 0x0F) * 4;
-        if out[0] >> 4 != 4 || !(ipv4::MIN_HEADER_LEN..=tcp_offset).contains(&header_len) {
-            return None;
-        }
-        let at = ipv4::CHECKSUM_OFFSET..ipv4::CHECKSUM_OFFSET + 2;
-        out[at.clone()].fill(0);
-        let sum = checksum::checksum(&out[..header_len]);
-        out[at].copy_from_slice(&sum.to_be_bytes());
+        let mut ip = ipv4::Ipv4Packet::new_checked(&mut out[..]).ok()?;
+        ip.fill_header_checksum();
     } else {
         let payload_len = u16::try_from(total - taroc_wire::ipv6::HEADER_LEN).ok()?;
         out[1] |= ecn << 4;
