@@ -245,16 +245,11 @@ fn rohc_harness(given: Option<&PathBuf>) -> Option<PathBuf> {
         .filter(|p| p.is_file())
 }
 
-/// ROHC-TCP's compress + decompress ns per packet on `capture` by both methods: the medians
-/// of `runs` runs of the peer harness's `--speed`.
-fn rohc_times(
-    harness: &Path,
-    capture: &Path,
-    runs: u32,
-    min_cpu: Duration,
-) -> Result<RohcTimes, String> {
+/// ROHC-TCP's compress + decompress ns per packet on `capture` by both methods: one run of
+/// the peer harness's `--speed`.
+fn rohc_times(harness: &Path, capture: &Path, min_cpu: Duration) -> Result<RohcTimes, String> {
     let output = std::process::Command::new(harness)
-        .args(["--speed", "--runs", &runs.to_string(), "--min-cpu"])
+        .args(["--speed", "--runs", "1", "--min-cpu"])
         .arg(min_cpu.as_secs_f64().to_string())
         .arg(capture)
         .output()
@@ -355,7 +350,7 @@ fn loop_times(
         floor_in.push(copy_in);
         floor_out.push(copy_out);
         if let Some(harness) = rohc {
-            let r = rohc_times(harness, path, 1, min_cpu)?;
+            let r = rohc_times(harness, path, min_cpu)?;
             rohc_call.push(r.call_ns);
             rohc_loop.push(r.loop_ns);
         }

@@ -303,15 +303,19 @@ mod tests {
         })
     }
 
-    #[test]
-    fn the_wide_sum_folds_as_the_word_sum() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
+    /// A xorshift stream of bytes from `seed` (nonzero).
+    fn bytes(mut x: u64) -> impl FnMut() -> u8 {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x as u8
-        };
+        }
+    }
+
+    #[test]
+    fn the_wide_sum_folds_as_the_word_sum() {
+        let mut next = bytes(0x9E37_79B9_7F4A_7C15);
         // Short data, long data, and data past one block of 2^22 bytes.
         for len in (0..300usize).chain([65_535, 65_536, 65_537, 200_001, BLOCK + 67]) {
             let random: Vec<u8> = (0..len).map(|_| next()).collect();
@@ -335,13 +339,7 @@ mod tests {
         if !std::is_x86_feature_detected!("avx2") {
             return;
         }
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        };
+        let mut next = bytes(0x2545_F491_4F6C_DD1D);
         for len in (0..260usize).chain([1447, 1448, 65_537, BLOCK]) {
             let random: Vec<u8> = (0..len).map(|_| next()).collect();
             let ones = vec![0xFFu8; len];
