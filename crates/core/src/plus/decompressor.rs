@@ -29,11 +29,13 @@ use crate::tcp::repair::Requests;
 use crate::tcp::vsw::is_older;
 
 mod co;
+mod guess;
 mod ir;
 mod loss;
 mod quotients;
 
-use co::{decode_body, decode_late, guess_stride, Decoded, Reach};
+use co::{decode_body, decode_late, Decoded, Reach};
+use guess::guess_stride;
 use loss::LossWatch;
 use quotients::Quotients;
 
