@@ -51,9 +51,18 @@ impl PlusDecompressor {
         let again = self.holds(cid, &p.key);
         self.receipts.installed(cid, fresh, p.checksum, again);
         self.outbox.changed(cid);
+        let mut heard = None;
         match &mut self.contexts[usize::from(cid)] {
             Some(ctx) => {
                 let same_flow = ctx.key == p.key;
+                // An IR frame of the flow the context holds shows a loss as a CO frame does (a
+                // start's frame after a lost one): short flows that end before their first CO
+                // frame show their losses this way alone.
+                if same_flow {
+                    let sequential =
+                        behaviour == Behaviour::Sequential && ctx.behaviour == behaviour;
+                    heard = Some((sequential, p.fields.ip_id.wrapping_sub(ctx.high_ip_id)));
+                }
                 ctx.identity.assign(&p, false);
                 ctx.identity.usual_ecn = usual_ecn;
                 (ctx.outer, ctx.outer_predictor) = (outer, outer_predictor);
@@ -96,6 +105,9 @@ impl PlusDecompressor {
                     held: None,
                 });
             }
+        }
+        if let Some((sequential, gap)) = heard {
+            self.loss.delivered(sequential, gap);
         }
         self.count_delivered(cid);
         Ok(())

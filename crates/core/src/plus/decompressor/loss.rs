@@ -61,7 +61,8 @@ impl LossWatch {
     }
 
     /// A CO frame delivered whose IP-ID is `gap` above the highest delivered of its flow, in a
-    /// flow whose IP-ID is a sequential counter if `sequential`. A packet that came late (below
+    /// flow whose IP-ID is a sequential counter if `sequential` (or an IR frame of the flow a
+    /// context holds: a start or a refresh after a lost one). A packet that came late (below
     /// that highest IP-ID) takes back a gap.
     #[inline]
     pub(super) fn delivered(&mut self, sequential: bool, gap: u16) {

@@ -61,6 +61,38 @@ fn refused_frames_tell_the_sibling_compressor_the_link_loses_frames() {
 }
 
 #[test]
+fn ir_frames_that_skip_ip_ids_tell_of_loss_too() {
+    // Short flows of three packets, each sent as an IR frame (a start on a clean link), the
+    // second of each lost: a flow's third frame skips an IP-ID. No CO frame ever arrives to
+    // show the gap; the IR frames show it, and eight gaps make the note (given with the ninth
+    // flow's frames). Nothing lost: no note.
+    for lose in [true, false] {
+        let mut c = PlusCompressor::new(one_way());
+        let mut d = PlusDecompressor::new(one_way());
+        let (mut frame, mut out) = (Vec::new(), Vec::new());
+        let mut notes = 0;
+        for flow in 0..12u16 {
+            for i in 0..3u32 {
+                let id = 100 * flow + i as u16;
+                let p = segment_from(6000 + flow, 1000 + 256 * i, id, 10_000 + i);
+                let kind = c.compress(&p, &mut frame);
+                assert!(
+                    !all_co(&[kind.to_byte()]),
+                    "flow {flow}, packet {i}: {kind:?}"
+                );
+                if lose && i == 1 {
+                    continue;
+                }
+                assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
+                assert_eq!(out, p);
+                notes += lossy_notes(&mut d);
+            }
+            assert_eq!(notes > 0, lose && flow >= 8, "flow {flow}, lost: {lose}");
+        }
+    }
+}
+
+#[test]
 fn packets_that_come_late_are_no_loss() {
     // A flow whose packets come out of order (every fourth pair swapped) skips an IP-ID at
     // each swap, and goes back for the packet it skipped: no loss note. Dropping the packet
