@@ -14,7 +14,7 @@ use taroc_wire::{ipv4, protocol};
 
 mod options;
 mod rebuild;
-pub use options::canonical_options;
+pub use options::{canonical_options, MAX_OPTIONS};
 use options::{parse_options, usual_options};
 pub use rebuild::{rebuild, tcp_checksum_ok};
 

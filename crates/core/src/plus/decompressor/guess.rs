@@ -4,11 +4,12 @@
 
 use alloc::vec::Vec;
 
-use taroc_wire::tcp;
+use taroc_wire::tcp::{self, SackBlocks};
 
 use crate::plus::ack::Extension;
 use crate::plus::co::{Checks, CoBits, Shape, Tail};
 use crate::plus::scaled::{self, Strides};
+use crate::tcp::packet::{canonical_options, MAX_OPTIONS};
 
 use super::co::{decode_body, Decoded};
 use super::Context;
@@ -74,11 +75,12 @@ fn frame_strides(ctx: &Context, k: u8, x: Extension, rest: &[u8]) -> Option<Stri
     match stride(payload.len()) {
         Some(seq) => Some(Strides { seq, ack: 0 }),
         None => {
-            // The template holds the IP headers and the ports; the Timestamps option goes
-            // with two NOPs.
-            let header = ctx.identity.template.len() - 4
-                + tcp::MIN_HEADER_LEN
-                + if ctx.identity.ts { 12 } else { 0 };
+            // The context's packets as rebuilt: its template (the IP headers and the ports),
+            // the rest of the TCP header and the canonical options without SACK blocks.
+            let mut options = [0; MAX_OPTIONS];
+            let ts = ctx.identity.ts.then_some((0, 0));
+            let options = canonical_options(ts, &SackBlocks::default(), &mut options)?;
+            let header = ctx.identity.template.len() - 4 + tcp::MIN_HEADER_LEN + options;
             let ack = stride(USUAL_PACKET.checked_sub(header)?)?;
             Some(Strides { seq: 0, ack })
         }

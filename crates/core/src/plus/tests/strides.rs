@@ -96,9 +96,10 @@ fn an_ack_stride_whose_irs_were_all_lost_is_guessed_from_the_delivered_acks() {
     assert_guessed("acks", stride_irs_lost(acks, &[]));
 }
 
-/// The packets `make(0..40)` under `config` through a link that loses packets 1 to 12 (every
+/// The packets `make(0..=19)` under `config` through a link that loses packets 1 to 12 (every
 /// frame after the first, IR frames included): what the decompressor made of the frames of
-/// packets 13 to 19, each a CO frame (the next IR frame comes later), and those it delivered are exact.
+/// packets 13 to 19, each a CO frame (the next IR frame comes later), and those it delivered
+/// are exact.
 fn all_but_the_first_lost(
     config: PlusConfig,
     make: impl Fn(u32) -> Vec<u8>,

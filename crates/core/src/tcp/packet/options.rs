@@ -4,7 +4,7 @@
 use taroc_wire::tcp::{SackBlocks, TcpOption};
 
 /// Options longer than this cannot be expressed by the canonical layout (40 bytes of options).
-pub(super) const MAX_OPTIONS: usize = 40;
+pub const MAX_OPTIONS: usize = 40;
 
 /// The timestamps of the option blocks most segments carry, which [`canonical_options`] writes
 /// back exactly: none, or NOP, NOP, Timestamps. `None` for any other block.
