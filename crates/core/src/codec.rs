@@ -246,10 +246,12 @@ pub trait Decompressor {
 
     /// Moves a packet delivered late into `out` (cleared first) and returns true, or returns
     /// false if there is none: a packet refused as [`DropReason::Held`] that the frame just
-    /// decompressed confirmed (it verified against the held packet as its reference). It comes
-    /// before that frame's packet in the original order. Call after every
-    /// [`Decompressor::decompress`]; a late packet not taken then is dropped. Schemes that
-    /// hold nothing never have any.
+    /// decompressed confirmed (it verified against the held packet as its reference), or one
+    /// refused as [`DropReason::NoContext`] whose frame was kept and decoded once the frame
+    /// just decompressed set its context up. They come before that frame's packet in the
+    /// original order, the oldest first. Call after every [`Decompressor::decompress`] until it
+    /// returns false; a late packet not taken then is dropped. Schemes that hold nothing never
+    /// have any.
     fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
         let _ = out;
         false

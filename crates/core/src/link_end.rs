@@ -102,9 +102,10 @@ impl<C: Compressor, D: Decompressor> LinkEnd<C, D> {
         Arrived::Packet(result)
     }
 
-    /// Moves the packet the last frame received delivered late (one held earlier that it
-    /// confirmed, [`Decompressor::take_late`]) into `out` (cleared first); false if there is
-    /// none. It came before that frame's packet.
+    /// Moves a packet the last frame received delivered late (one held or kept earlier that
+    /// it confirmed, [`Decompressor::take_late`]) into `out` (cleared first); false if there
+    /// is none. Call until it returns false: they came before that frame's packet, the oldest
+    /// first.
     pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
         self.decompressor.take_late(out)
     }

@@ -124,7 +124,7 @@ pub struct Endpoint {
     framing: Framing,
     frame: Vec<u8>,
     rebuilt: Vec<u8>,
-    /// A held packet delivered late ([`LinkEnd::take_late`]).
+    /// A packet delivered late ([`LinkEnd::take_late`]).
     late: Vec<u8>,
     feedback: Vec<u8>,
     datagram: Vec<u8>,
@@ -372,8 +372,8 @@ impl Endpoint {
             Arrived::Packet(result) => result,
         };
         let c = &mut self.counters[1];
-        // A held packet this frame confirmed goes first, late.
-        if self.codecs.take_late(&mut self.late) {
+        // The packets this frame confirmed go first, late.
+        while self.codecs.take_late(&mut self.late) {
             c.count_late();
             let checksum = transport_checksum_ok(&self.late);
             if c.count_rebuilt(

@@ -49,17 +49,19 @@ struct Codec {
     last_incorrect_log: Option<u64>,
     frame: Vec<u8>,
     rebuilt: Vec<u8>,
-    /// A held packet delivered late ([`LinkEnd::take_late`]).
+    /// A packet delivered late ([`LinkEnd::take_late`]).
     late: Vec<u8>,
-    /// The originals of the last packets the decompressor held (the oracle's, with an
-    /// original at hand): a late packet must be one of them. Buffers are reused.
+    /// The originals of the last packets the decompressor held or refused for want of a
+    /// context (the oracle's, with an original at hand): a late packet must be one of them.
+    /// Buffers are reused.
     held: VecDeque<Vec<u8>>,
     feedback: Vec<u8>,
     counters: Counters,
 }
 
-/// The most held packets' originals the oracle keeps.
-const HELD_KEPT: usize = 64;
+/// The most originals of held or kept packets the oracle keeps: a decompressor keeps 128
+/// frames refused for want of a context, and holds at most one packet per context.
+const HELD_KEPT: usize = 256;
 
 #[derive(Debug)]
 struct Direction {
@@ -160,13 +162,13 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
             }
             Arrived::Packet(result) => result,
         };
-    if ends.receiver.take_late(&mut this.late) {
+    while ends.receiver.take_late(&mut this.late) {
         deliver_late(d, now, original.is_some(), this, sink);
     }
     match result {
         Err(reason) => {
             this.counters.count_refusal(reason);
-            if let (DropReason::Held, Some(original)) = (reason, original) {
+            if let (DropReason::Held | DropReason::NoContext, Some(original)) = (reason, original) {
                 let mut kept = match this.held.len() {
                     HELD_KEPT => this.held.pop_front().unwrap_or_default(),
                     _ => Vec::new(),
@@ -211,7 +213,7 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     }
 }
 
-/// Delivers the held packet the last frame on link `d` confirmed (in `this.late`) to the TUN,
+/// Delivers a packet the last frame on link `d` confirmed (in `this.late`) to the TUN,
 /// first checked, if `checked`, against the originals of the packets held.
 fn deliver_late<S: FnMut(usize, &[u8]) -> bool>(
     d: usize,

@@ -90,7 +90,7 @@ impl Arrival<'_> {
         while node.take_feedback(self.feedback) {
             pending.push(self.feedback.clone());
         }
-        if node.take_late(self.late) {
+        while node.take_late(self.late) {
             self.late(sent, observer);
         }
 
@@ -110,8 +110,8 @@ impl Arrival<'_> {
             }
             Err(reason) => {
                 observer.packet(self.scheme, sent, Outcome::Refused(reason));
-                if reason == DropReason::Held {
-                    self.held.hold(sent);
+                if matches!(reason, DropReason::Held | DropReason::NoContext) {
+                    self.held.hold(sent, reason);
                 }
                 if reason.is_context_damage() {
                     result.context_damage_lost += 1;
@@ -142,7 +142,7 @@ impl Arrival<'_> {
         );
         result.delivered_late += 1;
         result.context_damage_lost -= 1;
-        uncount(&mut result.drops_by_reason, DropReason::Held.name());
+        uncount(&mut result.drops_by_reason, held.reason().name());
         outages.delivered_late((sent.direction, FlowId::of(held.original())));
     }
 

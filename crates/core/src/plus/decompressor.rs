@@ -31,11 +31,13 @@ use crate::tcp::vsw::is_older;
 mod co;
 mod guess;
 mod ir;
+mod kept;
 mod loss;
 mod quotients;
 
-use co::{decode_body, decode_late, Decoded, Reach};
+use co::{decode_body, decode_earlier, decode_late, Decoded, Reach};
 use guess::guess_stride;
+use kept::Kept;
 use loss::LossWatch;
 use quotients::Quotients;
 
@@ -202,6 +204,9 @@ pub struct PlusDecompressor {
     /// Each context's held packet ([`Context::held`]), as it would be delivered, with its
     /// frame's [`Reach`]: the frame that confirms it delivers it late.
     late: LatePackets<Reach>,
+    /// CO frames refused for want of a context, decoded late once an IR frame sets it up
+    /// ([`kept`]).
+    kept: Kept,
 }
 
 impl PlusDecompressor {
@@ -234,6 +239,7 @@ impl PlusDecompressor {
             stale_gap: (!config.repair.context_requests).then_some(MIN_WINDOW_PACKETS as u16),
             held_now: false,
             late: LatePackets::default(),
+            kept: Kept::default(),
         }
     }
 
@@ -274,7 +280,55 @@ impl PlusDecompressor {
         if result.is_err() {
             out.clear();
         }
+        // A frame of a context the decompressor lacks is kept for the IR frame that sets it
+        // up (not from inside a tunnel frame, whose outer header it lacks).
+        if result == Err(DropReason::NoContext) && self.tunnel_outer.is_none() {
+            self.kept.keep(cid, k, prefixed, frame);
+        }
         (Some(cid), result)
+    }
+
+    /// An IR frame set context `cid` up: the CO frames kept for it are decoded, the newest
+    /// first, each against the packet after it, and those confirmed go late ([`kept`]).
+    fn decode_kept(&mut self, cid: u8) {
+        if !self.kept.holds(cid) {
+            return;
+        }
+        let frames = self.kept.take_frames(cid);
+        let mut out = self.kept.buffer();
+        if let Some(ctx) = self.contexts[usize::from(cid)]
+            .as_mut()
+            .filter(|c| c.outer.is_none())
+        {
+            let set_up = ctx.state();
+            for frame in &frames {
+                let Ok((head, at)) = Head::parse(frame.kind, frame.prefixed, &frame.bytes) else {
+                    continue;
+                };
+                let kept = ctx.state();
+                if let Some(s) = head.note {
+                    (ctx.strides, ctx.behaviour) = (s.strides, s.behaviour);
+                }
+                let rest = &frame.bytes[at..];
+                match decode_earlier(ctx, frame.kind, head.x, rest, &mut out) {
+                    Ok(d) => {
+                        self.kept.verified(&out, d.codes.reach(ctx.strides));
+                        let state = Held {
+                            reference: d.fields,
+                            next: d.next,
+                            quotients: d.quotients,
+                            last: d.trace(),
+                            ..ctx.state()
+                        };
+                        ctx.restore(&state);
+                    }
+                    Err(_) => ctx.restore(&kept),
+                }
+            }
+            ctx.restore(&set_up);
+            self.kept.end_chain();
+        }
+        self.kept.recycle(frames, out);
     }
 
     /// Decodes a CO frame's body (after its CID and note) against the context of `cid`,
@@ -646,6 +700,8 @@ impl Decompressor for PlusDecompressor {
         let outermost = self.tunnel_outer.is_none();
         if outermost {
             self.late.forget();
+            self.kept.forget_due();
+            self.installed = None;
             self.other.forget_late();
             self.receipts.begin();
             self.numbers = None;
@@ -661,14 +717,18 @@ impl Decompressor for PlusDecompressor {
             if let (Ok(()), Some((flow, numbers))) = (&result, self.numbers.take()) {
                 self.outbox.numbers(mirror::flow_hash(&flow), numbers);
             }
+            if let (Ok(()), Some(cid)) = (&result, self.installed) {
+                self.decode_kept(cid);
+            }
         }
         result
     }
 
     /// The held packet the last frame confirmed, of a TCP context (spec section 5.8) or
-    /// another ([`OtherDecompressor::take_late`]).
+    /// another ([`OtherDecompressor::take_late`]), then the packets of kept frames its IR
+    /// frame confirmed, the oldest first (format section 5.9).
     fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
-        self.late.take(out) || self.other.take_late(out)
+        self.late.take(out) || self.kept.take(out) || self.other.take_late(out)
     }
 
     fn set_time(&mut self, now: Duration) {

@@ -327,16 +327,21 @@ impl<H: NodeAgent> Network<H> {
             Err(_) => FrameFate::Lost,
         };
         let flow = frame.flow.unwrap_or_else(|| FlowId::of(&[]));
-        // A held packet this frame confirmed goes first, late: its refusal is undone.
-        let mut late = self.out.buffer();
-        if self.ends[end].take_late(&mut late) && receiver_accepts(crate::tunnel::innermost(&late))
-        {
-            let link = &mut self.links[l];
-            link.stats.decompressor_drops = link.stats.decompressor_drops.saturating_sub(1);
-            link.outages.delivered_late(flow);
-            self.deliver(to, late, observer);
-        } else {
-            self.out.recycle(late);
+        // The packets this frame confirmed go first, late: their refusals are undone.
+        loop {
+            let mut late = self.out.buffer();
+            if !self.ends[end].take_late(&mut late) {
+                self.out.recycle(late);
+                break;
+            }
+            if receiver_accepts(crate::tunnel::innermost(&late)) {
+                let link = &mut self.links[l];
+                link.stats.decompressor_drops = link.stats.decompressor_drops.saturating_sub(1);
+                link.outages.delivered_late(flow);
+                self.deliver(to, late, observer);
+            } else {
+                self.out.recycle(late);
+            }
         }
         self.links[l].outages.frame(flow, now, fate);
         if result.is_err() {

@@ -147,6 +147,8 @@ pub(super) struct Trial {
     seq: u8,
     ack: u8,
     ip_id: u8,
+    /// No periods: each field decoded in the mirrored interval instead ([`decode_earlier`]).
+    back: bool,
 }
 
 impl Trial {
@@ -156,8 +158,15 @@ impl Trial {
             seq,
             ack,
             ip_id,
+            back: false,
         }
     }
+
+    /// The trial of a packet older than its reference ([`decode_earlier`]).
+    const BACK: Trial = Trial {
+        back: true,
+        ..Trial::of(0, 0, 0, 0)
+    };
 }
 
 /// The trials after a frame failed against its reference, in order: time moved (the
@@ -207,6 +216,43 @@ pub(super) fn decode_late(
         .iter()
         .filter(codes)
         .find_map(|&t| decode_shifted::<true>(ctx, k, x, rest, out, t).ok())
+}
+
+/// Decodes a CO body of a packet older than the context's reference (a frame kept while the
+/// context was missing, [`super::kept`]): each field coded in LSBs (the numbers, the IP-ID's
+/// offset, the timestamps, the echo's gap, the window) decoded in the interval around its
+/// reference mirrored ([`mirrored`]): fields that mostly grow from one packet to the next
+/// mostly shrink from a packet to the one before. Marked as a trial.
+pub(super) fn decode_earlier(
+    ctx: &Context,
+    k: u8,
+    x: Extension,
+    rest: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<Decoded, DropReason> {
+    decode_shifted::<true>(ctx, k, x, rest, out, Trial::BACK)
+}
+
+/// `v`, decoded from `n` LSBs against `reference` (`width` bits wide) in the usual interval
+/// `[reference - p, reference + 2^n - 1 - p]` ([`lsb::decode`]), moved into the mirrored
+/// interval `[reference - (2^n - 1 - p), reference + p]`: taken one period of its LSBs lower if
+/// it lies more than `p` above the reference.
+#[inline(always)]
+fn mirrored(v: u32, reference: u32, n: u8, width: u8) -> u32 {
+    if n == 0 || n >= width {
+        return v;
+    }
+    let mask = if width >= 32 {
+        u32::MAX
+    } else {
+        (1 << width) - 1
+    };
+    let up = v.wrapping_sub(reference) & mask;
+    if up > lsb::below(n) && up < 1 << n {
+        v.wrapping_sub(1 << n) & mask
+    } else {
+        v
+    }
 }
 
 /// Adds `periods` periods of `n`-bit LSBs to `v` (`width` bits wide); fails a trial that
@@ -401,6 +447,23 @@ impl<const TRIAL: bool> Reader<'_, '_, TRIAL> {
         }
     }
 
+    /// Whether each number goes at or below its reference ([`decode_earlier`]).
+    #[inline(always)]
+    fn back(&self) -> bool {
+        TRIAL && self.trial.back
+    }
+
+    /// `v`, decoded from `n` LSBs against `reference`, in the mirrored interval if
+    /// [`Self::back`] ([`mirrored`]).
+    #[inline(always)]
+    fn earlier(&self, v: u32, reference: u32, n: u8, width: u8) -> u32 {
+        if self.back() {
+            mirrored(v, reference, n, width)
+        } else {
+            v
+        }
+    }
+
     #[inline(always)]
     fn get(&mut self, bits: u8) -> Result<u32, DropReason> {
         self.bits.get(bits).ok_or(DropReason::Malformed)
@@ -423,6 +486,7 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
     #[inline(always)]
     fn number(&mut self, which: Number, bits: NumberBits) -> Result<(), DropReason> {
         let ctx = self.ctx;
+        let back = self.back();
         match which {
             Number::Seq => {
                 self.codes.seq = (bits.bits, bits.scaled);
@@ -433,6 +497,7 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
                     bits,
                     ctx.strides.seq,
                     Self::periods(self.trial.seq),
+                    back,
                 )?;
             }
             Number::Ack => {
@@ -444,6 +509,7 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
                     bits,
                     ctx.strides.ack,
                     Self::periods(self.trial.ack),
+                    back,
                 )?;
             }
         }
@@ -458,8 +524,9 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         self.codes.ip_id = n;
         let s = ctx.strides.seq;
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
+        let decoded = lsb::decode(reference.into(), lsbs, n, 16);
         let offset = later(
-            lsb::decode(reference.into(), lsbs, n, 16),
+            self.earlier(decoded, reference.into(), n, 16),
             Self::periods(self.trial.ip_id),
             n,
             16,
@@ -481,7 +548,8 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         let (lsbs, n) =
             format::get_code(&mut self.bits, &codes.bits).ok_or(DropReason::Malformed)?;
         self.codes.ts_val = n;
-        let v = lsb::decode(self.ctx.reference.ts_val, lsbs, n, 32);
+        let reference = self.ctx.reference.ts_val;
+        let v = self.earlier(lsb::decode(reference, lsbs, n, 32), reference, n, 32);
         if TRIAL {
             self.fields.ts_val = later(v, self.trial.ts, n, 32)?;
             self.shift = self.fields.ts_val.wrapping_sub(v);
@@ -499,10 +567,12 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         self.codes.ts_ecr = n;
         let lsbs = self.get(n)?;
         self.fields.ts_ecr = if is_gap {
-            let gap = lsb::decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
+            let reference = r.ts_val.wrapping_sub(r.ts_ecr);
+            let gap = self.earlier(lsb::decode(reference, lsbs, n, 32), reference, n, 32);
             self.fields.ts_val.wrapping_sub(gap)
         } else if TRIAL {
-            lsb::decode(r.ts_ecr.wrapping_add(self.shift), lsbs, n, 32)
+            let reference = r.ts_ecr.wrapping_add(self.shift);
+            self.earlier(lsb::decode(reference, lsbs, n, 32), reference, n, 32)
         } else {
             lsb::decode(r.ts_ecr, lsbs, n, 32)
         };
@@ -520,7 +590,9 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         let high = self.get(more)?;
         let lsbs = u32::from(short & 0x0F) | high << 4;
         self.codes.win = k;
-        self.fields.win = lsb::decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
+        let reference = self.ctx.reference.win.into();
+        self.fields.win =
+            self.earlier(lsb::decode(reference, lsbs, k, 16), reference, k, 16) as u16;
         Ok(())
     }
 
@@ -528,7 +600,9 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
     fn window(&mut self) -> Result<(), DropReason> {
         let (lsbs, k) = format::get_window(&mut self.bits).ok_or(DropReason::Malformed)?;
         self.codes.win = k;
-        self.fields.win = lsb::decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
+        let reference = self.ctx.reference.win.into();
+        self.fields.win =
+            self.earlier(lsb::decode(reference, lsbs, k, 16), reference, k, 16) as u16;
         Ok(())
     }
 
@@ -575,7 +649,9 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
 /// Reads a sequence or acknowledgment number's LSBs (`bits`), scaled by `stride` or not,
 /// against `reference` and its quotient by `stride` (0 without a stride; only a scaled number
 /// needs it): the number, and its quotient at no division's cost if there is one (a number
-/// decoded scaled; the reference's own, as given, if the number is the reference).
+/// decoded scaled; the reference's own, as given, if the number is the reference). A trial
+/// adds `periods` periods of its LSBs, or (`back`) decodes in the mirrored interval
+/// ([`mirrored`]).
 #[inline(always)]
 fn number(
     bits: &mut BitReader<'_>,
@@ -583,23 +659,29 @@ fn number(
     code: NumberBits,
     stride: u16,
     periods: u8,
+    back: bool,
 ) -> Result<(u32, Option<u32>), DropReason> {
     let n = code.bits;
     let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
+    let decode = |reference: u32| {
+        let v = lsb::decode(reference, lsbs, n, 32);
+        if back {
+            mirrored(v, reference, n, 32)
+        } else {
+            v
+        }
+    };
     if n == 0 {
         later(reference, periods, n, 32)?;
         Ok((reference, Some(reference_q)))
     } else if code.scaled {
         // No such number: the reference is not the compressor's (context damage).
-        let q = later(lsb::decode(reference_q, lsbs, n, 32), periods, n, 32)?;
+        let q = later(decode(reference_q), periods, n, 32)?;
         scaled::from_quotient(reference, reference_q, q, stride)
             .map(|v| (v, Some(q)))
             .ok_or(DropReason::ChecksumMismatch)
     } else {
-        Ok((
-            later(lsb::decode(reference, lsbs, n, 32), periods, n, 32)?,
-            None,
-        ))
+        Ok((later(decode(reference), periods, n, 32)?, None))
     }
 }
 
