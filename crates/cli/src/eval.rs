@@ -111,9 +111,10 @@ pub struct SchemeResult {
     pub feedback_lost: u64,
     /// Packets the decompressors delivered (correct or not), late ones included.
     pub delivered: u64,
-    /// Of `delivered`, packets held for confirmation and delivered late, with the next frame
-    /// of their context ([`taroc_core::Decompressor::take_late`]); their frames are not
-    /// counted in `context_damage_lost`.
+    /// Of `delivered`, packets held for confirmation (or refused for want of a context) and
+    /// delivered late, with a later frame of their context
+    /// ([`taroc_core::Decompressor::take_late`]); their frames are not counted in
+    /// `context_damage_lost`.
     pub delivered_late: u64,
     /// Frames the link lost (random loss and bit errors).
     pub link_lost: u64,

@@ -244,17 +244,17 @@ pub trait Decompressor {
         let _ = now;
     }
 
-    /// Moves a packet delivered late into `out` (cleared first) and returns true, or returns
-    /// false if there is none: a packet refused as [`DropReason::Held`] that the frame just
-    /// decompressed confirmed (it verified against the held packet as its reference), or one
-    /// refused as [`DropReason::NoContext`] whose frame was kept and decoded once the frame
-    /// just decompressed set its context up. They come before that frame's packet in the
-    /// original order, the oldest first. Call after every [`Decompressor::decompress`] until it
-    /// returns false; a late packet not taken then is dropped. Schemes that hold nothing never
-    /// have any.
-    fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
+    /// Moves a packet delivered late into `out` (cleared first) and returns the reason its
+    /// frame was refused, or returns `None` if there is none: a packet refused as
+    /// [`DropReason::Held`] that the frame just decompressed confirmed (it verified against the
+    /// held packet as its reference), or one refused as [`DropReason::NoContext`] whose frame
+    /// was kept and decoded once the frame just decompressed set its context up. They come
+    /// before that frame's packet in the original order, the oldest first. Call after every
+    /// [`Decompressor::decompress`] until it returns `None`; a late packet not taken then is
+    /// dropped. Schemes that hold nothing never have any.
+    fn take_late(&mut self, out: &mut Vec<u8>) -> Option<DropReason> {
         let _ = out;
-        false
+        None
     }
 
     /// Moves feedback for the compressor at the other end of the link into `out` (cleared

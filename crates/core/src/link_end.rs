@@ -103,10 +103,10 @@ impl<C: Compressor, D: Decompressor> LinkEnd<C, D> {
     }
 
     /// Moves a packet the last frame received delivered late (one held or kept earlier that
-    /// it confirmed, [`Decompressor::take_late`]) into `out` (cleared first); false if there
-    /// is none. Call until it returns false: they came before that frame's packet, the oldest
-    /// first.
-    pub fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
+    /// it confirmed, [`Decompressor::take_late`]) into `out` (cleared first), with the reason
+    /// its frame was refused; `None` if there is none. Call until it returns `None`: they came
+    /// before that frame's packet, the oldest first.
+    pub fn take_late(&mut self, out: &mut Vec<u8>) -> Option<DropReason> {
         self.decompressor.take_late(out)
     }
 

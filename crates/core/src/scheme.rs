@@ -245,10 +245,10 @@ impl Decompressor for AnyDecompressor {
         }
     }
 
-    fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
+    fn take_late(&mut self, out: &mut Vec<u8>) -> Option<DropReason> {
         match self {
             AnyDecompressor::Plus(d) => d.take_late(out),
-            _ => false,
+            _ => None,
         }
     }
 

@@ -53,8 +53,9 @@ pub struct Counters {
     pub other_source: u64,
     /// Packets the decompressor delivered, late ones included.
     pub delivered: u64,
-    /// Of those, packets it held for confirmation and delivered late, with the next frame of
-    /// their context ([`taroc_core::Decompressor::take_late`]).
+    /// Of those, packets it held for confirmation (or refused for want of a context) and
+    /// delivered late, with a later frame of their context
+    /// ([`taroc_core::Decompressor::take_late`]).
     pub delivered_late: u64,
     /// Their bytes.
     pub delivered_bytes: u64,
@@ -136,11 +137,11 @@ impl Counters {
         }
     }
 
-    /// Counts a held packet delivered late: its refusal is undone (count the packet itself
-    /// with [`Counters::count_rebuilt`]).
-    pub fn count_late(&mut self) {
+    /// Counts a packet delivered late, refused before for `reason`: its refusal is undone
+    /// (count the packet itself with [`Counters::count_rebuilt`]).
+    pub fn count_late(&mut self, reason: DropReason) {
         self.delivered_late += 1;
-        let held = DropReason::ALL.iter().position(|&r| r == DropReason::Held);
+        let held = DropReason::ALL.iter().position(|&r| r == reason);
         if let Some(n) = held.and_then(|i| self.refused.get_mut(i)) {
             *n = n.saturating_sub(1);
         }

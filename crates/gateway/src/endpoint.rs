@@ -373,8 +373,8 @@ impl Endpoint {
         };
         let c = &mut self.counters[1];
         // The packets this frame confirmed go first, late.
-        while self.codecs.take_late(&mut self.late) {
-            c.count_late();
+        while let Some(reason) = self.codecs.take_late(&mut self.late) {
+            c.count_late(reason);
             let checksum = transport_checksum_ok(&self.late);
             if c.count_rebuilt(
                 self.late.len(),

@@ -162,8 +162,8 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
             }
             Arrived::Packet(result) => result,
         };
-    while ends.receiver.take_late(&mut this.late) {
-        deliver_late(d, now, original.is_some(), this, sink);
+    while let Some(reason) = ends.receiver.take_late(&mut this.late) {
+        deliver_late(d, now, reason, original.is_some(), this, sink);
     }
     match result {
         Err(reason) => {
@@ -213,17 +213,19 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     }
 }
 
-/// Delivers a packet the last frame on link `d` confirmed (in `this.late`) to the TUN,
-/// first checked, if `checked`, against the originals of the packets held.
+/// Delivers a packet the last frame on link `d` confirmed (in `this.late`, refused before for
+/// `reason`) to the TUN, first checked, if `checked`, against the originals of the packets
+/// held.
 fn deliver_late<S: FnMut(usize, &[u8]) -> bool>(
     d: usize,
     now: u64,
+    reason: DropReason,
     checked: bool,
     this: &mut Codec,
     sink: &mut S,
 ) {
     let c = &mut this.counters;
-    c.count_late();
+    c.count_late(reason);
     let checksum = transport_checksum_ok(&this.late);
     if !c.count_rebuilt(
         this.late.len(),

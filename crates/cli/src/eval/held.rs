@@ -1,11 +1,14 @@
 //! The frames a decompressor held for confirmation or kept for a context it lacked (refused as
 //! [`DropReason::Held`] or [`DropReason::NoContext`]), kept until a packet delivered late
 //! ([`taroc_core::LinkEnd::take_late`]) turns out to be one of them.
+//!
+//! [`DropReason::Held`]: taroc_core::DropReason::Held
+//! [`DropReason::NoContext`]: taroc_core::DropReason::NoContext
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use taroc_core::{DropReason, FrameKind};
+use taroc_core::FrameKind;
 
 use super::Sent;
 
@@ -22,7 +25,6 @@ pub(super) struct HeldFrame {
     original: Vec<u8>,
     payload: usize,
     on_link: usize,
-    reason: DropReason,
 }
 
 impl HeldFrame {
@@ -43,11 +45,6 @@ impl HeldFrame {
     pub(super) fn original(&self) -> &[u8] {
         &self.original
     }
-
-    /// Why the frame was refused.
-    pub(super) fn reason(&self) -> DropReason {
-        self.reason
-    }
 }
 
 /// Per direction, the frames held and not delivered late yet, the oldest first.
@@ -57,8 +54,8 @@ pub(super) struct HeldFrames {
 }
 
 impl HeldFrames {
-    /// The decompressor refused the frame of `sent` for `reason` and may deliver it late.
-    pub(super) fn hold(&mut self, sent: &Sent<'_>, reason: DropReason) {
+    /// The decompressor refused the frame of `sent` and may deliver it late.
+    pub(super) fn hold(&mut self, sent: &Sent<'_>) {
         let frames = &mut self.frames[sent.direction];
         if frames.len() == KEPT {
             frames.pop_front();
@@ -70,7 +67,6 @@ impl HeldFrames {
             original: sent.original.to_vec(),
             payload: sent.payload,
             on_link: sent.on_link,
-            reason,
         });
     }
 
@@ -102,9 +98,9 @@ mod tests {
     #[test]
     fn a_late_packet_takes_the_held_frame_it_equals_in_its_direction_once() {
         let mut held = HeldFrames::default();
-        held.hold(&sent(3, 0, &[1, 2]), DropReason::Held);
-        held.hold(&sent(5, 1, &[1, 2]), DropReason::Held);
-        held.hold(&sent(7, 0, &[3]), DropReason::Held);
+        held.hold(&sent(3, 0, &[1, 2]));
+        held.hold(&sent(5, 1, &[1, 2]));
+        held.hold(&sent(7, 0, &[3]));
         assert!(held.take(0, &[9]).is_none());
         let taken = held.take(0, &[1, 2]).expect("held");
         assert_eq!(taken.sent(0).index, 3);
@@ -116,7 +112,7 @@ mod tests {
     fn only_the_newest_frames_are_kept() {
         let mut held = HeldFrames::default();
         for i in 0..=KEPT {
-            held.hold(&sent(i, 0, &i.to_be_bytes()), DropReason::Held);
+            held.hold(&sent(i, 0, &i.to_be_bytes()));
         }
         assert!(held.take(0, &0usize.to_be_bytes()).is_none());
         assert!(held.take(0, &1usize.to_be_bytes()).is_some());

@@ -59,7 +59,8 @@ pub enum Outcome<'a> {
 pub enum PacketFate {
     /// Delivered exactly as captured.
     Delivered,
-    /// Held, then delivered late exactly as captured ([`Outcome::Late`]).
+    /// Held (or refused for want of a context), then delivered late exactly as captured
+    /// ([`Outcome::Late`]).
     DeliveredLate,
     /// Delivered, but different from the original; `undetected` if its TCP/UDP checksum still
     /// verifies (or it carries none).
@@ -157,8 +158,9 @@ pub trait Observer {
         let _ = (scheme, direction, time, kind, frame);
     }
 
-    /// What became of a packet the compressor of scheme `scheme` sent. A packet held and then
-    /// delivered late is told twice: refused as held, then [`Outcome::Late`].
+    /// What became of a packet the compressor of scheme `scheme` sent. A packet held (or
+    /// refused for want of a context) and then delivered late is told twice: refused, then
+    /// [`Outcome::Late`].
     fn packet(&mut self, scheme: usize, sent: &Sent<'_>, outcome: Outcome<'_>) {
         let _ = (scheme, sent, outcome);
     }

@@ -56,7 +56,8 @@ struct Arrival<'a> {
     rebuilt: &'a mut Vec<u8>,
     /// A packet delivered late.
     late: &'a mut Vec<u8>,
-    /// The frames held for confirmation, until delivered late.
+    /// The frames held for confirmation or refused for want of a context, until delivered
+    /// late.
     held: &'a mut HeldFrames,
     feedback: &'a mut Vec<u8>,
     outages: &'a mut OutageTracker<(usize, FlowId)>,
@@ -90,8 +91,8 @@ impl Arrival<'_> {
         while node.take_feedback(self.feedback) {
             pending.push(self.feedback.clone());
         }
-        while node.take_late(self.late) {
-            self.late(sent, observer);
+        while let Some(reason) = node.take_late(self.late) {
+            self.late(sent, reason, observer);
         }
 
         // 5. The oracle.
@@ -111,7 +112,7 @@ impl Arrival<'_> {
             Err(reason) => {
                 observer.packet(self.scheme, sent, Outcome::Refused(reason));
                 if matches!(reason, DropReason::Held | DropReason::NoContext) {
-                    self.held.hold(sent, reason);
+                    self.held.hold(sent);
                 }
                 if reason.is_context_damage() {
                     result.context_damage_lost += 1;
@@ -125,9 +126,10 @@ impl Arrival<'_> {
         }
     }
 
-    /// The frame of `sent` delivered a held packet late, before its own: it is no loss if it
-    /// is one of the held frames' packets, and a wrong delivery if not.
-    fn late(&mut self, sent: &Sent, observer: &mut dyn Observer) {
+    /// The frame of `sent` delivered a packet late (refused before for `reason`), before its
+    /// own: it is no loss if it is one of the held frames' packets, and a wrong delivery if
+    /// not.
+    fn late(&mut self, sent: &Sent, reason: DropReason, observer: &mut dyn Observer) {
         let (result, outages) = (&mut *self.result, &mut *self.outages);
         result.delivered += 1;
         let Some(held) = self.held.take(sent.direction, self.late) else {
@@ -142,7 +144,7 @@ impl Arrival<'_> {
         );
         result.delivered_late += 1;
         result.context_damage_lost -= 1;
-        uncount(&mut result.drops_by_reason, held.reason().name());
+        uncount(&mut result.drops_by_reason, reason.name());
         outages.delivered_late((sent.direction, FlowId::of(held.original())));
     }
 

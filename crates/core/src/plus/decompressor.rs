@@ -727,8 +727,12 @@ impl Decompressor for PlusDecompressor {
     /// The held packet the last frame confirmed, of a TCP context (spec section 5.8) or
     /// another ([`OtherDecompressor::take_late`]), then the packets of kept frames its IR
     /// frame confirmed, the oldest first (format section 5.9).
-    fn take_late(&mut self, out: &mut Vec<u8>) -> bool {
-        self.late.take(out) || self.kept.take(out) || self.other.take_late(out)
+    fn take_late(&mut self, out: &mut Vec<u8>) -> Option<DropReason> {
+        if self.late.take(out) || self.other.take_late(out) {
+            Some(DropReason::Held)
+        } else {
+            self.kept.take(out).then_some(DropReason::NoContext)
+        }
     }
 
     fn set_time(&mut self, now: Duration) {

@@ -330,7 +330,7 @@ impl<H: NodeAgent> Network<H> {
         // The packets this frame confirmed go first, late: their refusals are undone.
         loop {
             let mut late = self.out.buffer();
-            if !self.ends[end].take_late(&mut late) {
+            if self.ends[end].take_late(&mut late).is_none() {
                 self.out.recycle(late);
                 break;
             }

@@ -49,7 +49,7 @@ fn after_bursts(plan: &[Burst]) -> Vec<(Result<(), DropReason>, bool)> {
             ts += 1;
             let (p, kind, f) = send(&mut i, ts);
             let r = d.decompress(kind, &f, &mut out);
-            let went_late = d.take_late(&mut late);
+            let went_late = d.take_late(&mut late).is_some();
             if went_late {
                 assert_eq!(
                     Some(&late),

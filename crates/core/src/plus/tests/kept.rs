@@ -49,7 +49,7 @@ fn run(
             let p = before(0);
             let kind = other.compress(&p, &mut frame);
             assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()));
-            while d.take_late(&mut late) {
+            while d.take_late(&mut late).is_some() {
                 fates.late.push(packets.iter().position(|p| *p == late));
             }
         }
@@ -62,7 +62,7 @@ fn run(
             Err(DropReason::ChecksumMismatch) => fates.damaged.push(i),
             Err(other) => panic!("packet {i} refused as {other:?}"),
         }
-        while d.take_late(&mut late) {
+        while d.take_late(&mut late).is_some() {
             fates.late.push(packets.iter().position(|p| *p == late));
         }
     }

@@ -322,7 +322,7 @@ fn after_a_burst_a_retransmission_the_decompressor_took_as_its_reference_is_in_t
             return None;
         }
         let r = d.decompress(kind, &frame, &mut out);
-        Some(r.is_ok() || d.take_late(&mut out))
+        Some(r.is_ok() || d.take_late(&mut out).is_some())
     };
     // (segment, lost): the flow, the bursts, and the two retransmissions between them.
     let steps = (0..100)

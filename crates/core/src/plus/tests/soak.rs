@@ -113,7 +113,7 @@ fn soak(config: &PlusConfig, seed: u64, trials: u64, loss_percent: u64, burst: u
             }
             // Packets delivered late: the one held last (one context here), or those of
             // frames refused for want of the context.
-            while d.take_late(&mut late) {
+            while d.take_late(&mut late).is_some() {
                 tally.delivered += 1;
                 tally.late += 1;
                 match kept.iter().position(|k| *k == late) {
