@@ -168,7 +168,7 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     match result {
         Err(reason) => {
             this.counters.count_refusal(reason);
-            if let (DropReason::Held | DropReason::NoContext, Some(original)) = (reason, original) {
+            if let (true, Some(original)) = (reason.is_context_damage(), original) {
                 let mut kept = match this.held.len() {
                     HELD_KEPT => this.held.pop_front().unwrap_or_default(),
                     _ => Vec::new(),

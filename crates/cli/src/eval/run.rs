@@ -111,7 +111,7 @@ impl Arrival<'_> {
             }
             Err(reason) => {
                 observer.packet(self.scheme, sent, Outcome::Refused(reason));
-                if matches!(reason, DropReason::Held | DropReason::NoContext) {
+                if reason.is_context_damage() {
                     self.held.hold(sent);
                 }
                 if reason.is_context_damage() {

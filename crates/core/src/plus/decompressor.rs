@@ -204,9 +204,11 @@ pub struct PlusDecompressor {
     /// Each context's held packet ([`Context::held`]), as it would be delivered, with its
     /// frame's [`Reach`]: the frame that confirms it delivers it late.
     late: LatePackets<Reach>,
-    /// CO frames refused for want of a context, decoded late once an IR frame sets it up
-    /// ([`kept`]).
+    /// CO frames refused for want of a context or on their checksum, decoded late once a
+    /// frame of the context is delivered ([`kept`]).
     kept: Kept,
+    /// The CID of the CO frame just delivered.
+    delivered_co: Option<u8>,
 }
 
 impl PlusDecompressor {
@@ -240,6 +242,7 @@ impl PlusDecompressor {
             held_now: false,
             late: LatePackets::default(),
             kept: Kept::default(),
+            delivered_co: None,
         }
     }
 
@@ -280,16 +283,21 @@ impl PlusDecompressor {
         if result.is_err() {
             out.clear();
         }
-        // A frame of a context the decompressor lacks is kept for the IR frame that sets it
-        // up (not from inside a tunnel frame, whose outer header it lacks).
-        if result == Err(DropReason::NoContext) && self.tunnel_outer.is_none() {
-            self.kept.keep(cid, k, prefixed, frame);
+        // A frame refused for want of a context, or on its checksum, is kept for the next
+        // frame of the context delivered (not from inside a tunnel frame, whose outer header
+        // it lacks).
+        if let (Err(r @ (DropReason::NoContext | DropReason::ChecksumMismatch)), None) =
+            (result, self.tunnel_outer)
+        {
+            self.kept.keep(cid, k, prefixed, frame, r);
         }
         (Some(cid), result)
     }
 
-    /// An IR frame set context `cid` up: the CO frames kept for it are decoded, the newest
-    /// first, each against the packet after it, and those confirmed go late ([`kept`]).
+    /// A frame of context `cid` was delivered (an IR frame set it up, or a CO frame verified):
+    /// the CO frames kept for it are decoded, the newest first, each against the packet after
+    /// it (the first against the context's reference), and those confirmed go late
+    /// ([`kept`]).
     fn decode_kept(&mut self, cid: u8) {
         if !self.kept.holds(cid) {
             return;
@@ -312,7 +320,8 @@ impl PlusDecompressor {
                 let rest = &frame.bytes[at..];
                 match decode_earlier(ctx, frame.kind, head.x, rest, &mut out) {
                     Ok(d) => {
-                        self.kept.verified(&out, d.codes.reach(ctx.strides));
+                        let reach = d.codes.reach(ctx.strides);
+                        self.kept.verified(&out, reach, frame.reason);
                         let state = Held {
                             reference: d.fields,
                             next: d.next,
@@ -670,6 +679,7 @@ impl PlusDecompressor {
                     self.receipts.co(cid);
                     if result.is_ok() {
                         self.count_delivered(cid);
+                        self.delivered_co = Some(cid);
                     }
                 }
                 result
@@ -701,7 +711,7 @@ impl Decompressor for PlusDecompressor {
         if outermost {
             self.late.forget();
             self.kept.forget_due();
-            self.installed = None;
+            (self.installed, self.delivered_co) = (None, None);
             self.other.forget_late();
             self.receipts.begin();
             self.numbers = None;
@@ -717,7 +727,7 @@ impl Decompressor for PlusDecompressor {
             if let (Ok(()), Some((flow, numbers))) = (&result, self.numbers.take()) {
                 self.outbox.numbers(mirror::flow_hash(&flow), numbers);
             }
-            if let (Ok(()), Some(cid)) = (&result, self.installed) {
+            if let (Ok(()), Some(cid)) = (&result, self.installed.or(self.delivered_co)) {
                 self.decode_kept(cid);
             }
         }
@@ -725,14 +735,13 @@ impl Decompressor for PlusDecompressor {
     }
 
     /// The held packet the last frame confirmed, of a TCP context (spec section 5.8) or
-    /// another ([`OtherDecompressor::take_late`]), then the packets of kept frames its IR
-    /// frame confirmed, the oldest first (format section 5.9).
+    /// another ([`OtherDecompressor::take_late`]), after the packets of kept frames the frame
+    /// confirmed, the oldest first (format section 5.9).
     fn take_late(&mut self, out: &mut Vec<u8>) -> Option<DropReason> {
-        if self.late.take(out) || self.other.take_late(out) {
-            Some(DropReason::Held)
-        } else {
-            self.kept.take(out).then_some(DropReason::NoContext)
+        if let Some(reason) = self.kept.take(out) {
+            return Some(reason);
         }
+        (self.late.take(out) || self.other.take_late(out)).then_some(DropReason::Held)
     }
 
     fn set_time(&mut self, now: Duration) {

@@ -1,20 +1,23 @@
-//! CO frames kept while their context is missing (format section 5.9). A burst that takes
-//! every IR frame of a start leaves the decompressor without the context, and each CO frame of
-//! the flow after it is refused until the next IR frame arrives (without a reverse channel, a
-//! spread IR frame or a refresh, up to 64 packets of the flow later). The decompressor keeps
-//! the last [`KEPT_FRAMES`] CO frames it refused for want of a context; once an IR frame sets
-//! that context up, they are decoded newest first, each against the packet after it
-//! ([`decode_earlier`](super::co::decode_earlier)), and each packet goes late once the frame
-//! before it verifies against it with codes that reach no further ([`Reach::within`]), as a
-//! held packet is confirmed (section 5.8). The oldest packet decoded is confirmed by none and
-//! never goes.
+//! CO frames kept while their context is missing or damaged (format section 5.9). A burst
+//! that takes every IR frame of a start leaves the decompressor without the context, and one
+//! longer than the window leaves it with a stale reference: each CO frame of the flow after it
+//! is refused until an IR frame arrives, or a CO frame verifies again (without a reverse
+//! channel, a spread IR frame, a refresh or a wide frame, up to 64 packets of the flow later).
+//! The decompressor keeps the last [`KEPT_FRAMES`] CO frames it refused for want of a context
+//! or on their checksum; once a frame of that context is delivered, they are decoded newest
+//! first, each against the packet after it ([`decode_earlier`](super::co::decode_earlier)), and
+//! each packet goes late once the frame before it verifies against it with codes that reach
+//! no further ([`Reach::within`]), as a held packet is confirmed (section 5.8). The oldest
+//! packet decoded is confirmed by none and never goes.
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use super::co::Reach;
+use crate::codec::DropReason;
 
 /// How many refused CO frames the decompressor keeps, of every context together (the newest).
+/// (Measured on frames refused for want of a context alone.)
 /// Without a reverse channel, a start whose IR frames a burst took is set up again by a spread
 /// IR frame 15 CO frames later or by the refresh after 64 compressed packets: pooled over the
 /// shared, unseen and twin captures (seeds 1-5, 10% loss in bursts of mean 50), 946 of 988
@@ -25,39 +28,71 @@ use super::co::Reach;
 /// buffers, taken only while frames are refused.
 pub(super) const KEPT_FRAMES: usize = 128;
 
-/// One kept frame: its CID, its CO kind byte, the CID its kind byte named (if it did) and
-/// what followed the kind byte (and that CID).
+// Each CID's count of kept frames fits an octet.
+const _: () = assert!(KEPT_FRAMES <= u8::MAX as usize);
+
+/// One kept frame: its CID, its CO kind byte, the CID its kind byte named (if it did), what
+/// followed the kind byte (and that CID), and why it was refused.
 #[derive(Debug, Clone)]
 pub(super) struct Frame {
     pub(super) cid: u8,
     pub(super) kind: u8,
     pub(super) prefixed: Option<u8>,
     pub(super) bytes: Vec<u8>,
+    /// Why it was refused.
+    pub(super) reason: DropReason,
 }
 
 /// The kept frames, the packets decoded from them awaiting confirmation, and those due to go
 /// late.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(super) struct Kept {
     /// The oldest first.
     frames: VecDeque<Frame>,
+    /// How many frames each CID has kept: a delivered frame looks nothing up on a clean
+    /// link, nor for a context that kept none.
+    per_cid: [u8; 256],
     /// Buffers of frames and packets no longer needed.
     spare: Vec<Vec<u8>>,
-    /// The packet decoded last, not yet confirmed, with its frame's reach.
-    unconfirmed: Option<(Vec<u8>, Reach)>,
-    /// Confirmed packets due to go late, the oldest first.
-    due: VecDeque<Vec<u8>>,
+    /// The packet decoded last, not yet confirmed, with its frame's reach and why the frame
+    /// was refused.
+    unconfirmed: Option<(Vec<u8>, Reach, DropReason)>,
+    /// Confirmed packets due to go late, the oldest first, with why their frames were refused.
+    due: VecDeque<(Vec<u8>, DropReason)>,
+}
+
+impl Default for Kept {
+    fn default() -> Kept {
+        Kept {
+            frames: VecDeque::new(),
+            per_cid: [0; 256],
+            spare: Vec::new(),
+            unconfirmed: None,
+            due: VecDeque::new(),
+        }
+    }
 }
 
 impl Kept {
-    /// Keeps a CO frame of `cid` refused for want of a context: kind byte `kind`, the CID
-    /// its kind byte named (`prefixed`), and `bytes` after them.
-    pub(super) fn keep(&mut self, cid: u8, kind: u8, prefixed: Option<u8>, bytes: &[u8]) {
+    /// Keeps a CO frame of `cid` refused for `reason` (want of a context, or its checksum):
+    /// kind byte `kind`, the CID its kind byte named (`prefixed`), and `bytes` after them.
+    pub(super) fn keep(
+        &mut self,
+        cid: u8,
+        kind: u8,
+        prefixed: Option<u8>,
+        bytes: &[u8],
+        reason: DropReason,
+    ) {
         let mut buffer = match self.frames.len() {
-            KEPT_FRAMES => self.frames.pop_front().map(|f| f.bytes),
+            KEPT_FRAMES => self.frames.pop_front().map(|f| {
+                self.per_cid[usize::from(f.cid)] -= 1;
+                f.bytes
+            }),
             _ => self.spare.pop(),
         }
         .unwrap_or_default();
+        self.per_cid[usize::from(cid)] += 1;
         buffer.clear();
         buffer.extend_from_slice(bytes);
         self.frames.push_back(Frame {
@@ -65,16 +100,19 @@ impl Kept {
             kind,
             prefixed,
             bytes: buffer,
+            reason,
         });
     }
 
     /// Whether a frame of `cid` is kept.
+    #[inline]
     pub(super) fn holds(&self, cid: u8) -> bool {
-        self.frames.iter().any(|f| f.cid == cid)
+        self.per_cid[usize::from(cid)] > 0
     }
 
     /// Takes the frames of `cid` out, the newest first.
     pub(super) fn take_frames(&mut self, cid: u8) -> Vec<Frame> {
+        self.per_cid[usize::from(cid)] = 0;
         let mut taken = Vec::new();
         let mut at = self.frames.len();
         while at > 0 {
@@ -97,13 +135,13 @@ impl Kept {
         self.spare.push(buffer);
     }
 
-    /// A kept frame's packet `packet` verified against the packet after it (or the IR
-    /// frame's), its frame reaching `reach`: it confirms the unconfirmed one (which then goes
-    /// late) if `reach` is within that one's, and takes its place.
-    pub(super) fn verified(&mut self, packet: &[u8], reach: Reach) {
-        if let Some((newer, newer_reach)) = self.unconfirmed.take() {
+    /// A kept frame's packet `packet` (refused for `reason`) verified against the packet after
+    /// it (or the delivered one's), its frame reaching `reach`: it confirms the unconfirmed one
+    /// (which then goes late) if `reach` is within that one's, and takes its place.
+    pub(super) fn verified(&mut self, packet: &[u8], reach: Reach, reason: DropReason) {
+        if let Some((newer, newer_reach, newer_reason)) = self.unconfirmed.take() {
             if reach.within(&newer_reach) {
-                self.due.push_front(newer);
+                self.due.push_front((newer, newer_reason));
             } else {
                 self.spare.push(newer);
             }
@@ -111,30 +149,30 @@ impl Kept {
         let mut buffer = self.spare.pop().unwrap_or_default();
         buffer.clear();
         buffer.extend_from_slice(packet);
-        self.unconfirmed = Some((buffer, reach));
+        self.unconfirmed = Some((buffer, reach, reason));
     }
 
     /// The kept frames of a context are all decoded: the last packet, confirmed by none,
     /// does not go.
     pub(super) fn end_chain(&mut self) {
-        if let Some((packet, _)) = self.unconfirmed.take() {
+        if let Some((packet, _, _)) = self.unconfirmed.take() {
             self.spare.push(packet);
         }
     }
 
     /// Forgets the packets due and not taken: a new frame arrives.
     pub(super) fn forget_due(&mut self) {
-        self.spare.extend(self.due.drain(..));
+        self.spare
+            .extend(self.due.drain(..).map(|(packet, _)| packet));
     }
 
-    /// Moves the oldest packet due into `out` and returns true, or returns false if none is.
-    pub(super) fn take(&mut self, out: &mut Vec<u8>) -> bool {
-        let Some(packet) = self.due.pop_front() else {
-            return false;
-        };
+    /// Moves the oldest packet due into `out` and returns why its frame was refused, or
+    /// returns `None` if none is due.
+    pub(super) fn take(&mut self, out: &mut Vec<u8>) -> Option<DropReason> {
+        let (packet, reason) = self.due.pop_front()?;
         out.clear();
         out.extend_from_slice(&packet);
         self.spare.push(packet);
-        true
+        Some(reason)
     }
 }

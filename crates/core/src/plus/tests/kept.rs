@@ -18,17 +18,21 @@ struct Fates {
     late: Vec<Option<usize>>,
     /// The packets (by index) delivered in time.
     delivered: Vec<usize>,
-    /// The packets (by index) refused on their checksum (against another flow's context).
+    /// The packets (by index) refused on their checksum (against another flow's context, or
+    /// a reference a burst took).
     damaged: Vec<usize>,
+    /// The packets (by index) held for confirmation.
+    held: Vec<usize>,
 }
 
 /// Sends `count` packets of `flow` through a `taroc-plus-u` compressor and loses the start's
-/// back-to-back IR frames (every frame before the first of another kind). With `before`, the
-/// decompressor meets that flow's first packet, from another compressor under the same CID,
-/// once ten frames were refused.
+/// back-to-back IR frames (every frame before the first of another kind) and the frames of
+/// `burst`. With `before`, the decompressor meets that flow's first packet, from another
+/// compressor under the same CID, once ten frames were refused.
 fn run(
     flow: impl Fn(u32) -> Vec<u8>,
     count: u32,
+    burst: core::ops::Range<usize>,
     before: Option<&dyn Fn(u32) -> Vec<u8>>,
 ) -> Fates {
     let mut c = PlusCompressor::new(one_way());
@@ -45,6 +49,9 @@ fn run(
     let mut other = PlusCompressor::new(one_way());
     let mut fates = Fates::default();
     for (i, (kind, f)) in frames.iter().enumerate().skip(lost) {
+        if burst.contains(&i) {
+            continue;
+        }
         if let (Some(before), true) = (before, fates.no_context.len() == 10) {
             let p = before(0);
             let kind = other.compress(&p, &mut frame);
@@ -60,6 +67,7 @@ fn run(
             }
             Err(DropReason::NoContext) => fates.no_context.push(i),
             Err(DropReason::ChecksumMismatch) => fates.damaged.push(i),
+            Err(DropReason::Held) => fates.held.push(i),
             Err(other) => panic!("packet {i} refused as {other:?}"),
         }
         while d.take_late(&mut late).is_some() {
@@ -84,7 +92,7 @@ fn frames_refused_for_want_of_a_context_go_late_once_an_ir_frame_sets_it_up() {
     for (name, flow) in [("bulk", &bulk as &dyn Fn(u32) -> Vec<u8>), ("acks", &acks)] {
         // The start's IR frames lost: the CO frames after them are refused until the spread
         // IR frame (15 CO frames later) sets the context up.
-        let fates = run(flow, 40, None);
+        let fates = run(flow, 40, 0..0, None);
         let refused = &fates.no_context;
         assert!(refused.len() >= 10, "{name}: {fates:?}");
         // Every refused packet but the oldest (which no older frame confirms) goes late, the
@@ -109,10 +117,29 @@ fn kept_frames_of_another_flow_never_go_late() {
         fill_checksums(&mut p);
         p
     };
-    let fates = run(bulk, 40, Some(&other));
+    let fates = run(bulk, 40, 0..0, Some(&other));
     assert_eq!(fates.no_context.len(), 10, "{fates:?}");
     // The bulk flow's frames after it fail against the other flow's context until its own
     // IR frame, which finds nothing kept: no packet goes late.
     assert!(!fates.damaged.is_empty(), "{fates:?}");
     assert!(fates.late.is_empty(), "{fates:?}");
+}
+
+#[test]
+fn frames_refused_on_their_checksum_go_late_once_a_frame_verifies_again() {
+    // 70 frames lost in a row, far more than the window holds: the frames after the burst
+    // fail against the stale reference until one decodes (by trial, held) and the next
+    // confirms it. The refused ones go late with them, in the original order, but for the
+    // oldest.
+    let fates = run(bulk, 160, 20..90, None);
+    let (refused, held) = (&fates.damaged, &fates.held);
+    assert!(refused.len() >= 10 && held.len() == 1, "{fates:?}");
+    let expected: Vec<Option<usize>> = fates.no_context[1..]
+        .iter()
+        .chain(&refused[1..])
+        .chain(held)
+        .map(|&i| Some(i))
+        .collect();
+    assert_eq!(fates.late, expected, "{fates:?}");
+    assert_eq!(fates.delivered.last(), Some(&159));
 }
