@@ -52,6 +52,12 @@ impl Scheme {
             Scheme::Plus => "taroc-plus",
         }
     }
+
+    /// Whether the scheme's decompressor delivers packets late, after it refused their frames
+    /// ([`Decompressor::take_late`]).
+    pub fn delivers_late(self) -> bool {
+        self == Scheme::Plus
+    }
 }
 
 impl fmt::Display for Scheme {

@@ -51,10 +51,12 @@ struct Codec {
     rebuilt: Vec<u8>,
     /// A packet delivered late ([`LinkEnd::take_late`]).
     late: Vec<u8>,
-    /// The originals of the last packets the decompressor held or refused for want of a
-    /// context (the oracle's, with an original at hand): a late packet must be one of them.
-    /// Buffers are reused.
+    /// The originals of the last packets the decompressor refused for context damage (the
+    /// oracle's, with an original at hand), if its scheme delivers packets late: a late packet
+    /// must be one of them. Buffers are reused.
     held: VecDeque<Vec<u8>>,
+    /// Whether the scheme delivers packets late ([`taroc_core::Scheme::delivers_late`]).
+    delivers_late: bool,
     feedback: Vec<u8>,
     counters: Counters,
 }
@@ -168,7 +170,8 @@ fn deliver<S: FnMut(usize, &[u8]) -> bool>(
     match result {
         Err(reason) => {
             this.counters.count_refusal(reason);
-            if let (true, Some(original)) = (reason.is_context_damage(), original) {
+            let may_go_late = this.delivers_late && reason.is_context_damage();
+            if let (true, Some(original)) = (may_go_late, original) {
                 let mut kept = match this.held.len() {
                     HELD_KEPT => this.held.pop_front().unwrap_or_default(),
                     _ => Vec::new(),
@@ -364,6 +367,7 @@ impl Pipeline {
                     rebuilt: Vec::with_capacity(READ_BUFFER),
                     late: Vec::with_capacity(READ_BUFFER),
                     held: VecDeque::new(),
+                    delivers_late: config.variants[d].scheme.delivers_late(),
                     feedback: Vec::with_capacity(READ_BUFFER),
                     counters: Counters::default(),
                 },
