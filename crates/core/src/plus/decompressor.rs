@@ -298,10 +298,8 @@ impl PlusDecompressor {
     /// the CO frames kept for it are decoded, the newest first, each against the packet after
     /// it (the first against the context's reference), and those confirmed go late
     /// ([`kept`]).
+    #[inline(never)]
     fn decode_kept(&mut self, cid: u8) {
-        if !self.kept.holds(cid) {
-            return;
-        }
         let frames = self.kept.take_frames(cid);
         let mut out = self.kept.buffer();
         if let Some(ctx) = self.contexts[usize::from(cid)]
@@ -727,8 +725,9 @@ impl Decompressor for PlusDecompressor {
             if let (Ok(()), Some((flow, numbers))) = (&result, self.numbers.take()) {
                 self.outbox.numbers(mirror::flow_hash(&flow), numbers);
             }
-            if let (Ok(()), Some(cid)) = (&result, self.installed.or(self.delivered_co)) {
-                self.decode_kept(cid);
+            match (&result, self.installed.or(self.delivered_co)) {
+                (Ok(()), Some(cid)) if self.kept.holds(cid) => self.decode_kept(cid),
+                _ => {}
             }
         }
         result
