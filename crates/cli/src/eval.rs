@@ -111,7 +111,7 @@ pub struct SchemeResult {
     pub feedback_lost: u64,
     /// Packets the decompressors delivered (correct or not), late ones included.
     pub delivered: u64,
-    /// Of `delivered`, packets held for confirmation (or refused for want of a context) and
+    /// Of `delivered`, packets held for confirmation (or refused for context damage and kept) and
     /// delivered late, with a later frame of their context
     /// ([`taroc_core::Decompressor::take_late`]); their frames are not counted in
     /// `context_damage_lost`.

@@ -247,8 +247,9 @@ pub trait Decompressor {
     /// Moves a packet delivered late into `out` (cleared first) and returns the reason its
     /// frame was refused, or returns `None` if there is none: a packet refused as
     /// [`DropReason::Held`] that the frame just decompressed confirmed (it verified against the
-    /// held packet as its reference), or one refused as [`DropReason::NoContext`] whose frame
-    /// was kept and decoded once the frame just decompressed set its context up. They come
+    /// held packet as its reference), or one refused as [`DropReason::NoContext`] or
+    /// [`DropReason::ChecksumMismatch`] whose frame was kept and decoded once the frame just
+    /// decompressed was delivered in the same context. They come
     /// before that frame's packet in the original order, the oldest first. Call after every
     /// [`Decompressor::decompress`] until it returns `None`; a late packet not taken then is
     /// dropped. Schemes that hold nothing never have any.

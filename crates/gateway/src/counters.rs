@@ -53,7 +53,7 @@ pub struct Counters {
     pub other_source: u64,
     /// Packets the decompressor delivered, late ones included.
     pub delivered: u64,
-    /// Of those, packets it held for confirmation (or refused for want of a context) and
+    /// Of those, packets it held for confirmation (or refused for context damage) and
     /// delivered late, with a later frame of their context
     /// ([`taroc_core::Decompressor::take_late`]).
     pub delivered_late: u64,

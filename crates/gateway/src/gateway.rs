@@ -62,7 +62,7 @@ struct Codec {
 }
 
 /// The most originals of held or kept packets the oracle keeps: a decompressor keeps 128
-/// frames refused for want of a context, and holds at most one packet per context.
+/// frames refused for context damage, and holds at most one packet per context.
 const HELD_KEPT: usize = 256;
 
 #[derive(Debug)]

@@ -14,7 +14,7 @@ use super::Sent;
 
 /// The most held frames kept per direction: a decompressor holds at most one per context
 /// (`taroc-plus` has 256 CIDs for TCP and as many for other packets), and keeps 128 frames
-/// refused for want of a context.
+/// refused for context damage.
 const KEPT: usize = 640;
 
 /// A held frame's packet as its compressor sent it ([`Sent`], owned).

@@ -59,7 +59,7 @@ pub enum Outcome<'a> {
 pub enum PacketFate {
     /// Delivered exactly as captured.
     Delivered,
-    /// Held (or refused for want of a context), then delivered late exactly as captured
+    /// Held (or refused for context damage), then delivered late exactly as captured
     /// ([`Outcome::Late`]).
     DeliveredLate,
     /// Delivered, but different from the original; `undetected` if its TCP/UDP checksum still
@@ -159,7 +159,7 @@ pub trait Observer {
     }
 
     /// What became of a packet the compressor of scheme `scheme` sent. A packet held (or
-    /// refused for want of a context) and then delivered late is told twice: refused, then
+    /// refused for context damage) and then delivered late is told twice: refused, then
     /// [`Outcome::Late`].
     fn packet(&mut self, scheme: usize, sent: &Sent<'_>, outcome: Outcome<'_>) {
         let _ = (scheme, sent, outcome);

@@ -56,7 +56,7 @@ struct Arrival<'a> {
     rebuilt: &'a mut Vec<u8>,
     /// A packet delivered late.
     late: &'a mut Vec<u8>,
-    /// The frames held for confirmation or refused for want of a context, until delivered
+    /// The frames held for confirmation or refused for context damage, until delivered
     /// late.
     held: &'a mut HeldFrames,
     feedback: &'a mut Vec<u8>,

@@ -1,5 +1,5 @@
-//! CO frames refused for want of a context, kept and decoded late once an IR frame sets the
-//! context up (format section 5.9).
+//! CO frames refused for want of a context or on their checksum, kept and decoded late once a
+//! frame of the context is delivered (format section 5.9).
 
 use alloc::vec::Vec;
 

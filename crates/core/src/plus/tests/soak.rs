@@ -33,7 +33,7 @@ fn soak(config: &PlusConfig, seed: u64, trials: u64, loss_percent: u64, burst: u
     let mut tally = Tally::default();
     let (mut out, mut frame, mut late) = (Vec::new(), Vec::new(), Vec::new());
     let (mut held, mut note) = (Vec::new(), Vec::new());
-    // The packets of the last frames refused for want of a context: an IR frame may deliver
+    // The packets of the last frames refused for context damage: a later frame may deliver
     // them late.
     let mut kept = VecDeque::new();
     while tally.trials < trials {
