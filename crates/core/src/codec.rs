@@ -249,10 +249,10 @@ pub trait Decompressor {
     /// [`DropReason::Held`] that the frame just decompressed confirmed (it verified against the
     /// held packet as its reference), or one refused as [`DropReason::NoContext`] or
     /// [`DropReason::ChecksumMismatch`] whose frame was kept and decoded once the frame just
-    /// decompressed was delivered in the same context. They come
-    /// before that frame's packet in the original order, the oldest first. Call after every
-    /// [`Decompressor::decompress`] until it returns `None`; a late packet not taken then is
-    /// dropped. Schemes that hold nothing never have any.
+    /// decompressed was delivered in the same context. They come before that frame's packet in
+    /// the original order, the oldest first. Call after every [`Decompressor::decompress`]
+    /// until it returns `None`; a late packet not taken then is dropped. Schemes that hold
+    /// nothing never have any.
     fn take_late(&mut self, out: &mut Vec<u8>) -> Option<DropReason> {
         let _ = out;
         None

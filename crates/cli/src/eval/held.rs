@@ -1,9 +1,8 @@
-//! The frames a decompressor held for confirmation or kept for a context it lacked (refused as
-//! [`DropReason::Held`] or [`DropReason::NoContext`]), kept until a packet delivered late
-//! ([`taroc_core::LinkEnd::take_late`]) turns out to be one of them.
+//! The frames a decompressor refused for context damage (held for confirmation, or kept for a
+//! later frame of their context: [`DropReason::is_context_damage`]), kept until a packet
+//! delivered late ([`taroc_core::LinkEnd::take_late`]) turns out to be one of them.
 //!
-//! [`DropReason::Held`]: taroc_core::DropReason::Held
-//! [`DropReason::NoContext`]: taroc_core::DropReason::NoContext
+//! [`DropReason::is_context_damage`]: taroc_core::DropReason::is_context_damage
 
 use std::collections::VecDeque;
 use std::time::Duration;

@@ -112,9 +112,8 @@ impl Arrival<'_> {
             Err(reason) => {
                 observer.packet(self.scheme, sent, Outcome::Refused(reason));
                 if reason.is_context_damage() {
+                    // It may still go late.
                     self.held.hold(sent);
-                }
-                if reason.is_context_damage() {
                     result.context_damage_lost += 1;
                     outages.frame(flow, now, FrameFate::Damaged);
                 } else {

@@ -8,7 +8,7 @@ use taroc_wire::tcp::{flags, SackBlocks};
 
 use crate::codec::DropReason;
 use crate::encoding::bits::BitReader;
-use crate::encoding::lsb;
+use crate::encoding::{lsb, wlsb};
 use crate::plus::ack::{self, Extension};
 use crate::plus::co::{layout, BitField, Checks, CoBits, Number, NumberBits, Shape, Tail};
 use crate::plus::format::{self, ext, kind, EcrCodes, FieldCodes};
@@ -221,7 +221,7 @@ pub(super) fn decode_late(
 /// Decodes a CO body of a packet older than the context's reference (a frame kept while the
 /// context was missing, [`super::kept`]): each field coded in LSBs (the numbers, the IP-ID's
 /// offset, the timestamps, the echo's gap, the window) decoded in the interval around its
-/// reference mirrored ([`mirrored`]): fields that mostly grow from one packet to the next
+/// reference mirrored ([`decode`]): fields that mostly grow from one packet to the next
 /// mostly shrink from a packet to the one before. Marked as a trial.
 pub(super) fn decode_earlier(
     ctx: &Context,
@@ -233,20 +233,17 @@ pub(super) fn decode_earlier(
     decode_shifted::<true>(ctx, k, x, rest, out, Trial::BACK)
 }
 
-/// `v`, decoded from `n` LSBs against `reference` (`width` bits wide) in the usual interval
-/// `[reference - p, reference + 2^n - 1 - p]` ([`lsb::decode`]), moved into the mirrored
-/// interval `[reference - (2^n - 1 - p), reference + p]`: taken one period of its LSBs lower if
-/// it lies more than `p` above the reference.
+/// Decodes `n` LSBs `lsbs` against `reference` (`width` bits wide): in the usual interval
+/// `[reference - p, reference + 2^n - 1 - p]` ([`lsb::decode`]), or (`back`) in the mirrored
+/// interval `[reference - (2^n - 1 - p), reference + p]`, the usual value taken one period of
+/// its LSBs lower if it lies more than `p` above the reference.
 #[inline(always)]
-fn mirrored(v: u32, reference: u32, n: u8, width: u8) -> u32 {
-    if n == 0 || n >= width {
+fn decode(reference: u32, lsbs: u32, n: u8, width: u8, back: bool) -> u32 {
+    let v = lsb::decode(reference, lsbs, n, width);
+    if !back || n == 0 || n >= width {
         return v;
     }
-    let mask = if width >= 32 {
-        u32::MAX
-    } else {
-        (1 << width) - 1
-    };
+    let mask = wlsb::mask(width);
     let up = v.wrapping_sub(reference) & mask;
     if up > lsb::below(n) && up < 1 << n {
         v.wrapping_sub(1 << n) & mask
@@ -453,15 +450,11 @@ impl<const TRIAL: bool> Reader<'_, '_, TRIAL> {
         TRIAL && self.trial.back
     }
 
-    /// `v`, decoded from `n` LSBs against `reference`, in the mirrored interval if
-    /// [`Self::back`] ([`mirrored`]).
+    /// Decodes `n` LSBs against `reference`, in the mirrored interval if [`Self::back`]
+    /// ([`decode`]).
     #[inline(always)]
-    fn earlier(&self, v: u32, reference: u32, n: u8, width: u8) -> u32 {
-        if self.back() {
-            mirrored(v, reference, n, width)
-        } else {
-            v
-        }
+    fn decode(&self, reference: u32, lsbs: u32, n: u8, width: u8) -> u32 {
+        decode(reference, lsbs, n, width, self.back())
     }
 
     #[inline(always)]
@@ -524,9 +517,8 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         self.codes.ip_id = n;
         let s = ctx.strides.seq;
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
-        let decoded = lsb::decode(reference.into(), lsbs, n, 16);
         let offset = later(
-            self.earlier(decoded, reference.into(), n, 16),
+            self.decode(reference.into(), lsbs, n, 16),
             Self::periods(self.trial.ip_id),
             n,
             16,
@@ -548,8 +540,7 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         let (lsbs, n) =
             format::get_code(&mut self.bits, &codes.bits).ok_or(DropReason::Malformed)?;
         self.codes.ts_val = n;
-        let reference = self.ctx.reference.ts_val;
-        let v = self.earlier(lsb::decode(reference, lsbs, n, 32), reference, n, 32);
+        let v = self.decode(self.ctx.reference.ts_val, lsbs, n, 32);
         if TRIAL {
             self.fields.ts_val = later(v, self.trial.ts, n, 32)?;
             self.shift = self.fields.ts_val.wrapping_sub(v);
@@ -567,12 +558,10 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         self.codes.ts_ecr = n;
         let lsbs = self.get(n)?;
         self.fields.ts_ecr = if is_gap {
-            let reference = r.ts_val.wrapping_sub(r.ts_ecr);
-            let gap = self.earlier(lsb::decode(reference, lsbs, n, 32), reference, n, 32);
+            let gap = self.decode(r.ts_val.wrapping_sub(r.ts_ecr), lsbs, n, 32);
             self.fields.ts_val.wrapping_sub(gap)
         } else if TRIAL {
-            let reference = r.ts_ecr.wrapping_add(self.shift);
-            self.earlier(lsb::decode(reference, lsbs, n, 32), reference, n, 32)
+            self.decode(r.ts_ecr.wrapping_add(self.shift), lsbs, n, 32)
         } else {
             lsb::decode(r.ts_ecr, lsbs, n, 32)
         };
@@ -590,9 +579,7 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         let high = self.get(more)?;
         let lsbs = u32::from(short & 0x0F) | high << 4;
         self.codes.win = k;
-        let reference = self.ctx.reference.win.into();
-        self.fields.win =
-            self.earlier(lsb::decode(reference, lsbs, k, 16), reference, k, 16) as u16;
+        self.fields.win = self.decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
         Ok(())
     }
 
@@ -600,9 +587,7 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
     fn window(&mut self) -> Result<(), DropReason> {
         let (lsbs, k) = format::get_window(&mut self.bits).ok_or(DropReason::Malformed)?;
         self.codes.win = k;
-        let reference = self.ctx.reference.win.into();
-        self.fields.win =
-            self.earlier(lsb::decode(reference, lsbs, k, 16), reference, k, 16) as u16;
+        self.fields.win = self.decode(self.ctx.reference.win.into(), lsbs, k, 16) as u16;
         Ok(())
     }
 
@@ -651,7 +636,7 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
 /// needs it): the number, and its quotient at no division's cost if there is one (a number
 /// decoded scaled; the reference's own, as given, if the number is the reference). A trial
 /// adds `periods` periods of its LSBs, or (`back`) decodes in the mirrored interval
-/// ([`mirrored`]).
+/// ([`decode`]).
 #[inline(always)]
 fn number(
     bits: &mut BitReader<'_>,
@@ -663,25 +648,20 @@ fn number(
 ) -> Result<(u32, Option<u32>), DropReason> {
     let n = code.bits;
     let lsbs = bits.get(n).ok_or(DropReason::Malformed)?;
-    let decode = |reference: u32| {
-        let v = lsb::decode(reference, lsbs, n, 32);
-        if back {
-            mirrored(v, reference, n, 32)
-        } else {
-            v
-        }
-    };
     if n == 0 {
         later(reference, periods, n, 32)?;
         Ok((reference, Some(reference_q)))
     } else if code.scaled {
         // No such number: the reference is not the compressor's (context damage).
-        let q = later(decode(reference_q), periods, n, 32)?;
+        let q = later(decode(reference_q, lsbs, n, 32, back), periods, n, 32)?;
         scaled::from_quotient(reference, reference_q, q, stride)
             .map(|v| (v, Some(q)))
             .ok_or(DropReason::ChecksumMismatch)
     } else {
-        Ok((later(decode(reference), periods, n, 32)?, None))
+        Ok((
+            later(decode(reference, lsbs, n, 32, back), periods, n, 32)?,
+            None,
+        ))
     }
 }
 
