@@ -35,7 +35,7 @@ mod kept;
 mod loss;
 mod quotients;
 
-use co::{decode_body, decode_earlier, decode_late, Decoded, Reach};
+use co::{decode_before, decode_body, decode_earlier, decode_late, Decoded, Reach};
 use guess::guess_stride;
 use kept::Kept;
 use loss::LossWatch;
@@ -204,6 +204,11 @@ pub struct PlusDecompressor {
     /// Each context's held packet ([`Context::held`]), as it would be delivered, with its
     /// frame's [`Reach`]: the frame that confirms it delivers it late.
     late: LatePackets<Reach>,
+    /// Each context's held frame (kind byte, extension and body; empty: none, or one with a
+    /// note or of a tunnelled context), to check its packet against the frame after it
+    /// ([`Reach::back_checked`]), and a buffer to decode it into.
+    held_frames: Vec<HeldFrame>,
+    scratch: Vec<u8>,
     /// CO frames refused for want of a context or on their checksum, decoded late once a
     /// frame of the context is delivered ([`kept`]).
     kept: Kept,
@@ -241,6 +246,8 @@ impl PlusDecompressor {
             stale_gap: (!config.repair.context_requests).then_some(MIN_WINDOW_PACKETS as u16),
             held_now: false,
             late: LatePackets::default(),
+            held_frames: (0..256).map(|_| HeldFrame::default()).collect(),
+            scratch: Vec::new(),
             kept: Kept::default(),
             delivered_co: None,
         }
@@ -307,6 +314,8 @@ impl PlusDecompressor {
             .filter(|c| c.outer.is_none())
         {
             let set_up = ctx.state();
+            // How many frames failed since the packet decoded last.
+            let mut skipped: u16 = 0;
             for frame in &frames {
                 let Ok((head, at)) = Head::parse(frame.kind, frame.prefixed, &frame.bytes) else {
                     continue;
@@ -316,21 +325,35 @@ impl PlusDecompressor {
                     (ctx.strides, ctx.behaviour) = (s.strides, s.behaviour);
                 }
                 let rest = &frame.bytes[at..];
-                match decode_earlier(ctx, frame.kind, head.x, rest, &mut out) {
-                    Ok(d) => {
-                        let reach = d.codes.reach(ctx.strides);
-                        self.kept.verified(&out, reach, frame.reason);
-                        let state = Held {
-                            reference: d.fields,
-                            next: d.next,
-                            quotients: d.quotients,
-                            last: d.trace(),
-                            ..ctx.state()
-                        };
-                        ctx.restore(&state);
-                    }
-                    Err(_) => ctx.restore(&kept),
-                }
+                let decoded =
+                    decode_earlier(ctx, frame.kind, head.x, rest, &mut out).or_else(|e| {
+                        // Frames that failed (a retransmission, as a rule) took IP-IDs of the
+                        // counter between this packet and the one decoded last.
+                        if skipped == 0 || !ctx.behaviour.is_counter() {
+                            return Err(e);
+                        }
+                        let b = ctx.behaviour;
+                        let ip_id = ctx.reference.ip_id;
+                        ctx.reference.ip_id = b.ip_id(b.counter(ip_id).wrapping_sub(skipped));
+                        let d = decode_earlier(ctx, frame.kind, head.x, rest, &mut out);
+                        ctx.reference.ip_id = ip_id;
+                        d.map(|(d, _)| (d, false))
+                    });
+                let Ok((d, plain)) = decoded else {
+                    ctx.restore(&kept);
+                    skipped = skipped.saturating_add(1);
+                    continue;
+                };
+                skipped = 0;
+                let reach = d.codes.reach(ctx.strides);
+                self.kept.verified(&out, reach, plain, frame.reason);
+                ctx.restore(&Held {
+                    reference: d.fields,
+                    next: d.next,
+                    quotients: d.quotients,
+                    last: d.trace(),
+                    ..ctx.state()
+                });
             }
             ctx.restore(&set_up);
             self.kept.end_chain();
@@ -373,7 +396,17 @@ impl PlusDecompressor {
                         // if none of its own codes reached further ([`Reach`]).
                         if self.tunnel_outer.is_none() {
                             let reach = d.codes.reach(under.strides);
-                            self.late.confirm(cid, |held| reach.within(&held));
+                            let proves = self.late.held(cid).is_some_and(|(packet, held)| {
+                                reach.within(&held)
+                                    || reach.back_checked(&held)
+                                        && rebuilds_before(
+                                            ctx,
+                                            &self.held_frames[usize::from(cid)],
+                                            packet,
+                                            &mut self.scratch,
+                                        )
+                            });
+                            self.late.confirm(cid, |_| proves);
                         }
                         return Ok(());
                     }
@@ -394,6 +427,14 @@ impl PlusDecompressor {
             let kept = ctx.state();
             let packet = self.late.hold(cid, d.codes.reach(under.strides));
             packet.extend_from_slice(out);
+            // A packet decoded by trial may lie above its true value: no check from the
+            // frame after it ([`Reach::back_checked`]).
+            let frame = &mut self.held_frames[usize::from(cid)];
+            frame.body.clear();
+            if ctx.outer.is_none() && !d.trial {
+                (frame.kind, frame.x, frame.scaling) = (k, x, scaling);
+                frame.body.extend_from_slice(rest);
+            }
             if ctx.outer.is_some_and(|o| !o.wrap(packet, d.outer_id)) {
                 packet.clear();
             }
@@ -408,6 +449,33 @@ impl PlusDecompressor {
         self.loss.delivered(sequential, gap);
         Ok(())
     }
+}
+
+/// A held CO frame: its kind byte, extension, note's scaling and body (empty: none, or one of
+/// a tunnelled context).
+#[derive(Debug, Clone, Default)]
+struct HeldFrame {
+    kind: u8,
+    x: Extension,
+    scaling: Option<Scaling>,
+    body: Vec<u8>,
+}
+
+/// Whether the held `frame`, decoded in the mirrored interval against `ctx`'s reference (the
+/// frame after it, just delivered), rebuilds the held `packet` exactly (into `out`)
+/// ([`Reach::back_checked`]). The context is left as it was.
+fn rebuilds_before(ctx: &mut Context, frame: &HeldFrame, packet: &[u8], out: &mut Vec<u8>) -> bool {
+    if frame.body.is_empty() {
+        return false;
+    }
+    let state = ctx.state();
+    if let Some(s) = frame.scaling {
+        (ctx.strides, ctx.behaviour) = (s.strides, s.behaviour);
+    }
+    let same = decode_before(ctx, frame.kind, frame.x, &frame.body, out)
+        .is_ok_and(|_| out.as_slice() == packet);
+    ctx.restore(&state);
+    same
 }
 
 /// Decodes a CO body against `ctx`'s reference, under `scaling` if the frame carries a note

@@ -41,6 +41,12 @@ impl<W: Copy> LatePackets<W> {
         }
     }
 
+    /// Context `cid`'s held packet and the width its frame reached, if one is kept.
+    pub fn held(&self, cid: u8) -> Option<(&[u8], W)> {
+        let (packet, width) = &self.held[usize::from(cid)];
+        (!packet.is_empty()).then_some((packet.as_slice(), *width))
+    }
+
     /// Forgets a late packet not taken: a new frame arrives.
     pub fn forget(&mut self) {
         self.due = None;

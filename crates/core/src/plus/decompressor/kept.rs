@@ -5,10 +5,11 @@
 //! channel, a spread IR frame, a refresh or a wide frame, up to 64 packets of the flow later).
 //! The decompressor keeps the last [`KEPT_FRAMES`] CO frames it refused for want of a context
 //! or on their checksum; once a frame of that context is delivered, they are decoded newest
-//! first, each against the packet after it ([`decode_earlier`](super::co::decode_earlier)), and
-//! each packet goes late once the frame before it verifies against it with codes that reach
-//! no further ([`Reach::within`]), as a held packet is confirmed (section 5.8). The oldest
-//! packet decoded is confirmed by none and never goes.
+//! first, each against the packet after it ([`decode_earlier`](super::co::decode_earlier): in
+//! the mirrored interval, else by trials further back), and each packet goes late once the
+//! frame before it verifies against it, by no trial, with codes that reach no further
+//! ([`Reach::within`]), as a held packet is confirmed (section 5.8). The oldest packet decoded
+//! is confirmed by none and never goes.
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
@@ -137,10 +138,17 @@ impl Kept {
 
     /// A kept frame's packet `packet` (refused for `reason`) verified against the packet after
     /// it (or the delivered one's), its frame reaching `reach`: it confirms the unconfirmed one
-    /// (which then goes late) if `reach` is within that one's, and takes its place.
-    pub(super) fn verified(&mut self, packet: &[u8], reach: Reach, reason: DropReason) {
+    /// (which then goes late) if it was decoded `plain` (by no trial, which may undo that
+    /// packet's error) and `reach` is within that one's, and takes its place.
+    pub(super) fn verified(
+        &mut self,
+        packet: &[u8],
+        reach: Reach,
+        plain: bool,
+        reason: DropReason,
+    ) {
         if let Some((newer, newer_reach, newer_reason)) = self.unconfirmed.take() {
-            if reach.within(&newer_reach) {
+            if plain && reach.within(&newer_reach) {
                 self.due.push_front((newer, newer_reason));
             } else {
                 self.spare.push(newer);

@@ -143,3 +143,50 @@ fn frames_refused_on_their_checksum_go_late_once_a_frame_verifies_again() {
     assert_eq!(fates.late, expected, "{fates:?}");
     assert_eq!(fates.delivered.last(), Some(&159));
 }
+
+#[test]
+fn a_held_packet_goes_late_when_the_frame_after_it_codes_a_number_wider() {
+    // 12 frames lost: the first after them decodes (the window still holds its reference)
+    // but jumped more than 8 packets, so it is held; the timestamp (and its echo) jumps by
+    // 222 at the frame after it. That frame codes the timestamp in 9 LSBs (the compressor's
+    // window still holds packets from before the burst, 224 ticks back: more than 8 LSBs
+    // reach up), the held frame in 8, so it cannot vouch for the held packet's timestamp by
+    // itself. The held frame, decoded in the mirrored interval of the frame after it (its 8
+    // LSBs reach 223 below), rebuilds the held packet: it goes late all the same.
+    let jump = |i: u32| {
+        let ts = 10_000 + i / 4 + if i > 32 { 222 } else { 0 };
+        let mut p = segment(1000 + 1448 * i, 77, 500 + i as u16, ts, 1448);
+        p[48..52].copy_from_slice(&(ts - 5000).to_be_bytes());
+        p[10..12].fill(0);
+        p[36..38].fill(0);
+        fill_checksums(&mut p);
+        p
+    };
+    let fates = run(jump, 160, 20..32, None);
+    assert_eq!(fates.held, [32], "{fates:?}");
+    assert_eq!(fates.late.last(), Some(&Some(32)), "{fates:?}");
+    assert_eq!(fates.delivered.last(), Some(&159));
+}
+
+#[test]
+fn kept_frames_decode_past_a_retransmission_that_took_an_ip_id() {
+    // 70 frames lost, as above, and a retransmission (17 segments back) among the frames
+    // refused after the burst: it fails against the packet after it, whose IP-ID is one more
+    // past its sequence number than the ones before it. The frames before it are decoded
+    // against that packet with the IP-ID the retransmission took counted, so they go late
+    // too.
+    let resent = |i: u32| {
+        let seq = match i {
+            100 => 83,
+            101.. => i - 1,
+            _ => i,
+        };
+        segment(1000 + 1448 * seq, 77, 500 + i as u16, 10_000 + i / 4, 1448)
+    };
+    let fates = run(resent, 160, 20..90, None);
+    let refused = &fates.damaged;
+    assert!(refused.contains(&100) && refused.contains(&99), "{fates:?}");
+    for i in 91..100 {
+        assert!(fates.late.contains(&Some(i)), "{i}: {fates:?}");
+    }
+}
