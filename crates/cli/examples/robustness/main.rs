@@ -1,12 +1,14 @@
 //! The robustness sweep: schemes over captures at random and bursty link loss, several
 //! seeds, on all cores, counting context damage per 1000 intact frames (pooled over every
 //! capture, and on the many-flows capture alone), incorrect deliveries and the longest outage,
-//! beside ROHC-TCP U-mode's published figures.
+//! beside ROHC-TCP U-mode's: measured in the same run with the peer kit's harness (`--rohc`), else
+//! its published figures at random loss.
 //!
 //! ```sh
 //! cargo run --release -p taroc-cli --example robustness -- \
 //!     [--schemes taroc-plus,vj] [--captures DIR_OR_FILE]... [--many-flows FILE] \
-//!     [--loss 1,5,10,20,30,50] [--burst 4] [--no-burst] [--seeds 1-5] [--json] [--plot FILE.svg|.png]
+//!     [--loss 1,5,10,20,30,50] [--burst 4] [--no-burst] [--seeds 1-5] [--json] [--plot FILE.svg|.png] \
+//!     [--rohc $(../shared/peers/rohc-tcp/build.sh)]
 //! ```
 //!
 //! Every run is one `taroc eval` of one capture with `--loss P [--burst L] --seed S` and every
@@ -33,6 +35,7 @@ use taroc_sim::progress::Progress;
 
 mod reference;
 mod report;
+mod rohc;
 
 use reference::rohc_reference;
 use report::{plot_svg, table, write_plot};
@@ -77,6 +80,11 @@ struct Args {
     /// Worker threads [default: the number of cores].
     #[arg(long)]
     threads: Option<usize>,
+    /// The peer kit's ROHC harness (`../shared/peers/rohc-tcp/build.sh` builds it and prints
+    /// its path): ROHC-TCP U-mode measured on the same captures, loss models and seeds, in
+    /// place of the published figures (every row, bursty ones too).
+    #[arg(long)]
+    rohc: Option<PathBuf>,
 }
 
 /// A list of seeds.
@@ -203,8 +211,11 @@ struct Row {
     captures: usize,
     pooled: Counts,
     many_flows: Option<Counts>,
-    /// ROHC-TCP U-mode's pooled damage per 1000 at this random loss rate (published).
+    /// ROHC-TCP U-mode's pooled damage per 1000: measured in this run (`--rohc`), else the
+    /// published figure at this random loss rate.
     rohc_tcp_u_mode_per_1000: Option<f64>,
+    /// Whether that figure was measured in this run.
+    rohc_measured: bool,
     /// The damage of each capture that had any (pooled or many-flows), over the seeds: where
     /// it comes from.
     damage_by_capture: BTreeMap<String, u64>,
@@ -296,6 +307,7 @@ fn sweep(
                 pooled: pooled_counts.remove(&(s, m)).unwrap_or_default(),
                 many_flows: alone.remove(&(s, m)),
                 rohc_tcp_u_mode_per_1000: rohc_reference(model),
+                rohc_measured: false,
                 damage_by_capture: by_capture.remove(&(s, m)).unwrap_or_default(),
             });
         }
@@ -396,7 +408,7 @@ fn run(args: Args) -> Result<(), String> {
         args.seeds.0.len(),
         threads
     );
-    let rows = sweep(
+    let mut rows = sweep(
         &captures,
         &pooled,
         f,
@@ -405,6 +417,26 @@ fn run(args: Args) -> Result<(), String> {
         &args.seeds.0,
         threads,
     )?;
+    if let Some(bin) = &args.rohc {
+        let files: Vec<&str> = pooled.iter().map(|&i| captures[i].name.as_str()).collect();
+        for &model in &models {
+            eprintln!(
+                "robustness: ROHC-TCP U-mode at {}%{}",
+                model.loss_percent,
+                model
+                    .burst
+                    .map_or(String::new(), |b| format!(" in bursts of {b}"))
+            );
+            let measured = rohc::damage_per_1000(bin, &files, model, &args.seeds.0)?;
+            for row in rows
+                .iter_mut()
+                .filter(|r| (r.loss_percent, r.burst) == (model.loss_percent, model.burst))
+            {
+                row.rohc_tcp_u_mode_per_1000 = Some(measured);
+                row.rohc_measured = true;
+            }
+        }
+    }
     if args.json {
         for row in &rows {
             println!("{}", serde_json::to_string(row).map_err(|e| e.to_string())?);

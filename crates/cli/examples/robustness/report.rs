@@ -42,9 +42,9 @@ pub(super) fn table(rows: &[Row]) -> String {
                 } else {
                     "missed"
                 };
-                (format!("{v}"), format!("{goal:.4} {met}"))
+                (rohc_figure(v, r.rohc_measured), format!("{goal:.4} {met}"))
             }
-            Some(v) => (format!("{v}"), "-".to_string()),
+            Some(v) => (rohc_figure(v, r.rohc_measured), "-".to_string()),
             None => ("-".to_string(), "-".to_string()),
         };
         out += &format!(
@@ -63,7 +63,20 @@ pub(super) fn table(rows: &[Row]) -> String {
             goal,
         );
     }
+    if rows.iter().any(|r| r.rohc_measured) {
+        out += "* ROHC-TCP U-mode measured in this run with the peer kit's harness (refused plus \
+                wrong per 1000 frames it received)\n";
+    }
     out
+}
+
+/// A ROHC-TCP figure as the table shows it: measured ones to one decimal, marked `*`.
+fn rohc_figure(v: f64, measured: bool) -> String {
+    if measured {
+        format!("{v:.1}*")
+    } else {
+        format!("{v}")
+    }
 }
 
 const COLORS: [&str; 8] = [
