@@ -188,3 +188,28 @@ impl Kept {
         Some(reason)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_goes_late_only_once_a_frame_decoded_by_no_trial_confirms_it() {
+        let mut kept = Kept::default();
+        let reach = Reach::default();
+        let mut out = Vec::new();
+        // The newest first: a, then b (decoded by trial), then c, then d.
+        kept.verified(b"a", reach, true, DropReason::NoContext);
+        kept.verified(b"b", reach, false, DropReason::NoContext);
+        assert_eq!(kept.take(&mut out), None, "a trial confirmed a");
+        kept.verified(b"c", reach, true, DropReason::ChecksumMismatch);
+        kept.verified(b"d", reach, true, DropReason::NoContext);
+        kept.end_chain();
+        // b confirmed by c, c by d; d (the oldest) by none; a by none.
+        assert_eq!(kept.take(&mut out), Some(DropReason::ChecksumMismatch));
+        assert_eq!(out, b"c");
+        assert_eq!(kept.take(&mut out), Some(DropReason::NoContext));
+        assert_eq!(out, b"b");
+        assert_eq!(kept.take(&mut out), None);
+    }
+}
