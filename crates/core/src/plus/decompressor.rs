@@ -204,10 +204,10 @@ pub struct PlusDecompressor {
     /// Each context's held packet ([`Context::held`]), as it would be delivered, with its
     /// frame's [`Reach`]: the frame that confirms it delivers it late.
     late: LatePackets<Reach>,
-    /// Each context's held frame (kind byte, extension and body; empty: none, or one with a
-    /// note or of a tunnelled context), to check its packet against the frame after it
-    /// ([`Reach::back_checked`]), and a buffer to decode it into.
+    /// Each context's held frame, to check its packet against the frame after it
+    /// ([`Reach::back_checked`]).
     held_frames: Vec<HeldFrame>,
+    /// The buffer that check decodes into.
     scratch: Vec<u8>,
     /// CO frames refused for want of a context or on their checksum, decoded late once a
     /// frame of the context is delivered ([`kept`]).
@@ -396,17 +396,13 @@ impl PlusDecompressor {
                         // if none of its own codes reached further ([`Reach`]).
                         if self.tunnel_outer.is_none() {
                             let reach = d.codes.reach(under.strides);
-                            let proves = self.late.held(cid).is_some_and(|(packet, held)| {
+                            let (frame, scratch) =
+                                (&self.held_frames[usize::from(cid)], &mut self.scratch);
+                            self.late.confirm(cid, |packet, held| {
                                 reach.within(&held)
                                     || reach.back_checked(&held)
-                                        && rebuilds_before(
-                                            ctx,
-                                            &self.held_frames[usize::from(cid)],
-                                            packet,
-                                            &mut self.scratch,
-                                        )
+                                        && rebuilds_before(ctx, frame, packet, scratch)
                             });
-                            self.late.confirm(cid, |_| proves);
                         }
                         return Ok(());
                     }
@@ -452,7 +448,7 @@ impl PlusDecompressor {
 }
 
 /// A held CO frame: its kind byte, extension, note's scaling and body (empty: none, or one of
-/// a tunnelled context).
+/// a tunnelled context or decoded by trial).
 #[derive(Debug, Clone, Default)]
 struct HeldFrame {
     kind: u8,

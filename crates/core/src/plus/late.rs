@@ -33,18 +33,12 @@ impl<W: Copy> LatePackets<W> {
     }
 
     /// A frame of context `cid` confirmed its held packet: it goes late if one was kept and
-    /// `proves` the width its frame reached.
-    pub fn confirm(&mut self, cid: u8, proves: impl FnOnce(W) -> bool) {
+    /// `proves` the packet, given with the width its frame reached.
+    pub fn confirm(&mut self, cid: u8, proves: impl FnOnce(&[u8], W) -> bool) {
         let (packet, width) = &self.held[usize::from(cid)];
-        if !packet.is_empty() && proves(*width) {
+        if !packet.is_empty() && proves(packet, *width) {
             self.due = Some(cid);
         }
-    }
-
-    /// Context `cid`'s held packet and the width its frame reached, if one is kept.
-    pub fn held(&self, cid: u8) -> Option<(&[u8], W)> {
-        let (packet, width) = &self.held[usize::from(cid)];
-        (!packet.is_empty()).then_some((packet.as_slice(), *width))
     }
 
     /// Forgets a late packet not taken: a new frame arrives.
@@ -72,16 +66,16 @@ mod tests {
         let mut late = LatePackets::<u8>::default();
         let mut out = Vec::new();
         late.hold(3, 2).extend_from_slice(&[1, 2, 3]);
-        late.confirm(3, |w| w >= 4);
+        late.confirm(3, |_, w| w >= 4);
         assert!(!late.take(&mut out));
-        late.confirm(3, |w| w >= 2);
+        late.confirm(3, |p, w| p == [1, 2, 3] && w >= 2);
         assert!(late.take(&mut out) && out == [1, 2, 3]);
         assert!(!late.take(&mut out));
         // Nothing kept (left empty), or forgotten before it was taken: nothing goes.
         late.hold(4, 2);
-        late.confirm(4, |_| true);
+        late.confirm(4, |_, _| true);
         assert!(!late.take(&mut out));
-        late.confirm(3, |_| true);
+        late.confirm(3, |_, _| true);
         late.forget();
         assert!(!late.take(&mut out));
     }

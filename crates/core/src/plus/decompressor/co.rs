@@ -105,9 +105,7 @@ impl Reach {
             && self.win <= other.win
             && self.outer_id <= other.outer_id
     }
-}
 
-impl Reach {
     /// Whether the fields of `self` that reach further than in `held` are only numbers that
     /// never go down from a packet to the next (the sequence and acknowledgment numbers and
     /// the timestamp) and that `held` coded: a held packet decoded wrong in such a field is
@@ -158,9 +156,10 @@ pub(super) fn decode_body(
     decode_shifted::<false>(ctx, k, x, rest, out, Trial::default())
 }
 
-/// How many periods of its LSBs a trial adds to each field's decoded value ([`decode_late`]):
-/// to the timestamp (the echo reply's reference moving as far), the sequence and the
-/// acknowledgment number (their quotients, if scaled) and the IP-ID's offset.
+/// How many periods of its LSBs a trial adds to each field's decoded value ([`decode_late`];
+/// negative: takes, [`decode_earlier`]): to the timestamp (the echo reply's reference moving
+/// as far), the sequence and the acknowledgment number (their quotients, if scaled), the
+/// IP-ID's offset, the echo reply alone and the window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Trial {
     ts: i8,
@@ -648,11 +647,9 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         let lsbs = self.get(n)?;
         self.fields.ts_ecr = if is_gap {
             let reference = r.ts_val.wrapping_sub(r.ts_ecr);
-            let gap = if self.back() && n > 1 && n < 32 {
-                // The gap moves either way: centred.
-                let half = 1u32 << (n - 1);
-                let low = reference.wrapping_sub(half);
-                low.wrapping_add(lsbs.wrapping_sub(low) & wlsb::mask(n))
+            let gap = if self.back() {
+                // The gap moves either way: in the centred interval.
+                wlsb::decode(reference, lsbs, n, 32)
             } else {
                 self.decode(reference, lsbs, n, 32)
             };

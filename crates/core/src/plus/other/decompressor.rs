@@ -403,10 +403,11 @@ impl OtherDecompressor {
             }
             if matches!(ctx.trust, Trust::Held(_)) {
                 let confirms = Widths::of(head, s, &ctx.state);
-                self.late.confirm(head.cid, |held| match (confirms, held) {
-                    (Some(c), Some(h)) => c.within(h),
-                    _ => false,
-                });
+                self.late
+                    .confirm(head.cid, |_, held| match (confirms, held) {
+                        (Some(c), Some(h)) => c.within(h),
+                        _ => false,
+                    });
             }
             out.extend_from_slice(payload);
             if s.rtp {
