@@ -49,6 +49,8 @@ use taroc_cli::timing::{measure, Spread, Timing};
 use taroc_core::{Compressor, Decompressor, FrameKind, Variant};
 use taroc_wire::ip::transport_checksum_ok;
 
+mod peer;
+
 /// Compress + decompress time per packet of each scheme, and its ratio to VJ's.
 #[derive(Debug, Parser)]
 #[command(name = "speed")]
@@ -248,36 +250,13 @@ fn rohc_harness(given: Option<&PathBuf>) -> Option<PathBuf> {
 /// ROHC-TCP's compress + decompress ns per packet on `capture` by both methods: one run of
 /// the peer harness's `--speed`.
 fn rohc_times(harness: &Path, capture: &Path, min_cpu: Duration) -> Result<RohcTimes, String> {
-    let output = std::process::Command::new(harness)
-        .args(["--speed", "--runs", "1", "--min-cpu"])
-        .arg(min_cpu.as_secs_f64().to_string())
-        .arg(capture)
-        .output()
-        .map_err(|e| format!("{}: {e}", harness.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "{} on {}: {}",
-            harness.display(),
-            capture.display(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut lines = text.lines();
-    let (Some(header), Some(values)) = (lines.next(), lines.next()) else {
-        return Err(format!("{}: no speed row", harness.display()));
-    };
-    let field = |name: &str| -> Result<f64, String> {
-        let at = header
-            .split('\t')
-            .position(|h| h == name)
-            .ok_or_else(|| format!("no column {name} in the harness's output"))?;
-        values
-            .split('\t')
-            .nth(at)
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("no value of {name} in the harness's output"))
-    };
+    let min_cpu = min_cpu.as_secs_f64().to_string();
+    let row = peer::run(
+        harness,
+        ["--speed", "--runs", "1", "--min-cpu", &min_cpu],
+        capture,
+    )?;
+    let field = |name: &str| row.field::<f64>(name);
     Ok(RohcTimes {
         call_ns: field("call_comp_ns_med")? + field("call_decomp_ns_med")?,
         loop_ns: 1e9 / field("loop_comp_pps_med")? + 1e9 / field("loop_decomp_pps_med")?,

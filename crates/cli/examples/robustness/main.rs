@@ -33,6 +33,8 @@ use taroc_cli::eval::{evaluate, Options, SchemeResult};
 use taroc_core::Variant;
 use taroc_sim::progress::Progress;
 
+#[path = "../peer/mod.rs"]
+mod peer;
 mod reference;
 mod report;
 mod rohc;
