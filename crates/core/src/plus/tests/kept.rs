@@ -165,6 +165,7 @@ fn a_held_packet_goes_late_when_the_frame_after_it_codes_a_number_wider() {
     let fates = run(jump, 160, 20..32, None);
     assert_eq!(fates.held, [32], "{fates:?}");
     assert_eq!(fates.late.last(), Some(&Some(32)), "{fates:?}");
+    assert!(!fates.late.contains(&None), "{fates:?}");
     assert_eq!(fates.delivered.last(), Some(&159));
 }
 
@@ -189,4 +190,6 @@ fn kept_frames_decode_past_a_retransmission_that_took_an_ip_id() {
     for i in 91..100 {
         assert!(fates.late.contains(&Some(i)), "{i}: {fates:?}");
     }
+    // Nothing late that was not sent.
+    assert!(!fates.late.contains(&None), "{fates:?}");
 }
