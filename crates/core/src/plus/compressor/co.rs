@@ -115,9 +115,21 @@ pub(super) struct Coder<'a> {
 /// far in the frames of such a link.
 pub(super) const LOSSY_REACH: u32 = 128;
 
+/// How many ticks the timestamp value of such a link's frames reaches: a burst of
+/// [`LOSSY_REACH`] packets may last a second or more. The first frame after a burst whose
+/// timestamp a burst took beyond its code, pooled over the shared, unseen and twin captures
+/// (30% loss in bursts of mean 50, seeds 1-5), was 485 to 541 ticks past its reference where
+/// the 9-bit code reaches 512.
+const TS_REACH: u32 = 1024;
+
 /// Widens `needs` so that the numbers [`crate::plus::stale::jumped`] reads decode across
-/// [`LOSSY_REACH`] packets: the IP-ID's counter (through the scaled sequence number it is
-/// coded against, or its own offset without a sequence stride), else the number with a stride.
+/// [`LOSSY_REACH`] packets (the IP-ID's counter, through the scaled sequence number it is
+/// coded against or its own offset without a sequence stride), and the acknowledgment number
+/// with a stride and the timestamp as far: the first frame after a burst decodes only if every
+/// field does. Pooled over the shared, unseen and twin captures (seeds 1-5), damage per 1000
+/// intact frames at 30% loss in bursts of mean 50 went 9.993 -> 9.438 with the acknowledgment
+/// number, 8.628 with the timestamp too, for 0.11 and 0.39 octets per packet there
+/// (8.91 -> 9.30); a clean link never pays.
 fn reach(needs: &mut Needs, strides: Strides, counter: bool) {
     let far = |span: Span, by: u32| Span {
         up: span.up.max(by),
@@ -129,7 +141,9 @@ fn reach(needs: &mut Needs, strides: Strides, counter: bool) {
         needs.seq = far(needs.seq, packets(strides.seq));
     } else if counter {
         needs.ip_id = far(needs.ip_id, LOSSY_REACH);
-    } else if strides.ack != 0 {
+    }
+    needs.ts_val = far(needs.ts_val, TS_REACH);
+    if strides.ack != 0 {
         needs.ack_scaled = needs.ack_scaled.map(|s| far(s, LOSSY_REACH));
         needs.ack = far(needs.ack, packets(strides.ack));
     }

@@ -217,10 +217,13 @@ impl Trial {
 /// (seeds 1-5, 10 to 50% loss in bursts of mean 50 and at random), 1,380 trials verified:
 /// the timestamp alone 637 (one period on: 575), the timestamp, acknowledgment number and
 /// IP-ID 136, the acknowledgment number and IP-ID 98, none of the others more than 90; four
-/// trials that moved both numbers verified none, and were dropped. Every trial is one more
-/// chance of 2^-16 that a damaged frame verifies (section 5.8 of the format), so the list
-/// stays short.
-const TRIALS: [Trial; 15] = [
+/// trials that moved both numbers verified none, and were dropped. The last three move the
+/// IP-ID's offset alone by 2 to 4 periods, or by 2 to 4 where the frame codes no offset bits
+/// (a period of one: the retransmissions a burst took each took an IP-ID): at 30% loss in
+/// bursts of mean 50, damage went 10.443 -> 10.089 per 1000 with the offset's period of one,
+/// 9.993 with these three. Every trial is one more chance of 2^-16 that a damaged frame
+/// verifies (section 5.8 of the format), so the list stays short.
+const TRIALS: [Trial; 18] = [
     Trial::of(1, 0, 0, 0),
     Trial::of(2, 0, 0, 0),
     Trial::of(3, 0, 0, 0),
@@ -236,6 +239,9 @@ const TRIALS: [Trial; 15] = [
     Trial::of(1, 0, 1, 1),
     Trial::of(0, 2, 0, 0),
     Trial::of(0, 0, 2, 2),
+    Trial::of(0, 0, 0, 2),
+    Trial::of(0, 0, 0, 3),
+    Trial::of(0, 0, 0, 4),
 ];
 
 /// Decodes a CO body that failed against the context's reference again, fields taken whole
@@ -605,12 +611,14 @@ impl<const TRIAL: bool> BitField for Reader<'_, '_, TRIAL> {
         self.codes.ip_id = n;
         let s = ctx.strides.seq;
         let reference = ipid::offset(ctx.behaviour.counter(ctx.reference.ip_id), self.seq_rq);
-        let offset = later(
-            self.decode(reference.into(), lsbs, n, 16),
-            Self::periods(self.trial.ip_id),
-            n,
-            16,
-        )? as u16;
+        let offset = self.decode(reference.into(), lsbs, n, 16);
+        let periods = Self::periods(self.trial.ip_id);
+        // An offset coded in no bits moves by ones: each retransmission took an IP-ID.
+        let offset = if n == 0 {
+            offset.wrapping_add(i32::from(periods) as u32) as u16
+        } else {
+            later(offset, periods, n, 16)? as u16
+        };
         let q = self.seq_q.unwrap_or_else(|| quotient(self.fields.seq, s));
         self.fields.ip_id = ctx.behaviour.ip_id(ipid::counter(offset, q));
         Ok(())

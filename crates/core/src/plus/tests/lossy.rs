@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::{all_co, one_way, segment_from};
+use super::{all_co, one_way, pure_ack, segment_from};
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::plus::format::{self, kind};
 use crate::plus::mirror::{self, Note};
@@ -372,4 +372,54 @@ fn after_a_burst_note_a_start_spreads_two_ir_frames() {
     let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
     assert_eq!(irs(PlusCompressor::new(one_way())), [spread + 1]);
     assert_eq!(irs(told(Note::Bursty)), [5, 5 + spread + 1]);
+}
+
+#[test]
+fn after_a_burst_note_an_ack_flows_numbers_and_timestamp_reach_across_a_long_burst() {
+    // A bulk receiver's ACKs (an acknowledgment stride, a counter IP-ID) lose 120 in a row,
+    // over which the timestamp moves 3,000 ticks. After a burst note, the compressor codes the
+    // acknowledgment number to reach 128 ACKs ahead and the timestamp at least 1,024 ticks
+    // (here its 12-bit code), not only the IP-ID: the first ACK after the burst decodes
+    // against the last one delivered (and is held, as it jumped), and goes out late with the
+    // next. Without either reach, that number is periods short, which no trial makes up, and
+    // every frame after the burst is refused.
+    let mut c = told(Note::Bursty);
+    let mut d = PlusDecompressor::new(one_way());
+    let (mut frame, mut out, mut late) = (Vec::new(), Vec::new(), Vec::new());
+    let mut ts = 10_000u32;
+    let mut seen = Vec::new();
+    let mut held = None;
+    for i in 0..323u32 {
+        ts += if (200..320).contains(&i) { 25 } else { 1 };
+        let p = pure_ack(1_000 + 2896 * i, i as u16, ts, 500, &[]);
+        let kind = c.compress(&p, &mut frame);
+        if (200..320).contains(&i) {
+            continue;
+        }
+        let r = d.decompress(kind, &frame, &mut out);
+        let went_late = d.take_late(&mut late).is_some();
+        if went_late {
+            assert_eq!(
+                Some(&late),
+                held.as_ref(),
+                "a held packet goes out as it was"
+            );
+        }
+        match r {
+            Ok(()) => assert_eq!(out, p, "packet {i}"),
+            Err(DropReason::Held) => held = Some(p),
+            Err(_) => {}
+        }
+        if i < 200 {
+            assert_eq!(r, Ok(()), "packet {i}");
+        } else {
+            seen.push((r, went_late));
+        }
+    }
+    let ok = Ok(());
+    assert_eq!(
+        seen,
+        [(Err(DropReason::Held), false), (ok, true), (ok, false)],
+        "{seen:?}"
+    );
 }
