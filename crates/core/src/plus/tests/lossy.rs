@@ -423,3 +423,21 @@ fn after_a_burst_note_an_ack_flows_numbers_and_timestamp_reach_across_a_long_bur
         "{seen:?}"
     );
 }
+
+#[test]
+fn a_burst_note_gives_a_non_tcp_start_one_more_ir_n() {
+    // A link that loses frames in bursts seldom skips enough IP-IDs for a loss note: the
+    // burst note alone tells the non-TCP contexts that their starts may be lost.
+    let irs = |note: Option<Note>| {
+        let mut c = note.map_or_else(|| PlusCompressor::new(one_way()), told);
+        let mut frame = Vec::new();
+        (0..8u16)
+            .filter(|&id| {
+                c.compress(&super::dns(id), &mut frame)
+                    == FrameKind::Profile(crate::plus::other::IR_N)
+            })
+            .count()
+    };
+    assert_eq!(irs(Some(Note::Bursty)), irs(None) + 1);
+    assert_eq!(irs(Some(Note::Bursty)), irs(Some(Note::Lossy)));
+}
