@@ -251,6 +251,8 @@ struct Context {
     /// Wide frames still due to carry a scaling note ([`WIDE_NOTES`]).
     wide_notes: u8,
     watch: Watch,
+    /// What its last frames needed, on a link known to lose bursts ([`co::Floor`]).
+    floor: co::Floor,
 }
 
 /// A context's first this many packets go to the sibling decompressor with their numbers

@@ -346,7 +346,8 @@ impl PlusDecompressor {
                 };
                 skipped = 0;
                 let reach = d.codes.reach(ctx.strides);
-                self.kept.verified(&out, reach, plain, frame.reason);
+                self.kept
+                    .verified(&out, reach, plain, head.x.check, frame.reason);
                 ctx.restore(&Held {
                     reference: d.fields,
                     next: d.next,

@@ -116,7 +116,7 @@ pub(super) fn write_ir_r(
         horizon: None,
         ..Coder::of(ctx, 0, p, false, false, false)
     };
-    let (k, _) = write_co(&coder, p, 0, out, stats)?;
+    let (k, ..) = write_co(&coder, p, 0, out, stats)?;
     out[at] = k;
     Ok(ir_r::kind(mode))
 }

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use taroc_wire::tcp::flags;
 
-use super::co::{write_co, Coder};
+use super::co::{write_co, Coder, Floor};
 use super::ir::{write_ir, write_ir_r};
 use super::{
     Context, PlusCompressor, ANSWER_IRS, HORIZON_STEP, MIN_WINDOW_PACKETS, NUMBERS_NOTED,
@@ -66,13 +66,25 @@ impl PlusCompressor {
             ack: sent.ack,
         };
         let limit = MIN_WINDOW_PACKETS as u16;
-        let check = one_way && ctx.recent.jumped(ctx.scaler.scaling(), &now, limit);
+        // After a burst note, a start's CO frames carry the check too, until its last spread
+        // IR frame: a burst that took the start's IR frames leaves them kept for want of a
+        // context, and each then goes late on its own, the oldest too. Pooled over the shared,
+        // unseen and twin captures (seeds 1-5), damage per 1000 intact frames at 30% loss in
+        // bursts of mean 50 went 8.198 -> 7.838, for 0.11 octets per packet there.
+        let check = one_way
+            && (ctx.recent.jumped(ctx.scaler.scaling(), &now, limit)
+                || bursty && ctx.spread_due > 0);
         ctx.recent.push(now);
         let kind = match why {
             None => {
                 let coder = Coder::of(ctx, outer_id, p, wide, check, bursty);
                 match write_co(&coder, p, cid, out, &mut self.stats) {
-                    Ok((kind, tally)) => {
+                    Ok((kind, tally, used)) => {
+                        if bursty {
+                            ctx.floor.sent(&used);
+                        } else {
+                            ctx.floor = Floor::default();
+                        }
                         self.breakdown.add(p.payload_len() > 0, &tally);
                         Some(FrameKind::Profile(kind))
                     }

@@ -207,6 +207,7 @@ impl PlusCompressor {
             since_sample: 0,
             wide_notes: 0,
             watch: Watch::new(p, self.now),
+            floor: Default::default(),
         }));
         self.by_flow.insert(p.key, cid);
         self.last_flow = Some((p.key, cid));

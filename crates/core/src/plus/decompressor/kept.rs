@@ -9,7 +9,8 @@
 //! the mirrored interval, else by trials further back), and each packet goes late once the
 //! frame before it verifies against it, by no trial, with codes that reach no further
 //! ([`Reach::within`]), as a held packet is confirmed (section 5.8). The oldest packet decoded
-//! is confirmed by none and never goes.
+//! is confirmed by none and never goes, unless its frame carries the 16-bit check and was
+//! decoded by no trial: it verified on 32 bits, and goes on its own.
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
@@ -139,12 +140,15 @@ impl Kept {
     /// A kept frame's packet `packet` (refused for `reason`) verified against the packet after
     /// it (or the delivered one's), its frame reaching `reach`: it confirms the unconfirmed one
     /// (which then goes late) if it was decoded `plain` (by no trial, which may undo that
-    /// packet's error) and `reach` is within that one's, and takes its place.
+    /// packet's error) and `reach` is within that one's, and takes its place; or, decoded
+    /// plain from a frame `sealed` with the 16-bit check (it verified on 32 bits), it goes
+    /// late on its own.
     pub(super) fn verified(
         &mut self,
         packet: &[u8],
         reach: Reach,
         plain: bool,
+        sealed: bool,
         reason: DropReason,
     ) {
         if let Some((newer, newer_reach, newer_reason)) = self.unconfirmed.take() {
@@ -157,7 +161,11 @@ impl Kept {
         let mut buffer = self.spare.pop().unwrap_or_default();
         buffer.clear();
         buffer.extend_from_slice(packet);
-        self.unconfirmed = Some((buffer, reach, reason));
+        if plain && sealed {
+            self.due.push_front((buffer, reason));
+        } else {
+            self.unconfirmed = Some((buffer, reach, reason));
+        }
     }
 
     /// The kept frames of a context are all decoded: the last packet, confirmed by none,
@@ -199,11 +207,11 @@ mod tests {
         let reach = Reach::default();
         let mut out = Vec::new();
         // The newest first: a, then b (decoded by trial), then c, then d.
-        kept.verified(b"a", reach, true, DropReason::NoContext);
-        kept.verified(b"b", reach, false, DropReason::NoContext);
+        kept.verified(b"a", reach, true, false, DropReason::NoContext);
+        kept.verified(b"b", reach, false, false, DropReason::NoContext);
         assert_eq!(kept.take(&mut out), None, "a trial confirmed a");
-        kept.verified(b"c", reach, true, DropReason::ChecksumMismatch);
-        kept.verified(b"d", reach, true, DropReason::NoContext);
+        kept.verified(b"c", reach, true, false, DropReason::ChecksumMismatch);
+        kept.verified(b"d", reach, true, false, DropReason::NoContext);
         kept.end_chain();
         // b confirmed by c, c by d; d (the oldest) by none; a by none.
         assert_eq!(kept.take(&mut out), Some(DropReason::ChecksumMismatch));
@@ -211,5 +219,24 @@ mod tests {
         assert_eq!(kept.take(&mut out), Some(DropReason::NoContext));
         assert_eq!(out, b"b");
         assert_eq!(kept.take(&mut out), None);
+    }
+
+    #[test]
+    fn a_packet_whose_frame_carries_the_check_goes_late_on_its_own_unless_decoded_by_trial() {
+        let mut kept = Kept::default();
+        let reach = Reach::default();
+        let mut out = Vec::new();
+        // The newest first: a, b (sealed), c (sealed, the oldest, by trial).
+        kept.verified(b"a", reach, true, false, DropReason::NoContext);
+        kept.verified(b"b", reach, true, true, DropReason::ChecksumMismatch);
+        kept.verified(b"c", reach, false, true, DropReason::NoContext);
+        kept.end_chain();
+        // a confirmed by b; b on its own; c by none (a trial may have undone the error the
+        // check would catch). The oldest first.
+        let mut went = Vec::new();
+        while kept.take(&mut out).is_some() {
+            went.push(out.clone());
+        }
+        assert_eq!(went, [b"b".to_vec(), b"a".to_vec()]);
     }
 }

@@ -441,3 +441,95 @@ fn a_burst_note_gives_a_non_tcp_start_one_more_ir_n() {
     assert_eq!(irs(Some(Note::Bursty)), irs(None) + 1);
     assert_eq!(irs(Some(Note::Bursty)), irs(Some(Note::Lossy)));
 }
+
+/// Whether `kind` is a CO frame's (no IR frame's).
+fn is_co(kind: FrameKind) -> bool {
+    matches!(kind, FrameKind::Profile(k) if all_co(&[k]))
+}
+
+#[test]
+fn after_a_burst_note_a_start_whose_ir_frames_a_burst_took_goes_late_from_its_first_co_frame() {
+    // A burst takes every IR frame of a start up to its last spread one: the CO frames between
+    // them are refused for want of a context, and kept. Once that IR frame arrives they are
+    // decoded, the newest first, each against the packet after it; each goes late once the
+    // frame before it verifies against it, and the oldest, which none confirms, only because
+    // after a burst note the start's CO frames carry the 16-bit check.
+    let packet = |i: u32| segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i / 8);
+    let mut frame = Vec::new();
+    // The start's IR frames: its back-to-back ones and its spread ones.
+    let mut dry = told(Note::Bursty);
+    let irs = (0..40)
+        .filter(|&i| !is_co(dry.compress(&packet(i), &mut frame)))
+        .count();
+    assert_eq!(irs, 6, "four back to back, two spread");
+    let mut c = told(Note::Bursty);
+    let mut d = PlusDecompressor::new(one_way());
+    let (mut out, mut late) = (Vec::new(), Vec::new());
+    let (mut sent, mut got, mut seen) = (Vec::new(), Vec::new(), 0);
+    for i in 0..40u32 {
+        let p = packet(i);
+        let kind = c.compress(&p, &mut frame);
+        if is_co(kind) {
+            sent.push(p);
+        } else {
+            seen += 1;
+            if seen < irs {
+                continue;
+            }
+        }
+        if d.decompress(kind, &frame, &mut out).is_ok() {
+            while d.take_late(&mut late).is_some() {
+                got.push(late.clone());
+            }
+            got.push(out.clone());
+        }
+    }
+    got.retain(|p| sent.contains(p));
+    assert!(sent.len() > 10, "{} CO frames", sent.len());
+    let index = |p: &Vec<u8>| sent.iter().position(|s| s == p);
+    assert_eq!(
+        got.iter().map(index).collect::<Vec<_>>(),
+        (0..sent.len()).map(Some).collect::<Vec<_>>(),
+        "every CO packet once, in order"
+    );
+}
+
+#[test]
+fn after_a_burst_note_the_echo_replys_code_does_not_narrow_for_32_frames() {
+    // Two runs of a bulk flow after a burst note, alike but that in one the echo reply falls
+    // 300 ticks behind at packet 100 and keeps that gap: from there its frames code the gap
+    // wider, while the window holds packets of the old gap (8 to 16), and then for 32 frames
+    // more; after that as narrow as the other run's (but for wide frames, whose horizon holds
+    // the old gap longer).
+    let lens = |behind: u32| {
+        let mut c = told(Note::Bursty);
+        let mut frame = Vec::new();
+        (0..200u32)
+            .map(|i| {
+                let mut p = super::segment(1000 + 1448 * i, 77, i as u16, 10_000 + i, 1448);
+                if i >= 100 {
+                    let ecr = (10_000 + i) / 2 - behind;
+                    p[48..52].copy_from_slice(&ecr.to_be_bytes());
+                    super::fix_tcp_checksum(&mut p);
+                }
+                c.compress(&p, &mut frame);
+                frame.len()
+            })
+            .collect::<Vec<_>>()
+    };
+    let (plain, moved) = (lens(0), lens(300));
+    assert_eq!(plain[..100], moved[..100]);
+    assert!(
+        (120..130).all(|i| moved[i] > plain[i]),
+        "{:?}\n{:?}",
+        &plain[100..200],
+        &moved[100..200]
+    );
+    let same = (160..200).filter(|&i| moved[i] == plain[i]).count();
+    assert!(
+        same >= 30,
+        "{same} of 40\n{:?}\n{:?}",
+        &plain[100..200],
+        &moved[100..200]
+    );
+}
