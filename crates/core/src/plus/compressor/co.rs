@@ -108,7 +108,7 @@ pub(super) struct Coder<'a> {
     /// link known to lose frames, without a reverse channel).
     pub(super) reach: bool,
     /// What the context's last frames needed ([`Floor`]), the least this one codes for.
-    pub(super) floor: Option<Floor>,
+    pub(super) floor: Option<&'a Floor>,
 }
 
 /// How many packets of its flow a burst may take on a link known to lose frames (without a
@@ -175,39 +175,48 @@ const FLOOR_FRAMES: u8 = 32;
 /// at 30% loss in bursts of mean 50 went 7.441 -> 6.986 and in bursts of mean 4 3.174 ->
 /// 2.954, for 0.20 octets per packet on each (9.42 -> 9.62, 9.53 -> 9.74); 64 frames: 6.929,
 /// for 0.29.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Floor {
-    needs: Needs,
+    spans: Spans,
     frames: u8,
+}
+
+/// The spans a [`Floor`] holds: the echo reply's, its gap's and the IP-ID offset's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Spans([Span; 3]);
+
+impl Spans {
+    /// The spans of `needs` a floor holds.
+    fn of(needs: &Needs) -> Spans {
+        Spans([needs.ts_ecr, needs.ts_gap, needs.ip_id])
+    }
+
+    /// Each the larger of `self`'s and `other`'s.
+    fn max(self, other: Spans) -> Spans {
+        let [a, b, c] = self.0;
+        let [x, y, z] = other.0;
+        Spans([a.max(x), b.max(y), c.max(z)])
+    }
 }
 
 impl Floor {
     /// Raises `needs` to the floor.
     fn raise(&self, needs: &mut Needs) {
-        let f = &self.needs;
-        needs.ts_ecr = needs.ts_ecr.max(f.ts_ecr);
-        needs.ts_gap = needs.ts_gap.max(f.ts_gap);
-        needs.ip_id = needs.ip_id.max(f.ip_id);
+        let Spans([ecr, gap, ip_id]) = Spans::of(needs).max(self.spans);
+        (needs.ts_ecr, needs.ts_gap, needs.ip_id) = (ecr, gap, ip_id);
     }
 
-    /// A frame went whose packet needed `needs` of the window (a wide frame's horizon left
+    /// A frame went whose packet needed `spans` of the window (a wide frame's horizon left
     /// out).
-    pub(super) fn sent(&mut self, needs: &Needs) {
-        let mut raised = *needs;
-        self.raise(&mut raised);
-        let mut grown = self.needs;
-        Floor {
-            needs: *needs,
-            frames: 0,
-        }
-        .raise(&mut grown);
-        if grown != self.needs {
-            (self.needs, self.frames) = (grown, 0);
-        } else if raised != *needs {
+    pub(super) fn sent(&mut self, spans: Spans) {
+        let grown = self.spans.max(spans);
+        if grown != self.spans {
+            (self.spans, self.frames) = (grown, 0);
+        } else if grown != spans {
             // Narrower than the floor: it holds, for a while.
             self.frames += 1;
             if self.frames >= FLOOR_FRAMES {
-                (self.needs, self.frames) = (*needs, 0);
+                (self.spans, self.frames) = (spans, 0);
             }
         }
     }
@@ -249,7 +258,7 @@ impl Coder<'_> {
             horizon: wide.then_some(&ctx.horizon),
             check,
             reach,
-            floor: reach.then_some(ctx.floor),
+            floor: reach.then_some(&ctx.floor),
         }
     }
 }
@@ -284,7 +293,7 @@ pub(super) fn write_co(
     cid: u8,
     out: &mut Vec<u8>,
     stats: &mut PlusStats,
-) -> Result<(u8, Tally, Needs), Why> {
+) -> Result<(u8, Tally, Spans), Why> {
     let start = out.len();
     let mut tally: Tally = [0; 13];
     let flagged = matches!(ctx.outer_id, Some((.., Layout::Flagged)));
@@ -443,7 +452,7 @@ fn write_co_as(
     stats: &mut PlusStats,
     o_flag: bool,
     tally: &mut Tally,
-) -> Result<Option<(u8, Needs)>, Why> {
+) -> Result<Option<(u8, Spans)>, Why> {
     if !fits_co(p) {
         return Err(Why::Unfit);
     }
@@ -451,9 +460,9 @@ fn write_co_as(
     let me = ctx.scaler.derive(&p.fields);
     let mut needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler, ctx.ts);
     // What the window needs: a wide frame's horizon raises no floor.
-    let window_needs = needs;
+    let window_needs = Spans::of(&needs);
     widen(&mut needs, ctx, p, &me)?;
-    if let Some(f) = &ctx.floor {
+    if let Some(f) = ctx.floor {
         f.raise(&mut needs);
     }
     let plan = Plan::of(ctx, p, &needs, cid, o_flag);

@@ -81,8 +81,8 @@ impl PlusCompressor {
                 match write_co(&coder, p, cid, out, &mut self.stats) {
                     Ok((kind, tally, used)) => {
                         if bursty {
-                            ctx.floor.sent(&used);
-                        } else {
+                            ctx.floor.sent(used);
+                        } else if ctx.floor != Floor::default() {
                             ctx.floor = Floor::default();
                         }
                         self.breakdown.add(p.payload_len() > 0, &tally);
