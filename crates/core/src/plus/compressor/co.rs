@@ -161,49 +161,51 @@ fn reach(needs: &mut Needs, strides: Strides, counter: bool) {
     }
 }
 
-/// How many frames after one that needed them a context's echo reply and IP-ID codes do not
-/// narrow, on a link known to lose bursts ([`Floor`]).
+/// How many frames after one that needed them a context's echo reply, IP-ID and window codes
+/// do not narrow, on a link known to lose bursts ([`Floor`]).
 const FLOOR_FRAMES: u8 = 32;
 
 /// What a context's frames needed lately, on a link known to lose bursts: the codes of the
-/// echo reply (and its gap) and of the IP-ID offset do not narrow until [`FLOOR_FRAMES`]
-/// frames after the last frame that needed them wider. A packet late from a kept or held frame
+/// echo reply (and its gap), of the IP-ID offset and of the window do not narrow until
+/// [`FLOOR_FRAMES`] frames after the last frame that needed them wider (the window goes in
+/// every frame till then). A packet late from a kept or held frame
 /// is confirmed by a frame next to it only if no field of the confirming frame reaches further
 /// (spec section 5.8): codes that narrowed and widened between two frames refused most such
 /// packets, the echo reply's most of all (it follows the peer's timing, not the flow's).
 /// Pooled over the shared, unseen and twin captures (seeds 1-5), damage per 1000 intact frames
-/// at 30% loss in bursts of mean 50 went 7.441 -> 6.986 and in bursts of mean 4 3.174 ->
-/// 2.954, for 0.20 octets per packet on each (9.42 -> 9.62, 9.53 -> 9.74); 64 frames: 6.929,
-/// for 0.29.
+/// at 30% loss in bursts of mean 50 went 7.441 -> 6.756 and in bursts of mean 4 3.174 ->
+/// 2.854, for 0.36 and 0.38 octets per packet there (9.42 -> 9.77, 9.53 -> 9.91); without the
+/// window 6.986 and 2.954, for 0.20; a floor of 64 frames (without the window) 6.929, for 0.29.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Floor {
     spans: Spans,
     frames: u8,
 }
 
-/// The spans a [`Floor`] holds: the echo reply's, its gap's and the IP-ID offset's.
+/// The spans a [`Floor`] holds: the echo reply's, its gap's, the IP-ID offset's and the
+/// window's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Spans([Span; 3]);
+pub(super) struct Spans([Span; 4]);
 
 impl Spans {
     /// The spans of `needs` a floor holds.
     fn of(needs: &Needs) -> Spans {
-        Spans([needs.ts_ecr, needs.ts_gap, needs.ip_id])
+        Spans([needs.ts_ecr, needs.ts_gap, needs.ip_id, needs.win])
     }
 
     /// Each the larger of `self`'s and `other`'s.
     fn max(self, other: Spans) -> Spans {
-        let [a, b, c] = self.0;
-        let [x, y, z] = other.0;
-        Spans([a.max(x), b.max(y), c.max(z)])
+        let [a, b, c, d] = self.0;
+        let [x, y, z, w] = other.0;
+        Spans([a.max(x), b.max(y), c.max(z), d.max(w)])
     }
 }
 
 impl Floor {
     /// Raises `needs` to the floor.
     fn raise(&self, needs: &mut Needs) {
-        let Spans([ecr, gap, ip_id]) = Spans::of(needs).max(self.spans);
-        (needs.ts_ecr, needs.ts_gap, needs.ip_id) = (ecr, gap, ip_id);
+        let Spans([ecr, gap, ip_id, win]) = Spans::of(needs).max(self.spans);
+        (needs.ts_ecr, needs.ts_gap, needs.ip_id, needs.win) = (ecr, gap, ip_id, win);
     }
 
     /// A frame went whose packet needed `spans` of the window (a wide frame's horizon left
@@ -293,7 +295,7 @@ pub(super) fn write_co(
     cid: u8,
     out: &mut Vec<u8>,
     stats: &mut PlusStats,
-) -> Result<(u8, Tally, Spans), Why> {
+) -> Result<(u8, Tally, Option<Spans>), Why> {
     let start = out.len();
     let mut tally: Tally = [0; 13];
     let flagged = matches!(ctx.outer_id, Some((.., Layout::Flagged)));
@@ -452,15 +454,15 @@ fn write_co_as(
     stats: &mut PlusStats,
     o_flag: bool,
     tally: &mut Tally,
-) -> Result<Option<(u8, Spans)>, Why> {
+) -> Result<Option<(u8, Option<Spans>)>, Why> {
     if !fits_co(p) {
         return Err(Why::Unfit);
     }
     // The quotients and the IP-ID offset by the scaler's multiplications, once per packet.
     let me = ctx.scaler.derive(&p.fields);
     let mut needs = window::needs(ctx.vsw, ctx.derived_by, &p.fields, &me, ctx.scaler, ctx.ts);
-    // What the window needs: a wide frame's horizon raises no floor.
-    let window_needs = Spans::of(&needs);
+    // What the window needs, where a floor is kept: a wide frame's horizon raises no floor.
+    let window_needs = ctx.floor.map(|_| Spans::of(&needs));
     widen(&mut needs, ctx, p, &me)?;
     if let Some(f) = ctx.floor {
         f.raise(&mut needs);

@@ -80,7 +80,7 @@ impl PlusCompressor {
                 let coder = Coder::of(ctx, outer_id, p, wide, check, bursty);
                 match write_co(&coder, p, cid, out, &mut self.stats) {
                     Ok((kind, tally, used)) => {
-                        if bursty {
+                        if let Some(used) = used {
                             ctx.floor.sent(used);
                         } else if ctx.floor != Floor::default() {
                             ctx.floor = Floor::default();
