@@ -42,6 +42,61 @@ pub(super) fn one_way() -> PlusConfig {
     }
 }
 
+/// A decompressor over a link that loses frames, watching its held packets: what came of each
+/// frame that arrived, and whether a held packet went out late with it (checked to be the
+/// packet held, as it was).
+pub(super) struct Receiver {
+    d: PlusDecompressor,
+    out: Vec<u8>,
+    late: Vec<u8>,
+    held: Option<Vec<u8>>,
+}
+
+/// A frame held after a burst, then delivered with the held packet going out late, then one
+/// more delivered: what a [`Receiver`] records of three frames after a burst decoded across.
+pub(super) const HELD_THEN_LATE: [(Result<(), DropReason>, bool); 3] = [
+    (Err(DropReason::Held), false),
+    (Ok(()), true),
+    (Ok(()), false),
+];
+
+impl Receiver {
+    /// A receiver of a decompressor of `config`.
+    pub(super) fn new(config: PlusConfig) -> Receiver {
+        Receiver {
+            d: PlusDecompressor::new(config),
+            out: Vec::new(),
+            late: Vec::new(),
+            held: None,
+        }
+    }
+
+    /// Decompresses `frame` (of `kind`), sent for packet `p`: its outcome (a delivered packet
+    /// checked to be `p`), and whether a held packet went out late with it.
+    pub(super) fn receive(
+        &mut self,
+        kind: FrameKind,
+        frame: &[u8],
+        p: &[u8],
+    ) -> (Result<(), DropReason>, bool) {
+        let r = self.d.decompress(kind, frame, &mut self.out);
+        let went_late = self.d.take_late(&mut self.late).is_some();
+        if went_late {
+            assert_eq!(
+                Some(&self.late),
+                self.held.as_ref(),
+                "a held packet goes out as it was"
+            );
+        }
+        match r {
+            Ok(()) => assert_eq!(self.out, p),
+            Err(DropReason::Held) => self.held = Some(p.to_vec()),
+            Err(_) => {}
+        }
+        (r, went_late)
+    }
+}
+
 /// An IPv4/TCP segment with timestamps: `seq`, `ack`, IP-ID `id`, TS `ts`, `payload` bytes.
 pub(super) fn segment(seq: u32, ack: u32, id: u16, ts: u32, payload: usize) -> Vec<u8> {
     let len = 52 + payload;
