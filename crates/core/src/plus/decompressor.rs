@@ -389,8 +389,9 @@ impl PlusDecompressor {
             let kept = ctx.state();
             ctx.restore(&held);
             // A trial confirms nothing: none against the held packet.
-            match decode_in(ctx, k, x, scaling, rest, out, false) {
-                Ok((d, under)) => match deliver(ctx, &d, under, scaling.is_some(), out) {
+            let mut under = Scaling::default();
+            match decode_in(ctx, k, x, scaling, rest, out, false, &mut under) {
+                Ok(d) => match deliver(ctx, &d, under, scaling.is_some(), out) {
                     Ok((sequential, gap)) => {
                         self.loss.delivered(sequential, gap);
                         // The confirmation vouches for the held packet's every field only
@@ -415,8 +416,9 @@ impl PlusDecompressor {
                 Err(_) => ctx.restore(&kept),
             }
         }
-        let decoded = decode_in(ctx, k, x, scaling, rest, out, true);
-        let (d, under) = decoded.inspect_err(|_| ctx.suspect = true)?;
+        let mut under = Scaling::default();
+        let decoded = decode_in(ctx, k, x, scaling, rest, out, true, &mut under);
+        let d = decoded.inspect_err(|_| ctx.suspect = true)?;
         let jumped = limit.is_some_and(|l| stale::jumped(under, &ctx.last, &d.trace(), l));
         if !x.check && (ctx.suspect || jumped || d.trial) {
             // Verified on 16 bits alone where the reference may be lost: held until the next
@@ -478,7 +480,10 @@ fn rebuilds_before(ctx: &mut Context, frame: &HeldFrame, packet: &[u8], out: &mu
 /// Decodes a CO body against `ctx`'s reference, under `scaling` if the frame carries a note
 /// (else the context's, or the strides its packets suggest if that fails, [`guess_stride`],
 /// or, with `trials`, fields whole periods further on, [`decode_late`]): the packet verified,
-/// and the scaling it verified under. The context is left as it was.
+/// and the scaling it was decoded under in `under` (an out-parameter: a tuple returned by value
+/// is copied field by field, and its loads stall on the stores just made). The context is left
+/// as it was.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn decode_in(
     ctx: &mut Context,
@@ -488,7 +493,8 @@ fn decode_in(
     rest: &[u8],
     out: &mut Vec<u8>,
     trials: bool,
-) -> Result<(Decoded, Scaling), DropReason> {
+    under: &mut Scaling,
+) -> Result<Decoded, DropReason> {
     let kept = (ctx.strides, ctx.behaviour);
     let decoded = match scaling {
         Some(s) => {
@@ -505,12 +511,12 @@ fn decode_in(
                 .ok_or(reason),
         },
     };
-    let under = Scaling {
+    *under = Scaling {
         strides: ctx.strides,
         behaviour: ctx.behaviour,
     };
     (ctx.strides, ctx.behaviour) = kept;
-    decoded.map(|d| (d, under))
+    decoded
 }
 
 /// Delivers the verified packet `d` (decoded under `under`, from a frame with a note if

@@ -50,11 +50,23 @@ pub fn rebuild(
     let ecn = r & 0x03;
     if v4 {
         let total = u16::try_from(total).ok()?;
+        // The header checksum from the template's header (its Total Length, Identification,
+        // ECN and checksum zero) and the values written into it, not read back from `out`:
+        // a load of octets just stored stalls until the stores retire.
+        let header_len = usize::from(template[0] & 0x0F) * 4;
+        if !(ipv4::MIN_HEADER_LEN..=tcp_offset).contains(&header_len) {
+            return None;
+        }
+        let header_sum = Sum::new()
+            .add_bytes(&template[..header_len])
+            .add_u16(ecn.into())
+            .add_u16(total)
+            .add_u16(fields.ip_id);
         out[1] |= ecn;
         out[2..4].copy_from_slice(&total.to_be_bytes());
         out[4..6].copy_from_slice(&fields.ip_id.to_be_bytes());
-        let mut ip = ipv4::Ipv4Packet::new_checked(&mut out[..]).ok()?;
-        ip.fill_header_checksum();
+        out[ipv4::CHECKSUM_OFFSET..ipv4::CHECKSUM_OFFSET + 2]
+            .copy_from_slice(&header_sum.checksum().to_be_bytes());
     } else {
         let payload_len = u16::try_from(total - taroc_wire::ipv6::HEADER_LEN).ok()?;
         out[1] |= ecn << 4;
