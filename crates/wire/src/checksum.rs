@@ -50,6 +50,25 @@ impl Sum {
         self.add_long(data)
     }
 
+    /// Appends `data` to `out` and adds it as [`Sum::add_bytes`] does, in one pass over the
+    /// bytes where the CPU has AVX2 (each 32-byte load both summed and stored), instead of a
+    /// copy and then a sum: what a decompressor does with a payload it delivers and verifies.
+    #[cfg(feature = "std")]
+    pub fn add_copied(self, data: &[u8], out: &mut Vec<u8>) -> Sum {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        if data.len() >= AVX2_MIN && std::is_x86_feature_detected!("avx2") {
+            out.reserve(data.len());
+            return data.chunks(BLOCK).fold(self, |sum, block| {
+                // SAFETY: the CPU has AVX2, and `out` has room for `block` (reserved above).
+                #[allow(unsafe_code)]
+                let native = unsafe { avx2::copied_sum(block, out) };
+                sum.add_native(native)
+            });
+        }
+        out.extend_from_slice(data);
+        self.add_bytes(data)
+    }
+
     /// [`Sum::add_bytes`] for more than [`SHORT`] bytes, out of line: its vector loops' setup
     /// is not paid by a short input.
     #[inline(never)]
@@ -86,6 +105,11 @@ impl Sum {
     fn add_native(mut self, native: u64) -> Sum {
         self.0 += native;
         self
+    }
+
+    /// Adds a sum of data that starts at an even offset of the checksummed whole.
+    pub fn add_sum(self, other: Sum) -> Sum {
+        self.add_native(other.0)
     }
 
     /// Adds one 16-bit word.
@@ -212,6 +236,47 @@ mod avx2 {
                 high[i] = _mm256_add_epi32(high[i], _mm256_srli_epi32::<16>(v));
             }
         }
+        lanes_sum(all, high) + super::native_words(rest)
+    }
+
+    /// [`native_sum`] of `block`, appending it to `out` as it goes: each 32-byte load summed
+    /// and stored.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, and `out` must have room for `block` past its length.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn copied_sum(block: &[u8], out: &mut Vec<u8>) -> u64 {
+        debug_assert!(out.capacity() - out.len() >= block.len());
+        let zero = _mm256_setzero_si256();
+        let (mut all, mut high) = ([zero; 2], [zero; 2]);
+        let base = out.len();
+        let dst = out.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+        let chunks = block.chunks_exact(64);
+        let rest = chunks.remainder();
+        for (c, chunk) in chunks.enumerate() {
+            for (i, half) in chunk.chunks_exact(32).enumerate() {
+                // SAFETY: the load reads the 32 bytes of `half`; the store writes 32 bytes at
+                // the same offset of `out`'s spare room, which the caller made as long as
+                // `block`; unaligned loads and stores are allowed.
+                let v = unsafe {
+                    let v = _mm256_loadu_si256(half.as_ptr().cast::<__m256i>());
+                    _mm256_storeu_si256(dst.add(64 * c + 32 * i).cast::<__m256i>(), v);
+                    v
+                };
+                all[i] = _mm256_add_epi32(all[i], v);
+                high[i] = _mm256_add_epi32(high[i], _mm256_srli_epi32::<16>(v));
+            }
+        }
+        // SAFETY: the bytes before `rest` were written above, within the spare room.
+        unsafe { out.set_len(base + block.len() - rest.len()) };
+        out.extend_from_slice(rest);
+        lanes_sum(all, high) + super::native_words(rest)
+    }
+
+    /// The pairs of lanes' sums (of the 32-bit words, and of their high halves) as one sum of
+    /// native-order 16-bit words.
+    #[target_feature(enable = "avx2")]
+    fn lanes_sum(all: [__m256i; 2], high: [__m256i; 2]) -> u64 {
         let (mut a, mut h) = ([0u32; 8], [0u32; 8]);
         // SAFETY: each store writes the 32 bytes of an array of eight u32; unaligned stores
         // are allowed.
@@ -228,7 +293,7 @@ mod avx2 {
         let all = a.iter().fold(0u32, |s, &x| s.wrapping_add(x));
         let high = h.iter().fold(0u32, |s, &x| s.wrapping_add(x));
         let low = all.wrapping_sub(high << 16);
-        u64::from(low) + u64::from(high) + super::native_words(rest)
+        u64::from(low) + u64::from(high)
     }
 }
 
@@ -373,7 +438,45 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "std")]
+    #[test]
+    fn a_copy_summed_is_the_copy_and_the_sum() {
+        let data: Vec<u8> = (0..70_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+            .collect();
+        let ones = vec![0xFFu8; 70_000];
+        for source in [&data, &ones] {
+            for start in 0..4 {
+                for len in (0..300).chain([1447, 1448, 1449, 65_537, 69_000]) {
+                    let slice = &source[start..start + len];
+                    // After a header already in the buffer, as a payload goes.
+                    let mut out = vec![7u8; 40];
+                    let sum = Sum::new().add_u16(9).add_copied(slice, &mut out);
+                    assert_eq!(&out[..40], &[7u8; 40][..], "{len} bytes from {start}");
+                    assert_eq!(&out[40..], slice, "{len} bytes from {start}");
+                    assert_eq!(
+                        sum.fold(),
+                        slow_sum(slice).add_u16(9).fold(),
+                        "{len} bytes from {start}"
+                    );
+                }
+            }
+        }
+    }
+
     proptest::proptest! {
+        #[cfg(feature = "std")]
+        #[test]
+        fn any_bytes_copied_sum_as_the_word_sum(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),
+            prefix in 0usize..64,
+        ) {
+            let mut out = vec![1u8; prefix];
+            let sum = Sum::new().add_copied(&data, &mut out);
+            proptest::prop_assert_eq!(&out[prefix..], &data[..]);
+            proptest::prop_assert_eq!(sum.fold(), slow_sum(&data).fold());
+        }
+
         #[test]
         fn any_bytes_sum_as_the_word_sum(
             data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),

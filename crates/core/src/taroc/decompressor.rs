@@ -204,7 +204,7 @@ impl TarocDecompressor {
         if f & flag::U != 0 {
             tcp_flags |= flags::URG;
         }
-        packet::rebuild(
+        let payload_sum = packet::rebuild(
             out,
             &ctx.identity.template,
             ctx.v4,
@@ -218,7 +218,7 @@ impl TarocDecompressor {
             payload,
         )
         .ok_or(DropReason::Malformed)?;
-        if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
+        if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key, payload_sum) {
             out.clear();
             return Err(DropReason::ChecksumMismatch);
         }

@@ -427,7 +427,7 @@ fn decode_shifted<const TRIAL: bool>(
             tcp_flags |= flag;
         }
     }
-    packet::rebuild(
+    let payload_sum = packet::rebuild(
         out,
         &ctx.identity.template,
         ctx.v4,
@@ -441,7 +441,7 @@ fn decode_shifted<const TRIAL: bool>(
         payload,
     )
     .ok_or(DropReason::Malformed)?;
-    if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key) {
+    if !packet::tcp_checksum_ok(out, ctx.identity.template.len() - 4, &ctx.key, payload_sum) {
         return Err(DropReason::ChecksumMismatch);
     }
     let mut found = ctx.quotients;

@@ -10,8 +10,9 @@ use taroc_wire::{ipv4, protocol};
 use super::options::{canonical_options, MAX_OPTIONS};
 use super::{Fields, FlowKey};
 
-/// Rebuilds a packet from a template and the per-packet fields into `out`; returns `None` if
-/// the result would be longer than an IP length field can say.
+/// Rebuilds a packet from a template and the per-packet fields into `out`, and returns the sum
+/// of its payload (for [`tcp_checksum_ok`]); `None` if the result would be longer than an IP
+/// length field can say.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn rebuild(
@@ -26,7 +27,7 @@ pub fn rebuild(
     urgent: u16,
     checksum: u16,
     payload: &[u8],
-) -> Option<()> {
+) -> Option<Sum> {
     // The TCP header after the ports, built whole on the stack and appended at once.
     let mut header = [0u8; 16 + MAX_OPTIONS];
     let (fixed, options) = header.split_at_mut(16);
@@ -46,7 +47,7 @@ pub fn rebuild(
     out.reserve(total);
     out.extend_from_slice(template);
     out.extend_from_slice(&header[..16 + options_len]);
-    out.extend_from_slice(payload);
+    let payload_sum = copy_summed(payload, out);
     let ecn = r & 0x03;
     if v4 {
         let total = u16::try_from(total).ok()?;
@@ -72,15 +73,31 @@ pub fn rebuild(
         out[1] |= ecn << 4;
         out[4..6].copy_from_slice(&payload_len.to_be_bytes());
     }
-    Some(())
+    Some(payload_sum)
 }
 
-/// Whether the TCP segment of a rebuilt packet verifies.
+/// Appends `payload` to `out` and returns its sum: in one pass over it where the CPU allows
+/// ([`Sum::add_copied`]).
 #[inline(always)]
-pub fn tcp_checksum_ok(packet: &[u8], tcp_offset: usize, key: &FlowKey) -> bool {
+fn copy_summed(payload: &[u8], out: &mut Vec<u8>) -> Sum {
+    #[cfg(feature = "std")]
+    return Sum::new().add_copied(payload, out);
+    #[cfg(not(feature = "std"))]
+    {
+        out.extend_from_slice(payload);
+        Sum::new().add_bytes(payload)
+    }
+}
+
+/// Whether the TCP segment of a rebuilt packet verifies, the sum of its payload
+/// `payload_sum` ([`rebuild`]'s): only its header is read back.
+#[inline(always)]
+pub fn tcp_checksum_ok(packet: &[u8], tcp_offset: usize, key: &FlowKey, payload_sum: Sum) -> bool {
     let segment = &packet[tcp_offset..];
+    let header_len = usize::from(segment[12] >> 4) * 4;
     Sum::new()
         .add_pseudo_header(key.src, key.dst, protocol::TCP, segment.len() as u32)
-        .add_bytes(segment)
+        .add_bytes(&segment[..header_len])
+        .add_sum(payload_sum)
         .verifies()
 }
