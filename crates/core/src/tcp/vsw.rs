@@ -388,6 +388,12 @@ impl<X: Extras> Vsw<X> {
         older
     }
 
+    /// Whether an entry is `(seq, ack)`.
+    pub fn holds(&self, seq: u32, ack: u32) -> bool {
+        let (seqs, acks) = self.columns.live_seq_ack();
+        seqs.iter().zip(acks).any(|(&s, &a)| (s, a) == (seq, ack))
+    }
+
     /// Whether a packet falls behind the window: older than every entry, in sequence number or
     /// in acknowledgment number (draft section 7.1.2 a).
     pub fn is_behind(&self, fields: &Fields) -> bool {

@@ -83,6 +83,7 @@ impl PlusCompressor {
             if ctx.flow_hash != hash {
                 continue;
             }
+            ctx.held_far |= ctx.issued.names(checksum) || ctx.vsw.holds(next_seq, ack);
             self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;
             if !ended && (ctx.irs_due > 0 || ctx.notes_due > 0) && ctx.issued.names(checksum) {
                 ctx.end_start();

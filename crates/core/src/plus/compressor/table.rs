@@ -200,6 +200,7 @@ impl PlusCompressor {
                 ack: p.fields.ack,
             }),
             spread_due: self.spreads(),
+            held_far: false,
             repair_mirrored: false,
             since_wide: 0,
             wide_at: self.now,

@@ -78,7 +78,10 @@ fn a_frame_decoded_by_trial_confirms_no_held_packet() {
             received: 1,
             ..LONG
         },
-        LONG,
+        Burst {
+            received: 2,
+            ..LONG
+        },
     ]);
     assert_eq!(r[0], (Err(DropReason::Held), false), "{r:?}");
     assert!(r[1..].iter().all(|(r, late)| r.is_err() && !late), "{r:?}");

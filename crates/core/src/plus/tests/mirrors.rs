@@ -176,9 +176,11 @@ fn a_mirror_the_far_end_does_not_know_is_refused_then_repaired() {
 #[test]
 fn a_refresh_is_mirrored_and_the_next_repair_is_not() {
     // Without context requests, B's reverse flow refreshes its context in a mirrored IR
-    // (without numbers), which A resolves among the flows its compressor sends. A's codecs then
-    // restart: its compressor no longer knows the forward flow, and A, the receiver, sends
-    // nothing on it. B's next refresh goes unmirrored, and A's new decompressor takes it.
+    // (without numbers), which A resolves among the flows its compressor sends, and the next
+    // unmirrored (its start's late spread IR frames, then its first refresh, alternate). A's
+    // codecs then restart: its compressor no longer knows the forward flow, and A, the
+    // receiver, sends nothing on it. B's next refresh goes unmirrored, and A's new
+    // decompressor takes it.
     let (mut a, mut b) = (End::with(one_way()), End::with(one_way()));
     forward_flow(&mut a, &mut b);
     // The IR frames of the reverse flow after its start (the first 30 packets), by packet.
@@ -195,12 +197,25 @@ fn a_refresh_is_mirrored_and_the_next_repair_is_not() {
     }
     let mirrored = (MIRRORED, Ok(()));
     let full = (0, Ok(()));
-    let [(_, first_flags, first), (at, flags, result)] = repairs[..] else {
-        panic!("two refreshes: {repairs:?}");
+    let [before @ .., (at, flags, result)] = &repairs[..] else {
+        panic!("refreshes: {repairs:?}");
     };
-    assert_eq!((first_flags, first), mirrored, "the first refresh");
-    assert!(at > 200, "the second refresh after the restart, at {at}");
-    assert_eq!((flags, result), full, "the second refresh");
+    assert!(
+        before.len() >= 2,
+        "refreshes before the restart: {repairs:?}"
+    );
+    for (n, &(i, flags, result)) in before.iter().enumerate() {
+        let expected = if n % 2 == 0 { mirrored } else { full };
+        assert!(i < 200, "{repairs:?}");
+        assert_eq!((flags, result), expected, "refresh {n}: {repairs:?}");
+    }
+    assert!(*at > 200, "the refresh after the restart, at {at}");
+    assert_eq!(
+        before.len() % 2,
+        1,
+        "the last before it mirrored: {repairs:?}"
+    );
+    assert_eq!((*flags, *result), full, "the refresh after the restart");
 }
 
 #[test]

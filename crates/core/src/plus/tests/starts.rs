@@ -172,56 +172,124 @@ fn without_requests_the_loss_note_goes_to_the_sibling_compressor() {
     }
 }
 
-#[test]
-fn without_requests_a_start_ends_with_a_spread_ir_that_sets_up_a_context_whose_start_was_lost() {
-    // One-way: the start's IR frames go back to back (again once the flow's stride is learnt),
-    // then CO frames, then one more IR frame after SPREAD_AFTER_CO of them. A decompressor
-    // that lost every IR frame before it refuses the CO frames (no context) and delivers from
-    // the spread IR frame on.
-    let one_way = crate::plus::PlusConfig {
+/// A one-way configuration: no context requests.
+fn one_way() -> crate::plus::PlusConfig {
+    crate::plus::PlusConfig {
         repair: crate::tcp::repair::Repair {
             context_requests: false,
             ..crate::tcp::repair::Repair::live()
         },
         ..crate::plus::PlusConfig::default()
-    };
-    let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
-    let packets: Vec<Vec<u8>> = (0..60u32)
+    }
+}
+
+/// Frames with their kinds.
+type Frames = Vec<(crate::codec::FrameKind, Vec<u8>)>;
+
+/// The packets of a bulk flow, `n` of them, and the frames a one-way compressor `c` makes of
+/// them (after `before` has seen each packet's index, before it is compressed).
+fn one_way_frames(
+    c: &mut PlusCompressor,
+    n: u32,
+    mut before: impl FnMut(&mut PlusCompressor, u32),
+) -> (Vec<Vec<u8>>, Frames) {
+    let packets: Vec<Vec<u8>> = (0..n)
         .map(|i| segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i))
         .collect();
-    let mut c = PlusCompressor::new(one_way.clone());
-    let frames: Vec<_> = packets
+    let frames = packets
         .iter()
-        .map(|p| {
+        .zip(0..)
+        .map(|(p, i)| {
+            before(c, i);
             let mut frame = Vec::new();
             let kind = c.compress(p, &mut frame);
             (kind, frame)
         })
         .collect();
+    (packets, frames)
+}
+
+/// The indexes of the frames that are not CO frames.
+fn ir_indexes(frames: &Frames) -> Vec<usize> {
     let kinds: Vec<u8> = frames.iter().map(|(k, _)| k.to_byte()).collect();
-    let irs: Vec<usize> = (0..kinds.len())
+    (0..kinds.len())
         .filter(|&i| !all_co(&kinds[i..=i]))
-        .collect();
-    let (&last, start) = irs.split_last().unwrap();
-    let before = *start.last().unwrap();
-    assert_eq!(last, before + spread + 1, "{kinds:02x?}");
-    let mut d = PlusDecompressor::new(one_way);
-    let mut out = Vec::new();
-    for (i, (kind, frame)) in frames
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !start.contains(i))
-    {
-        let r = d.decompress(*kind, frame, &mut out);
-        if i < last {
-            assert!(r.is_err(), "packet {i} delivered without a context");
-        } else {
-            assert_eq!(r, Ok(()), "packet {i}: {kinds:02x?}");
-            assert_eq!(&out, &packets[i], "packet {i}");
+        .collect()
+}
+
+#[test]
+fn without_requests_a_start_ends_with_spread_irs_that_set_up_a_context_whose_start_was_lost() {
+    // One-way: the start's IR frames go back to back, then CO frames, then one more IR frame
+    // after SPREAD_AFTER_CO of them, and two late ones LATE_SPREAD_AFTER_CO CO frames apart.
+    // A decompressor that lost every IR frame before one of them refuses the CO frames (no
+    // context) and delivers from that one on.
+    let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
+    let late = crate::plus::compressor::LATE_SPREAD_AFTER_CO as usize;
+    let (packets, frames) = one_way_frames(&mut PlusCompressor::new(one_way()), 130, |_, _| {});
+    let irs = ir_indexes(&frames);
+    let run = irs.iter().zip(0..).take_while(|&(&i, n)| i == n).count();
+    let before = irs[run - 1];
+    let spreads = [
+        before + spread + 1,
+        before + spread + late + 2,
+        before + spread + 2 * late + 3,
+    ];
+    assert_eq!(irs[run..run + 3], spreads, "{irs:?}");
+    for from in spreads {
+        let mut d = PlusDecompressor::new(one_way());
+        let mut out = Vec::new();
+        for (i, (kind, frame)) in frames.iter().enumerate() {
+            if irs.contains(&i) && i < from {
+                continue;
+            }
+            let r = d.decompress(*kind, frame, &mut out);
+            if i < from {
+                assert!(r.is_err(), "packet {i} delivered without a context");
+            } else {
+                assert_eq!(r, Ok(()), "packet {i}, from {from}: {irs:?}");
+                assert_eq!(&out, &packets[i], "packet {i}");
+            }
         }
     }
     // With requests, no spread IR frame: the decompressor asks instead.
     let (mut c, mut d) = pair();
-    let kinds: Vec<u8> = sends(&mut c, &mut d, 5001, 0..60);
+    let kinds: Vec<u8> = sends(&mut c, &mut d, 5001, 0..130);
     assert!(all_co(&kinds[before + 1..]), "{kinds:02x?}");
+}
+
+#[test]
+fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_irs() {
+    // The far end's decompressor delivered packet 10 of the flow (a CO frame); an IR frame of
+    // its compressor named it as its reference, and the sibling decompressor passes that on
+    // (a reference receipt, before packet 12 goes). The far end holds the context: the late
+    // spread IR frames do not go, the spread one and the first refresh still do. A receipt naming a packet the
+    // window does not hold (another acknowledgment number) stops nothing.
+    let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
+    let named = segment_from(5001, 1000 + 256 * 10, 10, 10_010);
+    let p = crate::tcp::packet::TcpIpPacket::parse(&named).unwrap();
+    let n = crate::plus::numbers::Numbers::of(&p);
+    let hash = crate::plus::mirror::flow_hash(&p.key);
+    for (ack, stops) in [(n.ack, true), (n.ack + 1, false)] {
+        let mut note = Vec::new();
+        let receipt = crate::plus::mirror::Note::Referenced(hash, n.checksum, n.next_seq, ack);
+        crate::plus::mirror::put_note(&receipt, &mut note);
+        let mut c = PlusCompressor::new(one_way());
+        let (_, frames) = one_way_frames(&mut c, 130, |c, i| {
+            if i == 12 {
+                c.sibling_note(&note);
+            }
+        });
+        let irs = ir_indexes(&frames);
+        let run = irs.iter().zip(0..).take_while(|&(&i, n)| i == n).count();
+        let after: Vec<usize> = irs[run..].iter().map(|i| i - irs[run - 1]).collect();
+        if stops {
+            // The spread IR frame, then the first refresh.
+            let refresh = crate::tcp::repair::FIRST_REFRESH_ALONE as usize;
+            assert_eq!(after, [spread + 1, spread + refresh + 2], "{irs:?}");
+        } else {
+            let late = crate::plus::compressor::LATE_SPREAD_AFTER_CO as usize;
+            let spreads = [spread + 1, spread + late + 2, spread + 2 * late + 3];
+            assert_eq!(after, spreads, "{irs:?}");
+        }
+    }
 }
