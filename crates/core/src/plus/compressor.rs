@@ -61,24 +61,28 @@ pub(crate) const SPREAD_AFTER_CO: u32 = 15;
 
 /// Without a reverse channel, a start ends with this many more spread IR frames, each this
 /// many CO frames after the one before it ([`LATE_SPREAD_AFTER_CO`]), unless a reference receipt
-/// shows the far end holding the context first ([`Context::held_far`]): a burst that takes the
-/// start's IR frames and its spread one before either end has seen the link lose frames (the
-/// far end's flows may cross it untouched) otherwise leaves the context unset until the
-/// periodic refresh, hundreds of packets on. They go as refreshes (never replicated from
-/// another context, mirrored only if the context's last refresh was not). Pooled over the
-/// shared, unseen and twin captures, damage per 1000 intact frames at 10 / 30% loss in bursts of
-/// mean 50 went 6.964 / 10.408 -> 3.938 / 6.984 over seeds 6-25 and 1.370 / 6.756 -> 1.087 /
-/// 5.018 over seeds 1-5; at 50% loss 2.713 -> 2.850 (random) and 8.265 -> 9.144 (bursts of mean
-/// 4), no other row worse. On a clean link the receipts stop them: at most 0.04 octets per
-/// packet more on any of 141 captures. Without that stop, up to 0.31 (the unseen bulk capture a,
-/// whose flows are short); one late IR frame instead of two: 5.717 / 7.585 over seeds 6-25; as a
-/// start's IR frames (replicated or mirrored with numbers) instead of refreshes: 0.038 at 10%
-/// random loss over seeds 1-5, against 0.004.
+/// shows the far end holding the context first ([`Context::held_far`]) or the link is known to
+/// lose frames by then (a start has more IR frames there, [`LOSSY_START_REPEATS`], and early
+/// refreshes): a burst that takes the start's IR frames and its spread one before either end
+/// has seen the link lose frames (the far end's flows may cross it untouched) otherwise leaves
+/// the context unset until the periodic refresh, hundreds of packets on. They go as refreshes
+/// (never replicated from another context, mirrored only if the context's last refresh was
+/// not). Pooled over the shared, unseen and twin captures, damage per 1000 intact frames at 10
+/// / 30% loss in bursts of mean 50 went 6.964 / 10.408 -> 3.960 / 7.307 over seeds 6-25, and
+/// over seeds 1-5 1.370 / 6.756 -> 1.083 / 5.042 (at 50%: 22.066 -> 21.671), no row worse by
+/// more than 0.7% (8.265 -> 8.320 at 50% in bursts of mean 4). On a clean link the receipts
+/// stop them: 0.04 octets per packet more on one of 141 captures, nothing on the others.
+/// Without that stop, up to 0.31 (the unseen bulk capture a, whose flows are short). Without
+/// the link's condition, 3.938 / 6.984 over seeds 6-25, but 8.265 -> 9.144 at 50% in bursts of
+/// mean 4 and 2.713 -> 2.850 at 50% random loss; one late IR frame instead of two: 5.717 /
+/// 7.585; as a start's IR frames (replicated, or mirrored with numbers) instead of refreshes,
+/// 0.038 at 10% random loss over seeds 1-5, against 0.004.
 pub(crate) const LATE_SPREADS: u8 = 2;
 
 /// CO frames before each of a start's [`LATE_SPREADS`]: after 31 and 31 more (seeds 6-25, 10 /
-/// 30% in bursts of mean 50, before the receipts' stop): 4.313 / 6.999; 24 and 31: 4.110 /
-/// 7.290; 31 and 63: 4.144 / 7.563; 47 and 47: 4.216 / 7.764; 63 and 63: 5.168 / 8.388.
+/// 30% in bursts of mean 50, without the receipts' stop or the link's condition): 4.313 /
+/// 6.999; 24 and 31: 4.110 / 7.290; 31 and 63: 4.144 / 7.563; 47 and 47: 4.216 / 7.764; 63
+/// and 63: 5.168 / 8.388.
 pub(crate) const LATE_SPREAD_AFTER_CO: u32 = 31;
 
 /// After a burst note ([`mirror::Note::Bursty`]), a start's first spread IR frame comes this

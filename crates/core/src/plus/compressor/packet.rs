@@ -145,8 +145,9 @@ impl PlusCompressor {
         sent: &Fields,
         loss: LinkLoss,
     ) -> Option<Why> {
-        if ctx.held_far && ctx.spread_due <= LATE_SPREADS {
-            // The far end holds the context: no late spread IR frame is needed.
+        if (ctx.held_far || loss != LinkLoss::Unseen) && ctx.spread_due <= LATE_SPREADS {
+            // The far end holds the context, or the link is known to lose frames (a start has
+            // more IR frames there, and early refreshes): no late spread IR frame.
             ctx.spread_due = 0;
         }
         let why = if ctx.vsw.is_empty() {
