@@ -35,6 +35,7 @@ mod feedback;
 mod handshakes;
 mod ir;
 mod packet;
+pub(super) mod starts;
 mod table;
 mod tunnel;
 
@@ -43,67 +44,6 @@ mod tunnel;
 /// ([`cids`]). CID 32, which a CID prefix names too, is left out: taking it as well made the
 /// shared and twin many-flows captures (f) 72 and 132 octets longer.
 const CHEAP_CIDS: usize = cids::PREFIX_CIDS as usize;
-
-/// IR frames a context (re)starts with: the first, and this many more back to back.
-const START_REPEATS: u8 = 2;
-
-/// Without a reverse channel, a start sends one more IR frame once this many CO frames of the
-/// context followed its last IR frame: a loss burst that took every IR frame of the start
-/// (they go back to back) then leaves the context unset for about this many packets of the
-/// flow, not until the periodic refresh. Pooled over the shared, unseen and twin captures,
-/// seeds 1-5, damage per 1000 intact frames at 10 / 30% random loss and at 10 / 30% in bursts
-/// of mean 4 went 0.402 / 4.786 / 16.0 / 83.5 -> 0.107 / 2.841 / 6.30 / 30.8, for at most 0.03
-/// octets per packet on a clean link (the unseen bulk capture b). After 7 CO frames:
-/// 0.065 / 3.323 / 6.29 / 34.6, up to 0.14 octets (the unseen many-flows capture, 40 short
-/// connections); IR frames after 3 and 15: 0.050 / 1.615 / 5.46 / 32.0, up to 0.57 octets
-/// there; a second one after 63 more gained 4% at 30% in bursts and nothing elsewhere.
-pub(crate) const SPREAD_AFTER_CO: u32 = 15;
-
-/// Without a reverse channel, a start ends with this many more spread IR frames, each this
-/// many CO frames after the one before it ([`LATE_SPREAD_AFTER_CO`]), unless a reference receipt
-/// shows the far end holding the context first ([`Context::held_far`]) or the link is known to
-/// lose frames by then (a start has more IR frames there, [`LOSSY_START_REPEATS`], and early
-/// refreshes): a burst that takes the start's IR frames and its spread one before either end
-/// has seen the link lose frames (the far end's flows may cross it untouched) otherwise leaves
-/// the context unset until the periodic refresh, hundreds of packets on. They go as refreshes
-/// (never replicated from another context, mirrored only if the context's last refresh was
-/// not). Pooled over the shared, unseen and twin captures, damage per 1000 intact frames at 10
-/// / 30% loss in bursts of mean 50 went 6.964 / 10.408 -> 3.960 / 7.307 over seeds 6-25, and
-/// over seeds 1-5 1.370 / 6.756 -> 1.083 / 5.042 (at 50%: 22.066 -> 21.671), no row worse by
-/// more than 0.7% (8.265 -> 8.320 at 50% in bursts of mean 4). On a clean link the receipts
-/// stop them: 0.04 octets per packet more on one of 141 captures, nothing on the others.
-/// Without that stop, up to 0.31 (the unseen bulk capture a, whose flows are short). Without
-/// the link's condition, 3.938 / 6.984 over seeds 6-25, but 8.265 -> 9.144 at 50% in bursts of
-/// mean 4 and 2.713 -> 2.850 at 50% random loss; one late IR frame instead of two: 5.717 /
-/// 7.585; as a start's IR frames (replicated, or mirrored with numbers) instead of refreshes,
-/// 0.038 at 10% random loss over seeds 1-5, against 0.004.
-pub(crate) const LATE_SPREADS: u8 = 2;
-
-/// CO frames before each of a start's [`LATE_SPREADS`]: after 31 and 31 more (seeds 6-25, 10 /
-/// 30% in bursts of mean 50, without the receipts' stop or the link's condition): 4.313 /
-/// 6.999; 24 and 31: 4.110 / 7.290; 31 and 63: 4.144 / 7.563; 47 and 47: 4.216 / 7.764; 63
-/// and 63: 5.168 / 8.388.
-pub(crate) const LATE_SPREAD_AFTER_CO: u32 = 31;
-
-/// After a burst note ([`mirror::Note::Bursty`]), a start's first spread IR frame comes this
-/// many CO frames after the back-to-back ones, before the one [`SPREAD_AFTER_CO`] later: on a
-/// link that loses bursts, a burst takes a start's back-to-back IR frames together. Pooled
-/// over the shared, unseen and twin captures, seeds 1-5 / 6-25, damage per 1000 at 30% loss
-/// in bursts of mean 4 went 8.18 / 8.16 -> 7.69 / 7.93, no row worse by more than 1%; on those
-/// links -0.20 to +0.13 octets per packet (the many-flows captures), nothing on a clean link.
-const SPREAD_FIRST_AFTER_CO: u32 = 4;
-
-/// More IR frames a start sends on a link that loses frames ([`LOSSY_MEMORY`]): a flow whose
-/// every start frame was lost loses its next frames until a request comes back. Over seeds
-/// 1-60 on the many-flows capture, damage at 30 / 50% random loss went 1.226 / 6.746 ->
-/// 0.965 / 3.099 per 1000 with two (three: 1.030 / 4.339). With four instead of two (mirror
-/// numbers having made start frames shorter), damage there at 20 / 30 / 50%
-/// went 0.034 / 0.254 / 2.151 -> 0.011 / 0.183 / 1.212 (bursty 1.643 / 2.739 / 7.591 -> 1.151 /
-/// 1.735 / 4.525), on the unseen one (seeds 1-5) at 30 / 50% 3.616 / 20.586 -> 2.301 /
-/// 14.639, for 0.41 / 0.43 octets per packet more on the shared capture at 10 / 30% loss and
-/// 0.80 / 1.24 on the unseen one. Nothing on a clean link. (A reference receipt does not end
-/// a start on such a link: see [`PlusCompressor::takes_receipts`].)
-const LOSSY_START_REPEATS: u8 = 4;
 
 /// A start's IR frames go as full IRs, not IR-Rs, when the base has sent fewer CO frames than
 /// this since its last IR frame: a base that young may be one whose own start, or restart (a
@@ -599,24 +539,5 @@ impl PlusCompressor {
             ctx.irs_due = ctx.irs_due.max(1);
         }
         ctx.notes_due = self.start_irs();
-    }
-
-    /// IR frames a context (re)starts with: more on a link that loses frames.
-    fn start_irs(&self) -> u8 {
-        let more = if self.lossy() { LOSSY_START_REPEATS } else { 0 };
-        1 + START_REPEATS + more
-    }
-
-    /// How many spread IR frames end a start ([`SPREAD_AFTER_CO`]): without a reverse channel
-    /// one, one more before it after a burst note ([`SPREAD_FIRST_AFTER_CO`]), and the
-    /// [`LATE_SPREADS`] after it; none with context requests.
-    fn spreads(&self) -> u8 {
-        if self.config.repair.context_requests {
-            0
-        } else if self.bursty() {
-            2 + LATE_SPREADS
-        } else {
-            1 + LATE_SPREADS
-        }
     }
 }

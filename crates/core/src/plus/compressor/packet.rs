@@ -9,9 +9,8 @@ use taroc_wire::tcp::flags;
 use super::co::{write_co, Coder, Floor};
 use super::ir::{write_ir, write_ir_r};
 use super::{
-    Context, PlusCompressor, ANSWER_IRS, HORIZON_STEP, LATE_SPREADS, LATE_SPREAD_AFTER_CO,
-    MIN_WINDOW_PACKETS, NUMBERS_NOTED, SPREAD_AFTER_CO, SPREAD_FIRST_AFTER_CO, WIDE_EVERY_LOSSY,
-    WIDE_EVERY_PACKETS, WIDE_INTERVAL, YOUNG_BASE,
+    starts, Context, PlusCompressor, ANSWER_IRS, HORIZON_STEP, MIN_WINDOW_PACKETS, NUMBERS_NOTED,
+    WIDE_EVERY_LOSSY, WIDE_EVERY_PACKETS, WIDE_INTERVAL, YOUNG_BASE,
 };
 use crate::codec::FrameKind;
 use crate::plus::compact;
@@ -73,7 +72,7 @@ impl PlusCompressor {
         // bursts of mean 50 went 8.198 -> 7.838, for 0.11 octets per packet there.
         let check = one_way
             && (ctx.recent.jumped(ctx.scaler.scaling(), &now, limit)
-                || bursty && ctx.spread_due > LATE_SPREADS);
+                || bursty && starts::early_spreads_due(ctx));
         ctx.recent.push(now);
         let kind = match why {
             None => {
@@ -145,22 +144,13 @@ impl PlusCompressor {
         sent: &Fields,
         loss: LinkLoss,
     ) -> Option<Why> {
-        if (ctx.held_far || loss != LinkLoss::Unseen) && ctx.spread_due <= LATE_SPREADS {
-            // The far end holds the context, or the link is known to lose frames (a start has
-            // more IR frames there, and early refreshes): no late spread IR frame.
-            ctx.spread_due = 0;
-        }
+        starts::stop_late_spreads(ctx, loss);
         let why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
             Some(Why::SlowStart)
-        } else if ctx.spread_due > 0 && ctx.co_run >= spread_after(ctx.spread_due) {
-            // A start's IR frame away from the others: a burst that took them all leaves the
-            // context unset for this many packets of the flow, not a refresh's. The late ones
-            // go as refreshes.
-            let late = ctx.spread_due <= LATE_SPREADS;
-            ctx.spread_due -= 1;
-            Some(if late { Why::Refresh } else { Why::SlowStart })
+        } else if let Some(why) = starts::spread_due(ctx) {
+            Some(why)
         } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
             Some(Why::Retransmission)
         } else {
@@ -339,19 +329,5 @@ impl PlusCompressor {
             ctx.held_far = false;
             ctx.issued.clear();
         }
-    }
-}
-
-/// CO frames after the last IR frame before the next of a start's `due` spread IR frames: the
-/// [`LATE_SPREADS`] last [`LATE_SPREAD_AFTER_CO`] after the one before each, the one before
-/// them [`SPREAD_AFTER_CO`], and one before that (after a burst note)
-/// [`SPREAD_FIRST_AFTER_CO`] after the back-to-back ones.
-fn spread_after(due: u8) -> u32 {
-    if due <= LATE_SPREADS {
-        LATE_SPREAD_AFTER_CO
-    } else if due == LATE_SPREADS + 1 {
-        SPREAD_AFTER_CO
-    } else {
-        SPREAD_FIRST_AFTER_CO
     }
 }

@@ -372,8 +372,8 @@ fn after_a_burst_note_a_start_spreads_two_ir_frames() {
             .map(|i| i - at[run - 1])
             .collect::<Vec<_>>()
     };
-    let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
-    let late = crate::plus::compressor::LATE_SPREAD_AFTER_CO as usize;
+    let spread = crate::plus::compressor::starts::SPREAD_AFTER_CO as usize;
+    let late = crate::plus::compressor::starts::LATE_SPREAD_AFTER_CO as usize;
     assert_eq!(
         irs(PlusCompressor::new(one_way())),
         [spread + 1, spread + 1 + late + 1]

@@ -223,8 +223,8 @@ fn without_requests_a_start_ends_with_spread_irs_that_set_up_a_context_whose_sta
     // after SPREAD_AFTER_CO of them, and two late ones LATE_SPREAD_AFTER_CO CO frames apart.
     // A decompressor that lost every IR frame before one of them refuses the CO frames (no
     // context) and delivers from that one on.
-    let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
-    let late = crate::plus::compressor::LATE_SPREAD_AFTER_CO as usize;
+    let spread = crate::plus::compressor::starts::SPREAD_AFTER_CO as usize;
+    let late = crate::plus::compressor::starts::LATE_SPREAD_AFTER_CO as usize;
     let (packets, frames) = one_way_frames(&mut PlusCompressor::new(one_way()), 130, |_, _| {});
     let irs = ir_indexes(&frames);
     let run = irs.iter().zip(0..).take_while(|&(&i, n)| i == n).count();
@@ -264,7 +264,7 @@ fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_ir
     // (a reference receipt, before packet 12 goes). The far end holds the context: the late
     // spread IR frames do not go, the spread one and the first refresh still do. A receipt naming a packet the
     // window does not hold (another acknowledgment number) stops nothing.
-    let spread = crate::plus::compressor::SPREAD_AFTER_CO as usize;
+    let spread = crate::plus::compressor::starts::SPREAD_AFTER_CO as usize;
     let named = segment_from(5001, 1000 + 256 * 10, 10, 10_010);
     let p = crate::tcp::packet::TcpIpPacket::parse(&named).unwrap();
     let n = crate::plus::numbers::Numbers::of(&p);
@@ -287,7 +287,7 @@ fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_ir
             let refresh = crate::tcp::repair::FIRST_REFRESH_ALONE as usize;
             assert_eq!(after, [spread + 1, spread + refresh + 2], "{irs:?}");
         } else {
-            let late = crate::plus::compressor::LATE_SPREAD_AFTER_CO as usize;
+            let late = crate::plus::compressor::starts::LATE_SPREAD_AFTER_CO as usize;
             let spreads = [spread + 1, spread + late + 2, spread + 2 * late + 3];
             assert_eq!(after, spreads, "{irs:?}");
         }
