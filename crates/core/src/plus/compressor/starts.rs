@@ -47,24 +47,25 @@ pub(crate) const LATE_SPREADS: u8 = 2;
 /// and 63: 5.168 / 8.388.
 pub(crate) const LATE_SPREAD_AFTER_CO: u32 = 31;
 
-/// After a burst note ([`mirror::Note::Bursty`]), a start's first spread IR frame comes this
-/// many CO frames after the back-to-back ones, before the one [`SPREAD_AFTER_CO`] later: on a
-/// link that loses bursts, a burst takes a start's back-to-back IR frames together. Pooled
-/// over the shared, unseen and twin captures, seeds 1-5 / 6-25, damage per 1000 at 30% loss
-/// in bursts of mean 4 went 8.18 / 8.16 -> 7.69 / 7.93, no row worse by more than 1%; on those
-/// links -0.20 to +0.13 octets per packet (the many-flows captures), nothing on a clean link.
+/// After a burst note ([`Note::Bursty`](crate::plus::mirror::Note::Bursty)), a start's first spread
+/// IR frame comes this many CO frames after the back-to-back ones, before the one
+/// [`SPREAD_AFTER_CO`] later: on a link that loses bursts, a burst takes a start's back-to-back IR
+/// frames together. Pooled over the shared, unseen and twin captures, seeds 1-5 / 6-25, damage per
+/// 1000 at 30% loss in bursts of mean 4 went 8.18 / 8.16 -> 7.69 / 7.93, no row worse by more than
+/// 1%; on those links -0.20 to +0.13 octets per packet (the many-flows captures), nothing on a
+/// clean link.
 pub(super) const SPREAD_FIRST_AFTER_CO: u32 = 4;
 
-/// More IR frames a start sends on a link that loses frames ([`LOSSY_MEMORY`]): a flow whose
-/// every start frame was lost loses its next frames until a request comes back. Over seeds
-/// 1-60 on the many-flows capture, damage at 30 / 50% random loss went 1.226 / 6.746 ->
-/// 0.965 / 3.099 per 1000 with two (three: 1.030 / 4.339). With four instead of two (mirror
-/// numbers having made start frames shorter), damage there at 20 / 30 / 50%
-/// went 0.034 / 0.254 / 2.151 -> 0.011 / 0.183 / 1.212 (bursty 1.643 / 2.739 / 7.591 -> 1.151 /
-/// 1.735 / 4.525), on the unseen one (seeds 1-5) at 30 / 50% 3.616 / 20.586 -> 2.301 /
-/// 14.639, for 0.41 / 0.43 octets per packet more on the shared capture at 10 / 30% loss and
-/// 0.80 / 1.24 on the unseen one. Nothing on a clean link. (A reference receipt does not end
-/// a start on such a link: see [`PlusCompressor::takes_receipts`].)
+/// More IR frames a start sends on a link that loses frames
+/// ([`LOSSY_MEMORY`](super::LOSSY_MEMORY)): a flow whose every start frame was lost loses its next
+/// frames until a request comes back. Over seeds 1-60 on the many-flows capture, damage at 30 / 50%
+/// random loss went 1.226 / 6.746 -> 0.965 / 3.099 per 1000 with two (three: 1.030 / 4.339). With
+/// four instead of two (mirror numbers having made start frames shorter), damage there at 20 / 30 /
+/// 50% went 0.034 / 0.254 / 2.151 -> 0.011 / 0.183 / 1.212 (bursty 1.643 / 2.739 / 7.591 -> 1.151 /
+/// 1.735 / 4.525), on the unseen one (seeds 1-5) at 30 / 50% 3.616 / 20.586 -> 2.301 / 14.639, for
+/// 0.41 / 0.43 octets per packet more on the shared capture at 10 / 30% loss and 0.80 / 1.24 on the
+/// unseen one. Nothing on a clean link. (A reference receipt does not end a start on such a link:
+/// see [`PlusCompressor::takes_receipts`].)
 pub(super) const LOSSY_START_REPEATS: u8 = 4;
 
 impl PlusCompressor {
