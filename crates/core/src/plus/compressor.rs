@@ -72,7 +72,8 @@ const YOUNG_CHANGE_CO_RUN: u32 = 2;
 
 /// The link loses frames if a context request or a loss note
 /// ([`format::LOSS_NOTE`]) came in the compressor's last this many TCP packets; neither comes on
-/// a clean link (a note needs IP-IDs skipping often), which never pays [`LOSSY_START_REPEATS`].
+/// a clean link (a note needs IP-IDs skipping often), which never pays
+/// [`LOSSY_START_REPEATS`](starts::LOSSY_START_REPEATS).
 pub(crate) const LOSSY_MEMORY: u64 = 4096;
 
 /// IR frames that answer a context request. Five, not a start's three: on the many-flows
@@ -157,7 +158,7 @@ struct Context {
     /// The predictors of an IPv4 outer header's Identification that its IR frames set at the
     /// decompressor ([`Predictors`]).
     predictors: Predictors,
-    /// [`seal::identity_hash`] of `identity` and `outer`.
+    /// [`seal::identity_hash`](crate::plus::seal::identity_hash) of `identity` and `outer`.
     identity_hash: u32,
     behaviour: Behaviour,
     detector: Detector,
@@ -195,7 +196,7 @@ struct Context {
     /// [`NUMBERS_NOTED`].
     numbers_noted: u8,
     /// The context's last packets: a CO frame that jumped from one of them carries the check
-    /// ([`stale`]).
+    /// ([`stale`](crate::plus::stale)).
     recent: Recent,
     /// The context's last IR frame that was not a start's (a refresh, a repair) went
     /// mirrored: the next goes unmirrored. A mirror resolves at the far end only while its
@@ -204,7 +205,7 @@ struct Context {
     /// refused, where an unmirrored one sets the context up.
     repair_mirrored: bool,
     /// The start's spread IR frames still to come ([`PlusCompressor::spreads`]), the
-    /// [`LATE_SPREADS`] last.
+    /// [`LATE_SPREADS`](starts::LATE_SPREADS) last.
     spread_due: u8,
     /// A reference receipt named a packet of the context's window or one of its IR frames:
     /// the far end holds the context, and the start's late spread IR frames are not needed.

@@ -34,8 +34,9 @@ mod ir;
 mod kept;
 mod loss;
 mod quotients;
+mod tunnel;
 
-use co::{decode_before, decode_body, decode_earlier, decode_late, Decoded, Reach};
+use co::{decode_before, decode_body, decode_late, Decoded, Reach};
 use guess::guess_stride;
 use kept::Kept;
 use loss::LossWatch;
@@ -301,71 +302,10 @@ impl PlusDecompressor {
         (Some(cid), result)
     }
 
-    /// A frame of context `cid` was delivered (an IR frame set it up, or a CO frame verified):
-    /// the CO frames kept for it are decoded, the newest first, each against the packet after
-    /// it (the first against the context's reference), and those confirmed go late
-    /// ([`kept`]).
-    #[inline(never)]
-    fn decode_kept(&mut self, cid: u8) {
-        let frames = self.kept.take_frames(cid);
-        let mut out = self.kept.buffer();
-        if let Some(ctx) = self.contexts[usize::from(cid)]
-            .as_mut()
-            .filter(|c| c.outer.is_none())
-        {
-            let set_up = ctx.state();
-            // How many frames failed since the packet decoded last.
-            let mut skipped: u16 = 0;
-            for frame in &frames {
-                let Ok((head, at)) = Head::parse(frame.kind, frame.prefixed, &frame.bytes) else {
-                    continue;
-                };
-                let kept = ctx.state();
-                if let Some(s) = head.note {
-                    (ctx.strides, ctx.behaviour) = (s.strides, s.behaviour);
-                }
-                let rest = &frame.bytes[at..];
-                let decoded =
-                    decode_earlier(ctx, frame.kind, head.x, rest, &mut out).or_else(|e| {
-                        // Frames that failed (a retransmission, as a rule) took IP-IDs of the
-                        // counter between this packet and the one decoded last.
-                        if skipped == 0 || !ctx.behaviour.is_counter() {
-                            return Err(e);
-                        }
-                        let b = ctx.behaviour;
-                        let ip_id = ctx.reference.ip_id;
-                        ctx.reference.ip_id = b.ip_id(b.counter(ip_id).wrapping_sub(skipped));
-                        let d = decode_earlier(ctx, frame.kind, head.x, rest, &mut out);
-                        ctx.reference.ip_id = ip_id;
-                        d.map(|(d, _)| (d, false))
-                    });
-                let Ok((d, plain)) = decoded else {
-                    ctx.restore(&kept);
-                    skipped = skipped.saturating_add(1);
-                    continue;
-                };
-                skipped = 0;
-                let reach = d.codes.reach(ctx.strides);
-                self.kept
-                    .verified(&out, reach, plain, head.x.check, frame.reason);
-                ctx.restore(&Held {
-                    reference: d.fields,
-                    next: d.next,
-                    quotients: d.quotients,
-                    last: d.trace(),
-                    ..ctx.state()
-                });
-            }
-            ctx.restore(&set_up);
-            self.kept.end_chain();
-        }
-        self.kept.recycle(frames, out);
-    }
-
     /// Decodes a CO frame's body (after its CID and note) against the context of `cid`,
-    /// under `scaling` if the frame carries a note ([`note`]), and commits it; a suspect
-    /// context's frame without the check is held instead, or confirms the one held (spec
-    /// section 5.8).
+    /// under `scaling` if the frame carries a note ([`note`](crate::plus::note)), and commits
+    /// it; a suspect context's frame without the check is held instead, or confirms the one
+    /// held (spec section 5.8).
     fn co_fields(
         &mut self,
         k: u8,
@@ -576,81 +516,6 @@ fn takes_over(d: &Decoded, (next, ack): (u32, u32)) -> bool {
 
 /// The kind bytes of CO frames.
 const CO_KINDS: core::ops::RangeInclusive<u8> = format::CO..=FrameKind::PROFILE_LAST;
-
-impl PlusDecompressor {
-    /// A tunnel frame: the inner TCP frame decompressed (and verified) first, then the outer
-    /// header rebuilt around it and checked against its CRC.
-    fn tunnel(&mut self, frame: &[u8], out: &mut Vec<u8>) -> Result<(), DropReason> {
-        let [outer, rest @ ..] = frame else {
-            return Err(DropReason::Malformed);
-        };
-        if !(other::CO_N..=other::CO_N_LAST).contains(outer) {
-            return Err(DropReason::Malformed);
-        }
-        let (head, at) = self.other.head(*outer, rest).inspect_err(|_| {
-            if let Some(cid) = other::cid_of(*outer, rest) {
-                self.other_requests.refused(cid);
-            }
-        })?;
-        // A tunnel's outer header goes as CO-N, never CO-S (its decoding by trial would come
-        // after the inner frame's, which the outer fields set up).
-        if !matches!(head.form, other::Form::Long { .. }) {
-            return Err(DropReason::Malformed);
-        }
-        let [inner_kind, inner_frame @ ..] = &rest[at..] else {
-            return Err(DropReason::Malformed);
-        };
-        let kind = match FrameKind::from_byte(*inner_kind) {
-            Some(
-                k @ FrameKind::Profile(
-                    format::IR
-                    | format::COMPACT_IR
-                    | format::PACKED_IR
-                    | format::IR_R
-                    | format::IR_R_SOURCE_KEPT
-                    | format::IR_R_DEST_KEPT,
-                ),
-            ) => k,
-            Some(FrameKind::Profile(b)) if b >= cids::PREFIX => FrameKind::Profile(b),
-            // A tunnelled packet that is not TCP (section 8.1).
-            Some(k @ FrameKind::Profile(other::IR_N | other::CO_N..=other::CO_N_LAST)) => k,
-            _ => return Err(DropReason::Malformed),
-        };
-        let mut inner = core::mem::take(&mut self.tunnel);
-        self.tunnel_outer = Some(
-            self.other
-                .ip_fields(&head)
-                .and_then(|(t, fragment, id)| Some((Outer::from_template(t, fragment)?, id))),
-        );
-        self.installed = None;
-        let result = self.decompress(kind, inner_frame, &mut inner);
-        self.tunnel_outer = None;
-        let result = result.and_then(|()| {
-            // An outer header that fails its CRC says the outer context is stale (a sparse
-            // context: only IR frames of its inner flows consult it): ask for it, as for any
-            // CO-N frame, else every tunnel frame after it fails alike until its refresh.
-            let outer = self.other.rebuild(&head, &inner, out);
-            if !self.other.held() {
-                self.other_requests.record(head.cid, &outer);
-            }
-            outer
-        });
-        if result.is_err() {
-            // A context set up under an outer header that failed its CRC keeps nothing.
-            if let Some(cid) = self.installed {
-                if self.contexts[usize::from(cid)]
-                    .as_ref()
-                    .is_some_and(|c| c.outer.is_some())
-                {
-                    self.contexts[usize::from(cid)] = None;
-                    self.outbox.changed(cid);
-                }
-            }
-        }
-        self.tunnel = inner;
-        result
-    }
-}
 
 impl PlusDecompressor {
     /// A packet of context `cid` was delivered: its numbers go to the sibling compressor if

@@ -27,7 +27,7 @@ use crate::tcp::vsw::Vsw;
 use super::Context;
 
 /// How one number (sequence or acknowledgment) goes: its size class and flag, from which
-/// [`number_bits`] gives its LSBs.
+/// [`number_bits`](crate::plus::co::number_bits) gives its LSBs.
 struct NumberCode {
     /// The extension's Q (Z) flag: unscaled, although the context has a stride.
     unscaled_flag: bool,

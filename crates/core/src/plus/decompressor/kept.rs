@@ -15,8 +15,10 @@
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
-use super::co::Reach;
+use super::co::{decode_earlier, Reach};
+use super::{Held, PlusDecompressor};
 use crate::codec::DropReason;
+use crate::plus::co::Head;
 
 /// How many refused CO frames the decompressor keeps, of every context together (the newest).
 /// (Measured on frames refused for want of a context alone.)
@@ -194,6 +196,69 @@ impl Kept {
         out.extend_from_slice(&packet);
         self.spare.push(packet);
         Some(reason)
+    }
+}
+
+impl PlusDecompressor {
+    /// A frame of context `cid` was delivered (an IR frame set it up, or a CO frame verified):
+    /// the CO frames kept for it are decoded, the newest first, each against the packet after
+    /// it (the first against the context's reference), and those confirmed go late
+    /// (this module).
+    #[inline(never)]
+    pub(super) fn decode_kept(&mut self, cid: u8) {
+        let frames = self.kept.take_frames(cid);
+        let mut out = self.kept.buffer();
+        if let Some(ctx) = self.contexts[usize::from(cid)]
+            .as_mut()
+            .filter(|c| c.outer.is_none())
+        {
+            let set_up = ctx.state();
+            // How many frames failed since the packet decoded last.
+            let mut skipped: u16 = 0;
+            for frame in &frames {
+                let Ok((head, at)) = Head::parse(frame.kind, frame.prefixed, &frame.bytes) else {
+                    continue;
+                };
+                let kept = ctx.state();
+                if let Some(s) = head.note {
+                    (ctx.strides, ctx.behaviour) = (s.strides, s.behaviour);
+                }
+                let rest = &frame.bytes[at..];
+                let decoded =
+                    decode_earlier(ctx, frame.kind, head.x, rest, &mut out).or_else(|e| {
+                        // Frames that failed (a retransmission, as a rule) took IP-IDs of the
+                        // counter between this packet and the one decoded last.
+                        if skipped == 0 || !ctx.behaviour.is_counter() {
+                            return Err(e);
+                        }
+                        let b = ctx.behaviour;
+                        let ip_id = ctx.reference.ip_id;
+                        ctx.reference.ip_id = b.ip_id(b.counter(ip_id).wrapping_sub(skipped));
+                        let d = decode_earlier(ctx, frame.kind, head.x, rest, &mut out);
+                        ctx.reference.ip_id = ip_id;
+                        d.map(|(d, _)| (d, false))
+                    });
+                let Ok((d, plain)) = decoded else {
+                    ctx.restore(&kept);
+                    skipped = skipped.saturating_add(1);
+                    continue;
+                };
+                skipped = 0;
+                let reach = d.codes.reach(ctx.strides);
+                self.kept
+                    .verified(&out, reach, plain, head.x.check, frame.reason);
+                ctx.restore(&Held {
+                    reference: d.fields,
+                    next: d.next,
+                    quotients: d.quotients,
+                    last: d.trace(),
+                    ..ctx.state()
+                });
+            }
+            ctx.restore(&set_up);
+            self.kept.end_chain();
+        }
+        self.kept.recycle(frames, out);
     }
 }
 
