@@ -5,7 +5,8 @@
 
 use alloc::vec::Vec;
 
-use super::{decode_body, Context, PlusDecompressor, Quotients, CO_KINDS};
+use super::co::decode_body;
+use super::{Context, PlusDecompressor, Quotients, CO_KINDS};
 use crate::codec::DropReason;
 use crate::plus::co::Head;
 use crate::plus::compact::{self, CompactIr, Framing};

@@ -1,4 +1,5 @@
-use super::co::Codes;
+use super::co::{Codes, Decoded};
+use super::held::takes_over;
 use super::*;
 
 /// A decoded packet at sequence number `seq` with `payload` octets, acknowledging `ack`.
