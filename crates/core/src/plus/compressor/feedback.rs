@@ -132,13 +132,13 @@ impl PlusCompressor {
     }
 
     /// The sibling decompressor held or refused a frame ([`crate::plus::mirror::Note::Bursty`],
-    /// sent without a reverse channel only): the link loses bursts longer than the window
-    /// reaches, and this compressor's frames reach further ([`super::co::LOSSY_REACH`]). Its
-    /// non-TCP contexts take the link as losing frames, as after a loss note (a burst of 50
-    /// skips few IP-IDs, so such a link seldom makes one): starts with one more IR-N, a
-    /// seldom flow whole again. Pooled over the shared, unseen and twin captures (seeds 1-5),
-    /// damage per 1000 intact frames at 30% loss in bursts of mean 50 went 8.628 -> 8.198, the
-    /// octets per packet there 9.298 -> 9.300.
+    /// sent without a reverse channel only): the link loses bursts longer than the window reaches,
+    /// and this compressor's frames reach further ([`LOSSY_REACH`](super::co::burst::LOSSY_REACH)).
+    /// Its non-TCP contexts take the link as losing frames, as after a loss note (a burst of 50
+    /// skips few IP-IDs, so such a link seldom makes one): starts with one more IR-N, a seldom flow
+    /// whole again. Pooled over the shared, unseen and twin captures (seeds 1-5), damage per 1000
+    /// intact frames at 30% loss in bursts of mean 50 went 8.628 -> 8.198, the octets per packet
+    /// there 9.298 -> 9.300.
     pub(super) fn sibling_saw_burst(&mut self) {
         if !self.config.repair.context_requests {
             self.bursty_at = Some(self.clock);
