@@ -32,13 +32,14 @@ mod ir;
 mod kept;
 mod loss;
 mod quotients;
+mod reach;
 mod tunnel;
 
-use co::Reach;
 use held::HeldFrame;
 use kept::Kept;
 use loss::LossWatch;
 use quotients::Quotients;
+use reach::Reach;
 
 /// The decompressor asks again for a context it keeps refusing frames of after this many more
 /// refusals, whatever the time: 0, every refusal asks (one request frame names each CID once, and

@@ -153,7 +153,7 @@ pub(super) struct HeldFrame {
 
 /// Whether the held `frame`, decoded in the mirrored interval against `ctx`'s reference (the
 /// frame after it, just delivered), rebuilds the held `packet` exactly (into `out`)
-/// ([`Reach::back_checked`](super::co::Reach::back_checked)). The context is left as it was.
+/// ([`Reach::back_checked`](super::reach::Reach::back_checked)). The context is left as it was.
 fn rebuilds_before(ctx: &mut Context, frame: &HeldFrame, packet: &[u8], out: &mut Vec<u8>) -> bool {
     if frame.body.is_empty() {
         return false;

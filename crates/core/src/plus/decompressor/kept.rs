@@ -15,7 +15,8 @@
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
-use super::co::{decode_earlier, Reach};
+use super::co::decode_earlier;
+use super::reach::Reach;
 use super::{Held, PlusDecompressor};
 use crate::codec::DropReason;
 use crate::plus::co::Head;

@@ -1,5 +1,6 @@
-use super::co::{Codes, Decoded};
+use super::co::Decoded;
 use super::held::takes_over;
+use super::reach::Codes;
 use super::*;
 
 /// A decoded packet at sequence number `seq` with `payload` octets, acknowledging `ack`.
