@@ -23,7 +23,7 @@
 //! the IR's way (verified, installed as a context).
 //!
 //! Both ends code the frame here: the compressor writes it with [`encode`], the decompressor
-//! reads it with [`expand`]; [`CompactIr`] is a view of a compact IR's head (its shape, context
+//! reads it with [`expand()`]; [`CompactIr`] is a view of a compact IR's head (its shape, context
 //! flags and CID), for what reads or moves the CID without expanding the frame.
 
 use alloc::vec::Vec;

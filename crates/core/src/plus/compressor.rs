@@ -503,7 +503,7 @@ impl PlusCompressor {
 impl PlusCompressor {
     /// Writes the IR-S frame of handshake segment `p` against the mirror of hash `mirror` (the
     /// reverse of a flow the sibling decompressor verified or handshook,
-    /// [`mirror`](super::mirror)); whether it could.
+    /// [`mirror`]); whether it could.
     fn write_mirrored_ir_s(&mut self, p: &TcpIpPacket<'_>, mirror: u16, out: &mut Vec<u8>) -> bool {
         let Some(flow) = self.mirrors.resolve(mirror) else {
             return false;

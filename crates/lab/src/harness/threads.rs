@@ -59,9 +59,9 @@ impl Drop for Worker {
     }
 }
 
-/// A UDP gateway of [`Mode::Udp`] in a thread of its own, which can be restarted: stopped (its
-/// thread ends, its codec state is gone, what arrives meanwhile is lost) and started anew on the
-/// same TUN device and UDP address. The thread is stopped and joined on drop.
+/// A UDP gateway of [`Mode::Udp`](super::Mode::Udp) in a thread of its own, which can be restarted:
+/// stopped (its thread ends, its codec state is gone, what arrives meanwhile is lost) and started
+/// anew on the same TUN device and UDP address. The thread is stopped and joined on drop.
 pub(crate) struct UdpGateway {
     tun: Arc<Tun>,
     config: UdpConfig,
@@ -185,7 +185,7 @@ fn bind_loopback() -> Result<UdpSocket, Error> {
         .map_err(|e| Error::io("binding a loopback UDP socket", e))
 }
 
-/// The two UDP gateways of [`Mode::Udp`] and the relay between them.
+/// The two UDP gateways of [`Mode::Udp`](super::Mode::Udp) and the relay between them.
 pub(super) struct UdpPair {
     pub(super) gateways: [UdpGateway; 2],
     pub(super) relay: Relay,

@@ -5,7 +5,7 @@
 //! channel, a spread IR frame, a refresh or a wide frame, up to 64 packets of the flow later).
 //! The decompressor keeps the last [`KEPT_FRAMES`] CO frames it refused for want of a context
 //! or on their checksum; once a frame of that context is delivered, they are decoded newest
-//! first, each against the packet after it ([`decode_earlier`](super::co::decode_earlier): in
+//! first, each against the packet after it ([`decode_earlier`]: in
 //! the mirrored interval, else by trials further back), and each packet goes late once the
 //! frame before it verifies against it, by no trial, with codes that reach no further
 //! ([`Reach::within`]), as a held packet is confirmed (section 5.8). The oldest packet decoded

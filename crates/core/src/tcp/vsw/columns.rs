@@ -26,7 +26,7 @@ pub(super) struct Columns<X> {
     pub(super) kind: Block<u8, 1>,
     /// What the window's user keeps per entry ([`Vsw::push_with`](super::Vsw::push_with)).
     pub(super) extra: X,
-    /// Which of the W-LSB columns are in order ([`ordered`](super::ordered)).
+    /// Which of the W-LSB columns are in order ([`ordered`]).
     pub(super) order: ColumnOrder,
 }
 

@@ -34,20 +34,22 @@ pub(super) struct CompContext {
     /// The RTP timestamp stride, as the packets so far say, and the last advance seen.
     pub(super) stride: u16,
     pub(super) last_delta: u32,
-    /// Frame mode ([`FRAME`]), as the packets so far say: two packets in a row with one
-    /// timestamp set it, a timestamp that moves after a packet without the marker clears it.
+    /// Frame mode ([`FRAME`](crate::plus::other::FRAME)), as the packets so far say: two packets in
+    /// a row with one timestamp set it, a timestamp that moves after a packet without the marker
+    /// clears it.
     pub(super) frame: bool,
-    /// Pair mode ([`PAIR`]), as the packets so far say, and the score that sets it: up for a
-    /// packet whose IP-ID is one above the pair's last and not on the flow's own line, down
-    /// for one on its own line (unchanged, or stepping with the sequence number) and not the
-    /// pair's.
+    /// Pair mode ([`PAIR`](crate::plus::other::PAIR)), as the packets so far say, and the score
+    /// that sets it: up for a packet whose IP-ID is one above the pair's last and not on the flow's
+    /// own line, down for one on its own line (unchanged, or stepping with the sequence number) and
+    /// not the pair's.
     pub(super) pair: bool,
     pub(super) pair_score: i8,
     pub(super) last_used: u64,
     /// When it was set up (the compressor's clock): a base is named with it, so that a base
     /// whose CID went to another flow is not taken for it.
     pub(super) birth: u64,
-    /// The context its start IR-Ns replicate ([`super::replica`]): CID and birth.
+    /// The context its start IR-Ns replicate ([`replica`](crate::plus::other::replica)): CID and
+    /// birth.
     pub(super) base: Option<(u8, u64)>,
     /// The CID it had before it moved to a CO-S CID, which its start IR-Ns replicate.
     pub(super) moved_from: Option<u8>,
