@@ -144,12 +144,11 @@ impl PlusCompressor {
         sent: &Fields,
         loss: LinkLoss,
     ) -> Option<Why> {
-        starts::stop_late_spreads(ctx, loss);
         let why = if ctx.vsw.is_empty() {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
             Some(Why::SlowStart)
-        } else if let Some(why) = starts::spread_due(ctx) {
+        } else if let Some(why) = starts::spread_due(ctx, loss) {
             Some(why)
         } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
             Some(Why::Retransmission)

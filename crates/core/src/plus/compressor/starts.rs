@@ -7,7 +7,7 @@ use crate::tcp::repair::LinkLoss;
 use crate::tcp::stats::Why;
 
 /// IR frames a context (re)starts with: the first, and this many more back to back.
-pub(super) const START_REPEATS: u8 = 2;
+const START_REPEATS: u8 = 2;
 
 /// Without a reverse channel, a start sends one more IR frame once this many CO frames of the
 /// context followed its last IR frame: a loss burst that took every IR frame of the start
@@ -54,7 +54,7 @@ pub(crate) const LATE_SPREAD_AFTER_CO: u32 = 31;
 /// 1000 at 30% loss in bursts of mean 4 went 8.18 / 8.16 -> 7.69 / 7.93, no row worse by more than
 /// 1%; on those links -0.20 to +0.13 octets per packet (the many-flows captures), nothing on a
 /// clean link.
-pub(super) const SPREAD_FIRST_AFTER_CO: u32 = 4;
+const SPREAD_FIRST_AFTER_CO: u32 = 4;
 
 /// More IR frames a start sends on a link that loses frames
 /// ([`LOSSY_MEMORY`](super::LOSSY_MEMORY)): a flow whose every start frame was lost loses its next
@@ -105,13 +105,19 @@ fn spread_after(due: u8) -> u32 {
 
 /// Why `ctx`'s packet goes as a spread IR frame, if one is due now: a start's IR frame away
 /// from the others (a burst that took them all leaves the context unset for this many packets
-/// of the flow, not a refresh's); the late ones go as refreshes.
+/// of the flow, not a refresh's); the late ones go as refreshes, unless the far end holds the
+/// context or the link is known to lose frames (`loss`; a start has more IR frames there, and
+/// early refreshes), which drops them.
 #[inline(always)]
-pub(super) fn spread_due(ctx: &mut Context) -> Option<Why> {
+pub(super) fn spread_due(ctx: &mut Context, loss: LinkLoss) -> Option<Why> {
     if ctx.spread_due == 0 || ctx.co_run < spread_after(ctx.spread_due) {
         return None;
     }
     let late = ctx.spread_due <= LATE_SPREADS;
+    if late && (ctx.held_far || loss != LinkLoss::Unseen) {
+        ctx.spread_due = 0;
+        return None;
+    }
     ctx.spread_due -= 1;
     Some(if late { Why::Refresh } else { Why::SlowStart })
 }
@@ -121,14 +127,4 @@ pub(super) fn spread_due(ctx: &mut Context) -> Option<Why> {
 #[inline(always)]
 pub(super) fn early_spreads_due(ctx: &Context) -> bool {
     ctx.spread_due > LATE_SPREADS
-}
-
-/// Drops `ctx`'s late spread IR frames once only they are left, if the far end holds the
-/// context or the link is known to lose frames (`loss`; a start has more IR frames there, and
-/// early refreshes).
-#[inline(always)]
-pub(super) fn stop_late_spreads(ctx: &mut Context, loss: LinkLoss) {
-    if (ctx.held_far || loss != LinkLoss::Unseen) && ctx.spread_due <= LATE_SPREADS {
-        ctx.spread_due = 0;
-    }
 }
