@@ -55,7 +55,7 @@ pub fn rebuild(
         // ECN and checksum zero) and the values written into it, not read back from `out`:
         // a load of octets just stored stalls until the stores retire.
         let header_len = usize::from(template[0] & 0x0F) * 4;
-        if !(ipv4::MIN_HEADER_LEN..=tcp_offset).contains(&header_len) {
+        if template[0] >> 4 != 4 || !(ipv4::MIN_HEADER_LEN..=tcp_offset).contains(&header_len) {
             return None;
         }
         let header_sum = Sum::new()
