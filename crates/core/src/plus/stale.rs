@@ -1,13 +1,17 @@
 //! What shows that a decompressor may have lost its reference (specification section 5.8): a
-//! packet further from the flow's previous one than the compressor's window reaches, in
-//! packets. Both ends compare each packet with the flow's previous one they saw (the
-//! compressor: sent; the decompressor: delivered), so on a link that loses nothing they agree,
-//! and the compressor sends the check on exactly the frames the decompressor would otherwise
-//! hold back.
+//! packet further than the compressor's window reaches, in packets, from what the flow's
+//! previous packet left: its own IP-ID (a counter counts every packet sent, retransmissions
+//! too) and the numbers of the reference a CO frame is decoded against (the newest packet by
+//! sequence and then acknowledgment number, which a retransmission does not move). Both ends
+//! follow each packet the same way (the compressor: sent; the decompressor: delivered), so on
+//! a link that loses nothing they agree, and the compressor sends the check on exactly the
+//! frames the decompressor would otherwise hold back.
 
 use super::window::Scaling;
+use crate::tcp::vsw::is_older;
 
-/// What a packet leaves to compare the next one with.
+/// What a packet leaves to compare the next one with: its own IP-ID, and the numbers of the
+/// reference after it ([`Trace::after`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Trace {
     /// Its IPv4 Identification.
@@ -17,6 +21,23 @@ pub struct Trace {
     pub next: u32,
     /// Its acknowledgment number.
     pub ack: u32,
+}
+
+impl Trace {
+    /// What a packet of trace `now` leaves after the one that left `self`: its own IP-ID, and
+    /// its numbers unless it is older than `self`'s (it does not become the reference, spec
+    /// section 5.7 step 6; a retransmission, say) and went as a CO frame (`full`: an IR frame
+    /// sets the reference, older or not).
+    pub fn after(self, now: Trace, full: bool) -> Trace {
+        if full || !is_older(now.next, now.ack, self.next, self.ack) {
+            now
+        } else {
+            Trace {
+                ip_id: now.ip_id,
+                ..self
+            }
+        }
+    }
 }
 
 /// Whether `now` is more than `limit` packets from `last` either way, as far as the flow's
@@ -65,10 +86,11 @@ impl Recent {
             .any(|last| jumped(scaling, last, now, limit))
     }
 
-    /// Records the packet that left `now`.
-    pub fn push(&mut self, now: Trace) {
+    /// Records the packet of trace `now`, sent as a full header if `full` ([`Trace::after`]).
+    pub fn push(&mut self, now: Trace, full: bool) {
+        let after = self.traces[0].after(now, full);
         self.traces.copy_within(..RECENT - 1, 1);
-        self.traces[0] = now;
+        self.traces[0] = after;
     }
 }
 
@@ -125,6 +147,39 @@ mod tests {
     }
 
     #[test]
+    fn an_older_packet_keeps_the_reference_unless_it_went_whole() {
+        let reference = Trace {
+            ip_id: 7,
+            next: 50_000,
+            ack: 900,
+        };
+        let older = Trace {
+            ip_id: 8,
+            next: 20_000,
+            ack: 900,
+        };
+        // A retransmission as a CO frame: its own IP-ID, the reference's numbers.
+        let kept = Trace {
+            ip_id: 8,
+            ..reference
+        };
+        assert_eq!(reference.after(older, false), kept);
+        // As an IR frame it becomes the reference; a newer packet always does.
+        assert_eq!(reference.after(older, true), older);
+        let newer = Trace {
+            next: 51_000,
+            ..older
+        };
+        assert_eq!(reference.after(newer, false), newer);
+        // The same next sequence number and a higher acknowledgment number is newer too.
+        let acked = Trace {
+            ack: 901,
+            ..reference
+        };
+        assert_eq!(reference.after(acked, false), acked);
+    }
+
+    #[test]
     fn recent_jumps_from_any_of_the_last_packets() {
         let at = |ip_id: u16| Trace {
             ip_id,
@@ -133,11 +188,11 @@ mod tests {
         };
         let seq = scaling(Behaviour::Sequential, 0, 0);
         let mut recent = Recent::new(at(100));
-        recent.push(at(120));
+        recent.push(at(120), false);
         // 8 on from the last packet but 28 from the one before: a decompressor that lost the
         // last would hold it.
         assert!(recent.jumped(seq, &at(128), 16));
-        recent.push(at(128));
+        recent.push(at(128), false);
         // Within reach of both 120 and 128; the first packet is no longer compared.
         assert!(!recent.jumped(seq, &at(130), 16));
         assert!(jumped(seq, &at(100), &at(130), 16));

@@ -12,6 +12,7 @@ use crate::plus::PlusConfig;
 use crate::tcp::repair::Repair;
 
 mod bursts;
+mod jumps;
 mod kept;
 mod lossy;
 mod mirrors;

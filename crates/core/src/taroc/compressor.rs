@@ -278,7 +278,7 @@ impl Compressor for TarocCompressor {
         // The watch sees every packet (it counts retransmissions), so ask it first.
         let repair = ctx
             .watch
-            .due(&config.repair, &p, self.now, LinkLoss::Unseen);
+            .due(&config.repair, &p, self.now, LinkLoss::Unseen, false);
         why = why.or(repair);
         let compressed = match why {
             None => match write_compressed(ctx, &p, cid, config, out, &mut self.stats) {

@@ -79,7 +79,12 @@ pub struct Repair {
 /// 300.3 -> 40.0 / 251.1, for at most 0.20 octets per packet on a clean link (the unseen IPv6
 /// bulk capture, 620 packets). Doubling periods from here (64, 128, 256, then 512) on every
 /// link took the bursts of 50 to 27.1 / 187.1 but cost up to 0.39 octets; they double on a
-/// link known to lose frames ([`LOSSY_DOUBLINGS`]).
+/// link known to lose frames ([`LOSSY_DOUBLINGS`]). On a link not known to lose frames, a
+/// context whose far end showed that it holds it (a reference receipt: its start was not lost)
+/// waits the whole period for its first refresh: on a clean link 0.01 to 0.11 octets per
+/// packet less on the shared, unseen and twin captures, and damage about as before in loss
+/// (the refresh also set up again contexts whose reference a burst took, which wide frames
+/// do as well).
 pub const FIRST_REFRESH_ALONE: u32 = 64;
 
 /// Without context requests, on a link known to lose frames ([`LinkLoss::Frames`]), the
@@ -186,8 +191,10 @@ impl Watch {
     }
 
     /// Why `p`, about to be sent at `now`, must go UNCOMPRESSED_TCP to repair the context, if
-    /// it must, with `loss` what the compressor knows of the link's losses ([`LinkLoss`]).
-    /// Call once per packet, before [`Watch::sent`].
+    /// it must, with `loss` what the compressor knows of the link's losses ([`LinkLoss`]) and
+    /// `held` whether the far end showed that it holds the context (its start was not lost:
+    /// the first refresh need not come early, [`FIRST_REFRESH_ALONE`]). Call once per packet,
+    /// before [`Watch::sent`].
     #[inline(always)]
     pub(crate) fn due(
         &mut self,
@@ -195,6 +202,7 @@ impl Watch {
         p: &TcpIpPacket<'_>,
         now: Duration,
         loss: LinkLoss,
+        held: bool,
     ) -> Option<Why> {
         let (seq, ack) = (p.fields.seq, p.fields.ack);
         let data = p.payload_len() > 0;
@@ -247,7 +255,7 @@ impl Watch {
         } else if loss == LinkLoss::Frames {
             let doubled = FIRST_REFRESH_ALONE << self.refreshes.min(LOSSY_DOUBLINGS);
             repair.refresh_packets.min(doubled)
-        } else if self.refreshes > 0 {
+        } else if self.refreshes > 0 || held {
             repair.refresh_packets
         } else {
             repair.refresh_packets.min(FIRST_REFRESH_ALONE)

@@ -73,7 +73,6 @@ impl PlusCompressor {
         let check = one_way
             && (ctx.recent.jumped(ctx.scaler.scaling(), &now, limit)
                 || bursty && starts::early_spreads_due(ctx));
-        ctx.recent.push(now);
         let kind = match why {
             None => {
                 let coder = Coder::of(ctx, outer_id, p, wide, check, bursty);
@@ -96,6 +95,7 @@ impl PlusCompressor {
             Some(_) => None,
         };
         let compressed = kind.is_some();
+        ctx.recent.push(now, !compressed);
         self.count_co(ctx, compressed, wide);
         let kind = match kind {
             Some(kind) => kind,
@@ -156,7 +156,9 @@ impl PlusCompressor {
             None
         };
         // The watch sees every packet (it counts retransmissions), so ask it first.
-        let repair = ctx.watch.due(&self.config.repair, p, self.now, loss);
+        let repair = ctx
+            .watch
+            .due(&self.config.repair, p, self.now, loss, ctx.held_far);
         if repair == Some(Why::Requested) {
             // A request means the decompressor lacks the context: answer with more IRs than
             // a start's, so that more losses do not leave it waiting for another request (a

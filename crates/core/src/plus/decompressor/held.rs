@@ -12,7 +12,7 @@ use crate::plus::ack::Extension;
 use crate::plus::co::Head;
 use crate::plus::ipid::Behaviour;
 use crate::plus::scaled::Strides;
-use crate::plus::stale;
+use crate::plus::stale::{self, Trace};
 use crate::plus::window::Scaling;
 use crate::tcp::vsw::is_older;
 
@@ -253,7 +253,12 @@ fn commit(ctx: &mut Context, d: &Decoded, under: Scaling, noted: bool) {
         ctx.quotients = d.quotients;
         ctx.outer_ref = d.outer_id.wrapping_sub(d.fields.ip_id);
     }
-    ctx.last = d.trace();
+    // Its own IP-ID, the reference's numbers ([`stale::Trace`]).
+    ctx.last = Trace {
+        ip_id: d.fields.ip_id,
+        next: ctx.next,
+        ack: ctx.reference.ack,
+    };
 }
 
 /// Whether the verified packet `d` becomes a context's reference (spec section 5.7, step 6):

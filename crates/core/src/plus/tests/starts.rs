@@ -258,12 +258,14 @@ fn without_requests_a_start_ends_with_spread_irs_that_set_up_a_context_whose_sta
 }
 
 #[test]
-fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_irs() {
+fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_irs_and_the_early_refresh(
+) {
     // The far end's decompressor delivered packet 10 of the flow (a CO frame); an IR frame of
     // its compressor named it as its reference, and the sibling decompressor passes that on
     // (a reference receipt, before packet 12 goes). The far end holds the context: the late
-    // spread IR frames do not go, the spread one and the first refresh still do. A receipt naming a packet the
-    // window does not hold (another acknowledgment number) stops nothing.
+    // spread IR frames do not go, nor the first refresh after 64 packets (the periodic one
+    // comes 512 packets after the spread IR frame, which still goes). A receipt naming a packet
+    // the window does not hold (another acknowledgment number) stops nothing.
     let spread = crate::plus::compressor::starts::SPREAD_AFTER_CO as usize;
     let named = segment_from(5001, 1000 + 256 * 10, 10, 10_010);
     let p = crate::tcp::packet::TcpIpPacket::parse(&named).unwrap();
@@ -274,7 +276,7 @@ fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_ir
         let receipt = crate::plus::mirror::Note::Referenced(hash, n.checksum, n.next_seq, ack);
         crate::plus::mirror::put_note(&receipt, &mut note);
         let mut c = PlusCompressor::new(one_way());
-        let (_, frames) = one_way_frames(&mut c, 130, |c, i| {
+        let (_, frames) = one_way_frames(&mut c, 560, |c, i| {
             if i == 12 {
                 c.sibling_note(&note);
             }
@@ -283,13 +285,16 @@ fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_ir
         let run = irs.iter().zip(0..).take_while(|&(&i, n)| i == n).count();
         let after: Vec<usize> = irs[run..].iter().map(|i| i - irs[run - 1]).collect();
         if stops {
-            // The spread IR frame, then the first refresh.
-            let refresh = crate::tcp::repair::FIRST_REFRESH_ALONE as usize;
-            assert_eq!(after, [spread + 1, spread + refresh + 2], "{irs:?}");
+            // The spread IR frame, then the periodic refresh.
+            let period = one_way().repair.refresh_packets as usize;
+            assert_eq!(after, [spread + 1, spread + period + 2], "{irs:?}");
         } else {
+            // The spread and late spread IR frames, then the first refresh.
             let late = crate::plus::compressor::starts::LATE_SPREAD_AFTER_CO as usize;
-            let spreads = [spread + 1, spread + late + 2, spread + 2 * late + 3];
-            assert_eq!(after, spreads, "{irs:?}");
+            let refresh = crate::tcp::repair::FIRST_REFRESH_ALONE as usize;
+            let last = spread + 2 * late + 3;
+            let irs_after = [spread + 1, spread + late + 2, last, last + refresh + 1];
+            assert_eq!(after, irs_after, "{irs:?}");
         }
     }
 }
