@@ -122,7 +122,11 @@ pub const WIDE_INTERVAL: Duration = Duration::from_secs(20);
 
 /// Without context requests, the wide frames after a change of a context's strides or IP-ID
 /// behaviour carry a scaling note, this many of them: a decompressor that lost every IR frame
-/// of the restart learns the new scaling from the first that arrives.
+/// of the restart learns the new scaling from the first that arrives. A reference receipt
+/// that shows the far end holding the new scaling ([`Context::scaled_from`]) drops the notes
+/// still due: on a clean link (24 of the 242 clean `taroc-plus-u` rows of the figures moved,
+/// all down) 0.04 to 0.06 octets per packet less on the unseen captures a to d and g, up to
+/// 0.03 on the others; damage under loss as before.
 const WIDE_NOTES: u8 = 4;
 
 /// A context's *horizon* (the second window of a wide frame) keeps one packet in this many,
@@ -221,6 +225,10 @@ struct Context {
     since_sample: u32,
     /// Wide frames still due to carry a scaling note ([`WIDE_NOTES`]).
     wide_notes: u8,
+    /// The next sequence number and acknowledgment number of the context's first packet under
+    /// its current scaling: a receipt naming that packet or a newer one shows the far end
+    /// holding the scaling, and the wide frames' notes are not needed.
+    scaled_from: (u32, u32),
     watch: Watch,
     /// What its last frames needed, on a link known to lose bursts ([`co::Floor`]).
     floor: co::Floor,

@@ -7,6 +7,7 @@ use crate::plus::format;
 use crate::plus::other;
 use crate::plus::receipt::ReceiptFrame;
 use crate::tcp::repair::{self, LinkLoss};
+use crate::tcp::vsw::is_older;
 
 impl PlusCompressor {
     /// Takes a feedback frame ([`crate::codec::Compressor::handle_feedback`]).
@@ -84,6 +85,14 @@ impl PlusCompressor {
                 continue;
             }
             ctx.held_far |= ctx.issued.names(checksum) || ctx.vsw.holds(next_seq, ack);
+            // The far end holds the current scaling: an IR frame since it changed, or a packet
+            // coded under it.
+            let (from_seq, from_ack) = ctx.scaled_from;
+            let scaled =
+                ctx.vsw.holds(next_seq, ack) && !is_older(next_seq, ack, from_seq, from_ack);
+            if ctx.issued.names(checksum) || scaled {
+                ctx.wide_notes = 0;
+            }
             self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;
             if !ended && (ctx.irs_due > 0 || ctx.notes_due > 0) && ctx.issued.names(checksum) {
                 ctx.end_start();

@@ -118,16 +118,22 @@ impl PlusCompressor {
     fn learn(&self, ctx: &mut Context, p: &TcpIpPacket<'_>) {
         ctx.last_used = self.clock;
         ctx.fin |= p.flags & flags::FIN != 0;
+        let mut changed = false;
         if let Some(strides) = ctx
             .learner
             .observe(p.payload_len(), p.fields.ack, ctx.strides)
         {
             ctx.strides = strides;
-            self.scaling_changed(ctx);
+            changed = true;
         }
         if let Some(behaviour) = ctx.detector.observe(p.fields.ip_id, ctx.behaviour) {
             ctx.behaviour = behaviour;
+            changed = true;
+        }
+        if changed {
             self.scaling_changed(ctx);
+            let next = numbers::next_seq(p.fields.seq, p.payload_len(), p.flags);
+            ctx.scaled_from = (next, p.fields.ack);
         }
         ctx.rescale();
     }

@@ -207,6 +207,7 @@ impl PlusCompressor {
             horizon,
             since_sample: 0,
             wide_notes: 0,
+            scaled_from: (0, 0),
             watch: Watch::new(p, self.now),
             floor: Default::default(),
         }));

@@ -188,3 +188,38 @@ fn without_context_requests_the_first_refresh_comes_early() {
     assert_eq!(asking, [0, 1, 2, 4, 517], "with requests");
     assert_eq!(alone, [0, 1, 2, 4, 5, 6, 22, 54, 86, 151, 664], "without");
 }
+
+#[test]
+fn without_context_requests_a_receipt_for_a_packet_under_the_new_stride_drops_the_wide_notes() {
+    // As above: the stride changes at packet 30, and the first wide frame after it (61)
+    // carries a note, for a flow whose restart was lost. A reference receipt (passed on by the
+    // sibling decompressor before packet 40 goes) that names packet 35, coded under the new
+    // stride, shows that the far end holds it: no note. One that names packet 29, coded under
+    // the old one, shows nothing of the new stride: the note still goes.
+    let mut config = config();
+    config.repair.context_requests = false;
+    let packets: Vec<_> = (0..70).map(|i| bulk(i, 30, u32::MAX)).collect();
+    for (named, notes) in [(35, [].as_slice()), (29, [61].as_slice())] {
+        let p = crate::tcp::packet::TcpIpPacket::parse(&packets[named]).unwrap();
+        let n = crate::plus::numbers::Numbers::of(&p);
+        let hash = crate::plus::mirror::flow_hash(&p.key);
+        let mut note = Vec::new();
+        let receipt = crate::plus::mirror::Note::Referenced(hash, n.checksum, n.next_seq, n.ack);
+        crate::plus::mirror::put_note(&receipt, &mut note);
+        let mut c = PlusCompressor::new(config.clone());
+        let mut frame = Vec::new();
+        let frames: Vec<_> = packets
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                if i == 40 {
+                    c.sibling_note(&note);
+                }
+                let kind = c.compress(p, &mut frame);
+                (kind, frame.clone())
+            })
+            .collect();
+        let (found, _) = notes_and_irs(&frames);
+        assert_eq!(found, notes, "a receipt for packet {named}");
+    }
+}
