@@ -370,12 +370,17 @@ impl<X: Extras> Vsw<X> {
     /// it ([`is_older`]), which the decompressor can no longer hold. Nothing if no entry is
     /// `(seq, ack)`. The number of entries dropped.
     pub fn drop_older_than_held(&mut self, seq: u32, ack: u32) -> usize {
-        let c = &self.columns;
-        let (seqs, acks) = c.live_seq_ack();
-        let held = seqs.iter().zip(acks).any(|(&s, &a)| (s, a) == (seq, ack));
-        if !held {
+        if !self.holds(seq, ack) {
             return 0;
         }
+        self.drop_older_than(seq, ack)
+    }
+
+    /// Drops the oldest entries while they are older than `(seq, ack)` ([`is_older`]), whether
+    /// or not an entry is `(seq, ack)`: a window that samples the packets (`taroc-plus`'s
+    /// horizon) when another window holds that one. The number of entries dropped.
+    pub fn drop_older_than(&mut self, seq: u32, ack: u32) -> usize {
+        let (seqs, acks) = self.columns.live_seq_ack();
         let older = seqs
             .iter()
             .zip(acks)

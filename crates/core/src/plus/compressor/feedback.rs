@@ -84,14 +84,19 @@ impl PlusCompressor {
             if ctx.flow_hash != hash {
                 continue;
             }
-            ctx.held_far |= ctx.issued.names(checksum) || ctx.vsw.holds(next_seq, ack);
+            let in_window = ctx.vsw.holds(next_seq, ack);
+            ctx.held_far |= ctx.issued.names(checksum) || in_window;
             // The far end holds the current scaling: an IR frame since it changed, or a packet
             // coded under it.
             let (from_seq, from_ack) = ctx.scaled_from;
-            let scaled =
-                ctx.vsw.holds(next_seq, ack) && !is_older(next_seq, ack, from_seq, from_ack);
+            let scaled = in_window && !is_older(next_seq, ack, from_seq, from_ack);
             if ctx.issued.names(checksum) || scaled {
                 ctx.wide_notes = 0;
+            }
+            // Nor can its reference be older than that packet: a wide frame need not reach
+            // the horizon's older samples.
+            if in_window {
+                ctx.horizon.drop_older_than(next_seq, ack);
             }
             self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;
             if !ended && (ctx.irs_due > 0 || ctx.notes_due > 0) && ctx.issued.names(checksum) {

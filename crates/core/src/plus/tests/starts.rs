@@ -298,3 +298,47 @@ fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_ir
         }
     }
 }
+
+#[test]
+fn a_receipt_lets_the_wide_frames_leave_the_horizon_s_older_samples() {
+    // A bulk flow whose timestamp moves 40 ticks a packet: the horizon's oldest samples (about
+    // 128 packets back) lie over 5000 ticks behind, and a wide frame codes the timestamp whole.
+    // A reference receipt before packet 200 names packet 195: the far end's reference is never
+    // older again, so the horizon drops its samples before it and the next wide frame is as
+    // short as the frames around it. Every frame still decodes at a decompressor that lost
+    // nothing.
+    let packet = |i: u32| segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + 40 * i);
+    let named = packet(195);
+    let p = crate::tcp::packet::TcpIpPacket::parse(&named).unwrap();
+    let n = crate::plus::numbers::Numbers::of(&p);
+    let hash = crate::plus::mirror::flow_hash(&p.key);
+    let receipt = crate::plus::mirror::Note::Referenced(hash, n.checksum, n.next_seq, n.ack);
+    let mut note = Vec::new();
+    crate::plus::mirror::put_note(&receipt, &mut note);
+    // The longest CO frame after packet 200, and a CO frame before it.
+    let longest = |receipt: bool| {
+        let mut c = PlusCompressor::new(super::one_way());
+        let mut d = PlusDecompressor::new(super::one_way());
+        let (mut frame, mut out) = (Vec::new(), Vec::new());
+        let mut lengths = Vec::new();
+        for i in 0..260 {
+            if receipt && i == 200 {
+                c.sibling_note(&note);
+            }
+            let p = packet(i);
+            let kind = c.compress(&p, &mut frame);
+            assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+            assert_eq!(out, p);
+            lengths.push((frame.len(), all_co(&[kind.to_byte()])));
+        }
+        let co = lengths[200..].iter().filter(|(_, co)| *co).map(|(l, _)| *l);
+        (co.max().unwrap_or(0), lengths[199].0)
+    };
+    let (without, before) = longest(false);
+    assert!(
+        without >= before + 4,
+        "a wide frame: {without}, before: {before}"
+    );
+    let (with, before) = longest(true);
+    assert!(with <= before, "no wider frame: {with}, before: {before}");
+}

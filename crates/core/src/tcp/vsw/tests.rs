@@ -256,3 +256,16 @@ fn a_held_entry_drops_the_older_ones_before_it_and_only_those() {
     assert_eq!(v.drop_older_than_held(1100, 78), 2);
     assert_eq!(v.len(), 1);
 }
+
+#[test]
+fn a_sampled_window_drops_its_entries_older_than_a_packet_it_need_not_hold() {
+    let mut v = Vsw::new(8, Progress::SincePush);
+    for (seq, ack) in [(1000, 77), (1200, 77), (1400, 77)] {
+        v.push(entry(seq, ack));
+    }
+    // (1300, 77) is no entry: the entries older than it go all the same.
+    assert_eq!(v.drop_older_than(1300, 77), 2);
+    let left: Vec<_> = v.entries().map(|e| (e.fields.seq, e.fields.ack)).collect();
+    assert_eq!(left, [(1400, 77)]);
+    assert_eq!(v.drop_older_than(1300, 77), 0);
+}
