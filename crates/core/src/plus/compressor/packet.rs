@@ -95,7 +95,9 @@ impl PlusCompressor {
             Some(_) => None,
         };
         let compressed = kind.is_some();
-        ctx.recent.push(now, !compressed);
+        if one_way {
+            ctx.recent.push(now, !compressed);
+        }
         self.count_co(ctx, compressed, wide);
         let kind = match kind {
             Some(kind) => kind,

@@ -12,7 +12,7 @@ use crate::plus::ack::Extension;
 use crate::plus::co::Head;
 use crate::plus::ipid::Behaviour;
 use crate::plus::scaled::Strides;
-use crate::plus::stale::{self, Trace};
+use crate::plus::stale;
 use crate::plus::window::Scaling;
 use crate::tcp::vsw::is_older;
 
@@ -252,13 +252,12 @@ fn commit(ctx: &mut Context, d: &Decoded, under: Scaling, noted: bool) {
         ctx.next = d.next;
         ctx.quotients = d.quotients;
         ctx.outer_ref = d.outer_id.wrapping_sub(d.fields.ip_id);
+        ctx.last = d.trace();
+    } else {
+        // Its own IP-ID, the reference's numbers ([`stale::Trace`]), which the last trace
+        // holds already.
+        ctx.last.ip_id = d.fields.ip_id;
     }
-    // Its own IP-ID, the reference's numbers ([`stale::Trace`]).
-    ctx.last = Trace {
-        ip_id: d.fields.ip_id,
-        next: ctx.next,
-        ack: ctx.reference.ack,
-    };
 }
 
 /// Whether the verified packet `d` becomes a context's reference (spec section 5.7, step 6):
