@@ -116,6 +116,20 @@ pub(super) fn segment(seq: u32, ack: u32, id: u16, ts: u32, payload: usize) -> V
     p
 }
 
+/// A reference receipt (the sibling note a decompressor passes on) naming `packet` as the far
+/// end's reference, its acknowledgment number moved by `ack_moved` (0: the packet itself;
+/// else a packet no window holds).
+pub(super) fn receipt_naming(packet: &[u8], ack_moved: u32) -> Vec<u8> {
+    let p = crate::tcp::packet::TcpIpPacket::parse(packet).expect("a valid packet");
+    let n = crate::plus::numbers::Numbers::of(&p);
+    let hash = crate::plus::mirror::flow_hash(&p.key);
+    let ack = n.ack.wrapping_add(ack_moved);
+    let receipt = crate::plus::mirror::Note::Referenced(hash, n.checksum, n.next_seq, ack);
+    let mut note = Vec::new();
+    crate::plus::mirror::put_note(&receipt, &mut note);
+    note
+}
+
 /// Fills in the IPv4 header checksum and the TCP checksum of `p` (IPv4 without options, TCP,
 /// both checksum fields zero).
 pub(super) fn fill_checksums(p: &mut [u8]) {

@@ -84,13 +84,12 @@ impl PlusCompressor {
             if ctx.flow_hash != hash {
                 continue;
             }
-            let in_window = ctx.vsw.holds(next_seq, ack);
-            ctx.held_far |= ctx.issued.names(checksum) || in_window;
+            let (named_ir, in_window) = (ctx.issued.names(checksum), ctx.vsw.holds(next_seq, ack));
+            ctx.held_far |= named_ir || in_window;
             // The far end holds the current scaling: an IR frame since it changed, or a packet
             // coded under it.
             let (from_seq, from_ack) = ctx.scaled_from;
-            let scaled = in_window && !is_older(next_seq, ack, from_seq, from_ack);
-            if ctx.issued.names(checksum) || scaled {
+            if named_ir || in_window && !is_older(next_seq, ack, from_seq, from_ack) {
                 ctx.wide_notes = 0;
             }
             // Nor can its reference be older than that packet: a wide frame need not reach
@@ -99,7 +98,7 @@ impl PlusCompressor {
                 ctx.horizon.drop_older_than(next_seq, ack);
             }
             self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;
-            if !ended && (ctx.irs_due > 0 || ctx.notes_due > 0) && ctx.issued.names(checksum) {
+            if !ended && (ctx.irs_due > 0 || ctx.notes_due > 0) && named_ir {
                 ctx.end_start();
                 self.stats.reference_receipts += 1;
                 ended = true;

@@ -4,7 +4,7 @@
 use alloc::vec::Vec;
 
 use super::strides::carries_note;
-use super::{all_co, config, segment};
+use super::{all_co, config, receipt_naming, segment};
 use crate::codec::{Compressor, Decompressor, DropReason, FrameKind};
 use crate::plus::PlusConfig;
 use crate::plus::{PlusCompressor, PlusDecompressor};
@@ -200,12 +200,7 @@ fn without_context_requests_a_receipt_for_a_packet_under_the_new_stride_drops_th
     config.repair.context_requests = false;
     let packets: Vec<_> = (0..70).map(|i| bulk(i, 30, u32::MAX)).collect();
     for (named, notes) in [(35, [].as_slice()), (29, [61].as_slice())] {
-        let p = crate::tcp::packet::TcpIpPacket::parse(&packets[named]).unwrap();
-        let n = crate::plus::numbers::Numbers::of(&p);
-        let hash = crate::plus::mirror::flow_hash(&p.key);
-        let mut note = Vec::new();
-        let receipt = crate::plus::mirror::Note::Referenced(hash, n.checksum, n.next_seq, n.ack);
-        crate::plus::mirror::put_note(&receipt, &mut note);
+        let note = receipt_naming(&packets[named], 0);
         let mut c = PlusCompressor::new(config.clone());
         let mut frame = Vec::new();
         let frames: Vec<_> = packets

@@ -5,7 +5,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{all_co, base_of_a_new_flow, config, pair, segment_from, send, sends};
+use super::{all_co, base_of_a_new_flow, config, pair, receipt_naming, segment_from, send, sends};
 use crate::codec::{Compressor, Decompressor};
 use crate::plus::{PlusCompressor, PlusDecompressor};
 
@@ -268,13 +268,8 @@ fn a_receipt_that_shows_the_far_end_holding_the_context_stops_the_late_spread_ir
     // the window does not hold (another acknowledgment number) stops nothing.
     let spread = crate::plus::compressor::starts::SPREAD_AFTER_CO as usize;
     let named = segment_from(5001, 1000 + 256 * 10, 10, 10_010);
-    let p = crate::tcp::packet::TcpIpPacket::parse(&named).unwrap();
-    let n = crate::plus::numbers::Numbers::of(&p);
-    let hash = crate::plus::mirror::flow_hash(&p.key);
-    for (ack, stops) in [(n.ack, true), (n.ack + 1, false)] {
-        let mut note = Vec::new();
-        let receipt = crate::plus::mirror::Note::Referenced(hash, n.checksum, n.next_seq, ack);
-        crate::plus::mirror::put_note(&receipt, &mut note);
+    for (ack_moved, stops) in [(0, true), (1, false)] {
+        let note = receipt_naming(&named, ack_moved);
         let mut c = PlusCompressor::new(one_way());
         let (_, frames) = one_way_frames(&mut c, 560, |c, i| {
             if i == 12 {
@@ -308,13 +303,7 @@ fn a_receipt_lets_the_wide_frames_leave_the_horizon_s_older_samples() {
     // short as the frames around it. Every frame still decodes at a decompressor that lost
     // nothing.
     let packet = |i: u32| segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + 40 * i);
-    let named = packet(195);
-    let p = crate::tcp::packet::TcpIpPacket::parse(&named).unwrap();
-    let n = crate::plus::numbers::Numbers::of(&p);
-    let hash = crate::plus::mirror::flow_hash(&p.key);
-    let receipt = crate::plus::mirror::Note::Referenced(hash, n.checksum, n.next_seq, n.ack);
-    let mut note = Vec::new();
-    crate::plus::mirror::put_note(&receipt, &mut note);
+    let note = receipt_naming(&packet(195), 0);
     // The longest CO frame after packet 200, and a CO frame before it.
     let longest = |receipt: bool| {
         let mut c = PlusCompressor::new(super::one_way());
