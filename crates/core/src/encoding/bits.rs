@@ -73,10 +73,20 @@ impl<'a> BitWriter<'a> {
         self.used.is_multiple_of(8)
     }
 
+    /// The bits left to the next byte boundary (0 to 7).
+    pub fn spare(&self) -> u8 {
+        (8 - self.used % 8) % 8
+    }
+
     /// Pads with zero bits to the next byte boundary.
-    pub fn finish(mut self) {
-        let pad = (8 - self.used % 8) % 8;
-        self.acc <<= pad;
+    pub fn finish(self) {
+        self.finish_with(0);
+    }
+
+    /// Pads to the next byte boundary with the [`BitWriter::spare`] low bits of `padding`.
+    pub fn finish_with(mut self, padding: u8) {
+        let pad = self.spare();
+        self.acc = self.acc << pad | u64::from(padding) & ((1 << pad) - 1);
         self.used += pad;
     }
 }
@@ -171,6 +181,11 @@ impl<'a> BitReader<'a> {
     /// Whether the bits read so far end on a byte boundary.
     pub fn at_boundary(&self) -> bool {
         self.bit.is_multiple_of(8)
+    }
+
+    /// The bits left in a partly read byte (0 to 7): its padding, once the fields are read.
+    pub fn spare(&self) -> u8 {
+        ((8 - self.bit % 8) % 8) as u8
     }
 
     /// Whole bytes consumed, counting a partly read byte (its padding) as consumed.

@@ -78,6 +78,8 @@ pub type Tally = [u32; 13];
 pub struct Breakdown {
     packets: [u64; 2],
     bits: [[u64; 13]; 2],
+    /// CO headers by their padding bits (0 to 7), data segments and pure ACKs together.
+    padding: [u64; 8],
 }
 
 impl Breakdown {
@@ -88,6 +90,13 @@ impl Breakdown {
         for (sum, &bits) in self.bits[class].iter_mut().zip(tally) {
             *sum += u64::from(bits);
         }
+        self.padding[tally[Field::Padding as usize] as usize % 8] += 1;
+    }
+
+    /// CO headers counted whose bit field ends with `bits` (0 to 7) bits of padding: the bits of
+    /// the field hash that verify a frame beyond its seal (specification section 5.8).
+    pub fn padded(&self, bits: u8) -> u64 {
+        self.padding[usize::from(bits % 8)]
     }
 
     /// CO headers counted of data segments (`data`) or pure ACKs.

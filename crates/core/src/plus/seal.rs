@@ -84,6 +84,12 @@ pub fn numbers_seal(seq: u32, ack: u32, win: u16, ts: Option<(u32, u32)>) -> u16
 /// frame with the extension's V flag carries the low 16 as its *check*, so that a header
 /// rebuilt wrong passes with odds of about 2^-32 instead of 2^-16.
 pub fn long_seal(identity: u32, f: &Fields, outer_id: u16) -> u32 {
+    (field_hash(identity, f, outer_id) >> 32) as u32
+}
+
+/// The 64-bit field hash whose top 32 bits are [`long_seal`]: the seal, the check, and (by
+/// [`padding`]) the bits that fill a CO frame's bit field to its octet boundary.
+pub fn field_hash(identity: u32, f: &Fields, outer_id: u16) -> u64 {
     let mut h = (u64::from(f.seq) << 32 | u64::from(f.ack)) ^ u64::from(identity);
     h = h.wrapping_mul(K1);
     h ^= h >> 32;
@@ -91,8 +97,20 @@ pub fn long_seal(identity: u32, f: &Fields, outer_id: u16) -> u32 {
     h = h.wrapping_mul(K2);
     h ^= h >> 32;
     h ^= u64::from(outer_id) << 32 | u64::from(f.ip_id) << 16 | u64::from(f.win);
-    h = h.wrapping_mul(K3);
-    (h >> 32) as u32
+    h.wrapping_mul(K3)
+}
+
+/// The `bits` (0 to 7) that pad a CO frame's bit field to its octet boundary, from the field
+/// hash `h` (specification section 5.8): its low half, which the seal and the check leave
+/// out, mixed again so that every input bit reaches them. A header rebuilt wrong whose seal
+/// (and check) still match gives other padding bits but for a 2^-bits chance.
+pub fn padding(h: u64, bits: u8) -> u8 {
+    debug_assert!(bits < 8);
+    if bits == 0 {
+        return 0;
+    }
+    let g = (h ^ h >> 31).wrapping_mul(K1);
+    (g >> (64 - u32::from(bits))) as u8
 }
 
 #[cfg(test)]
@@ -109,6 +127,37 @@ mod tests {
             ts_val: 0x0400_0000,
             ts_ecr: 5,
         }
+    }
+
+    /// Of the sequence numbers whose seal matches the right one's (about one in 2^16), the
+    /// padding of `bits` bits still tells about all but one in 2^bits apart: the padding is
+    /// independent of the seal.
+    #[test]
+    fn a_header_whose_seal_matches_fails_on_its_padding() {
+        let f = fields();
+        let h = field_hash(3, &f, 0);
+        let (mut matched, mut passed) = (0u32, [0u32; 8]);
+        for i in 1..1u32 << 22 {
+            let mut wrong = f;
+            wrong.seq = f.seq.wrapping_add(i.wrapping_mul(0x9E37));
+            let g = field_hash(3, &wrong, 0);
+            if g >> 48 != h >> 48 {
+                continue;
+            }
+            matched += 1;
+            for bits in 0..8u8 {
+                passed[usize::from(bits)] += u32::from(padding(g, bits) == padding(h, bits));
+            }
+        }
+        assert!((32..=96).contains(&matched), "{matched}");
+        assert_eq!(passed[0], matched);
+        // Expected matched / 2^bits: about 32, 16, 8, 4 for 1 to 4 bits.
+        assert!(
+            passed[1] > matched / 4 && passed[1] < matched * 3 / 4,
+            "{passed:?}"
+        );
+        assert!(passed[3] < matched / 3, "{passed:?}");
+        assert!(passed[7] <= 3, "{passed:?}");
     }
 
     #[test]

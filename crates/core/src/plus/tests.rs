@@ -162,6 +162,34 @@ fn bulk_round_trips_and_shrinks() {
     assert!(sizes[150..].iter().all(|&n| n <= 7), "{:?}", &sizes[150..]);
 }
 
+/// The bits that pad a CO frame's bit field to its octet are bits of the field hash
+/// (specification section 5.8): a frame whose padding differs is refused, as one whose checksum
+/// fails, so that a header rebuilt wrong whose seal matches still fails but for a 2^-p chance.
+/// Flipping the last bit of each CO frame's bit field (a padding bit, or a field's LSB) never
+/// gets a packet delivered; without the padding's check, the frames with padding would be.
+#[test]
+fn a_co_frame_whose_padding_differs_is_refused() {
+    let mut c = PlusCompressor::new(config());
+    let mut d = PlusDecompressor::new(config());
+    let (mut frame, mut out) = (Vec::new(), Vec::new());
+    let mut probed = 0;
+    for i in 0..200u32 {
+        let p = segment(1000 + 1448 * i, 77, 500 + i as u16, 10_000 + i / 4, 1448);
+        let kind = c.compress(&p, &mut frame);
+        if matches!(kind, FrameKind::Profile(k) if k >= super::format::CO) {
+            // No R-octet or urgent pointer: the bit field ends where the payload begins.
+            let mut flipped = frame.clone();
+            flipped[frame.len() - 1448 - 1] ^= 1;
+            let refused = d.clone().decompress(kind, &flipped, &mut out);
+            assert_eq!(refused, Err(DropReason::ChecksumMismatch), "packet {i}");
+            probed += 1;
+        }
+        assert_eq!(d.decompress(kind, &frame, &mut out), Ok(()), "packet {i}");
+        assert_eq!(out, p, "packet {i}");
+    }
+    assert!(probed > 150, "{probed}");
+}
+
 /// A segment whose TCP checksum is wrong (a corrupt one, or one a capture cut short and
 /// zero-filled) is not compressed in its flow's TCP context, whose CO frames the decompressor
 /// checks with that checksum and would refuse: it is carried whole and delivered as it came,

@@ -360,7 +360,7 @@ fn write_co_as(
         f.raise(&mut needs);
     }
     let plan = Plan::of(ctx, p, &needs, cid, o_flag);
-    let (lead, extension_bits) = write_head(ctx, p, cid, &plan, out, tally);
+    let (lead, extension_bits, hash) = write_head(ctx, p, cid, &plan, out, tally);
     let base = out.len() + 1;
     debug_assert_eq!(
         ctx.scaler.scaling(),
@@ -388,7 +388,7 @@ fn write_co_as(
     if layout(&mut writer, &shape, plan.k, &plan.x).is_err() {
         return Ok(None);
     }
-    writer.finish();
+    writer.finish(hash);
     let after_bits = out.len() + 1;
     let used: u32 = tally[Field::Seq as usize..].iter().sum();
     tally[Field::Padding as usize] = 8 * (after_bits - base) as u32 - used;
@@ -419,8 +419,8 @@ fn write_co_as(
 
 /// Writes what precedes a CO frame's bit field: the octet after a CID prefix if the link's kind
 /// byte needs one ([`cids`]), the head ([`Head`]) and the checks ([`Checks`]). Returns the link's
-/// kind byte and the bits of the extension and note, and counts the kind byte's, the CID's and
-/// the checks' bits in `tally`.
+/// kind byte, the bits of the extension and note, and the field hash the padding comes from
+/// ([`seal::padding`]); counts the kind byte's, the CID's and the checks' bits in `tally`.
 #[inline(always)]
 fn write_head(
     ctx: &Coder<'_>,
@@ -429,7 +429,7 @@ fn write_head(
     plan: &Plan,
     out: &mut Vec<u8>,
     tally: &mut Tally,
-) -> (u8, usize) {
+) -> (u8, usize, u64) {
     // The link's kind byte: the CO kind byte, or one that names the CID too (and then maybe
     // the octet after a CID prefix).
     let (lead, named) = if (1..=cids::PREFIX_CIDS).contains(&cid) {
@@ -448,7 +448,7 @@ fn write_head(
     }
     .emit(out);
     let extension_bits = 8 * (out.len() - before_head - usize::from(plan.x.flags & ext::C != 0));
-    let sealed = seal::long_seal(
+    let hash = seal::field_hash(
         if ctx.note {
             ctx.identity_hash ^ note::seal_key(scaling)
         } else {
@@ -457,6 +457,7 @@ fn write_head(
         &p.fields,
         ctx.outer_id.map_or(0, |(id, ..)| id),
     );
+    let sealed = (hash >> 32) as u32;
     let checksum = if p.v4 {
         p.checksum.wrapping_add(p.fields.ip_id)
     } else {
@@ -470,7 +471,7 @@ fn write_head(
     tally[Field::Kind as usize] = 8;
     tally[Field::Cid as usize] = 8 * u32::from(named);
     tally[Field::Checksum as usize] = if ctx.check { 32 } else { 16 };
-    (lead, extension_bits)
+    (lead, extension_bits, hash)
 }
 
 /// The frame needs the extension's O flag: the outer Identification is not the predicted one
@@ -491,9 +492,10 @@ struct Writer<'a, 'p, 'd> {
 }
 
 impl Writer<'_, '_, '_> {
-    /// Pads the bit field to an octet.
-    fn finish(self) {
-        self.w.finish();
+    /// Pads the bit field to an octet with the padding of the field hash `hash`.
+    fn finish(self, hash: u64) {
+        let spare = self.w.spare();
+        self.w.finish_with(seal::padding(hash, spare));
     }
 
     #[inline(always)]

@@ -325,12 +325,16 @@ fn decode_shifted<const TRIAL: bool>(
         shift: 0,
     };
     layout(&mut reader, &shape, k, &x)?;
+    let spare = reader.bits.spare();
     let at = reader.bits.bytes_consumed();
+    // The low `spare` bits of the bit field's last octet, which the fields began to read.
+    let last = at.checked_sub(1).and_then(|i| rest.get(i)).copied();
+    let padding = (spare, last.unwrap_or(0) & ((1u16 << spare) - 1) as u8);
     // The fields as coded, read again without the context, take the same bits.
     debug_assert_eq!(CoBits::parse(&shape, k, &x, rest).map(|b| b.octets), Ok(at));
     let fields = reader.fields;
     let (tail, payload) = Tail::parse(e, rest.get(at..).ok_or(DropReason::Malformed)?)?;
-    let checksum = verify_checks(ctx, &x, checks, &fields, reader.outer_id)?;
+    let checksum = verify_checks(ctx, &x, checks, padding, &fields, reader.outer_id)?;
     let mut tcp_flags = flags::ACK;
     for (on, flag) in [
         (k & kind::P != 0, flags::PSH),
@@ -382,12 +386,14 @@ fn decode_shifted<const TRIAL: bool>(
 
 /// The TCP checksum a frame's checks give for the decoded `fields` (and outer Identification
 /// `outer_id`), once the seal (under the note, if the frame carries one: decoded under its
-/// scaling) and the 16-bit check (with V) agree.
+/// scaling), the 16-bit check (with V) and the bit field's `padding` (its bits and their
+/// value) agree.
 #[inline(always)]
 fn verify_checks(
     ctx: &Context,
     x: &Extension,
     checks: Checks,
+    (spare, padding): (u8, u8),
     fields: &packet::Fields,
     outer_id: u16,
 ) -> Result<u16, DropReason> {
@@ -400,8 +406,9 @@ fn verify_checks(
     } else {
         ctx.identity_hash
     };
-    let sealed = seal::long_seal(identity, fields, outer_id);
-    if checks.check.is_some_and(|v| v != sealed as u16) {
+    let hash = seal::field_hash(identity, fields, outer_id);
+    let sealed = (hash >> 32) as u32;
+    if checks.check.is_some_and(|v| v != sealed as u16) || seal::padding(hash, spare) != padding {
         return Err(DropReason::ChecksumMismatch);
     }
     let mut checksum = checks.checksum ^ (sealed >> 16) as u16;

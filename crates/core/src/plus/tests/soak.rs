@@ -23,6 +23,27 @@ struct Tally {
     late: u64,
     trials: u64,
     wrong: u64,
+    /// The trials' CO frames by the bits of padding their bit field ends with (0 to 7), each
+    /// of which verifies the frame beyond its seal (spec section 5.8).
+    padded: [u64; 8],
+}
+
+impl Tally {
+    /// The factor the padding puts on the odds that a trial's frame decoded wrong passes its
+    /// seal: the mean of 2^-bits over the trials' CO frames.
+    fn padding_factor(&self) -> f64 {
+        let frames: u64 = self.padded.iter().sum();
+        let sum: f64 = (0..8)
+            .map(|b| self.padded[b] as f64 / f64::from(1u32 << b))
+            .sum();
+        sum / frames.max(1) as f64
+    }
+}
+
+/// The padding bits of the CO frame `c` just wrote, read from its breakdown's count (`None`
+/// for another frame).
+fn padding_of(before: &[u64; 8], c: &PlusCompressor) -> Option<usize> {
+    (0..8).find(|&b| c.breakdown().padded(b as u8) > before[b])
 }
 
 /// Runs flows through a compressor and decompressor of `config` over a link losing about
@@ -77,7 +98,9 @@ fn soak(config: &PlusConfig, seed: u64, trials: u64, loss_percent: u64, burst: u
             id = id.wrapping_add(1 + u16::from(rng.chance(5)) * rng.below(3) as u16);
             let step = if rng.chance(2) { 5000 } else { 4 };
             ts = ts.wrapping_add(rng.below(step) as u32);
+            let before: [u64; 8] = core::array::from_fn(|b| c.breakdown().padded(b as u8));
             let kind = c.compress(&packet, &mut frame);
+            let padding = padding_of(&before, &c);
             tally.frames += 1;
             // Gilbert-Elliott: a burst starts with loss_percent / burst, ends with 1 / burst.
             if bad {
@@ -88,7 +111,13 @@ fn soak(config: &PlusConfig, seed: u64, trials: u64, loss_percent: u64, burst: u
             if bad {
                 continue;
             }
-            match d.decompress(kind, &frame, &mut out) {
+            let result = d.decompress(kind, &frame, &mut out);
+            if !matches!(result, Ok(()) if out == packet) {
+                if let Some(bits) = padding {
+                    tally.padded[bits] += 1;
+                }
+            }
+            match result {
                 Ok(()) if out == packet => tally.delivered += 1,
                 Ok(()) => {
                     tally.trials += 1;
@@ -148,11 +177,11 @@ fn no_damaged_frame_is_delivered_wrong() {
 
 /// The long soak, `taroc-plus-u`'s: `cargo test --release -p taroc-core soak_a_million --
 /// --ignored --nocapture` (`TAROC_SOAK_TRIALS=N` for N trials instead of a million). A trial
-/// keeps the odds of 2^-16 in a context with neither a counter IP-ID nor a stride (these flows
-/// have none: those without a counter keep their strides) and after a flow's first burst,
-/// before the burst note, if its numbers alias close to the last packet delivered: this
-/// stream meets one such trial at 50% in bursts of mean 50, and the test fails on it (the
-/// goal is none).
+/// keeps the odds of its seal and padding, 2^-16 times the mean of 2^-p over such frames (the
+/// soak prints it), in a context with neither a counter IP-ID nor a stride (these flows have
+/// none: those without a counter keep their strides) and after a flow's first burst, before
+/// the burst note, if its numbers alias close to the last packet delivered. The goal is no
+/// wrong delivery.
 #[test]
 #[ignore]
 fn soak_a_million_damaged_frames_without_requests() {
@@ -170,7 +199,16 @@ fn soak_a_million_damaged_frames_without_requests() {
         all.late += t.late;
         all.trials += t.trials;
         all.wrong += t.wrong;
+        for (sum, n) in all.padded.iter_mut().zip(t.padded) {
+            *sum += n;
+        }
     }
     std::println!("{all:?}");
+    let factor = all.padding_factor();
+    std::println!(
+        "the trials' CO frames: a frame decoded wrong passes seal and padding with odds 2^-16 x \
+         {factor:.3} (2^{:.2})",
+        -16.0 + factor.log2()
+    );
     assert_eq!(all.wrong, 0, "{all:?}");
 }
