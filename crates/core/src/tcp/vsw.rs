@@ -365,20 +365,11 @@ impl<X: Extras> Vsw<X> {
         }
     }
 
-    /// The decompressor is known to hold the entry `(seq, ack)` or a newer one as its reference
-    /// (`taroc-plus`: a reference receipt): drops the oldest entries while they are older than
-    /// it ([`is_older`]), which the decompressor can no longer hold. Nothing if no entry is
-    /// `(seq, ack)`. The number of entries dropped.
-    pub fn drop_older_than_held(&mut self, seq: u32, ack: u32) -> usize {
-        if !self.holds(seq, ack) {
-            return 0;
-        }
-        self.drop_older_than(seq, ack)
-    }
-
-    /// Drops the oldest entries while they are older than `(seq, ack)` ([`is_older`]), whether
-    /// or not an entry is `(seq, ack)`: a window that samples the packets (`taroc-plus`'s
-    /// horizon) when another window holds that one. The number of entries dropped.
+    /// Drops the oldest entries while they are older than `(seq, ack)` ([`is_older`]): the
+    /// decompressor is known to hold that packet or a newer one as its reference (`taroc-plus`:
+    /// a reference receipt naming an entry, [`Vsw::holds`], of this window or of another that
+    /// this one samples), so it can no longer hold them. Entries after the first that is not
+    /// older stay, older or not. The number of entries dropped.
     pub fn drop_older_than(&mut self, seq: u32, ack: u32) -> usize {
         let (seqs, acks) = self.columns.live_seq_ack();
         let older = seqs

@@ -92,12 +92,12 @@ impl PlusCompressor {
             if named_ir || in_window && !is_older(next_seq, ack, from_seq, from_ack) {
                 ctx.wide_notes = 0;
             }
-            // Nor can its reference be older than that packet: a wide frame need not reach
-            // the horizon's older samples.
+            // Nor can its reference be older than that packet: neither the window nor a wide
+            // frame's horizon need reach further back.
             if in_window {
                 ctx.horizon.drop_older_than(next_seq, ack);
+                self.stats.window_receipts += ctx.vsw.drop_older_than(next_seq, ack) as u64;
             }
-            self.stats.window_receipts += ctx.vsw.drop_older_than_held(next_seq, ack) as u64;
             if !ended && (ctx.irs_due > 0 || ctx.notes_due > 0) && named_ir {
                 ctx.end_start();
                 self.stats.reference_receipts += 1;

@@ -299,20 +299,22 @@ fn a_receipt_lets_the_wide_frames_leave_the_horizon_s_older_samples() {
     // A bulk flow whose timestamp moves 40 ticks a packet: the horizon's oldest samples (about
     // 128 packets back) lie over 5000 ticks behind, and a wide frame codes the timestamp whole.
     // A reference receipt before packet 200 names packet 195: the far end's reference is never
-    // older again, so the horizon drops its samples before it and the next wide frame is as
-    // short as the frames around it. Every frame still decodes at a decompressor that lost
-    // nothing.
+    // older again, so the horizon drops its samples before it (and the window its entries)
+    // and the next wide frame is as short as the frames around it. A receipt whose numbers
+    // are no packet of the window (its acknowledgment number one on) drops nothing. Every
+    // frame still decodes at a decompressor that lost nothing.
     let packet = |i: u32| segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + 40 * i);
-    let note = receipt_naming(&packet(195), 0);
-    // The longest CO frame after packet 200, and a CO frame before it.
-    let longest = |receipt: bool| {
+    // The longest CO frame after packet 200, a CO frame before it, and the window entries the
+    // receipt dropped.
+    let longest = |receipt: Option<u32>| {
+        let note = receipt.map(|ack_moved| receipt_naming(&packet(195), ack_moved));
         let mut c = PlusCompressor::new(super::one_way());
         let mut d = PlusDecompressor::new(super::one_way());
         let (mut frame, mut out) = (Vec::new(), Vec::new());
         let mut lengths = Vec::new();
         for i in 0..260 {
-            if receipt && i == 200 {
-                c.sibling_note(&note);
+            if let Some(note) = note.as_ref().filter(|_| i == 200) {
+                c.sibling_note(note);
             }
             let p = packet(i);
             let kind = c.compress(&p, &mut frame);
@@ -321,13 +323,17 @@ fn a_receipt_lets_the_wide_frames_leave_the_horizon_s_older_samples() {
             lengths.push((frame.len(), all_co(&[kind.to_byte()])));
         }
         let co = lengths[200..].iter().filter(|(_, co)| *co).map(|(l, _)| *l);
-        (co.max().unwrap_or(0), lengths[199].0)
+        let dropped = c.stats().window_receipts;
+        (co.max().unwrap_or(0), lengths[199].0, dropped)
     };
-    let (without, before) = longest(false);
+    let (without, before, _) = longest(None);
     assert!(
         without >= before + 4,
         "a wide frame: {without}, before: {before}"
     );
-    let (with, before) = longest(true);
+    let (with, before, dropped) = longest(Some(0));
     assert!(with <= before, "no wider frame: {with}, before: {before}");
+    assert!(dropped > 0);
+    let (foreign, _, dropped) = longest(Some(1));
+    assert_eq!((foreign, dropped), (without, 0));
 }
