@@ -157,7 +157,9 @@ pub struct SchemeResult {
     pub drops_by_reason: BTreeMap<String, u64>,
     /// How long flows stayed broken (see `taroc_sim::outage`), in capture-timestamp seconds
     /// and in packets: `outages`, `unended_outages`, `longest_outage_packets`,
-    /// `longest_outage_s`, `longest_outage_unended`, and `forgotten_flows` when the capture
+    /// `longest_outage_s`, `longest_outage_unended`, the most intact frames of a flow refused
+    /// in a row and for how long (`longest_refused_run`, `longest_refused_run_s`), and
+    /// `forgotten_flows` when the capture
     /// had more flows at once than the tracking follows (only then serialized). A wrong
     /// delivery counts as a refusal.
     #[serde(flatten)]

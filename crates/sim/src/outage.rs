@@ -11,6 +11,13 @@
 //! refused, wrong, or lost on the link). An outage still open when the run ends is measured to
 //! the end and marked unended. Link losses alone are not outages.
 //!
+//! Within an outage, a *refused run* is the frames of the flow the link delivered in a row and
+//! the decompressor still refused (or delivered wrong), from the outage's start or the flow's
+//! last frame the link lost, whichever came later, to the delivery that ends the outage (or to
+//! the end of the run): what a codec's own repairs must bound, since no rule without feedback
+//! outlasts a link that loses every repair frame. Its length is counted in frames and in time
+//! (from the run's first refused frame).
+//!
 //! Memory is bounded: a tracker follows at most [`MAX_FLOWS`] flows at once (an endless stream
 //! of new flows would otherwise grow it for ever). Beyond that it forgets flows, working ones
 //! first, the least recently seen first, and counts them ([`OutageStats::forgotten_flows`]); a
@@ -109,6 +116,10 @@ pub struct OutageStats {
     pub longest_outage_s: f64,
     /// Whether the longest outage in seconds was still open at the end of the run.
     pub longest_outage_unended: bool,
+    /// The most intact frames of one flow refused in a row (see the module docs).
+    pub longest_refused_run: u64,
+    /// The longest refused run in seconds (an unended one counts up to the end of the run).
+    pub longest_refused_run_s: f64,
     /// Flows the tracking forgot to stay within [`MAX_FLOWS`] (not serialized when 0). A
     /// forgotten broken flow counts as an outage that was still open when it was forgotten;
     /// a forgotten flow seen again starts afresh, so after a decompressor reset its outage may
@@ -139,11 +150,19 @@ impl OutageStats {
                 .max(other.longest_outage_packets),
             longest_outage_s,
             longest_outage_unended,
+            longest_refused_run: self.longest_refused_run.max(other.longest_refused_run),
+            longest_refused_run_s: self.longest_refused_run_s.max(other.longest_refused_run_s),
             forgotten_flows: self.forgotten_flows + other.forgotten_flows,
         }
     }
 
-    fn record(&mut self, seconds: f64, packets: u64, unended: bool) {
+    /// Records an outage that began at `down.since` and ended (or was still open) at `at`.
+    fn record(&mut self, down: Down, at: Duration, unended: bool) {
+        let seconds = at.saturating_sub(down.since).as_secs_f64();
+        let packets = down.packets;
+        let (run, run_s) = down.longest_run(at);
+        self.longest_refused_run = self.longest_refused_run.max(run);
+        self.longest_refused_run_s = self.longest_refused_run_s.max(run_s);
         self.outages += 1;
         self.unended_outages += u64::from(unended);
         self.longest_outage_packets = self.longest_outage_packets.max(packets);
@@ -162,8 +181,64 @@ enum State {
     /// The decompressor was reset at this time; the flow's next intact frame tells whether
     /// that broke it.
     ResetAt(Duration),
-    /// Broken since this time, with this many frames not delivered so far.
-    Down(Duration, u64),
+    /// Broken.
+    Down(Down),
+}
+
+/// A broken flow.
+#[derive(Debug, Clone, Copy)]
+struct Down {
+    /// When its outage began.
+    since: Duration,
+    /// Its frames not delivered so far.
+    packets: u64,
+    /// Its current refused run, in frames (0 after a frame the link lost).
+    run: u64,
+    /// When the current refused run began.
+    run_since: Duration,
+    /// The longest refused run that a lost frame ended: frames and seconds.
+    ended_run: (u64, f64),
+}
+
+impl Down {
+    /// An outage that began at `since` with a refused frame arriving at `at`.
+    fn new(since: Duration, at: Duration) -> Down {
+        Down {
+            since,
+            packets: 1,
+            run: 1,
+            run_since: at,
+            ended_run: (0, 0.0),
+        }
+    }
+
+    /// The longest refused run of this outage, frames and seconds, if it ends at `at`.
+    fn longest_run(&self, at: Duration) -> (u64, f64) {
+        let (frames, seconds) = self.ended_run;
+        let now = if self.run > 0 {
+            at.saturating_sub(self.run_since).as_secs_f64()
+        } else {
+            0.0
+        };
+        (frames.max(self.run), seconds.max(now))
+    }
+
+    /// The same outage after one more frame of the flow, arriving at `at` with `fate` (not
+    /// delivered).
+    fn then(self, at: Duration, fate: FrameFate) -> Down {
+        let (run, run_since, ended_run) = match fate {
+            FrameFate::Lost => (0, self.run_since, self.longest_run(at)),
+            _ if self.run == 0 => (1, at, self.ended_run),
+            _ => (self.run + 1, self.run_since, self.ended_run),
+        };
+        Down {
+            packets: self.packets + 1,
+            run,
+            run_since,
+            ended_run,
+            ..self
+        }
+    }
 }
 
 impl State {
@@ -256,8 +331,8 @@ impl<K: Hash + Eq> OutageTracker<K> {
             if (flow.state.keep_rank(), flow.seen) > last {
                 return true;
             }
-            if let State::Down(since, packets) = flow.state {
-                stats.record(at.saturating_sub(since).as_secs_f64(), packets, true);
+            if let State::Down(down) = flow.state {
+                stats.record(down, at, true);
             }
             stats.forgotten_flows += 1;
             false
@@ -277,15 +352,14 @@ impl<K: Hash + Eq> OutageTracker<K> {
         entry.seen = self.frames;
         let state = &mut entry.state;
         *state = match (*state, fate) {
-            (State::Down(since, packets), FrameFate::Delivered) => {
-                self.stats
-                    .record(at.saturating_sub(since).as_secs_f64(), packets, false);
+            (State::Down(down), FrameFate::Delivered) => {
+                self.stats.record(down, at, false);
                 State::Up
             }
-            (State::Down(since, packets), _) => State::Down(since, packets + 1),
+            (State::Down(down), fate) => State::Down(down.then(at, fate)),
             (_, FrameFate::Delivered) => State::Up,
-            (State::Up, FrameFate::Damaged) => State::Down(at, 1),
-            (State::ResetAt(reset), FrameFate::Damaged) => State::Down(reset, 1),
+            (State::Up, FrameFate::Damaged) => State::Down(Down::new(at, at)),
+            (State::ResetAt(reset), FrameFate::Damaged) => State::Down(Down::new(reset, at)),
             (state, FrameFate::Lost) => state,
         };
     }
@@ -295,10 +369,14 @@ impl<K: Hash + Eq> OutageTracker<K> {
     /// the only one.
     pub fn delivered_late(&mut self, flow: K) {
         if let Some(entry) = self.flows.get_mut(&flow) {
-            if let State::Down(since, packets) = entry.state {
-                entry.state = match packets {
+            if let State::Down(down) = entry.state {
+                entry.state = match down.packets {
                     0 | 1 => State::Up,
-                    n => State::Down(since, n - 1),
+                    n => State::Down(Down {
+                        packets: n - 1,
+                        run: down.run.saturating_sub(1),
+                        ..down
+                    }),
                 };
             }
         }
@@ -317,8 +395,8 @@ impl<K: Hash + Eq> OutageTracker<K> {
     pub fn stats(&self, end: Duration) -> OutageStats {
         let mut stats = self.stats;
         for flow in self.flows.values() {
-            if let State::Down(since, packets) = flow.state {
-                stats.record(end.saturating_sub(since).as_secs_f64(), packets, true);
+            if let State::Down(down) = flow.state {
+                stats.record(down, end, true);
             }
         }
         stats
@@ -375,6 +453,37 @@ mod tests {
         assert!((stats.longest_outage_s - 4.0).abs() < 1e-9, "{stats:?}");
         assert!(!stats.longest_outage_unended);
         assert_eq!(stats.unended_outages, 0);
+    }
+
+    #[test]
+    fn a_refused_run_restarts_after_each_frame_the_link_lost() {
+        let mut t = OutageTracker::new();
+        t.frame(1, s(0.0), Damaged);
+        t.frame(1, s(1.0), Damaged);
+        t.frame(1, s(2.0), Damaged);
+        t.frame(1, s(3.0), Lost); // a repair frame the link took, say
+        t.frame(1, s(4.0), Damaged);
+        t.frame(1, s(6.0), Damaged);
+        t.frame(1, s(7.0), Delivered);
+        let stats = t.stats(s(7.0));
+        assert_eq!(
+            (stats.longest_outage_packets, stats.longest_outage_s),
+            (6, 7.0)
+        );
+        assert_eq!(stats.longest_refused_run, 3);
+        // The run after the loss: 4 s to the delivery at 7 s.
+        assert_eq!(stats.longest_refused_run_s, 3.0);
+        // A run still open at the end counts up to it, and a late delivery takes a frame off.
+        t.frame(2, s(10.0), Damaged);
+        t.frame(2, s(11.0), Damaged);
+        t.frame(2, s(12.0), Damaged);
+        t.frame(2, s(13.0), Damaged);
+        t.delivered_late(2);
+        let stats = t.stats(s(20.0));
+        assert_eq!(
+            (stats.longest_refused_run, stats.longest_refused_run_s),
+            (3, 10.0)
+        );
     }
 
     #[test]
@@ -469,6 +578,8 @@ mod tests {
             longest_outage_packets: 9,
             longest_outage_s: 1.0,
             longest_outage_unended: false,
+            longest_refused_run: 7,
+            longest_refused_run_s: 0.5,
             forgotten_flows: 0,
         };
         let b = OutageStats {
@@ -477,6 +588,8 @@ mod tests {
             longest_outage_packets: 3,
             longest_outage_s: 8.0,
             longest_outage_unended: true,
+            longest_refused_run: 3,
+            longest_refused_run_s: 6.0,
             forgotten_flows: 4,
         };
         let m = a.merge(b);
@@ -486,6 +599,7 @@ mod tests {
         );
         assert_eq!((m.longest_outage_s, m.longest_outage_unended), (8.0, true));
         assert_eq!(m.forgotten_flows, 4);
+        assert_eq!((m.longest_refused_run, m.longest_refused_run_s), (7, 6.0));
         assert_eq!(OutageStats::default().merge(a), a);
     }
 

@@ -178,6 +178,8 @@ struct Counts {
     undetected: u64,
     longest_outage_packets: u64,
     unended_outages: u64,
+    longest_refused_run: u64,
+    longest_refused_run_s: f64,
 }
 
 impl Counts {
@@ -192,6 +194,10 @@ impl Counts {
             .longest_outage_packets
             .max(r.outage.longest_outage_packets);
         self.unended_outages += r.outage.unended_outages;
+        self.longest_refused_run = self.longest_refused_run.max(r.outage.longest_refused_run);
+        self.longest_refused_run_s = self
+            .longest_refused_run_s
+            .max(r.outage.longest_refused_run_s);
         self.damage_per_1000 = per_1000(self.damage, self.intact);
     }
 }

@@ -10,7 +10,7 @@ use super::Row;
 /// The report as a table.
 pub(super) fn table(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<12} {:>6} {:>5} {:>10} {:>8} {:>9} {:>9} {:>9} {:>7} {:>11} {:>8} {:>13}\n",
+        "{:<12} {:>6} {:>5} {:>10} {:>8} {:>9} {:>9} {:>9} {:>7} {:>11} {:>11} {:>8} {:>13}\n",
         "scheme",
         "loss%",
         "burst",
@@ -21,6 +21,7 @@ pub(super) fn table(rows: &[Row]) -> String {
         "incorrect",
         "undet.",
         "outage/open",
+        "refused run",
         "ROHC-TCP",
         "goal(1%)",
     );
@@ -33,6 +34,10 @@ pub(super) fn table(rows: &[Row]) -> String {
         let outage = format!(
             "{}/{}",
             r.pooled.longest_outage_packets, r.pooled.unended_outages
+        );
+        let run = format!(
+            "{}/{:.1}s",
+            r.pooled.longest_refused_run, r.pooled.longest_refused_run_s
         );
         let (rohc, goal) = match r.rohc_tcp_u_mode_per_1000 {
             Some(v) if r.loss_percent >= 10.0 => {
@@ -48,7 +53,7 @@ pub(super) fn table(rows: &[Row]) -> String {
             None => ("-".to_string(), "-".to_string()),
         };
         out += &format!(
-            "{:<12} {:>6} {:>5} {:>10} {:>8} {:>9.3} {:>9} {:>9} {:>7} {:>11} {:>8} {:>13}\n",
+            "{:<12} {:>6} {:>5} {:>10} {:>8} {:>9.3} {:>9} {:>9} {:>7} {:>11} {:>11} {:>8} {:>13}\n",
             r.scheme,
             r.loss_percent,
             burst,
@@ -59,6 +64,7 @@ pub(super) fn table(rows: &[Row]) -> String {
             r.pooled.incorrect,
             r.pooled.undetected,
             outage,
+            run,
             rohc,
             goal,
         );
