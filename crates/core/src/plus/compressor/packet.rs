@@ -111,7 +111,7 @@ impl PlusCompressor {
             ctx.numbers_noted += 1;
             self.outbox.numbers(ctx.flow_hash, Numbers::of(p));
         }
-        self.keep(ctx, p, &sent, compressed, outer_id, bursty);
+        self.keep(ctx, p, &sent, compressed, outer_id);
         kind
     }
 
@@ -279,8 +279,7 @@ impl PlusCompressor {
     }
 
     /// What the context keeps of `p` (sent as `sent`, CO if `compressed`): a window entry (and
-    /// a horizon sample without a reverse channel, more of them if `bursty`: a burst note came
-    /// lately), the tracked window, the pruned window.
+    /// a horizon sample without a reverse channel), the tracked window, the pruned window.
     #[inline(always)]
     fn keep(
         &mut self,
@@ -289,7 +288,6 @@ impl PlusCompressor {
         sent: &Fields,
         compressed: bool,
         outer_id: u16,
-        bursty: bool,
     ) {
         ctx.rescale();
         let len = sent.seq.wrapping_sub(p.fields.seq);
@@ -312,17 +310,16 @@ impl PlusCompressor {
         if !self.config.repair.context_requests {
             ctx.since_sample += 1;
             // Every IR frame too: it is the reference of a decompressor that lost what
-            // followed it (a restart's IR frames, say). And after a burst note, with its own
-            // IP-ID offset, every packet whose window entry keeps another's: a decompressor
-            // takes it as its reference only after missing a window's worth of packets, which
-            // is what the horizon is for.
+            // followed it (a restart's IR frames, say). And every packet whose window entry
+            // keeps another's IP-ID offset (a retransmission), with its own: a decompressor
+            // takes it as its reference only after missing a window's worth of packets (a
+            // link's first burst as well as a later one), which is what the horizon is for.
             let sampled = ctx.since_sample >= HORIZON_STEP || !compressed;
             if sampled {
                 ctx.since_sample = 0;
             }
-            if sampled || (bursty && derived != own) {
-                ctx.horizon
-                    .push_with(entry, if bursty { own } else { derived });
+            if sampled || derived != own {
+                ctx.horizon.push_with(entry, own);
             }
         }
         ctx.seq.on_segment(p.fields.seq);
