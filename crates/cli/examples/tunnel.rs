@@ -24,8 +24,9 @@ use std::io::BufWriter;
 use std::path::Path;
 use std::process::ExitCode;
 
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, TsResolution};
+use pcap_file::pcap::{PcapPacket, PcapWriter};
+use pcap_file::DataLink;
+use taroc_cli::capture;
 use taroc_wire::ip::IpInfo;
 
 const USAGE: &str = "usage: tunnel [--outer ipv6|ipv4] [--id zero|count|linux] [--seed N] IN OUT
@@ -176,14 +177,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let header = PcapHeader {
-        snaplen: 262_144,
-        datalink: DataLink::RAW,
-        ts_resolution: TsResolution::MicroSecond,
-        endianness: Endianness::native(),
-        ..PcapHeader::default()
-    };
-    let mut pcap = match PcapWriter::with_header(file, header) {
+    let mut pcap = match PcapWriter::with_header(file, capture::pcap_header(DataLink::RAW)) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("tunnel: cannot write {}: {e}", options.output);

@@ -89,6 +89,18 @@ impl Capture {
     }
 }
 
+/// The header of the pcap files the tools write: link type `datalink`, microsecond stamps,
+/// native byte order, records up to 256 KiB.
+pub fn pcap_header(datalink: pcap_file::DataLink) -> pcap_file::pcap::PcapHeader {
+    pcap_file::pcap::PcapHeader {
+        snaplen: 262_144,
+        datalink,
+        ts_resolution: pcap_file::TsResolution::MicroSecond,
+        endianness: pcap_file::Endianness::native(),
+        ..pcap_file::pcap::PcapHeader::default()
+    }
+}
+
 /// Reads the whole capture at `path` (`-`: standard input).
 pub fn read_file(path: &Path) -> Result<Capture, CaptureError> {
     Capture::read(open(path)?)

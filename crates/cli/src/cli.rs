@@ -188,8 +188,10 @@ Schemes: none; vj (RFC 1144, which does not verify what it rebuilds); iphc-twice
 repairing TCP contexts with the twice algorithm, and a full header on a retransmission or a \
 duplicate ACK); iphc (twice plus header requests); taroc (the \
 draft); taroc-plus (TAROC with our improvements and bounded repairs); and, on request only, \
-taroc-repair (the draft's TAROC with taroc-plus's bounded repairs) and taroc-plus-u (taroc-plus \
-without context requests, for links with no reverse channel).
+taroc-repair (the draft's TAROC with taroc-plus's bounded repairs), taroc-plus-u (taroc-plus \
+without context requests, for links with no reverse channel) and taroc-plus-u-lossy \
+(taroc-plus-u on a link declared to lose frames in bursts: for a link used one way only, \
+which hears nothing of its losses).
 
 Reported per capture and scheme:
   packets        packets offered to the compressors
@@ -307,6 +309,12 @@ pub struct EvalArgs {
     #[arg(long, value_name = "N")]
     pub reset_at: Option<u64>,
 
+    /// Only this direction crosses the link (forward: from the lower address to the higher;
+    /// reverse: the other way), as on a satellite or broadcast downlink whose return path is
+    /// another network: the other direction's packets are neither compressed nor counted.
+    #[arg(long, value_name = "WAY", value_parser = ["forward", "reverse"])]
+    pub one_way: Option<String>,
+
     /// Print one JSON object per line per capture and scheme instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -394,6 +402,10 @@ impl EvalArgs {
             loss_before: self.loss_before,
             seed: self.seed,
             reset_at: self.reset_at,
+            one_way: self
+                .one_way
+                .as_deref()
+                .map(|way| usize::from(way == "reverse")),
         }
     }
 

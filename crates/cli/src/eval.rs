@@ -38,7 +38,7 @@ pub mod output;
 mod prepare;
 mod run;
 pub use observe::{Observer, Outcome, PacketFate, Sent};
-pub use prepare::{direction, payload_present, Released, Schedule};
+pub use prepare::{direction, one_way_pcap, payload_present, Released, Schedule};
 use run::{clock_overhead, Run};
 
 /// How to run an evaluation: the impairments (the codecs' settings come with each [`Variant`]).
@@ -62,6 +62,11 @@ pub struct Options {
     /// Replace both decompressors by fresh ones after this many packets (both directions
     /// counted), as when the peer restarts.
     pub reset_at: Option<u64>,
+    /// Only this direction's packets cross the link (0 forward, 1 reverse): a link used one
+    /// way only, whose other direction goes another way (neither compressed nor counted in
+    /// `packets`). `None`: both directions cross the link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub one_way: Option<usize>,
 }
 
 impl Options {
@@ -149,6 +154,10 @@ pub struct SchemeResult {
     pub removed_before: u64,
     /// Packets held back before the compressor (`--reorder-before`).
     pub reordered_before: u64,
+    /// Packets of the direction that does not cross the link (`--one-way`); not counted in
+    /// `packets` (not serialized when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub off_link: u64,
     /// Frames held back on the link (`--reorder`), both directions.
     pub reordered_on_link: u64,
     /// Frames sent, by packet kind.
@@ -240,6 +249,11 @@ pub fn evaluate_observed<R: Read>(
         .collect())
 }
 
+/// Whether `n` is 0 (serde's `skip_serializing_if` for counts that are usually 0).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -299,6 +313,41 @@ pub(crate) mod tests {
             (r.link_lost, r.context_damage_lost, r.incorrect_delivered),
             (0, 0, 0)
         );
+    }
+
+    #[test]
+    fn one_way_runs_one_direction_as_a_capture_of_it_alone_does() {
+        let file = capture();
+        let plus_u = Variant::by_name("taroc-plus-u-lossy").unwrap();
+        let options = Options {
+            loss: 0.2,
+            burst: Some(4.0),
+            seed: 7,
+            one_way: Some(1),
+            ..Options::default()
+        };
+        let r = evaluate_file(&file, std::slice::from_ref(&plus_u), &options).unwrap();
+        assert_eq!((r[0].packets, r[0].off_link), (200, 200));
+        let alone = crate::capture::parse("test", &file)
+            .map(|c| one_way_pcap(&c, 1))
+            .unwrap();
+        let both_ways = Options {
+            one_way: None,
+            ..options
+        };
+        let a = evaluate_file(&alone, &[plus_u], &both_ways).unwrap();
+        assert_eq!(a[0].off_link, 0);
+        let figures = |r: &SchemeResult| {
+            (
+                r.packets,
+                r.link_header_bytes,
+                r.link_lost,
+                r.context_damage_lost,
+                r.delivered,
+            )
+        };
+        assert_eq!(figures(&r[0]), figures(&a[0]));
+        assert!(r[0].link_lost > 0);
     }
 
     #[test]

@@ -135,6 +135,14 @@ pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Tim
             first.reordered_on_link, o.reorder
         ));
     }
+    if let Some(way) = o.one_way {
+        notes.push(format!(
+            "one way: only the {} direction crosses the link (--one-way); {} packets of the \
+             other went another way",
+            if way == 0 { "forward" } else { "reverse" },
+            first.off_link
+        ));
+    }
     if let Some(n) = o.reset_at {
         notes.push(format!(
             "both decompressors reset after {n} packets (--reset-at); outage s with + : still \

@@ -78,6 +78,13 @@ fn figures_of(name: &str, file: &Path, rows: &mut BTreeMap<String, String>) {
     let mut reader = capture::open(file).expect("capture");
     let clean = eval::evaluate(&mut reader, &every, &Options::default(), |_| {}).expect("eval");
     for r in &clean {
+        // Stored or not, a clean link neither damages a context nor delivers a wrong packet.
+        assert_eq!(
+            (r.context_damage_lost, r.incorrect_delivered),
+            (0, 0),
+            "{name} / {} on a clean link",
+            r.scheme
+        );
         rows.insert(format!("{name}\tclean\t{}", r.scheme), row(r));
     }
     let lossy: Vec<Variant> = LOSSY_SCHEMES

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::scheme::{AnyCompressor, AnyDecompressor, Scheme, SchemeConfig};
-use crate::tcp::repair::Repair;
+use crate::tcp::repair::{LinkLoss, Repair};
 
 /// A scheme with its settings, under a name of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +22,12 @@ pub struct Variant {
 pub const NAMES: [&str; 6] = ["none", "vj", "iphc-twice", "iphc", "taroc", "taroc-plus"];
 
 /// Names of variants that exist for comparisons but are not in the default lists ([`NAMES`]).
-pub const EXTRA_NAMES: [&str; 3] = ["taroc-repair", "taroc-plus-u", "iphc-plain"];
+pub const EXTRA_NAMES: [&str; 4] = [
+    "taroc-repair",
+    "taroc-plus-u",
+    "taroc-plus-u-lossy",
+    "iphc-plain",
+];
 
 impl Variant {
     /// The variant of `scheme` with default settings, named after the scheme (`taroc-plus`
@@ -54,6 +59,9 @@ impl Variant {
     ///   what the draft needs to stay live;
     /// - `taroc-plus-u` (one of [`EXTRA_NAMES`]): `taroc-plus` without context requests, for a
     ///   link with no reverse channel (ROHC's U-mode): its repairs are the compressor's alone;
+    /// - `taroc-plus-u-lossy` (one of [`EXTRA_NAMES`]): `taroc-plus-u` on a link declared to lose
+    ///   frames in bursts ([`crate::plus::PlusConfig::link_loss`]), for a link used one way
+    ///   only, where no frame comes back to tell the compressor what the link loses;
     /// - `iphc-plain` (one of [`EXTRA_NAMES`]): RFC 2507 TCP compression with no repair (neither
     ///   twice nor header requests), the compressor's full header on a retransmission (and, as
     ///   RFC 1144 does, on a duplicate ACK) the only repair: what Degermark et al. call "VJ
@@ -79,6 +87,12 @@ impl Variant {
                 let mut variant = Variant::of(Scheme::Plus);
                 variant.name = "taroc-plus-u";
                 variant.config.plus.repair.context_requests = false;
+                Some(variant)
+            }
+            "taroc-plus-u-lossy" => {
+                let mut variant = Variant::by_name("taroc-plus-u")?;
+                variant.name = "taroc-plus-u-lossy";
+                variant.config.plus.link_loss = LinkLoss::Bursts;
                 Some(variant)
             }
             "taroc-repair" => {

@@ -270,7 +270,9 @@ pub struct RunArgs {
 
     /// Scheme of both directions: none, vj, iphc-twice, iphc, taroc (the draft as written: it
     /// cannot repair a context, so a restarted peer or one lost burst can stall a connection for
-    /// good), taroc-plus (TAROC with bounded repair, the default), or taroc-repair, taroc-plus-u, iphc-plain.
+    /// good), taroc-plus (TAROC with bounded repair, the default), or taroc-repair, taroc-plus-u,
+    /// taroc-plus-u-lossy (taroc-plus-u on a link declared to lose bursts: one used one way
+    /// only), iphc-plain.
     #[arg(long, value_name = "NAME", default_value = "taroc-plus", value_parser = Variant::parse)]
     pub scheme: Variant,
     /// Scheme of the forward direction (A to B; UDP: what this side sends), instead of --scheme.

@@ -23,7 +23,7 @@ pub fn ip_version(text: &str) -> Result<IpVersion, String> {
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
     /// Schemes, comma-separated [default: every scheme]: none, vj, iphc-twice, iphc, taroc,
-    /// taroc-plus; also taroc-repair, taroc-plus-u, iphc-plain.
+    /// taroc-plus; also taroc-repair, taroc-plus-u, taroc-plus-u-lossy, iphc-plain.
     #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
     pub schemes: Vec<Variant>,
     /// Link rates, kbit/s, comma-separated.

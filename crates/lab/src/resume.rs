@@ -533,7 +533,7 @@ const MAX_DELAY_MS: u64 = 1_000_000_000_000;
 #[derive(Debug, Clone, Args)]
 pub struct ResumeArgs {
     /// Schemes, comma-separated [default: every scheme]: none, vj, iphc-twice, iphc, taroc,
-    /// taroc-plus; also taroc-repair, taroc-plus-u, iphc-plain.
+    /// taroc-plus; also taroc-repair, taroc-plus-u, taroc-plus-u-lossy, iphc-plain.
     #[arg(long = "schemes", value_name = "LIST", value_delimiter = ',', value_parser = Variant::parse)]
     pub schemes: Vec<Variant>,
     /// Transfer size, bytes (suffixes K, M, G: powers of 1024).

@@ -8,7 +8,7 @@
 //! cargo run --release -p taroc-cli --example robustness -- \
 //!     [--schemes taroc-plus,vj] [--captures DIR_OR_FILE]... [--many-flows FILE] \
 //!     [--loss 1,5,10,20,30,50] [--burst 4] [--no-burst] [--seeds 1-5] [--json] [--plot FILE.svg|.png] \
-//!     [--rohc $(../shared/peers/rohc-tcp/build.sh)]
+//!     [--rohc $(../shared/peers/rohc-tcp/build.sh)] [--one-way forward|reverse]
 //! ```
 //!
 //! Every run is one `taroc eval` of one capture with `--loss P [--burst L] --seed S` and every
@@ -28,8 +28,8 @@ use std::sync::Mutex;
 
 use clap::Parser;
 use serde::Serialize;
-use taroc_cli::capture::CaptureReader;
-use taroc_cli::eval::{evaluate, Options, SchemeResult};
+use taroc_cli::capture::{self, CaptureReader};
+use taroc_cli::eval::{evaluate, one_way_pcap, Options, SchemeResult};
 use taroc_core::Variant;
 use taroc_sim::progress::Progress;
 
@@ -87,6 +87,11 @@ struct Args {
     /// place of the published figures (every row, bursty ones too).
     #[arg(long)]
     rohc: Option<PathBuf>,
+    /// Only this direction of every capture crosses the link (forward: from the lower address
+    /// to the higher; reverse: the other way), as on a downlink whose return path is another
+    /// network: the schemes and ROHC-TCP get the same packets, and no frame comes back.
+    #[arg(long, value_name = "WAY", value_parser = ["forward", "reverse"])]
+    one_way: Option<String>,
 }
 
 /// A list of seeds.
@@ -133,17 +138,28 @@ fn capture_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// A capture held in memory, with its IP packet count.
+/// A capture held in memory, with its IP packet count and the file that holds the same
+/// packets (for the ROHC harness).
 struct Capture {
     name: String,
     bytes: Vec<u8>,
     packets: u64,
+    file: PathBuf,
 }
 
-/// Reads `path`; `Err` says why it is left out (unreadable, or no IP packet).
-fn load(path: &Path) -> Result<Capture, String> {
+/// Reads `path`, only the packets of direction `way` if one (written to a file of their own
+/// in `dir`, named after the capture's position `n`); `Err` says why it is left out
+/// (unreadable, or no IP packet).
+fn load(path: &Path, way: Option<(usize, &Path)>, n: usize) -> Result<Capture, String> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let mut bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let mut file = path.to_path_buf();
+    if let Some((way, dir)) = way {
+        let capture = capture::parse(&name, &bytes).map_err(|e| e.to_string())?;
+        bytes = one_way_pcap(&capture, way);
+        file = dir.join(format!("{n}.pcap"));
+        std::fs::write(&file, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
     let mut reader = CaptureReader::new(name.clone(), &bytes[..]).map_err(|e| e.to_string())?;
     let mut packets = 0u64;
     while reader.next_packet().map_err(|e| e.to_string())?.is_some() {
@@ -156,6 +172,7 @@ fn load(path: &Path) -> Result<Capture, String> {
         name,
         bytes,
         packets,
+        file,
     })
 }
 
@@ -360,11 +377,42 @@ fn run(args: Args) -> Result<(), String> {
         .many_flows
         .clone()
         .unwrap_or_else(|| shared_captures().join("linux/f_many_flows_v4.pcap"));
+    let way = args
+        .one_way
+        .as_deref()
+        .map(|way| usize::from(way == "reverse"));
+    let dir = std::env::temp_dir().join(format!("taroc-robustness-{}", std::process::id()));
+    if way.is_some() {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let result = sweep_captures(
+        &args,
+        &variants,
+        &paths,
+        &many_flows,
+        way.map(|w| (w, &*dir)),
+    );
+    if way.is_some() {
+        // Best effort: the files are copies.
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    result
+}
+
+/// The sweep over `paths` (and `many_flows`), only direction `way` of each if one (its
+/// packets written to files in the directory given with it, for the ROHC harness).
+fn sweep_captures(
+    args: &Args,
+    variants: &[Variant],
+    paths: &[PathBuf],
+    many_flows: &Path,
+    way: Option<(usize, &Path)>,
+) -> Result<(), String> {
     let mut captures = Vec::new();
     let mut pooled = Vec::new();
     let mut left_out = 0;
-    for path in &paths {
-        match load(path) {
+    for path in paths {
+        match load(path, way, captures.len()) {
             Ok(c) => {
                 pooled.push(captures.len());
                 captures.push(c);
@@ -388,7 +436,7 @@ fn run(args: Args) -> Result<(), String> {
         .position(|c| Path::new(&c.name) == many_flows)
     {
         Some(i) => Some(i),
-        None => match load(&many_flows) {
+        None => match load(many_flows, way, captures.len()) {
             Ok(c) => {
                 captures.push(c);
                 Some(captures.len() - 1)
@@ -402,15 +450,20 @@ fn run(args: Args) -> Result<(), String> {
     if pooled.is_empty() {
         return Err("no readable capture".into());
     }
-    let models = models(&args)?;
+    let models = models(args)?;
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     eprintln!(
-        "robustness: {} captures pooled ({} packets), many-flows {}, {} models x {} seeds, {} \
+        "robustness: {} captures pooled ({} packets{}), many-flows {}, {} models x {} seeds, {} \
          threads",
         pooled.len(),
         pooled.iter().map(|&i| captures[i].packets).sum::<u64>(),
+        match way {
+            Some((0, _)) => ", the forward direction alone",
+            Some(_) => ", the reverse direction alone",
+            None => "",
+        },
         f.map_or("none", |i| captures[i].name.as_str()),
         models.len(),
         args.seeds.0.len(),
@@ -420,13 +473,13 @@ fn run(args: Args) -> Result<(), String> {
         &captures,
         &pooled,
         f,
-        &variants,
+        variants,
         &models,
         &args.seeds.0,
         threads,
     )?;
     if let Some(bin) = &args.rohc {
-        let files: Vec<&str> = pooled.iter().map(|&i| captures[i].name.as_str()).collect();
+        let files: Vec<&Path> = pooled.iter().map(|&i| captures[i].file.as_path()).collect();
         for &model in &models {
             eprintln!(
                 "robustness: ROHC-TCP U-mode at {}%{}",
@@ -490,7 +543,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../../captures/unseen/f_many_flows_v4.pcap"
         );
-        let captures = [load(Path::new(file)).unwrap()];
+        let captures = [load(Path::new(file), None, 0).unwrap()];
         let variants = ["taroc-plus", "iphc-twice"].map(|s| Variant::parse(s).unwrap());
         let models = [10.0, 30.0].map(|loss_percent| Model {
             loss_percent,

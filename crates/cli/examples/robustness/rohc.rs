@@ -10,7 +10,7 @@ use super::{peer, Model};
 /// over its received ones, one `BIN --header --loss P [--burst L] --seed S CAPTURE` each.
 pub(super) fn damage_per_1000(
     bin: &Path,
-    captures: &[&str],
+    captures: &[&Path],
     model: Model,
     seeds: &[u64],
 ) -> Result<f64, String> {
@@ -23,7 +23,7 @@ pub(super) fn damage_per_1000(
                 args.extend(["--burst".to_string(), format!("{burst}")]);
             }
             args.extend(["--seed".to_string(), seed.to_string()]);
-            let row = peer::run(bin, &args, Path::new(capture))?;
+            let row = peer::run(bin, &args, capture)?;
             received += row.field::<u64>("received")?;
             damage += row.field::<u64>("decomp_fail")? + row.field::<u64>("mismatch")?;
         }

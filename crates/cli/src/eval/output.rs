@@ -67,8 +67,8 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
+use pcap_file::pcap::{PcapPacket, PcapWriter};
+use pcap_file::{DataLink, PcapError};
 use taroc_core::vj::format::ppp;
 use taroc_core::{FrameKind, Scheme, Variant};
 
@@ -222,14 +222,8 @@ fn create(path: &Path) -> Result<BufWriter<File>, String> {
 
 /// Creates a pcap file of link type `datalink`.
 fn create_pcap(path: &Path, datalink: DataLink) -> Result<Pcap, String> {
-    let header = PcapHeader {
-        snaplen: 262_144,
-        datalink,
-        ts_resolution: TsResolution::MicroSecond,
-        endianness: Endianness::native(),
-        ..PcapHeader::default()
-    };
-    PcapWriter::with_header(create(path)?, header).map_err(|e| cannot_write(path, pcap_error(e)))
+    PcapWriter::with_header(create(path)?, crate::capture::pcap_header(datalink))
+        .map_err(|e| cannot_write(path, pcap_error(e)))
 }
 
 /// The delivered pcap of one scheme, its companion CSV, and the records written so far.

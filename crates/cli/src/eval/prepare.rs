@@ -6,10 +6,13 @@
 //! directions are merged in release order by construction; the packets still held at the end of
 //! the capture come out last, forward direction first.
 
+use pcap_file::pcap::{PcapPacket, PcapWriter};
+use pcap_file::DataLink;
 use taroc_wire::ip::IpInfo;
 use taroc_wire::summary::summarize;
 
 use super::Options;
+use crate::capture::{pcap_header, Capture};
 use crate::impair::BeforeCompressor;
 
 /// The direction of a packet: 0 (forward, source below destination) or 1 (reverse).
@@ -18,6 +21,22 @@ pub fn direction(packet: &[u8]) -> usize {
         Ok(ip) if ip.src >= ip.dst => 1,
         _ => 0,
     }
+}
+
+/// A pcap file (raw IP, microseconds) of the packets of `capture` that travel in direction
+/// `way` ([`direction`]), with their times: what a link used one way only carries, for a tool
+/// that reads files (`taroc eval --one-way` filters the same packets as they arrive).
+pub fn one_way_pcap(capture: &Capture, way: usize) -> Vec<u8> {
+    let mut writer = PcapWriter::with_header(Vec::new(), pcap_header(DataLink::RAW))
+        .expect("writing a pcap header to memory cannot fail");
+    for (packet, &time) in capture.packets.iter().zip(&capture.times) {
+        if direction(packet) == way {
+            writer
+                .write_packet(&PcapPacket::new(time, packet.len() as u32, packet))
+                .expect("writing a packet to memory cannot fail");
+        }
+    }
+    writer.into_writer()
 }
 
 /// The payload bytes present in a packet (per its IP length, capped at what was captured).
@@ -45,6 +64,10 @@ pub struct Schedule {
     released: Vec<(usize, Vec<u8>)>,
     /// Packets arrived so far: the index of the next one.
     arrived: usize,
+    /// The only direction that crosses the link (`--one-way`), if one.
+    one_way: Option<usize>,
+    /// Packets of the other direction, which went another way.
+    off_link: u64,
 }
 
 impl Schedule {
@@ -56,15 +79,21 @@ impl Schedule {
             }),
             released: Vec::new(),
             arrived: 0,
+            one_way: options.one_way,
+            off_link: 0,
         }
     }
 
     /// The next captured packet arrives: appends to `out` the packets it releases, in the
-    /// order they reach their compressor.
+    /// order they reach their compressor (none if its direction does not cross the link).
     pub fn arrive(&mut self, packet: &[u8], out: &mut Vec<Released>) {
         let d = direction(packet);
         let index = self.arrived;
         self.arrived += 1;
+        if self.one_way.is_some_and(|way| way != d) {
+            self.off_link += 1;
+            return;
+        }
         self.directions[d].arrive((index, packet.to_vec()), &mut self.released);
         out.extend(self.released.drain(..).map(|(index, packet)| Released {
             index,
@@ -90,6 +119,11 @@ impl Schedule {
         self.directions.iter().map(|d| d.removed).sum()
     }
 
+    /// Packets of the direction that does not cross the link (`--one-way`).
+    pub fn off_link(&self) -> u64 {
+        self.off_link
+    }
+
     /// Packets held back before the compressors (`--reorder-before`), both directions.
     pub fn reordered(&self) -> u64 {
         self.directions.iter().map(|d| d.reordered()).sum()
@@ -100,6 +134,23 @@ impl Schedule {
 mod tests {
     use super::*;
     use crate::eval::tests::packet;
+
+    #[test]
+    fn a_one_way_pcap_holds_one_direction_with_its_times() {
+        let capture = Capture {
+            packets: vec![packet(1, 2, 0, 3), packet(2, 1, 0, 4), packet(1, 2, 0, 5)],
+            times: [0, 1, 2].map(std::time::Duration::from_secs).to_vec(),
+            ..Capture::default()
+        };
+        let forward = crate::capture::parse("f", &one_way_pcap(&capture, 0)).unwrap();
+        assert_eq!(
+            forward.packets,
+            [capture.packets[0].clone(), capture.packets[2].clone()]
+        );
+        assert_eq!(forward.times, [0, 2].map(std::time::Duration::from_secs));
+        let reverse = crate::capture::parse("r", &one_way_pcap(&capture, 1)).unwrap();
+        assert_eq!(reverse.packets, [capture.packets[1].clone()]);
+    }
 
     #[test]
     fn directions_follow_address_order() {

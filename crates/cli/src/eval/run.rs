@@ -271,6 +271,7 @@ impl<'v> Run<'v> {
             truncated_records: 0,
             removed_before: 0,
             reordered_before: 0,
+            off_link: 0,
             reordered_on_link: 0,
             frames_by_kind: FrameKind::ALL
                 .iter()
@@ -525,6 +526,7 @@ impl<'v> Run<'v> {
         result.non_ip_records = stats.non_ip_records;
         result.truncated_records = stats.truncated_records;
         result.removed_before = schedule.removed();
+        result.off_link = schedule.off_link();
         result.reordered_before = schedule.reordered();
         result.outage = outages.stats(dirs[0].now.max(dirs[1].now));
         if result.packets > 0 {

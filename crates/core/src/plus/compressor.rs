@@ -25,7 +25,7 @@ use crate::codec::{Compressor, FrameKind};
 use crate::tcp::context::{Identity, ALL_CIDS};
 use crate::tcp::cwnd::{AckTracker, SeqTracker};
 use crate::tcp::packet::{FlowKey, TcpIpPacket};
-use crate::tcp::repair::Watch;
+use crate::tcp::repair::{LinkLoss, Watch};
 use crate::tcp::stats::{Part, Why};
 use crate::tcp::vsw::Vsw;
 
@@ -349,6 +349,7 @@ impl PlusCompressor {
     pub fn new(config: PlusConfig) -> PlusCompressor {
         let n = config.max_contexts.clamp(1, ALL_CIDS);
         let requests = config.repair.context_requests;
+        let declared_lossy = config.link_loss != LinkLoss::Unseen;
         PlusCompressor {
             config,
             contexts: (0..n).map(|_| None).collect(),
@@ -362,7 +363,7 @@ impl PlusCompressor {
             now: Duration::ZERO,
             stats: PlusStats::default(),
             breakdown: Breakdown::default(),
-            other: OtherCompressor::new(requests),
+            other: OtherCompressor::new(requests, declared_lossy),
             tunnel: Vec::new(),
             compact: Vec::new(),
             mirrored: Vec::new(),

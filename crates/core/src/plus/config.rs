@@ -1,7 +1,7 @@
 //! `taroc-plus`'s settings: the window tracking and limits it shares with TAROC, and the repairs.
 
 use crate::tcp::cwnd::issthresh_for_link;
-use crate::tcp::repair::Repair;
+use crate::tcp::repair::{LinkLoss, Repair};
 
 /// `taroc-plus`'s settings. The coding itself has none: the profile's wire format is fixed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +21,12 @@ pub struct PlusConfig {
     /// The bounded repairs ([`crate::tcp::repair`]): all off by default; the `taroc-plus`
     /// scheme turns every one on ([`Repair::live`]), `taroc-plus-u` all but context requests.
     pub repair: Repair,
+    /// What the link is known to lose from the start, as whoever sets it up declares it
+    /// (default [`LinkLoss::Unseen`]): without context requests, the compressor takes it as
+    /// it takes a loss note ([`LinkLoss::Frames`]) or a burst note ([`LinkLoss::Bursts`]) from
+    /// its sibling decompressor, for good. A link used one way only carries no frame back to
+    /// that decompressor, so no note ever comes: `taroc-plus-u-lossy` declares bursts.
+    pub link_loss: LinkLoss,
 }
 
 impl Default for PlusConfig {
@@ -32,6 +38,7 @@ impl Default for PlusConfig {
             max_contexts: 256,
             max_vsw_entries: 256,
             repair: Repair::default(),
+            link_loss: LinkLoss::Unseen,
         }
     }
 }

@@ -62,7 +62,7 @@ const BURSTY_NOTE: u8 = 5;
 
 /// The packets' numbers a codec remembers of those its sibling told of (a ring): a mirrored IR
 /// with numbers names its reference among them.
-pub const NUMBERS_KEPT: usize = 256;
+pub const NUMBERS_KEPT: usize = 1024;
 
 /// Of [`NUMBERS_KEPT`], the newest a compressor codes a mirrored IR's numbers against: the
 /// far end's compressor sent fewer than twice as many packets since (unless the link lost more

@@ -123,9 +123,17 @@ pub(crate) fn taroc_config() -> impl Strategy<Value = TarocConfig> {
 }
 
 /// `taroc-plus`'s settings for a case: the window tracking, limits and repairs of its TAROC
-/// settings (`taroc-plus` has no improvements to turn on: its coding is its own).
-pub(crate) fn plus_config(taroc: &TarocConfig) -> PlusConfig {
+/// settings (`taroc-plus` has no improvements to turn on: its coding is its own), and what the
+/// link is declared to lose, drawn from the case's `seed` (half the cases: nothing).
+pub(crate) fn plus_config(taroc: &TarocConfig, seed: u64) -> PlusConfig {
+    let declared = [
+        LinkLoss::Unseen,
+        LinkLoss::Unseen,
+        LinkLoss::Frames,
+        LinkLoss::Bursts,
+    ];
     PlusConfig {
+        link_loss: declared[(seed >> 62) as usize],
         k: taroc.k,
         mss: taroc.mss,
         issthresh: taroc.issthresh,

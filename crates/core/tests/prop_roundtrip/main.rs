@@ -29,6 +29,7 @@ use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestCaseError, TestRu
 use taroc_core::plus::PlusConfig;
 use taroc_core::taroc::{Improvements, Repair, TarocConfig};
 use taroc_core::tcp::packet::TcpIpPacket;
+use taroc_core::tcp::repair::LinkLoss;
 use taroc_core::SchemeConfig;
 use taroc_core::{AnyCompressor, AnyDecompressor, Compressor, Decompressor, FrameKind, Scheme};
 use taroc_wire::checksum::{checksum, Sum};

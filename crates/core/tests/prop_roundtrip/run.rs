@@ -334,7 +334,7 @@ pub(crate) fn run_case(case: &Case) -> Result<Vec<(Scheme, Tally)>, String> {
     };
     let config = SchemeConfig {
         taroc: case.taroc.clone(),
-        plus: plus_config(&case.taroc),
+        plus: plus_config(&case.taroc, case.seed),
         ..SchemeConfig::default()
     };
     let mut tallies = Vec::new();

@@ -134,9 +134,10 @@ impl PlusCompressor {
         self.other.lossy();
     }
 
-    /// Whether a context request or a loss note came in lately ([`LOSSY_MEMORY`]).
+    /// Whether a context request or a loss note came in lately ([`LOSSY_MEMORY`]), or the
+    /// link is declared to lose frames ([`PlusConfig::link_loss`](crate::plus::PlusConfig)).
     pub(super) fn lossy(&self) -> bool {
-        self.lately(self.lossy_at)
+        self.config.link_loss != LinkLoss::Unseen || self.lately(self.lossy_at)
     }
 
     /// Whether `at` (a `clock`) is within the last [`LOSSY_MEMORY`] packets.
@@ -159,9 +160,10 @@ impl PlusCompressor {
         }
     }
 
-    /// Whether a burst note came in lately ([`LOSSY_MEMORY`]).
+    /// Whether a burst note came in lately ([`LOSSY_MEMORY`]), or the link is declared to lose
+    /// bursts ([`PlusConfig::link_loss`](crate::plus::PlusConfig)).
     pub(super) fn bursty(&self) -> bool {
-        self.lately(self.bursty_at)
+        self.config.link_loss == LinkLoss::Bursts || self.lately(self.bursty_at)
     }
 
     /// What the notes and requests that came in lately say of the link's losses: a burst note

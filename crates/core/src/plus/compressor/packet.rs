@@ -222,6 +222,7 @@ impl PlusCompressor {
         out: &mut Vec<u8>,
     ) -> u8 {
         let start = matches!(why, Why::NoReference | Why::SlowStart);
+        let loss = self.link_loss();
         let replicate = !ctx.full_only && start;
         let base = replicate
             .then(|| self.find_base(p))
@@ -244,10 +245,16 @@ impl PlusCompressor {
             .flatten()
             .map(|hash| {
                 let reference = self.mirrors.fresh_numbers(hash).filter(|_| start);
+                // A reference named by its checksum alone is the newest of the far end's notes
+                // with that checksum, and the far compressor notes more packets than this end's
+                // decompressor (every one after each of its full headers): on a link known to
+                // lose frames, whose contexts refresh often without context requests, one of
+                // them may share it, so the mirror is named by its hash as well.
                 compact::Mirror {
                     hash,
                     reference,
-                    named: reference.is_some_and(|r| self.mirrors.names(hash, r)),
+                    named: (loss == LinkLoss::Unseen || self.config.repair.context_requests)
+                        && reference.is_some_and(|r| self.mirrors.names(hash, r)),
                 }
             });
         let strides = ctx.strides;

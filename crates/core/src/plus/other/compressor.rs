@@ -82,20 +82,24 @@ pub struct OtherCompressor {
     lossy_at: Option<u64>,
     /// The compressor's packet count when a frame from the far end last arrived.
     heard_at: Option<u64>,
+    /// The link is declared to lose frames: as if feedback said so at every packet.
+    declared_lossy: bool,
 }
 
 impl Default for OtherCompressor {
     /// A compressor for a decompressor without context requests.
     fn default() -> OtherCompressor {
-        OtherCompressor::new(false)
+        OtherCompressor::new(false, false)
     }
 }
 
 impl OtherCompressor {
     /// A compressor for a decompressor that sends context requests (`requests`) or not. With
     /// them the refresh period doubles up to [`MAX_REFRESH`] packets; without, up to
-    /// [`MAX_REFRESH_ALONE`], and every [`ANCHOR`]th frame of a context is a CO-N anchor.
-    pub fn new(requests: bool) -> OtherCompressor {
+    /// [`MAX_REFRESH_ALONE`], and every [`ANCHOR`]th frame of a context is a CO-N anchor. On a
+    /// link declared to lose frames (`lossy`), every packet is as after a loss note
+    /// ([`OtherCompressor::lossy`]).
+    pub fn new(requests: bool, lossy: bool) -> OtherCompressor {
         OtherCompressor {
             contexts: Vec::new(),
             by_template: BTreeMap::new(),
@@ -104,6 +108,7 @@ impl OtherCompressor {
             pairs: Pairs::default(),
             lossy_at: None,
             heard_at: None,
+            declared_lossy: lossy,
         }
     }
 
@@ -140,9 +145,9 @@ impl OtherCompressor {
                 || self.heard_at.is_some_and(|t| self.clock - t < HEARD_MEMORY))
     }
 
-    /// Whether no feedback said lately that the link loses frames.
+    /// Whether no feedback said lately that the link loses frames, nor was it declared to.
     fn calm(&self) -> bool {
-        self.lossy_at.is_none_or(|t| self.clock - t >= LOSSY_MEMORY)
+        !self.declared_lossy && self.lossy_at.is_none_or(|t| self.clock - t >= LOSSY_MEMORY)
     }
 
     /// IR-N frames a context starts with beyond its usual ones: [`LOSSY_START_EXTRA`] on a link

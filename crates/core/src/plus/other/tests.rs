@@ -194,7 +194,10 @@ fn udp_round_trips_in_three_bytes() {
 /// A DNS-like flow of 10 packets delivered, 9 lost (beyond the window and the first trial),
 /// and the next one, which the third trial decodes and holds as the reference.
 fn held_after_nine_lost() -> (OtherCompressor, OtherDecompressor) {
-    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let (mut c, mut d) = (
+        OtherCompressor::new(true, false),
+        OtherDecompressor::default(),
+    );
     for id in 0..10 {
         round(&mut c, &mut d, &udp(id, 30));
     }
@@ -250,7 +253,10 @@ fn a_frame_after_a_held_one_is_not_held_for_it() {
 
 #[test]
 fn without_requests_an_anchor_comes_every_sixteen_frames() {
-    let (mut c, mut d) = (OtherCompressor::new(false), OtherDecompressor::default());
+    let (mut c, mut d) = (
+        OtherCompressor::new(false, false),
+        OtherDecompressor::default(),
+    );
     let kinds: Vec<u8> = (0..60)
         .map(|id| round(&mut c, &mut d, &udp(id, 30)).0)
         .collect();
@@ -316,7 +322,10 @@ fn after_long_loss(
     (stall, id_extra): (u64, u16),
 ) -> (Decoded, Decoded, Option<Vec<u8>>) {
     // Where the decompressor asks for contexts: no anchors, no refresh in the way.
-    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let (mut c, mut d) = (
+        OtherCompressor::new(true, false),
+        OtherDecompressor::default(),
+    );
     let packet = |i: u16| voice(i, id_step, id_extra);
     let at = |i: u16| {
         let late = if i >= 40 { stall } else { 0 };
@@ -382,7 +391,7 @@ fn udp_from(port: u16, id: u16) -> Vec<u8> {
 
 /// The IR-N frames a new flow of `port` starts with, the compressor lossy or not.
 fn start_irs(lossy: bool, port: u16) -> usize {
-    let mut c = OtherCompressor::new(true);
+    let mut c = OtherCompressor::new(true, false);
     if lossy {
         c.lossy();
     }
@@ -403,7 +412,7 @@ fn on_a_lossy_link_a_start_has_one_more_ir_n() {
 /// The kinds of a flow's frames after `sent` of its packets, feedback saying then (and again
 /// after one more) that the link loses frames, or not.
 fn after_first_note(sent: u16, notes: bool) -> [u8; 3] {
-    let mut c = OtherCompressor::new(true);
+    let mut c = OtherCompressor::new(true, false);
     for id in 0..sent {
         compress(&mut c, &udp_from(5000, id));
     }
@@ -433,7 +442,7 @@ fn a_young_context_sends_one_more_ir_n_at_the_first_loss_note() {
 /// The kind of the frame of a flow's packet after `idle` packets of another flow, the
 /// compressor lossy or not.
 fn after_idle(lossy: bool, idle: u64) -> u8 {
-    let mut c = OtherCompressor::new(true);
+    let mut c = OtherCompressor::new(true, false);
     for id in 0..YOUNG as u16 + 3 {
         compress(&mut c, &udp_from(5000, id));
     }
@@ -457,7 +466,7 @@ fn on_a_lossy_link_a_context_idle_for_long_goes_whole() {
 /// The IR-N frames among a flow's 300 packets, the far end heard from after each of them or
 /// never.
 fn ir_ns_when(heard: bool) -> Vec<usize> {
-    let mut c = OtherCompressor::new(true);
+    let mut c = OtherCompressor::new(true, false);
     (0..300)
         .filter(|&id| {
             let k = compress_unheard(&mut c, &udp(id as u16, 30)).0;
@@ -485,7 +494,7 @@ fn a_compressor_that_hears_nothing_from_the_far_end_refreshes_as_without_request
 /// The CIDs of the frames of a busy flow that starts after three others (so above the CO-S
 /// CIDs) and sends while they are idle, the compressor lossy or not.
 fn busy_flow_cids(lossy: bool) -> Vec<u8> {
-    let mut c = OtherCompressor::new(true);
+    let mut c = OtherCompressor::new(true, false);
     let mut id = 0;
     for port in 5000..5003 {
         for _ in 0..3 {
@@ -590,7 +599,10 @@ fn a_wrong_context_is_refused_not_delivered() {
 
 #[test]
 fn fragments_and_ipv6_round_trip() {
-    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let (mut c, mut d) = (
+        OtherCompressor::new(true, false),
+        OtherDecompressor::default(),
+    );
     for (i, frag) in [0x2000u16, 0x00B9, 0x2000, 0x00B9, 0x2000, 0x00B9]
         .into_iter()
         .enumerate()
@@ -752,7 +764,10 @@ fn calls_on_one_ip_id_counter_go_in_the_kind_byte_where_feedback_comes() {
     let packets = three_calls(600, 3, false);
     // Where the decompressor sends feedback: pair mode, CO-S for the packets one above the
     // pair's last IP-ID (four in five), CO-I for the others.
-    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let (mut c, mut d) = (
+        OtherCompressor::new(true, false),
+        OtherDecompressor::default(),
+    );
     let kinds: Vec<u8> = packets.iter().map(|p| round(&mut c, &mut d, p).0).collect();
     let tail = &kinds[300..];
     let short = tail.iter().filter(|&&k| short_of(k).is_some()).count();
@@ -761,8 +776,11 @@ fn calls_on_one_ip_id_counter_go_in_the_kind_byte_where_feedback_comes() {
         .iter()
         .all(|&k| short_of(k).is_some() || k == CO_I || k == CO_I_CID));
     // Without feedback (and after a loss note): no CO-S counts on the pair's last IP-ID.
-    let (mut c, mut d) = (OtherCompressor::new(false), OtherDecompressor::default());
-    let mut lossy = OtherCompressor::new(true);
+    let (mut c, mut d) = (
+        OtherCompressor::new(false, false),
+        OtherDecompressor::default(),
+    );
+    let mut lossy = OtherCompressor::new(true, false);
     let mut d2 = OtherDecompressor::default();
     lossy.lossy();
     for p in &packets {
@@ -776,7 +794,10 @@ fn calls_on_one_ip_id_counter_go_in_the_kind_byte_where_feedback_comes() {
 #[test]
 fn a_lost_frame_of_another_call_holds_the_next_frame_and_nothing_goes_wrong() {
     let packets = three_calls(300, 0, false);
-    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::new(true));
+    let (mut c, mut d) = (
+        OtherCompressor::new(true, false),
+        OtherDecompressor::new(true),
+    );
     for p in &packets[..240] {
         round(&mut c, &mut d, p);
     }
@@ -815,9 +836,12 @@ fn pair_mode_frames_damaged_or_misdirected_never_deliver_a_wrong_packet() {
         let packets = three_calls(450, jump, false);
         // A decompressor of the other direction: the same ports, the addresses swapped.
         let reverse = three_calls(60, jump, true);
-        let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+        let (mut c, mut d) = (
+            OtherCompressor::new(true, false),
+            OtherDecompressor::default(),
+        );
         let mut swapped = OtherDecompressor::default();
-        let mut rc = OtherCompressor::new(true);
+        let mut rc = OtherCompressor::new(true, false);
         for p in &reverse {
             round(&mut rc, &mut swapped, p);
         }
@@ -887,7 +911,10 @@ fn pair_mode_frames_damaged_or_misdirected_never_deliver_a_wrong_packet() {
 
 #[test]
 fn an_rtp_frame_after_three_lost_decodes_at_once() {
-    let (mut c, mut d) = (OtherCompressor::new(true), OtherDecompressor::default());
+    let (mut c, mut d) = (
+        OtherCompressor::new(true, false),
+        OtherDecompressor::default(),
+    );
     let mut id = 900u16;
     let mut packet = |seq: u16| {
         id = id.wrapping_add(3);

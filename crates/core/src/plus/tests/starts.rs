@@ -337,3 +337,58 @@ fn a_receipt_lets_the_wide_frames_leave_the_horizon_s_older_samples() {
     let (foreign, _, dropped) = longest(Some(1));
     assert_eq!((foreign, dropped), (without, 0));
 }
+
+/// A one-way compressor whose sibling decompressor sent `notes` (sibling notes).
+fn noted(notes: &[crate::plus::mirror::Note]) -> PlusCompressor {
+    let mut c = PlusCompressor::new(one_way());
+    for note in notes {
+        let mut bytes = Vec::new();
+        crate::plus::mirror::put_note(note, &mut bytes);
+        c.sibling_note(&bytes);
+    }
+    c
+}
+
+#[test]
+fn a_link_declared_to_lose_bursts_starts_as_after_a_loss_note_and_a_burst_note() {
+    // A link used one way only carries no frame back, so no note ever comes: declared to
+    // lose bursts, a compressor codes a flow frame for frame as one told both notes, and
+    // unlike one told nothing.
+    use crate::plus::mirror::Note;
+    use crate::tcp::repair::LinkLoss;
+    let declared = PlusCompressor::new(crate::plus::PlusConfig {
+        link_loss: LinkLoss::Bursts,
+        ..one_way()
+    });
+    let frames = |mut c: PlusCompressor| one_way_frames(&mut c, 200, |_, _| {}).1;
+    let told = frames(noted(&[Note::Lossy, Note::Bursty]));
+    assert_eq!(frames(declared), told);
+    assert_ne!(frames(noted(&[])), told);
+}
+
+#[test]
+fn on_a_link_known_to_lose_frames_a_base_must_have_sent_its_spread_ir_frame() {
+    // A's start (IR frames back to back) may have been lost whole: on a link known to lose
+    // frames, a new flow B replicates A only once A's spread IR frame, SPREAD_AFTER_CO CO
+    // frames after its start, has gone too (and 8 CO frames since): else every frame of B's
+    // start rests on a context the decompressor may lack. On a link not known to, 8 CO frames
+    // are enough.
+    use crate::plus::format::{COMPACT_IR, IR_R_DEST_KEPT};
+    use crate::plus::mirror::Note;
+    let spread = crate::plus::compressor::starts::SPREAD_AFTER_CO;
+    let b_start = |mut c: PlusCompressor, a_co: u32| {
+        let mut frame = Vec::new();
+        let mut co = 0;
+        let mut i = 0;
+        while co < a_co {
+            let p = segment_from(5001, 1000 + 256 * i, i as u16, 10_000 + i);
+            co += u32::from(all_co(&[c.compress(&p, &mut frame).to_byte()]));
+            i += 1;
+        }
+        let p = segment_from(5002, 9000, 0, 10_000);
+        c.compress(&p, &mut frame).to_byte()
+    };
+    assert_eq!(b_start(noted(&[]), 10), IR_R_DEST_KEPT);
+    assert_eq!(b_start(noted(&[Note::Lossy]), 10), COMPACT_IR);
+    assert_eq!(b_start(noted(&[Note::Lossy]), spread + 8), IR_R_DEST_KEPT);
+}

@@ -26,7 +26,10 @@ struct Tally {
 /// kept), a packet every 20 ms.
 fn over_lossy_link(packets: &[Vec<u8>], requests: bool, loss: u64, run: u64, seed: u64) -> Tally {
     let mut rng = Rng(seed);
-    let (mut c, mut d) = (OtherCompressor::new(requests), OtherDecompressor::default());
+    let (mut c, mut d) = (
+        OtherCompressor::new(requests, false),
+        OtherDecompressor::default(),
+    );
     let (mut bad, mut lost) = (false, false);
     let mut t = Tally::default();
     let mut late = Vec::new();
