@@ -15,7 +15,7 @@ pub use run::{Outcome, ACK_LINK, DATA_LINK};
 
 /// Scheme names accepted on the wireless link: the codec variants (the extra ones of
 /// `taroc_core::variant::EXTRA_NAMES` too) plus the simulator's `ideal`.
-pub const SCHEMES: [&str; 10] = [
+pub const SCHEMES: [&str; 11] = [
     "none",
     "vj",
     "iphc",
@@ -24,6 +24,7 @@ pub const SCHEMES: [&str; 10] = [
     "taroc-plus",
     "taroc-repair",
     "taroc-plus-u",
+    "taroc-plus-u-lossy",
     "ideal",
     "iphc-plain",
 ];
