@@ -13,29 +13,32 @@ mod run;
 
 pub use run::{Outcome, ACK_LINK, DATA_LINK};
 
-/// Scheme names accepted on the wireless link: the codec variants (the extra ones of
-/// `taroc_core::variant::EXTRA_NAMES` too) plus the simulator's `ideal`.
-pub const SCHEMES: [&str; 11] = [
-    "none",
-    "vj",
-    "iphc",
-    "iphc-twice",
-    "taroc",
-    "taroc-plus",
-    "taroc-repair",
-    "taroc-plus-u",
-    "taroc-plus-u-lossy",
-    "ideal",
-    "iphc-plain",
-];
+/// Scheme names accepted on the wireless link: every codec variant
+/// ([`taroc_core::variant::NAMES`], then the extra ones), then the simulator's `ideal`.
+pub fn schemes() -> impl Iterator<Item = &'static str> {
+    taroc_core::variant::NAMES
+        .into_iter()
+        .chain(taroc_core::variant::EXTRA_NAMES)
+        .chain(["ideal"])
+}
 
-/// Checks a study's scheme list: at least one, each known ([`SCHEMES`] or `ideal-N`), each once.
+/// Whether `name` is one of [`schemes`].
+fn is_scheme(name: &str) -> bool {
+    schemes().any(|s| s == name)
+}
+
+/// The scheme names, comma-separated.
+fn scheme_list() -> String {
+    schemes().collect::<Vec<_>>().join(", ")
+}
+
+/// Checks a study's scheme list: at least one, each known ([`schemes`] or `ideal-N`), each once.
 pub fn check_schemes(schemes: &[String]) -> Result<(), String> {
     for (i, s) in schemes.iter().enumerate() {
-        if !SCHEMES.contains(&s.as_str()) && ideal_header(s).is_none() {
+        if !is_scheme(s) && ideal_header(s).is_none() {
             return Err(format!(
                 "unknown scheme {s:?} (expected: {}, or ideal-N)",
-                SCHEMES.join(", ")
+                scheme_list()
             ));
         }
         if schemes[..i].contains(s) {
@@ -88,7 +91,7 @@ pub struct Scenario {
     pub errors_on_ack_path: bool,
     /// IP MTU on the wireless link, bytes; the TCP segment size follows from it.
     pub mtu: usize,
-    /// Header compression scheme on the wireless link (see [`SCHEMES`]).
+    /// Header compression scheme on the wireless link (see [`schemes`]).
     pub scheme: String,
     /// The sender's TCP variant.
     pub tcp: TcpVariant,
@@ -144,7 +147,7 @@ const FIELD_DOCS: [(&str, &str); 28] = [
         "mtu",
         "IP MTU on the wireless link, bytes; the TCP segment size follows from it.",
     ),
-    // "scheme": written by `to_toml` from SCHEMES, so it lists every scheme of the code.
+    // "scheme": written by `to_toml` from `schemes`, so it lists every scheme of the code.
     ("tcp", "TCP sender: tahoe, reno, newreno or sack."),
     (
         "max_window_segments",
@@ -262,7 +265,7 @@ impl Scenario {
             if key == "scheme" {
                 out.push_str(&format!(
                     "# Header compression: {}, or ideal-N (an N-byte IDEAL header).\n",
-                    SCHEMES.join(", ")
+                    scheme_list()
                 ));
             } else if let Some(doc) = FIELD_DOCS.iter().find(|(k, _)| *k == key).map(|(_, d)| d) {
                 out.push_str(&format!("# {doc}\n"));
@@ -275,12 +278,12 @@ impl Scenario {
 
     /// Checks the settings, naming the first bad one.
     pub fn validate(&self) -> Result<(), String> {
-        if !SCHEMES.contains(&self.scheme.as_str()) && ideal_header(&self.scheme).is_none() {
+        if !is_scheme(&self.scheme) && ideal_header(&self.scheme).is_none() {
             return Err(format!(
                 "unknown scheme {:?} (expected one of: {}, or ideal-N for an IDEAL with an \
                  N-byte header, N up to 60)",
                 self.scheme,
-                SCHEMES.join(", ")
+                scheme_list()
             ));
         }
         if self.mss() < 8 {

@@ -157,7 +157,7 @@ fn a_files_missing_fields_take_the_command_lines_defaults() {
     assert!(
         default_sim()
             .to_toml()
-            .contains("# Header compression: none, vj, iphc, iphc-twice, taroc, taroc-plus, taroc-repair, taroc-plus-u, taroc-plus-u-lossy, ideal,"),
+            .contains("# Header compression: none, vj, iphc-twice, iphc, taroc, taroc-plus, taroc-repair, taroc-plus-u, taroc-plus-u-lossy, iphc-plain, ideal,"),
         "{}",
         default_sim().to_toml()
     );
