@@ -166,7 +166,9 @@ impl PlusCompressor {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
             Some(Why::SlowStart)
-        } else if let Some(why) = starts::spread_due(ctx, loss) {
+        } else if let Some(why) =
+            starts::spread_due(ctx, loss, self.config.link_loss != LinkLoss::Unseen)
+        {
             Some(why)
         } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
             Some(Why::Retransmission)

@@ -107,14 +107,17 @@ fn spread_after(due: u8) -> u32 {
 /// from the others (a burst that took them all leaves the context unset for this many packets
 /// of the flow, not a refresh's); the late ones go as refreshes, unless the far end holds the
 /// context or the link is known to lose frames (`loss`; a start has more IR frames there, and
-/// early refreshes), which drops them.
+/// early refreshes), which drops them; but not where it was `declared` to (a link used one way
+/// only: one way at 30% in bursts of mean 50, seeds 1-5, the late ones took damage from 9.21 to
+/// 5.05 per 1000 intact frames in the reverse direction, for 0.02 / 0.10 octets per packet on a
+/// clean link).
 #[inline(always)]
-pub(super) fn spread_due(ctx: &mut Context, loss: LinkLoss) -> Option<Why> {
+pub(super) fn spread_due(ctx: &mut Context, loss: LinkLoss, declared: bool) -> Option<Why> {
     if ctx.spread_due == 0 || ctx.co_run < spread_after(ctx.spread_due) {
         return None;
     }
     let late = ctx.spread_due <= LATE_SPREADS;
-    if late && (ctx.held_far || loss != LinkLoss::Unseen) {
+    if late && (ctx.held_far || loss != LinkLoss::Unseen && !declared) {
         ctx.spread_due = 0;
         return None;
     }

@@ -352,18 +352,33 @@ fn noted(notes: &[crate::plus::mirror::Note]) -> PlusCompressor {
 #[test]
 fn a_link_declared_to_lose_bursts_starts_as_after_a_loss_note_and_a_burst_note() {
     // A link used one way only carries no frame back, so no note ever comes: declared to
-    // lose bursts, a compressor codes a flow frame for frame as one told both notes, and
-    // unlike one told nothing.
+    // lose bursts, a compressor sends a flow's IR frames where one told both notes does, and
+    // the late spread IR frames too (no receipt or refusal will ever tell it anything, and a
+    // long burst may take every IR frame before them); one told nothing sends fewer.
     use crate::plus::mirror::Note;
     use crate::tcp::repair::LinkLoss;
     let declared = PlusCompressor::new(crate::plus::PlusConfig {
         link_loss: LinkLoss::Bursts,
         ..one_way()
     });
-    let frames = |mut c: PlusCompressor| one_way_frames(&mut c, 200, |_, _| {}).1;
-    let told = frames(noted(&[Note::Lossy, Note::Bursty]));
-    assert_eq!(frames(declared), told);
-    assert_ne!(frames(noted(&[])), told);
+    let irs = |mut c: PlusCompressor| ir_indexes(&one_way_frames(&mut c, 200, |_, _| {}).1);
+    let told = irs(noted(&[Note::Lossy, Note::Bursty]));
+    let declared = irs(declared);
+    // The start and its spread IR frames as told; then the late ones, each LATE_SPREAD_AFTER_CO
+    // CO frames after the IR frame before it, which the told compressor drops.
+    let start = told
+        .iter()
+        .position(|&i| i > 20)
+        .expect("a spread IR frame")
+        + 1;
+    assert_eq!(declared[..start], told[..start], "{declared:?} {told:?}");
+    let after = crate::plus::compressor::starts::LATE_SPREAD_AFTER_CO as usize + 1;
+    let first_late = told[start - 1] + after;
+    for late in [first_late, first_late + after] {
+        assert!(declared.contains(&late), "{late}: {declared:?}");
+        assert!(!told.contains(&late), "{late}: {told:?}");
+    }
+    assert!(irs(noted(&[])).len() < told.len());
 }
 
 #[test]
