@@ -22,10 +22,10 @@ pub struct PlusConfig {
     /// scheme turns every one on ([`Repair::live`]), `taroc-plus-u` all but context requests.
     pub repair: Repair,
     /// What the link is known to lose from the start, as whoever sets it up declares it
-    /// (default [`LinkLoss::Unseen`]): without context requests, the compressor takes it as
-    /// it takes a loss note ([`LinkLoss::Frames`]) or a burst note ([`LinkLoss::Bursts`]) from
-    /// its sibling decompressor, for good. A link used one way only carries no frame back to
-    /// that decompressor, so no note ever comes: `taroc-plus-u-lossy` declares bursts.
+    /// (default [`LinkLoss::Unseen`]): the compressor takes it as it takes a loss note
+    /// ([`LinkLoss::Frames`]) or a burst note ([`LinkLoss::Bursts`]), for good. A link used one
+    /// way only carries no frame back, so no note ever comes: `taroc-plus-u-lossy` declares
+    /// bursts.
     pub link_loss: LinkLoss,
 }
 

@@ -5,7 +5,6 @@
 use super::starts::LATE_SPREADS;
 use super::{Context, PlusCompressor};
 use crate::tcp::packet::TcpIpPacket;
-use crate::tcp::repair::LinkLoss;
 
 impl PlusCompressor {
     /// A context of the packet's hosts to replicate a new context from: same addresses,
@@ -64,7 +63,7 @@ impl PlusCompressor {
             t[1] &= !0x30;
             t[4..6].fill(0);
         }
-        let lossy = self.link_loss() != LinkLoss::Unseen && !self.config.repair.context_requests;
+        let lossy = self.lossy_alone();
         // The mapped CIDs, not every slot: the table is mostly empty. (No two contexts share a
         // `last_used`, so the order does not matter.)
         Some(

@@ -137,7 +137,20 @@ impl PlusCompressor {
     /// Whether a context request or a loss note came in lately ([`LOSSY_MEMORY`]), or the
     /// link is declared to lose frames ([`PlusConfig::link_loss`](crate::plus::PlusConfig)).
     pub(super) fn lossy(&self) -> bool {
-        self.config.link_loss != LinkLoss::Unseen || self.lately(self.lossy_at)
+        self.declared_lossy() || self.lately(self.lossy_at)
+    }
+
+    /// Whether the link is declared to lose frames ([`PlusConfig::link_loss`](crate::plus::PlusConfig)):
+    /// nothing will ever tell this compressor otherwise.
+    pub(super) fn declared_lossy(&self) -> bool {
+        self.config.link_loss != LinkLoss::Unseen
+    }
+
+    /// Whether the link is known to lose frames ([`PlusCompressor::link_loss`]) and no context
+    /// request will come back for a context the far end lacks: where the rules that need no
+    /// reverse channel (bases past their spread IR frame, mirrors named by hash) apply.
+    pub(super) fn lossy_alone(&self) -> bool {
+        !self.config.repair.context_requests && self.link_loss() != LinkLoss::Unseen
     }
 
     /// Whether `at` (a `clock`) is within the last [`LOSSY_MEMORY`] packets.

@@ -78,9 +78,9 @@ impl PlusCompressor {
         // has such a flow; the ROHC library's IPv6 capture uk6x pays 0.2 octets per packet at
         // 30% in bursts of mean 4, and nothing on a clean link.
         let scaling = ctx.scaler.scaling();
-        let blind = !scaling.behaviour.is_counter() && scaling.strides == Strides::default();
+        let blind = || !scaling.behaviour.is_counter() && scaling.strides == Strides::default();
         let check = one_way
-            && (blind && loss != LinkLoss::Unseen
+            && (loss != LinkLoss::Unseen && blind()
                 || ctx.recent.jumped(scaling, &now, limit)
                 || bursty && starts::early_spreads_due(ctx));
         let kind = match why {
@@ -166,9 +166,7 @@ impl PlusCompressor {
             Some(Why::NoReference)
         } else if ctx.irs_due > 0 {
             Some(Why::SlowStart)
-        } else if let Some(why) =
-            starts::spread_due(ctx, loss, self.config.link_loss != LinkLoss::Unseen)
-        {
+        } else if let Some(why) = starts::spread_due(ctx, loss, self.declared_lossy()) {
             Some(why)
         } else if p.payload_len() > 0 && ctx.vsw.retransmits_uncompressed(sent.seq) {
             Some(Why::Retransmission)
@@ -224,7 +222,7 @@ impl PlusCompressor {
         out: &mut Vec<u8>,
     ) -> u8 {
         let start = matches!(why, Why::NoReference | Why::SlowStart);
-        let loss = self.link_loss();
+        let by_checksum = !self.lossy_alone();
         let replicate = !ctx.full_only && start;
         let base = replicate
             .then(|| self.find_base(p))
@@ -255,8 +253,7 @@ impl PlusCompressor {
                 compact::Mirror {
                     hash,
                     reference,
-                    named: (loss == LinkLoss::Unseen || self.config.repair.context_requests)
-                        && reference.is_some_and(|r| self.mirrors.names(hash, r)),
+                    named: by_checksum && reference.is_some_and(|r| self.mirrors.names(hash, r)),
                 }
             });
         let strides = ctx.strides;
