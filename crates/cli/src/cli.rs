@@ -9,7 +9,7 @@ use taroc_gateway::args::{burst_length, probability};
 
 use crate::capture::{self, Capture, CaptureError, CaptureReader};
 use crate::eval::output::{OutputPaths, Outputs};
-use crate::eval::{self, Observer, Options};
+use crate::eval::{self, Observer, Options, Way};
 use crate::{report, timing, twice};
 
 mod progress;
@@ -312,8 +312,8 @@ pub struct EvalArgs {
     /// Only this direction crosses the link (forward: from the lower address to the higher;
     /// reverse: the other way), as on a satellite or broadcast downlink whose return path is
     /// another network: the other direction's packets are neither compressed nor counted.
-    #[arg(long, value_name = "WAY", value_parser = ["forward", "reverse"])]
-    pub one_way: Option<String>,
+    #[arg(long, value_name = "WAY", value_enum)]
+    pub one_way: Option<Way>,
 
     /// Print one JSON object per line per capture and scheme instead of tables.
     #[arg(long)]
@@ -402,10 +402,7 @@ impl EvalArgs {
             loss_before: self.loss_before,
             seed: self.seed,
             reset_at: self.reset_at,
-            one_way: self
-                .one_way
-                .as_deref()
-                .map(|way| usize::from(way == "reverse")),
+            one_way: self.one_way,
         }
     }
 

@@ -41,6 +41,27 @@ pub use observe::{Observer, Outcome, PacketFate, Sent};
 pub use prepare::{direction, one_way_pcap, payload_present, Released, Schedule};
 use run::{clock_overhead, Run};
 
+/// One direction of the link ([`direction`]): forward, from the lower address to the higher,
+/// or reverse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Way {
+    /// From the lower address to the higher (direction 0).
+    Forward,
+    /// From the higher address to the lower (direction 1).
+    Reverse,
+}
+
+impl Way {
+    /// The direction's number, as [`direction`] gives it.
+    pub fn index(self) -> usize {
+        match self {
+            Way::Forward => 0,
+            Way::Reverse => 1,
+        }
+    }
+}
+
 /// How to run an evaluation: the impairments (the codecs' settings come with each [`Variant`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Options {
@@ -62,11 +83,11 @@ pub struct Options {
     /// Replace both decompressors by fresh ones after this many packets (both directions
     /// counted), as when the peer restarts.
     pub reset_at: Option<u64>,
-    /// Only this direction's packets cross the link (0 forward, 1 reverse): a link used one
-    /// way only, whose other direction goes another way (neither compressed nor counted in
-    /// `packets`). `None`: both directions cross the link.
+    /// Only this direction's packets cross the link: a link used one way only, whose other
+    /// direction goes another way (neither compressed nor counted in `packets`). `None`: both
+    /// directions cross the link.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub one_way: Option<usize>,
+    pub one_way: Option<Way>,
 }
 
 impl Options {
@@ -323,13 +344,13 @@ pub(crate) mod tests {
             loss: 0.2,
             burst: Some(4.0),
             seed: 7,
-            one_way: Some(1),
+            one_way: Some(Way::Reverse),
             ..Options::default()
         };
         let r = evaluate_file(&file, std::slice::from_ref(&plus_u), &options).unwrap();
         assert_eq!((r[0].packets, r[0].off_link), (200, 200));
         let alone = crate::capture::parse("test", &file)
-            .map(|c| one_way_pcap(&c, 1))
+            .map(|c| one_way_pcap(&c, Way::Reverse))
             .unwrap();
         let both_ways = Options {
             one_way: None,

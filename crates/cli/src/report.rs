@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::capture::link_type_name;
-use crate::eval::SchemeResult;
+use crate::eval::{SchemeResult, Way};
 use crate::timing::{Spread, Timing};
 
 /// One JSON object (a single line, no newline) for `result`, with its `timing` (median and
@@ -139,7 +139,11 @@ pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Tim
         notes.push(format!(
             "one way: only the {} direction crosses the link (--one-way); {} packets of the \
              other went another way",
-            if way == 0 { "forward" } else { "reverse" },
+            if way == Way::Forward {
+                "forward"
+            } else {
+                "reverse"
+            },
             first.off_link
         ));
     }

@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use clap::Parser;
 use serde::Serialize;
 use taroc_cli::capture::{self, CaptureReader};
-use taroc_cli::eval::{evaluate, one_way_pcap, Options, SchemeResult};
+use taroc_cli::eval::{evaluate, one_way_pcap, Options, SchemeResult, Way};
 use taroc_core::Variant;
 use taroc_sim::progress::Progress;
 
@@ -90,8 +90,8 @@ struct Args {
     /// Only this direction of every capture crosses the link (forward: from the lower address
     /// to the higher; reverse: the other way), as on a downlink whose return path is another
     /// network: the schemes and ROHC-TCP get the same packets, and no frame comes back.
-    #[arg(long, value_name = "WAY", value_parser = ["forward", "reverse"])]
-    one_way: Option<String>,
+    #[arg(long, value_name = "WAY", value_enum)]
+    one_way: Option<Way>,
 }
 
 /// A list of seeds.
@@ -150,7 +150,7 @@ struct Capture {
 /// Reads `path`, only the packets of direction `way` if one (written to a file of their own
 /// in `dir`, named after the capture's position `n`); `Err` says why it is left out
 /// (unreadable, or no IP packet).
-fn load(path: &Path, way: Option<(usize, &Path)>, n: usize) -> Result<Capture, String> {
+fn load(path: &Path, way: Option<(Way, &Path)>, n: usize) -> Result<Capture, String> {
     let name = path.display().to_string();
     let mut bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
     let mut file = path.to_path_buf();
@@ -377,10 +377,7 @@ fn run(args: Args) -> Result<(), String> {
         .many_flows
         .clone()
         .unwrap_or_else(|| shared_captures().join("linux/f_many_flows_v4.pcap"));
-    let way = args
-        .one_way
-        .as_deref()
-        .map(|way| usize::from(way == "reverse"));
+    let way = args.one_way;
     let dir = std::env::temp_dir().join(format!("taroc-robustness-{}", std::process::id()));
     if way.is_some() {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -406,7 +403,7 @@ fn sweep_captures(
     variants: &[Variant],
     paths: &[PathBuf],
     many_flows: &Path,
-    way: Option<(usize, &Path)>,
+    way: Option<(Way, &Path)>,
 ) -> Result<(), String> {
     let mut captures = Vec::new();
     let mut pooled = Vec::new();
@@ -460,7 +457,7 @@ fn sweep_captures(
         pooled.len(),
         pooled.iter().map(|&i| captures[i].packets).sum::<u64>(),
         match way {
-            Some((0, _)) => ", the forward direction alone",
+            Some((Way::Forward, _)) => ", the forward direction alone",
             Some(_) => ", the reverse direction alone",
             None => "",
         },

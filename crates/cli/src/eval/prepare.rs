@@ -11,7 +11,7 @@ use pcap_file::DataLink;
 use taroc_wire::ip::IpInfo;
 use taroc_wire::summary::summarize;
 
-use super::Options;
+use super::{Options, Way};
 use crate::capture::{pcap_header, Capture};
 use crate::impair::BeforeCompressor;
 
@@ -23,14 +23,14 @@ pub fn direction(packet: &[u8]) -> usize {
     }
 }
 
-/// A pcap file (raw IP, microseconds) of the packets of `capture` that travel in direction
-/// `way` ([`direction`]), with their times: what a link used one way only carries, for a tool
+/// A pcap file (raw IP, microseconds) of the packets of `capture` that travel `way`
+/// ([`direction`]), with their times: what a link used one way only carries, for a tool
 /// that reads files (`taroc eval --one-way` filters the same packets as they arrive).
-pub fn one_way_pcap(capture: &Capture, way: usize) -> Vec<u8> {
+pub fn one_way_pcap(capture: &Capture, way: Way) -> Vec<u8> {
     let mut writer = PcapWriter::with_header(Vec::new(), pcap_header(DataLink::RAW))
         .expect("writing a pcap header to memory cannot fail");
     for (packet, &time) in capture.packets.iter().zip(&capture.times) {
-        if direction(packet) == way {
+        if direction(packet) == way.index() {
             writer
                 .write_packet(&PcapPacket::new(time, packet.len() as u32, packet))
                 .expect("writing a packet to memory cannot fail");
@@ -65,7 +65,7 @@ pub struct Schedule {
     /// Packets arrived so far: the index of the next one.
     arrived: usize,
     /// The only direction that crosses the link (`--one-way`), if one.
-    one_way: Option<usize>,
+    one_way: Option<Way>,
     /// Packets of the other direction, which went another way.
     off_link: u64,
 }
@@ -90,7 +90,7 @@ impl Schedule {
         let d = direction(packet);
         let index = self.arrived;
         self.arrived += 1;
-        if self.one_way.is_some_and(|way| way != d) {
+        if self.one_way.is_some_and(|way| way.index() != d) {
             self.off_link += 1;
             return;
         }
@@ -142,13 +142,13 @@ mod tests {
             times: [0, 1, 2].map(std::time::Duration::from_secs).to_vec(),
             ..Capture::default()
         };
-        let forward = crate::capture::parse("f", &one_way_pcap(&capture, 0)).unwrap();
+        let forward = crate::capture::parse("f", &one_way_pcap(&capture, Way::Forward)).unwrap();
         assert_eq!(
             forward.packets,
             [capture.packets[0].clone(), capture.packets[2].clone()]
         );
         assert_eq!(forward.times, [0, 2].map(std::time::Duration::from_secs));
-        let reverse = crate::capture::parse("r", &one_way_pcap(&capture, 1)).unwrap();
+        let reverse = crate::capture::parse("r", &one_way_pcap(&capture, Way::Reverse)).unwrap();
         assert_eq!(reverse.packets, [capture.packets[1].clone()]);
     }
 
