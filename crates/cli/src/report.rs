@@ -27,22 +27,7 @@ pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Tim
     let Some(first) = results.first() else {
         return out;
     };
-    let links: Vec<String> = link_types
-        .iter()
-        .map(|&n| format!("{n} ({})", link_type_name(n)))
-        .collect();
-    let _ = writeln!(
-        out,
-        "{}: {} records, link type {}",
-        first.capture,
-        first.records,
-        if links.is_empty() {
-            "-".to_string()
-        } else {
-            links.join(", ")
-        }
-    );
-
+    let _ = writeln!(out, "{}", heading(first, link_types));
     let mut headers = vec![
         "scheme",
         "packets",
@@ -65,51 +50,82 @@ pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Tim
     let rows: Vec<Vec<String>> = results
         .iter()
         .enumerate()
-        .map(|(i, r)| {
-            let mut row = vec![
-                r.scheme.clone(),
-                r.packets.to_string(),
-                r.original_header_bytes.to_string(),
-                r.link_header_bytes.to_string(),
-                if r.packets == 0 {
-                    "-".to_string()
-                } else {
-                    format!("{:.2}", r.header_bytes_per_packet)
-                },
-                r.compression_ratio
-                    .map_or("-".to_string(), |ratio| format!("{ratio:.2}")),
-                r.delivered.to_string(),
-                r.link_lost.to_string(),
-                r.context_damage_lost.to_string(),
-                r.other_refused.to_string(),
-                r.incorrect_delivered.to_string(),
-                r.incorrect_undetected.to_string(),
-                r.outage.longest_outage_packets.to_string(),
-                format!(
-                    "{:.3}{}",
-                    r.outage.longest_outage_s,
-                    if r.outage.longest_outage_unended {
-                        "+"
-                    } else {
-                        ""
-                    }
-                ),
-            ];
-            if let Some(t) = timings.and_then(|t| t.get(i)) {
-                let decompressed = r.delivered + r.context_damage_lost + r.other_refused;
-                row.push(per_packet(r.packets, &t.compress_ns_per_packet));
-                row.push(per_packet(decompressed, &t.decompress_ns_per_packet));
-            }
-            row
-        })
+        .map(|(i, r)| row(r, timings.and_then(|t| t.get(i))))
         .collect();
     out.push_str(&align(&headers, &rows));
+    let timing_runs = timings.and_then(|t| t.first()).map(|t| t.runs);
+    let mut notes = capture_notes(first, timing_runs);
+    notes.extend(scheme_notes(results));
+    for note in notes {
+        let _ = writeln!(out, "  {note}");
+    }
+    out
+}
 
+/// The report's first line: the capture, its records and its link types.
+fn heading(first: &SchemeResult, link_types: &[u32]) -> String {
+    let links: Vec<String> = link_types
+        .iter()
+        .map(|&n| format!("{n} ({})", link_type_name(n)))
+        .collect();
+    format!(
+        "{}: {} records, link type {}",
+        first.capture,
+        first.records,
+        if links.is_empty() {
+            "-".to_string()
+        } else {
+            links.join(", ")
+        }
+    )
+}
+
+/// One scheme's row of the table, with its time columns if it was timed.
+fn row(r: &SchemeResult, timing: Option<&Timing>) -> Vec<String> {
+    let mut row = vec![
+        r.scheme.clone(),
+        r.packets.to_string(),
+        r.original_header_bytes.to_string(),
+        r.link_header_bytes.to_string(),
+        if r.packets == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.2}", r.header_bytes_per_packet)
+        },
+        r.compression_ratio
+            .map_or("-".to_string(), |ratio| format!("{ratio:.2}")),
+        r.delivered.to_string(),
+        r.link_lost.to_string(),
+        r.context_damage_lost.to_string(),
+        r.other_refused.to_string(),
+        r.incorrect_delivered.to_string(),
+        r.incorrect_undetected.to_string(),
+        r.outage.longest_outage_packets.to_string(),
+        format!(
+            "{:.3}{}",
+            r.outage.longest_outage_s,
+            if r.outage.longest_outage_unended {
+                "+"
+            } else {
+                ""
+            }
+        ),
+    ];
+    if let Some(t) = timing {
+        let decompressed = r.delivered + r.context_damage_lost + r.other_refused;
+        row.push(per_packet(r.packets, &t.compress_ns_per_packet));
+        row.push(per_packet(decompressed, &t.decompress_ns_per_packet));
+    }
+    row
+}
+
+/// The notes every scheme shares: how the times were taken (`timing_runs`), what of the
+/// capture was skipped or truncated, and how the packets and the link were impaired.
+fn capture_notes(first: &SchemeResult, timing_runs: Option<u32>) -> Vec<String> {
     let mut notes = Vec::new();
-    if let Some(t) = timings.and_then(|t| t.first()) {
+    if let Some(runs) = timing_runs {
         notes.push(format!(
-            "ns/pkt: median (lowest-highest) of {} runs of each scheme (--timing)",
-            t.runs
+            "ns/pkt: median (lowest-highest) of {runs} runs of each scheme (--timing)"
         ));
     }
     if first.non_ip_records > 0 {
@@ -162,6 +178,13 @@ pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Tim
             o.loss, o.ber, o.seed
         ));
     }
+    notes
+}
+
+/// The notes on what each scheme did: its feedback, forgotten flows, frames by kind, refusals
+/// by reason and incorrect deliveries.
+fn scheme_notes(results: &[SchemeResult]) -> Vec<String> {
+    let mut notes = Vec::new();
     for r in results.iter().filter(|r| r.feedback_frames > 0) {
         notes.push(format!(
             "{}: {} feedback frames sent back ({} bytes, in the link counts; {} lost)",
@@ -217,10 +240,7 @@ pub fn table(results: &[SchemeResult], link_types: &[u32], timings: Option<&[Tim
             ));
         }
     }
-    for note in notes {
-        let _ = writeln!(out, "  {note}");
-    }
-    out
+    notes
 }
 
 /// A per-packet time as `median (min-max)`, or `-` when there was no packet to time.
